@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L
 /* util.c: allocation, buffers, varints, the string map and file reading. */
 #include <ctype.h>
 #include <errno.h>

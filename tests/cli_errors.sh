@@ -1,0 +1,67 @@
+#!/bin/sh
+# Wrong command lines exit 2, bad data exits 1 with the file and position, and neither changes
+# the store.
+. "${abs_top_srcdir:-.}/tests/lib.sh"
+
+expect_status 0 "$DT" import -q --run base "$DATA/text/small"
+before=$(store_digest)
+
+# command-line mistakes: exit 2 and a pointer to --help
+expect_status 2 "$DT"
+expect_status 2 "$DT" frobnicate
+expect_err "'frobnicate' is not a command"
+expect_status 2 "$DT" import
+expect_err "no PATH to import"
+expect_status 2 "$DT" import --format zip "$DATA/text/small"
+expect_err "unknown format 'zip'"
+expect_status 2 "$DT" import --run 'has space' "$DATA/text/small"
+expect_status 2 "$DT" import --run 'a:b' "$DATA/text/small"
+expect_status 2 "$DT" import --bogus "$DATA/text/small"
+expect_err "see 'difftrace import --help'"
+expect_status 2 "$DT" show base
+expect_status 2 "$DT" show base zero
+expect_err "'zero' is not a trace"
+expect_status 2 "$DT" show --count -3 base 0.0
+expect_status 2 "$DT" show --format html base 0.0
+expect_status 2 "$DT" show --from 999 base 0.0
+expect_err "past the end"
+expect_status 2 "$DT" traces
+expect_status 2 "$DT" runs extra
+expect_status 2 "$DT" -d
+
+# data problems: exit 1, one line naming the file and where
+expect_status 1 "$DT" traces nosuchrun
+expect_err "no run named 'nosuchrun'"
+expect_status 1 "$DT" show base 7.0
+expect_err "no trace 7.0"
+expect_status 1 "$DT" rm nosuchrun
+expect_status 1 "$DT" import -q --run base "$DATA/text/small"
+expect_err "a run named 'base' exists already"
+expect_status 1 "$DT" import -q "$T/does-not-exist"
+expect_err "does-not-exist: cannot read"
+printf 'main\nfoo\n' > "$T/ok.txt"
+printf 'main\nfo\000o\n' > "$T/nul.txt"
+expect_status 1 "$DT" import -q --run x "$T/ok.txt" "$T/nul.txt"
+expect_err "nul.txt:2:3: NUL byte"
+[ "$(wc -l < "$T/err")" -le 2 ] || fail "more than the error and the store line: $(cat "$T/err")"
+expect_err "store is unchanged"
+mkdir "$T/dup"; printf 'a\n' > "$T/dup/1.0.txt"; printf 'a\n' > "$T/dup/rank.1.0.txt"
+expect_status 1 "$DT" import -q "$T/dup"
+expect_err "same process and thread numbers"
+mkdir "$T/empty"
+expect_status 1 "$DT" import -q "$T/empty"
+expect_err "cannot tell the trace format"
+head -c 100 /dev/urandom > "$T/blob.bin"
+expect_status 1 "$DT" import -q "$T/blob.bin"
+
+# reading commands never create a store
+expect_status 1 "$DT" -d "$T/none.db" runs
+expect_err "no store here"
+[ -e "$T/none.db" ] && fail "runs created a store"
+# a file that is not a store
+printf 'hello' > "$T/not.db"
+expect_status 1 "$DT" -d "$T/not.db" runs
+expect_err "not a difftrace store"
+
+[ "$(store_digest)" = "$before" ] || fail "the store changed: $before / $(store_digest)"
+pass

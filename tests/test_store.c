@@ -1,0 +1,235 @@
+/* test_store.c: the store: schema, runs, the writer (chunks, timestamps, arguments, gaps),
+ * P.T numbering, cursors that start anywhere, rollback, and refusal of newer schemas. */
+#define _POSIX_C_SOURCE 200809L
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "store.h"
+
+static char path[256];
+
+static void raw_sql(const char *sql)
+{
+	sqlite3 *db;
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	char *msg = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		fprintf(stderr, "sql: %s\n", msg);
+		check_failures++;
+	}
+	sqlite3_free(msg);
+	sqlite3_close(db);
+}
+
+/* One trace with n events: call f, call g, return, return ... so depth stays small, with
+ * timestamps, an argument at event argat and a lost-record gap. */
+static void write_trace(dt_sink *k, int64_t pid, int64_t tid, int64_t rank, int is_main,
+			uint64_t n, uint32_t f, uint32_t g, uint64_t argat)
+{
+	dt_err e;
+	dt_err_clear(&e);
+	dt_trace_meta m = { pid, tid, rank, is_main, "node1", "mem" };
+	CHECK(k->begin(k->ctx, &m, &e) == 0);
+	uint32_t ev[1000];
+	uint64_t ts[1000];
+	uint64_t i = 0;
+	while (i < n) {
+		size_t b = 0;
+		for (; b < 1000 && i < n; b++, i++) {
+			ev[b] = (i % 4 == 0) ? f : (i % 4 == 1) ? g : DT_RET;
+			ts[b] = 1000000 + i * 7 + (i > 300000 ? 5000000000ull : 0);
+		}
+		CHECK(k->events(k->ctx, ev, ts, b, &e) == 0);
+		if (argat >= i - b && argat < i) {
+			CHECK(k->arg(k->ctx, argat, DT_ARG, "count=2, op=MAX", &e) == 0);
+			CHECK(k->arg(k->ctx, argat, DT_RETVAL, "0", &e) == 0);
+		}
+	}
+	CHECK(k->gap(k->ctx, 17, 99, &e) == 0);
+	CHECK(k->end(k->ctx, DT_TF_LOST, "lost 99 records", &e) == 0);
+	if (e.status)
+		fprintf(stderr, "write_trace: %s\n", e.msg);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/dt-store-XXXXXX";
+	if (!mkdtemp(dir))
+		SKIP("no temporary directory");
+	snprintf(path, sizeof path, "%s/s.db", dir);
+	dt_err e;
+	dt_err_clear(&e);
+	store *s = NULL;
+	CHECK(store_open(path, STORE_OPEN_EXISTING, &s, &e) == -1); /* not there yet */
+	CHECK(strstr(e.msg, "no store here") != NULL);
+	dt_err_clear(&e);
+	CHECK(store_open(path, STORE_OPEN_CREATE, &s, &e) == 0);
+	store_close(s);
+	/* a function id beyond 16 bits, to exercise the codec's wide values in the store */
+	raw_sql("INSERT INTO functions(id, name) VALUES(70000, 'far_away')");
+	CHECK(store_open(path, STORE_OPEN_EXISTING, &s, &e) == 0);
+
+	int64_t run;
+	CHECK(store_begin(s, &e) == 0);
+	CHECK(store_run_create(s, "normal", "lbl", "text", "src", &run, &e) == 0);
+	store_writer *w = store_writer_new(s, run, NULL);
+	CHECK(w != NULL);
+	dt_sink *k = store_writer_sink(w);
+	uint32_t f = k->func(k->ctx, "MPI_Allreduce", 13, &e);
+	uint32_t g = k->func(k->ctx, "compute", 7, &e);
+	CHECK(f == 70001 && g == 70002);
+	CHECK(k->func(k->ctx, "MPI_Allreduce", 13, &e) == f);
+	const uint64_t big = 3 * STORE_CHUNK_EVENTS + 123;
+	const uint64_t argat = STORE_CHUNK_EVENTS - 4; /* a call right before a chunk boundary */
+	write_trace(k, 200, 201, -1, 0, 8, f, g, 100);
+	write_trace(k, 200, 200, -1, 1, 8, f, g, 100);
+	write_trace(k, 100, 150, -1, 0, 8, f, g, 100);
+	write_trace(k, 100, 100, -1, 1, big, f, g, argat);
+	write_trace(k, 100, 120, -1, 0, 8, f, g, 100);
+	CHECK_EQ_INT(store_writer_traces(w), 5);
+	CHECK(store_writer_finish(w, &e) == 0);
+	store_writer_free(w);
+	CHECK(store_commit(s, &e) == 0);
+
+	store_run r;
+	CHECK(store_run_get(s, "normal", &r, &e) == 0);
+	CHECK_EQ_INT(r.ntraces, 5);
+	CHECK_EQ_INT(r.nevents, big + 32);
+	CHECK(r.flags == (DT_TF_LOST | DT_TF_OPEN_FRAMES) || r.flags == DT_TF_LOST);
+	store_run_free(&r);
+
+	store_trace *t;
+	size_t n;
+	CHECK(store_trace_list(s, run, &t, &n, &e) == 0);
+	CHECK_EQ_INT(n, 5);
+	/* pid order for processes; the main thread first, then tid order */
+	static const int64_t want_tid[] = { 100, 120, 150, 200, 201 };
+	static const int want_p[] = { 0, 0, 0, 1, 1 }, want_t[] = { 0, 1, 2, 0, 1 };
+	for (size_t i = 0; i < n && i < 5; i++) {
+		CHECK_EQ_INT(t[i].tid, want_tid[i]);
+		CHECK_EQ_INT(t[i].proc, want_p[i]);
+		CHECK_EQ_INT(t[i].thread, want_t[i]);
+	}
+	store_trace *bt = &t[0];
+	CHECK_EQ_INT(bt->nevents, big);
+	CHECK(bt->has_time);
+	CHECK_EQ_INT(bt->first_ts, 1000000);
+	CHECK_EQ_INT(bt->nargs, 2);
+	CHECK_EQ_INT(bt->ngaps, 1);
+	CHECK_EQ_STR(bt->note, "lost 99 records");
+	CHECK(bt->flags & DT_TF_LOST);
+	CHECK_EQ_STR(store_func_name(s, f), "MPI_Allreduce");
+	CHECK_EQ_STR(store_func_name(s, 70000), "far_away");
+	CHECK_EQ_STR(store_func_name(s, DT_RET), "[ret]");
+
+	/* read everything back */
+	store_cursor *c;
+	CHECK(store_cursor_open(s, bt, 0, &c, &e) == 0);
+	uint32_t ev[5000];
+	uint64_t ts[5000];
+	uint64_t idx = 0;
+	int bad = 0, args_seen = 0;
+	int64_t got;
+	while ((got = store_cursor_next(c, ev, ts, 5000, &e)) > 0) {
+		for (int64_t i = 0; i < got; i++, idx++) {
+			uint32_t want = (idx % 4 == 0) ? f : (idx % 4 == 1) ? g : DT_RET;
+			uint64_t wts = 1000000 + idx * 7 + (idx > 300000 ? 5000000000ull : 0);
+			bad += ev[i] != want || ts[i] != wts;
+			const char *a = store_cursor_arg(c, idx, DT_ARG);
+			if (a) {
+				args_seen++;
+				CHECK_EQ_INT(idx, argat);
+				CHECK_EQ_STR(a, "count=2, op=MAX");
+				CHECK_EQ_STR(store_cursor_arg(c, idx, DT_RETVAL), "0");
+			}
+		}
+	}
+	CHECK_EQ_INT(got, 0);
+	CHECK_EQ_INT(bad, 0);
+	CHECK_EQ_INT(idx, big);
+	CHECK_EQ_INT(args_seen, 1);
+	store_cursor_close(c);
+
+	/* start just before a chunk boundary: the depth carries over */
+	uint64_t from = STORE_CHUNK_EVENTS - 3;
+	CHECK(store_cursor_open(s, bt, from, &c, &e) == 0);
+	got = store_cursor_next(c, ev, NULL, 10, &e);
+	CHECK_EQ_INT(got, 3); /* the rest of the first chunk */
+	CHECK_EQ_INT(store_cursor_depth(c), 1); /* event from-1 = g opened f's child: f is open */
+	CHECK_EQ_INT(ev[0], g);
+	got = store_cursor_next(c, ev, NULL, 10, &e);
+	CHECK_EQ_INT(got, 10);
+	CHECK_EQ_INT(ev[0], f); /* event 2^18 is a multiple of 4 */
+	CHECK_EQ_INT(store_cursor_depth(c), 0);
+	store_cursor_close(c);
+
+	uint64_t *gi, *gl;
+	size_t ng;
+	CHECK(store_trace_gaps(s, bt->id, &gi, &gl, &ng, &e) == 0);
+	CHECK(ng == 1 && gi[0] == 17 && gl[0] == 99);
+	free(gi);
+	free(gl);
+	store_traces_free(t, n);
+
+	/* ranks, when every process has a distinct one, number the processes */
+	CHECK(store_begin(s, &e) == 0);
+	CHECK(store_run_create(s, "ranked", "", "uftrace", "", &run, &e) == 0);
+	w = store_writer_new(s, run, NULL);
+	k = store_writer_sink(w);
+	write_trace(k, 100, 100, 1, 1, 4, f, g, 100);
+	write_trace(k, 100, 101, -1, 0, 4, f, g, 100); /* a thread inherits its process's rank */
+	write_trace(k, 300, 300, 0, 1, 4, f, g, 100);
+	CHECK(store_writer_finish(w, &e) == 0);
+	store_writer_free(w);
+	CHECK(store_commit(s, &e) == 0);
+	CHECK(store_trace_list(s, run, &t, &n, &e) == 0);
+	CHECK(n == 3 && t[0].pid == 300 && t[0].proc == 0 && t[1].pid == 100 && t[1].proc == 1 &&
+	      t[2].tid == 101 && t[2].proc == 1 && t[2].thread == 1);
+	store_traces_free(t, n);
+
+	/* a rolled-back import leaves nothing */
+	CHECK(store_begin(s, &e) == 0);
+	CHECK(store_run_create(s, "doomed", "", "text", "", &run, &e) == 0);
+	w = store_writer_new(s, run, NULL);
+	k = store_writer_sink(w);
+	write_trace(k, 1, 1, -1, 1, 1000, k->func(k->ctx, "only_here", 9, &e), g, 5);
+	store_writer_free(w);
+	store_rollback(s);
+	CHECK_EQ_INT(store_run_exists(s, "doomed", &e), 0);
+	CHECK(store_run_exists(s, "normal", &e) == 1);
+
+	/* an interrupt flag stops the writer */
+	volatile sig_atomic_t stop = 0;
+	CHECK(store_begin(s, &e) == 0);
+	CHECK(store_run_create(s, "stopped", "", "text", "", &run, &e) == 0);
+	w = store_writer_new(s, run, &stop);
+	k = store_writer_sink(w);
+	dt_trace_meta m = { 1, 1, -1, 1, NULL, "x" };
+	CHECK(k->begin(k->ctx, &m, &e) == 0);
+	stop = 1;
+	CHECK(k->events(k->ctx, &f, NULL, 1, &e) == -1);
+	CHECK_EQ_STR(e.msg, "interrupted");
+	dt_err_clear(&e);
+	store_writer_free(w);
+	store_rollback(s);
+
+	/* the same run name twice is refused */
+	CHECK(store_run_create(s, "normal", "", "text", "", &run, &e) == -1);
+	CHECK(strstr(e.msg, "exists already") != NULL);
+	dt_err_clear(&e);
+	CHECK(store_run_delete(s, "normal", &e) == 0);
+	CHECK_EQ_INT(store_run_exists(s, "normal", &e), 0);
+	store_close(s);
+
+	/* a store from a newer difftrace is refused, not touched */
+	raw_sql("PRAGMA user_version = 99");
+	CHECK(store_open(path, STORE_OPEN_EXISTING, &s, &e) == -1);
+	CHECK(strstr(e.msg, "newer") != NULL);
+
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	CHECK(system(cmd) == 0);
+	CHECK_DONE();
+}
