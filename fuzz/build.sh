@@ -1,0 +1,15 @@
+#!/bin/sh
+# build.sh [TARGET...]: builds libFuzzer binaries of the fuzz targets into fuzz/bin with clang,
+# AddressSanitizer and UndefinedBehaviorSanitizer. Run one with fuzz/run.sh.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$top/fuzz/bin"
+lib="err util flags memsink lza3 import import_text import_parlot import_uftrace uftrace_data"
+srcs=""
+for m in $lib; do srcs="$srcs $top/src/$m.c"; done
+targets=${*:-"lza3 text parlot uftrace"}
+for t in $targets; do
+	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-I"$top/src" "$top/fuzz/fuzz_$t.c" $srcs -o "$top/fuzz/bin/fuzz_$t"
+	echo "built fuzz/bin/fuzz_$t"
+done

@@ -1,0 +1,27 @@
+#!/bin/sh
+# deps.sh [demo|test]: makes sure the Debian packages difftrace needs are installed.
+# As root it installs what is missing; otherwise it prints the one apt-get line to run.
+set -eu
+what=${1:-demo}
+pkgs="gcc make autoconf automake pkg-config libsqlite3-dev libpcre2-dev libncurses-dev
+      uftrace openmpi-bin libopenmpi-dev"
+if [ "$what" = test ]; then
+	pkgs="$pkgs clang sqlite3 mandoc groff-base tmux"
+fi
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -eq 0 ]; then
+	echo "difftrace: installing Debian packages:$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+else
+	echo "difftrace needs these Debian packages; run this once, then try again:"
+	echo "  sudo apt-get install -y$missing"
+	exit 1
+fi

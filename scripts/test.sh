@@ -1,0 +1,51 @@
+#!/bin/sh
+# test.sh: installs what the tests need, then builds from scratch with -Werror twice, with gcc
+# under AddressSanitizer and UndefinedBehaviorSanitizer and with clang, runs the whole test
+# suite in each, checks `make distcheck`, and prints "N passed, N failed, N skipped".
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+sh "$top/scripts/deps.sh" test || exit 1
+out=${DIFFTRACE_TEST_DIR:-$top/build-test}
+rm -rf "$out"
+mkdir -p "$out"
+(cd "$top" && autoreconf -fi) >"$out/autoreconf.log" 2>&1 || { cat "$out/autoreconf.log"; exit 1; }
+pass=0 fail=0 skip=0
+count() { # log file
+	p=$(sed -n 's/^# PASS: *//p' "$1"); f=$(sed -n 's/^# FAIL: *//p' "$1")
+	s=$(sed -n 's/^# SKIP: *//p' "$1"); x=$(sed -n 's/^# ERROR: *//p' "$1")
+	pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0} + ${x:-0})); skip=$((skip + ${s:-0}))
+}
+suite() { # name, configure options...
+	name=$1
+	shift
+	echo "== $name: configure $*"
+	if ! sh "$top/scripts/build.sh" "$out/$name" --enable-werror "$@" >"$out/$name.build.log" 2>&1; then
+		tail -30 "$out/$name.build.log"
+		echo "$name: build failed"
+		fail=$((fail + 1))
+		return
+	fi
+	make -C "$out/$name" -s -j2 check >"$out/$name.check.log" 2>&1
+	grep -E '^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS):' "$out/$name.check.log" | sed "s/^/  /"
+	if [ -f "$out/$name/test-suite.log" ]; then
+		count "$out/$name/test-suite.log"
+		grep -q '^# FAIL: *0$' "$out/$name/test-suite.log" || cat "$out/$name/test-suite.log"
+	else
+		tail -30 "$out/$name.check.log"
+		fail=$((fail + 1))
+	fi
+}
+suite gcc-sanitizers CC=gcc --enable-sanitizers
+suite clang CC=clang
+echo "== make distcheck"
+if make -C "$out/clang" -s distcheck DISTCHECK_CONFIGURE_FLAGS="CC=clang --enable-werror" \
+	>"$out/distcheck.log" 2>&1; then
+	echo "  PASS: distcheck"
+	pass=$((pass + 1))
+else
+	tail -40 "$out/distcheck.log"
+	echo "  FAIL: distcheck"
+	fail=$((fail + 1))
+fi
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
