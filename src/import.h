@@ -18,6 +18,10 @@ typedef enum dt_format {
 typedef struct dt_import_opts {
 	const char *manifest; /* uftrace: a file mapping pids or directories to MPI ranks, or NULL */
 	int quiet;
+	/* ParLOT: number the .info names as DiffTrace's reference reader does (whitespace-separated
+	 * tokens), to reproduce its texTrace output; 0 (default): by lines, as the tracer wrote
+	 * them. The two differ after any name containing a space (Go's `type..eq.struct { ... }`). */
+	int parlot_token_names;
 } dt_import_opts;
 
 const char *dt_format_name(dt_format f);
