@@ -139,7 +139,19 @@ static int rd_need(ufi_reader *r, size_t n, dt_err *e)
 	return r->len - r->pos >= n;
 }
 
-/* ---- one trace ------------------------------------------------------------------------------- */
+/* ---- one trace -------------------------------------------------------------------------------
+ *
+ * Nesting comes from each record's depth, with a stack of the open frames:
+ * - An entry at depth d closes any frame still open at depth >= d with a synthetic return (at
+ *   the entry's time): their exits were not recorded. An exit at depth d closes the deeper
+ *   frames the same way, then the frame at d. So the event stream always nests.
+ * - An exit with no frame at its depth, or at a depth whose entry was never seen, is dropped.
+ * - After a LOST record the stack is unreliable: the frames open before the gap are marked,
+ *   and the first records after it are expected to jump in depth. A marked frame closed by a
+ *   later record returned inside the gap (counted, not flagged unmatched); an exit after the
+ *   gap is never matched to a marked frame of another function. Only anomalies that the gap
+ *   does not explain set DT_TF_UNMATCHED. With -e (ESTIMATE_RETURN) missing exits are normal.
+ * - Frames open at the end stay open (DT_TF_OPEN_FRAMES): no returns are made up for them. */
 
 enum { FR_EMITTED = 1, FR_PREGAP = 2 };
 
@@ -792,7 +804,8 @@ static int find_dirs(const char *path, ufi_dir **out, size_t *nout, dt_err *e)
 		}
 	}
 	closedir(dp);
-	qsort(names, nn, sizeof *names, cmp_name);
+	if (nn)
+		qsort(names, nn, sizeof *names, cmp_name);
 	int rc = 0;
 	for (size_t i = 0; i < nn; i++) {
 		char *rdir = pjoin(path, names[i]);
