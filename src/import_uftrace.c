@@ -781,10 +781,13 @@ static int find_dirs(const char *path, ufi_dir **out, size_t *nout, dt_err *e)
 	if (!is_dir(path))
 		return dt_err_at(e, path, -1, "not a directory (expected a uftrace.data directory "
 				 "or a directory of rank-N directories)");
-	if (has_info(path)) {
+	char *sub = pjoin(path, "uftrace.data");
+	int in_sub = !has_info(path) && has_info(sub);
+	free(sub);
+	if (has_info(path) || in_sub) {
 		GROW(dirs, cap, 1);
 		memset(&dirs[0], 0, sizeof dirs[0]);
-		dirs[0].dir = xstrdup(path);
+		dirs[0].dir = in_sub ? pjoin(path, "uftrace.data") : xstrdup(path);
 		dirs[0].rank = -1;
 		*out = dirs;
 		*nout = 1;
