@@ -504,6 +504,41 @@ static void test_mpi(void)
 	memsink_free(&m);
 }
 
+/* rank-N/uftrace.data works like rank-N; a rank directory without data is an error */
+static void test_layouts(void)
+{
+	char d[4400], p[4400];
+	memsink m;
+	dt_err e;
+	path2(d, sizeof d, tmpdir, "nested");
+	CHECK_EQ_INT(mkdir(d, 0700), 0);
+	path2(p, sizeof p, d, "rank-0");
+	CHECK_EQ_INT(mkdir(p, 0700), 0);
+	CHECK_EQ_INT(copy_fixture("mpi/rank-0", "nested/rank-0/uftrace.data", p, sizeof p), 0);
+	path2(p, sizeof p, d, "rank-10");
+	CHECK_EQ_INT(copy_fixture("mpi/rank-1", "nested/rank-10", p, sizeof p), 0);
+	path2(p, sizeof p, d, "notes");
+	CHECK_EQ_INT(mkdir(p, 0700), 0); /* not rank-N: ignored */
+	CHECK_EQ_INT(import_dir(&m, d, NULL, &e), 0);
+	CHECK_EQ_INT(m.ntraces, 4);
+	if (m.ntraces == 4) {
+		CHECK_EQ_INT(m.traces[0].meta.rank, 0);
+		CHECK(strstr(m.traces[0].meta.source, "rank-0/uftrace.data/"));
+		CHECK_EQ_INT(m.traces[3].meta.rank, 10);
+	}
+	memsink_free(&m);
+	/* DIR holding uftrace.data, as `uftrace record` leaves it by default */
+	path2(p, sizeof p, d, "rank-0");
+	CHECK_EQ_INT(import_dir(&m, p, NULL, &e), 0);
+	CHECK_EQ_INT(m.ntraces, 2);
+	memsink_free(&m);
+	path2(p, sizeof p, d, "rank-2");
+	CHECK_EQ_INT(mkdir(p, 0700), 0);
+	CHECK_EQ_INT(import_dir(&m, d, NULL, &e), -1);
+	CHECK(errfmt_has(&e, "rank-2: no uftrace data here"));
+	memsink_free(&m);
+}
+
 /* ---- damaged copies ----------------------------------------------------------------------- */
 
 static void test_truncated(void)
@@ -913,6 +948,7 @@ int main(void)
 	test_spec_parse();
 	test_omp();
 	test_mpi();
+	test_layouts();
 	test_truncated();
 	test_bad_info();
 	test_bad_sym();
