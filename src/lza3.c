@@ -32,6 +32,51 @@
 #define B6(n) B4(n), B4(n + 1), B4(n + 1), B4(n + 2)
 static const uint8_t lza3_popcount[256] = { B6(0), B6(1), B6(1), B6(2) };
 
+/* ---- the history, shared by both directions ------------------------------------------------ */
+
+/* Runs shorter than this go value by value: block copies only pay off on long repetitions. */
+#define BULK_MIN 64
+
+/* Emits k values of one count into the history (pattern, hash, ppos, h), exactly as k single
+ * emits would. The values of a count at distance D from its source repeat with period D, so
+ * the hash slot written at position i is written again at i + D once the three values behind i
+ * lie inside the count: of that stretch only the last D hash writes survive, and only the last
+ * 65536 values can reach the pattern. That turns a long count into a few block operations. */
+static void lza3_hist(uint16_t *hash, uint32_t *pat, uint32_t *ppos, uint32_t *hp,
+		      const uint32_t *v, size_t k, size_t dist)
+{
+	uint32_t pp = *ppos, h = *hp;
+	size_t m = k > dist + 3 + BULK_MIN ? dist + 3 : k;
+	for (size_t i = 0; i < m; i++) {
+		hash[h] = (uint16_t)pp;
+		h = ((h << 4) ^ v[i]) & HMASK;
+		pat[pp] = v[i];
+		pp = (pp + 1) & PMASK;
+	}
+	if (m < k) {
+		/* pp is now the position of v[m]. */
+		size_t from = k - m > PSIZE ? k - PSIZE : m;
+		uint32_t p0 = (uint32_t)((pp + (from - m)) & PMASK);
+		size_t cnt = k - from, first = PSIZE - p0 < cnt ? PSIZE - p0 : cnt;
+		memcpy(pat + p0, v + from, first * sizeof *v);
+		memcpy(pat, v + from + first, (cnt - first) * sizeof *v);
+		for (size_t i = k - dist > m ? k - dist : m; i < k; i++)
+			hash[HASH3(v[i - 3], v[i - 2], v[i - 1])] = (uint16_t)((pp + (i - m)) & PMASK);
+		h = HASH3(v[k - 3], v[k - 2], v[k - 1]);
+		pp = (uint32_t)((pp + (k - m)) & PMASK);
+	}
+	*ppos = pp;
+	*hp = h;
+}
+
+/* How far behind the write position a count reads: 65536 when it reads the slot about to be
+ * overwritten. */
+static inline size_t lza3_dist(uint32_t ppos, uint32_t lpos)
+{
+	size_t d = (ppos - lpos) & PMASK;
+	return d ? d : PSIZE;
+}
+
 /* ---- encoder ------------------------------------------------------------------------------- */
 
 struct lza3_enc {
@@ -105,18 +150,31 @@ void lza3_enc_put(lza3_enc *z, const uint32_t *v, size_t n, dt_buf *out)
 	uint32_t *pat = z->pattern;
 	uint32_t ppos = z->ppos, lpos = z->lpos, h = z->h;
 	for (size_t i = 0; i < n; i++) {
-		uint32_t x = v[i];
 		if (z->iscount) {
-			/* The count is always the last staged token: nothing is emitted while counting. */
+			/* Extend the count as far as the input repeats the history: the first dist
+			 * values against the pattern, the rest against the input itself. The count
+			 * is always the last staged token, as nothing is emitted while counting. */
 			uint16_t *cnt = &z->tok[z->nt - 1];
-			if (pat[lpos] == x && *cnt < MAXCOUNT) {
-				++*cnt;
-				lpos = (lpos + 1) & PMASK;
-			} else {
-				z->iscount = 0;
-				lza3_put_lit(z, x, out);
+			size_t lim = n - i < (size_t)(MAXCOUNT - *cnt) ? n - i : (size_t)(MAXCOUNT - *cnt);
+			size_t dist = lza3_dist(ppos, lpos), r = 0, m = lim < dist ? lim : dist;
+			while (r < m && pat[(lpos + r) & PMASK] == v[i + r])
+				r++;
+			if (r == m)
+				while (r < lim && v[i + r] == v[i + r - dist])
+					r++;
+			if (r) {
+				*cnt = (uint16_t)(*cnt + r);
+				lpos = (uint32_t)((lpos + r) & PMASK);
+				lza3_hist(hash, pat, &ppos, &h, v + i, r, dist);
+				i += r;
+				if (i == n)
+					break;
 			}
+			/* A mismatch or a saturated count: the value goes out as a literal. */
+			z->iscount = 0;
+			lza3_put_lit(z, v[i], out);
 		} else {
+			uint32_t x = v[i];
 			lpos = hash[h];
 			if (pat[(lpos - 1) & PMASK] == pat[(ppos - 1) & PMASK] &&
 			    pat[(lpos - 2) & PMASK] == pat[(ppos - 2) & PMASK] &&
@@ -134,8 +192,8 @@ void lza3_enc_put(lza3_enc *z, const uint32_t *v, size_t n, dt_buf *out)
 			}
 		}
 		hash[h] = (uint16_t)ppos;
-		h = ((h << 4) ^ x) & HMASK;
-		pat[ppos] = x;
+		h = ((h << 4) ^ v[i]) & HMASK;
+		pat[ppos] = v[i];
 		ppos = (ppos + 1) & PMASK;
 	}
 	z->ppos = ppos;
@@ -292,59 +350,41 @@ static inline unsigned lza3_tok(lza3_dec *d)
 	return d->tok[d->ti++];
 }
 
-/* Copies k values of the current count into out. Every value goes through the history exactly
- * as the encoder saw it. A long count at distance D from its source is periodic with period D,
- * so after the first D + 3 values the output is block copies of itself, only the last 65536
- * values need to reach the history, and only the last D hash writes survive (an earlier write
- * of that periodic stretch goes to the same slot as the one D later). */
+/* Copies k values of the current count into out and through the history. Values closer than
+ * dist to the start come from the pattern (not yet overwritten: the writes go dist ahead); the
+ * rest repeat out itself with period dist, copied in doubling blocks. */
 static void lza3_copy(lza3_dec *d, uint32_t *out, size_t k)
 {
-	uint16_t *hash = d->hash;
 	uint32_t *pat = d->pattern;
-	uint32_t lp = d->lpos, pp = d->ppos, h = d->h;
-	size_t dist = (pp - lp) & PMASK;
-	if (!dist)
-		dist = PSIZE; /* reading the slot about to be overwritten: 65536 values back */
-	size_t m = k;
-	if (k > dist + 3 + 64)
-		m = dist + 3;
-	for (size_t i = 0; i < m; i++) {
-		uint32_t v = pat[lp];
-		lp = (lp + 1) & PMASK;
-		hash[h] = (uint16_t)pp;
-		h = ((h << 4) ^ v) & HMASK;
-		pat[pp] = v;
-		pp = (pp + 1) & PMASK;
-		out[i] = v;
+	uint32_t lp = d->lpos;
+	size_t dist = lza3_dist(d->ppos, lp);
+	if (k < BULK_MIN) {
+		uint16_t *hash = d->hash;
+		uint32_t pp = d->ppos, h = d->h;
+		for (size_t i = 0; i < k; i++) {
+			uint32_t v = pat[lp];
+			lp = (lp + 1) & PMASK;
+			hash[h] = (uint16_t)pp;
+			h = ((h << 4) ^ v) & HMASK;
+			pat[pp] = v;
+			pp = (pp + 1) & PMASK;
+			out[i] = v;
+		}
+		d->lpos = lp;
+		d->ppos = pp;
+		d->h = h;
+		return;
 	}
-	if (m == k)
-		goto done;
-
-	/* out[0, m) is periodic with period dist; extend it by doubling copies. */
-	size_t w = m;
-	while (w < k) {
-		size_t span = w - w % dist;
-		size_t c = k - w < span ? k - w : span;
+	size_t m = k < dist ? k : dist, first = PSIZE - lp < m ? PSIZE - lp : m;
+	memcpy(out, pat + lp, first * sizeof *out);
+	memcpy(out + first, pat, (m - first) * sizeof *out);
+	for (size_t w = m; w < k;) {
+		size_t span = w - w % dist, c = k - w < span ? k - w : span;
 		memcpy(out + w, out + w - span, c * sizeof *out);
 		w += c;
 	}
-	/* The history: the last min(k - m, 65536) values, at their positions. */
-	size_t from = k - m > PSIZE ? k - PSIZE : m;
-	uint32_t p0 = (uint32_t)((pp + (from - m)) & PMASK);
-	size_t cnt = k - from, first = PSIZE - p0 < cnt ? PSIZE - p0 : cnt;
-	memcpy(pat + p0, out + from, first * sizeof *out);
-	memcpy(pat, out + from + first, (cnt - first) * sizeof *out);
-	/* The hash: only the last dist writes are final. */
-	size_t hfrom = k - dist > m ? k - dist : m;
-	for (size_t i = hfrom; i < k; i++)
-		hash[HASH3(out[i - 3], out[i - 2], out[i - 1])] = (uint16_t)((pp + (i - m)) & PMASK);
-	h = HASH3(out[k - 3], out[k - 2], out[k - 1]);
-	lp = (uint32_t)((lp + (k - m)) & PMASK);
-	pp = (uint32_t)((pp + (k - m)) & PMASK);
-done:
-	d->lpos = lp;
-	d->ppos = pp;
-	d->h = h;
+	lza3_hist(d->hash, pat, &d->ppos, &d->h, out, k, dist);
+	d->lpos = (uint32_t)((lp + k) & PMASK);
 }
 
 int64_t lza3_dec_next(lza3_dec *d, uint32_t *out, size_t max, dt_err *e)

@@ -264,6 +264,90 @@ static void test_wide(void)
 	buf_free(&b);
 }
 
+/* ---- a reference encoder ------------------------------------------------------------------- */
+
+/* parlot.md §1.4 transcribed value by value, with none of the codec's block shortcuts, so that
+ * a mistake shared by the codec's encoder and decoder cannot hide behind a good round trip. */
+typedef struct refenc {
+	uint16_t hash[4096];
+	uint32_t pat[65536];
+	unsigned ppos, lpos, h, nt;
+	int iscount;
+	uint16_t tok[4];
+} refenc;
+
+static void ref_group(const uint16_t *tok, unsigned nbytes, dt_buf *out)
+{
+	uint8_t b[8], bits = 0;
+	for (unsigned i = 0; i < nbytes; i++) {
+		b[i] = (uint8_t)(tok[i / 2] >> (8 * (i % 2)));
+		if (b[i])
+			bits |= (uint8_t)(1u << i);
+	}
+	buf_byte(out, bits);
+	for (unsigned i = 0; i < nbytes; i++)
+		if (b[i])
+			buf_byte(out, b[i]);
+}
+
+static void ref_tok(refenc *z, unsigned t, dt_buf *out)
+{
+	if (z->nt == 4) {
+		ref_group(z->tok, 8, out);
+		z->nt = 0;
+	}
+	z->tok[z->nt++] = (uint16_t)t;
+}
+
+static void ref_lit(refenc *z, uint32_t v, dt_buf *out)
+{
+	if (v >= 0xFFFF) {
+		ref_tok(z, 0xFFFF, out);
+		ref_tok(z, v >> 16, out);
+		ref_tok(z, v & 0xFFFF, out);
+	} else {
+		ref_tok(z, v, out);
+	}
+}
+
+static void ref_encode(const uint32_t *v, size_t n, dt_buf *out)
+{
+	refenc *z = xcalloc(1, sizeof *z);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t x = v[i];
+		if (z->iscount && z->pat[z->lpos] == x && z->tok[z->nt - 1] < 65535) {
+			z->tok[z->nt - 1]++;
+			z->lpos = (z->lpos + 1) % 65536;
+		} else if (z->iscount) {
+			ref_lit(z, x, out);
+			z->iscount = 0;
+		} else {
+			z->lpos = z->hash[z->h];
+			int match = 1;
+			for (unsigned k = 1; k <= 3; k++)
+				match &= z->pat[(z->lpos + 65536 - k) % 65536] ==
+					 z->pat[(z->ppos + 65536 - k) % 65536];
+			if (match && z->pat[z->lpos] == x) {
+				ref_tok(z, 1, out);
+				z->lpos = (z->lpos + 1) % 65536;
+				z->iscount = 1;
+			} else {
+				if (match)
+					ref_tok(z, 0, out);
+				ref_lit(z, x, out);
+			}
+		}
+		z->hash[z->h] = (uint16_t)z->ppos;
+		z->h = ((z->h << 4) ^ x) % 4096;
+		z->pat[z->ppos] = x;
+		z->ppos = (z->ppos + 1) % 65536;
+	}
+	if (z->nt)
+		ref_group(z->tok, 2 * z->nt, out);
+	buf_byte(out, (uint8_t)z->nt);
+	free(z);
+}
+
 /* ---- stream generators --------------------------------------------------------------------- */
 
 static void gen_random(rng *r, vec *a, size_t n, uint32_t alpha)
@@ -403,6 +487,13 @@ static void test_properties(void)
 			bad |= 1;
 		if (!bad)
 			free(out);
+
+		/* The same bytes as the reference encoder. */
+		dt_buf br = { 0 };
+		ref_encode(a.v, a.n, &br);
+		if (br.len != b.len || memcmp(br.p, b.p, b.len))
+			bad |= 64;
+		buf_free(&br);
 
 		/* The same bytes when the values arrive in pieces. */
 		dt_buf b2 = { 0 };
