@@ -23,7 +23,7 @@
 #define ESCAPE 0xFFFFu /* a literal token that announces a value >= 0xFFFF in two more tokens */
 
 /* The hash after emitting a, b, c (oldest first) from any earlier state: the shifts push every
- * older value out of the 12 bits, which lets the decoder's fast path recompute it anywhere. */
+ * older value out of the 12 bits, which lets the block updates below recompute it anywhere. */
 #define HASH3(a, b, c) ((((uint32_t)(a) << 8) ^ ((uint32_t)(b) << 4) ^ (uint32_t)(c)) & HMASK)
 
 /* Set bits per byte: the number of payload bytes that follow a bit-pattern byte. */
