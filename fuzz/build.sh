@@ -10,6 +10,7 @@ for m in $lib; do srcs="$srcs $top/src/$m.c"; done
 targets=${*:-"lza3 text parlot uftrace"}
 for t in $targets; do
 	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-DFUZZ_FIXTURE="\"$top/tests/data/uftrace/args\"" \
 		-I"$top/src" "$top/fuzz/fuzz_$t.c" $srcs -o "$top/fuzz/bin/fuzz_$t"
 	echo "built fuzz/bin/fuzz_$t"
 done

@@ -25,6 +25,9 @@ static const char help[] =
 	"  -r, --run NAME       the run's name (default: from the first PATH, made unique)\n"
 	"  -l, --label TEXT     a free label, e.g. the build or the input\n"
 	"  -m, --manifest FILE  uftrace: lines 'RANK PID' or 'RANK DIR' giving MPI ranks\n"
+	"  --parlot-token-names ParLOT: number .info names by whitespace-separated tokens, as\n"
+	"                       the DiffTrace prototype does, to reproduce its decoded text\n"
+	"                       (default: by lines, as the tracer wrote them)\n"
 	"  -q, --quiet          print nothing on success\n"
 	"  -h, --help           this help\n"
 	"\n"
@@ -88,6 +91,7 @@ int cmd_import(cli *c, int argc, char **argv)
 		{ "format", required_argument, 0, 'f' }, { "run", required_argument, 0, 'r' },
 		{ "label", required_argument, 0, 'l' },  { "manifest", required_argument, 0, 'm' },
 		{ "quiet", no_argument, 0, 'q' },        { "help", no_argument, 0, 'h' },
+		{ "parlot-token-names", no_argument, 0, 'T' },
 		{ 0, 0, 0, 0 },
 	};
 	dt_format fmt = DT_FMT_AUTO;
@@ -115,6 +119,9 @@ int cmd_import(cli *c, int argc, char **argv)
 			break;
 		case 'q':
 			io.quiet = 1;
+			break;
+		case 'T':
+			io.parlot_token_names = 1;
 			break;
 		}
 	}

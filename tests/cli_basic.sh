@@ -3,10 +3,10 @@
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 expect_status 0 "$DT" import --run small --label "two ranks" "$DATA/text/small"
-grep -q "imported run 'small' (text): 4 traces, 32 events" "$T/out" || fail "import summary: $(cat "$T/out")"
+grep -q "imported run 'small' (text): 4 traces, 31 events" "$T/out" || fail "import summary: $(cat "$T/out")"
 
 expect_status 0 "$DT" runs
-grep -q '^small .* 4 .* 32 .*two ranks' "$T/out" || fail "runs: $(cat "$T/out")"
+grep -q '^small .* 4 .* 31 .*two ranks' "$T/out" || fail "runs: $(cat "$T/out")"
 
 expect_status 0 "$DT" traces small
 for pt in 0.0 0.1 1.0 1.1; do grep -q "^$pt " "$T/out" || fail "traces lacks $pt"; done
@@ -39,10 +39,10 @@ expect_status 0 "$DT" traces --format csv small
 [ "$(wc -l < "$T/out")" -eq 5 ] || fail "csv rows"
 head -1 "$T/out" | grep -q '^pt,proc,thread,pid,tid' || fail "csv header"
 expect_status 0 "$DT" runs --format json
-grep -q '"run": "small", "traces": 4, "events": 32' "$T/out" || fail "json: $(cat "$T/out")"
+grep -q '"run": "small", "traces": 4, "events": 31' "$T/out" || fail "json: $(cat "$T/out")"
 
 # same function names share ids across runs (interned once per store)
-[ "$(sqlite3 "$DIFFTRACE_DB" "SELECT count(*) FROM functions")" -eq 8 ] || fail "functions interned twice"
+[ "$(sqlite3 "$DIFFTRACE_DB" "SELECT count(*) FROM functions")" -eq 7 ] || fail "functions interned twice"
 
 expect_status 0 "$DT" rm again
 expect_status 0 "$DT" runs --format csv
