@@ -4,7 +4,10 @@
  * `omp critical` update), MPI_Allreduce of the sums, MPI_Bcast of a value from rank 0 and an
  * MPI_Barrier. Built with `mpicc -pg -fopenmp`, it gives every kind of event the importer must
  * handle: the program's own nested calls, MPI calls through the PLT, GOMP_parallel on the main
- * thread and the outlined `*._omp_fn.N` functions on the worker threads. */
+ * thread and the outlined `*._omp_fn.N` functions on the worker threads.
+ *
+ * Usage: toy [ITERATIONS [BUG_RANK]]. With BUG_RANK, that rank's threads update the shared sum
+ * without the critical section (a data race), the bundled demo's "faulty" run. */
 #include <mpi.h>
 #include <omp.h>
 #include <stdio.h>
@@ -18,14 +21,20 @@ double work(int i, int n)
 	return x;
 }
 
+static int bug_rank = -1;
+
 double compute(int rank, int iter)
 {
 	double total = 0;
 #pragma omp parallel num_threads(2)
 	{
 		double part = work(rank + omp_get_thread_num(), 1000 * (iter + 1));
+		if (rank == bug_rank) {
+			total += part; /* the injected bug: a race on total */
+		} else {
 #pragma omp critical
-		total += part;
+			total += part;
+		}
 	}
 	return total;
 }
@@ -49,6 +58,8 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (argc > 1)
 		iters = atoi(argv[1]);
+	if (argc > 2)
+		bug_rank = atoi(argv[2]);
 	double acc = 0;
 	for (int it = 0; it < iters; it++)
 		acc += exchange(compute(rank, it), rank);
