@@ -95,8 +95,10 @@ static dt_format detect_dir(const char *path)
 dt_format import_detect(const char *path, dt_err *e)
 {
 	struct stat st;
-	if (stat(path, &st) != 0)
-		return (dt_format)dt_err_at(e, path, -1, "cannot read: %s", strerror(errno)), DT_FMT_AUTO;
+	if (stat(path, &st) != 0) {
+		dt_err_at(e, path, -1, "cannot read: %s", strerror(errno));
+		return DT_FMT_AUTO;
+	}
 	dt_format f = DT_FMT_AUTO;
 	if (S_ISDIR(st.st_mode)) {
 		f = detect_dir(path);
