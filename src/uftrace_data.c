@@ -796,7 +796,8 @@ static int load_map(ufd_data *d, ufd_sess *s, dt_err *e)
 			break;
 		line = nl + 1;
 	}
-	qsort(s->ranges, s->nranges, sizeof *s->ranges, cmp_range);
+	if (s->nranges)
+		qsort(s->ranges, s->nranges, sizeof *s->ranges, cmp_range);
 	rc = 0;
 out:
 	s->map_loaded = 1; /* tried once: a missing map is reported once, then names stay hex */
