@@ -31,24 +31,34 @@ static int is_dir(const char *p)
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+static int ends_with(const char *s, const char *suf);
+
 static int is_file(const char *p)
 {
 	struct stat st;
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* A uftrace.data directory is recognised by the magic of its info file. */
+/* A uftrace.data directory has an info file and a task.txt (or .dat files). The magic is not
+ * required here, so that a damaged info file is reported by the uftrace importer with its
+ * offset rather than the directory being taken for something else. */
 static int is_uftrace_dir(const char *dir)
 {
 	char p[4096];
 	snprintf(p, sizeof p, "%s/info", dir);
-	FILE *f = fopen(p, "rb");
-	if (!f)
+	if (!is_file(p))
 		return 0;
-	char magic[8] = { 0 };
-	size_t n = fread(magic, 1, 8, f);
-	fclose(f);
-	return n == 8 && !memcmp(magic, "Ftrace!", 8);
+	snprintf(p, sizeof p, "%s/task.txt", dir);
+	if (is_file(p))
+		return 1;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int dat = 0;
+	while (d && !dat && (de = readdir(d)))
+		dat = ends_with(de->d_name, ".dat");
+	if (d)
+		closedir(d);
+	return dat;
 }
 
 static int ends_with(const char *s, const char *suf)

@@ -54,6 +54,23 @@ expect_err "cannot tell the trace format"
 head -c 100 /dev/urandom > "$T/blob.bin"
 expect_status 1 "$DT" import -q "$T/blob.bin"
 
+# binary formats: ParLOT with an impossible trailer, uftrace with a damaged info and a damaged
+# record; each names the file and the byte offset
+mkdir -p "$T/p" "$T/u"
+printf '+\n/bin/app\nmain\nfoo\n' > "$T/p/Hdbg.17.h.5.info"
+printf '\004\005\007' > "$T/p/Hdbg.17.h.5.0"
+expect_status 1 "$DT" import -q "$T/p"
+expect_err "Hdbg.17.h.5.0: offset 2: bad trailer byte 7"
+cp "$DATA"/uftrace/nest/* "$T/u/"
+printf 'Xtrace!' | dd of="$T/u/info" conv=notrunc 2>/dev/null
+expect_status 1 "$DT" import -q "$T/u"
+expect_err "u/info: offset 0: bad magic"
+cp "$DATA/uftrace/nest/info" "$T/u/info"
+dat=$(ls "$T"/u/*.dat)
+printf '\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377' | dd of="$dat" bs=1 seek=32 conv=notrunc 2>/dev/null
+expect_status 1 "$DT" import -q "$T/u"
+expect_err "$(basename "$dat"): offset 32: bad record magic"
+
 # reading commands never create a store
 expect_status 1 "$DT" -d "$T/none.db" runs
 expect_err "no store here"
