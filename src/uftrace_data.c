@@ -123,7 +123,7 @@ uint64_t ufd_get64(const uint8_t *p, int swap)
 	return swap ? __builtin_bswap64(v) : v;
 }
 
-/* ---- small text helpers ----------------------------------------------------------------------- */
+/* ---- small text helpers ---------------------------------------------------------------------- */
 
 static char *path_join(const char *a, const char *b)
 {
