@@ -559,44 +559,43 @@ static int import_dat(ufi_ctx *c, ufi_dir *ud, int64_t tid, const char *pre_note
 		t->flags |= DT_TF_EMPTY;
 	dt_buf *nb = &c->text;
 	nb->len = 0;
+	/* The note explains the flags, so it says only what went wrong (empty when nothing did). */
 	char tmp[512];
-	const char *exe = ufd_proc_exename(d, pid);
-	const char *ver = inf->version_str ? inf->version_str : "?";
-	snprintf(tmp, sizeof tmp, "uftrace %.*s; %s; %" PRIu64 " records", (int)strcspn(ver, " "),
-		 ver, exe ? exe : "?", nrec);
-	buf_put(nb, tmp, strlen(tmp));
 	if (open_frames) {
-		snprintf(tmp, sizeof tmp, "; %zu frame%s open at the end (left open)", open_frames,
-			 open_frames == 1 ? "" : "s");
+		snprintf(tmp, sizeof tmp, "%s%zu frame%s open at the end (left open)", nb->len ? "; " : "",
+			 open_frames, open_frames == 1 ? "" : "s");
 		buf_put(nb, tmp, strlen(tmp));
 	}
 	if (t->gaps) {
 		snprintf(tmp, sizeof tmp,
-			 "; %" PRIu64 " records lost in %" PRIu64 " gap%s (%" PRIu64
+			 "%s%" PRIu64 " records lost in %" PRIu64 " gap%s (%" PRIu64
 			 " frames closed across them)",
-			 t->lost, t->gaps, t->gaps == 1 ? "" : "s", t->gap_closed);
+			 nb->len ? "; " : "", t->lost, t->gaps, t->gaps == 1 ? "" : "s", t->gap_closed);
 		buf_put(nb, tmp, strlen(tmp));
 	}
 	if (t->unmatched) {
-		snprintf(tmp, sizeof tmp, "; %" PRIu64 " calls/returns did not nest", t->unmatched);
+		snprintf(tmp, sizeof tmp, "%s%" PRIu64 " calls/returns did not nest",
+			 nb->len ? "; " : "", t->unmatched);
 		buf_put(nb, tmp, strlen(tmp));
 	}
 	if (t->synth_rets) {
-		snprintf(tmp, sizeof tmp, "; %" PRIu64 " returns added where exits were missing%s",
-			 t->synth_rets, estimate ? " (returns estimated at record time)" : "");
+		snprintf(tmp, sizeof tmp, "%s%" PRIu64 " returns added where exits were missing%s",
+			 nb->len ? "; " : "", t->synth_rets, estimate ? " (returns estimated at record time)" : "");
 		buf_put(nb, tmp, strlen(tmp));
 	}
 	if (t->dropped_exits) {
-		snprintf(tmp, sizeof tmp, "; %" PRIu64 " exits without a recorded entry dropped",
-			 t->dropped_exits);
+		snprintf(tmp, sizeof tmp, "%s%" PRIu64 " exits without a recorded entry dropped",
+			 nb->len ? "; " : "", t->dropped_exits);
 		buf_put(nb, tmp, strlen(tmp));
 	}
 	if (trunc_at >= 0) {
-		snprintf(tmp, sizeof tmp, "; truncated at offset %" PRId64, trunc_at);
+		snprintf(tmp, sizeof tmp, "%struncated at offset %" PRId64, nb->len ? "; " : "",
+			 trunc_at);
 		buf_put(nb, tmp, strlen(tmp));
 	}
 	if (pre_note) {
-		buf_put(nb, "; ", 2);
+		if (nb->len)
+			buf_put(nb, "; ", 2);
 		buf_put(nb, pre_note, strlen(pre_note));
 	}
 	buf_byte(nb, 0);

@@ -273,7 +273,7 @@ static void test_nest(void)
 		CHECK(strstr(r, "printf )"));
 		CHECK(r[strlen(r) - 1] == ')');
 		free(r);
-		CHECK(t->note && strstr(t->note, "uftrace v0.13"));
+		CHECK(t->note && !t->note[0]); /* nothing went wrong: nothing to note */
 	}
 	memsink_free(&m);
 }
