@@ -47,6 +47,34 @@ static const char *const migrations[] = {
 	"  event INTEGER NOT NULL, lost INTEGER NOT NULL);"
 	"CREATE INDEX gaps_trace ON gaps(trace_id, event);"
 	"CREATE INDEX traces_run ON traces(run_id, proc, thread);",
+
+	/* 1 -> 2: the analysis cache and the store-wide loop table. A loop body's id is the same
+	 * in every trace and run, so loops are one table for the whole store. An analysis is one
+	 * run under one (filter, attribute mode, K, code version); its per-trace results (the NLR
+	 * entries, the attribute ids) are rows, everything else a named blob. */
+	"CREATE TABLE loops(id INTEGER PRIMARY KEY, body BLOB NOT NULL UNIQUE);"
+	"CREATE TABLE analyses("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  filter TEXT NOT NULL, attrs TEXT NOT NULL, k INTEGER NOT NULL,"
+	"  version TEXT NOT NULL, created TEXT NOT NULL,"
+	"  ntraces INTEGER NOT NULL DEFAULT 0, nattrs INTEGER NOT NULL DEFAULT 0,"
+	"  nclasses INTEGER NOT NULL DEFAULT 0,"
+	"  UNIQUE(run_id, filter, attrs, k));"
+	"CREATE TABLE analysis_traces("
+	"  analysis_id INTEGER NOT NULL REFERENCES analyses(id) ON DELETE CASCADE,"
+	"  obj INTEGER NOT NULL,"
+	"  trace_id INTEGER NOT NULL REFERENCES traces(id) ON DELETE CASCADE,"
+	"  nfiltered INTEGER NOT NULL, nlr BLOB NOT NULL, attrs BLOB NOT NULL,"
+	"  PRIMARY KEY(analysis_id, obj)) WITHOUT ROWID;"
+	"CREATE TABLE analysis_attrs("
+	"  analysis_id INTEGER NOT NULL REFERENCES analyses(id) ON DELETE CASCADE,"
+	"  id INTEGER NOT NULL, name TEXT NOT NULL,"
+	"  PRIMARY KEY(analysis_id, id)) WITHOUT ROWID;"
+	"CREATE TABLE analysis_blobs("
+	"  analysis_id INTEGER NOT NULL REFERENCES analyses(id) ON DELETE CASCADE,"
+	"  key TEXT NOT NULL, value BLOB NOT NULL,"
+	"  PRIMARY KEY(analysis_id, key));",
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
