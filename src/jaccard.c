@@ -14,35 +14,42 @@ static inline double ratio(size_t inter, size_t uni)
 	return uni ? (double)inter / (double)uni : 1.0; /* both sets empty: identical */
 }
 
-/* Row i's upper part: J(i, j) for j > i into out[i * n + j]. */
-static inline __attribute__((always_inline)) void upper_row(const ctx_bits *c, const size_t *cnt,
-							    size_t i, double *out)
+/* The matrix is filled in square tiles of pairs: the rows a tile reads stay in L1, and the
+ * transposed values it writes land on a few dozen cache lines instead of one line per pair. */
+enum { TILE = 64 };
+
+static inline __attribute__((always_inline)) void tiles(const ctx_bits *c, const size_t *cnt,
+							double *out)
 {
 	const size_t nw = c->words, n = c->n;
-	const uint64_t *a = ctx_row(c, i);
-	double *o = out + i * n;
-	for (size_t j = i + 1; j < n; j++) {
-		const uint64_t *b = ctx_row(c, j);
-		size_t k = 0;
-		for (size_t w = 0; w < nw; w++)
-			k += (size_t)__builtin_popcountll(a[w] & b[w]);
-		o[j] = ratio(k, cnt[i] + cnt[j] - k);
-	}
+	for (size_t bi = 0; bi < n; bi += TILE)
+		for (size_t bj = bi; bj < n; bj += TILE) {
+			size_t ei = bi + TILE < n ? bi + TILE : n, ej = bj + TILE < n ? bj + TILE : n;
+			for (size_t i = bi; i < ei; i++) {
+				const uint64_t *a = ctx_row(c, i);
+				for (size_t j = bj > i + 1 ? bj : i + 1; j < ej; j++) {
+					const uint64_t *b = ctx_row(c, j);
+					size_t k = 0;
+					for (size_t w = 0; w < nw; w++)
+						k += (size_t)__builtin_popcountll(a[w] & b[w]);
+					out[i * n + j] = out[j * n + i] =
+						ratio(k, cnt[i] + cnt[j] - k);
+				}
+			}
+		}
 }
 
-static void upper_generic(const ctx_bits *c, const size_t *cnt, double *out)
+static void tiles_generic(const ctx_bits *c, const size_t *cnt, double *out)
 {
-	for (size_t i = 0; i < c->n; i++)
-		upper_row(c, cnt, i, out);
+	tiles(c, cnt, out);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define JAC_DISPATCH 1
-__attribute__((target("popcnt"))) static void upper_popcnt(const ctx_bits *c, const size_t *cnt,
+__attribute__((target("popcnt"))) static void tiles_popcnt(const ctx_bits *c, const size_t *cnt,
 							   double *out)
 {
-	for (size_t i = 0; i < c->n; i++)
-		upper_row(c, cnt, i, out);
+	tiles(c, cnt, out);
 }
 #endif
 
@@ -54,19 +61,10 @@ void jac_matrix(const ctx_bits *c, double *out)
 		cnt[i] = ctx_bcount(ctx_row(c, i), c->words);
 #ifdef JAC_DISPATCH
 	if (__builtin_cpu_supports("popcnt"))
-		upper_popcnt(c, cnt, out);
+		tiles_popcnt(c, cnt, out);
 	else
 #endif
-		upper_generic(c, cnt, out);
-	/* Mirror in square tiles so both the rows read and the columns written stay in cache. */
-	enum { TILE = 64 };
-	for (size_t bi = 0; bi < n; bi += TILE)
-		for (size_t bj = bi; bj < n; bj += TILE)
-			for (size_t i = bi; i < bi + TILE && i < n; i++) {
-				size_t j0 = bj > i + 1 ? bj : i + 1;
-				for (size_t j = j0; j < bj + TILE && j < n; j++)
-					out[j * n + i] = out[i * n + j];
-			}
+		tiles_generic(c, cnt, out);
 	for (size_t i = 0; i < n; i++)
 		out[i * n + i] = 1.0;
 	free(cnt);
