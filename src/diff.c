@@ -14,6 +14,7 @@ typedef struct myers {
 	const uint64_t *a, *b;
 	ptrdiff_t *vf, *vb; /* furthest x per diagonal k = x - y, forward and backward */
 	ptrdiff_t off;      /* vf[k + off] */
+	ptrdiff_t max_cost; /* differences searched per split before settling for the furthest */
 	diff_script *out;
 } myers;
 
@@ -36,7 +37,10 @@ static void emit(diff_script *s, int kind, size_t a, size_t b, size_t n)
 
 /* A point on an optimal path through [a0,a1) × [b0,b1), which differ at both ends. It is where
  * the furthest-reaching forward and backward paths first overlap (the end of the middle snake
- * on the side that found the overlap), so the two halves each hold about half the differences. */
+ * on the side that found the overlap), so the two halves each hold about half the differences.
+ * Past max_cost differences without an overlap, it settles for the furthest point reached
+ * (forward or backward, whichever got further): a point on a valid path, not always an
+ * optimal one, so the cost per split stays O((N+M)·max_cost). */
 static void split(myers *m, size_t a0, size_t a1, size_t b0, size_t b1, size_t *sx, size_t *sy)
 {
 	const uint64_t *A = m->a + a0, *B = m->b + b0;
@@ -48,7 +52,7 @@ static void split(myers *m, size_t a0, size_t a1, size_t b0, size_t b1, size_t *
 	/* The ends differ (the caller strips common ends), so no snake leaves either corner. */
 	vf[0] = 0;
 	vb[delta] = N;
-	for (;;) {
+	for (ptrdiff_t d = 1;; d++) {
 		/* Diagonals outside [-M, N] leave the grid: the range stops growing there and the
 		 * neighbour past its edge gets a value that never wins. */
 		if (fmin > dmin)
@@ -91,11 +95,30 @@ static void split(myers *m, size_t a0, size_t a1, size_t b0, size_t b1, size_t *
 				return;
 			}
 		}
+		if (d >= m->max_cost) {
+			ptrdiff_t best = 0, bx = 0, by = 0;
+			for (ptrdiff_t k = fmax; k >= fmin; k -= 2) {
+				ptrdiff_t x = vf[k], y = x - k;
+				if (x <= N && y >= 0 && y <= M && x + y < N + M && x + y > best)
+					best = x + y, bx = x, by = y;
+			}
+			for (ptrdiff_t k = bmax; k >= bmin; k -= 2) {
+				ptrdiff_t x = vb[k], y = x - k;
+				if (x >= 0 && y >= 0 && y <= M && x + y > 0 && N + M - (x + y) > best)
+					best = N + M - (x + y), bx = x, by = y;
+			}
+			if (best > 0) {
+				*sx = a0 + (size_t)bx;
+				*sy = b0 + (size_t)by;
+				return;
+			}
+		}
 	}
 }
 
 /* Once common ends are stripped, both sides non-empty means at least two differences, and each
- * half of the split holds at least one and fewer than all: the recursion ends, O(log D) deep. */
+ * half of the split holds at least one and fewer than all: the recursion ends, O(log D) deep.
+ * (A split cut short by max_cost is neither corner, so both halves are smaller.) */
 static void myers_rec(myers *m, size_t a0, size_t a1, size_t b0, size_t b1)
 {
 	size_t pre = 0;
@@ -123,9 +146,9 @@ static void myers_rec(myers *m, size_t a0, size_t a1, size_t b0, size_t b1)
 }
 
 static void myers_diff(const uint64_t *a, size_t na, const uint64_t *b, size_t nb,
-		       diff_script *out)
+		       ptrdiff_t max_cost, diff_script *out)
 {
-	myers m = { a, b, NULL, NULL, (ptrdiff_t)nb + 1, out };
+	myers m = { a, b, NULL, NULL, (ptrdiff_t)nb + 1, max_cost, out };
 	m.vf = xmalloc((na + nb + 3) * sizeof *m.vf);
 	m.vb = xmalloc((na + nb + 3) * sizeof *m.vb);
 	myers_rec(&m, 0, na, 0, nb);
@@ -150,9 +173,9 @@ static int has_loop(const nlr_entry *x, size_t n)
 	return 0;
 }
 
-/* The region A[a0,a1) / B[b0,b1), none of whose entries match (Myers is minimal). */
+/* The region A[a0,a1) / B[b0,b1), none of whose entries match when the diff was minimal. */
 static void refine_region(diff_script *s, const nlr_entry *a, size_t a0, size_t a1,
-			  const nlr_entry *b, size_t b0, size_t b1)
+			  const nlr_entry *b, size_t b0, size_t b1, ptrdiff_t max_cost)
 {
 	size_t p = a1 - a0, q = b1 - b0;
 	if (!p || !q || !has_loop(a + a0, p) || !has_loop(b + b0, q)) {
@@ -167,14 +190,18 @@ static void refine_region(diff_script *s, const nlr_entry *a, size_t a0, size_t 
 	for (size_t j = 0; j < q; j++)
 		kb[j] = nlr_is_loop(b[b0 + j]) ? (uint64_t)b[b0 + j].sym << 32 : (1ull << 62) | j;
 	diff_script sub = { 0 };
-	myers_diff(ka, p, kb, q, &sub);
+	myers_diff(ka, p, kb, q, max_cost, &sub);
 	size_t ga = 0, gb = 0; /* the start of the current gap, relative */
 	for (size_t h = 0; h < sub.n; h++) {
 		diff_hunk *x = &sub.h[h];
 		if (x->kind != DIFF_SAME)
 			continue;
 		emit_gap(s, a0 + ga, a0 + x->a, b0 + gb, b0 + x->b);
-		emit(s, DIFF_COUNT, a0 + x->a, b0 + x->b, x->n);
+		/* After a search cut short by max_cost a region may hold equal loops */
+		for (size_t i = 0; i < x->n; i++) {
+			size_t ia = a0 + x->a + i, ib = b0 + x->b + i;
+			emit(s, nlr_entry_eq(a[ia], b[ib]) ? DIFF_SAME : DIFF_COUNT, ia, ib, 1);
+		}
 		ga = x->a + x->n;
 		gb = x->b + x->n;
 	}
@@ -184,11 +211,27 @@ static void refine_region(diff_script *s, const nlr_entry *a, size_t a0, size_t 
 	free(kb);
 }
 
-int diff_nlr(const nlr_entry *a, size_t na, const nlr_entry *b, size_t nb, diff_script *out,
-	     dt_err *e)
+/* Cheaper than sqrt() from libm, and as good for a budget. */
+static size_t isqrt(size_t v)
+{
+	size_t r = 0;
+	while ((r + 1) * (r + 1) <= v)
+		r++;
+	return r;
+}
+
+int diff_nlr(const nlr_entry *a, size_t na, const nlr_entry *b, size_t nb, const diff_opts *o,
+	     diff_script *out, dt_err *e)
 {
 	(void)e;
 	memset(out, 0, sizeof *out);
+	ptrdiff_t max_cost = PTRDIFF_MAX;
+	if (!o || !o->minimal) {
+		size_t c = o && o->max_cost ? o->max_cost : isqrt(na + nb);
+		if (!(o && o->max_cost) && c < DIFF_COST_MIN)
+			c = DIFF_COST_MIN;
+		max_cost = c > (size_t)PTRDIFF_MAX ? PTRDIFF_MAX : (ptrdiff_t)c;
+	}
 	out->na = na;
 	out->nb = nb;
 	uint64_t *ka = xmalloc(na * sizeof *ka), *kb = xmalloc(nb * sizeof *kb);
@@ -197,7 +240,7 @@ int diff_nlr(const nlr_entry *a, size_t na, const nlr_entry *b, size_t nb, diff_
 	for (size_t j = 0; j < nb; j++)
 		kb[j] = (uint64_t)b[j].sym << 32 | b[j].count;
 	diff_script raw = { 0 };
-	myers_diff(ka, na, kb, nb, &raw);
+	myers_diff(ka, na, kb, nb, max_cost, &raw);
 	free(ka);
 	free(kb);
 	for (size_t h = 0; h < raw.n;) {
@@ -213,7 +256,7 @@ int diff_nlr(const nlr_entry *a, size_t na, const nlr_entry *b, size_t nb, diff_
 			else
 				b1 = raw.h[h].b + raw.h[h].n;
 		}
-		refine_region(out, a, a0, a1, b, b0, b1);
+		refine_region(out, a, a0, a1, b, b0, b1, max_cost);
 	}
 	diff_script_free(&raw);
 	return 0;

@@ -43,10 +43,23 @@ typedef struct diff_script {
 	size_t na, nb; /* the lengths of A and B */
 } diff_script;
 
-/* The edit script from A to B. Time O((na+nb)·D) for D differences, memory O(na+nb).
- * Returns 0 (the signature leaves room for limits); free with diff_script_free. */
-int diff_nlr(const nlr_entry *a, size_t na, const nlr_entry *b, size_t nb, diff_script *out,
-	     dt_err *e);
+/* Two traces that differ all along cost Myers O((na+nb)·D), seconds for D in the tens of
+ * thousands. As git's Myers does, the search for each split stops after max_cost differences
+ * and takes the furthest point reached: the script stays valid (it turns A into B) but may
+ * then be longer than the shortest. Traces that differ in a few places (D below the budget)
+ * always get the shortest script. */
+#define DIFF_COST_MIN 256
+
+typedef struct diff_opts {
+	int minimal;     /* always the shortest script, whatever it costs (git diff --minimal) */
+	size_t max_cost; /* the budget per split; 0: max(DIFF_COST_MIN, √(na+nb)) */
+} diff_opts;
+
+/* The edit script from A to B. o may be NULL (the defaults). Time O((na+nb)·D) for D
+ * differences (minimal), at most about O((na+nb)·max_cost·log D) otherwise; memory O(na+nb).
+ * Returns 0 (the signature leaves room for failures); free with diff_script_free. */
+int diff_nlr(const nlr_entry *a, size_t na, const nlr_entry *b, size_t nb, const diff_opts *o,
+	     diff_script *out, dt_err *e);
 void diff_script_free(diff_script *s);
 
 /* ---- rows: the side-by-side alignment, shared by the renderers and the interface ---------- */

@@ -128,16 +128,32 @@ static nlr_entry rnd_entry(uint32_t nsym)
 	return (nlr_entry){ NLR_LOOP | (v % 2), 2 + rnd(3) };
 }
 
+/* rounds where a small budget gave a script longer than the shortest */
+static int cut_short;
+
 static void one_random(const nlr_entry *a, size_t na, const nlr_entry *b, size_t nb)
 {
 	diff_script s;
 	dt_err e;
 	dt_err_clear(&e);
-	CHECK(diff_nlr(a, na, b, nb, &s, &e) == 0);
+	diff_opts minimal = { 1, 0 };
+	CHECK(diff_nlr(a, na, b, nb, &minimal, &s, &e) == 0);
 	CHECK(s.na == na && s.nb == nb);
 	size_t common = check_script(a, na, b, nb, &s);
-	CHECK_EQ_INT(common, lcs(a, na, b, nb, nlr_entry_eq));
+	size_t want = lcs(a, na, b, nb, nlr_entry_eq);
+	CHECK_EQ_INT(common, want);
 	check_regions(a, b, &s);
+	diff_script_free(&s);
+	/* the default budget (>= 256) is never reached here: the same, shortest script */
+	CHECK(diff_nlr(a, na, b, nb, NULL, &s, &e) == 0);
+	CHECK_EQ_INT(check_script(a, na, b, nb, &s), want);
+	diff_script_free(&s);
+	/* a tiny budget: still a valid script from A to B, perhaps not the shortest */
+	diff_opts tight = { 0, 1 + (na + nb) % 3 };
+	CHECK(diff_nlr(a, na, b, nb, &tight, &s, &e) == 0);
+	common = check_script(a, na, b, nb, &s);
+	CHECK(common <= want);
+	cut_short += common < want;
 	diff_script_free(&s);
 }
 
@@ -182,6 +198,7 @@ static void test_random(void)
 		}
 		one_random(a, na, b, nb);
 	}
+	CHECK(cut_short > 0); /* the budget does cut searches short */
 }
 
 #define F(x) ((nlr_entry){ (x), 1 })
@@ -193,16 +210,16 @@ static void test_edges(void)
 	dt_err e;
 	dt_err_clear(&e);
 	nlr_entry a[4] = { F(1), L(3, 6), F(2), F(1) };
-	CHECK(diff_nlr(a, 4, a, 4, &s, &e) == 0);
+	CHECK(diff_nlr(a, 4, a, 4, NULL, &s, &e) == 0);
 	CHECK(s.n == 1 && s.h[0].kind == DIFF_SAME && s.h[0].n == 4);
 	diff_script_free(&s);
-	CHECK(diff_nlr(NULL, 0, NULL, 0, &s, &e) == 0);
+	CHECK(diff_nlr(NULL, 0, NULL, 0, NULL, &s, &e) == 0);
 	CHECK_EQ_INT(s.n, 0);
 	diff_script_free(&s);
-	CHECK(diff_nlr(a, 4, NULL, 0, &s, &e) == 0);
+	CHECK(diff_nlr(a, 4, NULL, 0, NULL, &s, &e) == 0);
 	CHECK(s.n == 1 && s.h[0].kind == DIFF_ONLY_A && s.h[0].n == 4);
 	diff_script_free(&s);
-	CHECK(diff_nlr(NULL, 0, a, 4, &s, &e) == 0);
+	CHECK(diff_nlr(NULL, 0, a, 4, NULL, &s, &e) == 0);
 	CHECK(s.n == 1 && s.h[0].kind == DIFF_ONLY_B && s.h[0].n == 4);
 	diff_script_free(&s);
 }
@@ -214,7 +231,7 @@ static void test_count_change(void)
 	dt_err_clear(&e);
 	/* A's L3^6 against B's L3^4: one changed entry */
 	nlr_entry a[3] = { F(1), L(3, 6), F(2) }, b[3] = { F(1), L(3, 4), F(2) };
-	CHECK(diff_nlr(a, 3, b, 3, &s, &e) == 0);
+	CHECK(diff_nlr(a, 3, b, 3, NULL, &s, &e) == 0);
 	CHECK_EQ_INT(s.n, 3);
 	CHECK(s.h[1].kind == DIFF_COUNT && s.h[1].a == 1 && s.h[1].b == 1 && s.h[1].n == 1);
 	diff_row *r;
@@ -231,7 +248,7 @@ static void test_count_change(void)
 	 * A: f L3^6 h L5^2 g ; B: f x L3^4 L5^3 g */
 	nlr_entry c[5] = { F(1), L(3, 6), F(7), L(5, 2), F(2) };
 	nlr_entry d[5] = { F(1), F(8), L(3, 4), L(5, 3), F(2) };
-	CHECK(diff_nlr(c, 5, d, 5, &s, &e) == 0);
+	CHECK(diff_nlr(c, 5, d, 5, NULL, &s, &e) == 0);
 	int kinds[] = { DIFF_SAME, DIFF_ONLY_B, DIFF_COUNT, DIFF_ONLY_A, DIFF_COUNT, DIFF_SAME };
 	CHECK_EQ_INT(s.n, 6);
 	for (size_t i = 0; i < s.n && i < 6; i++)
@@ -241,7 +258,7 @@ static void test_count_change(void)
 
 	/* crossing loops: only one of L3, L5 can pair in order */
 	nlr_entry p[2] = { L(3, 2), L(5, 2) }, q[2] = { L(5, 3), L(3, 3) };
-	CHECK(diff_nlr(p, 2, q, 2, &s, &e) == 0);
+	CHECK(diff_nlr(p, 2, q, 2, NULL, &s, &e) == 0);
 	size_t pairs = 0;
 	for (size_t i = 0; i < s.n; i++)
 		pairs += s.h[i].kind == DIFF_COUNT ? s.h[i].n : 0;
@@ -292,7 +309,7 @@ static char *render(render_fn fn, const nlr_entry *a, size_t na, const nlr_entry
 	diff_script s;
 	dt_err e;
 	dt_err_clear(&e);
-	CHECK(diff_nlr(a, na, b, nb, &s, &e) == 0);
+	CHECK(diff_nlr(a, na, b, nb, NULL, &s, &e) == 0);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);

@@ -1,0 +1,273 @@
+/* bench_diff.c: how fast diffNLR compares two long traces, next to diff and git diff on the
+ * same traces as text.
+ *
+ * Builds two synthetic traces of N events (default 10^7, bench/workload.h) that differ in a few
+ * planted places (an extra MPI call, a kernel iteration missing, a collective replaced, a
+ * changed time step count), compresses both with the NLR module into one loop table, and
+ * prints:
+ *   - the NLR lengths and the compression time (for scale; it happens once per trace, at
+ *     analysis time);
+ *   - the diffNLR time (best of several runs), with the changes it found, and its folded
+ *     side-by-side rendering;
+ *   - `diff` and `git diff --no-index` on the decoded text (one function name per line, `[ret]`
+ *     for a return) of the same two traces, each timed as a whole command;
+ *   - the diffNLR time on a harder pair: A against a trace from another seed, whose irregular
+ *     iterations fall elsewhere, so that the NLR forms differ all along.
+ * Usage: bench_diff [N] */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "diff.h"
+#include "nlr.h"
+#include "util.h"
+#include "workload.h"
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static const char *fname(void *ctx, uint32_t fid)
+{
+	static const struct {
+		uint32_t id;
+		const char *name;
+	} known[] = {
+		{ 0, "[ret]" },          { 10, "timestep" },   { 20, "compute" },
+		{ 30, "kernel" },        { 40, "helper" },     { 50, "MPI_Allreduce" },
+		{ 51, "PMPI_Allreduce" }, { 52, "MPI_Bcast" },  { 53, "MPI_Barrier" },
+		{ 60, "MPI_Send" },
+	};
+	char *buf = ctx; /* one name at a time: enough for printing */
+	for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+		if (known[i].id == fid)
+			return known[i].name;
+	snprintf(buf, 32, "rare_%u", (unsigned)fid);
+	return buf;
+}
+
+/* The first i >= from where ev[i..i+len) equals pat. */
+static size_t find(const uint32_t *ev, size_t n, size_t from, const uint32_t *pat, size_t len)
+{
+	for (size_t i = from; i + len <= n; i++)
+		if (!memcmp(ev + i, pat, len * sizeof *pat))
+			return i;
+	fprintf(stderr, "bench_diff: pattern not found; N too small\n");
+	exit(1);
+}
+
+/* B = A with planted changes, each one well nested. Returns B's length. */
+static size_t plant(const uint32_t *a, size_t n, uint32_t *b)
+{
+	size_t nb = 0, at = 0;
+	/* 1. at 20%: an extra MPI_Send before a time step */
+	static const uint32_t step[] = { 10 };
+	size_t p1 = find(a, n, n / 5, step, 1);
+	/* 2. at 50%: one kernel iteration missing (its inner loop runs 15 times, not 16) */
+	static const uint32_t iter[] = { 30, 40, 0, 0 };
+	size_t p2 = find(a, n, n / 2, iter, 4);
+	/* 3. at 80%: an MPI_Bcast that is an MPI_Barrier instead */
+	static const uint32_t bcast[] = { 52, 0 };
+	size_t p3 = find(a, n, n / 5 * 4, bcast, 2);
+	/* 4. near the end: the trace stops one time step early (a killed process) */
+	size_t p4 = n;
+	for (size_t i = n; i-- > n - n / 100;)
+		if (a[i] == 10) {
+			p4 = i;
+			break;
+		}
+	memcpy(b, a, p1 * sizeof *a);
+	nb = at = p1;
+	b[nb++] = 60;
+	b[nb++] = 0;
+	memcpy(b + nb, a + at, (p2 - at) * sizeof *a);
+	nb += p2 - at;
+	at = p2 + 4;
+	memcpy(b + nb, a + at, (p3 - at) * sizeof *a);
+	nb += p3 - at;
+	b[nb++] = 53;
+	at = p3 + 1;
+	memcpy(b + nb, a + at, (p4 - at) * sizeof *a);
+	nb += p4 - at;
+	return nb;
+}
+
+static void write_text(const char *path, const uint32_t *ev, size_t n)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	char nb[32];
+	for (size_t i = 0; i < n; i++) {
+		fputs(fname(nb, ev[i]), f);
+		fputc('\n', f);
+	}
+	if (fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+}
+
+/* Runs cmd through the shell; returns the wall time, and its exit status in *st. */
+static double timed(const char *cmd, int *st)
+{
+	double t0 = now();
+	int r = system(cmd);
+	double t = now() - t0;
+	*st = r >= 0 && WIFEXITED(r) ? WEXITSTATUS(r) : -1;
+	return t;
+}
+
+static int dbl_cmp(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+/* Runs the diff for about a second (5 to 1000 runs); returns the best time, *med the median. */
+static double time_diff(const nlr_entry *a, size_t na, const nlr_entry *b, size_t nb,
+			const diff_opts *o, diff_script *s, double *med)
+{
+	double t[1000];
+	int reps = 0;
+	dt_err e;
+	dt_err_clear(&e);
+	for (double start = now(); reps < 5 || (now() - start < 1.0 && reps < 1000); reps++) {
+		diff_script_free(s);
+		double t0 = now();
+		diff_nlr(a, na, b, nb, o, s, &e);
+		t[reps] = now() - t0;
+	}
+	qsort(t, (size_t)reps, sizeof *t, dbl_cmp);
+	*med = t[reps / 2];
+	return t[0];
+}
+
+static void print_stats(const char *what, const diff_script *s, double best, double med)
+{
+	diff_row *rows;
+	size_t nrows;
+	diff_stats st;
+	diff_rows(s, &rows, &nrows, &st);
+	free(rows);
+	printf("%s: %.3f ms best, %.3f ms median: %zu hunks; %zu same, %zu loop counts changed, "
+	       "%zu replaced, %zu only in A, %zu only in B\n", what, best * 1e3, med * 1e3, s->n,
+	       st.same, st.count, st.replace, st.left, st.right);
+}
+
+int main(int argc, char **argv)
+{
+	size_t n = argc > 1 ? (size_t)strtoull(argv[1], NULL, 10) : 10000000u;
+	if (n < 10000) {
+		fprintf(stderr, "usage: bench_diff [N >= 10000]\n");
+		return 2;
+	}
+	uint32_t *a = xmalloc(n * sizeof *a), *b = xmalloc((n + 8) * sizeof *b);
+	workload_fill(a, n, 42);
+	size_t nb = plant(a, n, b);
+	printf("traces: A %zu events, B %zu events (B = A + an MPI_Send at 20%%, - one kernel "
+	       "iteration at 50%%,\n        MPI_Bcast -> MPI_Barrier at 80%%, one time step "
+	       "fewer at the end)\n\n", n, nb);
+
+	dt_err e;
+	dt_err_clear(&e);
+	nlr_table *t = nlr_table_new();
+	nlr_entry *la, *lb;
+	size_t nla, nlb;
+	double t0 = now();
+	if (nlr_compress(t, NULL, a, n, &la, &nla, &e) || nlr_compress(t, NULL, b, nb, &lb, &nlb, &e)) {
+		fprintf(stderr, "bench_diff: nlr: %s\n", e.msg);
+		return 1;
+	}
+	double tnlr = now() - t0;
+	printf("NLR (K = 10, one loop table): A %zu entries, B %zu entries, %u loop bodies; "
+	       "%.2f s for both traces\n", nla, nlb, nlr_table_count(t), tnlr);
+
+	diff_script s = { 0 };
+	double med, best = time_diff(la, nla, lb, nlb, NULL, &s, &med);
+	print_stats("diffNLR", &s, best, med);
+	putchar('\n');
+
+	char nbuf[32];
+	diff_render_opts o;
+	diff_render_opts_init(&o);
+	o.label_a = "A (normal)";
+	o.label_b = "B (faulty)";
+	o.name = fname;
+	o.ctx = nbuf;
+	o.width = 100;
+	o.fold = 1;
+	o.context = 1;
+	if (diff_render_side(stdout, la, lb, &s, &o, &e))
+		fprintf(stderr, "bench_diff: %s\n", e.msg);
+	fflush(stdout);
+
+	char dir[] = "/tmp/dt-bench-diff-XXXXXX";
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	char pa[64], pb[64], cmd[512];
+	snprintf(pa, sizeof pa, "%s/A.txt", dir);
+	snprintf(pb, sizeof pb, "%s/B.txt", dir);
+	write_text(pa, a, n);
+	write_text(pb, b, nb);
+	int rc;
+	printf("\nthe same traces as text, one function per line:\n");
+	snprintf(cmd, sizeof cmd, "diff %s %s > %s/diff.out", pa, pb, dir);
+	double tdiff = timed(cmd, &rc);
+	snprintf(cmd, sizeof cmd, "wc -l < %s/diff.out", dir);
+	FILE *p = popen(cmd, "r");
+	long lines = -1;
+	if (p) {
+		if (fscanf(p, "%ld", &lines) != 1)
+			lines = -1;
+		pclose(p);
+	}
+	printf("  diff                  %9.3f ms  (exit %d, %ld lines of output)\n", tdiff * 1e3, rc,
+	       lines);
+	snprintf(cmd, sizeof cmd, "git diff --no-index %s %s > %s/git.out", pa, pb, dir);
+	double tgit = timed(cmd, &rc);
+	printf("  git diff --no-index   %9.3f ms  (exit %d)\n", tgit * 1e3, rc);
+	printf("  diffNLR               %9.3f ms  (%.0fx faster than diff, %.0fx than git diff)\n",
+	       best * 1e3, tdiff / best, tgit / best);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "bench_diff: could not remove %s\n", dir);
+
+	/* A harder case: another seed puts the irregular iterations elsewhere all along the
+	 * trace, so the NLR forms differ in many places (Myers is O((N+M)·D)). */
+	diff_script_free(&s);
+	workload_fill(b, n, 43);
+	nlr_entry *lc;
+	size_t nlc;
+	if (nlr_compress(t, NULL, b, n, &lc, &nlc, &e)) {
+		fprintf(stderr, "bench_diff: nlr: %s\n", e.msg);
+		return 1;
+	}
+	best = time_diff(la, nla, lc, nlc, NULL, &s, &med);
+	printf("\nmany differences (B from another seed: %zu entries):\n", nlc);
+	print_stats("diffNLR (default budget)", &s, best, med);
+	diff_opts minimal = { 1, 0 };
+	best = time_diff(la, nla, lc, nlc, &minimal, &s, &med);
+	print_stats("diffNLR (minimal)       ", &s, best, med);
+	free(lc);
+
+	diff_script_free(&s);
+	free(la);
+	free(lb);
+	nlr_table_free(t);
+	free(a);
+	free(b);
+	return 0;
+}
