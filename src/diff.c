@@ -15,7 +15,6 @@ typedef struct myers {
 	ptrdiff_t *vf, *vb; /* furthest x per diagonal k = x - y, forward and backward */
 	ptrdiff_t off;      /* vf[k + off] */
 	ptrdiff_t max_cost; /* differences searched per split before settling for the furthest */
-	diff_script *out;
 } myers;
 
 static void emit(diff_script *s, int kind, size_t a, size_t b, size_t n)
@@ -116,42 +115,70 @@ static void split(myers *m, size_t a0, size_t a1, size_t b0, size_t b1, size_t *
 	}
 }
 
-/* Once common ends are stripped, both sides non-empty means at least two differences, and each
- * half of the split holds at least one and fewer than all: the recursion ends, O(log D) deep.
- * (A split cut short by max_cost is neither corner, so both halves are smaller.) */
-static void myers_rec(myers *m, size_t a0, size_t a1, size_t b0, size_t b1)
+static int piece_cmp(const void *x, const void *y)
 {
-	size_t pre = 0;
-	while (a0 + pre < a1 && b0 + pre < b1 && m->a[a0 + pre] == m->b[b0 + pre])
-		pre++;
-	emit(m->out, DIFF_SAME, a0, b0, pre);
-	a0 += pre;
-	b0 += pre;
-	size_t suf = 0;
-	while (a1 - suf > a0 && b1 - suf > b0 && m->a[a1 - suf - 1] == m->b[b1 - suf - 1])
-		suf++;
-	a1 -= suf;
-	b1 -= suf;
-	if (a0 == a1) {
-		emit(m->out, DIFF_ONLY_B, a0, b0, b1 - b0);
-	} else if (b0 == b1) {
-		emit(m->out, DIFF_ONLY_A, a0, b0, a1 - a0);
-	} else {
-		size_t x, y;
-		split(m, a0, a1, b0, b1, &x, &y);
-		myers_rec(m, a0, x, b0, y);
-		myers_rec(m, x, a1, y, b1);
-	}
-	emit(m->out, DIFF_SAME, a1, b1, suf);
+	const diff_hunk *p = x, *q = y;
+	size_t u = p->a + p->b, v = q->a + q->b;
+	return (u > v) - (u < v);
 }
 
+/* Boxes of the edit graph still to solve, kept on a stack rather than recursing: a split cut
+ * short by max_cost can land near a corner again and again, and recursion would then go as deep
+ * as there are differences. Once common ends are stripped, both sides non-empty means at least
+ * two differences, and a split is never a corner, so every box splits into two smaller ones
+ * and the work ends. The pieces found tile one monotone path through the graph, so each starts
+ * at its own a + b: sorted by that, they are the script in order. */
 static void myers_diff(const uint64_t *a, size_t na, const uint64_t *b, size_t nb,
 		       ptrdiff_t max_cost, diff_script *out)
 {
-	myers m = { a, b, NULL, NULL, (ptrdiff_t)nb + 1, max_cost, out };
+	myers m = { a, b, NULL, NULL, (ptrdiff_t)nb + 1, max_cost };
 	m.vf = xmalloc((na + nb + 3) * sizeof *m.vf);
 	m.vb = xmalloc((na + nb + 3) * sizeof *m.vb);
-	myers_rec(&m, 0, na, 0, nb);
+	diff_hunk *pc = NULL; /* pieces */
+	size_t npc = 0, cappc = 0;
+	size_t (*box)[4] = NULL; /* a0, a1, b0, b1 */
+	size_t nbox = 0, capbox = 0;
+	GROW(box, capbox, 1);
+	box[nbox][0] = 0, box[nbox][1] = na, box[nbox][2] = 0, box[nbox][3] = nb;
+	nbox++;
+	while (nbox) {
+		nbox--;
+		size_t a0 = box[nbox][0], a1 = box[nbox][1], b0 = box[nbox][2], b1 = box[nbox][3];
+		size_t pre = 0, suf = 0;
+		while (a0 + pre < a1 && b0 + pre < b1 && a[a0 + pre] == b[b0 + pre])
+			pre++;
+		while (a1 - suf > a0 + pre && b1 - suf > b0 + pre &&
+		       a[a1 - suf - 1] == b[b1 - suf - 1])
+			suf++;
+		GROW(pc, cappc, npc + 3);
+		if (pre)
+			pc[npc++] = (diff_hunk){ DIFF_SAME, a0, b0, pre };
+		if (suf)
+			pc[npc++] = (diff_hunk){ DIFF_SAME, a1 - suf, b1 - suf, suf };
+		a0 += pre;
+		b0 += pre;
+		a1 -= suf;
+		b1 -= suf;
+		if (a0 == a1 && b0 < b1) {
+			pc[npc++] = (diff_hunk){ DIFF_ONLY_B, a0, b0, b1 - b0 };
+		} else if (b0 == b1 && a0 < a1) {
+			pc[npc++] = (diff_hunk){ DIFF_ONLY_A, a0, b0, a1 - a0 };
+		} else if (a0 < a1) {
+			size_t x, y;
+			split(&m, a0, a1, b0, b1, &x, &y);
+			GROW(box, capbox, nbox + 2);
+			box[nbox][0] = a0, box[nbox][1] = x, box[nbox][2] = b0, box[nbox][3] = y;
+			nbox++;
+			box[nbox][0] = x, box[nbox][1] = a1, box[nbox][2] = y, box[nbox][3] = b1;
+			nbox++;
+		}
+	}
+	if (npc)
+		qsort(pc, npc, sizeof *pc, piece_cmp);
+	for (size_t i = 0; i < npc; i++)
+		emit(out, pc[i].kind, pc[i].a, pc[i].b, pc[i].n);
+	free(pc);
+	free(box);
 	free(m.vf);
 	free(m.vb);
 }
