@@ -423,3 +423,11 @@ const char *store_func_name(store *s, uint32_t id)
 		return s->fnames[id];
 	return "?";
 }
+
+const char *const *store_func_names(store *s, size_t *n)
+{
+	if (!s->fnames_loaded)
+		load_fnames(s);
+	*n = s->nfnames;
+	return (const char *const *)s->fnames;
+}

@@ -72,6 +72,9 @@ int store_trace_get(store *s, int64_t run_id, int proc, int thread, store_trace 
 
 /* Function names. The table is loaded once and kept; ids are dense from 1. */
 const char *store_func_name(store *s, uint32_t id);
+/* The names by id, names[id] (NULL where no function has that id), for ids < *n. The array
+ * belongs to the store and is valid until the next import. */
+const char *const *store_func_names(store *s, size_t *n);
 
 /* ---- writing an import ---- */
 typedef struct store_writer store_writer;

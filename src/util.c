@@ -65,6 +65,8 @@ void grow(void **p, size_t *cap, size_t need, size_t elt)
 
 void buf_put(dt_buf *b, const void *data, size_t n)
 {
+	if (!n)
+		return; /* data may be NULL then */
 	GROW(b->p, b->cap, b->len + n);
 	memcpy(b->p + b->len, data, n);
 	b->len += n;
