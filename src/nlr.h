@@ -4,8 +4,8 @@
  * array of nlr_entry: functions, and loops `L<id>^<count>` whose bodies live in a loop table.
  *
  * The algorithm keeps a stack of entries. After each push it applies, at the top, the rule
- * that spans the fewest entries (the triplet rule first when both span as many), and starts
- * again until none applies:
+ * that spans the fewest entries (the triplet rule first when both span as many; in fact at
+ * most one ever applies at a time), and starts again until none applies:
  *   - triplet: the top 3b entries (1 <= b <= K) are three equal blocks of b entries: they
  *     become one loop, body = the block, count 3;
  *   - extension: the entry b+1 from the top (1 <= b <= K) is a loop of body length b and the
@@ -27,11 +27,16 @@
  * lookup per distinct body, which is tiny next to the events.
  *
  * Streaming. The compressor takes events in blocks of any size and hands over the entries that
- * are finished. An entry only 3K deep can still change (a completed inner loop can collapse a
- * whole nest of open loops above it, each level of which may hold 3K-1 entries), so the
- * compressor keeps a window of entries (default NLR_WINDOW(K), 64 nesting levels of 3K) and,
- * whenever the stack reaches twice the window, emits all but the top window entries. Memory is
- * bounded; the output does not depend on how the events were split into blocks. */
+ * are finished. Being more than 3K entries deep does not make an entry final: a completed
+ * inner loop can collapse a whole nest of open loops in one cascade, and each open level may
+ * hold up to 3K-1 entries (with K = 2, p (q (x y)^3)^3 repeated three times folds 15 entries
+ * at its last event). A cascade climbs one nesting level per step and a nest D levels deep
+ * takes at least 3^D events, so the compressor keeps a window of NLR_WINDOW(K) = 64 levels of
+ * 3K entries: whenever the stack reaches twice the window, all but the top window entries
+ * are emitted, and the rest of the trace is compressed as if the stack started there. Memory
+ * is bounded, the output is lossless in any case and identical to the unbounded algorithm's
+ * unless a rule would have needed an entry below the window, and it does not depend on how
+ * the events were split into blocks. */
 #ifndef DT_NLR_H
 #define DT_NLR_H
 

@@ -315,6 +315,19 @@ static void test_random(void)
 		s = stream(ts, &o, ev, n, &ns);
 		if (!same_entries(a, na, r, nr) || !same_tables(t, tr))
 			diffs++;
+		if (!o.window) {
+			/* the default window changes nothing on these programs: the plain algorithm
+			 * with an unbounded stack gives the same entries */
+			nlr_opts unb = o;
+			unb.window = UINT32_MAX / 4;
+			nlr_table *tu = nlr_table_new();
+			size_t nu;
+			nlr_entry *u = reference(tu, &unb, ev, n, &nu);
+			if (!same_entries(a, na, u, nu))
+				diffs++;
+			free(u);
+			nlr_table_free(tu);
+		}
 		CHECK(same_entries(a, na, s, ns));
 		CHECK(same_tables(t, ts));
 		check_lossless(t, a, na, ev, n);
@@ -346,31 +359,35 @@ static void test_window(void)
 		for (int j = 0; j < 3; j++)
 			strcat(s, "q xy xy xy");
 	}
+	dt_err e;
+	dt_err_clear(&e);
 	size_t n = ev_of(s, ev), nout;
 	nlr_table *t = nlr_table_new();
 	nlr_entry *out = compress(t, 2, ev, n, &nout);
 	char *got = render(t, out, nout, 0);
 	CHECK_EQ_STR(got, "(p - L1^3)^3\n");
-	dt_err e;
 	free(got);
 	free(out);
 
 	/* after emitting, nothing below the cut takes part in a rule: with a window of 2, a b a b
 	 * is cut to a b before each push, so a b a b a b never shows three copies */
 	nlr_opts w2 = { 2, 2, 0 };
-	size_t nw = ev_of("ababab ab", ev);
+	uint32_t ab[16];
+	size_t nab = ev_of("ababab ab", ab);
 	nlr_entry *ow;
-	dt_err_clear(&e);
-	CHECK(nlr_compress(t, &w2, ev, nw, &ow, &nout, &e) == 0);
+	CHECK(nlr_compress(t, &w2, ab, nab, &ow, &nout, &e) == 0);
 	CHECK_EQ_INT(nout, 8);
 	free(ow);
 
 	nlr_opts o = { 2, 6, 0 };
-	dt_err_clear(&e);
 	CHECK(nlr_compress(t, &o, ev, n, &out, &nout, &e) == 0);
 	CHECK(nout > 1);
 	check_lossless(t, out, nout, ev, n);
 	free(out);
+
+	nlr_entry *none;
+	CHECK(nlr_compress(t, NULL, ev, 0, &none, &nout, &e) == 0);
+	CHECK(none == NULL && nout == 0);
 	nlr_table_free(t);
 
 	/* a long stream without repetition is emitted while it is pushed */
@@ -391,6 +408,14 @@ static void test_window(void)
 	v = nlr_comp_take(c, &got_n);
 	CHECK(got_n >= NLR_WINDOW(NLR_K_DEFAULT) && v[got_n - 1].sym == 100000);
 	free(big);
+
+	/* after finish the compressor starts a new trace: nothing of the old one shows */
+	nab = ev_of("ab ab ab", ab);
+	CHECK(nlr_comp_push(c, ab, nab, &e) == 0);
+	nlr_comp_finish(c);
+	v = nlr_comp_take(c, &got_n);
+	CHECK(got_n == 1 && nlr_is_loop(v[0]) && v[0].count == 3);
+	CHECK_EQ_INT(nlr_comp_events(c), 100000 + nab);
 	nlr_comp_free(c);
 	nlr_table_free(t2);
 }
