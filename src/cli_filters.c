@@ -189,6 +189,11 @@ static int show(const filt_lib *l, const char *text)
 	dt_err e;
 	dt_err_clear(&e);
 	filt *f;
+	int one = filt_lib_find(l, text);
+	if (one >= 0) { /* just the file, so that it can be redirected into a new one */
+		print_family(filt_lib_family(l, (size_t)one));
+		return 0;
+	}
 	if (filt_parse(l, text, &f, &e) == 0) {
 		print_header(f);
 		for (size_t i = 0; i < filt_lib_count(l); i++) {
