@@ -89,8 +89,8 @@ static void list(const filt_lib *l, int fmt)
 		dw = w > dw ? w : dw;
 	}
 	if (fmt == OUT_TEXT)
-		printf("%-11s %-8s %3s %-7s %3s %3s  %-*s  %s\n", "NAME", "TOKEN", "BIT", "KIND", "INC",
-		       "EXC", dw, "DESCRIPTION", "FILE");
+		printf("%-11s %-8s %3s %-7s %3s %3s  %-*s  %s\n", "NAME", "TOKEN", "BIT", "KIND",
+		       "INC", "EXC", dw, "DESCRIPTION", "FILE");
 	else if (fmt == OUT_CSV)
 		printf("name,token,bit,kind,includes,excludes,description,file\n");
 	else
@@ -101,14 +101,15 @@ static void list(const filt_lib *l, int fmt)
 		snprintf(bit, sizeof bit, "%d", f->bit);
 		const char *tok = f->token ? f->token : "";
 		if (fmt == OUT_TEXT) {
-			printf("%-11s %-8s %3s %-7s %3zu %3zu  %-*s  %s\n", f->name, *tok ? tok : "-",
-			       f->bit >= 0 ? bit : "-", kind_name(f), f->ninc, f->nexc, dw, f->desc,
-			       f->file);
+			printf("%-11s %-8s %3s %-7s %3zu %3zu  %-*s  %s\n", f->name,
+			       *tok ? tok : "-", f->bit >= 0 ? bit : "-", kind_name(f), f->ninc,
+			       f->nexc, dw, f->desc, f->file);
 		} else if (fmt == OUT_CSV) {
 			cli_csv_str(f->name);
 			putchar(',');
 			cli_csv_str(tok);
-			printf(",%s,%s,%zu,%zu,", f->bit >= 0 ? bit : "", kind_name(f), f->ninc, f->nexc);
+			printf(",%s,%s,%zu,%zu,", f->bit >= 0 ? bit : "", kind_name(f), f->ninc,
+			       f->nexc);
 			cli_csv_str(f->desc);
 			putchar(',');
 			cli_csv_str(f->file);
@@ -288,7 +289,7 @@ int cmd_filters(cli *c, int argc, char **argv)
 	else {
 		dt_err e;
 		dt_err_clear(&e);
-		filt_lib *l;
+		filt_lib *l = NULL;
 		if (load(files, nfiles, &l, &e)) {
 			r = cli_fail(&e);
 		} else {

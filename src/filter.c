@@ -285,7 +285,8 @@ static int key_line(struct parse *p, const char *key, size_t klen, int kcol, con
 				 "the first line must be 'name: NAME'");
 	if (KEY("description")) {
 		if (p->seen_desc++)
-			return dt_err_lc(p->e, p->file, p->line, kcol, "a second 'description:' line");
+			return dt_err_lc(p->e, p->file, p->line, kcol,
+					 "a second 'description:' line");
 		f->desc = xstrndup(v, n);
 		return 0;
 	}
@@ -304,7 +305,8 @@ static int key_line(struct parse *p, const char *key, size_t klen, int kcol, con
 			b = b * 10 + (v[i] - '0');
 		}
 		if (b >= FILT_NBITS)
-			return dt_err_lc(p->e, p->file, p->line, col, "a bit is a number from 0 to 15");
+			return dt_err_lc(p->e, p->file, p->line, col,
+					 "a bit is a number from 0 to 15");
 		f->bit = b;
 		f->bit_line = p->line;
 		return 0;
@@ -350,8 +352,8 @@ static int family_check(struct parse *p)
 	if (!f->name)
 		return dt_err_at(p->e, p->file, -1, "no 'name:' line: not a filter family");
 	if (!f->desc)
-		return dt_err_lc(p->e, p->file, f->line, 1, "family '%s' has no 'description:' line",
-				 f->name);
+		return dt_err_lc(p->e, p->file, f->line, 1,
+				 "family '%s' has no 'description:' line", f->name);
 	if ((f->bit == 0 || f->bit == 1) && f->kind != FILT_REMOVE)
 		return dt_err_lc(p->e, p->file, f->bit_line, 1,
 				 "bits 0 and 1 are the paper's removal bits: this family needs "
@@ -408,8 +410,8 @@ static int parse_family(const char *text, size_t len, const char *file, filt_fam
 		while (v < b && is_blank(s[v]))
 			v++;
 		if (v == b) {
-			dt_err_lc(e, file, p.line, (int)v + 1, "'%.*s:' needs a value", (int)(k - a),
-				  s + a);
+			dt_err_lc(e, file, p.line, (int)v + 1, "'%.*s:' needs a value",
+				  (int)(k - a), s + a);
 			goto fail;
 		}
 		if (key_line(&p, s + a, k - a, (int)a + 1, s + v, b - v, (int)v + 1))
@@ -609,7 +611,8 @@ static int family_with_bit(const filt_lib *l, int bit)
 
 static int name_order(const void *a, const void *b)
 {
-	return strcmp((*(const filt_family *const *)a)->name, (*(const filt_family *const *)b)->name);
+	const filt_family *x = *(const filt_family *const *)a, *y = *(const filt_family *const *)b;
+	return strcmp(x->name, y->name);
 }
 
 static void make_names(filt *f)
@@ -663,7 +666,8 @@ static int finish(filt *f, const char *text, filt **out, dt_err *e)
 			keeps = 1;
 	if (!keeps) {
 		filt_free(f);
-		return dt_errf(e, DT_EUSAGE, "filter '%s' chooses no family that keeps calls", text);
+		return dt_errf(e, DT_EUSAGE, "filter '%s' chooses no family that keeps calls",
+			       text);
 	}
 	make_names(f);
 	*out = f;
@@ -695,8 +699,8 @@ int filt_from_names(const filt_lib *l, const char *names, filt **out, dt_err *e)
 			n--;
 		if (n) {
 			char name[FILT_NAME_MAX + 1];
-			snprintf(name, sizeof name, "%.*s", (int)(n > FILT_NAME_MAX ? FILT_NAME_MAX : n),
-				 s);
+			int w = (int)(n > FILT_NAME_MAX ? FILT_NAME_MAX : n);
+			snprintf(name, sizeof name, "%.*s", w, s);
 			int i = n <= FILT_NAME_MAX ? filt_lib_find(l, name) : -1;
 			if (i < 0)
 				return unknown(l, f, "family", s, n, e);
@@ -838,7 +842,8 @@ int filt_bits(const filt *f, char *buf, dt_err *e)
 			continue;
 		if (x->bit < 0)
 			return dt_errf(e, DT_EUSAGE,
-				       "family '%s' has no bit: filter %s has no 16-character string",
+				       "family '%s' has no bit: filter %s has no 16-character "
+				       "string",
 				       x->name, f->canon);
 		buf[x->bit] = x->bit < 2 ? '0' : '1';
 	}

@@ -126,14 +126,17 @@ static void test_parse_errors(void)
 		{ "name: x\ndescription: d\nbit: 0\ninclude: a\n", "bad.filter:3:1: bits 0 and 1" },
 		{ "name: x\ndescription: d\nbit: 5\nkind: remove\n",
 		  "bad.filter:3:1: a 'kind: remove' family can only have bit 0 or 1" },
-		{ "name: x\ndescription: d\nbit: 15\ntoken: x\n", "bad.filter:4:1: bits 0, 1 and 15" },
+		{ "name: x\ndescription: d\nbit: 15\ntoken: x\n",
+		  "bad.filter:4:1: bits 0, 1 and 15" },
 		{ "name: x\ndescription: d\nkind: maybe\n", "bad.filter:3:7: kind is 'keep' or" },
 		{ "name: x\ndescription: d\nreturns: yes\ninclude: a\n",
 		  "bad.filter:3:1: a 'returns: yes' family" },
 		{ "name: x\ndescription: d\nreturns: 1\n", "bad.filter:3:10: returns is 'yes'" },
 		{ "name: a\ndescription: d\nname: b\n", "bad.filter:3:1: one family per file" },
-		{ "name: a\ndescription: d\ndescription: e\n", "bad.filter:3:1: a second 'description:'" },
-		{ "description: d\nname: a\n", "bad.filter:1:1: the first line must be 'name: NAME'" },
+		{ "name: a\ndescription: d\ndescription: e\n",
+		  "bad.filter:3:1: a second 'description:'" },
+		{ "description: d\nname: a\n",
+		  "bad.filter:1:1: the first line must be 'name: NAME'" },
 		{ "# nothing here\n\n", "bad.filter: no 'name:' line" },
 		{ "name: x\n", "bad.filter:1:1: family 'x' has no 'description:' line" },
 		{ "name: x\ndescription: d\ninclude: a\0b\n", "bad.filter:3:11: NUL byte" },
@@ -150,7 +153,8 @@ static void test_parse_errors(void)
 		char m[1400];
 		dt_err_format(&e, m, sizeof m);
 		if (strncmp(m, bad[i].want, strlen(bad[i].want))) {
-			fprintf(stderr, "case %zu: got \"%s\", want \"%s...\"\n", i, m, bad[i].want);
+			fprintf(stderr, "case %zu: got \"%s\", want \"%s...\"\n", i, m,
+				bad[i].want);
 			check_failures++;
 		}
 		CHECK_EQ_INT(filt_lib_count(l), 0); /* nothing half-added */
@@ -176,8 +180,9 @@ static const struct family_case cases[] = {
 	    "bzero" },
 	  { "printf", "freeaddrinfo", "strlen", "MPI_Send", "frees", "compute", "fread" } },
 	{ "network",
-	  { "socket", "connect", "send", "recv", "recvfrom", "sendmsg@plt", "mca_btl_tcp_endpoint_send",
-	    "tcp_connect", "ibv_post_send", "ucp_tag_send_nb", "fi_send", "getaddrinfo", "htonl",
+	  { "socket", "connect", "send", "recv", "recvfrom", "sendmsg@plt",
+	    "mca_btl_tcp_endpoint_send", "tcp_connect", "ibv_post_send", "ucp_tag_send_nb",
+	    "fi_send", "getaddrinfo", "htonl",
 	    "accept4", "setsockopt", "socketpair" },
 	  { "sched_getcpu", "MPI_Send", "MPI_Recv", "sendfile", "printf", "resend" } },
 	{ "poll",
@@ -244,9 +249,11 @@ static const struct family_case cases[] = {
 static void test_shipped(void)
 {
 	filt_lib *l = lib_shipped();
-	static const char *const names[] = { "returns", "dotplt", "plt", "memory", "network",
-					      "poll", "string", "mpi", "mpiall", "mpicol", "mpisr",
-					      "ompcrit", "ompmutex", "ompall", "custom", "everything" };
+	static const char *const names[] = {
+		"returns", "dotplt", "plt",     "memory",   "network", "poll",   "string", "mpi",
+		"mpiall",  "mpicol", "mpisr",   "ompcrit",  "ompmutex", "ompall", "custom",
+		"everything",
+	};
 	/* every bit of the paper's string has its family, in bit order */
 	CHECK_EQ_INT(filt_lib_count(l), 16);
 	for (int b = 0; b < FILT_NBITS; b++) {
@@ -261,13 +268,15 @@ static void test_shipped(void)
 		filt *f = parse_ok(l, cases[c].family);
 		for (size_t i = 0; cases[c].yes[i]; i++) {
 			if (keeps(f, cases[c].yes[i]) != 1) {
-				fprintf(stderr, "%s should keep %s\n", cases[c].family, cases[c].yes[i]);
+				fprintf(stderr, "%s should keep %s\n", cases[c].family,
+					cases[c].yes[i]);
 				check_failures++;
 			}
 		}
 		for (size_t i = 0; cases[c].no[i]; i++) {
 			if (keeps(f, cases[c].no[i]) != 0) {
-				fprintf(stderr, "%s should drop %s\n", cases[c].family, cases[c].no[i]);
+				fprintf(stderr, "%s should drop %s\n", cases[c].family,
+					cases[c].no[i]);
 				check_failures++;
 			}
 		}
@@ -633,7 +642,8 @@ static void test_explain(void)
 	CHECK(w.copies == 0 && w.removed && w.fam && !strcmp(w.fam->name, "dotplt"));
 	filt_free(f);
 
-	/* exclude patterns apply to the whole filter: the union of the includes minus any exclude */
+	/* exclude patterns apply to the whole filter: the union of the includes minus any
+	 * exclude */
 	const char *nodebug = "name: nodebug\ndescription: no debug helpers\nexclude: _debug$\n";
 	CHECK(filt_lib_parse(l, nodebug, strlen(nodebug), "nodebug.filter", &e) == 0);
 	f = parse_ok(l, "mpi,nodebug");
