@@ -252,7 +252,8 @@ size_t attrs_add_keys(attrs_set *s, const attrs_key *keys, size_t nkeys)
 		}
 		row[i] = *slot - 1;
 	}
-	qsort(row, nkeys, sizeof *row, cmp_u32);
+	if (nkeys) /* row may be NULL for an object with no attribute */
+		qsort(row, nkeys, sizeof *row, cmp_u32);
 	size_t k = 0; /* a caller's repeated key counts once */
 	for (size_t i = 0; i < nkeys; i++)
 		if (!k || row[i] != row[k - 1])

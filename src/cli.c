@@ -20,6 +20,14 @@ static const char usage[] =
 	"  traces   list the traces of a run\n"
 	"  show     print the events of one trace\n"
 	"  rm       remove runs from the store\n"
+	"  filters  list the filter families, show them, test which functions they keep\n"
+	"  analyze  filter, compress (NLR) and compare the traces of runs; cache the results\n"
+	"  classes  the equivalence classes of a run's traces\n"
+	"  jsm      the Jaccard similarity matrix of a run's traces\n"
+	"  lattice  the concept lattice of a run's traces and attributes\n"
+	"  nlr      one trace compressed into nested loops\n"
+	"  rank     the traces whose similarity changed most between a normal and a faulty run\n"
+	"  diff     two traces side by side (diffNLR)\n"
 	"\n"
 	"Options:\n"
 	"  -d, --db STORE  the store file (default: $DIFFTRACE_DB, else ./difftrace.db)\n"
@@ -33,7 +41,9 @@ static const struct verb {
 	int (*fn)(cli *, int, char **);
 } verbs[] = {
 	{ "import", cmd_import }, { "runs", cmd_runs }, { "traces", cmd_traces },
-	{ "show", cmd_show },     { "rm", cmd_rm },
+	{ "show", cmd_show },     { "rm", cmd_rm },           { "analyze", cmd_analyze },
+	{ "classes", cmd_classes }, { "jsm", cmd_jsm },       { "lattice", cmd_lattice },
+	{ "filters", cmd_filters }, { "nlr", cmd_nlr },       { "rank", cmd_rank },       { "diff", cmd_diff },
 };
 
 int cli_fail(const dt_err *e)

@@ -46,6 +46,14 @@ int cmd_runs(cli *c, int argc, char **argv);
 int cmd_traces(cli *c, int argc, char **argv);
 int cmd_show(cli *c, int argc, char **argv);
 int cmd_rm(cli *c, int argc, char **argv);
+int cmd_filters(cli *c, int argc, char **argv);
+int cmd_analyze(cli *c, int argc, char **argv);
+int cmd_classes(cli *c, int argc, char **argv);
+int cmd_jsm(cli *c, int argc, char **argv);
+int cmd_lattice(cli *c, int argc, char **argv);
+int cmd_nlr(cli *c, int argc, char **argv);
+int cmd_rank(cli *c, int argc, char **argv);
+int cmd_diff(cli *c, int argc, char **argv);
 
 #define CLI_HELP_DONE (-100)
 

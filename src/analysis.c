@@ -1,0 +1,711 @@
+/* analysis.c: running the pipeline on a run (filter, NLR, attributes, JSM, classes, lattice)
+ * and caching the results; reading them back. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "fca.h"
+#include "filter.h"
+#include "jaccard.h"
+#include "nlr.h"
+#include "ptrange.h"
+#include "util.h"
+
+#define AN_BLOCK 65536
+
+/* ---- the per-trace work, on worker threads ---- */
+
+struct an_job {
+	const store_trace *t;
+	nlr_table *loops;  /* this trace's own table, merged into the store's in trace order */
+	nlr_entry *ent;
+	size_t nent;
+	uint64_t nfiltered;
+	dt_err err;
+	int failed;
+};
+
+struct an_pool {
+	const char *path;
+	const filt_table *keep;
+	nlr_opts nopts;
+	struct an_job *jobs;
+	size_t njobs, next;
+	uint64_t done_events, total_events;
+	pthread_mutex_t mu;
+	int stop;
+	const an_params *p;
+};
+
+static int an_trace(struct an_pool *pool, store *s, struct an_job *j, uint32_t *in, uint32_t *out)
+{
+	store_cursor *c = NULL;
+	nlr_comp *comp = NULL;
+	filt_stream fs;
+	filt_stream_init(&fs, pool->keep);
+	dt_buf ent = { 0 };
+	int rc = -1;
+	j->loops = nlr_table_new();
+	if (store_cursor_open(s, j->t, 0, &c, &j->err))
+		goto out;
+	if (!(comp = nlr_comp_new(j->loops, &pool->nopts, &j->err)))
+		goto out;
+	int64_t k;
+	while ((k = store_cursor_next(c, in, NULL, AN_BLOCK, &j->err)) > 0) {
+		size_t m = filt_stream_apply(&fs, in, (size_t)k, out);
+		j->nfiltered += m;
+		if (nlr_comp_push(comp, out, m, &j->err))
+			goto out;
+		size_t nt;
+		const nlr_entry *v = nlr_comp_take(comp, &nt);
+		buf_put(&ent, v, nt * sizeof *v);
+		pthread_mutex_lock(&pool->mu);
+		pool->done_events += (uint64_t)k;
+		int stop = pool->stop;
+		pthread_mutex_unlock(&pool->mu);
+		if (stop) {
+			dt_errf(&j->err, DT_EDATA, "stopped");
+			goto out;
+		}
+	}
+	if (k < 0)
+		goto out;
+	nlr_comp_finish(comp);
+	size_t nt;
+	const nlr_entry *v = nlr_comp_take(comp, &nt);
+	buf_put(&ent, v, nt * sizeof *v);
+	j->ent = (nlr_entry *)ent.p;
+	j->nent = ent.len / sizeof(nlr_entry);
+	ent.p = NULL;
+	rc = 0;
+out:
+	buf_free(&ent);
+	nlr_comp_free(comp);
+	store_cursor_close(c);
+	filt_stream_free(&fs);
+	return rc;
+}
+
+static void *an_worker(void *arg)
+{
+	struct an_pool *pool = arg;
+	store *s = NULL;
+	dt_err e;
+	dt_err_clear(&e);
+	int open_failed = store_open(pool->path, STORE_OPEN_EXISTING, &s, &e);
+	uint32_t *in = xmalloc(AN_BLOCK * sizeof *in);
+	uint32_t *out = xmalloc(AN_BLOCK * (size_t)(pool->keep->max_copies ? pool->keep->max_copies : 1) *
+				sizeof *out);
+	for (;;) {
+		pthread_mutex_lock(&pool->mu);
+		size_t i = pool->next++;
+		int stop = pool->stop;
+		pthread_mutex_unlock(&pool->mu);
+		if (i >= pool->njobs || stop)
+			break;
+		struct an_job *j = &pool->jobs[i];
+		if (open_failed) {
+			j->err = e;
+			j->failed = 1;
+		} else if (an_trace(pool, s, j, in, out)) {
+			j->failed = 1;
+		}
+		if (j->failed) {
+			pthread_mutex_lock(&pool->mu);
+			pool->stop = 1;
+			pthread_mutex_unlock(&pool->mu);
+		}
+	}
+	free(in);
+	free(out);
+	store_close(s);
+	return NULL;
+}
+
+/* ---- encodings of the cached results ---- */
+
+static void put_u32s(dt_buf *b, const uint32_t *v, size_t n)
+{
+	buf_uvar(b, n);
+	for (size_t i = 0; i < n; i++)
+		buf_uvar(b, v[i]);
+}
+
+static int get_u32s(const uint8_t *p, size_t len, size_t *pos, uint32_t **out, size_t *n)
+{
+	uint64_t cnt, x;
+	if (uvar_get(p, len, pos, &cnt) || cnt > len)
+		return -1;
+	uint32_t *v = xmalloc((cnt ? cnt : 1) * sizeof *v);
+	for (uint64_t i = 0; i < cnt; i++) {
+		if (uvar_get(p, len, pos, &x) || x > UINT32_MAX) {
+			free(v);
+			return -1;
+		}
+		v[i] = (uint32_t)x;
+	}
+	*out = v;
+	*n = (size_t)cnt;
+	return 0;
+}
+
+static void put_merges(dt_buf *b, const clu_merge *m, size_t n)
+{
+	buf_uvar(b, n);
+	for (size_t i = 0; i < n; i++) {
+		buf_uvar(b, m[i].a);
+		buf_uvar(b, m[i].b);
+		buf_uvar(b, m[i].size);
+		uint64_t h;
+		memcpy(&h, &m[i].height, sizeof h);
+		buf_uvar(b, h);
+	}
+}
+
+static int get_merges(const uint8_t *p, size_t len, clu_merge **out, size_t *n)
+{
+	size_t pos = 0;
+	uint64_t cnt, a, b, sz, h;
+	if (uvar_get(p, len, &pos, &cnt) || cnt > len)
+		return -1;
+	clu_merge *m = xmalloc((cnt ? cnt : 1) * sizeof *m);
+	for (uint64_t i = 0; i < cnt; i++) {
+		if (uvar_get(p, len, &pos, &a) || uvar_get(p, len, &pos, &b) ||
+		    uvar_get(p, len, &pos, &sz) || uvar_get(p, len, &pos, &h)) {
+			free(m);
+			return -1;
+		}
+		m[i].a = (uint32_t)a;
+		m[i].b = (uint32_t)b;
+		m[i].size = (uint32_t)sz;
+		memcpy(&m[i].height, &h, sizeof h);
+	}
+	*out = m;
+	*n = (size_t)cnt;
+	return 0;
+}
+
+/* The lattice: concept count, then per concept its extent ids, intent ids and children. */
+static void put_lattice(dt_buf *b, const fca_lattice *L)
+{
+	buf_uvar(b, L->nconcepts);
+	uint32_t *ids = xmalloc(((L->n > L->m ? L->n : L->m) + 1) * sizeof *ids);
+	for (size_t i = 0; i < L->nconcepts; i++) {
+		const fca_concept *c = &L->c[i];
+		size_t k = 0;
+		for (size_t o = ctx_bnext(c->extent, L->n, 0); o < L->n; o = ctx_bnext(c->extent, L->n, o + 1))
+			ids[k++] = (uint32_t)o;
+		put_u32s(b, ids, k);
+		k = 0;
+		for (size_t a = ctx_bnext(c->intent, L->m, 0); a < L->m; a = ctx_bnext(c->intent, L->m, a + 1))
+			ids[k++] = (uint32_t)a;
+		put_u32s(b, ids, k);
+		put_u32s(b, c->down, c->ndown);
+	}
+	free(ids);
+}
+
+/* ---- running ---- */
+
+static int an_cores(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 64 ? 64 : (int)n;
+}
+
+struct names_ctx {
+	store *s;
+};
+
+static const char *fname(void *ud, uint32_t fid)
+{
+	struct names_ctx *c = ud;
+	return store_func_name(c->s, fid);
+}
+
+static int load_loop(void *ctx, uint32_t id, const nlr_entry *body, size_t n)
+{
+	dt_err e;
+	dt_err_clear(&e);
+	return nlr_table_load(ctx, id, body, n, &e);
+}
+
+/* The filter refers to its families: *lib must outlive *f. */
+static int build_filter(const an_params *p, filt_lib **lib, filt **f, dt_err *e)
+{
+	*lib = filt_lib_new();
+	*f = NULL;
+	int rc = filt_lib_load_default(*lib, e);
+	for (size_t i = 0; !rc && i < p->nfilter_files; i++)
+		rc = filt_lib_load_file(*lib, p->filter_files[i], e);
+	if (!rc)
+		rc = filt_parse(*lib, p->filter ? p->filter : "everything", f, e);
+	return rc;
+}
+
+int analysis_run(store *s, const store_run *run, const an_params *p, int64_t *id, int *reused,
+		 dt_err *e)
+{
+	char mode[ATTRS_MODE_NAME_MAX];
+	attrs_mode_name(p->mode, mode, sizeof mode);
+	unsigned K = p->k ? p->k : NLR_K_DEFAULT;
+	filt *f = NULL;
+	filt_lib *lib = NULL;
+	if (build_filter(p, &lib, &f, e)) {
+		filt_lib_free(lib);
+		return -1;
+	}
+	/* the key names the families and a digest of their patterns, so that editing a family
+	 * file makes the cached analyses stale */
+	char canon[512];
+	snprintf(canon, sizeof canon, "%s#%016llx", filt_canonical(f),
+		 (unsigned long long)filt_digest(f));
+	*reused = 0;
+	store_analysis old;
+	int found = store_analysis_find(s, run->id, canon, mode, (int)K, &old, e);
+	if (found < 0) {
+		filt_free(f);
+		filt_lib_free(lib);
+		return -1;
+	}
+	if (found) {
+		int fresh = !strcmp(old.version, ANALYSIS_VERSION);
+		*id = old.id;
+		store_analysis_free(&old);
+		if (fresh && !p->force) {
+			*reused = 1;
+			filt_free(f);
+			filt_lib_free(lib);
+			return 0;
+		}
+	}
+
+	int rc = -1;
+	store_trace *traces = NULL;
+	size_t n = 0, nnames = 0;
+	struct an_job *jobs = NULL;
+	nlr_table *loops = nlr_table_new();
+	attrs_set *as = NULL;
+	ctx_bits ctx = { 0 };
+	double *jsm = NULL, *dist = NULL;
+	uint32_t *labels = NULL, *map = NULL;
+	clu_merge *merges = NULL;
+	fca_lattice L;
+	int have_lattice = 0;
+	filt_table keep = { 0 };
+	const char *const *names = store_func_names(s, &nnames);
+	struct names_ctx nc = { s };
+	dt_buf b = { 0 };
+	int in_tx = 0;
+
+	if (filt_table_build(f, names, nnames, &keep, e))
+		goto out;
+	if (store_trace_list(s, run->id, &traces, &n, e))
+		goto out;
+	if (!n) {
+		dt_errf(e, DT_EDATA, "run '%s' has no traces", run->name);
+		goto out;
+	}
+	uint32_t nloops0;
+	if (store_loops_count(s, &nloops0, e) || store_loops_each(s, load_loop, loops, e))
+		goto out;
+
+	/* 1. filter and NLR, trace by trace, on worker threads */
+	jobs = xcalloc(n, sizeof *jobs);
+	struct an_pool pool = { .path = store_path(s), .keep = &keep, .jobs = jobs, .njobs = n,
+				.p = p };
+	pool.nopts.k = K;
+	for (size_t i = 0; i < n; i++) {
+		jobs[i].t = &traces[i];
+		dt_err_clear(&jobs[i].err);
+		pool.total_events += traces[i].nevents;
+	}
+	pthread_mutex_init(&pool.mu, NULL);
+	int nth = p->threads > 0 ? p->threads : an_cores();
+	if ((size_t)nth > n)
+		nth = (int)n;
+	pthread_t *th = xmalloc((size_t)nth * sizeof *th);
+	int started = 0;
+	for (int i = 0; i < nth; i++)
+		if (pthread_create(&th[i], NULL, an_worker, &pool) == 0)
+			started++;
+	if (!started)
+		an_worker(&pool);
+	/* progress from this thread while the workers run */
+	for (;;) {
+		pthread_mutex_lock(&pool.mu);
+		uint64_t d = pool.done_events;
+		int finished = pool.next >= pool.njobs + (size_t)started || pool.stop;
+		pthread_mutex_unlock(&pool.mu);
+		if (p->progress)
+			p->progress(p->progress_arg, d, pool.total_events);
+		if (finished || !started)
+			break;
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+	pthread_mutex_destroy(&pool.mu);
+	for (size_t i = 0; i < n; i++)
+		if (jobs[i].failed) {
+			*e = jobs[i].err;
+			if (!e->status)
+				dt_errf(e, DT_EDATA, "trace %d.%d failed", traces[i].proc,
+					traces[i].thread);
+			goto out;
+		}
+
+	/* 2. merge the loop tables in trace order: ids independent of the threads */
+	for (size_t i = 0; i < n; i++) {
+		uint32_t cnt = nlr_table_count(jobs[i].loops);
+		map = xrealloc(map, (cnt ? cnt : 1) * sizeof *map);
+		if (nlr_table_merge(loops, jobs[i].loops, map, e))
+			goto out;
+		nlr_remap(jobs[i].ent, jobs[i].nent, map);
+		nlr_table_free(jobs[i].loops);
+		jobs[i].loops = NULL;
+	}
+
+	/* 3. attributes, context, similarity, classes, lattice */
+	as = attrs_new(p->mode);
+	for (size_t i = 0; i < n; i++)
+		attrs_add(as, jobs[i].ent, jobs[i].nent);
+	attrs_context(as, &ctx);
+	jsm = xmalloc(n * n * sizeof *jsm);
+	jac_matrix(&ctx, jsm);
+	labels = xmalloc(n * sizeof *labels);
+	size_t nident = clu_identical(&ctx, labels);
+	merges = xmalloc((n > 1 ? n - 1 : 1) * sizeof *merges);
+	dist = xmalloc((n * (n - 1) / 2 + 1) * sizeof *dist);
+	clu_condensed_from_jsm(jsm, n, dist);
+	if (n > 1 && clu_linkage(dist, n, p->linkage, merges, e))
+		goto out;
+	size_t kcut = p->kcut ? p->kcut : (n > 1 ? clu_auto_k(merges, n, n < 16 ? n : 16) : 1);
+	if (kcut > n)
+		kcut = n;
+	dt_err lerr;
+	dt_err_clear(&lerr);
+	/* too many concepts: the analysis stands without its lattice, and says why */
+	have_lattice = fca_build(&ctx, ANALYSIS_MAX_CONCEPTS, &L, &lerr) == 0;
+
+	/* 4. write it all, one transaction */
+	if (store_begin(s, e))
+		goto out;
+	in_tx = 1;
+	if (store_analysis_create(s, run->id, canon, mode, (int)K, ANALYSIS_VERSION, id, e))
+		goto out;
+	for (uint32_t i = nloops0; i < nlr_table_count(loops); i++) {
+		size_t len;
+		const nlr_entry *body = nlr_table_body(loops, i, &len);
+		if (store_loop_put(s, i, body, len, e))
+			goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t na;
+		const uint32_t *a = attrs_object(as, i, &na);
+		if (store_analysis_put_trace(s, *id, (int)i, traces[i].id, jobs[i].nfiltered,
+					     jobs[i].ent, jobs[i].nent, a, na, e))
+			goto out;
+	}
+	char scratch[4096];
+	for (uint32_t a = 0; a < attrs_nattrs(as); a++) {
+		attrs_render(p->mode, attrs_key_of(as, a), fname, &nc, scratch, sizeof scratch);
+		if (store_analysis_put_attr(s, *id, a, scratch, e))
+			goto out;
+	}
+	float *fj = xmalloc(n * n * sizeof *fj);
+	for (size_t i = 0; i < n * n; i++)
+		fj[i] = (float)jsm[i];
+	int wr = store_analysis_put_blob(s, *id, "jsm", fj, n * n * sizeof *fj, e);
+	free(fj);
+	if (wr)
+		goto out;
+	b.len = 0;
+	put_u32s(&b, labels, n);
+	if (store_analysis_put_blob(s, *id, "identical", b.p, b.len, e))
+		goto out;
+	b.len = 0;
+	put_merges(&b, merges, n > 1 ? n - 1 : 0);
+	char key[64];
+	snprintf(key, sizeof key, "merges.%s", clu_linkage_name(p->linkage));
+	if (store_analysis_put_blob(s, *id, key, b.p, b.len, e))
+		goto out;
+	b.len = 0;
+	buf_uvar(&b, kcut);
+	buf_put(&b, clu_linkage_name(p->linkage), strlen(clu_linkage_name(p->linkage)));
+	if (store_analysis_put_blob(s, *id, "cut", b.p, b.len, e))
+		goto out;
+	if (have_lattice) {
+		b.len = 0;
+		put_lattice(&b, &L);
+		if (store_analysis_put_blob(s, *id, "lattice", b.p, b.len, e))
+			goto out;
+	} else if (store_analysis_put_blob(s, *id, "lattice.error", lerr.msg, strlen(lerr.msg), e)) {
+		goto out;
+	}
+	const char *alias = filt_alias(f);
+	snprintf(scratch, sizeof scratch, "%sK%u", alias, K);
+	if (store_analysis_put_blob(s, *id, "alias", scratch, strlen(scratch), e))
+		goto out;
+	if (store_analysis_set_counts(s, *id, (int)n, (int)attrs_nattrs(as), (int)nident, e))
+		goto out;
+	if (store_commit(s, e))
+		goto out;
+	in_tx = 0;
+	rc = 0;
+out:
+	if (in_tx)
+		store_rollback(s);
+	if (have_lattice)
+		fca_free(&L);
+	for (size_t i = 0; jobs && i < n; i++) {
+		free(jobs[i].ent);
+		nlr_table_free(jobs[i].loops);
+	}
+	free(jobs);
+	free(map);
+	buf_free(&b);
+	free(labels);
+	free(merges);
+	free(dist);
+	free(jsm);
+	ctx_free(&ctx);
+	attrs_free(as);
+	nlr_table_free(loops);
+	filt_table_free(&keep);
+	store_traces_free(traces, n);
+	filt_free(f);
+	filt_lib_free(lib);
+	return rc;
+}
+
+/* ---- reading back ---- */
+
+void analysis_result_free(an_result *r)
+{
+	store_analysis_free(&r->meta);
+	store_traces_free(r->traces, r->n);
+	free(r->nfiltered);
+	free(r->jsm);
+	free(r->identical);
+	free(r->merges);
+	free(r->cluster);
+	for (size_t i = 0; i < r->nattrs; i++)
+		free(r->attr_names[i]);
+	free(r->attr_names);
+	free(r->filter_alias);
+	memset(r, 0, sizeof *r);
+}
+
+int analysis_object(const an_result *r, int p, int t)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->traces[i].proc == p && r->traces[i].thread == t)
+			return (int)i;
+	return -1;
+}
+
+int analysis_load(store *s, int64_t id, an_result *r, dt_err *e)
+{
+	memset(r, 0, sizeof *r);
+	uint8_t *p = NULL;
+	size_t len = 0;
+	if (store_analysis_get(s, id, &r->meta, e))
+		return -1;
+	if (attrs_mode_parse(r->meta.attrs, &r->mode, e))
+		goto fail;
+	store_trace *all;
+	size_t nall;
+	if (store_trace_list(s, r->meta.run_id, &all, &nall, e))
+		goto fail;
+	r->n = (size_t)r->meta.ntraces;
+	r->traces = xcalloc(r->n ? r->n : 1, sizeof *r->traces);
+	r->nfiltered = xcalloc(r->n ? r->n : 1, sizeof *r->nfiltered);
+	for (size_t i = 0; i < r->n; i++) {
+		int64_t tid;
+		if (store_analysis_get_trace(s, id, (int)i, &tid, &r->nfiltered[i], NULL, NULL, NULL,
+					     NULL, e)) {
+			store_traces_free(all, nall);
+			goto fail;
+		}
+		for (size_t j = 0; j < nall; j++)
+			if (all[j].id == tid) {
+				r->traces[i] = all[j];
+				memset(&all[j], 0, sizeof all[j]);
+			}
+	}
+	store_traces_free(all, nall);
+	int g = store_analysis_get_blob(s, id, "jsm", &p, &len, e);
+	if (g < 0)
+		goto fail;
+	if (!g || len != r->n * r->n * sizeof(float)) {
+		dt_err_at(e, store_path(s), -1, "analysis %lld: damaged similarity matrix",
+			  (long long)id);
+		goto fail;
+	}
+	r->jsm = (float *)p;
+	p = NULL;
+	size_t pos = 0, cnt;
+	if (store_analysis_get_blob(s, id, "identical", &p, &len, e) != 1 ||
+	    get_u32s(p, len, &pos, &r->identical, &cnt) || cnt != r->n) {
+		dt_err_at(e, store_path(s), -1, "analysis %lld: damaged classes", (long long)id);
+		goto fail;
+	}
+	free(p);
+	p = NULL;
+	r->nidentical = 0;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->identical[i] + 1 > r->nidentical)
+			r->nidentical = r->identical[i] + 1;
+	if (store_analysis_get_blob(s, id, "cut", &p, &len, e) != 1) {
+		dt_err_at(e, store_path(s), -1, "analysis %lld: no clustering", (long long)id);
+		goto fail;
+	}
+	uint64_t k;
+	pos = 0;
+	if (uvar_get(p, len, &pos, &k) || len - pos >= sizeof r->linkage) {
+		dt_err_at(e, store_path(s), -1, "analysis %lld: damaged clustering", (long long)id);
+		goto fail;
+	}
+	r->kcut = (size_t)k;
+	memcpy(r->linkage, p + pos, len - pos);
+	r->linkage[len - pos] = 0;
+	free(p);
+	p = NULL;
+	char key[64];
+	snprintf(key, sizeof key, "merges.%s", r->linkage);
+	size_t nm;
+	if (store_analysis_get_blob(s, id, key, &p, &len, e) != 1 ||
+	    get_merges(p, len, &r->merges, &nm) || nm != (r->n ? r->n - 1 : 0)) {
+		dt_err_at(e, store_path(s), -1, "analysis %lld: damaged clustering", (long long)id);
+		goto fail;
+	}
+	free(p);
+	p = NULL;
+	r->cluster = xmalloc((r->n ? r->n : 1) * sizeof *r->cluster);
+	if (r->n)
+		clu_cut(r->merges, r->n, r->kcut ? r->kcut : 1, r->cluster);
+	if (store_analysis_attr_names(s, id, &r->attr_names, &r->nattrs, e))
+		goto fail;
+	if (store_analysis_get_blob(s, id, "alias", &p, &len, e) == 1) {
+		r->filter_alias = xstrndup((const char *)p, len);
+	} else {
+		r->filter_alias = xstrdup(r->meta.filter);
+	}
+	free(p);
+	return 0;
+fail:
+	free(p);
+	analysis_result_free(r);
+	return -1;
+}
+
+int analysis_lattice(store *s, int64_t id, fca_lattice *L, char **why, dt_err *e)
+{
+	memset(L, 0, sizeof *L);
+	*why = NULL;
+	store_analysis a;
+	if (store_analysis_get(s, id, &a, e))
+		return -1;
+	size_t n = (size_t)a.ntraces, m = (size_t)a.nattrs;
+	store_analysis_free(&a);
+	uint8_t *p;
+	size_t len;
+	int g = store_analysis_get_blob(s, id, "lattice", &p, &len, e);
+	if (g < 0)
+		return -1;
+	if (!g) {
+		if (store_analysis_get_blob(s, id, "lattice.error", &p, &len, e) == 1) {
+			*why = xstrndup((const char *)p, len);
+			free(p);
+		} else {
+			*why = xstrdup("no lattice was computed");
+		}
+		return 0;
+	}
+	size_t pos = 0, wn = ctx_words(n), wm = ctx_words(m);
+	uint64_t nc;
+	if (uvar_get(p, len, &pos, &nc) || nc == 0 || nc > len)
+		goto bad;
+	L->n = n;
+	L->m = m;
+	L->nconcepts = (size_t)nc;
+	L->c = xcalloc(L->nconcepts, sizeof *L->c);
+	for (size_t i = 0; i < L->nconcepts; i++) {
+		fca_concept *c = &L->c[i];
+		uint32_t *v;
+		size_t k;
+		c->extent = xcalloc(wn, sizeof *c->extent);
+		c->intent = xcalloc(wm, sizeof *c->intent);
+		if (get_u32s(p, len, &pos, &v, &k))
+			goto bad;
+		for (size_t j = 0; j < k; j++)
+			if (v[j] < n)
+				ctx_bset(c->extent, v[j]);
+		c->next = k;
+		free(v);
+		if (get_u32s(p, len, &pos, &v, &k))
+			goto bad;
+		for (size_t j = 0; j < k; j++)
+			if (v[j] < m)
+				ctx_bset(c->intent, v[j]);
+		c->nint = k;
+		free(v);
+		if (get_u32s(p, len, &pos, &c->down, &c->ndown))
+			goto bad;
+		for (size_t j = 0; j < c->ndown; j++)
+			if (c->down[j] >= nc)
+				goto bad;
+		L->nedges += c->ndown;
+	}
+	/* parents: the children lists inverted, in ascending order */
+	for (size_t i = 0; i < L->nconcepts; i++)
+		for (size_t j = 0; j < L->c[i].ndown; j++)
+			L->c[L->c[i].down[j]].nup++;
+	for (size_t i = 0; i < L->nconcepts; i++) {
+		L->c[i].up = xmalloc((L->c[i].nup ? L->c[i].nup : 1) * sizeof *L->c[i].up);
+		L->c[i].nup = 0;
+	}
+	for (size_t i = 0; i < L->nconcepts; i++)
+		for (size_t j = 0; j < L->c[i].ndown; j++) {
+			fca_concept *ch = &L->c[L->c[i].down[j]];
+			ch->up[ch->nup++] = (uint32_t)i;
+		}
+	L->top = 0;
+	L->bottom = L->nconcepts - 1;
+	/* an object's concept has the largest intent among those holding it; an attribute's the
+	 * smallest intent holding it */
+	L->obj_concept = xcalloc(n ? n : 1, sizeof *L->obj_concept);
+	L->attr_concept = xcalloc(m ? m : 1, sizeof *L->attr_concept);
+	for (size_t g2 = 0; g2 < n; g2++) {
+		size_t best = 0, bi = 0;
+		for (size_t i = 0; i < L->nconcepts; i++)
+			if (ctx_btest(L->c[i].extent, g2) && L->c[i].nint >= best) {
+				best = L->c[i].nint;
+				bi = i;
+			}
+		L->obj_concept[g2] = (uint32_t)bi;
+	}
+	for (size_t at = 0; at < m; at++) {
+		size_t best = SIZE_MAX, bi = L->bottom;
+		for (size_t i = 0; i < L->nconcepts; i++)
+			if (ctx_btest(L->c[i].intent, at) && L->c[i].nint < best) {
+				best = L->c[i].nint;
+				bi = i;
+			}
+		L->attr_concept[at] = (uint32_t)bi;
+	}
+	free(p);
+	return 1;
+bad:
+	free(p);
+	fca_free(L);
+	return dt_err_at(e, store_path(s), -1, "analysis %lld: damaged lattice", (long long)id);
+}

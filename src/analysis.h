@@ -1,0 +1,75 @@
+/* analysis.h: the pipeline from a run's traces to its cached analysis, and reading it back.
+ *
+ * analysis_run filters every trace of a run, compresses it with NLR, extracts its attributes,
+ * and computes the Jaccard matrix, the equivalence classes (identical attribute sets, and
+ * hierarchical clusters cut at k) and the concept lattice; it writes everything to the store in
+ * one transaction. Traces are read and compressed on several threads (each with its own store
+ * connection and its own loop table); the loop tables are merged in trace order, so loop ids do
+ * not depend on the number of threads. An analysis with the same parameters and code version is
+ * reused unless forced. analysis_load reads a cached analysis for the commands and the
+ * interface, which never recompute. */
+#ifndef DT_ANALYSIS_H
+#define DT_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attrs.h"
+#include "cluster.h"
+#include "fca.h"
+#include "store.h"
+#include "store_analysis.h"
+
+/* Bumped whenever a change in the pipeline changes its results: cached analyses of another
+ * version are recomputed. */
+#define ANALYSIS_VERSION "difftrace-analysis-1"
+
+/* Concepts beyond which the lattice is not built (the analysis still succeeds). */
+#define ANALYSIS_MAX_CONCEPTS 20000
+
+typedef struct an_params {
+	const char *filter;              /* a filter: family names, 16-char string or alias */
+	const char *const *filter_files; /* extra family files (--filter-file) */
+	size_t nfilter_files;
+	attrs_mode mode;
+	unsigned k;                      /* NLR K */
+	enum clu_linkage linkage;        /* for the hierarchical classes */
+	size_t kcut;                     /* clusters; 0: chosen at the largest gap */
+	int threads;                     /* 0: one per core */
+	int force;                       /* recompute even when cached */
+	void (*progress)(void *arg, uint64_t done, uint64_t total);
+	void *progress_arg;
+} an_params;
+
+/* Computes (or finds) the analysis of run; *id gets its id, *reused whether it was cached. */
+int analysis_run(store *s, const store_run *run, const an_params *p, int64_t *id, int *reused,
+		 dt_err *e);
+
+/* A cached analysis, as the commands and the interface read it. */
+typedef struct an_result {
+	store_analysis meta;
+	attrs_mode mode;
+	size_t n;                /* objects (traces), in P.T order */
+	store_trace *traces;     /* traces[i] is object i */
+	uint64_t *nfiltered;     /* events left after the filter, per object */
+	float *jsm;              /* n x n Jaccard similarity */
+	uint32_t *identical;     /* class per object: identical attribute sets */
+	size_t nidentical;
+	clu_merge *merges;       /* n - 1 merges of the hierarchical clustering */
+	char linkage[16];
+	size_t kcut;
+	uint32_t *cluster;       /* cluster per object at kcut */
+	char **attr_names;       /* nattrs names */
+	size_t nattrs;
+	char *filter_alias;      /* the paper's folder-style name, e.g. 11.mpi.0K10 */
+} an_result;
+
+int analysis_load(store *s, int64_t id, an_result *r, dt_err *e);
+void analysis_result_free(an_result *r);
+/* The cached concept lattice of analysis id: 1 when loaded, 0 when the analysis has none (*why
+ * gets the reason, malloc'ed), -1 on error. */
+int analysis_lattice(store *s, int64_t id, fca_lattice *L, char **why, dt_err *e);
+/* The object index of trace P.T, or -1. */
+int analysis_object(const an_result *r, int p, int t);
+
+#endif

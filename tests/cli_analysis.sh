@@ -1,0 +1,95 @@
+#!/bin/sh
+# The analysis commands end to end on text runs: the paper's four-rank example (classes and
+# Jaccard 4/6), a planted divergence that must rank first, diffNLR of the diverged trace, the
+# loops of a trace, the lattice, caching, and wrong input.
+. "${abs_top_srcdir:-.}/tests/lib.sh"
+
+# --- the DiffTrace paper's example: rank 0 receives three times, ranks 1-3 send once ---------
+mkdir "$T/paper"
+for r in 0 1 2 3; do
+	{
+		printf 'MPI_Init\n[ret]\nMPI_Comm_rank\n[ret]\nMPI_Comm_size\n[ret]\n'
+		if [ $r = 0 ]; then printf 'MPI_Recv\n[ret]\nMPI_Recv\n[ret]\nMPI_Recv\n[ret]\n'
+		else printf 'MPI_Send\n[ret]\n'; fi
+		printf 'MPI_Finalize\n[ret]\n'
+	} > "$T/paper/$r.0.txt"
+done
+expect_status 0 "$DT" import -q --run paper "$T/paper"
+expect_status 0 "$DT" classes --filter mpi --attrs sing.orig --by identical --format csv paper
+grep -q '^identical,0,1,P 0 T 0$' "$T/out" || fail "class {0}: $(cat "$T/out")"
+grep -q '^identical,1,3,P 1-3 T 0$' "$T/out" || fail "class {1,2,3}: $(cat "$T/out")"
+expect_status 0 "$DT" jsm --filter mpi --attrs sing.orig --format csv paper
+[ "$(sed -n 2p "$T/out")" = "0.0,1.000000,0.666667,0.666667,0.666667" ] || fail "J = 4/6: $(cat "$T/out")"
+expect_status 0 "$DT" nlr --filter mpi paper 0.0
+grep -q '^(MPI_Recv)^3$' "$T/out" || fail "nlr loop: $(cat "$T/out")"
+grep -q '^L[0-9]* = (MPI_Recv)$' "$T/out" || fail "nlr loop table: $(cat "$T/out")"
+
+# --- a planted divergence: 4 processes x 2 threads; in the faulty run thread 2.1 skips its
+# critical section in every iteration and process 3's main thread does one extra reduction ----
+mk() { # dir, faulty?
+	mkdir "$1"
+	for p in 0 1 2 3; do
+		{ printf 'main\nMPI_Init\n[ret]\n'
+		  i=0; n=20; [ "$2" = 1 ] && [ $p = 3 ] && n=21
+		  while [ $i -lt $n ]; do printf 'compute\n[ret]\nMPI_Allreduce\n[ret]\n'; i=$((i + 1)); done
+		  printf 'MPI_Finalize\n[ret]\n[ret]\n'; } > "$1/$p.0.txt"
+		{ i=0; while [ $i -lt 20 ]; do
+			printf 'work\n[ret]\n'
+			[ "$2" = 1 ] && [ $p = 2 ] || printf 'GOMP_critical_start\n[ret]\nGOMP_critical_end\n[ret]\n'
+			i=$((i + 1)); done; } > "$1/$p.1.txt"
+	done
+}
+mk "$T/normal" 0
+mk "$T/faulty" 1
+expect_status 0 "$DT" import -q --run normal "$T/normal"
+expect_status 0 "$DT" import -q --run faulty "$T/faulty"
+expect_status 0 "$DT" analyze normal faulty
+grep -q "^run normal: 8 traces, .* (computed)$" "$T/out" || fail "analyze: $(cat "$T/out")"
+expect_status 0 "$DT" analyze faulty
+grep -q "(cached)$" "$T/out" || fail "not cached: $(cat "$T/out")"
+expect_status 0 "$DT" analyze --force faulty
+grep -q "(computed)$" "$T/out" || fail "--force did not recompute"
+expect_status 0 "$DT" rank --normal normal --faulty faulty --top 3
+awk '/most changed traces/ { getline; getline; print $2; exit }' "$T/out" > "$T/first"
+[ "$(cat "$T/first")" = 2.1 ] || fail "the planted trace does not rank first: $(cat "$T/out")"
+grep -q 'B-score' "$T/out" || fail "no B-score"
+# the sweep gives one row per setting, lowest B-score first
+expect_status 0 "$DT" rank --normal normal --faulty faulty --sweep --sweep-filters 'everything;ompall' --sweep-attrs sing.orig,doub.actual
+[ "$(grep -c 'K10\|sing\.\|doub\.' "$T/out")" -ge 4 ] || fail "sweep rows: $(cat "$T/out")"
+# single-run mode
+expect_status 0 "$DT" rank --run faulty --top 2
+grep -q '2\.1\|3\.0' "$T/out" || fail "outliers: $(cat "$T/out")"
+
+# diffNLR: the loop whose body changed, and the count that changed
+expect_status 0 "$DT" diff -W 100 normal:2.1 faulty:2.1
+grep -q '|' "$T/out" || fail "diff side-by-side marks no change: $(cat "$T/out")"
+expect_status 0 "$DT" diff -W 100 normal:3.0 faulty:3.0
+grep -q 'L[0-9]*^20 *| *L[0-9]*^21' "$T/out" || fail "count change not one line: $(cat "$T/out")"
+expect_status 0 "$DT" diff -u normal:3.0 faulty:3.0
+grep -q '^@@ ' "$T/out" || fail "unified"
+expect_status 0 "$DT" diff --format dot normal:3.0 faulty:3.0
+grep -q '^digraph' "$T/out" || fail "dot"
+expect_status 0 "$DT" diff normal:0.0 faulty:0.0
+grep -q '[|<>]' "$T/out" && fail "identical traces show changes: $(cat "$T/out")"
+
+# the lattice and the classes read the cache
+expect_status 0 "$DT" lattice faulty
+grep -q '^# concept lattice, run faulty' "$T/out" || fail "lattice text"
+expect_status 0 "$DT" lattice --format dot faulty
+grep -q '^digraph' "$T/out" || fail "lattice dot"
+expect_status 0 "$DT" classes --format json faulty
+grep -q '"by": "cluster"' "$T/out" || fail "classes json"
+
+# wrong input
+expect_status 2 "$DT" classes --attrs sung.orig faulty
+expect_status 2 "$DT" analyze -K 0 faulty
+expect_status 2 "$DT" rank --normal normal
+expect_status 2 "$DT" diff normal:0.0
+expect_status 1 "$DT" diff normal:9.0 faulty:0.0
+expect_err "no trace 9.0"
+expect_status 2 "$DT" classes --filter nosuchfamily faulty
+expect_err "nosuchfamily"
+printf 'name: broken\ndescription: a broken pattern\ninclude: MPI_(Send\n' > "$T/broken.filter"
+expect_status 1 "$DT" classes --filter-file "$T/broken.filter" --filter broken faulty
+expect_err "broken.filter:3:"
+pass
