@@ -463,28 +463,71 @@ static inline void take_reset(nlr_comp *c)
 	}
 }
 
-/* The push loop, compiled once per kind of runs so the per-event path has no test of it. */
+/* No entry within K below the top equals the top (all run counters are 0; they never
+ * undercount). */
+static inline __attribute__((always_inline)) int top_unrepeated(const nlr_comp *c, ptrdiff_t p,
+								 int wide)
+{
+	if (wide)
+		return !(c->rw[4 * p + 2] | c->rw[4 * p + 3]);
+	const uint8_t *r = c->rn + p * (ptrdiff_t)c->rs;
+	for (unsigned b = 1; b <= c->k; b++)
+		if (r[b])
+			return 0;
+	return 1;
+}
+
+/* The push loop, compiled once per kind of runs so the per-event path has no test of it.
+ *
+ * The fast path: the top is a loop L^c whose body B holds functions only, and the next events
+ * are B once more. Pushing them one by one would end with L^(c+1) and nothing else, unless a
+ * rule fired on the way. None can: a rule within the partial copy of B would have fired when
+ * B was first on the stack; a triplet reaching L needs L in its top block, so an entry equal
+ * to L^c within K below it (the top's run counters are all 0: there is none); an extension of
+ * a loop below L needs that loop's body to match up to L^c (the top's ex is 0: none does).
+ * So the whole iteration is one count increment, provided the pushes would not have reached
+ * the emission height either (then the stack would have been cut in the middle). */
 static inline __attribute__((always_inline)) size_t push_loop(nlr_comp *c, const uint32_t *ev,
 								size_t n, int wide)
 {
 	ptrdiff_t h = c->h;
-	size_t i;
-	for (i = 0; i < n; i++) {
+	size_t i = 0;
+	while (i < n) {
 		uint32_t v = ev[i];
 		if (v & NLR_LOOP)
 			break;
+		ptrdiff_t q = h - 1;
+		const struct pos *tp = c->ps + q;
+		uint64_t dm, x = mk(v, 1);
+		unsigned b;
+		size_t len = tp->bl;
+		if (tp->first == x && !tp->ex && q + (ptrdiff_t)len < c->cap && len <= n - i &&
+		    top_unrepeated(c, q, wide)) {
+			/* a body with a loop in it never matches events: no entry from one event
+			 * has a loop's count */
+			const nlr_entry *body = c->t->pool + tp->bo;
+			size_t j = 1;
+			while (j < len && pack(body[j]) == mk(ev[i + j], 1))
+				j++;
+			if (j == len) {
+				nlr_entry l = unpack(c->st[q]);
+				b = slot_set(c, q, mk(l.sym, l.count + 1), &dm, wide);
+				i += len;
+				goto rules;
+			}
+		}
 		if (h >= c->cap) {
 			c->h = h;
 			emit_bottom(c);
 			h = c->h;
 		}
-		ptrdiff_t q = h;
-		uint64_t dm;
-		unsigned b = slot_set(c, q, mk(v, 1), &dm, wide);
+		q = h;
+		b = slot_set(c, q, x, &dm, wide);
+		i++;
+	rules:
 		/* At most one rule applies at a time (a second one would have applied to a shorter
 		 * stack before), so which to try first does not matter. */
 		while (b | dm) {
-			uint64_t x;
 			if (b) {
 				/* the top block, as entries: the packed words are their bytes */
 				nlr_entry blk[NLR_KMAX];

@@ -97,6 +97,13 @@ static void test_examples(void)
 	/* the outer loop extends as soon as the inner loop reaches the count of its body */
 	example(10, "yzzz yzzz yzzz yzzz", "(y - L0^3)^4\n", "L0 = (z)\nL1 = (y - L0^3)\n");
 
+	/* a loop on top whose next iteration is coming is not always extended: a loop below can
+	 * take the first events (ex), or a triplet that holds the top loop can (runs) */
+	example(3, "yabababa yabababa yabababa yababab ab", "(y - L0^3 - a)^4\nb\n",
+		"L0 = (a - b)\nL1 = (y - L0^3 - a)\n");
+	example(3, "wabcabcabca wabcabcabca wabcabcabc abc", "(w - L0^3 - a)^3\nb\nc\n",
+		"L0 = (a - b - c)\nL1 = (w - L0^3 - a)\n");
+
 	/* token strings */
 	char buf[32];
 	CHECK_EQ_INT(nlr_token(buf, sizeof buf, (nlr_entry){ 13, 1 }, letter, NULL), 1);
@@ -539,6 +546,18 @@ static void test_errors(void)
 	size_t n;
 	const nlr_entry *v = nlr_comp_take(c, &n);
 	CHECK(n == 1 && nlr_is_loop(v[0]) && v[0].count == 3);
+	nlr_comp_free(c);
+	dt_err_clear(&e);
+
+	/* a bad event where a loop iteration would continue: refused, not folded */
+	c = nlr_comp_new(t, NULL, &e);
+	uint32_t ev2[] = { 1, 2, 1, 2, 1, 2, 1, 0x80000002u };
+	CHECK(nlr_comp_push(c, ev2, 8, &e) == -1);
+	CHECK(strstr(e.msg, "event 7") != NULL);
+	CHECK_EQ_INT(nlr_comp_events(c), 7);
+	nlr_comp_finish(c);
+	v = nlr_comp_take(c, &n);
+	CHECK(n == 2 && nlr_is_loop(v[0]) && v[0].count == 3 && v[1].sym == 1);
 	nlr_comp_free(c);
 	dt_err_clear(&e);
 
