@@ -1,6 +1,7 @@
 #!/bin/sh
 # demo.sh: installs what difftrace needs, builds it, and runs it on the bundled example:
-# two runs of a small MPI + OpenMP program, imported into a store and summarised.
+# two recorded runs of a small MPI + OpenMP program (in the faulty one, rank 1's threads skip
+# their critical section), imported into a store, analyzed and compared.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 sh "$top/scripts/deps.sh" demo
@@ -20,7 +21,13 @@ echo
 echo "== difftrace traces faulty"
 "$dt" traces faulty
 echo
-echo "== difftrace show faulty 1.0 --count 25"
-"$dt" show faulty 1.0 --count 25
+echo "== difftrace show faulty 1.1"
+"$dt" show faulty 1.1
+echo
+echo "== difftrace rank --normal normal --faulty faulty --filter ompall,mpi --top 4"
+"$dt" rank --normal normal --faulty faulty --filter ompall,mpi --top 4
+echo
+echo "== difftrace diff --expand --filter ompall,mpi normal:1.1 faulty:1.1"
+"$dt" diff --expand --filter ompall,mpi -W 100 normal:1.1 faulty:1.1
 echo
 echo "Next: '$dt --help', 'man $top/man/difftrace.1'; the store is $DIFFTRACE_DB."

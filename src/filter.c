@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "filter.h"
 #include "sink.h"
@@ -537,7 +538,15 @@ void filt_dirs_default(filt_dirs *d)
 {
 	d->dir = NULL;
 	d->n = 0;
-	dirs_add(d, xstrdup(PKGDATADIR "/filters"));
+#ifdef SRCDIR_FILTERS
+	/* A build that was never installed reads the families of its source tree, so that
+	 * ./difftrace works straight after make. */
+	struct stat st;
+	if (stat(PKGDATADIR "/filters", &st) != 0 && stat(SRCDIR_FILTERS, &st) == 0)
+		dirs_add(d, xstrdup(SRCDIR_FILTERS));
+	else
+#endif
+		dirs_add(d, xstrdup(PKGDATADIR "/filters"));
 	const char *path = getenv("DIFFTRACE_FILTER_PATH");
 	while (path && *path) {
 		const char *colon = strchr(path, ':');
