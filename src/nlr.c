@@ -235,8 +235,8 @@ struct nlr_comp {
 	uint32_t window, cmax;
 	ptrdiff_t h;        /* stack height */
 	ptrdiff_t cap;      /* 2 * window: the height that triggers emitting */
-	/* Per stack position, with GUARD positions below 0 (st: an entry equal to nothing, tg,
-	 * rn and ex: empty summaries) so that looking below the bottom needs no test. */
+	/* Per stack position, with GUARD positions below 0 (st: an entry equal to nothing; ps,
+	 * rn, rw: empty summaries) so that looking below the bottom needs no test. */
 	uint64_t *st0, *st; /* packed entries */
 	struct pos *ps0, *ps;
 	uint8_t *rn0, *rn;  /* K > WIDE: rows of rs bytes, the runs (see runs_narrow) */

@@ -2,6 +2,7 @@
  * plain algorithm (bench/nlr_ref.h) on random nested-loop programs, streaming in random
  * blocks, the emission window, loop ids shared, saved, re-loaded and merged, rendering. */
 #define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -523,6 +524,67 @@ static void test_ids(void)
 	nlr_table_free(t);
 }
 
+/* Real threads, each compressing traces on its own table; the main thread merges the tables
+ * in trace order. The result is the same as one thread compressing all the traces in order. */
+struct job {
+	const uint32_t *ev;
+	size_t n;
+	nlr_table *t;
+	nlr_entry *out;
+	size_t nout;
+};
+
+static void *worker(void *arg)
+{
+	struct job *j = arg;
+	dt_err e;
+	dt_err_clear(&e);
+	j->t = nlr_table_new();
+	if (nlr_compress(j->t, NULL, j->ev, j->n, &j->out, &j->nout, &e))
+		j->out = NULL;
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	enum { NT = 4 };
+	uint32_t *ev[NT];
+	size_t n[NT];
+	struct job jobs[NT];
+	pthread_t th[NT];
+	rng_state = 777;
+	for (int i = 0; i < NT; i++) {
+		n[i] = random_trace(&ev[i], 3000);
+		jobs[i] = (struct job){ ev[i], n[i], NULL, NULL, 0 };
+	}
+	for (int i = 0; i < NT; i++)
+		CHECK(pthread_create(&th[i], NULL, worker, &jobs[i]) == 0);
+	for (int i = 0; i < NT; i++)
+		CHECK(pthread_join(th[i], NULL) == 0);
+
+	dt_err e;
+	dt_err_clear(&e);
+	nlr_table *shared = nlr_table_new(), *seq = nlr_table_new();
+	for (int i = 0; i < NT; i++) {
+		uint32_t *map = xmalloc((nlr_table_count(jobs[i].t) + 1) * sizeof *map);
+		CHECK(nlr_table_merge(shared, jobs[i].t, map, &e) == 0);
+		nlr_remap(jobs[i].out, jobs[i].nout, map);
+		size_t ns;
+		nlr_entry *s1 = compress(seq, NLR_K_DEFAULT, ev[i], n[i], &ns);
+		CHECK(same_entries(jobs[i].out, jobs[i].nout, s1, ns));
+		check_lossless(shared, jobs[i].out, jobs[i].nout, ev[i], n[i]);
+		free(s1);
+		free(map);
+		free(jobs[i].out);
+		nlr_table_free(jobs[i].t);
+		free(ev[i]);
+	}
+	CHECK(nlr_table_count(shared) > 0);
+	CHECK(same_tables(shared, seq));
+	nlr_table_free(shared);
+	nlr_table_free(seq);
+}
+
 static void test_errors(void)
 {
 	dt_err e;
@@ -598,6 +660,7 @@ int main(void)
 	test_random();
 	test_window();
 	test_ids();
+	test_threads();
 	test_errors();
 	CHECK_DONE();
 }
