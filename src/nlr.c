@@ -99,6 +99,17 @@ const nlr_entry *nlr_table_body(const nlr_table *t, uint32_t id, size_t *len)
 	return t->pool + t->off[id];
 }
 
+int nlr_table_each(const nlr_table *t, uint32_t since,
+		   int (*fn)(void *ctx, uint32_t id, const nlr_entry *body, size_t len), void *ctx)
+{
+	for (uint32_t id = since; id < t->n; id++) {
+		int r = fn(ctx, id, t->pool + t->off[id], t->len[id]);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
 static uint32_t table_find(const nlr_table *t, const nlr_entry *b, size_t len, uint64_t h)
 {
 	size_t mask = t->nslots - 1;

@@ -64,6 +64,10 @@ const nlr_entry *nlr_table_body(const nlr_table *t, uint32_t id, size_t *len);
 /* The id of body, interning it if new. A body is 1+ entries: functions with count 1, loops
  * with count >= 1 and an id already in the table; anything else is a DT_EDATA error. */
 int nlr_table_intern(nlr_table *t, const nlr_entry *body, size_t len, uint32_t *id, dt_err *e);
+/* Calls fn for every body from id `since` on, in id order (what to persist after a trace);
+ * stops at and returns the first nonzero result of fn. Fits store_loop_put. */
+int nlr_table_each(const nlr_table *t, uint32_t since,
+		   int (*fn)(void *ctx, uint32_t id, const nlr_entry *body, size_t len), void *ctx);
 /* Re-loads a persisted body: it must come out as exactly `id` (so load in id order, from 0 or
  * from nlr_table_count). Fits store_loops_each. */
 int nlr_table_load(nlr_table *t, uint32_t id, const nlr_entry *body, size_t len, dt_err *e);

@@ -81,6 +81,15 @@ static void example(unsigned k, const char *s, const char *want, const char *wan
 static void test_examples(void)
 {
 	example(10, "aaa", "(a)^3\n", "L0 = (a)\n");
+	uint32_t ev[4] = { 1, 1, 1 };
+	size_t nout;
+	nlr_table *t = nlr_table_new();
+	nlr_entry *out = compress(t, 10, ev, 3, &nout);
+	char tok[16];
+	CHECK(nout == 1 && nlr_token(tok, sizeof tok, out[0], letter, NULL) == 4);
+	CHECK_EQ_STR(tok, "L0^3");
+	free(out);
+	nlr_table_free(t);
 	example(10, "aa", "a\na\n", "");
 	example(10, "abababab", "(a - b)^4\n", "L0 = (a - b)\n");
 	/* (f g^5)^6: one loop, extended one iteration at a time */
@@ -428,6 +437,32 @@ static void test_window(void)
 	nlr_table_free(t2);
 }
 
+/* A stand-in for the store: bodies persisted by nlr_table_each. */
+struct saved {
+	struct {
+		uint32_t id;
+		nlr_entry body[NLR_KMAX];
+		size_t len;
+	} *b;
+	size_t n, cap;
+	size_t stop_at; /* fail on this call (1-based), 0 never */
+};
+
+static int save_body(void *ctx, uint32_t id, const nlr_entry *body, size_t len)
+{
+	struct saved *s = ctx;
+	if (s->stop_at && s->n + 1 == s->stop_at) {
+		s->n++;
+		return -7;
+	}
+	GROW(s->b, s->cap, s->n + 1);
+	s->b[s->n].id = id;
+	s->b[s->n].len = len;
+	memcpy(s->b[s->n].body, body, len * sizeof *body);
+	s->n++;
+	return 0;
+}
+
 /* Loop ids: shared by traces, listed for saving, re-loaded identically, merged from private
  * tables (what threads do) into the same ids as sequential compression. */
 static void test_ids(void)
@@ -461,13 +496,24 @@ static void test_ids(void)
 	body = nlr_table_body(t, after_a + 1, &len);
 	CHECK(len == 1 && body[0].sym == 11);
 	CHECK(nlr_table_body(t, after_c, &len) == NULL && len == 0);
+	struct saved sv = { NULL, 0, 0, 0 };
+	CHECK_EQ_INT(nlr_table_each(t, after_a, save_body, &sv), 0);
+	CHECK_EQ_INT(sv.n, 2);
+	CHECK(sv.b[0].id == after_a && sv.b[1].id == after_a + 1 && sv.b[1].body[0].sym == 11);
+	sv.stop_at = 1; /* the callback's failure stops the walk and is returned */
+	sv.n = 0;
+	CHECK_EQ_INT(nlr_table_each(t, 0, save_body, &sv), -7);
+	CHECK_EQ_INT(sv.n, 1);
 
 	/* save and re-load: same ids, so compressing again gives the same entries */
+	sv.stop_at = 0;
+	sv.n = 0;
+	CHECK_EQ_INT(nlr_table_each(t, 0, save_body, &sv), 0);
+	CHECK_EQ_INT(sv.n, after_c);
 	nlr_table *t2 = nlr_table_new();
-	for (uint32_t id = 0; id < after_c; id++) {
-		body = nlr_table_body(t, id, &len);
-		CHECK(nlr_table_load(t2, id, body, len, &e) == 0);
-	}
+	for (size_t i = 0; i < sv.n; i++)
+		CHECK(nlr_table_load(t2, sv.b[i].id, sv.b[i].body, sv.b[i].len, &e) == 0);
+	free(sv.b);
 	CHECK(same_tables(t, t2));
 	size_t n2;
 	nlr_entry *o2 = compress(t2, 10, b, nb, &n2);
