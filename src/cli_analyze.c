@@ -95,6 +95,21 @@ static const struct option classes_opts[] = {
 	{ 0, 0, 0, 0 },
 };
 
+/* Opens the store and gets RUN's analysis (computing it when it is not cached). On failure it
+ * prints the error and returns the exit status; *s is then closed. */
+static int open_analysis(cli *c, const cli_an *a, const char *run, store **s, an_result *r)
+{
+	dt_err e;
+	dt_err_clear(&e);
+	if (cli_open_store(c, STORE_OPEN_EXISTING, s, &e))
+		return cli_fail(&e);
+	if (cli_an_get(a, *s, run, r, &e)) {
+		store_close(*s);
+		return cli_fail(&e);
+	}
+	return 0;
+}
+
 static char *pt_label(const store_trace *t)
 {
 	char b[32];
@@ -191,16 +206,10 @@ int cmd_classes(cli *c, int argc, char **argv)
 		return cli_usage("classes", "--by takes identical or cluster, not '%s'", by);
 	if (optind != argc - 1)
 		return cli_usage("classes", optind >= argc ? "which RUN?" : "one RUN at a time");
-	dt_err e;
-	dt_err_clear(&e);
 	store *s;
 	an_result res;
-	if (cli_open_store(c, STORE_OPEN_EXISTING, &s, &e))
-		return cli_fail(&e);
-	if (cli_an_get(&a, s, argv[optind], &res, &e)) {
-		store_close(s);
-		return cli_fail(&e);
-	}
+	if ((r = open_analysis(c, &a, argv[optind], &s, &res)))
+		return r;
 	int first = 1;
 	if (fmt == OUT_CSV)
 		printf("by,class,size,traces\n");
@@ -242,16 +251,10 @@ int cmd_jsm(cli *c, int argc, char **argv)
 		return cli_usage("jsm", "unknown format '%s' (text, csv)", fmts);
 	if (optind != argc - 1)
 		return cli_usage("jsm", optind >= argc ? "which RUN?" : "one RUN at a time");
-	dt_err e;
-	dt_err_clear(&e);
 	store *s;
 	an_result res;
-	if (cli_open_store(c, STORE_OPEN_EXISTING, &s, &e))
-		return cli_fail(&e);
-	if (cli_an_get(&a, s, argv[optind], &res, &e)) {
-		store_close(s);
-		return cli_fail(&e);
-	}
+	if ((r = open_analysis(c, &a, argv[optind], &s, &res)))
+		return r;
 	if (fmt == OUT_TEXT)
 		printf("# Jaccard similarity, run %s, filter %s, attributes %s\n%-7s", argv[optind],
 		       res.filter_alias, res.meta.attrs, "");
@@ -310,18 +313,14 @@ int cmd_lattice(cli *c, int argc, char **argv)
 		return cli_usage("lattice", "unknown format '%s' (text, dot)", fmts);
 	if (optind != argc - 1)
 		return cli_usage("lattice", optind >= argc ? "which RUN?" : "one RUN at a time");
-	dt_err e;
-	dt_err_clear(&e);
 	store *s;
 	an_result res;
-	if (cli_open_store(c, STORE_OPEN_EXISTING, &s, &e))
-		return cli_fail(&e);
-	if (cli_an_get(&a, s, argv[optind], &res, &e)) {
-		store_close(s);
-		return cli_fail(&e);
-	}
+	if ((r = open_analysis(c, &a, argv[optind], &s, &res)))
+		return r;
 	fca_lattice L;
 	char *why = NULL;
+	dt_err e;
+	dt_err_clear(&e);
 	int g = analysis_lattice(s, res.meta.id, &L, &why, &e);
 	int rc = 0;
 	if (g < 0) {

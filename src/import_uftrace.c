@@ -34,16 +34,6 @@ enum { REC_MAGIC = 5 };
 #define READ_CHUNK (1u << 20)
 #define MAX_DEPTH 1024
 
-static char *pjoin(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	char *p = xmalloc(la + lb + 2);
-	memcpy(p, a, la);
-	p[la] = '/';
-	memcpy(p + la + 1, b, lb + 1);
-	return p;
-}
-
 /* ---- address cache: (session, address) -> function id and argument layouts ---------------- */
 
 typedef struct ufi_slot {
@@ -376,7 +366,7 @@ static int import_dat(ufi_ctx *c, ufi_dir *ud, int64_t tid, const char *pre_note
 	const ufd_info *inf = ufd_get_info(d);
 	char name[48];
 	snprintf(name, sizeof name, "%" PRId64 ".dat", tid);
-	char *path = pjoin(ud->dir, name);
+	char *path = path_join(ud->dir, name);
 	int rc = -1;
 	ufi_reader *r = &c->rd;
 	r->fd = open(path, O_RDONLY);
@@ -613,7 +603,7 @@ out:
 
 static int has_info(const char *dir)
 {
-	char *p = pjoin(dir, "info");
+	char *p = path_join(dir, "info");
 	struct stat st;
 	int ok = stat(p, &st) == 0 && S_ISREG(st.st_mode);
 	free(p);
@@ -705,8 +695,8 @@ static int read_manifest(const char *file, const char *path, ufi_mline **out, si
 				ml->pid = strtoll(what, NULL, 10);
 			} else {
 				char *cand[2];
-				cand[0] = what[0] == '/' ? xstrdup(what) : pjoin(path, what);
-				cand[1] = what[0] == '/' ? xstrdup(what) : pjoin(mdir, what);
+				cand[0] = what[0] == '/' ? xstrdup(what) : path_join(path, what);
+				cand[1] = what[0] == '/' ? xstrdup(what) : path_join(mdir, what);
 				for (int i = 0; i < 2 && !ml->dir; i++) {
 					char rp[PATH_MAX];
 					if (realpath(cand[i], rp))
@@ -744,7 +734,7 @@ static char *rank_data_dir(const char *rdir)
 {
 	if (has_info(rdir))
 		return xstrdup(rdir);
-	char *sub = pjoin(rdir, "uftrace.data");
+	char *sub = path_join(rdir, "uftrace.data");
 	if (has_info(sub))
 		return sub;
 	free(sub);
@@ -780,13 +770,13 @@ static int find_dirs(const char *path, ufi_dir **out, size_t *nout, dt_err *e)
 	if (!is_dir(path))
 		return dt_err_at(e, path, -1, "not a directory (expected a uftrace.data directory "
 				 "or a directory of rank-N directories)");
-	char *sub = pjoin(path, "uftrace.data");
+	char *sub = path_join(path, "uftrace.data");
 	int in_sub = !has_info(path) && has_info(sub);
 	free(sub);
 	if (has_info(path) || in_sub) {
 		GROW(dirs, cap, 1);
 		memset(&dirs[0], 0, sizeof dirs[0]);
-		dirs[0].dir = in_sub ? pjoin(path, "uftrace.data") : xstrdup(path);
+		dirs[0].dir = in_sub ? path_join(path, "uftrace.data") : xstrdup(path);
 		dirs[0].rank = -1;
 		*out = dirs;
 		*nout = 1;
@@ -810,7 +800,7 @@ static int find_dirs(const char *path, ufi_dir **out, size_t *nout, dt_err *e)
 		qsort(names, nn, sizeof *names, cmp_name);
 	int rc = 0;
 	for (size_t i = 0; i < nn; i++) {
-		char *rdir = pjoin(path, names[i]);
+		char *rdir = path_join(path, names[i]);
 		char *dd = is_dir(rdir) ? rank_data_dir(rdir) : NULL;
 		if (!dd) {
 			if (is_dir(rdir)) {

@@ -86,6 +86,16 @@ static int one_analysis(store *s, sqlite3_stmt *st, store_analysis *a, dt_err *e
 	return store_sqlerr(s, e, "reading analysis");
 }
 
+/* Binds the key of an analysis, (run, filter, attributes, K), to parameters 1 to 4. */
+static void bind_key(sqlite3_stmt *st, int64_t run_id, const char *filter, const char *attrs,
+		     int k)
+{
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_text(st, 2, filter, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, attrs, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 4, k);
+}
+
 int store_analysis_find(store *s, int64_t run_id, const char *filter, const char *attrs, int k,
 			store_analysis *a, dt_err *e)
 {
@@ -95,10 +105,7 @@ int store_analysis_find(store *s, int64_t run_id, const char *filter, const char
 			  " AND attrs = ?3 AND k = ?4",
 			  &st, e))
 		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_text(st, 2, filter, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 3, attrs, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 4, k);
+	bind_key(st, run_id, filter, attrs, k);
 	return one_analysis(s, st, a, e);
 }
 
@@ -158,10 +165,7 @@ int store_analysis_create(store *s, int64_t run_id, const char *filter, const ch
 			  " AND k = ?4",
 			  &st, e))
 		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_text(st, 2, filter, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 3, attrs, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 4, k);
+	bind_key(st, run_id, filter, attrs, k);
 	if (exec_bound(s, st, e, "replacing analysis"))
 		return -1;
 	char created[32];
@@ -173,10 +177,7 @@ int store_analysis_create(store *s, int64_t run_id, const char *filter, const ch
 			  " VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
 			  &st, e))
 		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_text(st, 2, filter, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 3, attrs, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 4, k);
+	bind_key(st, run_id, filter, attrs, k);
 	sqlite3_bind_text(st, 5, version, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 6, created, -1, SQLITE_TRANSIENT);
 	if (exec_bound(s, st, e, "creating analysis"))

@@ -125,16 +125,6 @@ uint64_t ufd_get64(const uint8_t *p, int swap)
 
 /* ---- small text helpers ---------------------------------------------------------------------- */
 
-static char *path_join(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	char *p = xmalloc(la + lb + 2);
-	memcpy(p, a, la);
-	p[la] = '/';
-	memcpy(p + la + 1, b, lb + 1);
-	return p;
-}
-
 static const char *base_name(const char *p)
 {
 	const char *s = strrchr(p, '/');

@@ -208,6 +208,16 @@ void strmap_put(strmap *m, const char *key, size_t klen, uint32_t val)
 	s->val = val;
 }
 
+char *path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *p = xmalloc(la + lb + 2);
+	memcpy(p, a, la);
+	p[la] = '/';
+	memcpy(p + la + 1, b, lb + 1);
+	return p;
+}
+
 int read_file(const char *path, uint8_t **data, size_t *len, dt_err *e)
 {
 	FILE *f = fopen(path, "rb");

@@ -47,6 +47,9 @@ void strmap_free(strmap *m);
 int strmap_get(const strmap *m, const char *key, size_t klen, uint32_t *val);
 void strmap_put(strmap *m, const char *key, size_t klen, uint32_t val);
 
+/* "a/b", malloc'ed. */
+char *path_join(const char *a, const char *b);
+
 /* Reads a whole file into memory (NUL-terminated; *len excludes the NUL). */
 int read_file(const char *path, uint8_t **data, size_t *len, dt_err *e);
 
