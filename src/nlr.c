@@ -8,8 +8,10 @@
  *   - ext[q] = the set of d such that the entry d below q is a loop whose body starts with the
  *     d entries above it. The extension rule fires for d when that body is d long.
  * Every rule rewrites the top (a triplet replaces the top 3b entries by one, an extension pops
- * down to its loop), so the summaries below the rewritten position stay valid and one write
- * costs O(K) word operations: a few dozen cycles per event instead of Θ(K²) comparisons. */
+ * down to its loop), so the summaries below the rewritten position stay valid. For K <= 16 the
+ * runs are 16 byte counters updated together in two words (runs_wide), so a write costs a few
+ * dozen instructions instead of Θ(K²) comparisons; and when the next events are one more
+ * iteration of the loop on top, the iteration costs one write (push_loop). */
 #include "nlr.h"
 
 #include <stdlib.h>
