@@ -72,6 +72,18 @@ grep -q '^digraph' "$T/out" || fail "dot"
 expect_status 0 "$DT" diff normal:0.0 faulty:0.0
 grep -q '[|<>]' "$T/out" && fail "identical traces show changes: $(cat "$T/out")"
 
+expect_status 0 "$DT" diff --expand -W 100 normal:2.1 faulty:2.1
+grep -q '^  GOMP_critical_start  *<$' "$T/out" || fail "--expand does not show the body: $(cat "$T/out")"
+
+# a trace present in one run only is reported, not dropped
+mkdir "$T/more"
+cp "$T"/faulty/*.txt "$T/more/"
+printf 'main\n[ret]\n' > "$T/more/4.0.txt"
+expect_status 0 "$DT" import -q --run more "$T/more"
+expect_status 0 "$DT" rank --normal normal --faulty more
+grep -q '^only in the faulty run: 4.0$' "$T/out" || fail "4.0 not reported: $(cat "$T/out")"
+grep -q '8 traces matched' "$T/out" || fail "matching: $(head -2 "$T/out")"
+
 # the lattice and the classes read the cache
 expect_status 0 "$DT" lattice faulty
 grep -q '^# concept lattice, run faulty' "$T/out" || fail "lattice text"
