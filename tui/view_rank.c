@@ -1,0 +1,778 @@
+/* view_rank.c: the ranking of a faulty run against a normal one (METHOD.md §8): JSM_D over the
+ * traces both runs have, the traces and pairs whose similarity changed most, the B-score of the
+ * two clusterings, and the sweep table over every setting both runs have a cached analysis of.
+ * It is where a bug hunt starts: Enter on the top trace shows what changed in it.
+ *
+ * Enter on a pair (i, j) diffs i against j within the faulty run: the pair is ranked because
+ * their similarity changed, and in the common case (i and j were alike in the normal run) that
+ * diff is exactly what now sets them apart, the bug's trace; p shows the same pair in the normal
+ * run, for the roles that differed from the start. Enter on a trace diffs it across the runs.
+ *
+ * Lines, top to bottom: a summary (two lines: the setting; matched traces, B-score and the
+ * traces present in one run only), the ranked traces, the ranked pairs, and the sweep table when
+ * at least two settings are cached for both runs. Everything is computed in open, from the
+ * interface's cached analyses (the current setting) and from the store's cache (the sweep),
+ * never recomputing an analysis. */
+#include <curses.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptrange.h"
+#include "rank.h"
+#include "store_analysis.h"
+#include "tui.h"
+#include "util.h"
+
+/* Bounds, so that opening stays quick on runs with thousands of traces and stores with many
+ * cached settings: the pairs list is a top list, the sweep takes the newest settings. */
+#define PAIRS_MAX 100
+#define SWEEP_MAX 48
+#define SWEEP_THREADS 4
+#define SWEEP_PROCS 3
+#define BAR 16
+
+enum kind {
+	L_STATE,   /* computing, or failed */
+	L_SETTING, /* summary: filter, attributes, K */
+	L_SUMMARY, /* summary: matched, B-score, only in one run */
+	L_ONLY_N,
+	L_ONLY_F,
+	L_HINT,
+	L_BLANK,
+	L_TTITLE,
+	L_TRACE,
+	L_PTITLE,
+	L_PAIR,
+	L_NOPAIR,
+	L_STITLE,
+	L_SHEAD,
+	L_SWEEP,
+};
+
+struct rline {
+	int kind;
+	size_t i; /* index into the section's array */
+};
+
+struct sweep_row {
+	int64_t idn, idf;  /* the two cached analyses: a row is reused while they are the same */
+	char *names;       /* the filter as family names, for tui_set_params */
+	char *alias;       /* as the paper names it, with K */
+	char attrs[32];
+	int k;
+	size_t matched;
+	double b;
+	rank_key top[SWEEP_THREADS];
+	size_t ntop;
+	int procs[SWEEP_PROCS];
+	size_t nprocs;
+};
+
+/* What the cursor was on, to find it again after a reopen rebuilt the lines. */
+struct where {
+	int kind;
+	rank_key a, b;
+	int64_t idn, idf;
+};
+
+struct rank {
+	char normal[128], faulty[128];
+	int state;                 /* 1 ready, 0 computing, -1 failed */
+	char err[600];
+	const an_result *rn, *rf;  /* the interface's; the comparison below is of these */
+	rank_jsmd j;
+	int have_j;
+	double b;                  /* NAN: fewer than 3 matched traces */
+	rank_item *it;             /* all matched traces, most changed first */
+	rank_pair *pr;
+	size_t npr;
+	char *only_n, *only_f;     /* compact P.T ranges */
+	struct sweep_row *sw;
+	size_t nsw, sw_more, sw_failed;
+	int wf, wa;                /* widths of the sweep's filter and attributes columns */
+	struct rline *ln;
+	size_t nln, capln;
+	struct where want;         /* kind L_STATE: none yet, go to the top trace */
+	int opened;                /* a first open that fails pushes no view */
+};
+
+static const tui_keyhelp keys[] = {
+	{ "Enter", "trace: its diff, normal | faulty" },
+	{ "", "pair i j: diff of i | j in the faulty run" },
+	{ "", "sweep row: use its filter, attributes and K" },
+	{ "p", "pair i j: diff of i | j in the normal run" },
+	{ "t", "trace: its nested loops in the faulty run" },
+	{ "Tab  BTab", "next / previous section" },
+	{ NULL, NULL },
+};
+
+/* ---- the comparison ---- */
+
+static rank_key *keys_of(const an_result *r)
+{
+	rank_key *k = xmalloc((r->n ? r->n : 1) * sizeof *k);
+	for (size_t i = 0; i < r->n; i++)
+		k[i] = (rank_key){ r->traces[i].proc, r->traces[i].thread };
+	return k;
+}
+
+static double *jsm_of(const an_result *r)
+{
+	double *d = xmalloc((r->n ? r->n * r->n : 1) * sizeof *d);
+	for (size_t i = 0; i < r->n * r->n; i++)
+		d[i] = r->jsm[i];
+	return d;
+}
+
+/* Both runs' clusterings of the matched traces, cut at each k for the B-score. */
+struct cuts {
+	size_t n;
+	clu_merge *mn, *mf;
+	uint32_t *x, *y;
+};
+
+static int cut(void *ctx, size_t k, int *la, int *lb, dt_err *e)
+{
+	(void)e;
+	struct cuts *c = ctx;
+	clu_cut(c->mn, c->n, k, c->x);
+	clu_cut(c->mf, c->n, k, c->y);
+	for (size_t i = 0; i < c->n; i++) {
+		la[i] = (int)c->x[i];
+		lb[i] = (int)c->y[i];
+	}
+	return 0;
+}
+
+/* Ward linkage (the interface's) of jsm (n x n) restricted to rows[0..m): the clusterings must
+ * be of the same traces for the B-score to compare them. */
+static int linkage_on(const double *jsm, size_t n, const size_t *rows, size_t m, clu_merge *out,
+		      dt_err *e)
+{
+	double *sub = xmalloc(m * m * sizeof *sub), *d = xmalloc((m * (m - 1) / 2 + 1) * sizeof *d);
+	for (size_t i = 0; i < m; i++)
+		for (size_t j = 0; j < m; j++)
+			sub[i * m + j] = jsm[rows[i] * n + rows[j]];
+	clu_condensed_from_jsm(sub, m, d);
+	int r = clu_linkage(d, m, CLU_WARD, out, e);
+	free(sub);
+	free(d);
+	return r;
+}
+
+static int compare(const an_result *rn, const an_result *rf, rank_jsmd *j, double *b, dt_err *e)
+{
+	rank_key *kn = keys_of(rn), *kf = keys_of(rf);
+	double *jn = jsm_of(rn), *jf = jsm_of(rf);
+	int r = rank_jsmd_build(kn, jn, rn->n, kf, jf, rf->n, j, e);
+	*b = NAN;
+	if (!r && j->n >= 3) {
+		size_t m = j->n;
+		struct cuts c = { m, xmalloc((m - 1) * sizeof(clu_merge)),
+				  xmalloc((m - 1) * sizeof(clu_merge)), xmalloc(m * sizeof(uint32_t)),
+				  xmalloc(m * sizeof(uint32_t)) };
+		r = linkage_on(jn, rn->n, j->row_normal, m, c.mn, e);
+		if (!r)
+			r = linkage_on(jf, rf->n, j->row_faulty, m, c.mf, e);
+		if (!r)
+			r = rank_bscore_mean(m, cut, &c, b, NULL, e);
+		free(c.mn);
+		free(c.mf);
+		free(c.x);
+		free(c.y);
+	}
+	if (r) {
+		rank_jsmd_free(j);
+		memset(j, 0, sizeof *j);
+	}
+	free(kn);
+	free(kf);
+	free(jn);
+	free(jf);
+	return r;
+}
+
+/* Processes ordered by the sum of their threads' scores, as the paper's Top Processes. */
+static size_t top_procs(const rank_jsmd *j, const rank_item *it, int *out, size_t max)
+{
+	int maxp = -1;
+	for (size_t i = 0; i < j->n; i++)
+		if (j->keys[i].proc > maxp)
+			maxp = j->keys[i].proc;
+	double *sum = xcalloc((size_t)maxp + 2, sizeof *sum);
+	for (size_t i = 0; i < j->n; i++)
+		if (j->keys[it[i].i].proc >= 0)
+			sum[j->keys[it[i].i].proc] += it[i].score;
+	size_t k = 0;
+	for (; k < max; k++) {
+		int best = -1;
+		for (int p = 0; p <= maxp; p++)
+			if (sum[p] > 1e-12 && (best < 0 || sum[p] > sum[best]))
+				best = p;
+		if (best < 0)
+			break;
+		out[k] = best;
+		sum[best] = 0;
+	}
+	free(sum);
+	return k;
+}
+
+static char *keys_text(const rank_key *k, size_t n)
+{
+	ptr_pt *p = xmalloc((n ? n : 1) * sizeof *p);
+	for (size_t i = 0; i < n; i++)
+		p[i] = (ptr_pt){ (uint32_t)k[i].proc, (uint32_t)k[i].thread };
+	char *s = ptr_format(p, n);
+	free(p);
+	return s;
+}
+
+/* ---- the sweep ---- */
+
+static void sweep_row_free(struct sweep_row *w)
+{
+	free(w->names);
+	free(w->alias);
+}
+
+static void sweep_free(struct rank *d)
+{
+	for (size_t i = 0; i < d->nsw; i++)
+		sweep_row_free(&d->sw[i]);
+	free(d->sw);
+	d->sw = NULL;
+	d->nsw = 0;
+}
+
+/* One row from two cached analyses; -1 when they cannot be loaded or compared. */
+static int sweep_compute(store *s, const store_analysis *a, const store_analysis *b,
+			 struct sweep_row *w)
+{
+	dt_err e;
+	dt_err_clear(&e);
+	an_result rn, rf;
+	if (analysis_load(s, a->id, &rn, &e))
+		return -1;
+	if (analysis_load(s, b->id, &rf, &e)) {
+		analysis_result_free(&rn);
+		return -1;
+	}
+	rank_jsmd j;
+	memset(&j, 0, sizeof j);
+	int rc = compare(&rn, &rf, &j, &w->b, &e);
+	if (!rc) {
+		w->idn = a->id;
+		w->idf = b->id;
+		w->names = xstrndup(a->filter, strcspn(a->filter, "#"));
+		w->alias = xstrdup(rn.filter_alias);
+		snprintf(w->attrs, sizeof w->attrs, "%s", a->attrs);
+		w->k = a->k;
+		w->matched = j.n;
+		rank_item *it = xmalloc((j.n ? j.n : 1) * sizeof *it);
+		rank_traces(j.d, j.n, it);
+		w->ntop = 0;
+		for (size_t i = 0; i < j.n && w->ntop < SWEEP_THREADS; i++)
+			if (it[i].score > 1e-12) /* an unchanged trace is no suspect */
+				w->top[w->ntop++] = j.keys[it[i].i];
+		w->nprocs = top_procs(&j, it, w->procs, SWEEP_PROCS);
+		free(it);
+		rank_jsmd_free(&j);
+	}
+	analysis_result_free(&rn);
+	analysis_result_free(&rf);
+	return rc;
+}
+
+static int sweep_cmp(const void *x, const void *y)
+{
+	const struct sweep_row *a = x, *b = y;
+	int na = isnan(a->b), nb = isnan(b->b);
+	if (na != nb)
+		return na - nb;
+	if (!na && a->b != b->b)
+		return a->b < b->b ? -1 : 1;
+	int c = strcmp(a->alias, b->alias);
+	if (!c)
+		c = strcmp(a->attrs, b->attrs);
+	return c ? c : (a->k > b->k) - (a->k < b->k);
+}
+
+static int current_version(const store_analysis *a)
+{
+	/* a stale version would be recomputed, and the interface has no compatibility mode */
+	return a->version && a->filter && !strcmp(a->version, ANALYSIS_VERSION) &&
+	       !strstr(a->filter, "+compat");
+}
+
+/* Every setting both runs have a current cached analysis of (the newest SWEEP_MAX), rows of the
+ * previous build reused when their analyses are the same, so a reopen costs a store query. */
+static void sweep_build(tui *t, struct rank *d)
+{
+	store *s = tui_store(t);
+	dt_err e;
+	dt_err_clear(&e);
+	store_run r[2];
+	store_analysis *a[2] = { NULL, NULL };
+	size_t n[2] = { 0, 0 };
+	int have = 0;
+	for (int i = 0; i < 2; i++) {
+		if (store_run_get(s, i ? d->faulty : d->normal, &r[i], &e))
+			break;
+		int bad = store_analysis_list(s, r[i].id, &a[i], &n[i], &e);
+		store_run_free(&r[i]);
+		if (bad)
+			break;
+		have++;
+	}
+	struct sweep_row *rows = xcalloc(SWEEP_MAX, sizeof *rows);
+	size_t nrows = 0;
+	d->sw_more = d->sw_failed = 0;
+	for (size_t x = 0; have == 2 && x < n[0]; x++) {
+		const store_analysis *an = &a[0][x];
+		if (!current_version(an))
+			continue;
+		const store_analysis *af = NULL;
+		for (size_t y = 0; y < n[1] && !af; y++)
+			if (current_version(&a[1][y]) && !strcmp(a[1][y].filter, an->filter) &&
+			    !strcmp(a[1][y].attrs, an->attrs) && a[1][y].k == an->k)
+				af = &a[1][y];
+		if (!af)
+			continue;
+		if (nrows == SWEEP_MAX) {
+			d->sw_more++;
+			continue;
+		}
+		struct sweep_row *old = NULL;
+		for (size_t q = 0; q < d->nsw && !old; q++)
+			if (d->sw[q].idn == an->id && d->sw[q].idf == af->id && d->sw[q].names)
+				old = &d->sw[q];
+		if (old) {
+			rows[nrows++] = *old;
+			memset(old, 0, sizeof *old); /* moved */
+		} else if (sweep_compute(s, an, af, &rows[nrows]) == 0) {
+			nrows++;
+		} else {
+			sweep_row_free(&rows[nrows]);
+			memset(&rows[nrows], 0, sizeof rows[nrows]);
+			d->sw_failed++;
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		store_analyses_free(a[i], n[i]);
+	sweep_free(d);
+	qsort(rows, nrows, sizeof *rows, sweep_cmp);
+	d->sw = rows;
+	d->nsw = nrows;
+	d->wf = 6;
+	d->wa = 5;
+	for (size_t i = 0; i < nrows; i++) {
+		int lf = (int)strlen(rows[i].alias), la = (int)strlen(rows[i].attrs);
+		d->wf = lf > d->wf ? lf : d->wf;
+		d->wa = la > d->wa ? la : d->wa;
+	}
+}
+
+/* ---- lines ---- */
+
+static void push(struct rank *d, int kind, size_t i)
+{
+	GROW(d->ln, d->capln, d->nln + 1);
+	d->ln[d->nln++] = (struct rline){ kind, i };
+}
+
+static void comparison_free(struct rank *d)
+{
+	if (d->have_j)
+		rank_jsmd_free(&d->j);
+	d->have_j = 0;
+	free(d->it);
+	free(d->pr);
+	free(d->only_n);
+	free(d->only_f);
+	d->it = NULL;
+	d->pr = NULL;
+	d->only_n = d->only_f = NULL;
+	d->npr = 0;
+	d->rn = d->rf = NULL;
+}
+
+static struct where where_of(const struct rank *d, size_t cur)
+{
+	struct where w = { L_STATE, { 0, 0 }, { 0, 0 }, 0, 0 };
+	if (d->state != 1 || cur >= d->nln)
+		return w;
+	const struct rline *l = &d->ln[cur];
+	w.kind = l->kind;
+	if (l->kind == L_TRACE) {
+		w.a = d->j.keys[d->it[l->i].i];
+	} else if (l->kind == L_PAIR) {
+		w.a = d->j.keys[d->pr[l->i].i];
+		w.b = d->j.keys[d->pr[l->i].j];
+	} else if (l->kind == L_SWEEP) {
+		w.idn = d->sw[l->i].idn;
+		w.idf = d->sw[l->i].idf;
+	} else {
+		w.kind = L_BLANK; /* a line with nothing to find again: stay about there */
+	}
+	return w;
+}
+
+static int key_eq(rank_key a, rank_key b)
+{
+	return a.proc == b.proc && a.thread == b.thread;
+}
+
+/* The line of w in the new lines, or of the top trace. */
+static size_t find_where(const struct rank *d, const struct where *w, size_t fallback)
+{
+	size_t first_trace = fallback;
+	for (size_t i = 0; i < d->nln; i++) {
+		const struct rline *l = &d->ln[i];
+		if (l->kind == L_TRACE && first_trace == fallback)
+			first_trace = i;
+		if (l->kind != w->kind)
+			continue;
+		if (l->kind == L_TRACE && key_eq(d->j.keys[d->it[l->i].i], w->a))
+			return i;
+		if (l->kind == L_PAIR && key_eq(d->j.keys[d->pr[l->i].i], w->a) &&
+		    key_eq(d->j.keys[d->pr[l->i].j], w->b))
+			return i;
+		if (l->kind == L_SWEEP && d->sw[l->i].idn == w->idn && d->sw[l->i].idf == w->idf)
+			return i;
+	}
+	return w->kind == L_BLANK ? fallback : first_trace;
+}
+
+static int rank_open(tui *t, view *v)
+{
+	struct rank *d = v->data;
+	if (d->state == 1 && d->nln)
+		d->want = where_of(d, v->cur);
+	const an_result *rn = NULL, *rf = NULL;
+	int sn = tui_analysis(t, d->normal, &rn);
+	int sf = tui_analysis(t, d->faulty, &rf);
+	d->nln = 0;
+	d->state = sn < 0 || sf < 0 ? -1 : sn == 1 && sf == 1 ? 1 : 0;
+	if (d->state != 1) {
+		comparison_free(d);
+		if (d->state < 0 && !d->opened)
+			return -1; /* tui_analysis said why (a run that does not exist, a bad filter) */
+		if (d->state < 0)
+			snprintf(d->err, sizeof d->err, "no ranking: the analysis of %s failed",
+				 sn < 0 ? d->normal : d->faulty);
+		d->opened = 1;
+		push(d, L_STATE, 0);
+		v->nlines = d->nln;
+		v->cur = v->top = 0;
+		return 0;
+	}
+	if (rn != d->rn || rf != d->rf) {
+		comparison_free(d);
+		dt_err e;
+		dt_err_clear(&e);
+		if (compare(rn, rf, &d->j, &d->b, &e)) {
+			d->state = -1;
+			snprintf(d->err, sizeof d->err, "no ranking: %s", e.msg);
+			if (!d->opened) {
+				tui_msg(t, ST_WARN, "%s", d->err);
+				return -1;
+			}
+			push(d, L_STATE, 0);
+			v->nlines = d->nln;
+			v->cur = v->top = 0;
+			return 0;
+		}
+		d->have_j = 1;
+		d->rn = rn;
+		d->rf = rf;
+		size_t n = d->j.n;
+		d->it = xmalloc((n ? n : 1) * sizeof *d->it);
+		rank_traces(d->j.d, n, d->it);
+		d->pr = xmalloc(PAIRS_MAX * sizeof *d->pr);
+		d->npr = rank_top_pairs(d->j.d, n, PAIRS_MAX, d->pr);
+		while (d->npr && d->pr[d->npr - 1].score <= 1e-12)
+			d->npr--; /* pairs whose similarity did not change are no suspects */
+		d->only_n = keys_text(d->j.only_normal, d->j.n_only_normal);
+		d->only_f = keys_text(d->j.only_faulty, d->j.n_only_faulty);
+	}
+	sweep_build(t, d);
+
+	push(d, L_SETTING, 0);
+	push(d, L_SUMMARY, 0);
+	if (d->j.n_only_normal)
+		push(d, L_ONLY_N, 0);
+	if (d->j.n_only_faulty)
+		push(d, L_ONLY_F, 0);
+	if (d->nsw < 2)
+		push(d, L_HINT, 0);
+	push(d, L_BLANK, 0);
+	push(d, L_TTITLE, 0);
+	for (size_t i = 0; i < d->j.n; i++)
+		push(d, L_TRACE, i);
+	push(d, L_BLANK, 0);
+	push(d, L_PTITLE, 0);
+	for (size_t i = 0; i < d->npr; i++)
+		push(d, L_PAIR, i);
+	if (!d->npr)
+		push(d, L_NOPAIR, 0);
+	if (d->nsw >= 2) {
+		push(d, L_BLANK, 0);
+		push(d, L_STITLE, 0);
+		push(d, L_SHEAD, 0);
+		for (size_t i = 0; i < d->nsw; i++)
+			push(d, L_SWEEP, i);
+	}
+	v->nlines = d->nln;
+	v->cur = find_where(d, &d->want, v->cur < d->nln ? v->cur : 0);
+	d->opened = 1;
+	return 0;
+}
+
+static void bar(tui_out *o, double score, double top)
+{
+	int fill = top > 0 ? (int)lround(score / top * BAR) : 0;
+	if (score > 1e-12 && fill == 0)
+		fill = 1; /* a change, however small, shows */
+	for (int i = 0; i < BAR; i++)
+		out_text(o, i < fill ? ST_WARN : ST_DIM,
+			 i < fill ? (o->utf8 ? "\u2588" : "#") : (o->utf8 ? "\u00b7" : "."));
+}
+
+static void pt(char *buf, size_t n, rank_key k)
+{
+	snprintf(buf, n, "%d.%d", k.proc, k.thread);
+}
+
+static int is_current(const struct rank *d, const struct sweep_row *w)
+{
+	return d->rn && d->rf && w->idn == d->rn->meta.id && w->idf == d->rf->meta.id;
+}
+
+static void rank_line(tui *t, view *v, size_t i, tui_out *o)
+{
+	struct rank *d = v->data;
+	const struct rline *l = &d->ln[i];
+	char a[32], b[32];
+	switch (l->kind) {
+	case L_STATE:
+		if (d->state < 0) {
+			out_text(o, ST_WARN, d->err);
+		} else {
+			char what[128];
+			int pct = tui_job_progress(t, what, sizeof what);
+			out_printf(o, ST_DIM, "computing the analyses of %s and %s ... %s %d%%",
+				   d->normal, d->faulty, pct < 0 ? "" : what, pct < 0 ? 0 : pct);
+		}
+		break;
+	case L_SETTING:
+		out_printf(o, ST_NORMAL, "filter %s  attributes %s  K %d", d->rn->filter_alias,
+			   d->rn->meta.attrs, d->rn->meta.k);
+		break;
+	case L_SUMMARY:
+		if (isnan(d->b))
+			out_text(o, ST_HEADER, "B-score - (under 3 traces)");
+		else
+			out_printf(o, ST_HEADER, "B-score %.3f", d->b);
+		out_printf(o, ST_NORMAL, "  %zu traces matched  ", d->j.n);
+		out_printf(o, d->j.n_only_normal + d->j.n_only_faulty ? ST_WARN : ST_NORMAL,
+			   "%zu only in normal  %zu only in faulty", d->j.n_only_normal,
+			   d->j.n_only_faulty);
+		break;
+	case L_ONLY_N:
+		out_printf(o, ST_WARN, "only in %s: %s", d->normal, d->only_n);
+		break;
+	case L_ONLY_F:
+		out_printf(o, ST_WARN, "only in %s: %s", d->faulty, d->only_f);
+		break;
+	case L_HINT:
+		out_text(o, ST_DIM, "no sweep table: 'difftrace rank --sweep' caches more settings");
+		break;
+	case L_BLANK:
+		break;
+	case L_TTITLE:
+		out_text(o, ST_HEADER, "   # TRACE    CHANGE  (row sum of JSM_D)      KEPT EVENTS");
+		break;
+	case L_TRACE: {
+		const rank_item *it = &d->it[l->i];
+		rank_key k = d->j.keys[it->i];
+		pt(a, sizeof a, k);
+		out_printf(o, ST_NORMAL, "%4zu %-7s %7.3f  ", l->i + 1, a, it->score);
+		bar(o, it->score, d->it[0].score);
+		unsigned long long en = d->rn->nfiltered[d->j.row_normal[it->i]];
+		unsigned long long ef = d->rf->nfiltered[d->j.row_faulty[it->i]];
+		out_printf(o, en != ef ? ST_WARN : ST_DIM, "  %llu %s %llu", en, en != ef ? "->" : "==",
+			   ef);
+		break;
+	}
+	case L_PTITLE:
+		out_text(o, ST_HEADER, "   # PAIR             JSM_D  NORMAL  FAULTY");
+		break;
+	case L_PAIR: {
+		const rank_pair *p = &d->pr[l->i];
+		pt(a, sizeof a, d->j.keys[p->i]);
+		pt(b, sizeof b, d->j.keys[p->j]);
+		size_t nn = d->rn->n, nf = d->rf->n;
+		double jn = d->rn->jsm[d->j.row_normal[p->i] * nn + d->j.row_normal[p->j]];
+		double jf = d->rf->jsm[d->j.row_faulty[p->i] * nf + d->j.row_faulty[p->j]];
+		out_printf(o, ST_NORMAL, "%4zu %-7s %-7s  %6.3f   %5.3f   %5.3f", l->i + 1, a, b,
+			   p->score, jn, jf);
+		break;
+	}
+	case L_NOPAIR:
+		out_text(o, ST_DIM, "no pair of traces changed its similarity");
+		break;
+	case L_STITLE:
+		out_printf(o, ST_HEADER,
+			   "sweep over %zu settings cached for both runs, lowest B-score first"
+			   " (*: current)", d->nsw);
+		if (d->sw_more)
+			out_printf(o, ST_DIM, " (%zu older not shown)", d->sw_more);
+		if (d->sw_failed)
+			out_printf(o, ST_WARN, " (%zu unreadable)", d->sw_failed);
+		break;
+	case L_SHEAD:
+		out_printf(o, ST_HEADER, "  B-SCORE  %-*s  %-*s   K  TOP PROCS  TOP THREADS", d->wf,
+			   "FILTER", d->wa, "ATTRS");
+		break;
+	case L_SWEEP: {
+		const struct sweep_row *w = &d->sw[l->i];
+		int cur = is_current(d, w);
+		out_text(o, cur ? ST_KEY : ST_NORMAL, cur ? "* " : "  ");
+		if (isnan(w->b))
+			out_text(o, ST_NORMAL, "      -  ");
+		else
+			out_printf(o, ST_NORMAL, "%7.3f  ", w->b);
+		out_printf(o, ST_NORMAL, "%-*s  %-*s  %2d  ", d->wf, w->alias, d->wa, w->attrs, w->k);
+		char procs[64] = "";
+		size_t pl = 0;
+		for (size_t q = 0; q < w->nprocs && pl < sizeof procs; q++)
+			pl += (size_t)snprintf(procs + pl, sizeof procs - pl, "%s%d", q ? " " : "",
+					       w->procs[q]);
+		out_printf(o, ST_NORMAL, "%-9s  ", w->nprocs ? procs : "-");
+		for (size_t q = 0; q < w->ntop; q++) {
+			pt(a, sizeof a, w->top[q]);
+			out_printf(o, ST_NORMAL, "%s%s", q ? " " : "", a);
+		}
+		if (!w->ntop)
+			out_text(o, ST_DIM, "-");
+		break;
+	}
+	}
+}
+
+static void rank_enter(tui *t, view *v, size_t i)
+{
+	struct rank *d = v->data;
+	if (d->state != 1 || i >= d->nln)
+		return;
+	const struct rline *l = &d->ln[i];
+	if (l->kind == L_TRACE) {
+		rank_key k = d->j.keys[d->it[l->i].i];
+		view_diff_open(t, d->normal, k.proc, k.thread, d->faulty, k.proc, k.thread);
+	} else if (l->kind == L_PAIR) {
+		rank_key a = d->j.keys[d->pr[l->i].i], b = d->j.keys[d->pr[l->i].j];
+		view_diff_open(t, d->faulty, a.proc, a.thread, d->faulty, b.proc, b.thread);
+	} else if (l->kind == L_SWEEP) {
+		const struct sweep_row *w = &d->sw[l->i];
+		tui_params p = *tui_get_params(t);
+		snprintf(p.filter, sizeof p.filter, "%s", w->names);
+		snprintf(p.attrs, sizeof p.attrs, "%s", w->attrs);
+		p.k = (unsigned)w->k;
+		char alias[128];
+		snprintf(alias, sizeof alias, "%s", w->alias);
+		d->want = where_of(d, i);
+		tui_set_params(t, &p); /* reopens this view: w is gone */
+		tui_msg(t, ST_DIM, "now filter %s (%s), attributes %s, K %u", p.filter, alias, p.attrs,
+			p.k);
+	}
+}
+
+/* The first line of each section a Tab visits. */
+static size_t sections(const struct rank *d, size_t *s)
+{
+	size_t n = 0;
+	int last = -1;
+	for (size_t i = 0; i < d->nln; i++) {
+		int k = d->ln[i].kind;
+		if ((k == L_TRACE || k == L_PAIR || k == L_NOPAIR || k == L_SWEEP) && k != last)
+			s[n++] = i;
+		if (k != L_BLANK)
+			last = k;
+	}
+	return n;
+}
+
+static int rank_key_fn(tui *t, view *v, int k)
+{
+	struct rank *d = v->data;
+	if (d->state != 1)
+		return 0;
+	const struct rline *l = v->cur < d->nln ? &d->ln[v->cur] : NULL;
+	if (k == '\t' || k == KEY_BTAB) {
+		size_t s[4], n = sections(d, s);
+		if (!n)
+			return 1;
+		size_t at = n; /* the section the cursor is in; n: above the first */
+		for (size_t q = 0; q < n; q++)
+			if (v->cur >= s[q])
+				at = q;
+		size_t to = k == '\t' ? (at == n ? 0 : (at + 1) % n) : (at == n || at == 0 ? n - 1 : at - 1);
+		v->cur = s[to];
+		/* show the section's title with it, scrolling only when it is not in sight */
+		size_t rows = tui_rows(t) > 4 ? (size_t)tui_rows(t) - 3 : 1;
+		size_t title = v->cur >= 2 ? v->cur - 2 : 0;
+		if (title < v->top || v->cur >= v->top + rows)
+			v->top = title;
+		return 1;
+	}
+	if (k == 'p' && l) {
+		if (l->kind != L_PAIR) {
+			tui_msg(t, ST_WARN, "p works on a pair (Tab goes to the pairs)");
+			return 1;
+		}
+		rank_key a = d->j.keys[d->pr[l->i].i], b = d->j.keys[d->pr[l->i].j];
+		view_diff_open(t, d->normal, a.proc, a.thread, d->normal, b.proc, b.thread);
+		return 1;
+	}
+	if (k == 't' && l) {
+		if (l->kind != L_TRACE) {
+			tui_msg(t, ST_WARN, "t works on a trace");
+			return 1;
+		}
+		rank_key a = d->j.keys[d->it[l->i].i];
+		view_trace_open(t, d->faulty, a.proc, a.thread);
+		return 1;
+	}
+	return 0;
+}
+
+static void rank_close(view *v)
+{
+	struct rank *d = v->data;
+	comparison_free(d);
+	sweep_free(d);
+	free(d->ln);
+	free(d);
+}
+
+static const view_ops rank_ops = {
+	.name = "rank", .keys = keys, .open = rank_open, .line = rank_line,
+	.enter = rank_enter, .key = rank_key_fn, .close = rank_close,
+};
+
+int view_rank_open(tui *t, const char *normal, const char *faulty)
+{
+	struct rank *d = xcalloc(1, sizeof *d);
+	/* copies first: the names may be the interface's pair, which tui_set_pair frees */
+	snprintf(d->normal, sizeof d->normal, "%s", normal);
+	snprintf(d->faulty, sizeof d->faulty, "%s", faulty);
+	d->want.kind = L_STATE;
+	d->b = NAN;
+	if (!tui_push(t, &rank_ops, d, "difftrace: ranking %s against %s", d->faulty, d->normal))
+		return -1; /* d is freed */
+	tui_set_pair(t, d->normal, d->faulty);
+	return 0;
+}
