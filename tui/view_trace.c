@@ -1,0 +1,765 @@
+/* view_trace.c: one trace as its nested loops (NLR, under the current analysis parameters),
+ * drawn as a tree: one line per entry of the compressed trace; a loop line `L<id> ×count`
+ * folds and unfolds to show its body one level deeper, where nested loops fold in turn. `t`
+ * turns the view into the trace's loop table (`L<id> = (body)`), `d` diffs the trace against
+ * the same P.T of the other run of the marked pair.
+ *
+ * The tree is kept as the list of the lines on screen: unfolding a loop inserts its body's
+ * lines below it, folding removes them. A loop shows one iteration of its body, never `count`
+ * copies, so even a fully unfolded tree is bounded by the loop table, not by the events; it is
+ * still capped (TREE_MAX_LINES) because nested bodies multiply. */
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nlr.h"
+#include "store_analysis.h"
+#include "tui.h"
+#include "util.h"
+
+/* `*` and `+` refuse to unfold more lines than this at once. */
+#define TREE_MAX_LINES 200000u
+
+/* Bytes of a folded loop's body shown on its line. */
+#define PREVIEW_MAX 400u
+
+/* Depths past this get no tree guides (the picture is unreadable long before). */
+#define GUIDE_DEPTH 64u
+
+struct tline {
+	nlr_entry e;
+	uint32_t depth;  /* 0: an entry of the trace; d: in the body of a loop d - 1 deep */
+	uint32_t idx;    /* its position in the trace or in its loop's body */
+	uint8_t open;    /* a loop whose body is on the lines below */
+	uint8_t last;    /* the last entry of its body */
+	uint64_t guides; /* bit k - 1: the ancestor at depth k has more entries below it */
+};
+
+struct tbuf {
+	struct tline *l;
+	size_t n, cap;
+};
+
+struct trace {
+	char run[128];
+	int p, thr;
+	int opened;          /* open ran once: later failures show a line instead of failing */
+	int state;           /* 1 ready, 0 computing, -1 failed */
+	const an_result *r;
+	int64_t aid;         /* the analysis the lines come from; 0 when nothing is loaded */
+	int obj;
+	char why[600];       /* set when there is nothing to show but this */
+	nlr_entry *v;        /* the trace's entries */
+	size_t n;
+	nlr_table *loops;
+	uint32_t nids;       /* the largest loop id of the trace + 1: the size of the tables below */
+	uint64_t *evlen;     /* events one iteration of loop id stands for (saturating) */
+	uint64_t *size;      /* lines loop id's body takes fully unfolded (capped) */
+	uint32_t *used;      /* loop ids the trace uses, nested ones included, ascending */
+	size_t nused;
+	size_t nloops;       /* top-level entries that are loops */
+	int numw;            /* digits of the entry numbers */
+	struct tbuf t;       /* the tree's lines */
+	int table;           /* showing the loop table instead of the tree */
+	size_t tree_cur, tree_top;
+};
+
+static const tui_keyhelp keys[] = {
+	{ "Enter  o", "fold or unfold the loop under the cursor" },
+	{ "+", "unfold this loop and every loop inside it" },
+	{ "*", "unfold every loop" },
+	{ "z", "fold every loop" },
+	{ "u", "up to the enclosing loop" },
+	{ "c", "fold the enclosing loop" },
+	{ "t", "the loop table: L<id> = (body) of each loop;" },
+	{ "", "  there Enter shows its first use, t or q back" },
+	{ "d", "diff against the same P.T of the other run" },
+	{ "", "  of the marked pair" },
+	{ NULL, NULL },
+};
+
+/* ---- loading ---- */
+
+static void free_data(struct trace *d)
+{
+	free(d->v);
+	nlr_table_free(d->loops);
+	free(d->evlen);
+	free(d->size);
+	free(d->used);
+	free(d->t.l);
+	d->v = NULL;
+	d->loops = NULL;
+	d->evlen = d->size = NULL;
+	d->used = NULL;
+	d->t.l = NULL;
+	d->n = d->nused = d->nloops = d->t.n = d->t.cap = 0;
+	d->nids = 0;
+	d->aid = 0;
+	d->table = 0;
+	d->tree_cur = d->tree_top = 0;
+}
+
+struct loadctx {
+	nlr_table *t;
+	dt_err *e;
+};
+
+static int load_loop(void *ctx, uint32_t id, const nlr_entry *body, size_t n)
+{
+	struct loadctx *c = ctx;
+	return nlr_table_load(c->t, id, body, n, c->e);
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+static const nlr_entry *body_of(const struct trace *d, uint32_t id, size_t *len)
+{
+	if (id >= nlr_table_count(d->loops)) {
+		*len = 0;
+		return NULL;
+	}
+	return nlr_table_body(d->loops, id, len);
+}
+
+/* The loops the trace uses and, for each, its events per iteration and its unfolded size. A
+ * body only names smaller ids, so one pass down the ids finds the nested loops and one pass up
+ * has every inner loop's figures ready before the loops around it need them. */
+static void loop_figures(struct trace *d)
+{
+	uint32_t max = 0;
+	int any = 0;
+	for (size_t i = 0; i < d->n; i++)
+		if (nlr_is_loop(d->v[i])) {
+			any = 1;
+			d->nloops++;
+			if (nlr_loop_id(d->v[i]) > max)
+				max = nlr_loop_id(d->v[i]);
+		}
+	d->nids = any ? max + 1 : 0;
+	uint8_t *mark = xcalloc(d->nids ? d->nids : 1, 1);
+	for (size_t i = 0; i < d->n; i++)
+		if (nlr_is_loop(d->v[i]))
+			mark[nlr_loop_id(d->v[i])] = 1;
+	for (uint32_t id = d->nids; id-- > 0;) {
+		if (!mark[id])
+			continue;
+		size_t len;
+		const nlr_entry *b = body_of(d, id, &len);
+		for (size_t j = 0; j < len; j++)
+			if (nlr_is_loop(b[j]))
+				mark[nlr_loop_id(b[j])] = 1;
+	}
+	d->evlen = xcalloc(d->nids ? d->nids : 1, sizeof *d->evlen);
+	d->size = xcalloc(d->nids ? d->nids : 1, sizeof *d->size);
+	d->used = xmalloc((d->nids ? d->nids : 1) * sizeof *d->used);
+	for (uint32_t id = 0; id < d->nids; id++) {
+		if (!mark[id])
+			continue;
+		d->used[d->nused++] = id;
+		size_t len;
+		const nlr_entry *b = body_of(d, id, &len);
+		uint64_t ev = 0, sz = 0;
+		for (size_t j = 0; j < len; j++) {
+			if (nlr_is_loop(b[j])) {
+				uint32_t c = nlr_loop_id(b[j]);
+				ev = sat_add(ev, sat_mul(b[j].count, d->evlen[c]));
+				sz = sat_add(sz, 1 + d->size[c]);
+			} else {
+				ev = sat_add(ev, 1);
+				sz = sat_add(sz, 1);
+			}
+		}
+		d->evlen[id] = ev;
+		d->size[id] = sz > TREE_MAX_LINES ? TREE_MAX_LINES + 1 : sz;
+	}
+	free(mark);
+}
+
+static void tb_push(struct tbuf *b, struct tline l)
+{
+	GROW(b->l, b->cap, b->n + 1);
+	b->l[b->n++] = l;
+}
+
+static uint64_t child_guides(const struct tline *p)
+{
+	uint64_t g = p->guides;
+	if (p->depth >= 1 && p->depth <= GUIDE_DEPTH && !p->last)
+		g |= (uint64_t)1 << (p->depth - 1);
+	return g;
+}
+
+/* Appends the body of loop line p to b, every nested loop unfolded too when deep. */
+static void emit_body(const struct trace *d, struct tbuf *b, struct tline p, int deep)
+{
+	size_t len;
+	const nlr_entry *body = body_of(d, nlr_loop_id(p.e), &len);
+	for (size_t j = 0; j < len; j++) {
+		struct tline c = { body[j], p.depth + 1, (uint32_t)j, 0, j + 1 == len,
+				   child_guides(&p) };
+		c.open = deep && nlr_is_loop(c.e);
+		tb_push(b, c);
+		if (c.open)
+			emit_body(d, b, c, 1);
+	}
+}
+
+/* Rebuilds the whole tree: every loop folded, or every loop unfolded. */
+static void build_tree(struct trace *d, int deep)
+{
+	d->t.n = 0;
+	for (size_t i = 0; i < d->n; i++) {
+		struct tline l = { d->v[i], 0, (uint32_t)i, 0, i + 1 == d->n, 0 };
+		l.open = deep && nlr_is_loop(l.e);
+		tb_push(&d->t, l);
+		if (l.open)
+			emit_body(d, &d->t, l, 1);
+	}
+}
+
+static int load(tui *t, struct trace *d)
+{
+	dt_err e;
+	dt_err_clear(&e);
+	store *s = tui_store(t);
+	d->obj = analysis_object(d->r, d->p, d->thr);
+	if (d->obj < 0) {
+		snprintf(d->why, sizeof d->why, "no trace %d.%d in run %s", d->p, d->thr, d->run);
+		return -1;
+	}
+	if (store_analysis_get_trace(s, d->r->meta.id, d->obj, NULL, NULL, &d->v, &d->n, NULL,
+				     NULL, &e))
+		goto fail;
+	d->loops = nlr_table_new();
+	struct loadctx lc = { d->loops, &e };
+	if (store_loops_each(s, load_loop, &lc, &e))
+		goto fail;
+	for (size_t i = 0; i < d->n; i++)
+		if (nlr_is_loop(d->v[i]) && nlr_loop_id(d->v[i]) >= nlr_table_count(d->loops)) {
+			dt_errf(&e, DT_EDATA, "trace %d.%d names loop L%u, which the store lacks",
+				d->p, d->thr, nlr_loop_id(d->v[i]));
+			goto fail;
+		}
+	loop_figures(d);
+	int w = 1;
+	for (size_t k = d->n; k >= 10; k /= 10)
+		w++;
+	d->numw = w;
+	build_tree(d, 0);
+	d->aid = d->r->meta.id;
+	return 0;
+fail:
+	dt_err_format(&e, d->why, sizeof d->why);
+	free_data(d);
+	return -1;
+}
+
+static void set_lines(view *v)
+{
+	struct trace *d = v->data;
+	if (d->state != 1 || d->why[0] || !d->n)
+		v->nlines = 1;
+	else
+		v->nlines = d->table ? d->nused : d->t.n;
+}
+
+static int trace_open(tui *t, view *v)
+{
+	struct trace *d = v->data;
+	int first = !d->opened;
+	d->opened = 1;
+	d->state = tui_analysis(t, d->run, &d->r);
+	if (d->state == 1 && d->aid && d->aid == d->r->meta.id) {
+		/* the same analysis (another one finished): keep what is folded */
+		set_lines(v);
+		return 0;
+	}
+	free_data(d);
+	d->why[0] = 0;
+	if (d->state < 0) {
+		if (first)
+			return -1;
+		snprintf(d->why, sizeof d->why, "no analysis of %s (see the message below)", d->run);
+	} else if (d->state == 1) {
+		if (load(t, d) && first) {
+			tui_msg(t, ST_WARN, "%s", d->why);
+			return -1;
+		}
+		snprintf(v->title, sizeof v->title,
+			 "difftrace: trace %d.%d of %s, nested loops (filter %s, K %d)", d->p, d->thr,
+			 d->run, d->r->filter_alias, d->r->meta.k);
+	}
+	set_lines(v);
+	return 0;
+}
+
+/* ---- drawing ---- */
+
+static void token(tui *t, tui_out *o, int style, nlr_entry x)
+{
+	if (nlr_is_loop(x))
+		out_printf(o, style, "L%u %s%u", nlr_loop_id(x), o->utf8 ? "\u00d7" : "x", x.count);
+	else
+		out_text(o, style, store_func_name(tui_store(t), x.sym));
+}
+
+static void body_text(tui *t, const struct trace *d, tui_out *o, int style, uint32_t id)
+{
+	size_t len;
+	const nlr_entry *b = body_of(d, id, &len);
+	out_text(o, style, "(");
+	for (size_t j = 0; j < len; j++) {
+		if (j)
+			out_text(o, style, " - ");
+		token(t, o, style, b[j]);
+	}
+	out_text(o, style, ")");
+}
+
+/* A folded loop's body with the bodies of the loops inside it, so that a search finds a call
+ * however deep it is folded; cut with "..." once the line passes limit bytes. */
+static void body_inline(tui *t, const struct trace *d, tui_out *o, int style, uint32_t id,
+			size_t limit)
+{
+	size_t len;
+	const nlr_entry *b = body_of(d, id, &len);
+	out_text(o, style, "(");
+	for (size_t j = 0; j < len; j++) {
+		if (o->len > limit) {
+			out_text(o, style, " ...");
+			break;
+		}
+		if (j)
+			out_text(o, style, " - ");
+		token(t, o, style, b[j]);
+		if (nlr_is_loop(b[j])) {
+			out_text(o, style, " ");
+			body_inline(t, d, o, style, nlr_loop_id(b[j]), limit);
+		}
+	}
+	out_text(o, style, ")");
+}
+
+static void count_text(char *buf, size_t n, uint64_t v)
+{
+	if (v == UINT64_MAX)
+		snprintf(buf, n, "too many");
+	else
+		snprintf(buf, n, "%llu", (unsigned long long)v);
+}
+
+static void tree_line(tui *t, const struct trace *d, size_t i, tui_out *o)
+{
+	const struct tline *l = &d->t.l[i];
+	if (l->depth == 0)
+		out_printf(o, ST_DIM, "%*u ", d->numw, l->idx + 1);
+	else
+		out_printf(o, ST_NORMAL, "%*s ", d->numw, "");
+	const char *bar = o->utf8 ? "\u2502  " : "|  ";
+	for (uint32_t k = 1; k < l->depth; k++)
+		out_text(o, ST_DIM,
+			 k <= GUIDE_DEPTH && (l->guides >> (k - 1) & 1) ? bar : "   ");
+	if (l->depth)
+		out_text(o, ST_DIM,
+			 l->last ? (o->utf8 ? "\u2514\u2500 " : "`- ")
+				 : (o->utf8 ? "\u251c\u2500 " : "|- "));
+	if (!nlr_is_loop(l->e)) {
+		token(t, o, ST_NORMAL, l->e);
+		return;
+	}
+	uint32_t id = nlr_loop_id(l->e);
+	size_t len;
+	body_of(d, id, &len);
+	out_text(o, ST_KEY, l->open ? "[-] " : "[+] ");
+	token(t, o, ST_HEADER, l->e);
+	char ev[32];
+	count_text(ev, sizeof ev, sat_mul(l->e.count, d->evlen[id]));
+	out_printf(o, ST_DIM, "  body %zu, %s events", len, ev);
+	if (!l->open) {
+		out_text(o, ST_DIM, "  ");
+		body_inline(t, d, o, ST_DIM, id, o->len + PREVIEW_MAX);
+	}
+}
+
+static void table_line(tui *t, const struct trace *d, size_t i, tui_out *o)
+{
+	uint32_t id = d->used[i];
+	size_t len;
+	body_of(d, id, &len);
+	out_printf(o, ST_HEADER, "L%u", id);
+	out_text(o, ST_NORMAL, " = ");
+	body_text(t, d, o, ST_NORMAL, id);
+	char ev[32];
+	count_text(ev, sizeof ev, d->evlen[id]);
+	out_printf(o, ST_DIM, "  body %zu, %s event%s per iteration", len, ev,
+		   d->evlen[id] == 1 ? "" : "s");
+}
+
+static void trace_line(tui *t, view *v, size_t i, tui_out *o)
+{
+	struct trace *d = v->data;
+	if (d->state == 0) {
+		char what[128];
+		int pct = tui_job_progress(t, what, sizeof what);
+		out_printf(o, ST_DIM, "computing the analysis of %s ... %d%%", d->run,
+			   pct < 0 ? 0 : pct);
+	} else if (d->why[0]) {
+		out_text(o, ST_WARN, d->why);
+	} else if (!d->n) {
+		out_printf(o, ST_DIM, "no event of trace %d.%d is left after the filter %s", d->p,
+			   d->thr, d->r->filter_alias);
+	} else if (d->table) {
+		table_line(t, d, i, o);
+	} else {
+		tree_line(t, d, i, o);
+	}
+}
+
+static void trace_header(tui *t, view *v, tui_out *o)
+{
+	(void)t;
+	struct trace *d = v->data;
+	if (d->state != 1 || d->why[0] || d->obj < 0) {
+		out_printf(o, ST_HEADER, "run %s, trace %d.%d", d->run, d->p, d->thr);
+		return;
+	}
+	if (d->table) {
+		out_printf(o, ST_HEADER,
+			   "%zu loop%s in trace %d.%d of %s  (Enter: first use in the tree; t, q: back)",
+			   d->nused, d->nused == 1 ? "" : "s", d->p, d->thr, d->run);
+		return;
+	}
+	out_printf(o, ST_HEADER, "%llu events, %llu kept by the filter, %zu entr%s, %zu loop%s",
+		   (unsigned long long)d->r->traces[d->obj].nevents,
+		   (unsigned long long)d->r->nfiltered[d->obj], d->n, d->n == 1 ? "y" : "ies",
+		   d->nloops, d->nloops == 1 ? "" : "s");
+	if (d->nused)
+		out_printf(o, ST_HEADER, " (%zu distinct)", d->nused);
+}
+
+/* ---- folding ---- */
+
+static int ready(const struct trace *d)
+{
+	return d->state == 1 && !d->why[0] && d->n;
+}
+
+/* The lines below line i that belong to it: [i + 1, end). */
+static size_t subtree_end(const struct trace *d, size_t i)
+{
+	size_t j = i + 1;
+	while (j < d->t.n && d->t.l[j].depth > d->t.l[i].depth)
+		j++;
+	return j;
+}
+
+static void splice(struct trace *d, size_t at, size_t drop, const struct tbuf *ins)
+{
+	size_t n2 = d->t.n - drop + ins->n;
+	GROW(d->t.l, d->t.cap, n2 ? n2 : 1);
+	memmove(d->t.l + at + ins->n, d->t.l + at + drop, (d->t.n - at - drop) * sizeof *d->t.l);
+	if (ins->n)
+		memcpy(d->t.l + at, ins->l, ins->n * sizeof *d->t.l);
+	d->t.n = n2;
+}
+
+static void fold(struct trace *d, view *v, size_t i)
+{
+	size_t end = subtree_end(d, i);
+	struct tbuf none = { NULL, 0, 0 };
+	splice(d, i + 1, end - i - 1, &none);
+	d->t.l[i].open = 0;
+	if (v->cur > i && v->cur < end)
+		v->cur = i;
+	else if (v->cur >= end)
+		v->cur -= end - i - 1;
+	v->nlines = d->t.n;
+}
+
+/* Unfolds loop line i (deep: with every loop inside it); 0, or -1 when too big. */
+static int unfold(tui *t, struct trace *d, view *v, size_t i, int deep)
+{
+	struct tline *l = &d->t.l[i];
+	uint32_t id = nlr_loop_id(l->e);
+	if (deep && d->t.n + d->size[id] > TREE_MAX_LINES) {
+		tui_msg(t, ST_WARN, "L%u unfolds into more than %u lines: unfold it level by level",
+			id, TREE_MAX_LINES);
+		return -1;
+	}
+	size_t end = subtree_end(d, i);
+	struct tbuf b = { NULL, 0, 0 };
+	emit_body(d, &b, *l, deep);
+	l->open = 1;
+	splice(d, i + 1, end - i - 1, &b);
+	free(b.l);
+	if (v->cur >= end)
+		v->cur = v->cur - (end - i - 1) + b.n;
+	else if (v->cur > i)
+		v->cur = i;
+	v->nlines = d->t.n;
+	return 0;
+}
+
+static size_t parent_line(const struct trace *d, size_t i)
+{
+	uint32_t dp = d->t.l[i].depth;
+	while (i-- > 0)
+		if (d->t.l[i].depth < dp)
+			return i;
+	return SIZE_MAX;
+}
+
+/* The position of line i in the tree: path[k] is its ancestor's index at depth k. */
+static size_t path_of(const struct trace *d, size_t i, uint32_t **path)
+{
+	size_t n = d->t.l[i].depth + 1;
+	*path = xmalloc(n * sizeof **path);
+	for (size_t k = n; k-- > 0;) {
+		(*path)[k] = d->t.l[i].idx;
+		if (k)
+			i = parent_line(d, i);
+	}
+	return n;
+}
+
+/* Unfolds what is needed to show the entry at path and returns its line. */
+static size_t reveal(tui *t, struct trace *d, view *v, const uint32_t *path, size_t n)
+{
+	size_t i = 0;
+	while (i < d->t.n && !(d->t.l[i].depth == 0 && d->t.l[i].idx == path[0]))
+		i++;
+	for (size_t k = 1; k < n && i < d->t.n; k++) {
+		if (!d->t.l[i].open && unfold(t, d, v, i, 0))
+			break;
+		size_t end = subtree_end(d, i), j = i + 1;
+		while (j < end && !(d->t.l[j].depth == k && d->t.l[j].idx == path[k]))
+			j++;
+		if (j == end)
+			break;
+		i = j;
+	}
+	return i < d->t.n ? i : 0;
+}
+
+static void all(tui *t, struct trace *d, view *v, int deep)
+{
+	if (deep) {
+		uint64_t total = d->n;
+		for (size_t i = 0; i < d->n; i++)
+			if (nlr_is_loop(d->v[i]))
+				total = sat_add(total, d->size[nlr_loop_id(d->v[i])]);
+		if (total > TREE_MAX_LINES) {
+			tui_msg(t, ST_WARN,
+				"every loop unfolded makes more than %u lines: unfold them one by one",
+				TREE_MAX_LINES);
+			return;
+		}
+	}
+	uint32_t *path;
+	size_t n = path_of(d, v->cur, &path);
+	build_tree(d, deep);
+	v->nlines = d->t.n;
+	v->cur = reveal(t, d, v, path, deep ? n : 1);
+	free(path);
+	tui_msg(t, ST_DIM, deep ? "every loop unfolded" : "every loop folded");
+}
+
+/* Shows the first place loop id is used, unfolded, in the tree. */
+static void jump(tui *t, struct trace *d, view *v, uint32_t id)
+{
+	/* has[x]: loop x's body holds id, however deep */
+	uint8_t *has = xcalloc(d->nids, 1);
+	for (size_t u = 0; u < d->nused && d->used[u] < d->nids; u++) {
+		uint32_t x = d->used[u];
+		size_t len;
+		const nlr_entry *b = body_of(d, x, &len);
+		for (size_t j = 0; j < len && !has[x]; j++)
+			if (nlr_is_loop(b[j]) &&
+			    (nlr_loop_id(b[j]) == id || has[nlr_loop_id(b[j])]))
+				has[x] = 1;
+	}
+	uint32_t *path = xmalloc((d->nids + 1) * sizeof *path);
+	size_t n = 0;
+	const nlr_entry *cur = d->v;
+	size_t len = d->n;
+	for (;;) {
+		size_t j = 0;
+		while (j < len && !(nlr_is_loop(cur[j]) && (nlr_loop_id(cur[j]) == id ||
+							     has[nlr_loop_id(cur[j])])))
+			j++;
+		if (j == len || n > d->nids)
+			break;
+		path[n++] = (uint32_t)j;
+		if (nlr_loop_id(cur[j]) == id)
+			break;
+		cur = body_of(d, nlr_loop_id(cur[j]), &len);
+	}
+	d->table = 0;
+	v->nlines = d->t.n;
+	v->cur = d->tree_cur;
+	v->top = d->tree_top;
+	if (n) {
+		size_t i = reveal(t, d, v, path, n);
+		if (nlr_is_loop(d->t.l[i].e) && !d->t.l[i].open)
+			unfold(t, d, v, i, 0);
+		/* the loop with a little of what leads to it */
+		size_t top = i > 2 ? i - 2 : 0, p = i;
+		while (p != SIZE_MAX && i - p < (size_t)tui_rows(t) / 2) {
+			top = p;
+			p = parent_line(d, p);
+		}
+		v->cur = i;
+		v->top = top;
+		tui_msg(t, ST_DIM, "the first use of L%u", id);
+	}
+	free(path);
+	free(has);
+}
+
+static void show_table(tui *t, struct trace *d, view *v)
+{
+	if (!d->nused) {
+		tui_msg(t, ST_DIM, "trace %d.%d has no loop", d->p, d->thr);
+		return;
+	}
+	d->tree_cur = v->cur;
+	d->tree_top = v->top;
+	size_t at = 0;
+	const struct tline *l = &d->t.l[v->cur];
+	if (nlr_is_loop(l->e))
+		while (at + 1 < d->nused && d->used[at] < nlr_loop_id(l->e))
+			at++;
+	d->table = 1;
+	v->nlines = d->nused;
+	v->cur = at;
+	v->top = 0;
+}
+
+static void hide_table(struct trace *d, view *v)
+{
+	d->table = 0;
+	v->nlines = d->t.n;
+	v->cur = d->tree_cur;
+	v->top = d->tree_top;
+}
+
+static void trace_enter(tui *t, view *v, size_t i)
+{
+	struct trace *d = v->data;
+	if (!ready(d))
+		return;
+	if (d->table) {
+		jump(t, d, v, d->used[i]);
+		return;
+	}
+	if (!nlr_is_loop(d->t.l[i].e)) {
+		tui_msg(t, ST_DIM, "a call, not a loop: only [+] lines unfold");
+		return;
+	}
+	if (d->t.l[i].open)
+		fold(d, v, i);
+	else
+		unfold(t, d, v, i, 0);
+}
+
+static void diff_key(tui *t, struct trace *d)
+{
+	const char *normal, *faulty;
+	if (!tui_get_pair(t, &normal, &faulty) || !*normal || !*faulty) {
+		tui_msg(t, ST_WARN, "choose the normal and faulty runs first (1 and 2 in the runs view)");
+		return;
+	}
+	if (strcmp(d->run, normal) && strcmp(d->run, faulty)) {
+		tui_msg(t, ST_WARN, "%s is not in the marked pair (normal %s, faulty %s)", d->run,
+			normal, faulty);
+		return;
+	}
+	view_diff_open(t, normal, d->p, d->thr, faulty, d->p, d->thr);
+}
+
+static int trace_key(tui *t, view *v, int k)
+{
+	struct trace *d = v->data;
+	if (k == 'd' && d->state == 1 && d->obj >= 0) {
+		diff_key(t, d);
+		return 1;
+	}
+	if (!ready(d))
+		return 0;
+	if (d->table) {
+		/* back to the tree, not out of the view: the table is a page of the tree */
+		if (k == 't' || k == 'q' || k == 27 || k == 'h' || k == KEY_LEFT) {
+			hide_table(d, v);
+			return 1;
+		}
+		return 0;
+	}
+	struct tline *l = &d->t.l[v->cur];
+	size_t p;
+	switch (k) {
+	case 'o':
+		trace_enter(t, v, v->cur);
+		return 1;
+	case '+':
+		if (!nlr_is_loop(l->e))
+			tui_msg(t, ST_DIM, "a call, not a loop: only [+] lines unfold");
+		else
+			unfold(t, d, v, v->cur, 1);
+		return 1;
+	case '*':
+		all(t, d, v, 1);
+		return 1;
+	case 'z':
+		all(t, d, v, 0);
+		return 1;
+	case 'u':
+	case 'c':
+		p = parent_line(d, v->cur);
+		if (p == SIZE_MAX) {
+			tui_msg(t, ST_DIM, "entry %u of the trace is in no loop", l->idx + 1);
+			return 1;
+		}
+		if (k == 'c')
+			fold(d, v, p);
+		v->cur = p;
+		return 1;
+	case 't':
+		show_table(t, d, v);
+		return 1;
+	}
+	return 0;
+}
+
+static void trace_close(view *v)
+{
+	free_data(v->data);
+	free(v->data);
+}
+
+static const view_ops trace_ops = {
+	.name = "trace", .keys = keys, .open = trace_open, .line = trace_line,
+	.enter = trace_enter, .key = trace_key, .close = trace_close, .header = trace_header,
+};
+
+int view_trace_open(tui *t, const char *run, int p, int thr)
+{
+	struct trace *d = xcalloc(1, sizeof *d);
+	snprintf(d->run, sizeof d->run, "%s", run);
+	d->p = p;
+	d->thr = thr;
+	d->obj = -1;
+	return tui_push(t, &trace_ops, d, "difftrace: trace %d.%d of %s, nested loops", p, thr,
+			run)
+		       ? 0
+		       : -1;
+}
