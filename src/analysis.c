@@ -248,11 +248,41 @@ static int build_filter(const an_params *p, filt_lib **lib, filt **f, dt_err *e)
 	return rc;
 }
 
+/* The cache key of p: the attribute mode's name and the filter's canonical form with a digest
+ * of its families' patterns, so that editing a family file makes cached analyses stale. */
+static void cache_key(const an_params *p, const filt *f, char *mode, size_t nmode, char *canon,
+		      size_t ncanon)
+{
+	attrs_mode_name(p->mode, mode, nmode);
+	snprintf(canon, ncanon, "%s#%016llx", filt_canonical(f), (unsigned long long)filt_digest(f));
+}
+
+int analysis_lookup(store *s, const store_run *run, const an_params *p, int64_t *id, dt_err *e)
+{
+	filt *f = NULL;
+	filt_lib *lib = NULL;
+	int r = -1;
+	if (build_filter(p, &lib, &f, e) == 0) {
+		char mode[ATTRS_MODE_NAME_MAX], canon[512];
+		cache_key(p, f, mode, sizeof mode, canon, sizeof canon);
+		store_analysis a;
+		unsigned K = p->k ? p->k : NLR_K_DEFAULT;
+		r = store_analysis_find(s, run->id, canon, mode, (int)K, &a, e);
+		if (r == 1) {
+			r = !strcmp(a.version, ANALYSIS_VERSION);
+			*id = a.id;
+			store_analysis_free(&a);
+		}
+	}
+	filt_free(f);
+	filt_lib_free(lib);
+	return r;
+}
+
 int analysis_run(store *s, const store_run *run, const an_params *p, int64_t *id, int *reused,
 		 dt_err *e)
 {
-	char mode[ATTRS_MODE_NAME_MAX];
-	attrs_mode_name(p->mode, mode, sizeof mode);
+	char mode[ATTRS_MODE_NAME_MAX], canon[512];
 	unsigned K = p->k ? p->k : NLR_K_DEFAULT;
 	filt *f = NULL;
 	filt_lib *lib = NULL;
@@ -260,11 +290,7 @@ int analysis_run(store *s, const store_run *run, const an_params *p, int64_t *id
 		filt_lib_free(lib);
 		return -1;
 	}
-	/* the key names the families and a digest of their patterns, so that editing a family
-	 * file makes the cached analyses stale */
-	char canon[512];
-	snprintf(canon, sizeof canon, "%s#%016llx", filt_canonical(f),
-		 (unsigned long long)filt_digest(f));
+	cache_key(p, f, mode, sizeof mode, canon, sizeof canon);
 	*reused = 0;
 	store_analysis old;
 	int found = store_analysis_find(s, run->id, canon, mode, (int)K, &old, e);
@@ -528,19 +554,24 @@ int analysis_load(store *s, int64_t id, an_result *r, dt_err *e)
 	r->n = (size_t)r->meta.ntraces;
 	r->traces = xcalloc(r->n ? r->n : 1, sizeof *r->traces);
 	r->nfiltered = xcalloc(r->n ? r->n : 1, sizeof *r->nfiltered);
-	for (size_t i = 0; i < r->n; i++) {
-		int64_t tid;
-		if (store_analysis_get_trace(s, id, (int)i, &tid, &r->nfiltered[i], NULL, NULL, NULL,
-					     NULL, e)) {
-			store_traces_free(all, nall);
-			goto fail;
-		}
-		for (size_t j = 0; j < nall; j++)
-			if (all[j].id == tid) {
-				r->traces[i] = all[j];
-				memset(&all[j], 0, sizeof all[j]);
-			}
+	int64_t *tids = xmalloc((r->n ? r->n : 1) * sizeof *tids);
+	if (store_analysis_objects(s, id, r->n, tids, r->nfiltered, e)) {
+		free(tids);
+		store_traces_free(all, nall);
+		goto fail;
 	}
+	/* both lists are in P.T order, so one pass matches them */
+	for (size_t i = 0, j = 0; i < r->n; i++) {
+		size_t k = 0;
+		while (k < nall && all[(j + k) % nall].id != tids[i])
+			k++;
+		if (k < nall) {
+			j = (j + k) % nall;
+			r->traces[i] = all[j];
+			memset(&all[j], 0, sizeof all[j]);
+		}
+	}
+	free(tids);
 	store_traces_free(all, nall);
 	int g = store_analysis_get_blob(s, id, "jsm", &p, &len, e);
 	if (g < 0)
@@ -708,4 +739,99 @@ bad:
 	free(p);
 	fca_free(L);
 	return dt_err_at(e, store_path(s), -1, "analysis %lld: damaged lattice", (long long)id);
+}
+
+/* ---- comparing two runs ---- */
+
+static rank_key *keys_of(const an_result *r)
+{
+	rank_key *k = xmalloc((r->n ? r->n : 1) * sizeof *k);
+	for (size_t i = 0; i < r->n; i++)
+		k[i] = (rank_key){ r->traces[i].proc, r->traces[i].thread };
+	return k;
+}
+
+static double *jsm_of(const an_result *r)
+{
+	double *d = xmalloc((r->n ? r->n * r->n : 1) * sizeof *d);
+	for (size_t i = 0; i < r->n * r->n; i++)
+		d[i] = r->jsm[i];
+	return d;
+}
+
+/* The dendrogram of r restricted to rows[0..m): the cached one when the rows are all of r in
+ * order and the linkage is the cached one; else computed on the submatrix. */
+static int merges_on(const an_result *r, const double *jsm, const size_t *rows, size_t m,
+		     enum clu_linkage l, clu_merge *out, dt_err *e)
+{
+	int all = m == r->n && !strcmp(r->linkage, clu_linkage_name(l));
+	for (size_t i = 0; all && i < m; i++)
+		all = rows[i] == i;
+	if (all) {
+		memcpy(out, r->merges, (m - 1) * sizeof *out);
+		return 0;
+	}
+	size_t n = r->n;
+	double *sub = xmalloc(m * m * sizeof *sub), *d = xmalloc((m * (m - 1) / 2 + 1) * sizeof *d);
+	for (size_t i = 0; i < m; i++)
+		for (size_t j = 0; j < m; j++)
+			sub[i * m + j] = jsm[rows[i] * n + rows[j]];
+	clu_condensed_from_jsm(sub, m, d);
+	int rc = clu_linkage(d, m, l, out, e);
+	free(sub);
+	free(d);
+	return rc;
+}
+
+struct bcuts {
+	size_t n;
+	const clu_merge *mn, *mf;
+	uint32_t *x, *y;
+};
+
+static int bcut(void *ctx, size_t k, int *la, int *lb, dt_err *e)
+{
+	(void)e;
+	struct bcuts *b = ctx;
+	clu_cut(b->mn, b->n, k, b->x);
+	clu_cut(b->mf, b->n, k, b->y);
+	for (size_t i = 0; i < b->n; i++) {
+		la[i] = (int)b->x[i];
+		lb[i] = (int)b->y[i];
+	}
+	return 0;
+}
+
+int analysis_compare(const an_result *rn, const an_result *rf, enum clu_linkage l, rank_jsmd *j,
+		     double *bscore, dt_err *e)
+{
+	memset(j, 0, sizeof *j);
+	rank_key *kn = keys_of(rn), *kf = keys_of(rf);
+	double *jn = jsm_of(rn), *jf = jsm_of(rf);
+	int r = rank_jsmd_build(kn, jn, rn->n, kf, jf, rf->n, j, e);
+	*bscore = NAN;
+	if (!r && j->n >= 3) {
+		size_t m = j->n;
+		clu_merge *mn = xmalloc((m - 1) * sizeof *mn), *mf = xmalloc((m - 1) * sizeof *mf);
+		struct bcuts b = { m, mn, mf, xmalloc(m * sizeof(uint32_t)),
+				   xmalloc(m * sizeof(uint32_t)) };
+		r = merges_on(rn, jn, j->row_normal, m, l, mn, e);
+		if (!r)
+			r = merges_on(rf, jf, j->row_faulty, m, l, mf, e);
+		if (!r)
+			r = rank_bscore_mean(m, bcut, &b, bscore, NULL, e);
+		free(mn);
+		free(mf);
+		free(b.x);
+		free(b.y);
+	}
+	if (r) {
+		rank_jsmd_free(j);
+		memset(j, 0, sizeof *j);
+	}
+	free(kn);
+	free(kf);
+	free(jn);
+	free(jf);
+	return r;
 }

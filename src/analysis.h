@@ -17,6 +17,7 @@
 #include "attrs.h"
 #include "cluster.h"
 #include "fca.h"
+#include "rank.h"
 #include "store.h"
 #include "store_analysis.h"
 
@@ -45,6 +46,10 @@ typedef struct an_params {
 int analysis_run(store *s, const store_run *run, const an_params *p, int64_t *id, int *reused,
 		 dt_err *e);
 
+/* Whether run has a cached analysis under p of this code version: 1 and *id when it has, 0 when
+ * it would have to be computed, -1 on error (a bad filter, ...). Never computes. */
+int analysis_lookup(store *s, const store_run *run, const an_params *p, int64_t *id, dt_err *e);
+
 /* A cached analysis, as the commands and the interface read it. */
 typedef struct an_result {
 	store_analysis meta;
@@ -69,6 +74,12 @@ void analysis_result_free(an_result *r);
 /* The cached concept lattice of analysis id: 1 when loaded, 0 when the analysis has none (*why
  * gets the reason, malloc'ed), -1 on error. */
 int analysis_lattice(store *s, int64_t id, fca_lattice *L, char **why, dt_err *e);
+/* Compares a faulty run's analysis with a normal run's: JSM_D over the traces both have
+ * (matched by P.T) and the B-score, the mean over k = 2..n-1 of B_k between the two runs'
+ * clusterings under linkage l (NAN with fewer than 3 matched traces). When every trace matches
+ * and l is the cached linkage, the cached dendrograms are used rather than recomputed. */
+int analysis_compare(const an_result *rn, const an_result *rf, enum clu_linkage l, rank_jsmd *j,
+		     double *bscore, dt_err *e);
 /* The object index of trace P.T, or -1. */
 int analysis_object(const an_result *r, int p, int t);
 

@@ -377,43 +377,6 @@ static double *jsm_double(const an_result *r)
 	return d;
 }
 
-/* The clusterings of both runs on the matched traces, for the B-score at every k. */
-struct bcuts {
-	size_t n;
-	clu_merge *mn, *mf;
-};
-
-static int bcut(void *ctx, size_t k, int *la, int *lb, dt_err *e)
-{
-	(void)e;
-	struct bcuts *b = ctx;
-	uint32_t *x = xmalloc(b->n * sizeof *x), *y = xmalloc(b->n * sizeof *y);
-	clu_cut(b->mn, b->n, k, x);
-	clu_cut(b->mf, b->n, k, y);
-	for (size_t i = 0; i < b->n; i++) {
-		la[i] = (int)x[i];
-		lb[i] = (int)y[i];
-	}
-	free(x);
-	free(y);
-	return 0;
-}
-
-/* The submatrix of jsm (n x n) on rows[0..m) as condensed distances, and its linkage. */
-static int sub_linkage(const double *jsm, size_t n, const size_t *rows, size_t m,
-		       enum clu_linkage l, clu_merge *out, dt_err *e)
-{
-	double *sub = xmalloc(m * m * sizeof *sub), *d = xmalloc((m * (m - 1) / 2 + 1) * sizeof *d);
-	for (size_t i = 0; i < m; i++)
-		for (size_t j = 0; j < m; j++)
-			sub[i * m + j] = jsm[rows[i] * n + rows[j]];
-	clu_condensed_from_jsm(sub, m, d);
-	int r = clu_linkage(d, m, l, out, e);
-	free(sub);
-	free(d);
-	return r;
-}
-
 struct comparison {
 	rank_jsmd j;
 	double bscore; /* mean over k = 2..n-1; NAN when fewer than 3 traces */
@@ -422,28 +385,7 @@ struct comparison {
 static int compare(const an_result *rn, const an_result *rf, enum clu_linkage l,
 		   struct comparison *c, dt_err *e)
 {
-	memset(c, 0, sizeof *c);
-	rank_key *kn = keys_of(rn), *kf = keys_of(rf);
-	double *jn = jsm_double(rn), *jf = jsm_double(rf);
-	int r = rank_jsmd_build(kn, jn, rn->n, kf, jf, rf->n, &c->j, e);
-	c->bscore = NAN;
-	if (!r && c->j.n >= 3) {
-		size_t m = c->j.n;
-		struct bcuts b = { m, xmalloc((m - 1) * sizeof(clu_merge)),
-				   xmalloc((m - 1) * sizeof(clu_merge)) };
-		r = sub_linkage(jn, rn->n, c->j.row_normal, m, l, b.mn, e);
-		if (!r)
-			r = sub_linkage(jf, rf->n, c->j.row_faulty, m, l, b.mf, e);
-		if (!r)
-			r = rank_bscore_mean(m, bcut, &b, &c->bscore, NULL, e);
-		free(b.mn);
-		free(b.mf);
-	}
-	free(kn);
-	free(kf);
-	free(jn);
-	free(jf);
-	return r;
+	return analysis_compare(rn, rf, l, &c->j, &c->bscore, e);
 }
 
 static void print_keys(const char *what, const rank_key *k, size_t n)

@@ -160,9 +160,14 @@ int store_analysis_create(store *s, int64_t run_id, const char *filter, const ch
 			  const char *version, int64_t *id, dt_err *e)
 {
 	sqlite3_stmt *st;
+	/* The same parameters replace the old analysis; so do analyses of the same families made
+	 * when their files said something else (the part of the filter key after '#' is a digest
+	 * of the patterns): they can never be asked for again. */
 	if (store_prepare(s,
-			  "DELETE FROM analyses WHERE run_id = ?1 AND filter = ?2 AND attrs = ?3"
-			  " AND k = ?4",
+			  "DELETE FROM analyses WHERE run_id = ?1 AND attrs = ?3 AND k = ?4 AND"
+			  " (filter = ?2 OR (instr(?2, '#') > 0 AND"
+			  "  (filter = substr(?2, 1, instr(?2, '#') - 1) OR"
+			  "   substr(filter, 1, instr(?2, '#')) = substr(?2, 1, instr(?2, '#')))))",
 			  &st, e))
 		return -1;
 	bind_key(st, run_id, filter, attrs, k);
@@ -279,6 +284,34 @@ int store_analysis_get_trace(store *s, int64_t id, int obj, int64_t *trace_id,
 	}
 	sqlite3_finalize(st);
 	return r;
+}
+
+int store_analysis_objects(store *s, int64_t id, size_t n, int64_t *trace_ids, uint64_t *nfiltered,
+			   dt_err *e)
+{
+	sqlite3_stmt *st;
+	if (store_prepare(s,
+			  "SELECT obj, trace_id, nfiltered FROM analysis_traces WHERE analysis_id = ?1",
+			  &st, e))
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	size_t seen = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t obj = sqlite3_column_int64(st, 0);
+		if (obj < 0 || (uint64_t)obj >= n)
+			continue;
+		trace_ids[obj] = sqlite3_column_int64(st, 1);
+		nfiltered[obj] = (uint64_t)sqlite3_column_int64(st, 2);
+		seen++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return store_sqlerr(s, e, "reading analysis traces");
+	if (seen != n)
+		return dt_err_at(e, s->path, -1, "analysis %lld: %zu of %zu traces", (long long)id,
+				 seen, n);
+	return 0;
 }
 
 int store_analysis_put_attr(store *s, int64_t id, uint32_t attr, const char *name, dt_err *e)

@@ -43,6 +43,10 @@ int store_analysis_put_trace(store *s, int64_t id, int obj, int64_t trace_id, ui
 int store_analysis_get_trace(store *s, int64_t id, int obj, int64_t *trace_id,
 			     uint64_t *nfiltered, nlr_entry **nlr, size_t *nn, uint32_t **attrs,
 			     size_t *na, dt_err *e);
+/* The trace id and the events kept by the filter of objects 0..n-1, in one query (without the
+ * NLR and attribute blobs). */
+int store_analysis_objects(store *s, int64_t id, size_t n, int64_t *trace_ids, uint64_t *nfiltered,
+			   dt_err *e);
 int store_analysis_put_attr(store *s, int64_t id, uint32_t attr, const char *name, dt_err *e);
 /* All attribute names, names[i] for attribute i; caller frees each and the array. */
 int store_analysis_attr_names(store *s, int64_t id, char ***names, size_t *n, dt_err *e);

@@ -133,6 +133,25 @@ int main(void)
 	store_analyses_free(list, nl2);
 	CHECK_EQ_INT(store_analysis_get_blob(s, aid, "jsm", &blob, &bl, &e), 0);
 
+	/* an analysis of the same families under other family files (another digest) is stale:
+	 * writing the new one removes it; another filter is kept */
+	int64_t a1, a2, a3;
+	CHECK(store_begin(s, &e) == 0);
+	CHECK(store_analysis_create(s, run, "mpi#0001", "sing.orig", 10, "v2", &a1, &e) == 0);
+	CHECK(store_analysis_create(s, run, "mpi,ompall#0001", "sing.orig", 10, "v2", &a3, &e) == 0);
+	CHECK(store_analysis_create(s, run, "mpi#0002", "sing.orig", 10, "v2", &a2, &e) == 0);
+	CHECK(store_commit(s, &e) == 0);
+	CHECK(store_analysis_list(s, run, &list, &nl2, &e) == 0);
+	int have1 = 0, have2 = 0, have3 = 0, haveold = 0;
+	for (size_t i = 0; i < nl2; i++) {
+		have1 |= list[i].id == a1;
+		have2 |= list[i].id == a2;
+		have3 |= list[i].id == a3;
+		haveold |= list[i].id == aid2; /* "mpi" without a digest: of the same families */
+	}
+	CHECK(!have1 && have2 && have3 && !haveold);
+	store_analyses_free(list, nl2);
+
 	/* removing the run removes its analyses */
 	CHECK(store_run_delete(s, "r", &e) == 0);
 	CHECK(store_analysis_list(s, -1, &list, &nl2, &e) == 0);
