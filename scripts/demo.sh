@@ -1,7 +1,8 @@
 #!/bin/sh
 # demo.sh: installs what difftrace needs, builds it, and runs it on the bundled example:
 # two recorded runs of a small MPI + OpenMP program (in the faulty one, rank 1's threads skip
-# their critical section), imported into a store, analyzed and compared.
+# their critical section), imported into a store, analyzed and compared; at a terminal it ends
+# in the interface on the ranking of the two runs.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 sh "$top/scripts/deps.sh" demo
@@ -31,3 +32,9 @@ echo "== difftrace diff --expand --filter ompall,mpi normal:1.1 faulty:1.1"
 "$dt" diff --expand --filter ompall,mpi -W 100 normal:1.1 faulty:1.1
 echo
 echo "Next: '$dt --help', 'man $top/man/difftrace.1'; the store is $DIFFTRACE_DB."
+# At a terminal, end in the interface on the ranking of the two runs (q goes back, ? helps).
+if [ -t 0 ] && [ -t 1 ] && [ -z "${CI:-}" ]; then
+	echo "Opening the interface on the ranking (press ? for help, Q to quit)..."
+	sleep 1
+	exec "$dt" tui --normal normal --faulty faulty --filter ompall,mpi
+fi

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "cli.h"
@@ -28,6 +29,7 @@ static const char usage[] =
 	"  nlr      one trace compressed into nested loops\n"
 	"  rank     the traces whose similarity changed most between a normal and a faulty run\n"
 	"  diff     two traces side by side (diffNLR)\n"
+	"  tui      browse all of it in a terminal interface (also plain 'difftrace')\n"
 	"\n"
 	"Options:\n"
 	"  -d, --db STORE  the store file (default: $DIFFTRACE_DB, else ./difftrace.db)\n"
@@ -43,7 +45,7 @@ static const struct verb {
 	{ "import", cmd_import }, { "runs", cmd_runs }, { "traces", cmd_traces },
 	{ "show", cmd_show },     { "rm", cmd_rm },           { "analyze", cmd_analyze },
 	{ "classes", cmd_classes }, { "jsm", cmd_jsm },       { "lattice", cmd_lattice },
-	{ "filters", cmd_filters }, { "nlr", cmd_nlr },       { "rank", cmd_rank },       { "diff", cmd_diff },
+	{ "filters", cmd_filters }, { "nlr", cmd_nlr },   { "tui", cmd_tui },       { "rank", cmd_rank },       { "diff", cmd_diff },
 };
 
 int cli_fail(const dt_err *e)
@@ -218,6 +220,12 @@ int main(int argc, char **argv)
 		}
 	}
 	if (i >= argc) {
+		/* plain `difftrace` at a terminal, with a store here: the interface */
+		if (isatty(0) && isatty(1) && access(c.db, F_OK) == 0) {
+			char *args[] = { "tui", NULL };
+			optind = 1;
+			return cmd_tui(&c, 1, args);
+		}
 		fputs(usage, stderr);
 		return 2;
 	}

@@ -305,8 +305,8 @@ static void filters_line(tui *t, view *v, size_t i, tui_out *o)
 /* ---- custom patterns ---- */
 
 /* Checks a pattern as the filter module compiles it; note gets the error with its column, or
- * how many of the store's function names it matches. Returns 0 when it is usable. Written to
- * run after every keystroke once the prompt can call it. */
+ * how many of the store's function names it matches. Returns 0 when it is usable. It runs after
+ * every keystroke of the prompt. */
 static int check_pattern(tui *t, const char *pat, char *note, size_t n)
 {
 	size_t len = strlen(pat);
@@ -472,11 +472,18 @@ static int remove_custom(const filt_family *f, int line, dt_err *e)
 	return r;
 }
 
+/* The prompt's check: the pattern's error with its column, or what it matches, as it is typed. */
+static void live_check(void *arg, const char *text, tui_out *o)
+{
+	char note[256];
+	int bad = check_pattern(arg, text, note, sizeof note);
+	out_text(o, bad ? ST_WARN : ST_DIM, *text ? note : "type a PCRE2 pattern");
+}
+
 static void custom(tui *t, struct filters *d, view *v)
 {
-	/* The prompt has no hook to call check_pattern after each key yet: the pattern is checked
-	 * when Enter ends it, and kept to be edited again with c when it is rejected. */
-	char *s = tui_prompt(t, "custom pattern (PCRE2): ", d->custom);
+	/* checked after every key; a rejected pattern is kept to be edited again with c */
+	char *s = tui_prompt_check(t, "custom pattern (PCRE2): ", d->custom, live_check, t);
 	if (!s)
 		return;
 	snprintf(d->custom, sizeof d->custom, "%s", s);

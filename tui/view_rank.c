@@ -110,88 +110,10 @@ static const tui_keyhelp keys[] = {
 
 /* ---- the comparison ---- */
 
-static rank_key *keys_of(const an_result *r)
-{
-	rank_key *k = xmalloc((r->n ? r->n : 1) * sizeof *k);
-	for (size_t i = 0; i < r->n; i++)
-		k[i] = (rank_key){ r->traces[i].proc, r->traces[i].thread };
-	return k;
-}
-
-static double *jsm_of(const an_result *r)
-{
-	double *d = xmalloc((r->n ? r->n * r->n : 1) * sizeof *d);
-	for (size_t i = 0; i < r->n * r->n; i++)
-		d[i] = r->jsm[i];
-	return d;
-}
-
-/* Both runs' clusterings of the matched traces, cut at each k for the B-score. */
-struct cuts {
-	size_t n;
-	clu_merge *mn, *mf;
-	uint32_t *x, *y;
-};
-
-static int cut(void *ctx, size_t k, int *la, int *lb, dt_err *e)
-{
-	(void)e;
-	struct cuts *c = ctx;
-	clu_cut(c->mn, c->n, k, c->x);
-	clu_cut(c->mf, c->n, k, c->y);
-	for (size_t i = 0; i < c->n; i++) {
-		la[i] = (int)c->x[i];
-		lb[i] = (int)c->y[i];
-	}
-	return 0;
-}
-
-/* Ward linkage (the interface's) of jsm (n x n) restricted to rows[0..m): the clusterings must
- * be of the same traces for the B-score to compare them. */
-static int linkage_on(const double *jsm, size_t n, const size_t *rows, size_t m, clu_merge *out,
-		      dt_err *e)
-{
-	double *sub = xmalloc(m * m * sizeof *sub), *d = xmalloc((m * (m - 1) / 2 + 1) * sizeof *d);
-	for (size_t i = 0; i < m; i++)
-		for (size_t j = 0; j < m; j++)
-			sub[i * m + j] = jsm[rows[i] * n + rows[j]];
-	clu_condensed_from_jsm(sub, m, d);
-	int r = clu_linkage(d, m, CLU_WARD, out, e);
-	free(sub);
-	free(d);
-	return r;
-}
-
 static int compare(const an_result *rn, const an_result *rf, rank_jsmd *j, double *b, dt_err *e)
 {
-	rank_key *kn = keys_of(rn), *kf = keys_of(rf);
-	double *jn = jsm_of(rn), *jf = jsm_of(rf);
-	int r = rank_jsmd_build(kn, jn, rn->n, kf, jf, rf->n, j, e);
-	*b = NAN;
-	if (!r && j->n >= 3) {
-		size_t m = j->n;
-		struct cuts c = { m, xmalloc((m - 1) * sizeof(clu_merge)),
-				  xmalloc((m - 1) * sizeof(clu_merge)), xmalloc(m * sizeof(uint32_t)),
-				  xmalloc(m * sizeof(uint32_t)) };
-		r = linkage_on(jn, rn->n, j->row_normal, m, c.mn, e);
-		if (!r)
-			r = linkage_on(jf, rf->n, j->row_faulty, m, c.mf, e);
-		if (!r)
-			r = rank_bscore_mean(m, cut, &c, b, NULL, e);
-		free(c.mn);
-		free(c.mf);
-		free(c.x);
-		free(c.y);
-	}
-	if (r) {
-		rank_jsmd_free(j);
-		memset(j, 0, sizeof *j);
-	}
-	free(kn);
-	free(kf);
-	free(jn);
-	free(jf);
-	return r;
+	/* the interface clusters with ward, as the analyses it reads */
+	return analysis_compare(rn, rf, CLU_WARD, j, b, e);
 }
 
 /* Processes ordered by the sum of their threads' scores, as the paper's Top Processes. */

@@ -1,0 +1,53 @@
+#!/bin/sh
+# The interface in a real terminal: tmux runs `difftrace tui` on the bundled example, keys are
+# sent with send-keys and the screen read with capture-pane. Checks the views answer, the
+# background analysis, help, a resize redraw, and that quitting ends the program.
+. "${abs_top_srcdir:-.}/tests/lib.sh"
+command -v tmux >/dev/null || skip "tmux is not installed"
+
+expect_status 0 "$DT" import -q --run normal "$abs_top_srcdir/examples/traces/normal"
+expect_status 0 "$DT" import -q --run faulty "$abs_top_srcdir/examples/traces/faulty"
+sock="dt$$"
+tm() { tmux -L "$sock" "$@"; }
+trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT
+screen() { tm capture-pane -p -t ui > "$T/screen" 2>/dev/null; }
+wait_for() { # pattern: up to 15 s
+	n=0
+	while :; do
+		screen
+		grep -q -- "$1" "$T/screen" && return 0
+		n=$((n + 1))
+		[ $n -gt 150 ] && { cat "$T/screen" >&2; fail "the screen never showed '$1'"; }
+		sleep 0.1
+	done
+}
+
+tm -f /dev/null new-session -d -s ui -x 100 -y 30 \
+	"TERM=xterm-256color DIFFTRACE_DB='$DIFFTRACE_DB' DIFFTRACE_FILTER_PATH='${DIFFTRACE_FILTER_PATH:-}' '$DT' tui; echo EXITED \$?; sleep 30"
+wait_for 'difftrace: runs in'
+wait_for 'normal  *4  *218'
+tm send-keys -t ui j Enter
+wait_for 'classes of traces with identical attribute sets'
+grep -q 'difftrace: classes of faulty' "$T/screen" || fail "not the classes of faulty"
+tm send-keys -t ui '?'
+wait_for 'Keys of the classes view'
+tm send-keys -t ui q
+wait_for 'clusters (ward linkage'
+# a resize redraws at the new size
+tm resize-window -t ui -x 80 -y 24
+wait_for 'classes  1/'
+[ "$(awk 'length > 80' "$T/screen" | wc -l)" -eq 0 ] || fail "rows wider than 80 after the resize"
+# search from the keyboard
+tm send-keys -t ui q / 'faulty' Enter
+wait_for '^>   faulty'
+# Q quits; the shell after it says how the program ended
+tm send-keys -t ui Q
+wait_for 'EXITED 0'
+
+# killed with SIGTERM, it puts the terminal back in canonical mode with echo
+tm kill-session -t ui
+tm -f /dev/null new-session -d -s ui -x 150 -y 30 \
+	"TERM=xterm-256color DIFFTRACE_DB='$DIFFTRACE_DB' '$DT' tui & p=\$!; sleep 2; kill -TERM \$p; wait \$p; stty -a | tr ' ' '\\n' | grep -E '^-?(icanon|echo)\$' | tr '\\n' ' '; echo MODES; sleep 30"
+wait_for 'MODES'
+grep -q '^icanon echo MODES' "$T/screen" || fail "terminal modes after SIGTERM: $(cat "$T/screen")"
+pass

@@ -1,0 +1,179 @@
+/* tui.h: the curses interface's framework, shared by every view.
+ *
+ * A view is data plus a table of callbacks (view_ops), like tig's: the framework owns the view
+ * stack, the cursor and scrolling, the keys every view shares, help, search, the ':' command
+ * line, the status and message lines, and the one drawing loop. A view only says how many lines
+ * it has, what line i looks like (as styled spans, through tui_out), what Enter on a line opens,
+ * and which keys of its own it takes. The same spans give the screen, the search text and the
+ * text that 'w' writes, so the three always agree.
+ *
+ * Nothing here computes analyses on the drawing path: a view opens from the store's cache
+ * (an_result), and a missing analysis is computed by a background job while the interface keeps
+ * answering keys; views are reopened when it finishes. */
+#ifndef DT_TUI_H
+#define DT_TUI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analysis.h"
+#include "store.h"
+
+typedef struct tui tui;
+typedef struct view view;
+
+/* Styles: what a span means. Colour is optional (NO_COLOR, TERM=dumb, no colours): every style
+ * is also told apart without it (bold, reverse, underline or the characters themselves). */
+enum tui_style {
+	ST_NORMAL,
+	ST_HEADER,   /* column headers, section titles */
+	ST_DIM,      /* secondary text */
+	ST_KEY,      /* a key name in help and hints */
+	ST_SAME,     /* diff: common */
+	ST_LEFT,     /* diff: only in A (normal) */
+	ST_RIGHT,    /* diff: only in B (faulty) */
+	ST_CHANGED,  /* diff: changed */
+	ST_MATCH,    /* a search match */
+	ST_WARN,     /* flags, errors */
+	ST_SHADE0,   /* heat map, low to high */
+	ST_SHADE1,
+	ST_SHADE2,
+	ST_SHADE3,
+	ST_SHADE4,
+	ST_NSTYLES
+};
+
+/* One line being built: spans of text with a style. */
+typedef struct tui_span {
+	int style;
+	size_t off, len; /* into the line's text */
+} tui_span;
+
+typedef struct tui_out {
+	char *text;
+	size_t len, cap;
+	tui_span *spans;
+	size_t nspans, capspans;
+	int width;       /* the screen width the line is drawn at, for views that lay out columns */
+	int utf8;        /* the terminal takes UTF-8: views may use box and shade characters */
+} tui_out;
+
+void out_text(tui_out *o, int style, const char *s);
+void out_textn(tui_out *o, int style, const char *s, size_t n);
+void out_printf(tui_out *o, int style, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Pads with spaces up to display column col. */
+void out_pad(tui_out *o, int col);
+/* Display columns of the text so far (UTF-8 aware). */
+int out_cols(const tui_out *o);
+
+/* A key a view documents in the help screen. */
+typedef struct tui_keyhelp {
+	const char *keys; /* "Enter", "]  [" */
+	const char *what;
+} tui_keyhelp;
+
+typedef struct view_ops {
+	const char *name;                  /* "runs", "classes", ... as in :commands and the status */
+	const tui_keyhelp *keys;           /* the view's own keys, ended by { NULL, NULL } */
+	/* (Re)computes v->nlines and whatever the view keeps in v->data. Called when the view is
+	 * pushed and whenever the data may have changed (an analysis finished, a filter applied).
+	 * Returns 0, or -1 with a message set by tui_msg. */
+	int (*open)(tui *t, view *v);
+	/* Line i, into o. */
+	void (*line)(tui *t, view *v, size_t i, tui_out *o);
+	/* Enter (or Right, l, a double click) on line i: usually pushes another view. */
+	void (*enter)(tui *t, view *v, size_t i);
+	/* A key the framework did not take first; 1 when handled. */
+	int (*key)(tui *t, view *v, int key);
+	void (*close)(view *v);            /* frees v->data */
+	/* Optional: a line fixed above the list (column headers), drawn under the title. */
+	void (*header)(tui *t, view *v, tui_out *o);
+} view_ops;
+
+struct view {
+	const view_ops *ops;
+	void *data;
+	size_t nlines;
+	size_t top, cur;   /* first line shown, selected line */
+	int hscroll;       /* columns scrolled to the left */
+	char title[256];   /* the title line: what the view shows */
+	view *below;       /* the view under it in the stack */
+};
+
+/* The parameters of the analyses the interface shows (changed by :filter, :attrs, the Filters
+ * view). */
+typedef struct tui_params {
+	char filter[256];
+	char attrs[32];
+	unsigned k;
+} tui_params;
+
+/* ---- for views ---- */
+
+store *tui_store(tui *t);
+const tui_params *tui_get_params(tui *t);
+/* Pushes a new view of ops with data (owned by the view from now on, freed by ops->close). */
+view *tui_push(tui *t, const view_ops *ops, void *data, const char *title_fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* A one-line message at the bottom (errors in ST_WARN). */
+void tui_msg(tui *t, int style, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The cached analysis of run under the current parameters: 1 and *r when it is ready (the
+ * result belongs to the interface and stays valid until it ends; do not free it), 0 when it is
+ * being computed in the background (the view shows that and is reopened when it is done), -1 on
+ * error (message set). */
+int tui_analysis(tui *t, const char *run, const an_result **r);
+/* Progress of the background job: -1 when none, else 0..100. */
+int tui_job_progress(tui *t, char *what, size_t n);
+/* Runs as the previous views see them, for views that offer choices. */
+int tui_runs(tui *t, store_run **runs, size_t *n);
+/* The current run pair for the ranking (set by :rank or by choosing two runs). */
+void tui_set_pair(tui *t, const char *normal, const char *faulty);
+int tui_get_pair(tui *t, const char **normal, const char **faulty);
+/* Asks for a line of text at the bottom (blocking on keys, not on work). NULL when cancelled;
+ * the result is malloc'ed. */
+char *tui_prompt(tui *t, const char *prompt, const char *initial);
+/* The view on top of the stack. */
+view *tui_top(tui *t);
+/* tui_prompt that calls check(arg, text, o) before every key; the framework draws o on the
+ * row above the prompt, so a pattern can be checked as it is typed. */
+char *tui_prompt_check(tui *t, const char *prompt, const char *initial,
+		       void (*check)(void *arg, const char *text, tui_out *o), void *arg);
+/* Reopens every view (after the data changed). */
+void tui_reopen_all(tui *t);
+/* Sets the parameters and reopens the views (their analyses are looked up again). */
+void tui_set_params(tui *t, const tui_params *p);
+/* The screen size. */
+int tui_rows(tui *t);
+int tui_cols(tui *t);
+
+/* ---- the views (one file each) ---- */
+extern const view_ops view_runs_ops;
+extern const view_ops view_classes_ops;
+extern const view_ops view_help_ops;
+/* Opens the views of other modules by name, from ':' commands; see tui_commands in tui.c. */
+int view_runs_open(tui *t);
+int view_classes_open(tui *t, const char *run);
+int view_traces_open(tui *t, const char *run, const uint32_t *objs, size_t n, const char *what);
+int view_trace_open(tui *t, const char *run, int p, int thr);
+int view_lattice_open(tui *t, const char *run);
+int view_rank_open(tui *t, const char *normal, const char *faulty);
+int view_diff_open(tui *t, const char *run_a, int pa, int ta, const char *run_b, int pb, int tb);
+int view_jsm_open(tui *t, const char *run, int delta);
+int view_filters_open(tui *t);
+
+/* ---- running ---- */
+
+typedef struct tui_opts {
+	const char *store_path;
+	const char *script;   /* headless: keys from this file (see tui_script in tui.c) */
+	const char *dump;     /* headless: write the final screen here */
+	int rows, cols;       /* headless screen size (default 24 x 80) */
+	tui_params params;
+	const char *normal, *faulty; /* open the ranking of this pair first */
+} tui_opts;
+
+/* Runs the interface until the user quits. Returns an exit status. */
+int tui_main(const tui_opts *o);
+
+#endif

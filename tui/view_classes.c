@@ -1,0 +1,149 @@
+/* view_classes.c: the equivalence classes of a run under the current filter, attributes and
+ * K: traces with identical attribute sets, then the clusters of the hierarchical clustering,
+ * each with its size and compact P.T ranges. Enter lists a class's traces. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptrange.h"
+#include "tui.h"
+#include "util.h"
+
+struct classes {
+	char run[128];
+	const an_result *r; /* NULL while it is being computed */
+	int state;          /* 1 ready, 0 computing, -1 failed */
+	size_t nident;      /* lines 0 .. nident-1: identical sets; then a title; then clusters */
+};
+
+static const tui_keyhelp keys[] = {
+	{ "Enter", "the traces of the class" },
+	{ "x", "the concept lattice of the run" },
+	{ "m", "the similarity matrix of the run" },
+	{ NULL, NULL },
+};
+
+static int classes_open(tui *t, view *v)
+{
+	struct classes *d = v->data;
+	d->state = tui_analysis(t, d->run, &d->r);
+	if (d->state != 1) {
+		d->r = NULL;
+		v->nlines = 1;
+		return 0;
+	}
+	d->nident = d->r->nidentical;
+	/* a title line before each section */
+	v->nlines = 1 + d->nident + 1 + d->r->kcut;
+	snprintf(v->title, sizeof v->title, "difftrace: classes of %s  (filter %s, attributes %s)",
+		 d->run, d->r->filter_alias, d->r->meta.attrs);
+	return 0;
+}
+
+/* Which class a line is: kind 0 identical, 1 cluster, -1 a title line. */
+static int which(const struct classes *d, size_t i, uint32_t *k)
+{
+	if (i == 0 || i == d->nident + 1)
+		return -1;
+	if (i <= d->nident) {
+		*k = (uint32_t)(i - 1);
+		return 0;
+	}
+	*k = (uint32_t)(i - d->nident - 2);
+	return 1;
+}
+
+static uint32_t *members(const an_result *r, int kind, uint32_t k, size_t *n)
+{
+	const uint32_t *label = kind == 0 ? r->identical : r->cluster;
+	uint32_t *v = xmalloc((r->n ? r->n : 1) * sizeof *v);
+	*n = 0;
+	for (size_t i = 0; i < r->n; i++)
+		if (label[i] == k)
+			v[(*n)++] = (uint32_t)i;
+	return v;
+}
+
+static void classes_line(tui *t, view *v, size_t i, tui_out *o)
+{
+	struct classes *d = v->data;
+	if (d->state != 1) {
+		char what[128];
+		int pct = tui_job_progress(t, what, sizeof what);
+		if (d->state == 0)
+			out_printf(o, ST_DIM, "computing the analysis of %s ... %d%%", d->run,
+				   pct < 0 ? 0 : pct);
+		else
+			out_printf(o, ST_WARN, "no analysis of %s (see the message below)", d->run);
+		return;
+	}
+	uint32_t k;
+	int kind = which(d, i, &k);
+	if (kind < 0) {
+		if (i == 0)
+			out_printf(o, ST_HEADER, "%zu classes of traces with identical attribute sets",
+				   d->nident);
+		else
+			out_printf(o, ST_HEADER, "%zu clusters (%s linkage on 1 - Jaccard)", d->r->kcut,
+				   d->r->linkage);
+		return;
+	}
+	size_t n;
+	uint32_t *m = members(d->r, kind, k, &n);
+	ptr_pt *pts = xmalloc((n ? n : 1) * sizeof *pts);
+	for (size_t j = 0; j < n; j++)
+		pts[j] = (ptr_pt){ (uint32_t)d->r->traces[m[j]].proc,
+				   (uint32_t)d->r->traces[m[j]].thread };
+	char *ranges = ptr_format(pts, n);
+	out_printf(o, ST_NORMAL, "%5u %6zu  ", k, n);
+	out_text(o, n == 1 ? ST_WARN : ST_NORMAL, ranges);
+	free(ranges);
+	free(pts);
+	free(m);
+}
+
+static void classes_enter(tui *t, view *v, size_t i)
+{
+	struct classes *d = v->data;
+	uint32_t k;
+	int kind;
+	if (d->state != 1 || (kind = which(d, i, &k)) < 0)
+		return;
+	size_t n;
+	uint32_t *m = members(d->r, kind, k, &n);
+	char what[64];
+	snprintf(what, sizeof what, "%s %u", kind == 0 ? "class" : "cluster", k);
+	view_traces_open(t, d->run, m, n, what);
+	free(m);
+}
+
+static int classes_key(tui *t, view *v, int k)
+{
+	struct classes *d = v->data;
+	if (k == 'x') {
+		view_lattice_open(t, d->run);
+		return 1;
+	}
+	if (k == 'm') {
+		view_jsm_open(t, d->run, 0);
+		return 1;
+	}
+	return 0;
+}
+
+static void classes_close(view *v)
+{
+	free(v->data);
+}
+
+const view_ops view_classes_ops = {
+	.name = "classes", .keys = keys, .open = classes_open, .line = classes_line,
+	.enter = classes_enter, .key = classes_key, .close = classes_close,
+};
+
+int view_classes_open(tui *t, const char *run)
+{
+	struct classes *d = xcalloc(1, sizeof *d);
+	snprintf(d->run, sizeof d->run, "%s", run);
+	return tui_push(t, &view_classes_ops, d, "difftrace: classes of %s", run) ? 0 : -1;
+}

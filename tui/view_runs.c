@@ -1,0 +1,161 @@
+/* view_runs.c: the first view: the runs of the store, with their traces, events, flags and
+ * cached analyses. From here: a run's classes (Enter), traces, lattice and similarity matrix,
+ * and the ranking of a normal run against a faulty one. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sink.h"
+#include "store_analysis.h"
+#include "tui.h"
+#include "util.h"
+
+struct runs {
+	store_run *r;
+	size_t n;
+	size_t *nan; /* cached analyses per run */
+};
+
+static const tui_keyhelp keys[] = {
+	{ "Enter  c", "the equivalence classes of the run" },
+	{ "t", "the traces of the run" },
+	{ "x", "the concept lattice of the run" },
+	{ "m", "the similarity matrix (JSM) of the run" },
+	{ "1  2", "mark the run as the normal (1) or the faulty (2) one" },
+	{ "r", "the ranking of the faulty run against the normal one" },
+	{ "f", "the filter families (change the filter, recompute)" },
+	{ NULL, NULL },
+};
+
+static void free_runs(struct runs *d)
+{
+	store_runs_free(d->r, d->n);
+	free(d->nan);
+	d->r = NULL;
+	d->nan = NULL;
+	d->n = 0;
+}
+
+static int runs_open(tui *t, view *v)
+{
+	struct runs *d = v->data;
+	free_runs(d);
+	if (tui_runs(t, &d->r, &d->n))
+		return -1;
+	d->nan = xcalloc(d->n ? d->n : 1, sizeof *d->nan);
+	for (size_t i = 0; i < d->n; i++) {
+		store_analysis *a;
+		size_t na;
+		dt_err e;
+		dt_err_clear(&e);
+		if (store_analysis_list(tui_store(t), d->r[i].id, &a, &na, &e) == 0) {
+			d->nan[i] = na;
+			store_analyses_free(a, na);
+		}
+	}
+	v->nlines = d->n;
+	if (!d->n)
+		tui_msg(t, ST_WARN, "the store has no runs: import some with 'difftrace import'");
+	return 0;
+}
+
+static void runs_header(tui *t, view *v, tui_out *o)
+{
+	(void)t;
+	(void)v;
+	out_text(o, ST_HEADER, "  RUN               TRACES         EVENTS  FORMAT    ANALYSES  FLAGS");
+	out_pad(o, 82);
+	out_text(o, ST_HEADER, "LABEL");
+}
+
+static void runs_line(tui *t, view *v, size_t i, tui_out *o)
+{
+	struct runs *d = v->data;
+	const store_run *r = &d->r[i];
+	const char *normal, *faulty;
+	tui_get_pair(t, &normal, &faulty);
+	const char *mark = normal && !strcmp(normal, r->name)   ? "N "
+			   : faulty && !strcmp(faulty, r->name) ? "F "
+								: "  ";
+	out_text(o, ST_KEY, mark);
+	out_printf(o, ST_NORMAL, "%-16s %7lld %14lld  %-9s %8zu  ", r->name, (long long)r->ntraces,
+		   (long long)r->nevents, r->format, d->nan[i]);
+	char f[200];
+	dt_flags_str(r->flags, f, sizeof f);
+	out_text(o, r->flags ? ST_WARN : ST_DIM, f);
+	out_pad(o, 82);
+	out_text(o, ST_DIM, r->label);
+}
+
+static void runs_enter(tui *t, view *v, size_t i)
+{
+	struct runs *d = v->data;
+	view_classes_open(t, d->r[i].name);
+}
+
+static int runs_key(tui *t, view *v, int k)
+{
+	struct runs *d = v->data;
+	if (!d->n) {
+		if (k != 'f')
+			return 0;
+		view_filters_open(t);
+		return 1;
+	}
+	const char *run = d->r[v->cur].name;
+	const char *normal, *faulty;
+	tui_get_pair(t, &normal, &faulty);
+	switch (k) {
+	case 'c':
+		view_classes_open(t, run);
+		return 1;
+	case 't':
+		view_traces_open(t, run, NULL, 0, "all traces");
+		return 1;
+	case 'x':
+		view_lattice_open(t, run);
+		return 1;
+	case 'm':
+		view_jsm_open(t, run, 0);
+		return 1;
+	case '1':
+		tui_set_pair(t, run, faulty && strcmp(faulty, run) ? faulty : "");
+		tui_msg(t, ST_DIM, "normal run: %s; mark the faulty one with 2", run);
+		return 1;
+	case '2':
+		tui_set_pair(t, normal && strcmp(normal, run) ? normal : "", run);
+		tui_msg(t, ST_DIM, "faulty run: %s; r opens the ranking", run);
+		return 1;
+	case 'r':
+		if (normal && faulty && *normal && *faulty)
+			view_rank_open(t, normal, faulty);
+		else if (d->n == 2)
+			view_rank_open(t, d->r[0].name, d->r[1].name);
+		else
+			tui_msg(t, ST_WARN, "mark the normal run with 1 and the faulty one with 2");
+		return 1;
+	case 'f':
+		view_filters_open(t);
+		return 1;
+	}
+	return 0;
+}
+
+static void runs_close(view *v)
+{
+	free_runs(v->data);
+	free(v->data);
+}
+
+const view_ops view_runs_ops = {
+	.name = "runs", .keys = keys, .open = runs_open, .line = runs_line, .enter = runs_enter,
+	.key = runs_key, .close = runs_close, .header = runs_header,
+};
+
+int view_runs_open(tui *t)
+{
+	return tui_push(t, &view_runs_ops, xcalloc(1, sizeof(struct runs)), "difftrace: runs in %s",
+			store_path(tui_store(t)))
+		       ? 0
+		       : -1;
+}
