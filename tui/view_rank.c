@@ -170,6 +170,28 @@ static void sweep_free(struct rank *d)
 }
 
 /* One row from two cached analyses; -1 when they cannot be loaded or compared. */
+/* A sweep row from a comparison already made (j and b) of the analyses a and b. */
+static void sweep_fill(const store_analysis *a, const store_analysis *b, const an_result *rn,
+		       const rank_jsmd *j, double bscore, struct sweep_row *w)
+{
+	w->b = bscore;
+	w->idn = a->id;
+	w->idf = b->id;
+	w->names = xstrndup(a->filter, strcspn(a->filter, "#"));
+	w->alias = xstrdup(rn->filter_alias);
+	snprintf(w->attrs, sizeof w->attrs, "%s", a->attrs);
+	w->k = a->k;
+	w->matched = j->n;
+	rank_item *it = xmalloc((j->n ? j->n : 1) * sizeof *it);
+	rank_traces(j->d, j->n, it);
+	w->ntop = 0;
+	for (size_t i = 0; i < j->n && w->ntop < SWEEP_THREADS; i++)
+		if (it[i].score > 1e-12) /* an unchanged trace is no suspect */
+			w->top[w->ntop++] = j->keys[it[i].i];
+	w->nprocs = top_procs(j, it, w->procs, SWEEP_PROCS);
+	free(it);
+}
+
 static int sweep_compute(store *s, const store_analysis *a, const store_analysis *b,
 			 struct sweep_row *w)
 {
@@ -183,24 +205,11 @@ static int sweep_compute(store *s, const store_analysis *a, const store_analysis
 		return -1;
 	}
 	rank_jsmd j;
+	double bscore;
 	memset(&j, 0, sizeof j);
-	int rc = compare(&rn, &rf, &j, &w->b, &e);
+	int rc = compare(&rn, &rf, &j, &bscore, &e);
 	if (!rc) {
-		w->idn = a->id;
-		w->idf = b->id;
-		w->names = xstrndup(a->filter, strcspn(a->filter, "#"));
-		w->alias = xstrdup(rn.filter_alias);
-		snprintf(w->attrs, sizeof w->attrs, "%s", a->attrs);
-		w->k = a->k;
-		w->matched = j.n;
-		rank_item *it = xmalloc((j.n ? j.n : 1) * sizeof *it);
-		rank_traces(j.d, j.n, it);
-		w->ntop = 0;
-		for (size_t i = 0; i < j.n && w->ntop < SWEEP_THREADS; i++)
-			if (it[i].score > 1e-12) /* an unchanged trace is no suspect */
-				w->top[w->ntop++] = j.keys[it[i].i];
-		w->nprocs = top_procs(&j, it, w->procs, SWEEP_PROCS);
-		free(it);
+		sweep_fill(a, b, &rn, &j, bscore, w);
 		rank_jsmd_free(&j);
 	}
 	analysis_result_free(&rn);
@@ -274,6 +283,10 @@ static void sweep_build(tui *t, struct rank *d)
 		if (old) {
 			rows[nrows++] = *old;
 			memset(old, 0, sizeof *old); /* moved */
+		} else if (d->have_j && d->rn && d->rf && d->rn->meta.id == an->id &&
+			   d->rf->meta.id == af->id) {
+			/* the setting in use: the comparison above already made it */
+			sweep_fill(an, af, d->rn, &d->j, d->b, &rows[nrows++]);
 		} else if (sweep_compute(s, an, af, &rows[nrows]) == 0) {
 			nrows++;
 		} else {
