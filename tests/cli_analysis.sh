@@ -26,21 +26,8 @@ grep -q '^L[0-9]* = (MPI_Recv)$' "$T/out" || fail "nlr loop table: $(cat "$T/out
 
 # --- a planted divergence: 4 processes x 2 threads; in the faulty run thread 2.1 skips its
 # critical section in every iteration and process 3's main thread does one extra reduction ----
-mk() { # dir, faulty?
-	mkdir "$1"
-	for p in 0 1 2 3; do
-		{ printf 'main\nMPI_Init\n[ret]\n'
-		  i=0; n=20; [ "$2" = 1 ] && [ $p = 3 ] && n=21
-		  while [ $i -lt $n ]; do printf 'compute\n[ret]\nMPI_Allreduce\n[ret]\n'; i=$((i + 1)); done
-		  printf 'MPI_Finalize\n[ret]\n[ret]\n'; } > "$1/$p.0.txt"
-		{ i=0; while [ $i -lt 20 ]; do
-			printf 'work\n[ret]\n'
-			[ "$2" = 1 ] && [ $p = 2 ] || printf 'GOMP_critical_start\n[ret]\nGOMP_critical_end\n[ret]\n'
-			i=$((i + 1)); done; } > "$1/$p.1.txt"
-	done
-}
-mk "$T/normal" 0
-mk "$T/faulty" 1
+mk_planted "$T/normal" 0
+mk_planted "$T/faulty" 1
 expect_status 0 "$DT" import -q --run normal "$T/normal"
 expect_status 0 "$DT" import -q --run faulty "$T/faulty"
 expect_status 0 "$DT" analyze normal faulty

@@ -42,3 +42,23 @@ store_digest() {
 	  SELECT count(*), coalesce(sum(length(events)),0) FROM chunks;
 	  SELECT count(*) FROM traces; SELECT count(*) FROM functions;" 2>&1
 }
+
+# mk_planted DIR FAULTY [setup]: text traces of 4 processes x 2 threads; with FAULTY = 1,
+# thread 2.1 skips its critical section in every iteration and process 3's main thread makes
+# one more reduction. "setup" adds eight distinct calls at the start of each main thread.
+mk_planted() {
+	mkdir "$1"
+	for p in 0 1 2 3; do
+		{ printf 'main\nMPI_Init\n[ret]\n'
+		  if [ "${3:-}" = setup ]; then
+			for f in a b c d e f g h; do printf 'setup_%s\n[ret]\n' $f; done
+		  fi
+		  i=0; n=20; [ "$2" = 1 ] && [ $p = 3 ] && n=21
+		  while [ $i -lt $n ]; do printf 'compute\n[ret]\nMPI_Allreduce\n[ret]\n'; i=$((i + 1)); done
+		  printf 'MPI_Finalize\n[ret]\n[ret]\n'; } > "$1/$p.0.txt"
+		{ i=0; while [ $i -lt 20 ]; do
+			printf 'work\n[ret]\n'
+			[ "$2" = 1 ] && [ $p = 2 ] || printf 'GOMP_critical_start\n[ret]\nGOMP_critical_end\n[ret]\n'
+			i=$((i + 1)); done; } > "$1/$p.1.txt"
+	done
+}

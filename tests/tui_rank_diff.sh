@@ -7,22 +7,8 @@
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 # The P.0 traces start with a run of distinct calls, so that a diff has common entries to fold.
-mk() { # dir, faulty?
-	mkdir "$1"
-	for p in 0 1 2 3; do
-		{ printf 'main\nMPI_Init\n[ret]\n'
-		  for f in a b c d e f g h; do printf 'setup_%s\n[ret]\n' $f; done
-		  i=0; n=20; [ "$2" = 1 ] && [ $p = 3 ] && n=21
-		  while [ $i -lt $n ]; do printf 'compute\n[ret]\nMPI_Allreduce\n[ret]\n'; i=$((i + 1)); done
-		  printf 'MPI_Finalize\n[ret]\n[ret]\n'; } > "$1/$p.0.txt"
-		{ i=0; while [ $i -lt 20 ]; do
-			printf 'work\n[ret]\n'
-			[ "$2" = 1 ] && [ $p = 2 ] || printf 'GOMP_critical_start\n[ret]\nGOMP_critical_end\n[ret]\n'
-			i=$((i + 1)); done; } > "$1/$p.1.txt"
-	done
-}
-mk "$T/normal" 0
-mk "$T/faulty" 1
+mk_planted "$T/normal" 0 setup
+mk_planted "$T/faulty" 1 setup
 expect_status 0 "$DT" import -q --run normal "$T/normal"
 expect_status 0 "$DT" import -q --run faulty "$T/faulty"
 

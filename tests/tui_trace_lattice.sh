@@ -217,21 +217,8 @@ has '7 concepts' "faulty lattice"
 hasre '^  c2          1   1   1  P 1 T 1          1  +L[0-9]*:0$' "the faulty rank's thread"
 
 # generated runs: compact ranges with several processes, and the planted divergence
-mk() { # dir, faulty?
-	mkdir "$1"
-	for p in 0 1 2 3; do
-		{ printf 'main\nMPI_Init\n[ret]\n'
-		  i=0; n=20; [ "$2" = 1 ] && [ $p = 3 ] && n=21
-		  while [ $i -lt $n ]; do printf 'compute\n[ret]\nMPI_Allreduce\n[ret]\n'; i=$((i + 1)); done
-		  printf 'MPI_Finalize\n[ret]\n[ret]\n'; } > "$1/$p.0.txt"
-		{ i=0; while [ $i -lt 20 ]; do
-			printf 'work\n[ret]\n'
-			[ "$2" = 1 ] && [ $p = 2 ] || printf 'GOMP_critical_start\n[ret]\nGOMP_critical_end\n[ret]\n'
-			i=$((i + 1)); done; } > "$1/$p.1.txt"
-	done
-}
-mk "$T/gn" 0
-mk "$T/gf" 1
+mk_planted "$T/gn" 0
+mk_planted "$T/gf" 1
 expect_status 0 "$DT" import -q --run gn "$T/gn"
 expect_status 0 "$DT" import -q --run gf "$T/gf"
 screen g1 ': "lattice gf" Enter' --attrs sing.orig
