@@ -743,7 +743,7 @@ bad:
 
 /* ---- comparing two runs ---- */
 
-static rank_key *keys_of(const an_result *r)
+rank_key *analysis_keys(const an_result *r)
 {
 	rank_key *k = xmalloc((r->n ? r->n : 1) * sizeof *k);
 	for (size_t i = 0; i < r->n; i++)
@@ -751,7 +751,7 @@ static rank_key *keys_of(const an_result *r)
 	return k;
 }
 
-static double *jsm_of(const an_result *r)
+double *analysis_jsm(const an_result *r)
 {
 	double *d = xmalloc((r->n ? r->n * r->n : 1) * sizeof *d);
 	for (size_t i = 0; i < r->n * r->n; i++)
@@ -806,8 +806,8 @@ int analysis_compare(const an_result *rn, const an_result *rf, enum clu_linkage 
 		     double *bscore, dt_err *e)
 {
 	memset(j, 0, sizeof *j);
-	rank_key *kn = keys_of(rn), *kf = keys_of(rf);
-	double *jn = jsm_of(rn), *jf = jsm_of(rf);
+	rank_key *kn = analysis_keys(rn), *kf = analysis_keys(rf);
+	double *jn = analysis_jsm(rn), *jf = analysis_jsm(rf);
 	int r = rank_jsmd_build(kn, jn, rn->n, kf, jf, rf->n, j, e);
 	*bscore = NAN;
 	if (!r && j->n >= 3) {

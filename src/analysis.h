@@ -80,6 +80,9 @@ int analysis_lattice(store *s, int64_t id, fca_lattice *L, char **why, dt_err *e
  * and l is the cached linkage, the cached dendrograms are used rather than recomputed. */
 int analysis_compare(const an_result *rn, const an_result *rf, enum clu_linkage l, rank_jsmd *j,
 		     double *bscore, dt_err *e);
+/* The (P, T) of each object, and the JSM as doubles, as the rank module takes them (malloc'ed). */
+rank_key *analysis_keys(const an_result *r);
+double *analysis_jsm(const an_result *r);
 /* The object index of trace P.T, or -1. */
 int analysis_object(const an_result *r, int p, int t);
 

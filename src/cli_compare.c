@@ -361,22 +361,6 @@ static int rank_opt(void *ud, int o, const char *arg)
 	return 0;
 }
 
-static rank_key *keys_of(const an_result *r)
-{
-	rank_key *k = xmalloc((r->n ? r->n : 1) * sizeof *k);
-	for (size_t i = 0; i < r->n; i++)
-		k[i] = (rank_key){ r->traces[i].proc, r->traces[i].thread };
-	return k;
-}
-
-static double *jsm_double(const an_result *r)
-{
-	double *d = xmalloc((r->n ? r->n * r->n : 1) * sizeof *d);
-	for (size_t i = 0; i < r->n * r->n; i++)
-		d[i] = r->jsm[i];
-	return d;
-}
-
 struct comparison {
 	rank_jsmd j;
 	double bscore; /* mean over k = 2..n-1; NAN when fewer than 3 traces */
@@ -480,12 +464,12 @@ static int rank_one(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 	an_result r;
 	if (cli_an_get(a, s, ro->run, &r, e))
 		return -1;
-	double *j = jsm_double(&r);
+	double *j = analysis_jsm(&r);
 	int *cls = xmalloc((r.n ? r.n : 1) * sizeof *cls);
 	for (size_t i = 0; i < r.n; i++)
 		cls[i] = (int)r.cluster[i];
 	rank_outlier *o = xmalloc((r.n ? r.n : 1) * sizeof *o);
-	rank_key *k = keys_of(&r);
+	rank_key *k = analysis_keys(&r);
 	int rc = rank_outliers(j, cls, r.n, o, e);
 	if (!rc) {
 		printf("# outliers of run %s: filter %s, attributes %s, K %d, %zu clusters (%s)\n",
