@@ -21,6 +21,8 @@ Options:
   -o, --output DIR       where the rank-R directories go (default: difftrace.data)
       --rank R           use rank R instead of the environment's
       --uftrace-opts OPTS  more options for 'uftrace record' (split on spaces)
+      --inject SPEC      inject the faults SPEC with libdifftrace-inject.so
+                         (see difftrace-inject(7))
   -n, --dry-run          print the uftrace command instead of running it
   -h, --help             show this help
   -V, --version          show the version
@@ -39,6 +41,7 @@ die() {
 out=difftrace.data
 rank=
 extra=
+inject=
 dry=0
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -67,6 +70,15 @@ while [ $# -gt 0 ]; do
 		;;
 	--uftrace-opts=*)
 		extra="$extra ${1#--uftrace-opts=}"
+		shift
+		;;
+	--inject)
+		[ $# -ge 2 ] || die "--inject needs a fault specification (see difftrace-inject(7))"
+		inject=$2
+		shift 2
+		;;
+	--inject=*)
+		inject=${1#--inject=}
 		shift
 		;;
 	-n | --dry-run)
@@ -131,6 +143,15 @@ fi
 # $extra is split on spaces on purpose: it holds several options.
 # shellcheck disable=SC2086
 set -- "$uftrace" record -d "$dir" --force --no-pltbind --no-event $extra -- "$@"
+# The injector is preloaded into uftrace too (uftrace keeps LD_PRELOAD for the program): its
+# constructor refuses a bad specification there, before anything is recorded.
+if [ -n "$inject" ]; then
+	lib=${DIFFTRACE_INJECT_LIB:-@PKGLIBDIR@/libdifftrace-inject.so}
+	# a build that was never installed keeps the library beside this script
+	[ -f "$lib" ] || [ -n "${DIFFTRACE_INJECT_LIB:-}" ] || lib=$(dirname "$0")/libdifftrace-inject.so
+	[ -f "$lib" ] || die "no fault injector at $lib (it is built when configure finds mpicc; DIFFTRACE_INJECT_LIB names another)"
+	set -- env "LD_PRELOAD=$lib${LD_PRELOAD:+:$LD_PRELOAD}" "DIFFTRACE_INJECT=$inject" "$@"
+fi
 if [ "$dry" = 1 ]; then
 	echo "$@"
 	exit 0

@@ -50,6 +50,24 @@ for r in 0 1; do
 	[ -f "$T/traces/rank-$r/info" ] || fail "no uftrace data in rank-$r"
 done
 
+# --inject: a bad specification is refused before anything is recorded; a wrong Allreduce
+# operation (MAX for SUM, in every rank) changes the toy's result, and the ranks are recorded
+if [ -f "$abs_top_builddir/libdifftrace-inject.so" ]; then
+	expect_status 2 "$RECORD" --inject 'allreduce:colour=red' -o "$T/bad" -- "$T/toy" 1
+	grep -q 'bad specification' "$T/err" || fail "bad --inject spec: $(cat "$T/err")"
+	[ -e "$T/bad/rank-0/info" ] && fail "a bad --inject spec still recorded"
+	# shellcheck disable=SC2086
+	$to "$MPIRUN" $flags "$RECORD" --inject 'allreduce:op=MPI_MAX' -o "$T/inj" -- \
+		"$T/toy" 2 >"$T/inj.log" 2>&1 || fail "mpirun with --inject failed: $(cat "$T/inj.log")"
+	[ -f "$T/inj/rank-1/info" ] || fail "no uftrace data in rank-1 with --inject"
+	normal=$(grep 'result=' "$T/run.log")
+	injected=$(grep 'result=' "$T/inj.log")
+	[ -n "$injected" ] && [ "$normal" != "$injected" ] ||
+		fail "--inject changed nothing: '$normal' / '$injected'"
+else
+	echo "libdifftrace-inject.so not built (no mpicc at configure time): --inject not tested"
+fi
+
 DB="$T/mpi.db"
 expect_status 0 "$DT" -d "$DB" import --format uftrace --run toy --label "2 ranks" "$T/traces"
 expect_status 0 "$DT" -d "$DB" traces toy
