@@ -1,0 +1,125 @@
+#!/bin/sh
+# End to end on the ILCS example (examples/ilcs.c): build it with -pg -fopenmp, check that a
+# normal run is deterministic, that every bug of --list-bugs terminates (or hangs, where it
+# must or where Open MPI desynchronizes) and changes what it should, then record a normal and
+# a faulty run with difftrace-record and check that rank puts the faulty thread on top.
+. "${abs_top_srcdir:-.}/tests/lib.sh"
+
+MPICC=${MPICC:-$(command -v mpicc || true)}
+MPIRUN=${MPIRUN:-$(command -v mpirun || true)}
+UFTRACE=${UFTRACE:-$(command -v uftrace || true)}
+[ -n "$MPICC" ] || skip "mpicc not found (apt-get install libopenmpi-dev)"
+[ -n "$MPIRUN" ] || skip "mpirun not found (apt-get install openmpi-bin)"
+[ -n "$UFTRACE" ] || skip "uftrace not found (apt-get install uftrace)"
+command -v timeout >/dev/null || skip "timeout not found (coreutils)"
+[ -x "$DT" ] || fail "$DT not built"
+[ -x "$RECORD" ] || fail "$RECORD not built"
+export UFTRACE OMP_NUM_THREADS=3 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+ILCS="$T/ilcs"
+"$MPICC" -pg -fopenmp -O1 -o "$ILCS" "$abs_top_srcdir/examples/ilcs.c" -lm \
+	>"$T/cc.log" 2>&1 || { cat "$T/cc.log" >&2; fail "mpicc failed"; }
+
+# the command line, without MPI
+expect_status 0 "$ILCS" --help
+grep -q -- '--list-bugs' "$T/out" || fail "--help lacks --list-bugs"
+expect_status 0 "$ILCS" --list-bugs
+awk '{ print $1 }' "$T/out" >"$T/bugs"
+[ "$(wc -l <"$T/bugs")" = 23 ] || fail "expected 23 bugs: $(cat "$T/bugs")"
+expect_status 2 "$ILCS" --bug no-such-bug
+expect_err "unknown bug"
+expect_status 2 "$ILCS" --iters 0
+
+flags="--oversubscribe -np 4"
+[ "$(id -u)" = 0 ] && flags="$flags --allow-run-as-root"
+# run NAME SECONDS ARGS...: mpirun the example under timeout; output in $T/NAME.out/.err,
+# the exit status in $rc (124 or 137 when it had to be killed)
+run() {
+	name=$1 secs=$2; shift 2
+	# shellcheck disable=SC2086
+	timeout -k 3 "$secs" "$MPIRUN" $flags "$@" </dev/null >"$T/$name.out" 2>"$T/$name.err"
+	rc=$?
+}
+
+run normal1 30 "$ILCS"
+if [ $rc != 0 ]; then
+	cat "$T/normal1.err" >&2
+	grep -qiE 'not enough slots|orte_init|PMIx|ess_init|btl' "$T/normal1.err" &&
+		skip "mpirun cannot start processes here"
+	fail "the normal run failed ($rc)"
+fi
+run normal2 30 "$ILCS"
+[ $rc = 0 ] || fail "the second normal run failed ($rc)"
+cmp -s "$T/normal1.out" "$T/normal2.out" ||
+	fail "two normal runs differ: $(diff "$T/normal1.out" "$T/normal2.out")"
+grep -q '^ilcs: 4 processes x 3 threads' "$T/normal1.out" || fail "$(cat "$T/normal1.out")"
+grep -qx 'critical sections entered: 160 160 160' "$T/normal1.out" ||
+	fail "normal counters: $(cat "$T/normal1.out")"
+champion=$(grep '^champion:' "$T/normal1.out")
+
+# Every bug once, faulty process 2, thread 1. The counts of critical sections entered show
+# the crit bugs (4 processes x 2 workers x 20 iterations = 160 each); the MPI bugs show in the
+# champion or in a --verbose line. Open MPI 4.1 desynchronizes on the one-process size bugs
+# (MPI_ERR_TRUNCATE, then a partner waits forever) and on allreduce2-op-one (the processes
+# disagree on the MPI_Bcast root): those may hang and are killed, like infinite-loop.
+while read -r bug; do
+	secs=15
+	case $bug in
+	*-size-one | allreduce2-op-one | infinite-loop) secs=4 ;;
+	esac
+	run "$bug" $secs "$ILCS" --verbose --bug "$bug" --proc 2 --thread 1 --iter 3
+	echo "$bug: exit status $rc"
+	out=$(cat "$T/$bug.out")
+	case $bug in
+	infinite-loop)
+		[ $rc = 124 ] || [ $rc = 137 ] || fail "$bug did not hang ($rc): $out"
+		grep -q 'ilcs\[2\]: thread 1 spins forever after iteration 3' "$T/$bug.err" ||
+			fail "$bug: no spin line: $(cat "$T/$bug.err")"
+		continue ;;
+	*-size-one | allreduce2-op-one)
+		[ $rc = 0 ] || [ $rc = 124 ] || [ $rc = 137 ] || fail "$bug: exit status $rc"
+		case $bug in
+		*-size-one) grep -q 'MPI_ERR_TRUNCATE' "$T/$bug.err" ||
+			fail "$bug: no MPI error: $(cat "$T/$bug.err")" ;;
+		esac
+		continue ;;
+	esac
+	[ $rc = 0 ] || fail "$bug: exit status $rc: $(cat "$T/$bug.err")"
+	case $bug in
+	crit1-one-thread) want='140 160 160' ;; crit1-thread-all-procs) want='80 160 160' ;;
+	crit1-all-threads-one-proc) want='120 160 160' ;; crit1-everywhere) want='0 160 160' ;;
+	crit2-one-thread) want='160 140 160' ;; crit2-thread-all-procs) want='160 80 160' ;;
+	crit2-all-threads-one-proc) want='160 120 160' ;; crit2-everywhere) want='160 0 160' ;;
+	crit3-one-thread) want='160 160 140' ;; crit3-thread-all-procs) want='160 160 80' ;;
+	crit3-all-threads-one-proc) want='160 160 120' ;; crit3-everywhere) want='160 160 0' ;;
+	*) want='160 160 160' ;;
+	esac
+	grep -qx "critical sections entered: $want" "$T/$bug.out" || fail "$bug: $out"
+	case $bug in
+	allreduce1-op-all | allreduce2-op-all | bcast-size-all)
+		[ "$(grep '^champion:' "$T/$bug.out")" != "$champion" ] ||
+			fail "$bug: the champion did not change: $out" ;;
+	allreduce1-size-all)
+		grep -q 'allreduce 1 wrote a second element' "$T/$bug.err" || fail "$bug: no debug line" ;;
+	allreduce2-size-all)
+		grep -q 'allreduce 2 wrote a second element' "$T/$bug.err" || fail "$bug: no debug line" ;;
+	esac
+done <"$T/bugs"
+
+# record a normal run and one where worker 1 of process 2 skips critical section 1
+cd "$T" || fail "cd $T"
+run rec-normal 60 "$RECORD" -o "$T/normal" -- "$ILCS"
+[ $rc = 0 ] || fail "recording the normal run: $(cat "$T/rec-normal.err")"
+run rec-faulty 60 "$RECORD" -o "$T/faulty" -- "$ILCS" --bug crit1-one-thread --proc 2 --thread 1
+[ $rc = 0 ] || fail "recording the faulty run: $(cat "$T/rec-faulty.err")"
+expect_status 0 "$DT" import --run normal "$T/normal"
+expect_status 0 "$DT" import --run faulty "$T/faulty"
+expect_status 0 "$DT" traces faulty
+for pt in 0.0 0.1 0.2 3.0 3.2; do
+	grep -q "^ *$pt " "$T/out" || fail "faulty lacks $pt: $(cat "$T/out")"
+done
+expect_status 0 "$DT" rank --normal normal --faulty faulty --filter ompall,mpi --top 3
+pos=$(awk '/most changed traces/ { on = 1; next } on && $2 == "2.1" { print $1; exit }' "$T/out")
+[ -n "$pos" ] || fail "2.1 is not in the top 3: $(cat "$T/out")"
+echo "2.1 ranks #$pos under ompall,mpi"
+pass
