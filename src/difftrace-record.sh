@@ -23,6 +23,8 @@ Options:
       --uftrace-opts OPTS  more options for 'uftrace record' (split on spaces)
       --inject SPEC      inject the faults SPEC with libdifftrace-inject.so
                          (see difftrace-inject(7))
+      --timeout S        end a run that is still going after S seconds (a hang): the
+                         trace is flushed first, so it can be imported; exit status 124
   -n, --dry-run          print the uftrace command instead of running it
   -h, --help             show this help
   -V, --version          show the version
@@ -42,6 +44,7 @@ out=difftrace.data
 rank=
 extra=
 inject=
+timeout=
 dry=0
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -70,6 +73,15 @@ while [ $# -gt 0 ]; do
 		;;
 	--uftrace-opts=*)
 		extra="$extra ${1#--uftrace-opts=}"
+		shift
+		;;
+	--timeout)
+		[ $# -ge 2 ] || die "--timeout needs a number of seconds"
+		timeout=$2
+		shift 2
+		;;
+	--timeout=*)
+		timeout=${1#--timeout=}
 		shift
 		;;
 	--inject)
@@ -142,7 +154,9 @@ fi
 # --no-event: the default scheduler events are large and difftrace does not read them.
 # $extra is split on spaces on purpose: it holds several options.
 # shellcheck disable=SC2086
-set -- "$uftrace" record -d "$dir" --force --no-pltbind --no-event $extra -- "$@"
+sig=
+[ -n "$timeout" ] && sig="--signal SIGUSR1@finish"
+set -- "$uftrace" record -d "$dir" --force --no-pltbind --no-event $sig $extra -- "$@"
 # The injector is preloaded into uftrace too (uftrace keeps LD_PRELOAD for the program): its
 # constructor refuses a bad specification there, before anything is recorded.
 if [ -n "$inject" ]; then
@@ -152,8 +166,50 @@ if [ -n "$inject" ]; then
 	[ -f "$lib" ] || die "no fault injector at $lib (it is built when configure finds mpicc; DIFFTRACE_INJECT_LIB names another)"
 	set -- env "LD_PRELOAD=$lib${LD_PRELOAD:+:$LD_PRELOAD}" "DIFFTRACE_INJECT=$inject" "$@"
 fi
+if [ -n "$timeout" ]; then
+	case $timeout in
+	'' | *[!0-9]* | 0) die "--timeout takes a whole number of seconds, not '$timeout'" ;;
+	esac
+fi
 if [ "$dry" = 1 ]; then
 	echo "$@"
 	exit 0
 fi
-exec "$@"
+[ -n "$timeout" ] || exec "$@"
+
+# With a timeout. A signal that kills the program loses the records still in its buffers
+# (uftrace 0.13), so the program is first told to flush them: uftrace's SIGUSR1@finish
+# trigger, installed above. Then it is killed, and uftrace writes what it has. The same
+# happens when this wrapper is itself told to stop (the launcher aborting the job because
+# another rank failed or timed out), so every rank stays importable.
+ended=0
+stop_traced() { # why
+	[ "$ended" = 1 ] && return
+	ended=1
+	echo "$prog: rank $rank: $1; flushing the trace and ending the program" >&2
+	pkill -USR1 -P "$child" 2>/dev/null
+	sleep 2
+	pkill -KILL -P "$child" 2>/dev/null
+	n=0
+	while kill -0 "$child" 2>/dev/null && [ $n -lt 50 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	kill -KILL "$child" 2>/dev/null
+	# tells difftrace import that this rank was cut short, so its traces are flagged
+	: > "$dir/difftrace-timeout"
+}
+"$@" &
+child=$!
+trap 'stop_traced "stopped by a signal"; exit 143' TERM INT HUP
+n=0
+while kill -0 "$child" 2>/dev/null; do
+	if [ $n -ge $((timeout * 10)) ]; then
+		stop_traced "still running after $timeout s"
+		wait "$child" 2>/dev/null
+		exit 124
+	fi
+	sleep 0.1
+	n=$((n + 1))
+done
+wait "$child"

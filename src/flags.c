@@ -6,7 +6,7 @@
 
 static const char *const names[] = {
 	"truncated", "unterminated", "open-frames", "lost-records",
-	"info-truncated", "empty", "unmatched",
+	"info-truncated", "empty", "unmatched", "timed-out",
 };
 
 const char *dt_flag_name(unsigned bit)

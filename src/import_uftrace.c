@@ -547,6 +547,13 @@ static int import_dat(ufi_ctx *c, ufi_dir *ud, int64_t tid, const char *pre_note
 		t->flags |= DT_TF_TRUNCATED;
 	if (!t->pushed)
 		t->flags |= DT_TF_EMPTY;
+	/* difftrace-record --timeout leaves this file where it ended a hung run */
+	char *marker = path_join(ud->dir, "difftrace-timeout");
+	struct stat mst;
+	int timed_out = stat(marker, &mst) == 0;
+	free(marker);
+	if (timed_out)
+		t->flags |= DT_TF_TIMEOUT;
 	dt_buf *nb = &c->text;
 	nb->len = 0;
 	/* The note explains the flags, so it says only what went wrong (empty when nothing did). */
@@ -581,6 +588,11 @@ static int import_dat(ufi_ctx *c, ufi_dir *ud, int64_t tid, const char *pre_note
 	if (trunc_at >= 0) {
 		snprintf(tmp, sizeof tmp, "%struncated at offset %" PRId64, nb->len ? "; " : "",
 			 trunc_at);
+		buf_put(nb, tmp, strlen(tmp));
+	}
+	if (timed_out) {
+		snprintf(tmp, sizeof tmp, "%scut short by difftrace-record --timeout (the run hung or was stopped)",
+			 nb->len ? "; " : "");
 		buf_put(nb, tmp, strlen(tmp));
 	}
 	if (pre_note) {

@@ -24,6 +24,7 @@ enum {
 	DT_TF_INFO_TRUNCATED = 1u << 4, /* function table incomplete; unknown ids named "?N" */
 	DT_TF_EMPTY = 1u << 5,        /* no events at all */
 	DT_TF_UNMATCHED = 1u << 6,    /* returns without a call, or exits that did not nest */
+	DT_TF_TIMEOUT = 1u << 7,      /* the recording was ended by difftrace-record --timeout */
 };
 
 /* Names of the flags, in bit order, for display ("truncated,open-frames"). */

@@ -122,4 +122,22 @@ expect_status 0 "$DT" rank --normal normal --faulty faulty --filter ompall,mpi -
 pos=$(awk '/most changed traces/ { on = 1; next } on && $2 == "2.1" { print $1; exit }' "$T/out")
 [ -n "$pos" ] || fail "2.1 is not in the top 3: $(cat "$T/out")"
 echo "2.1 ranks #$pos under ompall,mpi"
+
+# a hung run recorded with --timeout: every rank stays importable and is flagged. Rank 2's
+# worker 1 spins; the others wait for it in a collective. The ranks that hit the timeout and
+# those the launcher stops because of them are both flushed before they are killed.
+run rec-hang 60 "$RECORD" --timeout 4 -o "$T/hang" -- "$ILCS" --bug infinite-loop --proc 2 \
+	--thread 1 --iter 3
+[ $rc != 0 ] || fail "the hung run ended by itself"
+grep -q 'still running after 4 s; flushing the trace' "$T/rec-hang.err" ||
+	fail "no timeout message: $(cat "$T/rec-hang.err")"
+expect_status 0 "$DT" import --run hang "$T/hang"
+grep -q 'timed-out' "$T/out" || fail "the hung run is not flagged: $(cat "$T/out")"
+expect_status 0 "$DT" traces --format csv hang
+[ "$(grep -c '^[0-3]\.[0-2],' "$T/out")" -eq 12 ] || fail "not 12 traces: $(cat "$T/out")"
+grep '^2\.1,' "$T/out" | grep -q 'timed-out' || fail "2.1 not flagged timed-out"
+expect_status 0 "$DT" show --format text hang 2.1
+# the spinning worker sleeps 1 ms per turn: its flushed trace holds the spin up to the timeout
+[ "$(grep -c '^nanosleep$' "$T/out")" -gt 500 ] ||
+	fail "2.1 does not end in the spinning worker: $(tail -5 "$T/out")"
 pass
