@@ -22,6 +22,11 @@
 
 struct an_job {
 	const store_trace *t;
+	struct an_sname {
+		char *name;
+		uint32_t base; /* the function NAME */
+	} *snames;         /* args mode, first pass: this trace's distinct NAME[args], in order */
+	size_t nsnames, capsnames;
 	nlr_table *loops;  /* this trace's own table, merged into the store's in trace order */
 	nlr_entry *ent;
 	size_t nent;
@@ -40,7 +45,58 @@ struct an_pool {
 	pthread_mutex_t mu;
 	int stop;
 	const an_params *p;
+	/* args mode (attrs `.args`): cand[fid] for the MPI functions whose calls may carry argument
+	 * text (fid < ncand), their names, and NAME[args] -> function id for the second pass */
+	int collect;       /* 1: the first pass, which only gathers the NAME[args] of each trace */
+	const uint8_t *cand;
+	size_t ncand;
+	const char *const *names;
+	const strmap *smap;
 };
+
+/* NAME[args] with the ", " between arguments shortened to "," (the text is the importer's). */
+static void synth_name(dt_buf *b, const char *name, const char *args)
+{
+	b->len = 0;
+	buf_put(b, name, strlen(name));
+	buf_byte(b, '[');
+	for (const char *q = args; *q; q++) {
+		buf_byte(b, (uint8_t)*q);
+		if (*q == ',' && q[1] == ' ')
+			q++;
+	}
+	buf_byte(b, ']');
+	buf_byte(b, 0);
+	b->len--;
+}
+
+/* Args mode: replaces, in ev[0..k) (events number first.. of the cursor's trace), each call of a
+ * candidate function that carries argument text by its NAME[args] function; in the first pass
+ * collects the distinct NAME[args] of the trace into j instead. Arguments are looked up only for
+ * calls of candidates: the cursor finds an argument by a scan of its chunk's argument list. */
+static void an_args(struct an_pool *pool, store_cursor *c, struct an_job *j, uint32_t *ev,
+		    size_t k, uint64_t first, strmap *seen, dt_buf *nb)
+{
+	for (size_t i = 0; i < k; i++) {
+		uint32_t f = ev[i];
+		if (f == DT_RET || f >= pool->ncand || !pool->cand[f])
+			continue;
+		const char *a = store_cursor_arg(c, first + i, DT_ARG);
+		if (!a || !*a)
+			continue;
+		synth_name(nb, pool->names[f], a);
+		uint32_t id;
+		if (pool->collect) {
+			if (strmap_get(seen, (const char *)nb->p, nb->len, &id))
+				continue;
+			strmap_put(seen, (const char *)nb->p, nb->len, 1);
+			GROW(j->snames, j->capsnames, j->nsnames + 1);
+			j->snames[j->nsnames++] = (struct an_sname){ xstrndup((const char *)nb->p, nb->len), f };
+		} else if (strmap_get(pool->smap, (const char *)nb->p, nb->len, &id)) {
+			ev[i] = id;
+		}
+	}
+}
 
 static int an_trace(struct an_pool *pool, store *s, struct an_job *j, uint32_t *in, uint32_t *out)
 {
@@ -48,22 +104,35 @@ static int an_trace(struct an_pool *pool, store *s, struct an_job *j, uint32_t *
 	nlr_comp *comp = NULL;
 	filt_stream fs;
 	filt_stream_init(&fs, pool->keep);
-	dt_buf ent = { 0 };
+	dt_buf ent = { 0 }, nb = { 0 };
+	strmap seen;
+	strmap_init(&seen);
 	int rc = -1;
-	j->loops = nlr_table_new();
+	/* only traces with arguments have NAME[args] functions */
+	int args = pool->ncand && j->t->nargs > 0;
+	if (pool->collect && !args)
+		goto done;
+	if (!pool->collect)
+		j->loops = nlr_table_new();
 	if (store_cursor_open(s, j->t, 0, &c, &j->err))
 		goto out;
-	if (!(comp = nlr_comp_new(j->loops, &pool->nopts, &j->err)))
+	if (!pool->collect && !(comp = nlr_comp_new(j->loops, &pool->nopts, &j->err)))
 		goto out;
 	int64_t k;
+	uint64_t first = 0;
 	while ((k = store_cursor_next(c, in, NULL, AN_BLOCK, &j->err)) > 0) {
-		size_t m = filt_stream_apply(&fs, in, (size_t)k, out);
-		j->nfiltered += m;
-		if (nlr_comp_push(comp, out, m, &j->err))
-			goto out;
-		size_t nt;
-		const nlr_entry *v = nlr_comp_take(comp, &nt);
-		buf_put(&ent, v, nt * sizeof *v);
+		if (args)
+			an_args(pool, c, j, in, (size_t)k, first, &seen, &nb);
+		first += (uint64_t)k;
+		if (!pool->collect) {
+			size_t m = filt_stream_apply(&fs, in, (size_t)k, out);
+			j->nfiltered += m;
+			if (nlr_comp_push(comp, out, m, &j->err))
+				goto out;
+			size_t nt;
+			const nlr_entry *v = nlr_comp_take(comp, &nt);
+			buf_put(&ent, v, nt * sizeof *v);
+		}
 		pthread_mutex_lock(&pool->mu);
 		pool->done_events += (uint64_t)k;
 		int stop = pool->stop;
@@ -75,6 +144,8 @@ static int an_trace(struct an_pool *pool, store *s, struct an_job *j, uint32_t *
 	}
 	if (k < 0)
 		goto out;
+	if (pool->collect)
+		goto done;
 	nlr_comp_finish(comp);
 	size_t nt;
 	const nlr_entry *v = nlr_comp_take(comp, &nt);
@@ -82,9 +153,12 @@ static int an_trace(struct an_pool *pool, store *s, struct an_job *j, uint32_t *
 	j->ent = (nlr_entry *)ent.p;
 	j->nent = ent.len / sizeof(nlr_entry);
 	ent.p = NULL;
+done:
 	rc = 0;
 out:
 	buf_free(&ent);
+	buf_free(&nb);
+	strmap_free(&seen);
 	nlr_comp_free(comp);
 	store_cursor_close(c);
 	filt_stream_free(&fs);
@@ -253,7 +327,7 @@ static int build_filter(const an_params *p, filt_lib **lib, filt **f, dt_err *e)
 static void cache_key(const an_params *p, const filt *f, char *mode, size_t nmode, char *canon,
 		      size_t ncanon)
 {
-	attrs_mode_name(p->mode, mode, nmode);
+	attrs_mode_name_args(p->mode, p->args, mode, nmode);
 	snprintf(canon, ncanon, "%s#%016llx", filt_canonical(f), (unsigned long long)filt_digest(f));
 }
 
@@ -277,6 +351,107 @@ int analysis_lookup(store *s, const store_run *run, const an_params *p, int64_t 
 	filt_free(f);
 	filt_lib_free(lib);
 	return r;
+}
+
+/* Runs the pool's jobs on worker threads, reporting progress from this one; the first failed
+ * job's error (in trace order) into e. */
+static int an_pool_run(struct an_pool *pool, const an_params *p, dt_err *e)
+{
+	size_t n = pool->njobs;
+	int nth = p->threads > 0 ? p->threads : an_cores();
+	if ((size_t)nth > n)
+		nth = (int)n;
+	pthread_t *th = xmalloc((size_t)nth * sizeof *th);
+	int started = 0;
+	for (int i = 0; i < nth; i++)
+		if (pthread_create(&th[i], NULL, an_worker, pool) == 0)
+			started++;
+	if (!started)
+		an_worker(pool);
+	for (;;) {
+		pthread_mutex_lock(&pool->mu);
+		uint64_t d = pool->done_events;
+		int finished = pool->next >= pool->njobs + (size_t)started || pool->stop;
+		pthread_mutex_unlock(&pool->mu);
+		if (p->progress)
+			p->progress(p->progress_arg, d, pool->total_events);
+		if (finished || !started)
+			break;
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+	for (size_t i = 0; i < n; i++)
+		if (pool->jobs[i].failed) {
+			*e = pool->jobs[i].err;
+			if (!e->status)
+				dt_errf(e, DT_EDATA, "trace %d.%d failed", pool->jobs[i].t->proc,
+					pool->jobs[i].t->thread);
+			return -1;
+		}
+	return 0;
+}
+
+/* Args mode: interns the NAME[args] functions the first pass found, in trace order, into *smap
+ * (name -> id), in a transaction of their own (function names are shared by every run: an
+ * analysis that fails later leaves only unused names). A NAME[args] function is kept by the
+ * filter when NAME is. */
+static int an_intern(store *s, const store_run *run, struct an_job *jobs, size_t n, strmap *smap,
+		     filt_table *keep, dt_err *e)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += jobs[i].nsnames;
+	if (!total)
+		return 0;
+	if (store_begin(s, e))
+		return -1;
+	store_writer *w = store_writer_new(s, run->id, NULL);
+	if (!w) {
+		store_rollback(s);
+		return dt_errf(e, DT_EDATA, "cannot add the functions of recorded arguments");
+	}
+	dt_sink *k = store_writer_sink(w);
+	uint32_t *ids = xmalloc(total * sizeof *ids), *base = xmalloc(total * sizeof *base);
+	size_t m = 0;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < n; i++)
+		for (size_t j = 0; !rc && j < jobs[i].nsnames; j++) {
+			const char *nm = jobs[i].snames[j].name;
+			uint32_t id;
+			if (strmap_get(smap, nm, strlen(nm), &id))
+				continue;
+			if (!(id = k->func(k->ctx, nm, strlen(nm), e))) {
+				rc = -1;
+				break;
+			}
+			strmap_put(smap, nm, strlen(nm), id);
+			ids[m] = id;
+			base[m++] = jobs[i].snames[j].base;
+		}
+	store_writer_free(w);
+	if (rc || store_commit(s, e)) {
+		store_rollback(s);
+		free(ids);
+		free(base);
+		return -1;
+	}
+	uint32_t top = 0;
+	for (size_t i = 0; i < m; i++)
+		if (ids[i] >= top)
+			top = ids[i] + 1;
+	if (top > keep->n) {
+		keep->keep = xrealloc(keep->keep, top);
+		memset(keep->keep + keep->n, 0, top - keep->n);
+		keep->n = top;
+	}
+	for (size_t i = 0; i < m; i++)
+		keep->keep[ids[i]] = base[i] < keep->n ? keep->keep[base[i]] : 0;
+	free(ids);
+	free(base);
+	return 0;
 }
 
 int analysis_run(store *s, const store_run *run, const an_params *p, int64_t *id, int *reused,
@@ -326,6 +501,11 @@ int analysis_run(store *s, const store_run *run, const an_params *p, int64_t *id
 	filt_table keep = { 0 };
 	const char *const *names = store_func_names(s, &nnames);
 	struct names_ctx nc = { s };
+	uint8_t *cand = NULL;
+	strmap smap;
+	strmap_init(&smap);
+	struct an_pool pool = { .path = store_path(s), .keep = &keep, .p = p };
+	pthread_mutex_init(&pool.mu, NULL);
 	dt_buf b = { 0 };
 	int in_tx = 0;
 
@@ -343,50 +523,40 @@ int analysis_run(store *s, const store_run *run, const an_params *p, int64_t *id
 
 	/* 1. filter and NLR, trace by trace, on worker threads */
 	jobs = xcalloc(n, sizeof *jobs);
-	struct an_pool pool = { .path = store_path(s), .keep = &keep, .jobs = jobs, .njobs = n,
-				.p = p };
+	pool.jobs = jobs;
+	pool.njobs = n;
 	pool.nopts.k = K;
 	for (size_t i = 0; i < n; i++) {
 		jobs[i].t = &traces[i];
 		dt_err_clear(&jobs[i].err);
 		pool.total_events += traces[i].nevents;
 	}
-	pthread_mutex_init(&pool.mu, NULL);
-	int nth = p->threads > 0 ? p->threads : an_cores();
-	if ((size_t)nth > n)
-		nth = (int)n;
-	pthread_t *th = xmalloc((size_t)nth * sizeof *th);
-	int started = 0;
-	for (int i = 0; i < nth; i++)
-		if (pthread_create(&th[i], NULL, an_worker, &pool) == 0)
-			started++;
-	if (!started)
-		an_worker(&pool);
-	/* progress from this thread while the workers run */
-	for (;;) {
-		pthread_mutex_lock(&pool.mu);
-		uint64_t d = pool.done_events;
-		int finished = pool.next >= pool.njobs + (size_t)started || pool.stop;
-		pthread_mutex_unlock(&pool.mu);
-		if (p->progress)
-			p->progress(p->progress_arg, d, pool.total_events);
-		if (finished || !started)
-			break;
-		struct timespec ts = { 0, 100 * 1000 * 1000 };
-		nanosleep(&ts, NULL);
-	}
-	for (int i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	free(th);
-	pthread_mutex_destroy(&pool.mu);
-	for (size_t i = 0; i < n; i++)
-		if (jobs[i].failed) {
-			*e = jobs[i].err;
-			if (!e->status)
-				dt_errf(e, DT_EDATA, "trace %d.%d failed", traces[i].proc,
-					traces[i].thread);
+	if (p->args) {
+		/* The NAME[args] functions are interned here, on this thread, in trace order, before
+		 * the pass that uses them: their ids do not depend on the number of threads. */
+		pool.cand = cand = xcalloc(nnames ? nnames : 1, 1);
+		pool.ncand = nnames;
+		for (size_t i = 1; i < nnames; i++)
+			cand[i] = names[i] && (!strncmp(names[i], "MPI_", 4) ||
+					       !strncmp(names[i], "PMPI_", 5)) &&
+				  !strchr(names[i], '[');
+		pool.names = names;
+		pool.collect = 1;
+		for (size_t i = 0; i < n; i++)
+			if (traces[i].nargs > 0)
+				pool.total_events += traces[i].nevents;
+		if (an_pool_run(&pool, p, e))
 			goto out;
-		}
+		if (an_intern(s, run, jobs, n, &smap, &keep, e))
+			goto out;
+		names = store_func_names(s, &nnames);
+		pool.names = names;
+		pool.smap = &smap;
+		pool.collect = 0;
+		pool.next = 0;
+	}
+	if (an_pool_run(&pool, p, e))
+		goto out;
 
 	/* 2. merge the loop tables in trace order: ids independent of the threads */
 	for (size_t i = 0; i < n; i++) {
@@ -491,11 +661,17 @@ out:
 		store_rollback(s);
 	if (have_lattice)
 		fca_free(&L);
+	pthread_mutex_destroy(&pool.mu);
 	for (size_t i = 0; jobs && i < n; i++) {
+		for (size_t j = 0; j < jobs[i].nsnames; j++)
+			free(jobs[i].snames[j].name);
+		free(jobs[i].snames);
 		free(jobs[i].ent);
 		nlr_table_free(jobs[i].loops);
 	}
 	free(jobs);
+	free(cand);
+	strmap_free(&smap);
 	free(map);
 	buf_free(&b);
 	free(labels);
@@ -545,7 +721,7 @@ int analysis_load(store *s, int64_t id, an_result *r, dt_err *e)
 	size_t len = 0;
 	if (store_analysis_get(s, id, &r->meta, e))
 		return -1;
-	if (attrs_mode_parse(r->meta.attrs, &r->mode, e))
+	if (attrs_mode_parse_args(r->meta.attrs, &r->mode, &r->args, e))
 		goto fail;
 	store_trace *all;
 	size_t nall;

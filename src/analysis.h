@@ -33,6 +33,7 @@ typedef struct an_params {
 	const char *const *filter_files; /* extra family files (--filter-file) */
 	size_t nfilter_files;
 	attrs_mode mode;
+	int args;                        /* the mode's `.args`: NAME[args] for MPI calls (attrs.h) */
 	unsigned k;                      /* NLR K */
 	enum clu_linkage linkage;        /* for the hierarchical classes */
 	size_t kcut;                     /* clusters; 0: chosen at the largest gap */
@@ -54,6 +55,7 @@ int analysis_lookup(store *s, const store_run *run, const an_params *p, int64_t 
 typedef struct an_result {
 	store_analysis meta;
 	attrs_mode mode;
+	int args;                /* the mode has `.args` */
 	size_t n;                /* objects (traces), in P.T order */
 	store_trace *traces;     /* traces[i] is object i */
 	uint64_t *nfiltered;     /* events left after the filter, per object */

@@ -13,12 +13,24 @@ static const char *const freq_names[] = { "orig", "log2", "log10", "actual" };
 
 int attrs_mode_parse(const char *s, attrs_mode *m, dt_err *e)
 {
+	return attrs_mode_parse_args(s, m, NULL, e);
+}
+
+int attrs_mode_parse_args(const char *s, attrs_mode *m, int *argsp, dt_err *e)
+{
 	char part[3][16] = { "", "", "" };
 	size_t np = 0;
 	const char *p = s;
+	/* `.args` (or `+args`) ends any mode name */
+	size_t total = strlen(s);
+	int args = total > 5 && (!strcmp(s + total - 5, ".args") || !strcmp(s + total - 5, "+args"));
+	if (args && !argsp)
+		return dt_errf(e, DT_EUSAGE, "attribute mode '%s': .args is for analyses only", s);
+	if (args)
+		total -= 5;
 	for (;;) {
-		const char *dot = strchr(p, '.');
-		size_t len = dot ? (size_t)(dot - p) : strlen(p);
+		const char *dot = memchr(p, '.', total - (size_t)(p - s));
+		size_t len = dot ? (size_t)(dot - p) : total - (size_t)(p - s);
 		if (np == 3 || len == 0 || len >= sizeof part[0])
 			goto bad;
 		memcpy(part[np], p, len);
@@ -56,10 +68,12 @@ int attrs_mode_parse(const char *s, attrs_mode *m, dt_err *e)
 	if (r.kind == ATTRS_SING)
 		r.pairs = ATTRS_W; /* pairing means nothing for sing: one canonical value */
 	*m = r;
+	if (argsp)
+		*argsp = args;
 	return 0;
 bad:
 	return dt_errf(e, DT_EUSAGE,
-		       "bad attribute mode '%s' (expected sing.FREQ or doub.FREQ.w|wo, "
+		       "bad attribute mode '%s' (expected sing.FREQ or doub.FREQ.w|wo, optionally .args, "
 		       "FREQ one of orig, noFreq, log2, log10, actual)",
 		       s);
 }
@@ -71,6 +85,15 @@ const char *attrs_mode_name(attrs_mode m, char *buf, size_t size)
 		snprintf(buf, size, "doub.%s.%s", f, m.pairs == ATTRS_WO ? "wo" : "w");
 	else
 		snprintf(buf, size, "sing.%s", f);
+	return buf;
+}
+
+const char *attrs_mode_name_args(attrs_mode m, int args, char *buf, size_t size)
+{
+	attrs_mode_name(m, buf, size);
+	size_t l = strlen(buf);
+	if (args && l < size)
+		snprintf(buf + l, size - l, ".args");
 	return buf;
 }
 

@@ -19,6 +19,12 @@
  * Mode names: `sing.<freq>` and `doub.<freq>.<w|wo>`, freq one of orig, log2, log10, actual.
  * attrs_mode_parse also accepts `noFreq` for orig, a missing freq (orig), a missing pairing for
  * doub (w), and a pairing after sing (ignored: the prototype names every lattice with one).
+ * For an analysis any of them may end with `.args` (or `+args`, canonical `.args`): then a call
+ * of an MPI function (a name starting MPI_ or PMPI_) that carries recorded argument text counts
+ * as the function `NAME[args]` (`MPI_Allreduce[count=1,datatype=INT,op=MIN,comm=WORLD]`),
+ * interned in the store by the analysis (analysis.c), so that a changed argument is a changed
+ * function everywhere. The flag is the analysis's, not the mode's (an_params.args): only
+ * attrs_mode_parse_args and attrs_mode_name_args know the suffix.
  *
  * Attributes are keys of a few integers (attrs_key), never strings, until they are rendered for
  * display. An attrs_set interns the keys of one analysis: attribute ids 0..m-1 are given in order
@@ -57,6 +63,9 @@ typedef struct attrs_mode {
 int attrs_mode_parse(const char *s, attrs_mode *m, dt_err *e);
 /* The canonical name (`sing.log10`, `doub.orig.w`) into buf; returns buf. */
 const char *attrs_mode_name(attrs_mode m, char *buf, size_t size);
+/* The same with the `.args` suffix: *args set to whether the name has it. */
+int attrs_mode_parse_args(const char *s, attrs_mode *m, int *args, dt_err *e);
+const char *attrs_mode_name_args(attrs_mode m, int args, char *buf, size_t size);
 
 #define ATTRS_NONE 0xffffffffu
 

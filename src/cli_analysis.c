@@ -29,7 +29,9 @@ const char cli_an_help[] =
 	"                        (default: everything: every call, no returns)\n"
 	"  --filter-string BITS  the same as --filter\n"
 	"  --filter-file FILE    read more filter families from FILE (repeatable)\n"
-	"  --attrs MODE          sing|doub . orig|log2|log10|actual [. w|wo] (default sing.log10)\n"
+	"  --attrs MODE          sing|doub . orig|log2|log10|actual [. w|wo] [.args]\n"
+	"                        (default sing.log10); .args: MPI calls with recorded\n"
+	"                        arguments count as MPI_Allreduce[count=2,op=MAX]...\n"
 	"  -K N                  longest loop body NLR folds (default 10)\n"
 	"  --linkage L           ward (default), single, complete, average\n"
 	"  --clusters K          cut the hierarchical clustering into K clusters (default: at the\n"
@@ -73,7 +75,7 @@ int cli_an_option(cli_an *a, const char *cmd, int opt, const char *arg)
 		a->files[a->p.nfilter_files++] = arg;
 		return 1;
 	case O_ATTRS:
-		if (attrs_mode_parse(arg, &a->p.mode, &e))
+		if (attrs_mode_parse_args(arg, &a->p.mode, &a->p.args, &e))
 			return cli_usage(cmd, "%s", e.msg);
 		return 1;
 	case 'K':

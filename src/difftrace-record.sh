@@ -25,6 +25,8 @@ Options:
                          (see difftrace-inject(7))
       --timeout S        end a run that is still going after S seconds (a hang): the
                          trace is flushed first, so it can be imported; exit status 124
+      --no-mpi-args      do not record the arguments of MPI calls (recorded by default:
+                         count, datatype, op, root, peer, tag, communicator)
   -n, --dry-run          print the uftrace command instead of running it
   -h, --help             show this help
   -V, --version          show the version
@@ -46,6 +48,7 @@ extra=
 inject=
 timeout=
 dry=0
+mpiargs=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	-o | --output)
@@ -91,6 +94,10 @@ while [ $# -gt 0 ]; do
 		;;
 	--inject=*)
 		inject=${1#--inject=}
+		shift
+		;;
+	--no-mpi-args)
+		mpiargs=0
 		shift
 		;;
 	-n | --dry-run)
@@ -156,7 +163,36 @@ fi
 # shellcheck disable=SC2086
 sig=
 [ -n "$timeout" ] && sig="--signal SIGUSR1@finish"
-set -- "$uftrace" record -d "$dir" --force --no-pltbind --no-event $sig $extra -- "$@"
+# The arguments that say which operation an MPI call is (argN by position in the C bindings;
+# count, tag, root and peer as 32-bit ints, handles as 64-bit values: Open MPI's are addresses
+# of its predefined objects, which difftrace import names). difftrace import names the
+# arguments from the same list (mpi_fns in import_uftrace.c): keep the two in step.
+args=
+if [ "$mpiargs" = 1 ]; then
+	p2p='arg2/i32,arg3/x64,arg4/i32,arg5/i32,arg6/x64'
+	red='arg3/i32,arg4/x64,arg5/x64,arg6/x64'
+	rooted='arg2/i32,arg3/x64,arg5/i32,arg6/x64,arg7/i32,arg8/x64'
+	allto='arg2/i32,arg3/x64,arg5/i32,arg6/x64,arg7/x64'
+	for f in Send Isend Ssend Issend Bsend Rsend Recv Irecv; do
+		args="$args -A MPI_$f@$p2p"
+	done
+	for f in Allreduce Iallreduce Scan Exscan Reduce_scatter_block; do
+		args="$args -A MPI_$f@$red"
+	done
+	for f in Gather Igather Scatter Iscatter; do
+		args="$args -A MPI_$f@$rooted"
+	done
+	for f in Allgather Iallgather Alltoall Ialltoall; do
+		args="$args -A MPI_$f@$allto"
+	done
+	args="$args -A MPI_Sendrecv@arg2/i32,arg3/x64,arg4/i32,arg5/i32,arg7/i32,arg8/x64,arg9/i32,arg10/i32,arg11/x64"
+	args="$args -A MPI_Probe@arg1/i32,arg2/i32,arg3/x64"
+	args="$args -A MPI_Barrier@arg1/x64 -A MPI_Ibarrier@arg1/x64"
+	args="$args -A MPI_Bcast@arg2/i32,arg3/x64,arg4/i32,arg5/x64 -A MPI_Ibcast@arg2/i32,arg3/x64,arg4/i32,arg5/x64"
+	args="$args -A MPI_Reduce@arg3/i32,arg4/x64,arg5/x64,arg6/i32,arg7/x64 -A MPI_Ireduce@arg3/i32,arg4/x64,arg5/x64,arg6/i32,arg7/x64"
+fi
+# shellcheck disable=SC2086
+set -- "$uftrace" record -d "$dir" --force --no-pltbind --no-event $sig $args $extra -- "$@"
 # The injector is preloaded into uftrace too (uftrace keeps LD_PRELOAD for the program): its
 # constructor refuses a bad specification there, before anything is recorded.
 if [ -n "$inject" ]; then

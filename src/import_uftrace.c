@@ -36,11 +36,50 @@ enum { REC_MAGIC = 5 };
 
 /* ---- address cache: (session, address) -> function id and argument layouts ---------------- */
 
+/* The names of the arguments of MPI calls that difftrace-record records by default (its
+ * MPI_ARGS list must agree), by position: args[i] names argument i+1, NULL when not recorded. */
+typedef struct mpi_fn {
+	const char *name;
+	const char *args[11];
+} mpi_fn;
+
+#define P2P(f, peer) { f, { NULL, "count", "datatype", peer, "tag", "comm" } }
+#define ROOTED(f) { f, { NULL, "sendcount", "sendtype", NULL, "recvcount", "recvtype", "root", "comm" } }
+#define ALLTO(f) { f, { NULL, "sendcount", "sendtype", NULL, "recvcount", "recvtype", "comm" } }
+#define RED(f) { f, { NULL, NULL, "count", "datatype", "op", "comm" } }
+static const mpi_fn mpi_fns[] = {
+	P2P("MPI_Send", "dest"), P2P("MPI_Isend", "dest"), P2P("MPI_Ssend", "dest"),
+	P2P("MPI_Issend", "dest"), P2P("MPI_Bsend", "dest"), P2P("MPI_Rsend", "dest"),
+	P2P("MPI_Recv", "source"), P2P("MPI_Irecv", "source"),
+	{ "MPI_Sendrecv", { NULL, "sendcount", "sendtype", "dest", "sendtag", NULL, "recvcount",
+			    "recvtype", "source", "recvtag", "comm" } },
+	{ "MPI_Probe", { "source", "tag", "comm" } },
+	{ "MPI_Barrier", { "comm" } }, { "MPI_Ibarrier", { "comm" } },
+	{ "MPI_Bcast", { NULL, "count", "datatype", "root", "comm" } },
+	{ "MPI_Ibcast", { NULL, "count", "datatype", "root", "comm" } },
+	{ "MPI_Reduce", { NULL, NULL, "count", "datatype", "op", "root", "comm" } },
+	{ "MPI_Ireduce", { NULL, NULL, "count", "datatype", "op", "root", "comm" } },
+	RED("MPI_Allreduce"), RED("MPI_Iallreduce"), RED("MPI_Scan"), RED("MPI_Exscan"),
+	RED("MPI_Reduce_scatter_block"),
+	ROOTED("MPI_Gather"), ROOTED("MPI_Igather"), ROOTED("MPI_Scatter"), ROOTED("MPI_Iscatter"),
+	ALLTO("MPI_Allgather"), ALLTO("MPI_Iallgather"), ALLTO("MPI_Alltoall"),
+	ALLTO("MPI_Ialltoall"),
+};
+
+static const mpi_fn *mpi_fn_find(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof mpi_fns / sizeof *mpi_fns; i++)
+		if (strlen(mpi_fns[i].name) == len && !memcmp(mpi_fns[i].name, name, len))
+			return &mpi_fns[i];
+	return NULL;
+}
+
 typedef struct ufi_slot {
 	uint64_t key;
 	uint32_t fid;
 	uint32_t used;
 	const ufd_argspec *arg, *ret;
+	const mpi_fn *mpi; /* argument names, for the MPI calls of mpi_fns */
 } ufi_slot;
 
 typedef struct ufi_cache {
@@ -170,6 +209,7 @@ typedef struct ufi_trace {
 	int after_lost, started;
 	uint64_t lost, gaps, gap_closed, unmatched, dropped_exits, synth_rets;
 	unsigned flags;
+	char stopwhy[192]; /* why decoding stopped before the end of the file, or "" */
 } ufi_trace;
 
 static int tr_flush(ufi_trace *t, dt_err *e)
@@ -307,11 +347,12 @@ static ufi_slot *resolve(ufi_ctx *c, ufd_data *d, int sess, uint64_t ts, uint64_
 		goto fail;
 	if ((inf->feat & UFD_FEAT_RETVAL) && ufd_argspec_for(d, &sym, 1, &ret, e))
 		goto fail;
-	free(name);
 	s = cache_put(&c->cache, key);
 	s->fid = fid;
 	s->arg = arg;
 	s->ret = ret;
+	s->mpi = arg ? mpi_fn_find(name, strlen(name)) : NULL;
+	free(name);
 	return s;
 fail:
 	free(name);
@@ -330,6 +371,17 @@ static int read_payload(ufi_ctx *c, ufd_data *d, const ufd_argspec *spec, int is
 		ufd_sym sym;
 		if (ufd_resolve(d, sess, ts, addr, &sym, e))
 			return -1;
+		if (!sym.found) {
+			/* No symbol, so no name to match an argspec with: the module's .sym file is
+			 * missing (uftrace killed while writing them, after --timeout). The rest of
+			 * the file cannot be framed: keep what came before, as for a truncation. */
+			snprintf(c->tr->stopwhy, sizeof c->tr->stopwhy,
+				 "stopped at offset %" PRId64 ": %s of %.*s carries %s but no symbol "
+				 "names it (a missing .sym file?)",
+				 recoff, is_ret ? "exit" : "entry", (int)sym.len, sym.name,
+				 is_ret ? "a return value" : "arguments");
+			return 0;
+		}
 		return dt_err_at(e, r->path, recoff,
 				 "%s of %.*s carries %s data but no recorded argspec matches "
 				 "it; cannot decode",
@@ -358,6 +410,95 @@ static int read_payload(ufi_ctx *c, ufd_data *d, const ufd_argspec *spec, int is
 			return 0; /* the file ends inside the payload */
 		need = *used;
 	}
+}
+
+/* Open MPI's names for its predefined handles, shortened: ompi_mpi_op_max -> MAX,
+ * ompi_mpi_comm_world -> WORLD, ompi_mpi_double -> DOUBLE, ompi_request_null -> REQUEST_NULL. */
+static void put_object_name(dt_buf *b, const char *n)
+{
+	static const char *const pre[] = { "ompi_mpi_op_", "ompi_mpi_comm_", "ompi_mpi_", "ompi_" };
+	for (size_t i = 0; i < sizeof pre / sizeof *pre; i++) {
+		size_t l = strlen(pre[i]);
+		if (!strncmp(n, pre[i], l) && n[l]) {
+			for (const char *q = n + l; *q; q++)
+				buf_byte(b, (uint8_t)(*q >= 'a' && *q <= 'z' ? *q - 'a' + 'A' : *q));
+			return;
+		}
+	}
+	buf_put(b, n, strlen(n));
+}
+
+/* Rewrites the argument text at t->argtext+off (`arg3=1, arg4=0x55..`): hexadecimal values that
+ * are the address of a data symbol become its name (Open MPI's handles are such addresses), and
+ * the arguments of the MPI calls of mpi_fns get their names (`count=1, datatype=INT`). */
+static int tidy_args(ufi_trace *t, ufd_data *d, const mpi_fn *mf, int sess, uint64_t ts,
+		     size_t off, dt_err *e)
+{
+	const char *in = (const char *)t->argtext.p + off;
+	size_t inlen = t->argtext.len - off;
+	if (!memchr(in, 'x', inlen) && !mf)
+		return 0;
+	dt_buf out = { 0 };
+	size_t i = 0;
+	while (i < inlen) {
+		/* one item: NAME=VALUE; a quoted value may hold ", " */
+		size_t eq = i;
+		while (eq < inlen && in[eq] != '=')
+			eq++;
+		if (eq == inlen)
+			break;
+		size_t v = eq + 1, end = v;
+		if (end < inlen && (in[end] == '"' || in[end] == '\'')) {
+			char q = in[end++];
+			while (end < inlen && in[end] != q)
+				end += in[end] == '\\' ? 2 : 1;
+			if (end < inlen)
+				end++;
+			if (end > inlen)
+				end = inlen;
+		}
+		while (end < inlen && !(in[end] == ',' && end + 1 < inlen && in[end + 1] == ' '))
+			end++;
+		unsigned idx = 0;
+		const char *nm = NULL;
+		if (mf && eq - i > 3 && !memcmp(in + i, "arg", 3)) {
+			for (size_t k = i + 3; k < eq && in[k] >= '0' && in[k] <= '9'; k++)
+				idx = idx * 10 + (unsigned)(in[k] - '0');
+			if (idx >= 1 && idx <= sizeof mf->args / sizeof *mf->args)
+				nm = mf->args[idx - 1];
+		}
+		if (out.len)
+			buf_put(&out, ", ", 2);
+		if (nm)
+			buf_put(&out, nm, strlen(nm));
+		else
+			buf_put(&out, in + i, eq - i);
+		buf_byte(&out, '=');
+		const char *obj = NULL;
+		if (end - v > 2 && end - v <= 18 && in[v] == '0' && in[v + 1] == 'x') {
+			char hex[24];
+			memcpy(hex, in + v, end - v);
+			hex[end - v] = 0;
+			uint64_t a = strtoull(hex, NULL, 16);
+			if (ufd_resolve_object(d, sess, ts, a, &obj, e) < 0) {
+				buf_free(&out);
+				return -1;
+			}
+		}
+		if (obj)
+			put_object_name(&out, obj);
+		else
+			buf_put(&out, in + v, end - v);
+		i = end + 2;
+	}
+	if (i < inlen) { /* not NAME=VALUE items: keep the text as it was */
+		buf_free(&out);
+		return 0;
+	}
+	t->argtext.len = off;
+	buf_put(&t->argtext, out.p, out.len);
+	buf_free(&out);
+	return 0;
 }
 
 static int import_dat(ufi_ctx *c, ufi_dir *ud, int64_t tid, const char *pre_note, dt_err *e)
@@ -395,6 +536,7 @@ static int import_dat(ufi_ctx *c, ufi_dir *ud, int64_t tid, const char *pre_note
 	t->after_lost = t->started = 0;
 	t->lost = t->gaps = t->gap_closed = t->unmatched = t->dropped_exits = t->synth_rets = 0;
 	t->flags = 0;
+	t->stopwhy[0] = 0;
 	t->sink = c->sink;
 	int estimate = !!(inf->feat & UFD_FEAT_ESTIMATE_RETURN);
 	int msb = inf->endian == 2; /* big-endian writers lay the bit-fields out from the top */
@@ -493,6 +635,8 @@ static int import_dat(ufi_ctx *c, ufi_dir *ud, int64_t tid, const char *pre_note
 			} else {
 				r->pos += used;
 				have_args = 1;
+				if (!is_ret && tidy_args(t, d, s->mpi, sess, ts, argoff, e))
+					goto out;
 			}
 		}
 		int expected = t->after_lost || !t->started;
@@ -585,7 +729,10 @@ static int import_dat(ufi_ctx *c, ufi_dir *ud, int64_t tid, const char *pre_note
 			 nb->len ? "; " : "", t->dropped_exits);
 		buf_put(nb, tmp, strlen(tmp));
 	}
-	if (trunc_at >= 0) {
+	if (t->stopwhy[0]) {
+		snprintf(tmp, sizeof tmp, "%s%s", nb->len ? "; " : "", t->stopwhy);
+		buf_put(nb, tmp, strlen(tmp));
+	} else if (trunc_at >= 0) {
 		snprintf(tmp, sizeof tmp, "%struncated at offset %" PRId64, nb->len ? "; " : "",
 			 trunc_at);
 		buf_put(nb, tmp, strlen(tmp));

@@ -1078,6 +1078,70 @@ int ufd_resolve(ufd_data *d, int sess, uint64_t ts, uint64_t addr, ufd_sym *out,
 	return 0;
 }
 
+int ufd_resolve_object(ufd_data *d, int sess, uint64_t ts, uint64_t addr, const char **name,
+		       dt_err *e)
+{
+	*name = NULL;
+	if (sess < 0 || (size_t)sess >= d->nsess || !addr)
+		return 0;
+	ufd_sess *s = &d->sess[sess];
+	if (!s->map_loaded && load_map(d, s, e))
+		return -1;
+	int mod = -1;
+	uint64_t base = 0;
+	/* Data lies past the executable mapping the map lists: the nearest module below addr,
+	 * when its symbol table reaches that far. */
+	size_t lo = 0, hi = s->nranges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->ranges[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo) {
+		mod = s->ranges[lo - 1].mod;
+		base = s->ranges[lo - 1].start;
+	}
+	for (size_t i = s->ndlops; i-- > 0;) {
+		const struct ufd_dlop *dl = &s->dlops[i];
+		if (dl->base > addr || dl->ts > ts)
+			continue;
+		if (mod < 0 || dl->base > base) {
+			mod = dl->mod;
+			base = dl->base;
+		}
+		break;
+	}
+	if (mod < 0)
+		return 0;
+	ufd_module *m = &d->mods[mod];
+	if (!m->loaded && load_syms(d, m, e))
+		return -1;
+	if (m->loaded <= 0)
+		return 0;
+	uint64_t key = addr - base;
+	if (!(d->info.feat & UFD_FEAT_SYM_REL_ADDR) && !strcmp(m->path, s->exename))
+		key = addr;
+	if (key >= m->extent)
+		return 0;
+	/* the first symbol at key exactly that is not a function */
+	size_t a = 0, b = m->nsyms;
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+		if (m->syms[mid].addr < key)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	for (; a < m->nsyms && m->syms[a].addr == key; a++)
+		if (!is_func_type(m->syms[a].type) && m->syms[a].type != '?') {
+			*name = m->names + m->syms[a].name;
+			return 1;
+		}
+	return 0;
+}
+
 /* ---- argument specs -------------------------------------------------------------------------- */
 
 static void spec_add(ufd_argspec *s, const ufd_argitem *it, int replace)

@@ -120,6 +120,12 @@ typedef struct ufd_sym {
  * next symbol), PLT entries included. The returned name stays valid until the next call. */
 int ufd_resolve(ufd_data *d, int sess, uint64_t ts, uint64_t addr, ufd_sym *out, dt_err *e);
 
+/* The data symbol (an object such as Open MPI's ompi_mpi_op_max, not a function) that starts
+ * exactly at addr in session sess at time ts: 1 and *name (valid while d is open), 0 when there
+ * is none, -1 on a bad symbol or map file. .sym files list data symbols too (uftrace 0.13). */
+int ufd_resolve_object(ufd_data *d, int sess, uint64_t ts, uint64_t addr, const char **name,
+		       dt_err *e);
+
 /* ---- arguments and return values ---------------------------------------------------------- */
 
 enum { UFD_ARG_INT = 0, UFD_ARG_FLOAT = 1, UFD_ARG_RET = 2 };

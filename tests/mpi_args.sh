@@ -1,0 +1,106 @@
+#!/bin/sh
+# End to end: difftrace-record records the arguments that identify an MPI operation by default,
+# difftrace import names them (count=1, datatype=INT, op=MIN, comm=WORLD: Open MPI's handles
+# resolved through the data symbols of the .sym files), and the `.args` attribute modes make a
+# changed argument a changed function. The bug allreduce1-op-all of examples/ilcs.c changes
+# only the operation of the first MPI_Allreduce (MPI_MIN -> MPI_MAX).
+. "${abs_top_srcdir:-.}/tests/lib.sh"
+
+MPICC=${MPICC:-$(command -v mpicc || true)}
+MPIRUN=${MPIRUN:-$(command -v mpirun || true)}
+UFTRACE=${UFTRACE:-$(command -v uftrace || true)}
+[ -n "$MPICC" ] || skip "mpicc not found (apt-get install libopenmpi-dev)"
+[ -n "$MPIRUN" ] || skip "mpirun not found (apt-get install openmpi-bin)"
+[ -n "$UFTRACE" ] || skip "uftrace not found (apt-get install uftrace)"
+[ -x "$DT" ] || fail "$DT not built"
+[ -x "$RECORD" ] || fail "$RECORD not built"
+export UFTRACE OMP_NUM_THREADS=2 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# the recorder's options: argument specs by default, none with --no-mpi-args
+expect_status 0 "$RECORD" -n -- ./app
+grep -q -- '-A MPI_Allreduce@arg3/i32,arg4/x64,arg5/x64,arg6/x64 ' "$T/out" ||
+	fail "no MPI_Allreduce argument spec: $(cat "$T/out")"
+grep -q -- '-A MPI_Reduce@arg3/i32,arg4/x64,arg5/x64,arg6/i32,arg7/x64 ' "$T/out" ||
+	fail "no MPI_Reduce argument spec"
+expect_status 0 "$RECORD" -n --no-mpi-args -- ./app
+grep -q -- ' -A ' "$T/out" && fail "--no-mpi-args still records arguments: $(cat "$T/out")"
+expect_status 0 "$RECORD" --help
+grep -q -- '--no-mpi-args' "$T/out" || fail "--help lacks --no-mpi-args"
+
+ILCS="$T/ilcs"
+"$MPICC" -pg -fopenmp -O1 -o "$ILCS" "$abs_top_srcdir/examples/ilcs.c" -lm \
+	>"$T/cc.log" 2>&1 || { cat "$T/cc.log" >&2; fail "mpicc failed"; }
+
+flags="-np 2"
+if "$MPIRUN" --version 2>&1 | grep -q 'Open MPI'; then
+	flags="$flags --oversubscribe"
+	[ "$(id -u)" = 0 ] && flags="$flags --allow-run-as-root"
+else
+	skip "the argument names are Open MPI's (found $("$MPIRUN" --version 2>&1 | head -1))"
+fi
+to=
+command -v timeout >/dev/null && to="timeout -k 3 120"
+# record NAME ARGS...: the example under difftrace-record into $T/NAME
+record() {
+	name=$1; shift
+	# shellcheck disable=SC2086
+	if ! $to "$MPIRUN" $flags "$RECORD" -o "$T/$name" -- "$ILCS" "$@" </dev/null \
+		>"$T/$name.log" 2>&1; then
+		cat "$T/$name.log" >&2
+		grep -qiE 'not enough slots|orte_init|PMIx|ess_init|btl' "$T/$name.log" &&
+			skip "mpirun cannot start processes here"
+		fail "recording $name failed"
+	fi
+}
+record normal
+record faulty --bug allreduce1-op-all
+DB="$T/db"
+expect_status 0 "$DT" -d "$DB" import --run normal "$T/normal"
+expect_status 0 "$DT" -d "$DB" import --run faulty "$T/faulty"
+
+# the arguments, named, with the handles' names
+expect_status 0 "$DT" -d "$DB" show normal 0.0
+grep -q 'MPI_Allreduce(count=1, datatype=INT, op=MIN, comm=WORLD);' "$T/out" ||
+	fail "normal: no named MPI_Allreduce arguments: $(grep MPI_ "$T/out" | head -5)"
+grep -q 'MPI_Bcast(count=61, datatype=INT, root=[01], comm=WORLD);' "$T/out" ||
+	fail "normal: no named MPI_Bcast arguments"
+# arg7 is on the stack (x86-64): uftrace reads it too
+grep -q 'MPI_Reduce(count=5, datatype=LONG, op=SUM, root=0, comm=WORLD);' "$T/out" ||
+	fail "normal: no named MPI_Reduce arguments: $(grep MPI_Reduce "$T/out")"
+grep -q 'op=MAX' "$T/out" && fail "normal run with op=MAX"
+expect_status 0 "$DT" -d "$DB" show faulty 0.0
+grep -q 'MPI_Allreduce(count=1, datatype=INT, op=MAX, comm=WORLD);' "$T/out" ||
+	fail "faulty: no MPI_Allreduce with op=MAX: $(grep MPI_Allreduce "$T/out" | head -3)"
+
+# without the arguments the two runs look the same; with them the Allreduce differs
+expect_status 0 "$DT" -d "$DB" diff --filter mpi normal:0.0 faulty:0.0
+grep -q '(identical)' "$T/out" || fail "without arguments the traces differ: $(head -3 "$T/out")"
+grep -q 'MPI_Allreduce\[' "$T/out" && fail "NAME[args] without .args"
+expect_status 0 "$DT" -d "$DB" diff --attrs sing.orig.args --filter mpi normal:0.0 faulty:0.0
+grep -q 'changed' "$T/out" || fail "with .args the traces are identical: $(head -3 "$T/out")"
+grep -q '| MPI_Allreduce\[count=1,datatype=INT,op=MAX,comm=WORLD\]' "$T/out" ||
+	fail "the diff does not show op=MAX: $(cat "$T/out")"
+expect_status 0 "$DT" -d "$DB" rank --attrs sing.orig+args --filter mpi --normal normal --faulty faulty
+grep -q 'attributes sing.orig.args' "$T/out" || fail "rank: $(head -2 "$T/out")"
+
+# the attributes: NAME[args] functions, the same whatever the number of threads
+expect_status 0 "$DT" -d "$DB" lattice --attrs sing.orig.args --filter mpi --threads 1 --force faulty
+grep -q 'MPI_Allreduce\[count=1,datatype=INT,op=MAX,comm=WORLD\]' "$T/out" ||
+	fail "no op=MAX attribute: $(cat "$T/out")"
+cp "$T/out" "$T/lattice1"
+expect_status 0 "$DT" -d "$DB" lattice --attrs sing.orig.args --filter mpi --threads 4 --force faulty
+cmp -s "$T/out" "$T/lattice1" || fail "the lattice depends on the threads"
+expect_status 0 "$DT" -d "$DB" lattice --attrs sing.orig --filter mpi faulty
+grep -q 'MPI_Allreduce\[' "$T/out" && fail "NAME[args] attributes without .args"
+expect_status 2 "$DT" -d "$DB" lattice --attrs sing.orig.argz --filter mpi faulty
+expect_err "bad attribute mode"
+
+# a rank killed while uftrace wrote its .sym files (difftrace-record --timeout): calls with
+# arguments to unnamed addresses cannot be framed; the trace is kept up to there and flagged
+cp -r "$T/normal" "$T/nosym"
+rm -f "$T"/nosym/rank-0/*.sym
+expect_status 0 "$DT" -d "$T/db2" import --run nosym "$T/nosym"
+grep -q 'flagged: truncated' "$T/out" || fail "nosym: $(cat "$T/out")"
+expect_status 0 "$DT" -d "$T/db2" traces nosym
+grep -q 'no symbol names it (a missing .sym file?)' "$T/out" || fail "nosym: $(cat "$T/out")"
+exit 0
