@@ -19,6 +19,8 @@ export UFTRACE OMP_NUM_THREADS=3 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT
 ILCS="$T/ilcs"
 "$MPICC" -pg -fopenmp -O1 -o "$ILCS" "$abs_top_srcdir/examples/ilcs.c" -lm \
 	>"$T/cc.log" 2>&1 || { cat "$T/cc.log" >&2; fail "mpicc failed"; }
+# a -pg program writes gmon.out where it runs: not in the build tree
+cd "$T" || fail "cd $T"
 
 # the command line, without MPI
 expect_status 0 "$ILCS" --help
