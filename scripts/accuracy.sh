@@ -38,7 +38,7 @@ work=$top/build/accuracy
 bugs=
 settings='ompall,mpi/sing.log10/10;everything/sing.log10/10;everything/sing.orig/10;everything/doub.actual/10;ompall,mpi/sing.orig/10;ompall,mpi/doub.actual/10;mpi/sing.log10/10;mpi/sing.orig/10;mpi/doub.actual/10;ompall/sing.log10/10;ompall/sing.orig/10;ompall/doub.actual/10'
 default=
-sweep=1 reuse=0 report= check=0 list=0
+sweep=1 reuse=0 report='' check=0 list=0
 
 # NAME|how it is made|faulty traces|hang timeout (0: must end)
 all_bugs='allreduce1-op-one|ilcs|2.0|0
@@ -125,7 +125,7 @@ log=$work/log
 note() { echo "accuracy: $*" >&2; }
 
 ilcs=$work/ilcs
-if [ $reuse = 0 ] || [ ! -x "$ilcs" ] || [ "$top/examples/ilcs.c" -nt "$ilcs" ]; then
+if [ $reuse = 0 ] || [ ! -x "$ilcs" ]; then
 	"$MPICC" -pg -fopenmp -O1 -o "$ilcs" "$top/examples/ilcs.c" -lm >>"$log" 2>&1 ||
 		die "mpicc failed (see $log)"
 fi
@@ -245,6 +245,7 @@ for b in $bugs; do
 		f=${s%%/*} rest=${s#*/}; a=${rest%%/*} k=${rest#*/}
 		if "$DT" rank --normal normal --faulty "$b" --filter "$f" --attrs "$a" -K "$k" --top 1000 \
 			>"$work/rank.out" 2>>"$log"; then
+			# shellcheck disable=SC2046
 			set -- $(position "$faulty" <"$work/rank.out")
 			bs=$(sed -n 's/^# B-score[^:]*: \([0-9.]*\).*/\1/p' "$work/rank.out")
 			tr=$1 pr=$2 tt=$3
