@@ -30,6 +30,8 @@ grep -q -- '--no-mpi-args' "$T/out" || fail "--help lacks --no-mpi-args"
 ILCS="$T/ilcs"
 "$MPICC" -pg -fopenmp -O1 -o "$ILCS" "$abs_top_srcdir/examples/ilcs.c" -lm \
 	>"$T/cc.log" 2>&1 || { cat "$T/cc.log" >&2; fail "mpicc failed"; }
+# a -pg program writes gmon.out where it runs: not in the build tree
+cd "$T" || fail "cd $T"
 
 flags="-np 2"
 if "$MPIRUN" --version 2>&1 | grep -q 'Open MPI'; then
