@@ -515,17 +515,31 @@ static int import_dat(ufi_ctx *c, ufi_dir *ud, int64_t tid, const char *pre_note
 	r->pos = r->len = 0;
 	r->base = 0;
 	r->eof = 0;
-	if (r->fd < 0) {
-		dt_err_at(e, path, -1, "cannot open: %s", strerror(errno));
-		free(path);
-		return -1;
-	}
 	int64_t pid = ufd_task_pid(d, tid);
 	int64_t rank = -1;
 	for (size_t i = 0; i < ud->nprocs; i++)
 		if (ud->procs[i].pid == pid)
 			rank = ud->procs[i].rank;
 	dt_trace_meta meta = { pid, tid, rank, tid == pid, inf->hostname, path };
+	if (r->fd < 0 && errno == ENOENT) {
+		/* A thread killed before uftrace wrote its file (a hung rank ended by a signal):
+		 * the other threads and ranks are still worth importing, so the thread becomes an
+		 * empty trace that says why, rather than failing the whole run. */
+		rc = c->sink->begin(c->sink->ctx, &meta, e) ||
+				     c->sink->end(c->sink->ctx, DT_TF_EMPTY | DT_TF_TRUNCATED,
+						  "no .dat file: the thread was killed before uftrace "
+						  "wrote its records",
+						  e)
+			     ? -1
+			     : 0;
+		free(path);
+		return rc;
+	}
+	if (r->fd < 0) {
+		dt_err_at(e, path, -1, "cannot open: %s", strerror(errno));
+		free(path);
+		return -1;
+	}
 	if (c->sink->begin(c->sink->ctx, &meta, e))
 		goto out;
 	ufi_trace *t = c->tr;
