@@ -703,6 +703,10 @@ void analysis_result_free(an_result *r)
 		free(r->attr_names[i]);
 	free(r->attr_names);
 	free(r->filter_alias);
+	for (size_t i = 0; r->oattrs && i < r->n; i++)
+		free(r->oattrs[i]);
+	free(r->oattrs);
+	free(r->noattrs);
 	memset(r, 0, sizeof *r);
 }
 
@@ -800,6 +804,10 @@ int analysis_load(store *s, int64_t id, an_result *r, dt_err *e)
 	if (r->n)
 		clu_cut(r->merges, r->n, r->kcut ? r->kcut : 1, r->cluster);
 	if (store_analysis_attr_names(s, id, &r->attr_names, &r->nattrs, e))
+		goto fail;
+	r->oattrs = xcalloc(r->n ? r->n : 1, sizeof *r->oattrs);
+	r->noattrs = xcalloc(r->n ? r->n : 1, sizeof *r->noattrs);
+	if (store_analysis_object_attrs(s, id, r->n, r->oattrs, r->noattrs, e))
 		goto fail;
 	if (store_analysis_get_blob(s, id, "alias", &p, &len, e) == 1) {
 		r->filter_alias = xstrndup((const char *)p, len);
@@ -978,6 +986,29 @@ static int bcut(void *ctx, size_t k, int *la, int *lb, dt_err *e)
 	return 0;
 }
 
+/* 1 - Jaccard of the names of object a's attributes in ra and object b's in rb: attribute ids
+ * are per analysis, their names (functions, structural loop ids, frequencies) are not. */
+static double self_change(const an_result *ra, size_t a, const an_result *rb, size_t b)
+{
+	strmap m;
+	strmap_init(&m);
+	size_t na = ra->noattrs[a], nb = rb->noattrs[b], inter = 0;
+	for (size_t i = 0; i < na; i++) {
+		uint32_t id = ra->oattrs[a][i];
+		if (id < ra->nattrs)
+			strmap_put(&m, ra->attr_names[id], strlen(ra->attr_names[id]), 1);
+	}
+	for (size_t i = 0; i < nb; i++) {
+		uint32_t id = rb->oattrs[b][i], v;
+		if (id < rb->nattrs &&
+		    strmap_get(&m, rb->attr_names[id], strlen(rb->attr_names[id]), &v))
+			inter++;
+	}
+	size_t uni = m.count + nb - inter;
+	strmap_free(&m);
+	return uni ? 1.0 - (double)inter / (double)uni : 0.0;
+}
+
 int analysis_compare(const an_result *rn, const an_result *rf, enum clu_linkage l, rank_jsmd *j,
 		     double *bscore, dt_err *e)
 {
@@ -985,6 +1016,8 @@ int analysis_compare(const an_result *rn, const an_result *rf, enum clu_linkage 
 	rank_key *kn = analysis_keys(rn), *kf = analysis_keys(rf);
 	double *jn = analysis_jsm(rn), *jf = analysis_jsm(rf);
 	int r = rank_jsmd_build(kn, jn, rn->n, kf, jf, rf->n, j, e);
+	for (size_t i = 0; !r && rn->oattrs && rf->oattrs && i < j->n; i++)
+		j->d[i * j->n + i] = self_change(rn, j->row_normal[i], rf, j->row_faulty[i]);
 	*bscore = NAN;
 	if (!r && j->n >= 3) {
 		size_t m = j->n;

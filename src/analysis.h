@@ -67,6 +67,8 @@ typedef struct an_result {
 	size_t kcut;
 	uint32_t *cluster;       /* cluster per object at kcut */
 	char **attr_names;       /* nattrs names */
+	uint32_t **oattrs;       /* the attribute ids of each object, ascending */
+	size_t *noattrs;
 	size_t nattrs;
 	char *filter_alias;      /* the paper's folder-style name, e.g. 11.mpi.0K10 */
 } an_result;
@@ -77,7 +79,10 @@ void analysis_result_free(an_result *r);
  * gets the reason, malloc'ed), -1 on error. */
 int analysis_lattice(store *s, int64_t id, fca_lattice *L, char **why, dt_err *e);
 /* Compares a faulty run's analysis with a normal run's: JSM_D over the traces both have
- * (matched by P.T) and the B-score, the mean over k = 2..n-1 of B_k between the two runs'
+ * (matched by P.T), with on its diagonal (0 in the paper's definition) each trace's change
+ * against its own counterpart, 1 - J(normal i, faulty i) on the attributes' names, so that
+ * traces that changed the same way in every process still rank above those that did not; and
+ * the B-score, the mean over k = 2..n-1 of B_k between the two runs'
  * clusterings under linkage l (NAN with fewer than 3 matched traces). When every trace matches
  * and l is the cached linkage, the cached dendrograms are used rather than recomputed. */
 int analysis_compare(const an_result *rn, const an_result *rf, enum clu_linkage l, rank_jsmd *j,

@@ -148,8 +148,7 @@ size_t rank_top_traces(const double *d, size_t n, size_t top, rank_item *out)
 	for (size_t i = 0; i < n; i++) {
 		double sum = 0;
 		for (size_t j = 0; j < n; j++)
-			if (j != i)
-				sum += d[i * n + j];
+			sum += d[i * n + j];
 		s[i].it = (rank_item){ i, sum };
 		s[i].key = nearbyint(sum * 1e9);
 	}

@@ -59,7 +59,8 @@ typedef struct rank_pair {
 } rank_pair;
 
 /* Orders the n traces by the sum of their JSM_D row, descending, into out[0..n). The diagonal
- * is left out of the sum (a trace's similarity to itself says nothing). Sums are compared
+ * counts: |JSM_faulty - JSM_normal| is 0 there, and difftrace puts there each trace's change
+ * against its own counterpart in the other run (see analysis_compare). Sums are compared
  * rounded to 1e-9, so that mathematically equal sums added in different orders tie; ties go to
  * the lower index (that is, (P, T) order for a rank_jsmd). */
 void rank_traces(const double *d, size_t n, rank_item *out);

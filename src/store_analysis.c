@@ -314,6 +314,40 @@ int store_analysis_objects(store *s, int64_t id, size_t n, int64_t *trace_ids, u
 	return 0;
 }
 
+int store_analysis_object_attrs(store *s, int64_t id, size_t n, uint32_t **ids, size_t *nids,
+				dt_err *e)
+{
+	sqlite3_stmt *st;
+	if (store_prepare(s, "SELECT obj, attrs FROM analysis_traces WHERE analysis_id = ?1", &st, e))
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	int rc, r = 0;
+	while (!r && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t obj = sqlite3_column_int64(st, 0);
+		if (obj < 0 || (uint64_t)obj >= n)
+			continue;
+		const uint8_t *p = sqlite3_column_blob(st, 1);
+		size_t len = (size_t)sqlite3_column_bytes(st, 1), pos = 0, cap = 0, k = 0;
+		uint32_t *v = NULL;
+		uint64_t x;
+		while (pos < len) {
+			if (uvar_get(p, len, &pos, &x) || x > UINT32_MAX) {
+				r = dt_err_at(e, s->path, -1, "damaged attribute blob");
+				break;
+			}
+			GROW(v, cap, k + 1);
+			v[k++] = (uint32_t)x;
+		}
+		free(ids[obj]);
+		ids[obj] = v;
+		nids[obj] = k;
+	}
+	if (!r && rc != SQLITE_DONE)
+		r = store_sqlerr(s, e, "reading attributes");
+	sqlite3_finalize(st);
+	return r;
+}
+
 int store_analysis_put_attr(store *s, int64_t id, uint32_t attr, const char *name, dt_err *e)
 {
 	sqlite3_stmt *st;

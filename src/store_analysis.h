@@ -47,6 +47,9 @@ int store_analysis_get_trace(store *s, int64_t id, int obj, int64_t *trace_id,
  * NLR and attribute blobs). */
 int store_analysis_objects(store *s, int64_t id, size_t n, int64_t *trace_ids, uint64_t *nfiltered,
 			   dt_err *e);
+/* The attribute ids of objects 0..n-1 (ids[obj] malloc'ed, nids[obj] long), in one query. */
+int store_analysis_object_attrs(store *s, int64_t id, size_t n, uint32_t **ids, size_t *nids,
+				dt_err *e);
 int store_analysis_put_attr(store *s, int64_t id, uint32_t attr, const char *name, dt_err *e);
 /* All attribute names, names[i] for attribute i; caller frees each and the array. */
 int store_analysis_attr_names(store *s, int64_t id, char ***names, size_t *n, dt_err *e);

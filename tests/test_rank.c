@@ -64,26 +64,27 @@ static void test_jsmd(void)
 
 static void test_traces(void)
 {
-	/* Row sums (diagonal left out): r0 = 0.3+0.2+0.1 = 0.6 in floating point, r3 = 0.1+0.2+0.3
-	 * = 0.6000000000000001: a tie once rounded, so the lower index comes first. r1 has a large
-	 * diagonal that must not count. */
+	/* Row sums, the diagonal included (difftrace puts there a trace's change against itself
+	 * in the other run): r0 = 0.3+0.2+0.1 = 0.6 in floating point, r3 = 0.1+0.2+0.3 =
+	 * 0.6000000000000001: a tie once rounded, so the lower index comes first. r1's diagonal
+	 * .5 counts and puts it first. */
 	double d[16] = {
-		9, .3, .2, .1,
-		.3, 5, .05, .05,
+		0, .3, .2, .1,
+		.3, .5, .05, .05,
 		.2, .05, 0, .5,
 		.1, .2, .3, 0,
 	};
 	CHECK(.1 + .2 + .3 != .3 + .2 + .1); /* the premise of the tie test */
 	rank_item it[4];
 	rank_traces(d, 4, it);
-	CHECK_EQ_INT(it[0].i, 2); /* .75 */
-	CHECK_EQ_INT(it[1].i, 0);
-	CHECK_EQ_INT(it[2].i, 3);
-	CHECK_EQ_INT(it[3].i, 1); /* .4: its diagonal 5 is not counted */
-	CHECK(NEAR(it[0].score, .75) && NEAR(it[3].score, .4));
+	CHECK_EQ_INT(it[0].i, 1); /* .9, with its diagonal */
+	CHECK_EQ_INT(it[1].i, 2); /* .75 */
+	CHECK_EQ_INT(it[2].i, 0);
+	CHECK_EQ_INT(it[3].i, 3);
+	CHECK(NEAR(it[0].score, .9) && NEAR(it[1].score, .75));
 	rank_item top[4];
 	CHECK_EQ_INT(rank_top_traces(d, 4, 2, top), 2);
-	CHECK(top[0].i == 2 && top[1].i == 0);
+	CHECK(top[0].i == 1 && top[1].i == 2);
 	CHECK_EQ_INT(rank_top_traces(d, 4, 10, top), 4);
 	CHECK_EQ_INT(rank_top_traces(d, 0, 10, top), 0);
 }
