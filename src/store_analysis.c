@@ -34,6 +34,25 @@ int nlr_blob_decode(const uint8_t *p, size_t len, nlr_entry **out, size_t *nout)
 	return 0;
 }
 
+/* An attribute-id blob (LEB128 ids) into a new array; -1 when it is damaged. */
+static int ids_decode(const uint8_t *p, size_t len, uint32_t **out, size_t *nout)
+{
+	size_t pos = 0, cap = 0, n = 0;
+	uint32_t *v = NULL;
+	uint64_t x;
+	while (pos < len) {
+		if (uvar_get(p, len, &pos, &x) || x > UINT32_MAX) {
+			free(v);
+			return -1;
+		}
+		GROW(v, cap, n + 1);
+		v[n++] = (uint32_t)x;
+	}
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
 static char *col_str(sqlite3_stmt *st, int i)
 {
 	const unsigned char *t = sqlite3_column_text(st, i);
@@ -260,27 +279,11 @@ int store_analysis_get_trace(store *s, int64_t id, int obj, int64_t *trace_id,
 	if (nlr && nlr_blob_decode(sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2),
 				   nlr, nn))
 		r = dt_err_at(e, s->path, -1, "damaged NLR blob in analysis %lld", (long long)id);
-	if (!r && attrs) {
-		const uint8_t *p = sqlite3_column_blob(st, 3);
-		size_t len = (size_t)sqlite3_column_bytes(st, 3), pos = 0, cap = 0, n = 0;
-		uint32_t *v = NULL;
-		uint64_t x;
-		while (pos < len) {
-			if (uvar_get(p, len, &pos, &x) || x > UINT32_MAX) {
-				r = dt_err_at(e, s->path, -1, "damaged attribute blob");
-				break;
-			}
-			GROW(v, cap, n + 1);
-			v[n++] = (uint32_t)x;
-		}
-		if (r) {
-			free(v);
-			if (nlr)
-				free(*nlr);
-		} else {
-			*attrs = v;
-			*na = n;
-		}
+	if (!r && attrs &&
+	    ids_decode(sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3), attrs, na)) {
+		r = dt_err_at(e, s->path, -1, "damaged attribute blob");
+		if (nlr)
+			free(*nlr);
 	}
 	sqlite3_finalize(st);
 	return r;
@@ -326,17 +329,11 @@ int store_analysis_object_attrs(store *s, int64_t id, size_t n, uint32_t **ids, 
 		int64_t obj = sqlite3_column_int64(st, 0);
 		if (obj < 0 || (uint64_t)obj >= n)
 			continue;
-		const uint8_t *p = sqlite3_column_blob(st, 1);
-		size_t len = (size_t)sqlite3_column_bytes(st, 1), pos = 0, cap = 0, k = 0;
-		uint32_t *v = NULL;
-		uint64_t x;
-		while (pos < len) {
-			if (uvar_get(p, len, &pos, &x) || x > UINT32_MAX) {
-				r = dt_err_at(e, s->path, -1, "damaged attribute blob");
-				break;
-			}
-			GROW(v, cap, k + 1);
-			v[k++] = (uint32_t)x;
+		uint32_t *v;
+		size_t k;
+		if (ids_decode(sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), &v, &k)) {
+			r = dt_err_at(e, s->path, -1, "damaged attribute blob");
+			break;
 		}
 		free(ids[obj]);
 		ids[obj] = v;
