@@ -986,26 +986,53 @@ static int bcut(void *ctx, size_t k, int *la, int *lb, dt_err *e)
 	return 0;
 }
 
-/* 1 - Jaccard of the names of object a's attributes in ra and object b's in rb: attribute ids
- * are per analysis, their names (functions, structural loop ids, frequencies) are not. */
-static double self_change(const an_result *ra, size_t a, const an_result *rb, size_t b)
+/* For each attribute id of rb, the id of the attribute of the same name in ra, or UINT32_MAX:
+ * attribute ids are per analysis, their names (functions, structural loop ids, frequencies)
+ * are not. Built once per comparison, so that each trace's comparison is on integers. */
+static uint32_t *attr_map(const an_result *ra, const an_result *rb)
 {
 	strmap m;
 	strmap_init(&m);
-	size_t na = ra->noattrs[a], nb = rb->noattrs[b], inter = 0;
-	for (size_t i = 0; i < na; i++) {
-		uint32_t id = ra->oattrs[a][i];
-		if (id < ra->nattrs)
-			strmap_put(&m, ra->attr_names[id], strlen(ra->attr_names[id]), 1);
-	}
-	for (size_t i = 0; i < nb; i++) {
-		uint32_t id = rb->oattrs[b][i], v;
-		if (id < rb->nattrs &&
-		    strmap_get(&m, rb->attr_names[id], strlen(rb->attr_names[id]), &v))
-			inter++;
-	}
-	size_t uni = m.count + nb - inter;
+	for (size_t i = 0; i < ra->nattrs; i++)
+		strmap_put(&m, ra->attr_names[i], strlen(ra->attr_names[i]), (uint32_t)i);
+	uint32_t *map = xmalloc((rb->nattrs ? rb->nattrs : 1) * sizeof *map);
+	for (size_t i = 0; i < rb->nattrs; i++)
+		if (!strmap_get(&m, rb->attr_names[i], strlen(rb->attr_names[i]), &map[i]))
+			map[i] = UINT32_MAX;
 	strmap_free(&m);
+	return map;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* 1 - Jaccard of object a's attributes in ra and object b's in rb (map: rb ids to ra ids). */
+static double self_change(const an_result *ra, size_t a, const an_result *rb, size_t b,
+			  const uint32_t *map, uint32_t *scratch)
+{
+	size_t na = ra->noattrs[a], nb = rb->noattrs[b], k = 0;
+	for (size_t i = 0; i < nb; i++) {
+		uint32_t id = rb->oattrs[b][i];
+		if (id < rb->nattrs && map[id] != UINT32_MAX)
+			scratch[k++] = map[id];
+	}
+	qsort(scratch, k, sizeof *scratch, cmp_u32);
+	size_t inter = 0;
+	for (size_t i = 0, q = 0; i < na && q < k;) { /* both ascending */
+		if (ra->oattrs[a][i] < scratch[q])
+			i++;
+		else if (ra->oattrs[a][i] > scratch[q])
+			q++;
+		else {
+			inter++;
+			i++;
+			q++;
+		}
+	}
+	size_t uni = na + nb - inter;
 	return uni ? 1.0 - (double)inter / (double)uni : 0.0;
 }
 
@@ -1016,8 +1043,18 @@ int analysis_compare(const an_result *rn, const an_result *rf, enum clu_linkage 
 	rank_key *kn = analysis_keys(rn), *kf = analysis_keys(rf);
 	double *jn = analysis_jsm(rn), *jf = analysis_jsm(rf);
 	int r = rank_jsmd_build(kn, jn, rn->n, kf, jf, rf->n, j, e);
-	for (size_t i = 0; !r && rn->oattrs && rf->oattrs && i < j->n; i++)
-		j->d[i * j->n + i] = self_change(rn, j->row_normal[i], rf, j->row_faulty[i]);
+	if (!r && rn->oattrs && rf->oattrs && j->n) {
+		uint32_t *map = attr_map(rn, rf);
+		size_t most = 1;
+		for (size_t i = 0; i < rf->n; i++)
+			most = rf->noattrs[i] > most ? rf->noattrs[i] : most;
+		uint32_t *scratch = xmalloc(most * sizeof *scratch);
+		for (size_t i = 0; i < j->n; i++)
+			j->d[i * j->n + i] = self_change(rn, j->row_normal[i], rf, j->row_faulty[i],
+							 map, scratch);
+		free(scratch);
+		free(map);
+	}
 	*bscore = NAN;
 	if (!r && j->n >= 3) {
 		size_t m = j->n;
