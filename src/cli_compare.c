@@ -382,34 +382,6 @@ static void print_keys(const char *what, const rank_key *k, size_t n)
 	putchar('\n');
 }
 
-/* Processes ranked by the sum of their threads' JSM_D row sums. */
-static size_t top_procs(const rank_jsmd *j, const rank_item *it, size_t nit, int *out, size_t max)
-{
-	int maxp = -1;
-	for (size_t i = 0; i < j->n; i++)
-		if (j->keys[i].proc > maxp)
-			maxp = j->keys[i].proc;
-	double *sum = xcalloc((size_t)maxp + 2, sizeof *sum);
-	for (size_t i = 0; i < nit; i++)
-		sum[j->keys[it[i].i].proc] += it[i].score;
-	size_t k = 0;
-	while (k < max) {
-		int best = -1;
-		for (int p = 0; p <= maxp; p++) {
-			int taken = 0;
-			for (size_t q = 0; q < k; q++)
-				taken |= out[q] == p;
-			if (!taken && sum[p] > 0 && (best < 0 || sum[p] > sum[best]))
-				best = p;
-		}
-		if (best < 0)
-			break;
-		out[k++] = best;
-	}
-	free(sum);
-	return k;
-}
-
 static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 {
 	an_result rn, rf;
@@ -572,7 +544,7 @@ static int rank_sweep(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e
 						row->n_threads = shown;
 					for (size_t q = 0; q < row->n_threads; q++)
 						row->top_threads[q] = c.j.keys[it[q].i];
-					row->n_procs = top_procs(&c.j, it, ni, row->top_procs, shown);
+					row->n_procs = rank_top_procs(&c.j, it, ni, row->top_procs, shown);
 					free(it);
 					nrows++;
 				}

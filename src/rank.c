@@ -161,6 +161,31 @@ size_t rank_top_traces(const double *d, size_t n, size_t top, rank_item *out)
 	return m;
 }
 
+size_t rank_top_procs(const rank_jsmd *j, const rank_item *it, size_t nit, int *out, size_t max)
+{
+	int maxp = -1;
+	for (size_t i = 0; i < j->n; i++)
+		if (j->keys[i].proc > maxp)
+			maxp = j->keys[i].proc;
+	double *sum = xcalloc((size_t)maxp + 2, sizeof *sum);
+	for (size_t i = 0; i < nit; i++)
+		if (j->keys[it[i].i].proc >= 0)
+			sum[j->keys[it[i].i].proc] += it[i].score;
+	size_t k = 0;
+	for (; k < max; k++) {
+		int best = -1;
+		for (int p = 0; p <= maxp; p++)
+			if (sum[p] > 1e-12 && (best < 0 || sum[p] > sum[best]))
+				best = p;
+		if (best < 0)
+			break;
+		out[k] = best;
+		sum[best] = 0; /* taken */
+	}
+	free(sum);
+	return k;
+}
+
 /* a ranks before b: larger score, then smaller (i, j). NaN cannot occur (rank_jsmd checks). */
 static int pair_before(const rank_pair *a, const rank_pair *b)
 {

@@ -64,6 +64,10 @@ typedef struct rank_pair {
  * rounded to 1e-9, so that mathematically equal sums added in different orders tie; ties go to
  * the lower index (that is, (P, T) order for a rank_jsmd). */
 void rank_traces(const double *d, size_t n, rank_item *out);
+/* Processes ordered by the sum of their traces' scores in it[0..nit) (rows of j), as the
+ * paper's Top Processes: at most max into out, processes with no change (sum under 1e-12) left
+ * out, ties to the lower process. Returns how many were written. */
+size_t rank_top_procs(const rank_jsmd *j, const rank_item *it, size_t nit, int *out, size_t max);
 /* The first min(top, n) of that order; returns how many were written. */
 size_t rank_top_traces(const double *d, size_t n, size_t top, rank_item *out);
 

@@ -282,8 +282,25 @@ static void test_rows(void)
 	free(buf);
 }
 
+static void test_top_procs(void)
+{
+	/* process 2's two traces (.3 + .3) outrank process 0's single .5; process 1 did not change
+	 * and is left out */
+	rank_key keys[5] = { { 0, 0 }, { 1, 0 }, { 2, 0 }, { 2, 1 }, { 0, 1 } };
+	rank_jsmd j = { 0 };
+	j.n = 5;
+	j.keys = keys;
+	rank_item it[5] = { { 0, .5 }, { 2, .3 }, { 3, .3 }, { 4, 0 }, { 1, 0 } };
+	int out[4];
+	CHECK_EQ_INT(rank_top_procs(&j, it, 5, out, 4), 2);
+	CHECK(out[0] == 2 && out[1] == 0);
+	CHECK_EQ_INT(rank_top_procs(&j, it, 5, out, 1), 1);
+	CHECK_EQ_INT(out[0], 2);
+}
+
 int main(void)
 {
+	test_top_procs();
 	test_jsmd();
 	test_traces();
 	test_pairs();

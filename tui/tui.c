@@ -152,6 +152,8 @@ struct tui {
 	const char *dump; /* headless: where the screen goes when the script runs out */
 	int dumped;
 	int in_prompt;    /* a prompt owns the bottom rows: no full redraw under it */
+	char pending[1024]; /* a typed string of the script, delivered key by key */
+	size_t npending, ppending;
 	int color, utf8;
 	attr_t attr[ST_NSTYLES];
 	char msg[512];
@@ -710,23 +712,17 @@ static int script_key(tui *t)
 	}
 }
 
-/* A typed string waiting to be delivered key by key. */
-static char pending[1024];
-static size_t npending, ppending;
-
 void tui_script_push(tui *t, const char *s)
 {
-	(void)t;
-	snprintf(pending, sizeof pending, "%s", s);
-	npending = strlen(pending);
-	ppending = 0;
+	snprintf(t->pending, sizeof t->pending, "%s", s);
+	t->npending = strlen(t->pending);
+	t->ppending = 0;
 }
 
 int tui_script_pop(tui *t)
 {
-	(void)t;
-	if (ppending < npending)
-		return (unsigned char)pending[ppending++];
+	if (t->ppending < t->npending)
+		return (unsigned char)t->pending[t->ppending++];
 	return ERR;
 }
 

@@ -296,19 +296,13 @@ static void load_run(tui *t, struct jsm *d)
 	d->r = r;
 	d->n = r->n;
 	d->m = r->jsm;
-	d->keys = xmalloc((r->n ? r->n : 1) * sizeof *d->keys);
-	for (size_t i = 0; i < r->n; i++)
-		d->keys[i] = (rank_key){ r->traces[i].proc, r->traces[i].thread };
+	d->keys = analysis_keys(r);
 }
 
 static void keys_and_matrix(const an_result *r, rank_key **k, double **m)
 {
-	*k = xmalloc((r->n ? r->n : 1) * sizeof **k);
-	*m = xmalloc((r->n ? r->n * r->n : 1) * sizeof **m);
-	for (size_t i = 0; i < r->n; i++)
-		(*k)[i] = (rank_key){ r->traces[i].proc, r->traces[i].thread };
-	for (size_t i = 0; i < r->n * r->n; i++)
-		(*m)[i] = r->jsm[i];
+	*k = analysis_keys(r);
+	*m = analysis_jsm(r);
 }
 
 static void load_delta(tui *t, struct jsm *d)

@@ -116,32 +116,6 @@ static int compare(const an_result *rn, const an_result *rf, rank_jsmd *j, doubl
 	return analysis_compare(rn, rf, CLU_WARD, j, b, e);
 }
 
-/* Processes ordered by the sum of their threads' scores, as the paper's Top Processes. */
-static size_t top_procs(const rank_jsmd *j, const rank_item *it, int *out, size_t max)
-{
-	int maxp = -1;
-	for (size_t i = 0; i < j->n; i++)
-		if (j->keys[i].proc > maxp)
-			maxp = j->keys[i].proc;
-	double *sum = xcalloc((size_t)maxp + 2, sizeof *sum);
-	for (size_t i = 0; i < j->n; i++)
-		if (j->keys[it[i].i].proc >= 0)
-			sum[j->keys[it[i].i].proc] += it[i].score;
-	size_t k = 0;
-	for (; k < max; k++) {
-		int best = -1;
-		for (int p = 0; p <= maxp; p++)
-			if (sum[p] > 1e-12 && (best < 0 || sum[p] > sum[best]))
-				best = p;
-		if (best < 0)
-			break;
-		out[k] = best;
-		sum[best] = 0;
-	}
-	free(sum);
-	return k;
-}
-
 static char *keys_text(const rank_key *k, size_t n)
 {
 	ptr_pt *p = xmalloc((n ? n : 1) * sizeof *p);
@@ -188,7 +162,7 @@ static void sweep_fill(const store_analysis *a, const store_analysis *b, const a
 	for (size_t i = 0; i < j->n && w->ntop < SWEEP_THREADS; i++)
 		if (it[i].score > 1e-12) /* an unchanged trace is no suspect */
 			w->top[w->ntop++] = j->keys[it[i].i];
-	w->nprocs = top_procs(j, it, w->procs, SWEEP_PROCS);
+	w->nprocs = rank_top_procs(j, it, j->n, w->procs, SWEEP_PROCS);
 	free(it);
 }
 
