@@ -309,16 +309,45 @@ static int load_loop(void *ctx, uint32_t id, const nlr_entry *body, size_t n)
 	return nlr_table_load(ctx, id, body, n, &e);
 }
 
+/* analysis_default_filter's choice over a loaded library. */
+static const char *default_filter(store *s, const filt_lib *lib, dt_err *e)
+{
+	filt *f;
+	if (filt_parse(lib, AN_DEFAULT_FILTER, &f, e))
+		return NULL;
+	size_t nnames;
+	const char *const *names = store_func_names(s, &nnames);
+	filt_table t = { 0 };
+	int rc = filt_table_build(f, names, nnames, &t, e);
+	size_t kept = t.nkept;
+	filt_table_free(&t);
+	filt_free(f);
+	if (rc)
+		return NULL;
+	return kept ? AN_DEFAULT_FILTER : AN_FALLBACK_FILTER;
+}
+
+const char *analysis_default_filter(store *s, dt_err *e)
+{
+	filt_lib *lib = filt_lib_new();
+	const char *r = filt_lib_load_default(lib, e) ? NULL : default_filter(s, lib, e);
+	filt_lib_free(lib);
+	return r;
+}
+
 /* The filter refers to its families: *lib must outlive *f. */
-static int build_filter(const an_params *p, filt_lib **lib, filt **f, dt_err *e)
+static int build_filter(store *s, const an_params *p, filt_lib **lib, filt **f, dt_err *e)
 {
 	*lib = filt_lib_new();
 	*f = NULL;
 	int rc = filt_lib_load_default(*lib, e);
 	for (size_t i = 0; !rc && i < p->nfilter_files; i++)
 		rc = filt_lib_load_file(*lib, p->filter_files[i], e);
+	const char *spec = p->filter;
+	if (!rc && !spec && !(spec = default_filter(s, *lib, e)))
+		rc = -1;
 	if (!rc)
-		rc = filt_parse(*lib, p->filter ? p->filter : "everything", f, e);
+		rc = filt_parse(*lib, spec, f, e);
 	return rc;
 }
 
@@ -336,7 +365,7 @@ int analysis_lookup(store *s, const store_run *run, const an_params *p, int64_t 
 	filt *f = NULL;
 	filt_lib *lib = NULL;
 	int r = -1;
-	if (build_filter(p, &lib, &f, e) == 0) {
+	if (build_filter(s, p, &lib, &f, e) == 0) {
 		char mode[ATTRS_MODE_NAME_MAX], canon[512];
 		cache_key(p, f, mode, sizeof mode, canon, sizeof canon);
 		store_analysis a;
@@ -461,7 +490,7 @@ int analysis_run(store *s, const store_run *run, const an_params *p, int64_t *id
 	unsigned K = p->k ? p->k : NLR_K_DEFAULT;
 	filt *f = NULL;
 	filt_lib *lib = NULL;
-	if (build_filter(p, &lib, &f, e)) {
+	if (build_filter(s, p, &lib, &f, e)) {
 		filt_lib_free(lib);
 		return -1;
 	}

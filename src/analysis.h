@@ -25,11 +25,22 @@
  * version are recomputed. */
 #define ANALYSIS_VERSION "difftrace-analysis-1"
 
+/* The defaults of every command and of the interface: the MPI and OpenMP calls, each MPI call
+ * with its identifying arguments (`.args`), frequencies by order of magnitude, loop bodies of up
+ * to 10 events. A store with no MPI or OpenMP function at all (a plain program's text traces)
+ * gets AN_FALLBACK_FILTER instead of AN_DEFAULT_FILTER: see analysis_default_filter. ACCURACY.md
+ * measures why these are the defaults. */
+#define AN_DEFAULT_FILTER "ompall,mpi"
+#define AN_FALLBACK_FILTER "everything"
+#define AN_DEFAULT_ATTRS "sing.log10.args"
+#define AN_DEFAULT_K 10
+
 /* Concepts beyond which the lattice is not built (the analysis still succeeds). */
 #define ANALYSIS_MAX_CONCEPTS 20000
 
 typedef struct an_params {
-	const char *filter;              /* a filter: family names, 16-char string or alias */
+	const char *filter;              /* a filter: family names, 16-char string or alias; NULL:
+					    analysis_default_filter */
 	const char *const *filter_files; /* extra family files (--filter-file) */
 	size_t nfilter_files;
 	attrs_mode mode;
@@ -42,6 +53,12 @@ typedef struct an_params {
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
 } an_params;
+
+/* The filter used when none is given: AN_DEFAULT_FILTER when it keeps at least one function
+ * of the store, else AN_FALLBACK_FILTER (every call), so that a program without MPI or OpenMP
+ * is not analysed into empty traces. The choice is store-wide, so two runs of one store are
+ * always compared under the same filter. A static string, or NULL on error. */
+const char *analysis_default_filter(store *s, dt_err *e);
 
 /* Computes (or finds) the analysis of run; *id gets its id, *reused whether it was cached. */
 int analysis_run(store *s, const store_run *run, const an_params *p, int64_t *id, int *reused,

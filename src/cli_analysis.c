@@ -26,11 +26,12 @@ const char cli_an_help[] =
 	"Analysis options (an analysis is cached per run, filter, attributes and K):\n"
 	"  --filter SPEC         filter families, e.g. mpi,ompcrit (see 'difftrace filters'), the\n"
 	"                        paper's 16-character string, or an alias like 11.mpi.cust.0\n"
-	"                        (default: everything: every call, no returns)\n"
+	"                        (default: ompall,mpi, the OpenMP and MPI calls; everything,\n"
+	"                        every call, when the store has neither)\n"
 	"  --filter-string BITS  the same as --filter\n"
 	"  --filter-file FILE    read more filter families from FILE (repeatable)\n"
 	"  --attrs MODE          sing|doub . orig|log2|log10|actual [. w|wo] [.args]\n"
-	"                        (default sing.log10); .args: MPI calls with recorded\n"
+	"                        (default sing.log10.args); .args: MPI calls with recorded\n"
 	"                        arguments count as MPI_Allreduce[count=2,op=MAX]...\n"
 	"  -K N                  longest loop body NLR folds (default 10)\n"
 	"  --linkage L           ward (default), single, complete, average\n"
@@ -42,9 +43,12 @@ const char cli_an_help[] =
 void cli_an_init(cli_an *a)
 {
 	memset(a, 0, sizeof *a);
-	a->p.filter = "everything";
-	a->p.mode = (attrs_mode){ ATTRS_SING, ATTRS_LOG10, ATTRS_W };
-	a->p.k = 10;
+	a->p.filter = NULL; /* analysis_default_filter */
+	dt_err e;
+	dt_err_clear(&e);
+	if (attrs_mode_parse_args(AN_DEFAULT_ATTRS, &a->p.mode, &a->p.args, &e))
+		abort(); /* the constant is a valid mode */
+	a->p.k = AN_DEFAULT_K;
 	a->p.linkage = CLU_WARD;
 	a->p.filter_files = a->files;
 }

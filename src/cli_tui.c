@@ -17,7 +17,8 @@ static const char help[] =
 	"\n"
 	"  --normal RUN --faulty RUN  open the ranking of this pair\n"
 	"  --filter SPEC, --attrs MODE, -K N   the analysis parameters to start with\n"
-	"                        (default everything, sing.log10, 10)\n"
+	"                        (default ompall,mpi or, with neither in the store,\n"
+	"                        everything; sing.log10.args; 10)\n"
 	"  --script FILE         headless: take keys from FILE instead of the terminal\n"
 	"  --dump FILE           headless: write the final screen as text to FILE\n"
 	"  --size ROWSxCOLS      headless screen size (default 24x80)\n"
@@ -34,13 +35,14 @@ int cmd_tui(cli *c, int argc, char **argv)
 	};
 	tui_opts o = { 0 };
 	o.store_path = c->db;
-	snprintf(o.params.filter, sizeof o.params.filter, "everything");
-	snprintf(o.params.attrs, sizeof o.params.attrs, "sing.log10");
-	o.params.k = 10;
+	o.params.filter[0] = 0; /* tui_main resolves analysis_default_filter */
+	snprintf(o.params.attrs, sizeof o.params.attrs, "%s", AN_DEFAULT_ATTRS);
+	o.params.k = AN_DEFAULT_K;
 	int opt, r;
 	while ((r = cli_getopt(argc, argv, ":hK:", lo, &opt, "tui", help)) == 0 && opt != -1) {
 		uint64_t v;
 		attrs_mode m;
+		int args;
 		dt_err e;
 		dt_err_clear(&e);
 		switch (opt) {
@@ -66,9 +68,9 @@ int cmd_tui(cli *c, int argc, char **argv)
 			snprintf(o.params.filter, sizeof o.params.filter, "%s", optarg);
 			break;
 		case 'a':
-			if (attrs_mode_parse(optarg, &m, &e))
+			if (attrs_mode_parse_args(optarg, &m, &args, &e))
 				return cli_usage("tui", "%s", e.msg);
-			attrs_mode_name(m, o.params.attrs, sizeof o.params.attrs);
+			attrs_mode_name_args(m, args, o.params.attrs, sizeof o.params.attrs);
 			break;
 		case 'K':
 			if (cli_parse_u64(optarg, &v) || v < 1 || v > 32)

@@ -24,6 +24,18 @@ expect_status 0 "$DT" nlr --filter mpi paper 0.0
 grep -q '^(MPI_Recv)^3$' "$T/out" || fail "nlr loop: $(cat "$T/out")"
 grep -q '^L[0-9]* = (MPI_Recv)$' "$T/out" || fail "nlr loop table: $(cat "$T/out")"
 
+# --- the default filter: ompall,mpi, or everything in a store without MPI or OpenMP calls -----
+mkdir "$T/plain"
+printf 'main\nfoo\n[ret]\nbar\n[ret]\n[ret]\n' > "$T/plain/0.0.txt"
+cp "$T/plain/0.0.txt" "$T/plain/1.0.txt"
+expect_status 0 "$DT" -d "$T/plain.db" import -q --run plain "$T/plain"
+expect_status 0 "$DT" -d "$T/plain.db" analyze plain
+grep -q '6 of 12 events kept by filter 11\.1K10 (everything), attributes sing\.log10\.args' "$T/out" ||
+	fail "no fallback to everything: $(cat "$T/out")"
+expect_status 0 "$DT" analyze paper
+grep -q 'kept by filter 11\.mpi\.ompall\.0K10 (mpi,ompall), attributes sing\.log10\.args' "$T/out" ||
+	fail "default filter: $(cat "$T/out")"
+
 # --- a planted divergence: 4 processes x 2 threads; in the faulty run thread 2.1 skips its
 # critical section in every iteration and process 3's main thread does one extra reduction ----
 mk_planted "$T/normal" 0
@@ -48,7 +60,7 @@ expect_status 0 "$DT" rank --run faulty --top 2
 grep -q '2\.1\|3\.0' "$T/out" || fail "outliers: $(cat "$T/out")"
 
 # diffNLR: the loop whose body changed, and the count that changed
-expect_status 0 "$DT" diff -W 100 normal:2.1 faulty:2.1
+expect_status 0 "$DT" diff -W 100 --filter everything normal:2.1 faulty:2.1
 grep -q '|' "$T/out" || fail "diff side-by-side marks no change: $(cat "$T/out")"
 expect_status 0 "$DT" diff -W 100 normal:3.0 faulty:3.0
 grep -q 'L[0-9]*^20 *| *L[0-9]*^21' "$T/out" || fail "count change not one line: $(cat "$T/out")"

@@ -21,7 +21,8 @@ awk 'length > 80 { exit 1 }' "$T/screen" || fail "a row wider than 80"
 has '^difftrace: runs in '
 has '^>   normal  *4  *218 '
 has '^    faulty  *4  *198 '
-has 'runs  1/2  filter everything  attrs sing.log10  K 10'
+# the default parameters: the OpenMP and MPI calls, MPI arguments in the attributes
+has 'runs  1/2  filter ompall,mpi  attrs sing.log10.args  K 10'
 
 # Enter opens the classes of a run (computed in the background, then shown)
 ui j Enter wait
@@ -63,7 +64,12 @@ has 'filter 11.mpi.0K10'
 ui : '"nonsense"' Enter
 has "unknown command ':nonsense'"
 ui : '"attrs sung"' Enter
-has "attrs sing.log10"
+has "attrs sing.log10.args"
+has "bad attribute mode 'sung'"
+ui : '"attrs doub.actual+args"' Enter
+has "attrs doub.actual.w.args "
+ui : '"attrs sing.orig"' Enter
+has "attrs sing.orig  K"
 
 # marking the pair in the runs view (1 then 2 on another run) and opening its ranking
 ui 1 j 2

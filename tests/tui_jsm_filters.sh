@@ -16,11 +16,15 @@ mk_planted "$T/faulty" 1
 expect_status 0 "$DT" import -q --run normal "$T/normal"
 expect_status 0 "$DT" import -q --run faulty "$T/faulty"
 
-# tui KEYS [OPTIONS]: runs the keys headless at 24x80; the screen is in $T/screen
+# tui KEYS [OPTIONS]: runs the keys headless at 24x80; the screen is in $T/screen. The checks
+# below are about every call (work, compute) and the paper's attributes, so the interface starts
+# on the filter everything and sing.log10; DEFAULTS= starts it on the defaults.
+DEFAULTS='--filter everything --attrs sing.log10'
 tui() {
 	keys=$1; shift
 	printf '%s\n' "$keys" > "$T/keys"
-	expect_status 0 "$DT" tui "$@" --script "$T/keys" --dump "$T/screen"
+	# shellcheck disable=SC2086
+	expect_status 0 "$DT" tui $DEFAULTS "$@" --script "$T/keys" --dump "$T/screen"
 }
 row() { sed -n "$1p" "$T/screen"; }
 title() { row 1; }
@@ -32,7 +36,7 @@ screen_lacks() { ! grep -q -- "$1" "$T/screen" || { cat "$T/screen" >&2; fail "$
 
 # ---- the JSM of one run ----------------------------------------------------------------------
 # with sing.actual, main threads differ by their loop counts: J(0.0, 3.0) = 0.6 in the faulty run
-expect_status 0 "$DT" jsm --attrs sing.actual --format csv faulty
+expect_status 0 "$DT" jsm --filter everything --attrs sing.actual --format csv faulty
 j03=$(awk -F, '$1 == "0.0" { printf "%.4f", $8 }' "$T/out")
 [ "$j03" = 0.6000 ] || fail "the data changed: J(0.0, 3.0) = $j03"
 tui ': "jsm faulty" Enter wait l l l l l l l l h' --attrs sing.actual
@@ -118,6 +122,17 @@ status | grep -q 'filter mpi  attrs sing\.log10  K 10' || fail "not applied: $(s
 header | grep -q '(in use)' || fail "header after applying: $(header)"
 tui 'f / "mpi " Enter Space / "everything" Enter Space a wait q Enter wait'
 title | grep -q 'classes of normal  (filter 11\.mpi\.0K10' || fail "the classes are not recomputed: $(title)"
+# the defaults: ompall and mpi chosen, MPI arguments in the attributes; A toggles them
+DEFAULTS= tui 'f'
+header | grep -q '^  filter 11\.mpi\.ompall\.0  attrs sing\.log10\.args  K 10  (in use)  = mpi,ompall$' ||
+	fail "default header: $(header)"
+screen_has '^  \[x\] ompall ' "ompall is not chosen by default"
+DEFAULTS= tui 'f A'
+header | grep -q '^  filter 11\.mpi\.ompall\.0  attrs sing\.log10  K 10  \* a applies' || fail "A: $(header)"
+DEFAULTS= tui 'f A m'
+header | grep -q 'attrs sing\.actual  K 10' || fail "m after A: $(header)"
+tui 'f A m a wait'
+status | grep -q 'filter everything  attrs sing\.actual\.args  K 10' || fail "A applied: $(status)"
 # the patterns of a family
 tui 'f / "mpi " Enter p'
 screen_has '^        include  \^MPI_$' "p does not show the patterns"

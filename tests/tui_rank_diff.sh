@@ -12,12 +12,16 @@ mk_planted "$T/faulty" 1 setup
 expect_status 0 "$DT" import -q --run normal "$T/normal"
 expect_status 0 "$DT" import -q --run faulty "$T/faulty"
 
-# tui KEYS... [-- OPTIONS]: runs the keys headless at 24x80, the screen in $T/dump
+# tui KEYS... [-- OPTIONS]: runs the keys headless at 24x80, the screen in $T/dump. The diffs
+# below are about the worker's loop body (work, GOMP_critical_*), so the filter keeps every
+# call and the attributes are the paper's sing.log10; DEFAULTS= runs with the defaults.
+DEFAULTS='--filter everything --attrs sing.log10'
 tui() {
 	: > "$T/script"
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do printf '%s\n' "$1" >> "$T/script"; shift; done
 	[ $# -gt 0 ] && shift
-	expect_status 0 "$DT" tui --script "$T/script" --dump "$T/dump" "$@"
+	# shellcheck disable=SC2086
+	expect_status 0 "$DT" tui --script "$T/script" --dump "$T/dump" $DEFAULTS "$@"
 }
 show() { cat "$T/dump" >&2; }
 # has REGEX WHAT: the screen has a line matching REGEX
@@ -108,17 +112,22 @@ has ':  identical$' "0.1 and 2.1 were the same in the normal run"
 tui : '"rank normal faulty"' Enter
 has '^>  *1 2\.1 ' ":rank does not open the ranking"
 
+# --- the defaults: OpenMP and MPI calls, MPI arguments; the planted trace first -------------
+DEFAULTS= tui wait -- --normal normal --faulty faulty
+has 'filter 11\.mpi\.ompall\.0K10  attributes sing\.log10\.args  K 10' "default setting"
+grep -A1 '# TRACE' "$T/dump" | sed -n 2p | grep -q '^>  *1 2\.1 ' || { show; fail "defaults: 2.1 not first"; }
+
 # --- the sweep table, once rank --sweep cached other settings ---------------------------------
 expect_status 0 "$DT" rank --normal normal --faulty faulty --sweep \
 	--sweep-filters 'everything;ompall' --sweep-attrs sing.orig,doub.actual
 tui wait -- --normal normal --faulty faulty --size 40x100
-has 'sweep over 5 settings cached for both runs, lowest B-score first' "no sweep table"
+has 'sweep over 6 settings cached for both runs, lowest B-score first' "no sweep table"
 hasnt "no sweep table" "the sweep hint stays"
 has '^  \* .* 11\.1K10  *sing\.log10  *10 ' "the current setting is not marked"
 # lowest B-score first
 awk '/B-SCORE/ { on = 1; next } on && !NF { exit } on { print ($1 == "*" ? $2 : $1) }' \
 	"$T/dump" > "$T/b"
-[ "$(wc -l < "$T/b")" = 5 ] || { show; fail "sweep rows: $(cat "$T/b")"; }
+[ "$(wc -l < "$T/b")" = 6 ] || { show; fail "sweep rows: $(cat "$T/b")"; }
 sort -n "$T/b" | cmp -s - "$T/b" || { show; fail "sweep not sorted by B-score: $(cat "$T/b")"; }
 # Tab Tab: the first sweep row; Enter switches the interface to it and stays on it
 tui Tab Tab Enter -- --normal normal --faulty faulty --size 40x100

@@ -11,7 +11,9 @@ screen() {
 	name=$1 keys=$2
 	shift 2
 	printf '%s\n' "$keys" > "$T/$name.keys"
-	expect_status 0 "$DT" tui --script "$T/$name.keys" --dump "$T/$name.screen" "$@"
+	# every call and the paper's attributes: the checks below count calls like init and step
+	expect_status 0 "$DT" tui --filter everything --attrs sing.log10 --script "$T/$name.keys" \
+		--dump "$T/$name.screen" "$@"
 	[ -s "$T/err" ] && { cat "$T/err" >&2; fail "$name: stderr"; }
 	S="$T/$name.screen"
 }

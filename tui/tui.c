@@ -254,7 +254,7 @@ static int to_an_params(const tui_params *tp, an_params *p, dt_err *e)
 	p->filter = tp->filter;
 	p->k = tp->k;
 	p->linkage = CLU_WARD;
-	return attrs_mode_parse(tp->attrs, &p->mode, e);
+	return attrs_mode_parse_args(tp->attrs, &p->mode, &p->args, e);
 }
 
 static void job_progress(void *arg, uint64_t done, uint64_t total)
@@ -1045,12 +1045,13 @@ static void command(tui *t, const char *line)
 		tui_set_params(t, &p);
 	} else if (!strcmp(w[0], "attrs") && n == 2) {
 		attrs_mode m;
+		int args;
 		dt_err e;
 		dt_err_clear(&e);
-		if (attrs_mode_parse(w[1], &m, &e)) {
+		if (attrs_mode_parse_args(w[1], &m, &args, &e)) {
 			tui_msg(t, ST_WARN, "%s", e.msg);
 		} else {
-			attrs_mode_name(m, p.attrs, sizeof p.attrs);
+			attrs_mode_name_args(m, args, p.attrs, sizeof p.attrs);
 			tui_set_params(t, &p);
 		}
 	} else if ((!strcmp(w[0], "K") || !strcmp(w[0], "k")) && n == 2) {
@@ -1243,6 +1244,19 @@ int tui_main(const tui_opts *o)
 		free(t->path);
 		free(t);
 		return 1;
+	}
+	if (!t->params.filter[0]) {
+		const char *d = analysis_default_filter(t->s, &e);
+		if (!d) {
+			char msg[1200];
+			dt_err_format(&e, msg, sizeof msg);
+			fprintf(stderr, "difftrace: %s\n", msg);
+			store_close(t->s);
+			free(t->path);
+			free(t);
+			return 1;
+		}
+		snprintf(t->params.filter, sizeof t->params.filter, "%s", d);
 	}
 	setlocale(LC_ALL, "");
 	const char *cs = nl_langinfo(CODESET);

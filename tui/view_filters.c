@@ -61,6 +61,7 @@ static const tui_keyhelp keys[] = {
 	{ "c", "a custom pattern, added to family " CUSTOM_FAMILY },
 	{ "D", "remove a " CUSTOM_FAMILY " pattern, or the family" },
 	{ "m  M", "the next, previous attribute mode" },
+	{ "A", "MPI arguments in the attributes (.args), or not" },
 	{ "+  -", "K up, down (1 to 32)" },
 	{ "K", "type K" },
 	{ "a", "apply: filter, attrs, K (analyses run behind)" },
@@ -126,7 +127,10 @@ static void sync_params(tui *t, struct filters *d)
 	}
 	snprintf(d->attrs, sizeof d->attrs, "%s", p->attrs);
 	attrs_mode m;
-	d->pairs = attrs_mode_parse(p->attrs, &m, &e) == 0 && m.kind == ATTRS_DOUB ? m.pairs : ATTRS_W;
+	int args;
+	d->pairs = attrs_mode_parse_args(p->attrs, &m, &args, &e) == 0 && m.kind == ATTRS_DOUB
+			   ? m.pairs
+			   : ATTRS_W;
 	d->k = p->k;
 	snprintf(d->synced, sizeof d->synced, "%s|%s|%u", p->filter, p->attrs, p->k);
 }
@@ -589,19 +593,28 @@ static void remove_key(tui *t, struct filters *d, view *v)
 
 /* ---- the parameters ---- */
 
+/* The next (dir 1) or previous (-1) of the eight modes, keeping the pending `.args`; dir 0
+ * toggles `.args`. */
 static void cycle_attrs(struct filters *d, int dir)
 {
 	attrs_mode m;
+	int args;
 	dt_err e;
 	dt_err_clear(&e);
-	if (attrs_mode_parse(d->attrs, &m, &e))
+	if (attrs_mode_parse_args(d->attrs, &m, &args, &e)) {
 		m = (attrs_mode){ ATTRS_SING, ATTRS_LOG10, ATTRS_W };
-	int i = (m.kind == ATTRS_DOUB ? 4 : 0) + (int)m.freq;
-	i = (i + 8 + dir) % 8;
-	m.kind = i < 4 ? ATTRS_SING : ATTRS_DOUB;
-	m.freq = (enum attrs_freq)(i % 4);
-	m.pairs = m.kind == ATTRS_DOUB ? d->pairs : ATTRS_W;
-	attrs_mode_name(m, d->attrs, sizeof d->attrs);
+		args = 1;
+	}
+	if (dir) {
+		int i = (m.kind == ATTRS_DOUB ? 4 : 0) + (int)m.freq;
+		i = (i + 8 + dir) % 8;
+		m.kind = i < 4 ? ATTRS_SING : ATTRS_DOUB;
+		m.freq = (enum attrs_freq)(i % 4);
+		m.pairs = m.kind == ATTRS_DOUB ? d->pairs : ATTRS_W;
+	} else {
+		args = !args;
+	}
+	attrs_mode_name_args(m, args, d->attrs, sizeof d->attrs);
 }
 
 static void set_k(tui *t, struct filters *d, long k)
@@ -712,6 +725,9 @@ static int filters_key(tui *t, view *v, int k)
 	case 'm':
 	case 'M':
 		cycle_attrs(d, k == 'm' ? 1 : -1);
+		return 1;
+	case 'A':
+		cycle_attrs(d, 0);
 		return 1;
 	case '+':
 		set_k(t, d, (long)d->k + 1);
