@@ -16,7 +16,8 @@
 # for *-all-threads-one-proc, every worker for *-everywhere (crit2: the communication thread
 # P.0 instead, it is the one that skips the section), P.0 for an MPI bug of one process, and
 # every P.0 for an MPI bug of all processes. A process's score is the sum of its threads';
-# its rank is computed the same way.
+# its rank is computed the same way. A trace that 'rank' lists as running at the stop of a hung
+# run comes first, as rank lists it (its score counts as 1000 more, and so does its process's).
 #
 # Options:
 #   -o DIR            work directory (default: build/accuracy); recordings and the store go here
@@ -209,8 +210,9 @@ position() {
 	/^most changed traces/ { on = 1; next }
 	/^most changed pairs/ { on = 0 }
 	on && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+\.[0-9]+$/ {
-		n++; pt[n] = $2; s[n] = $3 + 0
-		p = $2; sub(/\..*/, "", p); ps[p] += $3; if (!(p in seen)) { seen[p] = 1; np++; pl[np] = p }
+		# a trace running when a hung run was stopped is listed first whatever its sum
+		n++; pt[n] = $2; s[n] = $3 + ($4 == "running" ? 1000 : 0)
+		p = $2; sub(/\..*/, "", p); ps[p] += s[n]; if (!(p in seen)) { seen[p] = 1; np++; pl[np] = p }
 	}
 	END {
 		best = -1; top = ""

@@ -1065,6 +1065,30 @@ static double self_change(const an_result *ra, size_t a, const an_result *rb, si
 	return uni ? 1.0 - (double)inter / (double)uni : 0.0;
 }
 
+/* When the faulty run was stopped (a trace flagged timed-out), which of j's traces were still
+ * running then (rank_running). */
+static void find_running(const an_result *rf, rank_jsmd *j)
+{
+	int stopped = 0;
+	for (size_t i = 0; i < rf->n; i++)
+		stopped |= (rf->traces[i].flags & DT_TF_TIMEOUT) != 0;
+	if (!stopped || !j->n)
+		return;
+	uint64_t *first = xmalloc(j->n * sizeof *first), *last = xmalloc(j->n * sizeof *last);
+	uint8_t *valid = xmalloc(j->n);
+	for (size_t i = 0; i < j->n; i++) {
+		const store_trace *t = &rf->traces[j->row_faulty[i]];
+		first[i] = t->first_ts;
+		last[i] = t->last_ts;
+		valid[i] = t->has_time && t->nevents > 0;
+	}
+	j->running = xmalloc(j->n);
+	j->n_running = rank_running(first, last, valid, j->n, j->running, &j->quiet);
+	free(first);
+	free(last);
+	free(valid);
+}
+
 int analysis_compare(const an_result *rn, const an_result *rf, enum clu_linkage l, rank_jsmd *j,
 		     double *bscore, dt_err *e)
 {
@@ -1084,6 +1108,8 @@ int analysis_compare(const an_result *rn, const an_result *rf, enum clu_linkage 
 		free(scratch);
 		free(map);
 	}
+	if (!r)
+		find_running(rf, j);
 	*bscore = NAN;
 	if (!r && j->n >= 3) {
 		size_t m = j->n;

@@ -101,7 +101,9 @@ int analysis_lattice(store *s, int64_t id, fca_lattice *L, char **why, dt_err *e
  * traces that changed the same way in every process still rank above those that did not; and
  * the B-score, the mean over k = 2..n-1 of B_k between the two runs'
  * clusterings under linkage l (NAN with fewer than 3 matched traces). When every trace matches
- * and l is the cached linkage, the cached dendrograms are used rather than recomputed. */
+ * and l is the cached linkage, the cached dendrograms are used rather than recomputed. When a
+ * trace of the faulty run is flagged timed-out, j->running says which traces were still
+ * running when it was stopped (rank_running on the traces' event times). */
 int analysis_compare(const an_result *rn, const an_result *rf, enum clu_linkage l, rank_jsmd *j,
 		     double *bscore, dt_err *e);
 /* The (P, T) of each object, and the JSM as doubles, as the rank module takes them (malloc'ed). */

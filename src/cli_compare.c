@@ -407,9 +407,14 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 	print_keys("only in the normal run", c.j.only_normal, c.j.n_only_normal);
 	print_keys("only in the faulty run", c.j.only_faulty, c.j.n_only_faulty);
 	rank_item *it = xmalloc((n ? n : 1) * sizeof *it);
-	size_t ni = rank_top_traces(c.j.d, n, top, it);
+	size_t ni = rank_order(&c.j, top, it);
+	if (c.j.n_running)
+		printf("# the faulty run was stopped: %zu trace%s still running then, %.1f s after the "
+		       "others went quiet (blocked), come%s first\n",
+		       c.j.n_running, c.j.n_running == 1 ? "" : "s", c.j.quiet,
+		       c.j.n_running == 1 ? "s" : "");
 	printf("\nmost changed traces (row sum of JSM_D):\n");
-	if (rank_traces_render(stdout, it, ni, c.j.keys, e)) {
+	if (rank_traces_render(stdout, it, ni, c.j.keys, c.j.running, e)) {
 		free(it);
 		goto out;
 	}
@@ -535,7 +540,7 @@ static int rank_sweep(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e
 					row->k = rn.meta.k;
 					row->bscore = c.bscore;
 					rank_item *it = xmalloc((c.j.n ? c.j.n : 1) * sizeof *it);
-					size_t ni = rank_top_traces(c.j.d, c.j.n, c.j.n, it);
+					size_t ni = rank_order(&c.j, c.j.n, it);
 					while (ni && it[ni - 1].score <= 1e-12)
 						ni--; /* unchanged traces are not suspects */
 					row->n_threads = ni < RANK_TOP_MAX ? ni : RANK_TOP_MAX;

@@ -119,6 +119,7 @@ void rank_jsmd_free(rank_jsmd *j)
 	free(j->d);
 	free(j->only_normal);
 	free(j->only_faulty);
+	free(j->running);
 	memset(j, 0, sizeof *j);
 }
 
@@ -161,6 +162,70 @@ size_t rank_top_traces(const double *d, size_t n, size_t top, rank_item *out)
 	return m;
 }
 
+size_t rank_order(const rank_jsmd *j, size_t top, rank_item *out)
+{
+	size_t n = j->n;
+	if (!j->running || !j->n_running)
+		return rank_top_traces(j->d, n, top, out);
+	rank_item *all = xmalloc((n ? n : 1) * sizeof *all);
+	rank_traces(j->d, n, all);
+	size_t m = 0;
+	for (int pass = 1; pass >= 0; pass--)
+		for (size_t r = 0; r < n && m < top; r++)
+			if ((j->running[all[r].i] != 0) == pass)
+				out[m++] = all[r];
+	free(all);
+	return m;
+}
+
+typedef struct end_item {
+	uint64_t last;
+	size_t i;
+} end_item;
+
+static int end_cmp(const void *x, const void *y)
+{
+	const end_item *a = x, *b = y;
+	if (a->last != b->last)
+		return a->last < b->last ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+size_t rank_running(const uint64_t *first, const uint64_t *last, const uint8_t *valid, size_t n,
+		    uint8_t *running, double *quiet)
+{
+	memset(running, 0, n);
+	*quiet = 0;
+	end_item *e = xmalloc((n ? n : 1) * sizeof *e);
+	size_t m = 0;
+	uint64_t start = UINT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		if (!valid[i] || last[i] < first[i])
+			continue;
+		e[m++] = (end_item){ last[i], i };
+		start = first[i] < start ? first[i] : start;
+	}
+	size_t nrun = 0;
+	if (m >= 3) {
+		qsort(e, m, sizeof *e, end_cmp);
+		uint64_t span = e[m - 1].last - start, gap = 0;
+		size_t cut = 0;
+		for (size_t r = 1; r < m; r++)
+			if (e[r].last - e[r - 1].last > gap) {
+				gap = e[r].last - e[r - 1].last;
+				cut = r;
+			}
+		if (span && gap * 2 >= span && (m - cut) * 2 < m) {
+			for (size_t r = cut; r < m; r++)
+				running[e[r].i] = 1;
+			nrun = m - cut;
+			*quiet = (double)gap / 1e9;
+		}
+	}
+	free(e);
+	return nrun;
+}
+
 size_t rank_top_procs(const rank_jsmd *j, const rank_item *it, size_t nit, int *out, size_t max)
 {
 	int maxp = -1;
@@ -168,20 +233,28 @@ size_t rank_top_procs(const rank_jsmd *j, const rank_item *it, size_t nit, int *
 		if (j->keys[i].proc > maxp)
 			maxp = j->keys[i].proc;
 	double *sum = xcalloc((size_t)maxp + 2, sizeof *sum);
+	uint8_t *run = xcalloc((size_t)maxp + 2, 1);
 	for (size_t i = 0; i < nit; i++)
-		if (j->keys[it[i].i].proc >= 0)
+		if (j->keys[it[i].i].proc >= 0) {
 			sum[j->keys[it[i].i].proc] += it[i].score;
+			if (j->running && j->running[it[i].i])
+				run[j->keys[it[i].i].proc] = 1;
+		}
 	size_t k = 0;
 	for (; k < max; k++) {
 		int best = -1;
 		for (int p = 0; p <= maxp; p++)
-			if (sum[p] > 1e-12 && (best < 0 || sum[p] > sum[best]))
+			if ((sum[p] > 1e-12 || run[p]) &&
+			    (best < 0 || run[p] > run[best] ||
+			     (run[p] == run[best] && sum[p] > sum[best])))
 				best = p;
 		if (best < 0)
 			break;
 		out[k] = best;
 		sum[best] = 0; /* taken */
+		run[best] = 0;
 	}
+	free(run);
 	free(sum);
 	return k;
 }
@@ -472,13 +545,15 @@ int rank_rows_render(FILE *f, const rank_row *rows, size_t n, dt_err *e)
 	return wrote(f, e);
 }
 
-int rank_traces_render(FILE *f, const rank_item *it, size_t n, const rank_key *keys, dt_err *e)
+int rank_traces_render(FILE *f, const rank_item *it, size_t n, const rank_key *keys,
+		       const uint8_t *running, dt_err *e)
 {
 	fprintf(f, "%4s  %-9s  %s\n", "#", "trace", "JSM_D row sum");
 	for (size_t r = 0; r < n; r++) {
 		char t[32];
 		snprintf(t, sizeof t, "%d.%d", keys[it[r].i].proc, keys[it[r].i].thread);
-		fprintf(f, "%4zu  %-9s  %.3f\n", r + 1, t, it[r].score);
+		fprintf(f, "%4zu  %-9s  %.3f%s\n", r + 1, t, it[r].score,
+			running && running[it[r].i] ? "  running at the stop" : "");
 	}
 	return wrote(f, e);
 }

@@ -36,6 +36,11 @@ typedef struct rank_jsmd {
 	size_t n_only_normal;
 	rank_key *only_faulty;  /* traces of the faulty run missing from the normal run */
 	size_t n_only_faulty;
+	/* The faulty run was stopped (difftrace-record --timeout): running[i] says keys[i] was
+	 * still running then (rank_running); NULL when the run was not stopped or no trace was. */
+	uint8_t *running;
+	size_t n_running;
+	double quiet;           /* how long the others had been quiet, in seconds */
 } rank_jsmd;
 
 /* Matches the two runs' traces by key and builds JSM_D on the common ones. kn[i] is the key of
@@ -66,10 +71,27 @@ typedef struct rank_pair {
 void rank_traces(const double *d, size_t n, rank_item *out);
 /* Processes ordered by the sum of their traces' scores in it[0..nit) (rows of j), as the
  * paper's Top Processes: at most max into out, processes with no change (sum under 1e-12) left
- * out, ties to the lower process. Returns how many were written. */
+ * out, ties to the lower process. Processes with a trace running at the stop (j->running) come
+ * first. Returns how many were written. */
 size_t rank_top_procs(const rank_jsmd *j, const rank_item *it, size_t nit, int *out, size_t max);
 /* The first min(top, n) of that order; returns how many were written. */
 size_t rank_top_traces(const double *d, size_t n, size_t top, rank_item *out);
+/* The order the ranking shows: rank_top_traces over j's JSM_D, except that in a run that was
+ * stopped the traces still running at the stop come first (in their row-sum order). */
+size_t rank_order(const rank_jsmd *j, size_t top, rank_item *out);
+
+/* ---- runs that were stopped ----------------------------------------------------------------- */
+
+/* Which traces were still running when a hung run was stopped. A thread blocked in MPI or in a
+ * barrier waits inside the library and records nothing, so the victims of a hang go quiet at
+ * about the same time while a thread that spins making calls (an infinite loop) records up to
+ * the stop. Sorted by the time of their last event, the traces after the largest gap are
+ * running when that gap is at least half the run's span (its first event to its last) and they
+ * are fewer than half of the traces. first and last are event times in ns; traces with
+ * valid[i] = 0 (no times) take no part. Sets running[0..n) to 0 or 1, *quiet to the gap in
+ * seconds, and returns how many are running. */
+size_t rank_running(const uint64_t *first, const uint64_t *last, const uint8_t *valid, size_t n,
+		    uint8_t *running, double *quiet);
 
 /* The min(top, n(n-1)/2) pairs i < j with the largest d[i*n+j] (the upper triangle is read),
  * descending, ties by (i, j) ascending; returns how many were written. Memory O(top). */
@@ -137,7 +159,9 @@ void rank_rows_sort(rank_row *rows, size_t n);
  * Return 0, or -1 (DT_EDATA) when writing failed. */
 int rank_rows_render(FILE *f, const rank_row *rows, size_t n, dt_err *e);
 /* "#  trace  score" tables; keys[x.i] names the trace (P.T). */
-int rank_traces_render(FILE *f, const rank_item *it, size_t n, const rank_key *keys, dt_err *e);
+/* running (by row, or NULL): those rows are marked as still running when the run was stopped. */
+int rank_traces_render(FILE *f, const rank_item *it, size_t n, const rank_key *keys,
+		       const uint8_t *running, dt_err *e);
 int rank_pairs_render(FILE *f, const rank_pair *p, size_t n, const rank_key *keys, dt_err *e);
 int rank_outliers_render(FILE *f, const rank_outlier *o, size_t n, const rank_key *keys,
 			 dt_err *e);

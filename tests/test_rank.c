@@ -266,7 +266,9 @@ static void test_rows(void)
 	FILE *f = open_memstream(&buf, &len);
 	dt_err e;
 	dt_err_clear(&e);
-	CHECK(rank_traces_render(f, it, 2, keys, &e) == 0);
+	CHECK(rank_traces_render(f, it, 2, keys, NULL, &e) == 0);
+	uint8_t run[2] = { 0, 1 };
+	CHECK(rank_traces_render(f, it, 2, keys, run, &e) == 0);
 	CHECK(rank_pairs_render(f, pr, 1, keys, &e) == 0);
 	CHECK(rank_outliers_render(f, ol, 2, keys, &e) == 0);
 	fclose(f);
@@ -274,12 +276,78 @@ static void test_rows(void)
 		"   #  trace      JSM_D row sum\n"
 		"   1  1.3        1.250\n"
 		"   2  0.0        0.500\n"
+		"   #  trace      JSM_D row sum\n"
+		"   1  1.3        1.250  running at the stop\n"
+		"   2  0.0        0.500\n"
 		"   #  trace      trace      JSM_D\n"
 		"   1  0.0        1.3        0.625\n"
 		"   #  trace      score  class size\n"
 		"   1  1.3        0.700  1 (alone)\n"
 		"   2  0.0        0.250  4\n");
 	free(buf);
+}
+
+static void test_running(void)
+{
+	/* an infinite loop: eleven traces go quiet at about 0.5 s, one records up to 6 s */
+	uint64_t first[12], last[12];
+	uint8_t valid[12], run[12];
+	double quiet;
+	for (int i = 0; i < 12; i++) {
+		first[i] = 1000000000ull + (uint64_t)i * 1000;
+		last[i] = first[i] + 500000000ull + (uint64_t)i * 7000;
+		valid[i] = 1;
+	}
+	last[7] = first[0] + 6000000000ull;
+	CHECK_EQ_INT(rank_running(first, last, valid, 12, run, &quiet), 1);
+	for (int i = 0; i < 12; i++)
+		CHECK_EQ_INT(run[i], i == 7);
+	CHECK(quiet > 5.4 && quiet < 5.6);
+	/* without times it takes no part */
+	valid[7] = 0;
+	CHECK_EQ_INT(rank_running(first, last, valid, 12, run, &quiet), 0);
+	CHECK_EQ_INT(run[7], 0);
+	valid[7] = 1;
+	/* a gap of less than half the span: nothing stands out */
+	last[7] = first[0] + 900000000ull;
+	CHECK_EQ_INT(rank_running(first, last, valid, 12, run, &quiet), 0);
+	CHECK(quiet == 0);
+	/* half the traces or more after the gap: they are the many, not the odd ones out */
+	for (int i = 0; i < 6; i++)
+		last[i] = first[0] + 6000000000ull;
+	CHECK_EQ_INT(rank_running(first, last, valid, 12, run, &quiet), 0);
+	for (int i = 0; i < 5; i++)
+		last[i] = first[i] + 500000000ull;
+	CHECK_EQ_INT(rank_running(first, last, valid, 12, run, &quiet), 1);
+	CHECK_EQ_INT(run[5], 1);
+	/* fewer than three traces with times: no judgement */
+	CHECK_EQ_INT(rank_running(first, last, valid, 2, run, &quiet), 0);
+
+	/* rank_order puts the running traces first, in their row-sum order, then the others */
+	double d[9] = { 3, 0, 0, 0, 1, 0, 0, 0, 2 };
+	rank_jsmd j = { 0 };
+	j.n = 3;
+	j.d = d;
+	rank_item it[3];
+	CHECK_EQ_INT(rank_order(&j, 3, it), 3);
+	CHECK(it[0].i == 0 && it[1].i == 2 && it[2].i == 1);
+	uint8_t r3[3] = { 0, 1, 0 };
+	j.running = r3;
+	j.n_running = 1;
+	CHECK_EQ_INT(rank_order(&j, 2, it), 2);
+	CHECK(it[0].i == 1 && it[0].score == 1 && it[1].i == 0);
+	/* and its process first among the processes */
+	rank_key keys[3] = { { 0, 0 }, { 1, 0 }, { 2, 0 } };
+	j.keys = keys;
+	rank_item all[3];
+	rank_order(&j, 3, all);
+	int procs[3];
+	CHECK_EQ_INT(rank_top_procs(&j, all, 3, procs, 3), 3);
+	CHECK(procs[0] == 1 && procs[1] == 0 && procs[2] == 2);
+	j.running = NULL;
+	j.n_running = 0;
+	CHECK_EQ_INT(rank_top_procs(&j, all, 3, procs, 3), 3);
+	CHECK(procs[0] == 0 && procs[1] == 2 && procs[2] == 1);
 }
 
 static void test_top_procs(void)
@@ -301,6 +369,7 @@ static void test_top_procs(void)
 int main(void)
 {
 	test_top_procs();
+	test_running();
 	test_jsmd();
 	test_traces();
 	test_pairs();

@@ -39,6 +39,7 @@ enum kind {
 	L_SUMMARY, /* summary: matched, B-score, only in one run */
 	L_ONLY_N,
 	L_ONLY_F,
+	L_STOPPED, /* the faulty run was stopped: which traces were still running */
 	L_HINT,
 	L_BLANK,
 	L_TTITLE,
@@ -86,6 +87,7 @@ struct rank {
 	int have_j;
 	double b;                  /* NAN: fewer than 3 matched traces */
 	rank_item *it;             /* all matched traces, most changed first */
+	double topscore; /* the largest score, for the bars (running traces may come first) */
 	rank_pair *pr;
 	size_t npr;
 	char *only_n, *only_f;     /* compact P.T ranges */
@@ -157,7 +159,7 @@ static void sweep_fill(const store_analysis *a, const store_analysis *b, const a
 	w->k = a->k;
 	w->matched = j->n;
 	rank_item *it = xmalloc((j->n ? j->n : 1) * sizeof *it);
-	rank_traces(j->d, j->n, it);
+	rank_order(j, j->n, it);
 	w->ntop = 0;
 	for (size_t i = 0; i < j->n && w->ntop < SWEEP_THREADS; i++)
 		if (it[i].score > 1e-12) /* an unchanged trace is no suspect */
@@ -399,7 +401,10 @@ static int rank_open(tui *t, view *v)
 		d->rf = rf;
 		size_t n = d->j.n;
 		d->it = xmalloc((n ? n : 1) * sizeof *d->it);
-		rank_traces(d->j.d, n, d->it);
+		rank_order(&d->j, n, d->it);
+		d->topscore = 0;
+		for (size_t i = 0; i < n; i++)
+			d->topscore = d->it[i].score > d->topscore ? d->it[i].score : d->topscore;
 		d->pr = xmalloc(PAIRS_MAX * sizeof *d->pr);
 		d->npr = rank_top_pairs(d->j.d, n, PAIRS_MAX, d->pr);
 		while (d->npr && d->pr[d->npr - 1].score <= 1e-12)
@@ -415,6 +420,8 @@ static int rank_open(tui *t, view *v)
 		push(d, L_ONLY_N, 0);
 	if (d->j.n_only_faulty)
 		push(d, L_ONLY_F, 0);
+	if (d->j.n_running)
+		push(d, L_STOPPED, 0);
 	if (d->nsw < 2)
 		push(d, L_HINT, 0);
 	push(d, L_BLANK, 0);
@@ -496,6 +503,13 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 	case L_ONLY_F:
 		out_printf(o, ST_WARN, "only in %s: %s", d->faulty, d->only_f);
 		break;
+	case L_STOPPED:
+		out_printf(o, ST_WARN,
+			   "%s was stopped: %zu trace%s still running %.1f s after the others went "
+			   "quiet come%s first",
+			   d->faulty, d->j.n_running, d->j.n_running == 1 ? "" : "s", d->j.quiet,
+			   d->j.n_running == 1 ? "s" : "");
+		break;
 	case L_HINT:
 		out_text(o, ST_DIM, "no sweep table: 'difftrace rank --sweep' caches more settings");
 		break;
@@ -509,11 +523,13 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 		rank_key k = d->j.keys[it->i];
 		pt(a, sizeof a, k);
 		out_printf(o, ST_NORMAL, "%4zu %-7s %7.3f  ", l->i + 1, a, it->score);
-		bar(o, it->score, d->it[0].score);
+		bar(o, it->score, d->topscore);
 		unsigned long long en = d->rn->nfiltered[d->j.row_normal[it->i]];
 		unsigned long long ef = d->rf->nfiltered[d->j.row_faulty[it->i]];
 		out_printf(o, en != ef ? ST_WARN : ST_DIM, "  %llu %s %llu", en, en != ef ? "->" : "==",
 			   ef);
+		if (d->j.running && d->j.running[it->i])
+			out_text(o, ST_WARN, "  running");
 		break;
 	}
 	case L_PTITLE:
