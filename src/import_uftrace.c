@@ -756,6 +756,12 @@ static int import_dat(ufi_ctx *c, ufi_dir *ud, int64_t tid, const char *pre_note
 			 nb->len ? "; " : "");
 		buf_put(nb, tmp, strlen(tmp));
 	}
+	const char *borrowed = ufd_borrowed(ud->d);
+	if (borrowed) {
+		snprintf(tmp, sizeof tmp, "%ssymbols of %.300s (no .sym file here; same build id)",
+			 nb->len ? "; " : "", borrowed);
+		buf_put(nb, tmp, strlen(tmp));
+	}
 	if (pre_note) {
 		if (nb->len)
 			buf_put(nb, "; ", 2);

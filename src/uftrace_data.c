@@ -40,6 +40,9 @@ typedef struct ufd_symbol {
 typedef struct ufd_module {
 	char *path;
 	const char *base;   /* basename inside path */
+	char *bid;          /* build id from the maps, or NULL */
+	int sibtried;       /* sibling_sym looked for it: sibfile is what it found, or NULL */
+	char *sibfile;
 	int loaded;         /* 0 not tried, 1 symbols read, -1 no symbol file */
 	ufd_symbol *syms;
 	size_t nsyms;
@@ -79,6 +82,7 @@ struct ufd_data {
 	strmap symfile;      /* "# path name" -> index in symfiles */
 	char **symfiles;
 	size_t nsymfiles, capsymfiles;
+	char *borrowed;      /* modules whose symbols came from a sibling directory (ufd_borrowed) */
 	char namebuf[600];
 	/* argument specs, built on first use */
 	int rules_built;
@@ -602,6 +606,8 @@ void ufd_close(ufd_data *d)
 	for (size_t i = 0; i < d->nmods; i++) {
 		ufd_module *m = &d->mods[i];
 		free(m->path);
+		free(m->bid);
+		free(m->sibfile);
 		free(m->syms);
 		free(m->names);
 		for (size_t j = 0; j < m->ndbg; j++) {
@@ -772,14 +778,20 @@ static int load_map(ufd_data *d, ufd_sess *s, dt_err *e)
 			}
 			char *p = line + used;
 			char *bid = strstr(p, " build-id:");
-			if (bid)
+			if (bid) {
 				*bid = 0;
+				bid += 10;
+				bid[strcspn(bid, " \t\r")] = 0;
+			}
 			size_t pl = strlen(p);
 			while (pl && p[pl - 1] == ' ')
 				p[--pl] = 0;
 			if (*p && *p != '[') {
+				int mi = mod_get(d, p);
+				if (bid && *bid && !d->mods[mi].bid)
+					d->mods[mi].bid = xstrdup(bid);
 				GROW(s->ranges, cap, s->nranges + 1);
-				s->ranges[s->nranges++] = (struct ufd_range){ a, b, mod_get(d, p) };
+				s->ranges[s->nranges++] = (struct ufd_range){ a, b, mi };
 			}
 		}
 		if (!nl)
@@ -798,29 +810,36 @@ out:
 
 /* ---- symbol files ---------------------------------------------------------------------------- */
 
-/* Reads the "# path name:" header of a .sym file into out; 0 when found. */
-static int sym_header_path(const char *file, char *out, size_t n)
+/* Reads the header line "<key>..." (key like "# path name: ") of a .sym or .dbg file into out;
+ * 0 when found. */
+static int file_header(const char *file, const char *key, char *out, size_t n)
 {
 	FILE *f = fopen(file, "r");
 	if (!f)
 		return -1;
 	char line[4096];
+	size_t kl = strlen(key);
 	int rc = -1;
 	for (int i = 0; i < 8 && fgets(line, sizeof line, f); i++) {
 		if (line[0] != '#')
 			break;
-		if (!strncmp(line, "# path name: ", 13)) {
-			line[strcspn(line, "\n")] = 0;
-			size_t l = strlen(line + 13);
+		if (!strncmp(line, key, kl)) {
+			line[strcspn(line, "\r\n")] = 0;
+			size_t l = strlen(line + kl);
 			if (l >= n)
 				break;
-			memcpy(out, line + 13, l + 1);
+			memcpy(out, line + kl, l + 1);
 			rc = 0;
 			break;
 		}
 	}
 	fclose(f);
 	return rc;
+}
+
+static int sym_header_path(const char *file, char *out, size_t n)
+{
+	return file_header(file, "# path name: ", out, n);
 }
 
 static void build_symidx(ufd_data *d)
@@ -863,10 +882,85 @@ static void build_symidx(ufd_data *d)
 	free(names);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A module's .sym file from a sibling of the data directory (rank-1/ for rank-0/), for a rank
+ * whose own was never written (uftrace killed while it wrote them, as when mpirun stops the
+ * other ranks of a failed job). Taken only when the maps give the module's build id, the
+ * sibling's .sym file (or its .dbg file) has the same one, and its header names the same path:
+ * the same binary, so the same symbols. Siblings are tried in name order. */
+static char *sibling_sym(ufd_data *d, ufd_module *m)
+{
+	if (m->sibtried)
+		return m->sibfile ? xstrdup(m->sibfile) : NULL;
+	m->sibtried = 1;
+	if (!m->bid)
+		return NULL;
+	char *own = xstrdup(d->dir);
+	size_t l = strlen(own);
+	while (l > 1 && own[l - 1] == '/')
+		own[--l] = 0;
+	char *slash = strrchr(own, '/');
+	const char *self = slash ? slash + 1 : own;
+	char *parent = slash ? (slash == own ? xstrdup("/") : xstrndup(own, (size_t)(slash - own)))
+			     : xstrdup(".");
+	char *found = NULL, **names = NULL;
+	size_t n = 0, cap = 0;
+	DIR *dp = opendir(parent);
+	struct dirent *de;
+	while (dp && (de = readdir(dp)))
+		if (de->d_name[0] != '.' && strcmp(de->d_name, self)) {
+			GROW(names, cap, n + 1);
+			names[n++] = xstrdup(de->d_name);
+		}
+	if (dp)
+		closedir(dp);
+	if (n)
+		qsort(names, n, sizeof *names, cmp_str);
+	char file[600], hdr[4096], bid[256];
+	for (size_t i = 0; i < n && !found; i++) {
+		char *dir = path_join(parent, names[i]);
+		snprintf(file, sizeof file, "%s.sym", m->base);
+		char *sym = path_join(dir, file);
+		snprintf(file, sizeof file, "%s.dbg", m->base);
+		char *dbg = path_join(dir, file);
+		if (!sym_header_path(sym, hdr, sizeof hdr) && !strcmp(hdr, m->path) &&
+		    (!file_header(sym, "# build-id: ", bid, sizeof bid) ||
+		     !file_header(dbg, "# build-id: ", bid, sizeof bid)) &&
+		    !strcmp(bid, m->bid)) {
+			found = sym;
+			sym = NULL;
+			size_t bl = d->borrowed ? strlen(d->borrowed) : 0;
+			size_t add = strlen(m->base) + strlen(names[i]) + 16;
+			d->borrowed = xrealloc(d->borrowed, bl + add);
+			snprintf(d->borrowed + bl, add, "%s%s from %s", bl ? ", " : "", m->base,
+				 names[i]);
+		}
+		free(sym);
+		free(dbg);
+		free(dir);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(parent);
+	free(own);
+	m->sibfile = found ? xstrdup(found) : NULL;
+	return found;
+}
+
+const char *ufd_borrowed(const ufd_data *d)
+{
+	return d->borrowed;
+}
+
 /* The .sym file of a module: <basename>.sym when its header names the module (or has no
  * header), else whichever file's "# path name" does (uftrace names the second of two modules
- * with one basename <name>-<4 hex>.sym). */
-static char *sym_file_for(ufd_data *d, const ufd_module *m, const char *ext)
+ * with one basename <name>-<4 hex>.sym), else a sibling directory's (sibling_sym). */
+static char *sym_file_for(ufd_data *d, ufd_module *m, const char *ext)
 {
 	char name[600], hdr[4096];
 	snprintf(name, sizeof name, "%s%s", m->base, ext);
@@ -886,7 +980,7 @@ static char *sym_file_for(ufd_data *d, const ufd_module *m, const char *ext)
 		uint32_t v;
 		if (strmap_get(&d->symfile, m->path, strlen(m->path), &v))
 			return xstrdup(d->symfiles[v]);
-		return NULL;
+		return sibling_sym(d, m);
 	}
 	/* .dbg: same base as the .sym file that matched */
 	char *sym = sym_file_for(d, m, ".sym");

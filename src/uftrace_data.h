@@ -91,6 +91,9 @@ void ufd_close(ufd_data *d);
 
 const ufd_info *ufd_get_info(const ufd_data *d);
 const char *ufd_dir(const ufd_data *d);
+/* The modules whose symbols were read from a sibling directory because this one has no .sym
+ * file for them ("ilcs from rank-1, ..."), or NULL. */
+const char *ufd_borrowed(const ufd_data *d);
 /* The sessions, tasks and forks of task.txt, in file order. */
 const ufd_sess *ufd_sessions(const ufd_data *d, size_t *n);
 const ufd_task *ufd_tasks(const ufd_data *d, size_t *n);

@@ -100,12 +100,23 @@ grep -q 'MPI_Allreduce\[' "$T/out" && fail "NAME[args] attributes without .args"
 expect_status 2 "$DT" -d "$DB" lattice --attrs sing.orig.argz --filter mpi faulty
 expect_err "bad attribute mode"
 
-# a rank killed while uftrace wrote its .sym files (difftrace-record --timeout): calls with
-# arguments to unnamed addresses cannot be framed; the trace is kept up to there and flagged
+# a rank killed while uftrace wrote its .sym files (mpirun stopping the other ranks of a failed
+# job): the symbols of a sibling rank directory, the same binaries by their build ids, name its
+# calls, and the note says so
 cp -r "$T/normal" "$T/nosym"
 rm -f "$T"/nosym/rank-0/*.sym
 expect_status 0 "$DT" -d "$T/db2" import --run nosym "$T/nosym"
-grep -q 'flagged: truncated' "$T/out" || fail "nosym: $(cat "$T/out")"
+grep -q 'flagged' "$T/out" && fail "nosym flagged: $(cat "$T/out")"
 expect_status 0 "$DT" -d "$T/db2" traces nosym
-grep -q 'no symbol names it (a missing .sym file?)' "$T/out" || fail "nosym: $(cat "$T/out")"
+grep -q 'symbols of .* from rank-1 (no .sym file here; same build id)' "$T/out" || fail "nosym: $(cat "$T/out")"
+expect_status 0 "$DT" -d "$T/db2" show nosym 0.0
+grep -q 'MPI_Allreduce(count=1, datatype=INT, op=MIN, comm=WORLD);' "$T/out" ||
+	fail "nosym: rank 0's calls not named: $(grep -c '+0x' "$T/out") unnamed"
+# with no rank left to lend them: calls with arguments to unnamed addresses cannot be framed;
+# the trace is kept up to there and flagged
+rm -f "$T"/nosym/rank-1/*.sym
+expect_status 0 "$DT" -d "$T/db2" import --run nosym2 "$T/nosym"
+grep -q 'flagged: truncated' "$T/out" || fail "nosym2: $(cat "$T/out")"
+expect_status 0 "$DT" -d "$T/db2" traces nosym2
+grep -q 'no symbol names it (a missing .sym file?)' "$T/out" || fail "nosym2: $(cat "$T/out")"
 exit 0

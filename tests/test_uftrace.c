@@ -263,7 +263,7 @@ static void test_nest(void)
 		      strstr(t->meta.source, ".dat"));
 		CHECK_EQ_INT(t->flags, 0);
 		CHECK(ts_monotonic(t));
-		int fin, mx;
+		int fin = 0, mx = 0;
 		CHECK(depth_ok(t, &fin, &mx));
 		CHECK_EQ_INT(fin, 0);
 		CHECK_EQ_INT(mx, 5); /* main > fact x4 */
@@ -376,7 +376,7 @@ static void test_omp(void)
 		CHECK(ts_monotonic(t));
 		if (i)
 			CHECK(t->meta.tid > m.traces[i - 1].meta.tid); /* pushed in tid order */
-		int fin, mx;
+		int fin = 0, mx = 0;
 		CHECK(depth_ok(t, &fin, &mx));
 		CHECK_EQ_INT(fin, 0);
 		char *r = render(&m, t);
@@ -403,7 +403,7 @@ static void check_mpi_traces(memsink *m, int ranks_known)
 	for (size_t i = 0; i < m->ntraces; i++) {
 		memtrace *t = &m->traces[i];
 		CHECK(ts_monotonic(t));
-		int fin, mx;
+		int fin = 0, mx = 0;
 		CHECK(depth_ok(t, &fin, &mx));
 		CHECK_EQ_INT(fin, 0);
 		if (ranks_known)
@@ -448,6 +448,42 @@ static void test_mpi(void)
 	CHECK_EQ_INT(import_dir(&m, p, NULL, &e), 0);
 	CHECK_EQ_INT(m.ntraces, 2);
 	CHECK_EQ_INT(m.ntraces ? m.traces[0].meta.rank : 0, -1);
+	memsink_free(&m);
+
+	/* rank 0's toy.sym was never written (uftrace killed while it wrote the symbols): the
+	 * symbols of rank-1, the same binary by its build id, name rank 0's calls, and the note
+	 * says so */
+	char sib[4400];
+	path2(sib, sizeof sib, tmpdir, "sib");
+	CHECK_EQ_INT(mkdir(sib, 0700), 0);
+	CHECK_EQ_INT(copy_fixture("mpi/rank-0", "sib/rank-0", p, sizeof p), 0);
+	char gone[4500];
+	path2(gone, sizeof gone, p, "toy.sym");
+	CHECK_EQ_INT(unlink(gone), 0);
+	CHECK_EQ_INT(copy_fixture("mpi/rank-1", "sib/rank-1", p, sizeof p), 0);
+	CHECK_EQ_INT(import_dir(&m, sib, NULL, &e), 0);
+	check_mpi_traces(&m, 1);
+	CHECK(m.ntraces == 4 && m.traces[0].note && strstr(m.traces[0].note, "symbols of toy from rank-1"));
+	CHECK(m.ntraces == 4 && !(m.traces[2].note && strstr(m.traces[2].note, "symbols of")));
+	memsink_free(&m);
+	/* another binary (its build id differs): not taken, rank 0's names stay addresses */
+	char symf[4500], text1[8192];
+	path2(symf, sizeof symf, p, "toy.sym");
+	FILE *sf = fopen(symf, "r");
+	size_t sl = sf ? fread(text1, 1, sizeof text1 - 1, sf) : 0;
+	if (sf)
+		fclose(sf);
+	text1[sl] = 0;
+	char *bid = strstr(text1, "# build-id: 8871");
+	CHECK(bid != NULL);
+	if (bid)
+		bid[12] = '9';
+	CHECK_EQ_INT(spit(symf, text1, sl), 0);
+	CHECK_EQ_INT(import_dir(&m, sib, NULL, &e), 0);
+	CHECK_EQ_INT(m.ntraces, 4);
+	CHECK(m.ntraces == 4 && !has_call(&m, &m.traces[0], "exchange"));
+	CHECK(m.ntraces == 4 && has_call(&m, &m.traces[2], "exchange"));
+	CHECK(m.ntraces == 4 && !(m.traces[0].note && strstr(m.traces[0].note, "symbols of")));
 	memsink_free(&m);
 
 	/* the launcher recorded too: orterun is skipped and said so */
@@ -573,7 +609,7 @@ static void test_truncated(void)
 		memtrace *t = &m.traces[0];
 		CHECK_EQ_INT(t->flags, DT_TF_OPEN_FRAMES);
 		CHECK_EQ_INT(t->n, 12);
-		int fin, mx;
+		int fin = 0, mx = 0;
 		CHECK(depth_ok(t, &fin, &mx));
 		CHECK(fin > 0);
 		char want[64];
@@ -693,7 +729,10 @@ static void test_bad_sym(void)
 	char d[4400], f[4600];
 	memsink m;
 	dt_err e;
-	CHECK_EQ_INT(copy_fixture("nest", "sym", d, sizeof d), 0);
+	/* alone in its folder: the other copies of the fixture would lend it their symbols */
+	path2(d, sizeof d, tmpdir, "symalone");
+	CHECK_EQ_INT(mkdir(d, 0700), 0);
+	CHECK_EQ_INT(copy_fixture("nest", "symalone/sym", d, sizeof d), 0);
 	path2(f, sizeof f, d, "nest.sym");
 	const char *txt = "# symbols: 2\n# path name: /tmp/dt-fixtures/nest\n"
 			  "0000000000001000 T ok\nzz T bad\n";
@@ -751,7 +790,7 @@ static void test_lost(void)
 		CHECK(!(t->flags & DT_TF_OPEN_FRAMES));
 		CHECK_EQ_INT(t->ngaps, 1);
 		CHECK_EQ_INT(t->nlost, 6);
-		int fin, mx;
+		int fin = 0, mx = 0;
 		CHECK(depth_ok(t, &fin, &mx));
 		CHECK_EQ_INT(fin, 0);
 		CHECK(ts_monotonic(t));
@@ -775,7 +814,7 @@ static void test_lost(void)
 		memtrace *t = &m.traces[0];
 		CHECK(t->flags & DT_TF_UNMATCHED);
 		CHECK(!(t->flags & DT_TF_LOST));
-		int fin, mx;
+		int fin = 0, mx = 0;
 		CHECK(depth_ok(t, &fin, &mx));
 		CHECK_EQ_INT(fin, 0);
 	}
