@@ -37,7 +37,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 work=$top/build/accuracy
 bugs=
-settings='ompall,mpi/sing.log10/10;everything/sing.log10/10;everything/sing.orig/10;everything/doub.actual/10;ompall,mpi/sing.orig/10;ompall,mpi/doub.actual/10;mpi/sing.log10/10;mpi/sing.orig/10;mpi/doub.actual/10;ompall/sing.log10/10;ompall/sing.orig/10;ompall/doub.actual/10'
+settings='ompall,mpi/sing.log10.args/10;ompall,mpi/sing.log10/10;mpi/sing.orig.args/10;everything/sing.log10/10;everything/sing.orig/10;everything/doub.actual/10;ompall,mpi/sing.orig/10;ompall,mpi/doub.actual/10;mpi/sing.log10/10;mpi/sing.orig/10;mpi/doub.actual/10;ompall/sing.log10/10;ompall/sing.orig/10;ompall/doub.actual/10'
 default=
 sweep=1 reuse=0 report='' check=0 list=0
 

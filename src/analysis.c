@@ -1065,6 +1065,41 @@ static double self_change(const an_result *ra, size_t a, const an_result *rb, si
 	return uni ? 1.0 - (double)inter / (double)uni : 0.0;
 }
 
+/* The length of an attribute's name without its frequency: `:<f>` ends it unless the mode is
+ * orig (attrs_render). */
+static size_t base_len(const an_result *r, const char *name)
+{
+	const char *c = r->mode.freq == ATTRS_ORIG ? NULL : strrchr(name, ':');
+	return c ? (size_t)(c - name) : strlen(name);
+}
+
+/* For each attribute of rb, whether no trace of ra has an attribute of that name, frequency
+ * aside: behaviour the normal run never showed (a call with a new argument, a loop with a new
+ * body), as opposed to behaviour that only stopped early or repeated more or less often. */
+static uint8_t *attr_novel(const an_result *ra, const an_result *rb)
+{
+	strmap m;
+	strmap_init(&m);
+	for (size_t i = 0; i < ra->nattrs; i++)
+		strmap_put(&m, ra->attr_names[i], base_len(ra, ra->attr_names[i]), 1);
+	uint8_t *novel = xmalloc(rb->nattrs ? rb->nattrs : 1);
+	for (size_t i = 0; i < rb->nattrs; i++) {
+		uint32_t v;
+		novel[i] = !strmap_get(&m, rb->attr_names[i], base_len(rb, rb->attr_names[i]), &v);
+	}
+	strmap_free(&m);
+	return novel;
+}
+
+/* The share of trace b's attributes that are novel. */
+static double novelty(const an_result *rb, size_t b, const uint8_t *novel)
+{
+	size_t nb = rb->noattrs[b], k = 0;
+	for (size_t i = 0; i < nb; i++)
+		k += rb->oattrs[b][i] < rb->nattrs && novel[rb->oattrs[b][i]];
+	return nb ? (double)k / (double)nb : 0.0;
+}
+
 /* When the faulty run was stopped (a trace flagged timed-out), which of j's traces were still
  * running then (rank_running). */
 static void find_running(const an_result *rf, rank_jsmd *j)
@@ -1098,15 +1133,18 @@ int analysis_compare(const an_result *rn, const an_result *rf, enum clu_linkage 
 	int r = rank_jsmd_build(kn, jn, rn->n, kf, jf, rf->n, j, e);
 	if (!r && rn->oattrs && rf->oattrs && j->n) {
 		uint32_t *map = attr_map(rn, rf);
+		uint8_t *novel = attr_novel(rn, rf);
 		size_t most = 1;
 		for (size_t i = 0; i < rf->n; i++)
 			most = rf->noattrs[i] > most ? rf->noattrs[i] : most;
 		uint32_t *scratch = xmalloc(most * sizeof *scratch);
 		for (size_t i = 0; i < j->n; i++)
 			j->d[i * j->n + i] = self_change(rn, j->row_normal[i], rf, j->row_faulty[i],
-							 map, scratch);
+							 map, scratch) +
+					     novelty(rf, j->row_faulty[i], novel);
 		free(scratch);
 		free(map);
+		free(novel);
 	}
 	if (!r)
 		find_running(rf, j);

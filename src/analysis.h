@@ -98,7 +98,11 @@ int analysis_lattice(store *s, int64_t id, fca_lattice *L, char **why, dt_err *e
 /* Compares a faulty run's analysis with a normal run's: JSM_D over the traces both have
  * (matched by P.T), with on its diagonal (0 in the paper's definition) each trace's change
  * against its own counterpart, 1 - J(normal i, faulty i) on the attributes' names, so that
- * traces that changed the same way in every process still rank above those that did not; and
+ * traces that changed the same way in every process still rank above those that did not, plus
+ * its novelty, the share of its attributes whose name (frequency aside) no trace of the normal
+ * run has: behaviour never seen before (a call with a new argument, a loop with a new body)
+ * weighs more than behaviour that only stopped early, as every trace of a hung run does. The
+ * diagonal is thus in [0, 2]; and
  * the B-score, the mean over k = 2..n-1 of B_k between the two runs'
  * clusterings under linkage l (NAN with fewer than 3 matched traces). When every trace matches
  * and l is the cached linkage, the cached dendrograms are used rather than recomputed. When a

@@ -36,6 +36,23 @@ expect_status 0 "$DT" analyze paper
 grep -q 'kept by filter 11\.mpi\.ompall\.0K10 (mpi,ompall), attributes sing\.log10\.args' "$T/out" ||
 	fail "default filter: $(cat "$T/out")"
 
+# --- novelty: a trace that does something the normal run never did weighs more than one that
+# only lost calls. Two traces a b; in the faulty run 1.0 makes x instead of b (x is novel: +1/2)
+mkdir "$T/nov_n" "$T/nov_f" "$T/nov_l"
+for p in 0 1; do printf 'a\n[ret]\nb\n[ret]\n' > "$T/nov_n/$p.0.txt"; done
+cp "$T/nov_n/0.0.txt" "$T/nov_f/0.0.txt"
+cp "$T/nov_n/0.0.txt" "$T/nov_l/0.0.txt"
+printf 'a\n[ret]\nx\n[ret]\n' > "$T/nov_f/1.0.txt"
+printf 'a\n[ret]\n' > "$T/nov_l/1.0.txt"
+for r in nov_n nov_f nov_l; do expect_status 0 "$DT" -d "$T/nov.db" import -q --run $r "$T/$r"; done
+# JSM_D(0,1) = 1 - 1/3; 1.0's own change 1 - J({a,b},{a,x}) = 2/3, novelty 1/2 (x of {a,x})
+expect_status 0 "$DT" -d "$T/nov.db" rank --filter everything --attrs sing.orig --normal nov_n --faulty nov_f
+grep -q '^   1  1\.0        1\.833$' "$T/out" || fail "novelty: $(cat "$T/out")"
+grep -q '^   2  0\.0        0\.667$' "$T/out" || fail "novelty, 0.0: $(cat "$T/out")"
+# lost only: JSM_D(0,1) = 1/2, own change 1/2, nothing novel
+expect_status 0 "$DT" -d "$T/nov.db" rank --filter everything --attrs sing.orig --normal nov_n --faulty nov_l
+grep -q '^   1  1\.0        1\.000$' "$T/out" || fail "no novelty: $(cat "$T/out")"
+
 # --- a planted divergence: 4 processes x 2 threads; in the faulty run thread 2.1 skips its
 # critical section in every iteration and process 3's main thread does one extra reduction ----
 mk_planted "$T/normal" 0
