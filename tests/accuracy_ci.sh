@@ -1,9 +1,11 @@
 #!/bin/sh
 # The reduced accuracy run (scripts/accuracy.sh, ACCURACY.md): a few bugs of the ILCS example
-# that difftrace finds today with the default setting of the report (filter ompall,mpi,
-# attributes sing.log10, K 10). Fails when one of them no longer puts its faulty trace FIRST
-# (threshold: rank 1, ties counted against it), or can no longer be recorded. About 20 s on
-# 2 cores. Skips (77) without mpicc, mpirun or uftrace.
+# that difftrace finds today with the default setting (filter ompall,mpi, attributes
+# sing.log10.args, K 10): missing critical sections in one thread, in the workers of one
+# process and in the communication thread, a wrong reduction operation in one rank (seen only
+# through the MPI arguments), and an infinite loop (a hung run, stopped). Fails when one of them
+# no longer puts its faulty trace FIRST (threshold: rank 1, ties counted against it), or can no
+# longer be recorded. About 40 s on 2 cores. Skips (77) without mpicc, mpirun or uftrace.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 MPICC=${MPICC:-$(command -v mpicc || true)}
@@ -18,8 +20,9 @@ export MPICC MPIRUN DIFFTRACE="$DT" DIFFTRACE_RECORD="$RECORD"
 
 # the bugs found first today; add one here when a change makes difftrace find it
 bugs=crit1-one-thread,crit2-one-thread,crit3-all-threads-one-proc,crit1-all-threads-one-proc
+bugs=$bugs,allreduce1-op-one,infinite-loop
 sh "$abs_top_srcdir/scripts/accuracy.sh" -o "$T/acc" --bugs "$bugs" --no-sweep \
-	--settings 'ompall,mpi/sing.log10/10' --check 1 --report "$T/report.md" >"$T/out" 2>"$T/err"
+	--settings 'ompall,mpi/sing.log10.args/10' --check 1 --report "$T/report.md" >"$T/out" 2>"$T/err"
 rc=$?
 cat "$T/report.md" 2>/dev/null
 if [ $rc != 0 ]; then
