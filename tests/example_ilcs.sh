@@ -120,10 +120,10 @@ expect_status 0 "$DT" traces faulty
 for pt in 0.0 0.1 0.2 3.0 3.2; do
 	grep -q "^ *$pt " "$T/out" || fail "faulty lacks $pt: $(cat "$T/out")"
 done
-expect_status 0 "$DT" rank --normal normal --faulty faulty --filter ompall,mpi --top 3
+expect_status 0 "$DT" rank --normal normal --faulty faulty --top 3
 pos=$(awk '/most changed traces/ { on = 1; next } on && $2 == "2.1" { print $1; exit }' "$T/out")
 [ -n "$pos" ] || fail "2.1 is not in the top 3: $(cat "$T/out")"
-echo "2.1 ranks #$pos under ompall,mpi"
+echo "2.1 ranks #$pos under the defaults"
 
 # a hung run recorded with --timeout: every rank stays importable and is flagged. Rank 2's
 # worker 1 spins; the others wait for it in a collective. The ranks that hit the timeout and
