@@ -623,6 +623,7 @@ void ufd_close(ufd_data *d)
 	for (size_t i = 0; i < d->nsymfiles; i++)
 		free(d->symfiles[i]);
 	free(d->symfiles);
+	free(d->borrowed);
 	strmap_free(&d->symfile);
 	for (size_t i = 0; i < d->nrules; i++) {
 		free(d->rules[i].pat);
