@@ -83,19 +83,6 @@ static size_t irregular_fill(uint32_t *ev, size_t n, uint32_t seed)
 #undef EMIT
 }
 
-static int same_tables(const nlr_table *a, const nlr_table *b)
-{
-	if (nlr_table_count(a) != nlr_table_count(b))
-		return 0;
-	for (uint32_t id = 0; id < nlr_table_count(a); id++) {
-		size_t la, lb;
-		const nlr_entry *x = nlr_table_body(a, id, &la), *y = nlr_table_body(b, id, &lb);
-		if (la != lb || memcmp(x, y, la * sizeof *x))
-			return 0;
-	}
-	return 1;
-}
-
 /* Compresses ev both ways; returns 0 when the outputs agree. */
 static int run(const char *what, const uint32_t *ev, size_t n)
 {
@@ -137,7 +124,7 @@ static int run(const char *what, const uint32_t *ev, size_t n)
 	nlr_ref_finish(&r);
 	double tref = now() - t0;
 
-	int same = r.nout == nout && !memcmp(r.out, out, nout * sizeof *out) && same_tables(t, tr);
+	int same = r.nout == nout && !memcmp(r.out, out, nout * sizeof *out) && nlr_table_equal(t, tr);
 	printf("%s: %zu events -> %zu entries (ratio %.5f), %u loop bodies\n", what, n, nout,
 	       (double)nout / (double)n, nlr_table_count(t));
 	printf("  nlr.c   K=10  %8.1f M events/s  (%.2f s CPU)\n", n / tnlr / 1e6, tnlr);

@@ -188,17 +188,21 @@ for b in $bugs; do
 		{ note "$b: import failed again (see $log)"; failed="$failed $b"; }
 done
 
+# the awk function both readers below use: whether trace P.T is in the faulty set (a list such
+# as "2.1,2.2" or "*.0")
+isfaulty_awk='
+function isfaulty(pt,   n, i, a, p) {
+	n = split(faulty, a, ",")
+	for (i = 1; i <= n; i++) {
+		if (a[i] == pt) return 1
+		if (a[i] ~ /^\*\./) { p = pt; sub(/^[0-9]+/, "*", p); if (p == a[i]) return 1 }
+	}
+	return 0
+}'
+
 # position FAULTY: reads 'rank --top 1000' output; prints "trace-rank process-rank ties top"
 position() {
-	awk -v faulty="$1" '
-	function isfaulty(pt,   n, i, a, p) {
-		n = split(faulty, a, ",")
-		for (i = 1; i <= n; i++) {
-			if (a[i] == pt) return 1
-			if (a[i] ~ /^\*\./) { p = pt; sub(/^[0-9]+/, "*", p); if (p == a[i]) return 1 }
-		}
-		return 0
-	}
+	awk -v faulty="$1" "$isfaulty_awk"'
 	function isfaultyproc(p,   n, i, a) {
 		n = split(faulty, a, ",")
 		for (i = 1; i <= n; i++) {
@@ -266,15 +270,7 @@ for b in $bugs; do
 	if [ $sweep = 1 ]; then
 		if "$DT" rank --normal normal --faulty "$b" --sweep >"$work/sweep.out" 2>>"$log"; then
 			# the lowest-B row, and how many rows put a faulty trace first in "Top threads"
-			sw=$(awk -v faulty="$faulty" '
-			function isfaulty(pt,   n, i, a, p) {
-				n = split(faulty, a, ",")
-				for (i = 1; i <= n; i++) {
-					if (a[i] == pt) return 1
-					if (a[i] ~ /^\*\./) { p = pt; sub(/^[0-9]+/, "*", p); if (p == a[i]) return 1 }
-				}
-				return 0
-			}
+			sw=$(awk -v faulty="$faulty" "$isfaulty_awk"'
 			/^#/ { next }
 			/^Filter/ { col = index($0, "Top threads"); next }
 			col && NF >= 5 {

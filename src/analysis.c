@@ -309,7 +309,9 @@ static int load_loop(void *ctx, uint32_t id, const nlr_entry *body, size_t n)
 	return nlr_table_load(ctx, id, body, n, &e);
 }
 
-/* analysis_default_filter's choice over a loaded library. */
+/* analysis_default_filter's choice over a loaded library: stops at the first function the
+ * default keeps (an MPI program names MPI_Init among its first), so the keep table the analysis
+ * then builds is the only pass over every name. */
 static const char *default_filter(store *s, const filt_lib *lib, dt_err *e)
 {
 	filt *f;
@@ -317,14 +319,14 @@ static const char *default_filter(store *s, const filt_lib *lib, dt_err *e)
 		return NULL;
 	size_t nnames;
 	const char *const *names = store_func_names(s, &nnames);
-	filt_table t = { 0 };
-	int rc = filt_table_build(f, names, nnames, &t, e);
-	size_t kept = t.nkept;
-	filt_table_free(&t);
+	int kept = 0, rc = 0;
+	for (size_t i = 1; i < nnames && !kept && !rc; i++) {
+		filt_why w;
+		if (names[i] && !(rc = filt_explain(f, names[i], &w, e)))
+			kept = w.copies > 0;
+	}
 	filt_free(f);
-	if (rc)
-		return NULL;
-	return kept ? AN_DEFAULT_FILTER : AN_FALLBACK_FILTER;
+	return rc ? NULL : kept ? AN_DEFAULT_FILTER : AN_FALLBACK_FILTER;
 }
 
 const char *analysis_default_filter(store *s, dt_err *e)

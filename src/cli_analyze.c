@@ -97,8 +97,13 @@ static const struct option classes_opts[] = {
 
 /* Opens the store and gets RUN's analysis (computing it when it is not cached). On failure it
  * prints the error and returns the exit status; *s is then closed. */
-static int open_analysis(cli *c, const cli_an *a, const char *run, store **s, an_result *r)
+/* Opens the store and the analysis of the verb's one RUN, argv[optind]. */
+static int open_analysis(cli *c, const cli_an *a, const char *verb, int argc, char **argv,
+			 store **s, an_result *r)
 {
+	if (optind != argc - 1)
+		return cli_usage(verb, optind >= argc ? "which RUN?" : "one RUN at a time");
+	const char *run = argv[optind];
 	dt_err e;
 	dt_err_clear(&e);
 	if (cli_open_store(c, STORE_OPEN_EXISTING, s, &e))
@@ -204,11 +209,9 @@ int cmd_classes(cli *c, int argc, char **argv)
 		return cli_usage("classes", "unknown format '%s' (text, csv, json)", fmts);
 	if (by && strcmp(by, "identical") && strcmp(by, "cluster"))
 		return cli_usage("classes", "--by takes identical or cluster, not '%s'", by);
-	if (optind != argc - 1)
-		return cli_usage("classes", optind >= argc ? "which RUN?" : "one RUN at a time");
 	store *s;
 	an_result res;
-	if ((r = open_analysis(c, &a, argv[optind], &s, &res)))
+	if ((r = open_analysis(c, &a, "classes", argc, argv, &s, &res)))
 		return r;
 	int first = 1;
 	if (fmt == OUT_CSV)
@@ -249,11 +252,9 @@ int cmd_jsm(cli *c, int argc, char **argv)
 	int fmt = cli_out_format(fmts);
 	if (fmt != OUT_TEXT && fmt != OUT_CSV)
 		return cli_usage("jsm", "unknown format '%s' (text, csv)", fmts);
-	if (optind != argc - 1)
-		return cli_usage("jsm", optind >= argc ? "which RUN?" : "one RUN at a time");
 	store *s;
 	an_result res;
-	if ((r = open_analysis(c, &a, argv[optind], &s, &res)))
+	if ((r = open_analysis(c, &a, "jsm", argc, argv, &s, &res)))
 		return r;
 	if (fmt == OUT_TEXT)
 		printf("# Jaccard similarity, run %s, filter %s, attributes %s\n%-7s", argv[optind],
@@ -311,11 +312,9 @@ int cmd_lattice(cli *c, int argc, char **argv)
 		return r;
 	if (strcmp(fmts, "text") && strcmp(fmts, "dot"))
 		return cli_usage("lattice", "unknown format '%s' (text, dot)", fmts);
-	if (optind != argc - 1)
-		return cli_usage("lattice", optind >= argc ? "which RUN?" : "one RUN at a time");
 	store *s;
 	an_result res;
-	if ((r = open_analysis(c, &a, argv[optind], &s, &res)))
+	if ((r = open_analysis(c, &a, "lattice", argc, argv, &s, &res)))
 		return r;
 	fca_lattice L;
 	char *why = NULL;

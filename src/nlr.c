@@ -101,6 +101,21 @@ const nlr_entry *nlr_table_body(const nlr_table *t, uint32_t id, size_t *len)
 	return t->pool + t->off[id];
 }
 
+int nlr_table_equal(const nlr_table *a, const nlr_table *b)
+{
+	if (a->n != b->n)
+		return 0;
+	for (uint32_t id = 0; id < a->n; id++) {
+		size_t la = a->len[id];
+		if (la != b->len[id])
+			return 0;
+		for (size_t i = 0; i < la; i++)
+			if (!nlr_entry_eq(a->pool[a->off[id] + i], b->pool[b->off[id] + i]))
+				return 0;
+	}
+	return 1;
+}
+
 int nlr_table_each(const nlr_table *t, uint32_t since,
 		   int (*fn)(void *ctx, uint32_t id, const nlr_entry *body, size_t len), void *ctx)
 {

@@ -61,6 +61,9 @@ void nlr_table_free(nlr_table *t);
 uint32_t nlr_table_count(const nlr_table *t);
 /* The body of loop id (id < count); *len gets its length. Valid until the table grows. */
 const nlr_entry *nlr_table_body(const nlr_table *t, uint32_t id, size_t *len);
+/* Whether a and b hold the same bodies under the same ids (for the tests and benchmarks that
+ * check two ways of compressing agree). */
+int nlr_table_equal(const nlr_table *a, const nlr_table *b);
 /* The id of body, interning it if new. A body is 1+ entries: functions with count 1, loops
  * with count >= 1 and an id already in the table; anything else is a DT_EDATA error. */
 int nlr_table_intern(nlr_table *t, const nlr_entry *body, size_t len, uint32_t *id, dt_err *e);

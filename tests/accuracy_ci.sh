@@ -8,14 +8,7 @@
 # longer be recorded. About 40 s on 2 cores. Skips (77) without mpicc, mpirun or uftrace.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
-MPICC=${MPICC:-$(command -v mpicc || true)}
-MPIRUN=${MPIRUN:-$(command -v mpirun || true)}
-[ -n "$MPICC" ] || skip "mpicc not found (apt-get install libopenmpi-dev)"
-[ -n "$MPIRUN" ] || skip "mpirun not found (apt-get install openmpi-bin)"
-[ -n "${UFTRACE:-}" ] || command -v uftrace >/dev/null || skip "uftrace not found (apt-get install uftrace)"
-command -v timeout >/dev/null || skip "timeout not found (coreutils)"
-[ -x "$DT" ] || fail "$DT not built"
-[ -x "$RECORD" ] || fail "$RECORD not built"
+need mpi uftrace timeout built
 export MPICC MPIRUN DIFFTRACE="$DT" DIFFTRACE_RECORD="$RECORD"
 
 # the bugs found first today; add one here when a change makes difftrace find it

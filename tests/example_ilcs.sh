@@ -5,15 +5,7 @@
 # a faulty run with difftrace-record and check that rank puts the faulty thread on top.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
-MPICC=${MPICC:-$(command -v mpicc || true)}
-MPIRUN=${MPIRUN:-$(command -v mpirun || true)}
-UFTRACE=${UFTRACE:-$(command -v uftrace || true)}
-[ -n "$MPICC" ] || skip "mpicc not found (apt-get install libopenmpi-dev)"
-[ -n "$MPIRUN" ] || skip "mpirun not found (apt-get install openmpi-bin)"
-[ -n "$UFTRACE" ] || skip "uftrace not found (apt-get install uftrace)"
-command -v timeout >/dev/null || skip "timeout not found (coreutils)"
-[ -x "$DT" ] || fail "$DT not built"
-[ -x "$RECORD" ] || fail "$RECORD not built"
+need mpi uftrace timeout built
 export UFTRACE OMP_NUM_THREADS=3 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 ILCS="$T/ilcs"

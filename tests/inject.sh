@@ -3,11 +3,7 @@
 # run it under mpirun with faults, and check each fault's effect on what the program prints.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
-MPICC=${MPICC:-$(command -v mpicc || true)}
-MPIRUN=${MPIRUN:-$(command -v mpirun || true)}
-[ -n "$MPICC" ] || skip "mpicc not found (apt-get install libopenmpi-dev)"
-[ -n "$MPIRUN" ] || skip "mpirun not found (apt-get install openmpi-bin)"
-command -v timeout >/dev/null || skip "timeout not found (coreutils)"
+need mpi timeout
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 unset DIFFTRACE_INJECT DIFFTRACE_INJECT_FILE DIFFTRACE_INJECT_VERBOSE
 

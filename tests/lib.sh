@@ -4,6 +4,8 @@
 #   SHARED  the ../shared folder of real trace data, or empty when it is absent
 #   fail MSG / skip MSG / pass: end the test (exit 1 / 77 / 0)
 #   expect_status N CMD...: run CMD, fail unless it exits with N; output in $T/out, $T/err
+#   need mpi|uftrace|timeout|built: skip (or, for built, fail) without it; mpi sets MPICC and
+#     MPIRUN, uftrace sets UFTRACE
 set -u
 : "${abs_top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${abs_top_builddir:=$abs_top_srcdir}"
@@ -29,6 +31,26 @@ expect_status() {
 		echo "--- stderr:" >&2; cat "$T/err" >&2
 		fail "exit status $got, expected $want: $*"
 	fi
+}
+
+need() {
+	for what in "$@"; do
+		case $what in
+		mpi)
+			MPICC=${MPICC:-$(command -v mpicc || true)}
+			MPIRUN=${MPIRUN:-$(command -v mpirun || true)}
+			[ -n "$MPICC" ] || skip "mpicc not found (apt-get install libopenmpi-dev)"
+			[ -n "$MPIRUN" ] || skip "mpirun not found (apt-get install openmpi-bin)" ;;
+		uftrace)
+			UFTRACE=${UFTRACE:-$(command -v uftrace || true)}
+			[ -n "$UFTRACE" ] || skip "uftrace not found (apt-get install uftrace)" ;;
+		timeout)
+			command -v timeout >/dev/null || skip "timeout not found (coreutils)" ;;
+		built)
+			[ -x "$DT" ] || fail "$DT not built"
+			[ -x "$RECORD" ] || fail "$RECORD not built" ;;
+		esac
+	done
 }
 
 # One line of stderr, naming what is asked for.

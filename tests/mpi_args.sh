@@ -6,14 +6,7 @@
 # only the operation of the first MPI_Allreduce (MPI_MIN -> MPI_MAX).
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
-MPICC=${MPICC:-$(command -v mpicc || true)}
-MPIRUN=${MPIRUN:-$(command -v mpirun || true)}
-UFTRACE=${UFTRACE:-$(command -v uftrace || true)}
-[ -n "$MPICC" ] || skip "mpicc not found (apt-get install libopenmpi-dev)"
-[ -n "$MPIRUN" ] || skip "mpirun not found (apt-get install openmpi-bin)"
-[ -n "$UFTRACE" ] || skip "uftrace not found (apt-get install uftrace)"
-[ -x "$DT" ] || fail "$DT not built"
-[ -x "$RECORD" ] || fail "$RECORD not built"
+need mpi uftrace built
 export UFTRACE OMP_NUM_THREADS=2 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 # the recorder's options: argument specs by default, none with --no-mpi-args

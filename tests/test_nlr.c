@@ -228,19 +228,6 @@ static int same_entries(const nlr_entry *a, size_t na, const nlr_entry *b, size_
 	return 1;
 }
 
-static int same_tables(const nlr_table *a, const nlr_table *b)
-{
-	if (nlr_table_count(a) != nlr_table_count(b))
-		return 0;
-	for (uint32_t id = 0; id < nlr_table_count(a); id++) {
-		size_t la, lb;
-		const nlr_entry *x = nlr_table_body(a, id, &la), *y = nlr_table_body(b, id, &lb);
-		if (!same_entries(x, la, y, lb))
-			return 0;
-	}
-	return 1;
-}
-
 /* Streams ev through a compressor in random blocks, taking the output after each block. */
 static nlr_entry *stream(nlr_table *t, const nlr_opts *o, const uint32_t *ev, size_t n,
 			 size_t *nout)
@@ -330,7 +317,7 @@ static void test_random(void)
 		CHECK(nlr_compress(t, &o, ev, n, &a, &na, &e) == 0);
 		r = reference(tr, &o, ev, n, &nr);
 		s = stream(ts, &o, ev, n, &ns);
-		if (!same_entries(a, na, r, nr) || !same_tables(t, tr))
+		if (!same_entries(a, na, r, nr) || !nlr_table_equal(t, tr))
 			diffs++;
 		if (!o.window) {
 			/* the default window changes nothing on these programs: the plain algorithm
@@ -346,7 +333,7 @@ static void test_random(void)
 			nlr_table_free(tu);
 		}
 		CHECK(same_entries(a, na, s, ns));
-		CHECK(same_tables(t, ts));
+		CHECK(nlr_table_equal(t, ts));
 		check_lossless(t, a, na, ev, n);
 		if (na < n / 4)
 			folded++;
@@ -514,7 +501,7 @@ static void test_ids(void)
 	for (size_t i = 0; i < sv.n; i++)
 		CHECK(nlr_table_load(t2, sv.b[i].id, sv.b[i].body, sv.b[i].len, &e) == 0);
 	free(sv.b);
-	CHECK(same_tables(t, t2));
+	CHECK(nlr_table_equal(t, t2));
 	size_t n2;
 	nlr_entry *o2 = compress(t2, 10, b, nb, &n2);
 	CHECK(same_entries(o2, n2, ob, nob));
@@ -562,7 +549,7 @@ static void test_ids(void)
 		free(po[i]);
 		nlr_table_free(priv[i]);
 	}
-	CHECK(same_tables(shared, t));
+	CHECK(nlr_table_equal(shared, t));
 	nlr_table_free(shared);
 	free(oa);
 	free(ob);
@@ -626,7 +613,7 @@ static void test_threads(void)
 		free(ev[i]);
 	}
 	CHECK(nlr_table_count(shared) > 0);
-	CHECK(same_tables(shared, seq));
+	CHECK(nlr_table_equal(shared, seq));
 	nlr_table_free(shared);
 	nlr_table_free(seq);
 }

@@ -3,14 +3,7 @@
 # difftrace-record under mpirun, import the rank directories and look at the traces.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
-MPICC=${MPICC:-$(command -v mpicc || true)}
-MPIRUN=${MPIRUN:-$(command -v mpirun || true)}
-UFTRACE=${UFTRACE:-$(command -v uftrace || true)}
-[ -n "$MPICC" ] || skip "mpicc not found (apt-get install libopenmpi-dev)"
-[ -n "$MPIRUN" ] || skip "mpirun not found (apt-get install openmpi-bin)"
-[ -n "$UFTRACE" ] || skip "uftrace not found (apt-get install uftrace)"
-[ -x "$DT" ] || fail "$DT not built"
-[ -x "$RECORD" ] || fail "$RECORD not built"
+need mpi uftrace built
 export UFTRACE
 
 # the wrapper's own interface

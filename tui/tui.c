@@ -1237,27 +1237,20 @@ int tui_main(const tui_opts *o)
 	t->params = o->params;
 	dt_err e;
 	dt_err_clear(&e);
-	if (store_open(o->store_path, STORE_OPEN_EXISTING, &t->s, &e)) {
+	const char *dflt = NULL;
+	if (store_open(o->store_path, STORE_OPEN_EXISTING, &t->s, &e) ||
+	    (!t->params.filter[0] && !(dflt = analysis_default_filter(t->s, &e)))) {
 		char msg[1200];
 		dt_err_format(&e, msg, sizeof msg);
 		fprintf(stderr, "difftrace: %s\n", msg);
+		if (t->s)
+			store_close(t->s);
 		free(t->path);
 		free(t);
 		return 1;
 	}
-	if (!t->params.filter[0]) {
-		const char *d = analysis_default_filter(t->s, &e);
-		if (!d) {
-			char msg[1200];
-			dt_err_format(&e, msg, sizeof msg);
-			fprintf(stderr, "difftrace: %s\n", msg);
-			store_close(t->s);
-			free(t->path);
-			free(t);
-			return 1;
-		}
-		snprintf(t->params.filter, sizeof t->params.filter, "%s", d);
-	}
+	if (dflt)
+		snprintf(t->params.filter, sizeof t->params.filter, "%s", dflt);
 	setlocale(LC_ALL, "");
 	const char *cs = nl_langinfo(CODESET);
 	t->utf8 = cs && !strcmp(cs, "UTF-8");
