@@ -60,7 +60,8 @@ static const char rank_help[] =
 	"  --sweep-filters LIST  filters separated by ';' (default: everything;mpi;mpicol;\n"
 	"                        ompall;mpi,ompall)\n"
 	"  --sweep-attrs LIST    attribute modes separated by ',' (default: sing.orig,sing.log10,\n"
-	"                        sing.actual,doub.orig,doub.log10,doub.actual)\n"
+	"                        sing.actual,doub.orig,doub.log10,doub.actual); each takes\n"
+	"                        .args from --attrs (the default has it)\n"
 	"  --sweep-k LIST        values of K separated by ',' (default: 10)\n"
 	"  -h, --help            this help\n"
 	"\n";
