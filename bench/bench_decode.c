@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lza3.h"
-#include "store.h"
+#include "store/lza3.h"
+#include "store/store.h"
 #include "workload.h"
 
 static double now(void)

@@ -22,9 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "diff.h"
-#include "nlr.h"
-#include "util.h"
+#include "analysis/diff.h"
+#include "analysis/nlr.h"
+#include "util/util.h"
 #include "workload.h"
 
 static double now(void)

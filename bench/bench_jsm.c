@@ -14,10 +14,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "cluster.h"
-#include "context.h"
-#include "jaccard.h"
-#include "util.h"
+#include "analysis/cluster.h"
+#include "analysis/context.h"
+#include "analysis/jaccard.h"
+#include "util/util.h"
 
 static double clock_s(clockid_t id)
 {

@@ -3,7 +3,7 @@
  * For two synthetic traces of N events (default 10^8): workload.h's time-step loop (nested
  * loops, 1 in 64 compute iterations irregular), and a more irregular one (inner trip counts
  * that vary, branches, rare calls among hundreds of functions). For each it prints the rate of
- * src/nlr.c at K = 10 (streamed in blocks of 2^20 events, as the analysis does) and of the
+ * src/analysis/nlr.c at K = 10 (streamed in blocks of 2^20 events, as the analysis does) and of the
  * plain algorithm (bench/nlr_ref.h), in M events/s on one core, the compression ratio
  * (entries out / events in) and the number of loop bodies, and checks that the two outputs
  * and loop tables are identical (exit status 1 if not). Rates are on the thread's CPU time.
@@ -14,9 +14,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "nlr.h"
+#include "analysis/nlr.h"
 #include "nlr_ref.h"
-#include "util.h"
+#include "util/util.h"
 #include "workload.h"
 
 /* CPU time of this thread: the rates are per core, whatever else the machine runs. */

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "store.h"
+#include "store/store.h"
 #include "workload.h"
 
 static int write_run(store *s, const char *name, size_t ntraces, size_t nev, int faulty)

@@ -1,4 +1,4 @@
-/* nlr_ref.h: the plain NLR, written the obvious way, as the yardstick for src/nlr.c.
+/* nlr_ref.h: the plain NLR, written the obvious way, as the yardstick for src/analysis/nlr.c.
  *
  * After each push it tries every span i = 2 .. 3K in order (METHOD.md §5, with K the longest
  * body for both rules): the triplet rule for b = i/3 by comparing the three blocks entry by
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nlr.h"
-#include "util.h"
+#include "analysis/nlr.h"
+#include "util/util.h"
 
 typedef struct nlr_ref {
 	nlr_table *t;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lza3.h"
+#include "store/lza3.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

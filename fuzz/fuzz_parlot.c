@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "import.h"
-#include "memsink.h"
+#include "import/import.h"
+#include "import/memsink.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "import.h"
-#include "memsink.h"
+#include "import/import.h"
+#include "import/memsink.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

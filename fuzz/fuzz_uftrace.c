@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "import.h"
-#include "memsink.h"
-#include "util.h"
+#include "import/import.h"
+#include "import/memsink.h"
+#include "util/util.h"
 
 #ifndef FUZZ_FIXTURE
 #define FUZZ_FIXTURE "tests/data/uftrace/args"
@@ -31,7 +31,9 @@ struct fixture {
 static void write_file(const char *dir, const char *name, const uint8_t *p, size_t n)
 {
 	char path[512];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
+	int len = snprintf(path, sizeof path, "%s/%s", dir, name);
+	if (len < 0 || (size_t)len >= sizeof path)
+		return;
 	FILE *f = fopen(path, "wb");
 	if (!f)
 		return;

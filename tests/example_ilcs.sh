@@ -132,7 +132,8 @@ expect_status 0 "$DT" traces --format csv hang
 grep '^2\.1,' "$T/out" | grep -q 'timed-out' || fail "2.1 not flagged timed-out"
 expect_status 0 "$DT" show --format text hang 2.1
 # the spinning worker sleeps 1 ms per turn: its flushed trace holds the spin up to the timeout
-[ "$(grep -c '^nanosleep$' "$T/out")" -gt 500 ] ||
+# (a loaded machine sleeps longer per turn, so ask for far fewer turns than the 4 s allow)
+[ "$(grep -c '^nanosleep$' "$T/out")" -gt 50 ] && [ "$(tail -2 "$T/out" | head -1)" = nanosleep ] ||
 	fail "2.1 does not end in the spinning worker: $(tail -5 "$T/out")"
 # the ranking under the defaults: the others went quiet long before the stop, 2.1 kept running;
 # it comes first, marked, whatever its row sum

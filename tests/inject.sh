@@ -7,7 +7,7 @@ need mpi timeout
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 unset DIFFTRACE_INJECT DIFFTRACE_INJECT_FILE DIFFTRACE_INJECT_VERBOSE
 
-S="$abs_top_srcdir/src/inject"
+S="$abs_top_srcdir/src/record"
 LIB="$T/libdifftrace-inject.so"
 "$MPICC" -std=c11 -Wall -Wextra -Werror -O2 -shared -fPIC -I"$S" -o "$LIB" \
 	"$S/inject.c" "$S/spec.c" -ldl >"$T/cc.log" 2>&1 || { cat "$T/cc.log" >&2; fail "building the library"; }

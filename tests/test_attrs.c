@@ -4,11 +4,11 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "attrs.h"
+#include "analysis/attrs.h"
 #include "check.h"
-#include "cluster.h"
-#include "fca.h"
-#include "jaccard.h"
+#include "analysis/cluster.h"
+#include "analysis/fca.h"
+#include "analysis/jaccard.h"
 
 enum { F_INIT = 1, F_RANK, F_SIZE, F_RECV, F_SEND, F_FINAL, F_A, F_B, F_C };
 

@@ -6,9 +6,9 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "cluster.h"
-#include "jaccard.h"
-#include "ptrange.h"
+#include "analysis/cluster.h"
+#include "analysis/jaccard.h"
+#include "util/ptrange.h"
 
 #define CHECK_NEAR(a, b)                                                                   \
 	do {                                                                               \

@@ -6,8 +6,8 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "diff.h"
-#include "util.h"
+#include "analysis/diff.h"
+#include "util/util.h"
 
 static uint32_t rnd_state = 2024;
 

@@ -5,8 +5,8 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "context.h"
-#include "fca.h"
+#include "analysis/context.h"
+#include "analysis/fca.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dULL;
 

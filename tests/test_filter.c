@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "filter.h"
-#include "sink.h"
+#include "analysis/filter.h"
+#include "import/sink.h"
 
 static char shipped[4096];
 

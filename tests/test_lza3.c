@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "lza3.h"
+#include "store/lza3.h"
 
 typedef struct rng {
 	uint64_t s;

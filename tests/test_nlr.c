@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "nlr.h"
+#include "analysis/nlr.h"
 #include "nlr_ref.h"
-#include "util.h"
+#include "util/util.h"
 
 static uint64_t rng_state;
 

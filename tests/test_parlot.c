@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "import.h"
-#include "lza3.h"
-#include "memsink.h"
+#include "import/import.h"
+#include "store/lza3.h"
+#include "import/memsink.h"
 
 /* A memsink that also counts the interning calls and watches the block sizes. The memsink is
  * the first member, so the callbacks not wrapped here (arg, gap) still get a valid context. */

@@ -5,8 +5,8 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "rank.h"
-#include "util.h"
+#include "analysis/rank.h"
+#include "util/util.h"
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-12)
 

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "store.h"
+#include "store/store.h"
 
 static char path[256];
 

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "store_analysis.h"
+#include "store/store_analysis.h"
 
 static char path[256];
 

@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "import.h"
-#include "memsink.h"
+#include "import/import.h"
+#include "import/memsink.h"
 
 static char dir[256];
 

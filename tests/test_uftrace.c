@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "import.h"
-#include "memsink.h"
-#include "uftrace_data.h"
-#include "util.h"
+#include "import/import.h"
+#include "import/memsink.h"
+#include "import/uftrace_data.h"
+#include "util/util.h"
 
 static char fixtures[4096];
 static char tmpdir[4096];

@@ -2,9 +2,9 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "err.h"
-#include "sink.h"
-#include "util.h"
+#include "util/err.h"
+#include "import/sink.h"
+#include "util/util.h"
 
 int main(void)
 {

@@ -27,7 +27,7 @@
 
 #include "tui.h"
 #include "tui_int.h"
-#include "util.h"
+#include "util/util.h"
 
 /* ---- building lines ---- */
 

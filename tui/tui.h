@@ -17,8 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "analysis.h"
-#include "store.h"
+#include "analysis/analysis.h"
+#include "store/store.h"
 
 typedef struct tui tui;
 typedef struct view view;

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ptrange.h"
+#include "util/ptrange.h"
 #include "tui.h"
-#include "util.h"
+#include "util/util.h"
 
 struct classes {
 	char run[128];

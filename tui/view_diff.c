@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff.h"
-#include "nlr.h"
-#include "store_analysis.h"
+#include "analysis/diff.h"
+#include "analysis/nlr.h"
+#include "store/store_analysis.h"
 #include "tui.h"
-#include "util.h"
+#include "util/util.h"
 
 /* Entries kept next to each change when common runs are folded, as the CLI's --fold. */
 #define FOLD_CONTEXT 3

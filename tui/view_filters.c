@@ -21,10 +21,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "attrs.h"
-#include "filter.h"
+#include "analysis/attrs.h"
+#include "analysis/filter.h"
 #include "tui.h"
-#include "util.h"
+#include "util/util.h"
 
 #define CUSTOM_FAMILY "custom-tui"
 #define CUSTOM_FILE CUSTOM_FAMILY ".filter"

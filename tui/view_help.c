@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "tui_int.h"
-#include "util.h"
+#include "util/util.h"
 
 static const tui_keyhelp common[] = {
 	{ "j k  Down Up", "move" },

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rank.h"
+#include "analysis/rank.h"
 #include "tui.h"
-#include "util.h"
+#include "util/util.h"
 
 struct jsm {
 	char run[128];            /* the run whose JSM is shown, unless delta */

@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ptrange.h"
+#include "util/ptrange.h"
 #include "tui.h"
-#include "util.h"
+#include "util/util.h"
 
 #define DIAG_MAX_CONCEPTS 12
 #define DIAG_MAX_ITEMS 96 /* concepts and the pass-through points of long edges */

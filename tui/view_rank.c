@@ -19,11 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ptrange.h"
-#include "rank.h"
-#include "store_analysis.h"
+#include "util/ptrange.h"
+#include "analysis/rank.h"
+#include "store/store_analysis.h"
 #include "tui.h"
-#include "util.h"
+#include "util/util.h"
 
 /* Bounds, so that opening stays quick on runs with thousands of traces and stores with many
  * cached settings: the pairs list is a top list, the sweep takes the newest settings. */

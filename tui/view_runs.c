@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sink.h"
-#include "store_analysis.h"
+#include "import/sink.h"
+#include "store/store_analysis.h"
 #include "tui.h"
-#include "util.h"
+#include "util/util.h"
 
 struct runs {
 	store_run *r;

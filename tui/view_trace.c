@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nlr.h"
-#include "store_analysis.h"
+#include "analysis/nlr.h"
+#include "store/store_analysis.h"
 #include "tui.h"
-#include "util.h"
+#include "util/util.h"
 
 /* `*` and `+` refuse to unfold more lines than this at once. */
 #define TREE_MAX_LINES 200000u

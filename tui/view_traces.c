@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sink.h"
+#include "import/sink.h"
 #include "tui.h"
-#include "util.h"
+#include "util/util.h"
 
 struct traces {
 	char run[128];

@@ -1,0 +1,584 @@
+/* rank.c: JSM_D, the trace and pair orderings, the Fowlkes-Mallows B-score, single-run outliers
+ * and the sweep table (METHOD.md §8). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/rank.h"
+#include "util/util.h"
+
+/* ---- JSM_D ---------------------------------------------------------------------------------- */
+
+typedef struct keyed {
+	rank_key k;
+	size_t row;
+} keyed;
+
+static int key_cmp(rank_key a, rank_key b)
+{
+	if (a.proc != b.proc)
+		return a.proc < b.proc ? -1 : 1;
+	if (a.thread != b.thread)
+		return a.thread < b.thread ? -1 : 1;
+	return 0;
+}
+
+static int keyed_cmp(const void *x, const void *y)
+{
+	const keyed *a = x, *b = y;
+	int c = key_cmp(a->k, b->k);
+	if (c)
+		return c;
+	return a->row < b->row ? -1 : a->row > b->row;
+}
+
+/* The keys sorted, or -1 when one appears twice (identity must be one to one). */
+static int sort_keys(const rank_key *k, size_t n, const char *run, keyed **out, dt_err *e)
+{
+	keyed *s = xmalloc(n * sizeof *s);
+	for (size_t i = 0; i < n; i++)
+		s[i] = (keyed){ k[i], i };
+	if (n)
+		qsort(s, n, sizeof *s, keyed_cmp);
+	for (size_t i = 1; i < n; i++) {
+		if (!key_cmp(s[i - 1].k, s[i].k)) {
+			dt_errf(e, DT_EDATA, "%s run: trace %d.%d appears twice (rows %zu and %zu)",
+				run, s[i].k.proc, s[i].k.thread, s[i - 1].row, s[i].row);
+			free(s);
+			return -1;
+		}
+	}
+	*out = s;
+	return 0;
+}
+
+/* A Jaccard similarity is a number in [0, 1]; anything else is a bug upstream, not a suspect. */
+static int check_jsm(const double *m, size_t n, const char *what, dt_err *e)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++) {
+			double v = m[i * n + j];
+			if (!(v >= 0.0 && v <= 1.0))
+				return dt_errf(e, DT_EDATA,
+					       "%s JSM: entry (%zu, %zu) = %g is not a similarity in [0, 1]",
+					       what, i, j, v);
+		}
+	return 0;
+}
+
+int rank_jsmd_build(const rank_key *kn, const double *jn, size_t nn, const rank_key *kf,
+		    const double *jf, size_t nf, rank_jsmd *out, dt_err *e)
+{
+	memset(out, 0, sizeof *out);
+	if (check_jsm(jn, nn, "normal", e) || check_jsm(jf, nf, "faulty", e))
+		return -1;
+	keyed *sn = NULL, *sf = NULL;
+	if (sort_keys(kn, nn, "normal", &sn, e))
+		return -1;
+	if (sort_keys(kf, nf, "faulty", &sf, e)) {
+		free(sn);
+		return -1;
+	}
+	size_t cap = nn < nf ? nn : nf;
+	out->keys = xmalloc(cap * sizeof *out->keys);
+	out->row_normal = xmalloc(cap * sizeof *out->row_normal);
+	out->row_faulty = xmalloc(cap * sizeof *out->row_faulty);
+	out->only_normal = xmalloc(nn * sizeof *out->only_normal);
+	out->only_faulty = xmalloc(nf * sizeof *out->only_faulty);
+	size_t i = 0, j = 0, n = 0;
+	while (i < nn || j < nf) {
+		int c = i == nn ? 1 : j == nf ? -1 : key_cmp(sn[i].k, sf[j].k);
+		if (c < 0) {
+			out->only_normal[out->n_only_normal++] = sn[i++].k;
+		} else if (c > 0) {
+			out->only_faulty[out->n_only_faulty++] = sf[j++].k;
+		} else {
+			out->keys[n] = sn[i].k;
+			out->row_normal[n] = sn[i++].row;
+			out->row_faulty[n++] = sf[j++].row;
+		}
+	}
+	out->n = n;
+	out->d = xmalloc((n ? n * n : 1) * sizeof *out->d);
+	for (size_t a = 0; a < n; a++) {
+		const double *rn = jn + out->row_normal[a] * nn;
+		const double *rf = jf + out->row_faulty[a] * nf;
+		for (size_t b = 0; b < n; b++)
+			out->d[a * n + b] = fabs(rf[out->row_faulty[b]] - rn[out->row_normal[b]]);
+	}
+	free(sn);
+	free(sf);
+	return 0;
+}
+
+void rank_jsmd_free(rank_jsmd *j)
+{
+	free(j->keys);
+	free(j->row_normal);
+	free(j->row_faulty);
+	free(j->d);
+	free(j->only_normal);
+	free(j->only_faulty);
+	free(j->running);
+	memset(j, 0, sizeof *j);
+}
+
+/* ---- orderings ------------------------------------------------------------------------------ */
+
+typedef struct sum_item {
+	double key; /* the sum rounded to 1e-9: the ordering key */
+	rank_item it;
+} sum_item;
+
+static int sum_cmp(const void *x, const void *y)
+{
+	const sum_item *a = x, *b = y;
+	if (a->key != b->key)
+		return a->key > b->key ? -1 : 1;
+	return a->it.i < b->it.i ? -1 : a->it.i > b->it.i;
+}
+
+void rank_traces(const double *d, size_t n, rank_item *out)
+{
+	rank_top_traces(d, n, n, out);
+}
+
+size_t rank_top_traces(const double *d, size_t n, size_t top, rank_item *out)
+{
+	sum_item *s = xmalloc(n * sizeof *s);
+	for (size_t i = 0; i < n; i++) {
+		double sum = 0;
+		for (size_t j = 0; j < n; j++)
+			sum += d[i * n + j];
+		s[i].it = (rank_item){ i, sum };
+		s[i].key = nearbyint(sum * 1e9);
+	}
+	if (n)
+		qsort(s, n, sizeof *s, sum_cmp);
+	size_t m = top < n ? top : n;
+	for (size_t r = 0; r < m; r++)
+		out[r] = s[r].it;
+	free(s);
+	return m;
+}
+
+size_t rank_order(const rank_jsmd *j, size_t top, rank_item *out)
+{
+	size_t n = j->n;
+	if (!j->running || !j->n_running)
+		return rank_top_traces(j->d, n, top, out);
+	rank_item *all = xmalloc((n ? n : 1) * sizeof *all);
+	rank_traces(j->d, n, all);
+	size_t m = 0;
+	for (int pass = 1; pass >= 0; pass--)
+		for (size_t r = 0; r < n && m < top; r++)
+			if ((j->running[all[r].i] != 0) == pass)
+				out[m++] = all[r];
+	free(all);
+	return m;
+}
+
+typedef struct end_item {
+	uint64_t last;
+	size_t i;
+} end_item;
+
+static int end_cmp(const void *x, const void *y)
+{
+	const end_item *a = x, *b = y;
+	if (a->last != b->last)
+		return a->last < b->last ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+size_t rank_running(const uint64_t *first, const uint64_t *last, const uint8_t *valid, size_t n,
+		    uint8_t *running, double *quiet)
+{
+	memset(running, 0, n);
+	*quiet = 0;
+	end_item *e = xmalloc((n ? n : 1) * sizeof *e);
+	size_t m = 0;
+	uint64_t start = UINT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		if (!valid[i] || last[i] < first[i])
+			continue;
+		e[m++] = (end_item){ last[i], i };
+		start = first[i] < start ? first[i] : start;
+	}
+	size_t nrun = 0;
+	if (m >= 3) {
+		qsort(e, m, sizeof *e, end_cmp);
+		uint64_t span = e[m - 1].last - start, gap = 0;
+		size_t cut = 0;
+		for (size_t r = 1; r < m; r++)
+			if (e[r].last - e[r - 1].last > gap) {
+				gap = e[r].last - e[r - 1].last;
+				cut = r;
+			}
+		if (span && gap * 2 >= span && (m - cut) * 2 < m) {
+			for (size_t r = cut; r < m; r++)
+				running[e[r].i] = 1;
+			nrun = m - cut;
+			*quiet = (double)gap / 1e9;
+		}
+	}
+	free(e);
+	return nrun;
+}
+
+size_t rank_top_procs(const rank_jsmd *j, const rank_item *it, size_t nit, int *out, size_t max)
+{
+	int maxp = -1;
+	for (size_t i = 0; i < j->n; i++)
+		if (j->keys[i].proc > maxp)
+			maxp = j->keys[i].proc;
+	double *sum = xcalloc((size_t)maxp + 2, sizeof *sum);
+	uint8_t *run = xcalloc((size_t)maxp + 2, 1);
+	for (size_t i = 0; i < nit; i++)
+		if (j->keys[it[i].i].proc >= 0) {
+			sum[j->keys[it[i].i].proc] += it[i].score;
+			if (j->running && j->running[it[i].i])
+				run[j->keys[it[i].i].proc] = 1;
+		}
+	size_t k = 0;
+	for (; k < max; k++) {
+		int best = -1;
+		for (int p = 0; p <= maxp; p++)
+			if ((sum[p] > 1e-12 || run[p]) &&
+			    (best < 0 || run[p] > run[best] ||
+			     (run[p] == run[best] && sum[p] > sum[best])))
+				best = p;
+		if (best < 0)
+			break;
+		out[k] = best;
+		sum[best] = 0; /* taken */
+		run[best] = 0;
+	}
+	free(run);
+	free(sum);
+	return k;
+}
+
+/* a ranks before b: larger score, then smaller (i, j). NaN cannot occur (rank_jsmd checks). */
+static int pair_before(const rank_pair *a, const rank_pair *b)
+{
+	if (a->score != b->score)
+		return a->score > b->score;
+	if (a->i != b->i)
+		return a->i < b->i;
+	return a->j < b->j;
+}
+
+static int pair_cmp(const void *x, const void *y)
+{
+	return pair_before(x, y) ? -1 : pair_before(y, x) ? 1 : 0;
+}
+
+/* A heap whose root is the pair that ranks last, so that the n(n-1)/2 pairs of a large run
+ * need not be held at once. */
+static void heap_down(rank_pair *h, size_t m, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, w = i;
+		if (l < m && pair_before(&h[w], &h[l]))
+			w = l;
+		if (r < m && pair_before(&h[w], &h[r]))
+			w = r;
+		if (w == i)
+			return;
+		rank_pair t = h[i];
+		h[i] = h[w];
+		h[w] = t;
+		i = w;
+	}
+}
+
+static void heap_up(rank_pair *h, size_t i)
+{
+	while (i) {
+		size_t p = (i - 1) / 2;
+		if (!pair_before(&h[p], &h[i]))
+			return;
+		rank_pair t = h[i];
+		h[i] = h[p];
+		h[p] = t;
+		i = p;
+	}
+}
+
+size_t rank_top_pairs(const double *d, size_t n, size_t top, rank_pair *out)
+{
+	size_t m = 0;
+	if (!top)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++) {
+			rank_pair p = { i, j, d[i * n + j] };
+			if (m < top) {
+				out[m] = p;
+				heap_up(out, m++);
+			} else if (pair_before(&p, &out[0])) {
+				out[0] = p;
+				heap_down(out, m, 0);
+			}
+		}
+	if (m)
+		qsort(out, m, sizeof *out, pair_cmp);
+	return m;
+}
+
+/* ---- B-score ------------------------------------------------------------------------------- */
+
+/* Sum over distinct keys of (occurrences of the key)^2, by counting in an open-addressing table
+ * (tab, with mask + 1 slots, cleared here). O(n): the B-score is asked for every k of a run of
+ * thousands of traces, where sorting the labels each time dominated the ranking's cost. */
+static uint64_t sum_sq_counts(const uint64_t *keys, size_t n, uint64_t *tk, uint32_t *tc,
+			      size_t mask)
+{
+	memset(tc, 0, (mask + 1) * sizeof *tc);
+	uint64_t sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = keys[i];
+		size_t h = (size_t)((k * 0x9E3779B97F4A7C15ull) >> 17) & mask;
+		while (tc[h] && tk[h] != k)
+			h = (h + 1) & mask;
+		tk[h] = k;
+		/* (c + 1)^2 - c^2 = 2c + 1: the sum of squares grows as the counts do */
+		sum += 2 * (uint64_t)tc[h] + 1;
+		tc[h]++;
+	}
+	return sum;
+}
+
+double rank_bscore(const int *la, const int *lb, size_t n)
+{
+	size_t cap = 16;
+	while (cap < 2 * n)
+		cap *= 2;
+	uint64_t *a = xmalloc((n ? n : 1) * sizeof *a), *b = xmalloc((n ? n : 1) * sizeof *b);
+	uint64_t *ab = xmalloc((n ? n : 1) * sizeof *ab);
+	uint64_t *tk = xmalloc(cap * sizeof *tk);
+	uint32_t *tc = xmalloc(cap * sizeof *tc);
+	for (size_t i = 0; i < n; i++) {
+		a[i] = (uint32_t)la[i];
+		b[i] = (uint32_t)lb[i];
+		ab[i] = (uint64_t)(uint32_t)la[i] << 32 | (uint32_t)lb[i];
+	}
+	/* Each sum of squares is at least n (all singletons) so these cannot wrap. */
+	uint64_t t = sum_sq_counts(ab, n, tk, tc, cap - 1) - n;
+	uint64_t p = sum_sq_counts(a, n, tk, tc, cap - 1) - n;
+	uint64_t q = sum_sq_counts(b, n, tk, tc, cap - 1) - n;
+	free(a);
+	free(b);
+	free(ab);
+	free(tk);
+	free(tc);
+	if (!p && !q)
+		return 1.0;
+	if (!p || !q)
+		return 0.0;
+	return (double)t / (sqrt((double)p) * sqrt((double)q));
+}
+
+int rank_bscore_mean(size_t n, rank_cut_fn cut, void *ctx, double *mean, double *bk, dt_err *e)
+{
+	if (n <= 2) {
+		*mean = 1.0;
+		return 0;
+	}
+	int *la = xmalloc(n * sizeof *la), *lb = xmalloc(n * sizeof *lb);
+	double sum = 0;
+	for (size_t k = 2; k <= n - 1; k++) {
+		if (cut(ctx, k, la, lb, e)) {
+			free(la);
+			free(lb);
+			return -1;
+		}
+		double b = rank_bscore(la, lb, n);
+		if (bk)
+			bk[k - 2] = b;
+		sum += b;
+	}
+	free(la);
+	free(lb);
+	*mean = sum / (double)(n - 2);
+	return 0;
+}
+
+double rank_bscore_mean_arr(const int *la, const int *lb, size_t n, double *bk)
+{
+	if (n <= 2)
+		return 1.0;
+	double sum = 0;
+	for (size_t k = 2; k <= n - 1; k++) {
+		double b = rank_bscore(la + (k - 2) * n, lb + (k - 2) * n, n);
+		if (bk)
+			bk[k - 2] = b;
+		sum += b;
+	}
+	return sum / (double)(n - 2);
+}
+
+/* ---- one run only -------------------------------------------------------------------------- */
+
+static int outlier_cmp(const void *x, const void *y)
+{
+	const rank_outlier *a = x, *b = y;
+	if (a->score != b->score)
+		return a->score > b->score ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+int rank_outliers(const double *jsm, const int *cls, size_t n, rank_outlier *out, dt_err *e)
+{
+	if (check_jsm(jsm, n, "run", e))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		double same = 0, all = 0;
+		size_t nsame = 0;
+		for (size_t j = 0; j < n; j++) {
+			if (j == i)
+				continue;
+			all += jsm[i * n + j];
+			if (cls[j] == cls[i]) {
+				same += jsm[i * n + j];
+				nsame++;
+			}
+		}
+		double score;
+		if (nsame)
+			score = 1.0 - same / (double)nsame;
+		else if (n > 1)
+			score = 1.0 - all / (double)(n - 1);
+		else
+			score = 0.0;
+		out[i] = (rank_outlier){ i, score, nsame + 1 };
+	}
+	if (n)
+		qsort(out, n, sizeof *out, outlier_cmp);
+	return 0;
+}
+
+/* ---- the sweep table ----------------------------------------------------------------------- */
+
+static int str_cmp0(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static int row_cmp(const void *x, const void *y)
+{
+	const rank_row *a = x, *b = y;
+	int na = isnan(a->bscore), nb = isnan(b->bscore);
+	if (na != nb)
+		return na - nb;
+	if (!na && a->bscore != b->bscore)
+		return a->bscore < b->bscore ? -1 : 1;
+	int c = str_cmp0(a->filter, b->filter);
+	if (!c)
+		c = str_cmp0(a->attrs, b->attrs);
+	if (!c)
+		c = (a->k > b->k) - (a->k < b->k);
+	return c;
+}
+
+void rank_rows_sort(rank_row *rows, size_t n)
+{
+	if (n)
+		qsort(rows, n, sizeof *rows, row_cmp);
+}
+
+static int wrote(FILE *f, dt_err *e)
+{
+	if (ferror(f))
+		return dt_errf(e, DT_EDATA, "cannot write the ranking: output error");
+	return 0;
+}
+
+static void join_procs(const rank_row *r, char *buf, size_t cap)
+{
+	size_t len = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < r->n_procs && i < RANK_TOP_MAX && len < cap; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s%d", i ? ", " : "", r->top_procs[i]);
+	if (!r->n_procs)
+		snprintf(buf, cap, "-");
+}
+
+static void join_threads(const rank_row *r, char *buf, size_t cap)
+{
+	size_t len = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < r->n_threads && i < RANK_TOP_MAX && len < cap; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s%d.%d", i ? ", " : "",
+					r->top_threads[i].proc, r->top_threads[i].thread);
+	if (!r->n_threads)
+		snprintf(buf, cap, "-");
+}
+
+static int max_int(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+int rank_rows_render(FILE *f, const rank_row *rows, size_t n, dt_err *e)
+{
+	int wf = 6, wa = 10, wk = 1, wp = 13;
+	char buf[RANK_TOP_MAX * 16];
+	for (size_t r = 0; r < n; r++) {
+		wf = max_int(wf, (int)strlen(rows[r].filter ? rows[r].filter : "-"));
+		wa = max_int(wa, (int)strlen(rows[r].attrs ? rows[r].attrs : "-"));
+		wk = max_int(wk, snprintf(buf, sizeof buf, "%d", rows[r].k));
+		join_procs(&rows[r], buf, sizeof buf);
+		wp = max_int(wp, (int)strlen(buf));
+	}
+	fprintf(f, "%-*s  %-*s  %*s  %-7s  %-*s  %s\n", wf, "Filter", wa, "Attributes", wk, "K",
+		"B-score", wp, "Top processes", "Top threads");
+	for (size_t r = 0; r < n; r++) {
+		const rank_row *w = &rows[r];
+		char procs[sizeof buf], threads[sizeof buf];
+		join_procs(w, procs, sizeof procs);
+		join_threads(w, threads, sizeof threads);
+		fprintf(f, "%-*s  %-*s  %*d  %7.3f  %-*s  %s\n", wf, w->filter ? w->filter : "-",
+			wa, w->attrs ? w->attrs : "-", wk, w->k, w->bscore, wp, procs, threads);
+	}
+	return wrote(f, e);
+}
+
+int rank_traces_render(FILE *f, const rank_item *it, size_t n, const rank_key *keys,
+		       const uint8_t *running, dt_err *e)
+{
+	fprintf(f, "%4s  %-9s  %s\n", "#", "trace", "JSM_D row sum");
+	for (size_t r = 0; r < n; r++) {
+		char t[32];
+		snprintf(t, sizeof t, "%d.%d", keys[it[r].i].proc, keys[it[r].i].thread);
+		fprintf(f, "%4zu  %-9s  %.3f%s\n", r + 1, t, it[r].score,
+			running && running[it[r].i] ? "  running at the stop" : "");
+	}
+	return wrote(f, e);
+}
+
+int rank_pairs_render(FILE *f, const rank_pair *p, size_t n, const rank_key *keys, dt_err *e)
+{
+	fprintf(f, "%4s  %-9s  %-9s  %s\n", "#", "trace", "trace", "JSM_D");
+	for (size_t r = 0; r < n; r++) {
+		char a[32], b[32];
+		snprintf(a, sizeof a, "%d.%d", keys[p[r].i].proc, keys[p[r].i].thread);
+		snprintf(b, sizeof b, "%d.%d", keys[p[r].j].proc, keys[p[r].j].thread);
+		fprintf(f, "%4zu  %-9s  %-9s  %.3f\n", r + 1, a, b, p[r].score);
+	}
+	return wrote(f, e);
+}
+
+int rank_outliers_render(FILE *f, const rank_outlier *o, size_t n, const rank_key *keys,
+			 dt_err *e)
+{
+	fprintf(f, "%4s  %-9s  %-5s  %s\n", "#", "trace", "score", "class size");
+	for (size_t r = 0; r < n; r++) {
+		char t[32];
+		snprintf(t, sizeof t, "%d.%d", keys[o[r].i].proc, keys[o[r].i].thread);
+		fprintf(f, "%4zu  %-9s  %.3f  %zu%s\n", r + 1, t, o[r].score, o[r].class_size,
+			o[r].class_size == 1 ? " (alone)" : "");
+	}
+	return wrote(f, e);
+}

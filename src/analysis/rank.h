@@ -1,0 +1,169 @@
+/* rank.h: ranking of suspicious traces (METHOD.md §8, §10.6).
+ *
+ * Given the Jaccard similarity matrices (JSM) of a normal and a faulty run, JSM_D is their
+ * element-wise absolute difference over the traces both runs have; the traces whose JSM_D row
+ * changed most, and the pairs whose similarity changed most, are the suspects. The B-score of
+ * Fowlkes & Mallows (1983) says how much the two runs' clusterings differ, and sorts the rows of
+ * a parameter sweep. With one run only, the suspects are the traces least like their own class.
+ *
+ * Matrices are n×n row-major arrays of double; clusterings are arrays of int labels, one per
+ * trace. Nothing here reads or writes the store; the only output is the render functions, to a
+ * FILE* the caller gives. */
+#ifndef DT_RANK_H
+#define DT_RANK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util/err.h"
+
+/* The identity of a trace across runs: process index P and thread index T. */
+typedef struct rank_key {
+	int proc, thread;
+} rank_key;
+
+/* ---- JSM_D ---------------------------------------------------------------------------------- */
+
+/* JSM_D over the traces present in both runs. */
+typedef struct rank_jsmd {
+	size_t n;               /* traces present in both runs */
+	rank_key *keys;         /* their keys, in (P, T) order: row/column i of d is keys[i] */
+	size_t *row_normal;     /* row of keys[i] in the normal run's JSM */
+	size_t *row_faulty;     /* row of keys[i] in the faulty run's JSM */
+	double *d;              /* n×n, d[i*n+j] = |JSM_faulty - JSM_normal| of keys[i], keys[j] */
+	rank_key *only_normal;  /* traces of the normal run missing from the faulty run, (P, T) order */
+	size_t n_only_normal;
+	rank_key *only_faulty;  /* traces of the faulty run missing from the normal run */
+	size_t n_only_faulty;
+	/* The faulty run was stopped (difftrace-record --timeout): running[i] says keys[i] was
+	 * still running then (rank_running); NULL when the run was not stopped or no trace was. */
+	uint8_t *running;
+	size_t n_running;
+	double quiet;           /* how long the others had been quiet, in seconds */
+} rank_jsmd;
+
+/* Matches the two runs' traces by key and builds JSM_D on the common ones. kn[i] is the key of
+ * row i of jn (nn×nn), kf likewise for jf. Fails (DT_EDATA) when a key appears twice in one run
+ * or a similarity is not a number in [0, 1]. The traces present in one run only are listed in
+ * out, never dropped silently. Free with rank_jsmd_free. */
+int rank_jsmd_build(const rank_key *kn, const double *jn, size_t nn, const rank_key *kf,
+		    const double *jf, size_t nf, rank_jsmd *out, dt_err *e);
+void rank_jsmd_free(rank_jsmd *j);
+
+/* ---- orderings ------------------------------------------------------------------------------ */
+
+typedef struct rank_item {
+	size_t i;     /* row of the matrix */
+	double score;
+} rank_item;
+
+typedef struct rank_pair {
+	size_t i, j;  /* i < j */
+	double score; /* d[i*n+j] */
+} rank_pair;
+
+/* Orders the n traces by the sum of their JSM_D row, descending, into out[0..n). The diagonal
+ * counts: |JSM_faulty - JSM_normal| is 0 there, and difftrace puts there each trace's change
+ * against its own counterpart in the other run (see analysis_compare). Sums are compared
+ * rounded to 1e-9, so that mathematically equal sums added in different orders tie; ties go to
+ * the lower index (that is, (P, T) order for a rank_jsmd). */
+void rank_traces(const double *d, size_t n, rank_item *out);
+/* Processes ordered by the sum of their traces' scores in it[0..nit) (rows of j), as the
+ * paper's Top Processes: at most max into out, processes with no change (sum under 1e-12) left
+ * out, ties to the lower process. Processes with a trace running at the stop (j->running) come
+ * first. Returns how many were written. */
+size_t rank_top_procs(const rank_jsmd *j, const rank_item *it, size_t nit, int *out, size_t max);
+/* The first min(top, n) of that order; returns how many were written. */
+size_t rank_top_traces(const double *d, size_t n, size_t top, rank_item *out);
+/* The order the ranking shows: rank_top_traces over j's JSM_D, except that in a run that was
+ * stopped the traces still running at the stop come first (in their row-sum order). */
+size_t rank_order(const rank_jsmd *j, size_t top, rank_item *out);
+
+/* ---- runs that were stopped ----------------------------------------------------------------- */
+
+/* Which traces were still running when a hung run was stopped. A thread blocked in MPI or in a
+ * barrier waits inside the library and records nothing, so the victims of a hang go quiet at
+ * about the same time while a thread that spins making calls (an infinite loop) records up to
+ * the stop. Sorted by the time of their last event, the traces after the largest gap are
+ * running when that gap is at least half the run's span (its first event to its last) and they
+ * are fewer than half of the traces. first and last are event times in ns; traces with
+ * valid[i] = 0 (no times) take no part. Sets running[0..n) to 0 or 1, *quiet to the gap in
+ * seconds, and returns how many are running. */
+size_t rank_running(const uint64_t *first, const uint64_t *last, const uint8_t *valid, size_t n,
+		    uint8_t *running, double *quiet);
+
+/* The min(top, n(n-1)/2) pairs i < j with the largest d[i*n+j] (the upper triangle is read),
+ * descending, ties by (i, j) ascending; returns how many were written. Memory O(top). */
+size_t rank_top_pairs(const double *d, size_t n, size_t top, rank_pair *out);
+
+/* ---- B-score ------------------------------------------------------------------------------- */
+
+/* Fowlkes-Mallows B_k of two clusterings of the same n objects (labels are any ints; only
+ * equality matters): with m_ab the contingency table, T = Σ m_ab² − n, P = Σ_a m_a·² − n,
+ * Q = Σ_b m_·b² − n, B = T / √(P·Q), in [0, 1], 1 when the clusterings are the same.
+ * Degenerate cases (P·Q = 0; it happens exactly when a clustering is all singletons, and then
+ * T = 0): both all singletons (including n ≤ 1) → 1, the clusterings are the same; one all
+ * singletons and the other not → 0, no pair of objects is together in both. */
+double rank_bscore(const int *la, const int *lb, size_t n);
+
+/* Fills la and lb (n labels each) with the normal and faulty clusterings cut at k clusters. */
+typedef int (*rank_cut_fn)(void *ctx, size_t k, int *la, int *lb, dt_err *e);
+
+/* The mean of B_k over k = 2..n−1 (the cuts with 1 and n clusters are the same in any two
+ * clusterings). For n ≤ 2 there is no such k and the mean is 1: every two clusterings of one or
+ * two objects into the same number of clusters are the same. When bk is not NULL it receives
+ * B_k at bk[k-2]. A failing cut fails the whole call. */
+int rank_bscore_mean(size_t n, rank_cut_fn cut, void *ctx, double *mean, double *bk, dt_err *e);
+/* The same from arrays: la[(k-2)*n + i] and lb[(k-2)*n + i] label object i at k clusters. */
+double rank_bscore_mean_arr(const int *la, const int *lb, size_t n, double *bk);
+
+/* ---- one run only -------------------------------------------------------------------------- */
+
+typedef struct rank_outlier {
+	size_t i;
+	double score;      /* 1 − mean similarity to the other members of its class */
+	size_t class_size; /* 1: a singleton, scored against every other trace of the run */
+} rank_outlier;
+
+/* Ranks the n traces of one run (jsm n×n, cls[i] the class label of trace i) by how unlike
+ * their own class they are: score 1 − mean JSM(i, j) over the other members j of i's class.
+ * A singleton has no other member; it is scored 1 − mean JSM(i, j) over all other traces j of
+ * the run (a trace like nothing else scores near 1), and a lone trace (n = 1) scores 0.
+ * Descending score, ties by index. Fails (DT_EDATA) on a similarity that is not a number in
+ * [0, 1]. */
+int rank_outliers(const double *jsm, const int *cls, size_t n, rank_outlier *out, dt_err *e);
+
+/* ---- the sweep table ----------------------------------------------------------------------- */
+
+#define RANK_TOP_MAX 16
+
+/* One row of a parameter sweep (paper Tables: Filter, Attributes, B-score, Top Processes, Top
+ * Threads). The strings are the caller's and must outlive the row. */
+typedef struct rank_row {
+	const char *filter; /* filter name, e.g. "11.mpi.cust.0K10" */
+	const char *attrs;  /* attribute mode, e.g. "sing.actual" */
+	int k;              /* the NLR constant K */
+	double bscore;
+	int top_procs[RANK_TOP_MAX]; /* from the analysis over processes, most suspicious first */
+	size_t n_procs;
+	rank_key top_threads[RANK_TOP_MAX]; /* from the analysis over all threads */
+	size_t n_threads;
+} rank_row;
+
+/* Sorts by B-score ascending (the clusterings that differ most first, as in the paper), a NaN
+ * last, ties by filter, attributes, K. */
+void rank_rows_sort(rank_row *rows, size_t n);
+
+/* Renders to f, the only output of this module: a table with a header line, columns aligned.
+ * Return 0, or -1 (DT_EDATA) when writing failed. */
+int rank_rows_render(FILE *f, const rank_row *rows, size_t n, dt_err *e);
+/* "#  trace  score" tables; keys[x.i] names the trace (P.T). */
+/* running (by row, or NULL): those rows are marked as still running when the run was stopped. */
+int rank_traces_render(FILE *f, const rank_item *it, size_t n, const rank_key *keys,
+		       const uint8_t *running, dt_err *e);
+int rank_pairs_render(FILE *f, const rank_pair *p, size_t n, const rank_key *keys, dt_err *e);
+int rank_outliers_render(FILE *f, const rank_outlier *o, size_t n, const rank_key *keys,
+			 dt_err *e);
+
+#endif

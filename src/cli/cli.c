@@ -1,0 +1,240 @@
+/* cli.c: the difftrace program: global options and the verb table. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "cli/cli.h"
+
+static const char usage[] =
+	"usage: difftrace [-d STORE] COMMAND [ARGS...]\n"
+	"\n"
+	"Find bugs in MPI + OpenMP programs by comparing how their processes and threads behaved.\n"
+	"\n"
+	"Commands:\n"
+	"  import   import traces (uftrace, ParLOT, text) as a run\n"
+	"  runs     list the runs in the store\n"
+	"  traces   list the traces of a run\n"
+	"  show     print the events of one trace\n"
+	"  rm       remove runs from the store\n"
+	"  filters  list the filter families, show them, test which functions they keep\n"
+	"  analyze  filter, compress (NLR) and compare the traces of runs; cache the results\n"
+	"  classes  the equivalence classes of a run's traces\n"
+	"  jsm      the Jaccard similarity matrix of a run's traces\n"
+	"  lattice  the concept lattice of a run's traces and attributes\n"
+	"  nlr      one trace compressed into nested loops\n"
+	"  rank     the traces whose similarity changed most between a normal and a faulty run\n"
+	"  diff     two traces side by side (diffNLR)\n"
+	"  tui      browse all of it in a terminal interface (also plain 'difftrace')\n"
+	"\n"
+	"Options:\n"
+	"  -d, --db STORE  the store file (default: $DIFFTRACE_DB, else ./difftrace.db)\n"
+	"  -h, --help      this help; 'difftrace COMMAND --help' for a command\n"
+	"  -V, --version   print the version\n"
+	"\n"
+	"See difftrace(1). Record MPI runs with difftrace-record(1).\n";
+
+static const struct verb {
+	const char *name;
+	int (*fn)(cli *, int, char **);
+} verbs[] = {
+	{ "import", cmd_import }, { "runs", cmd_runs }, { "traces", cmd_traces },
+	{ "show", cmd_show },     { "rm", cmd_rm },           { "analyze", cmd_analyze },
+	{ "classes", cmd_classes }, { "jsm", cmd_jsm },       { "lattice", cmd_lattice },
+	{ "filters", cmd_filters }, { "nlr", cmd_nlr },   { "tui", cmd_tui },       { "rank", cmd_rank },       { "diff", cmd_diff },
+};
+
+int cli_fail(const dt_err *e)
+{
+	char msg[1400];
+	dt_err_format(e, msg, sizeof msg);
+	fprintf(stderr, "difftrace: %s\n", msg);
+	return e->status == DT_EUSAGE ? 2 : 1;
+}
+
+int cli_usage(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "difftrace %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n(see 'difftrace %s --help')\n", cmd);
+	return 2;
+}
+
+int cli_open_store(const cli *c, int mode, store **s, dt_err *e)
+{
+	return store_open(c->db, mode, s, e);
+}
+
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+	       int *opt, const char *cmd, const char *help)
+{
+	opterr = 0;
+	int o = getopt_long(argc, argv, shortopts, longopts, NULL);
+	*opt = o;
+	if (o == 'h') {
+		fputs(help, stdout);
+		return CLI_HELP_DONE;
+	}
+	if (o == '?') {
+		if (optopt)
+			return cli_usage(cmd, "unknown option or missing value: -%c", optopt);
+		return cli_usage(cmd, "unknown option or missing value: %s", argv[optind - 1]);
+	}
+	if (o == ':')
+		return cli_usage(cmd, "option %s needs a value", argv[optind - 1]);
+	return 0;
+}
+
+const char *cli_count(uint64_t v, char *buf, size_t n)
+{
+	char tmp[32];
+	int len = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v);
+	size_t o = 0;
+	for (int i = 0; i < len && o + 2 < n; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+const char *cli_bytes(int64_t v, char *buf, size_t n)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double d = (double)v;
+	int u = 0;
+	while (d >= 1024 && u < 4) {
+		d /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, n, "%lld B", (long long)v);
+	else
+		snprintf(buf, n, "%.1f %s", d, unit[u]);
+	return buf;
+}
+
+int cli_parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	if (!*s || *s == '-')
+		return -1;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (*end || errno)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+int cli_parse_pt(const char *s, int *p, int *t)
+{
+	char *end;
+	errno = 0;
+	long a = strtol(s, &end, 10);
+	if (end == s || *end != '.' || a < 0 || a > 1 << 30)
+		return -1;
+	const char *q = end + 1;
+	long b = strtol(q, &end, 10);
+	if (end == q || *end || b < 0 || b > 1 << 30 || errno)
+		return -1;
+	*p = (int)a;
+	*t = (int)b;
+	return 0;
+}
+
+void cli_json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+void cli_csv_str(const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+int cli_out_format(const char *s)
+{
+	if (!strcmp(s, "text"))
+		return OUT_TEXT;
+	if (!strcmp(s, "csv"))
+		return OUT_CSV;
+	if (!strcmp(s, "json"))
+		return OUT_JSON;
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	cli c = { getenv("DIFFTRACE_DB") };
+	if (!c.db || !*c.db)
+		c.db = STORE_DEFAULT_PATH;
+	int i = 1;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+			printf("difftrace %s\n", PACKAGE_VERSION);
+			return 0;
+		} else if (!strcmp(a, "-d") || !strcmp(a, "--db")) {
+			if (++i >= argc) {
+				fprintf(stderr, "difftrace: %s needs a file name\n", a);
+				return 2;
+			}
+			c.db = argv[i];
+		} else if (!strncmp(a, "--db=", 5)) {
+			c.db = a + 5;
+		} else {
+			fprintf(stderr, "difftrace: unknown option %s (see 'difftrace --help')\n", a);
+			return 2;
+		}
+	}
+	if (i >= argc) {
+		/* plain `difftrace` at a terminal, with a store here: the interface */
+		if (isatty(0) && isatty(1) && access(c.db, F_OK) == 0) {
+			char *args[] = { "tui", NULL };
+			optind = 1;
+			return cmd_tui(&c, 1, args);
+		}
+		fputs(usage, stderr);
+		return 2;
+	}
+	for (size_t v = 0; v < sizeof verbs / sizeof *verbs; v++) {
+		if (!strcmp(argv[i], verbs[v].name)) {
+			optind = 1;
+			return verbs[v].fn(&c, argc - i, argv + i);
+		}
+	}
+	fprintf(stderr, "difftrace: '%s' is not a command (see 'difftrace --help')\n", argv[i]);
+	return 2;
+}

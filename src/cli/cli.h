@@ -1,0 +1,61 @@
+/* cli.h: what the command-line verbs share: the global options, store opening, error
+ * reporting and option parsing. Only this layer prints errors and picks exit codes. */
+#ifndef DT_CLI_H
+#define DT_CLI_H
+
+#include <getopt.h>
+#include <stdint.h>
+
+#include "util/err.h"
+#include "store/store.h"
+
+typedef struct cli {
+	const char *db; /* -d FILE, DIFFTRACE_DB, or ./difftrace.db */
+} cli;
+
+/* Prints "difftrace: <error>" and returns its exit status (1 or 2). */
+int cli_fail(const dt_err *e);
+/* Prints "difftrace CMD: <msg>" and the --help hint; returns 2. */
+int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_open_store(const cli *c, int mode, store **s, dt_err *e);
+
+/* getopt_long over a verb's arguments; handles --help (prints help, returns 0 with *done=1)
+ * and unknown options (returns 2). */
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+	       int *opt, const char *cmd, const char *help);
+
+/* "1,234,567" */
+const char *cli_count(uint64_t v, char *buf, size_t n);
+/* "12.3 KiB" */
+const char *cli_bytes(int64_t v, char *buf, size_t n);
+/* Parses "P.T"; -1 when malformed. */
+int cli_parse_pt(const char *s, int *p, int *t);
+/* Parses a non-negative integer; -1 when malformed. */
+int cli_parse_u64(const char *s, uint64_t *v);
+/* Writes s as a JSON string (with quotes) to stdout. */
+void cli_json_str(const char *s);
+/* Writes s as a CSV field to stdout. */
+void cli_csv_str(const char *s);
+
+enum { OUT_TEXT, OUT_CSV, OUT_JSON };
+/* Parses --format text|csv|json; -1 when unknown. */
+int cli_out_format(const char *s);
+
+int cmd_import(cli *c, int argc, char **argv);
+int cmd_runs(cli *c, int argc, char **argv);
+int cmd_traces(cli *c, int argc, char **argv);
+int cmd_show(cli *c, int argc, char **argv);
+int cmd_rm(cli *c, int argc, char **argv);
+int cmd_filters(cli *c, int argc, char **argv);
+int cmd_analyze(cli *c, int argc, char **argv);
+int cmd_classes(cli *c, int argc, char **argv);
+int cmd_jsm(cli *c, int argc, char **argv);
+int cmd_lattice(cli *c, int argc, char **argv);
+int cmd_nlr(cli *c, int argc, char **argv);
+int cmd_rank(cli *c, int argc, char **argv);
+int cmd_diff(cli *c, int argc, char **argv);
+int cmd_tui(cli *c, int argc, char **argv);
+
+#define CLI_HELP_DONE (-100)
+
+#endif

@@ -1,0 +1,618 @@
+/* cli_compare.c: `difftrace nlr`, `diff` and `rank`: one trace's loops, two traces side by
+ * side, and the traces whose similarity changed most between a normal and a faulty run. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli_analysis.h"
+#include "analysis/diff.h"
+#include "analysis/nlr.h"
+#include "analysis/rank.h"
+#include "util/util.h"
+
+static const char nlr_help[] =
+	"usage: difftrace nlr [OPTIONS] RUN P.T\n"
+	"\n"
+	"Trace P.T of RUN after the filter, compressed into nested loops: one line per entry, a\n"
+	"loop as (e1 - e2 - ...)^count with nested loops as L<id>^<count>, then the loop table.\n"
+	"\n"
+	"  -h, --help            this help\n"
+	"\n";
+
+static const char diff_help[] =
+	"usage: difftrace diff [OPTIONS] RUN:P.T RUN:P.T\n"
+	"\n"
+	"diffNLR: the compressed forms of two traces (of the same run or of two runs, e.g.\n"
+	"normal:3.0 faulty:3.0) aligned by a linear-space Myers diff. A loop whose count changed\n"
+	"is one changed line (L3^6 | L3^4).\n"
+	"\n"
+	"  -y, --side-by-side    two columns with diff -y markers: ' ' same, '|' changed,\n"
+	"                        '<' only left, '>' only right (the default)\n"
+	"  -u, --unified         unified diff hunks\n"
+	"  --format dot          a Graphviz picture, as the DiffTrace prototype draws it\n"
+	"  --expand              show each loop's body under it\n"
+	"  --fold                fold long common runs into one line\n"
+	"  -W, --width N         side-by-side line width (default: the terminal's, else 130)\n"
+	"  -h, --help            this help\n"
+	"\n";
+
+static const char rank_help[] =
+	"usage: difftrace rank [OPTIONS] --normal RUN --faulty RUN [--top N] [--sweep]\n"
+	"       difftrace rank [OPTIONS] --run RUN [--top N]\n"
+	"\n"
+	"With two runs: JSM_D = |JSM_faulty - JSM_normal| over the traces both runs have (matched\n"
+	"by P.T); traces ranked by their JSM_D row sums and pairs by JSM_D, most changed first;\n"
+	"the B-score (Fowlkes-Mallows) of the two runs' clusterings, lower meaning they differ\n"
+	"more. Traces present in one run only are listed, not dropped. A row sum counts each\n"
+	"trace's change against its own counterpart and what it does that the normal run never\n"
+	"did. When the faulty run hung and was stopped, the traces still running then come first.\n"
+	"With --sweep: the same for every combination of --sweep-filters, --sweep-attrs and\n"
+	"--sweep-k, as the paper's ranking table (lowest B-score first).\n"
+	"With one run: the outliers, the traces least similar to their own class.\n"
+	"\n"
+	"  --normal RUN          the run that behaved\n"
+	"  --faulty RUN          the run that did not\n"
+	"  --run RUN             single-run mode\n"
+	"  --top N               how many traces and pairs to list (default 10)\n"
+	"  --sweep               the ranking table over a set of parameters\n"
+	"  --sweep-filters LIST  filters separated by ';' (default: everything;mpi;mpicol;\n"
+	"                        ompall;mpi,ompall)\n"
+	"  --sweep-attrs LIST    attribute modes separated by ',' (default: sing.orig,sing.log10,\n"
+	"                        sing.actual,doub.orig,doub.log10,doub.actual); each takes\n"
+	"                        .args from --attrs (the default has it)\n"
+	"  --sweep-k LIST        values of K separated by ',' (default: 10)\n"
+	"  -h, --help            this help\n"
+	"\n";
+
+/* Parses the verb's own options through o_fn and the shared analysis ones. */
+static int parse(int argc, char **argv, const char *name, const char *help,
+		 const struct option *own, const char *shortopts, cli_an *a,
+		 int (*o_fn)(void *, int, const char *), void *ud)
+{
+	struct option lo[32];
+	cli_an_join(own, lo);
+	char *h = xmalloc(strlen(help) + strlen(cli_an_help) + 1);
+	strcpy(h, help);
+	strcat(h, cli_an_help);
+	int o, r;
+	while ((r = cli_getopt(argc, argv, shortopts, lo, &o, name, h)) == 0 && o != -1) {
+		int x = cli_an_option(a, name, o, optarg);
+		if (x == 1)
+			continue;
+		if (x) {
+			r = x;
+			break;
+		}
+		if (o_fn && (r = o_fn(ud, o, optarg)) != 0)
+			break;
+	}
+	free(h);
+	return r;
+}
+
+static const char *fname(void *ctx, uint32_t fid)
+{
+	return store_func_name(ctx, fid);
+}
+
+static int load_loop(void *ctx, uint32_t id, const nlr_entry *body, size_t n)
+{
+	dt_err e;
+	dt_err_clear(&e);
+	return nlr_table_load(ctx, id, body, n, &e);
+}
+
+static nlr_table *store_loops(store *s, dt_err *e)
+{
+	nlr_table *t = nlr_table_new();
+	if (store_loops_each(s, load_loop, t, e)) {
+		nlr_table_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* The NLR entries of trace P.T under an analysis already loaded. */
+static int trace_entries(store *s, const an_result *r, int p, int t, const char *run,
+			 nlr_entry **v, size_t *n, dt_err *e)
+{
+	int obj = analysis_object(r, p, t);
+	if (obj < 0)
+		return dt_errf(e, DT_EDATA, "no trace %d.%d in run %s (see 'difftrace traces %s')", p,
+			       t, run, run);
+	return store_analysis_get_trace(s, r->meta.id, obj, NULL, NULL, v, n, NULL, NULL, e);
+}
+
+int cmd_nlr(cli *c, int argc, char **argv)
+{
+	static const struct option own[] = { { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+	cli_an a;
+	cli_an_init(&a);
+	int r = parse(argc, argv, "nlr", nlr_help, own, ":hK:", &a, NULL, NULL);
+	if (r == CLI_HELP_DONE)
+		return 0;
+	if (r)
+		return r;
+	if (argc - optind != 2)
+		return cli_usage("nlr", "needs RUN and P.T");
+	int p, t;
+	if (cli_parse_pt(argv[optind + 1], &p, &t))
+		return cli_usage("nlr", "'%s' is not a trace: write P.T, e.g. 0.0", argv[optind + 1]);
+	dt_err e;
+	dt_err_clear(&e);
+	store *s;
+	if (cli_open_store(c, STORE_OPEN_EXISTING, &s, &e))
+		return cli_fail(&e);
+	an_result res;
+	nlr_entry *v = NULL;
+	size_t n = 0;
+	nlr_table *loops = NULL;
+	int rc = 1;
+	if (cli_an_get(&a, s, argv[optind], &res, &e))
+		goto out0;
+	if (trace_entries(s, &res, p, t, argv[optind], &v, &n, &e) || !(loops = store_loops(s, &e)))
+		goto out;
+	int obj = analysis_object(&res, p, t);
+	char x[32], y[32];
+	printf("# run %s, trace %d.%d, filter %s, K %d: %s events, %s after the filter, %zu "
+	       "NLR entr%s\n",
+	       argv[optind], p, t, res.filter_alias, res.meta.k,
+	       cli_count(res.traces[obj].nevents, x, sizeof x),
+	       cli_count(res.nfiltered[obj], y, sizeof y), n, n == 1 ? "y" : "ies");
+	if (nlr_render(stdout, loops, v, n, fname, s, &e))
+		goto out;
+	printf("\n# loops\n");
+	if (nlr_render_loops(stdout, loops, v, n, fname, s, &e))
+		goto out;
+	rc = 0;
+out:
+	analysis_result_free(&res);
+out0:
+	free(v);
+	nlr_table_free(loops);
+	store_close(s);
+	return rc ? cli_fail(&e) : 0;
+}
+
+/* ---- diff ---- */
+
+struct diff_cli {
+	int style; /* 'y', 'u', 'd' */
+	diff_render_opts r;
+};
+
+static int diff_opt(void *ud, int o, const char *arg)
+{
+	struct diff_cli *d = ud;
+	uint64_t w;
+	switch (o) {
+	case 'y':
+	case 'u':
+		d->style = o;
+		break;
+	case 'F':
+		if (!strcmp(arg, "dot"))
+			d->style = 'd';
+		else if (!strcmp(arg, "side-by-side"))
+			d->style = 'y';
+		else if (!strcmp(arg, "unified"))
+			d->style = 'u';
+		else
+			return cli_usage("diff", "unknown format '%s' (side-by-side, unified, dot)",
+					 arg);
+		break;
+	case 'E':
+		d->r.expand = 1;
+		break;
+	case 'L':
+		d->r.fold = 1;
+		break;
+	case 'W':
+		if (cli_parse_u64(arg, &w) || w < 20 || w > 100000)
+			return cli_usage("diff", "--width takes 20 or more, not '%s'", arg);
+		d->r.width = (int)w;
+		break;
+	}
+	return 0;
+}
+
+static int loop_body(void *ctx, uint32_t id, const nlr_entry **body, size_t *n)
+{
+	nlr_table *t = ctx;
+	if (id >= nlr_table_count(t))
+		return -1;
+	*body = nlr_table_body(t, id, n);
+	return 0;
+}
+
+struct two {
+	store *s;
+	nlr_table *t;
+};
+
+static const char *two_name(void *ctx, uint32_t fid)
+{
+	return store_func_name(((struct two *)ctx)->s, fid);
+}
+
+static int two_body(void *ctx, uint32_t id, const nlr_entry **body, size_t *n)
+{
+	return loop_body(((struct two *)ctx)->t, id, body, n);
+}
+
+int cmd_diff(cli *c, int argc, char **argv)
+{
+	static const struct option own[] = {
+		{ "help", no_argument, 0, 'h' },       { "side-by-side", no_argument, 0, 'y' },
+		{ "unified", no_argument, 0, 'u' },    { "format", required_argument, 0, 'F' },
+		{ "expand", no_argument, 0, 'E' },     { "fold", no_argument, 0, 'L' },
+		{ "width", required_argument, 0, 'W' }, { 0, 0, 0, 0 },
+	};
+	cli_an a;
+	cli_an_init(&a);
+	struct diff_cli d = { 'y', { 0 } };
+	diff_render_opts_init(&d.r);
+	const char *cols = getenv("COLUMNS");
+	if (cols && atoi(cols) >= 40)
+		d.r.width = atoi(cols);
+	int r = parse(argc, argv, "diff", diff_help, own, ":hK:yuW:", &a, diff_opt, &d);
+	if (r == CLI_HELP_DONE)
+		return 0;
+	if (r)
+		return r;
+	if (argc - optind != 2)
+		return cli_usage("diff", "needs two traces, RUN:P.T RUN:P.T");
+	char *run[2];
+	int p[2], t[2];
+	for (int i = 0; i < 2; i++) {
+		const char *arg = argv[optind + i];
+		const char *colon = strrchr(arg, ':');
+		if (!colon || colon == arg || cli_parse_pt(colon + 1, &p[i], &t[i]))
+			return cli_usage("diff", "'%s' is not RUN:P.T (e.g. normal:3.0)", arg);
+		run[i] = xstrndup(arg, (size_t)(colon - arg));
+	}
+	dt_err e;
+	dt_err_clear(&e);
+	store *s = NULL;
+	an_result res[2];
+	int have[2] = { 0, 0 };
+	nlr_entry *v[2] = { NULL, NULL };
+	size_t n[2] = { 0, 0 };
+	nlr_table *loops = NULL;
+	diff_script ds = { 0 };
+	int rc = 1;
+	if (cli_open_store(c, STORE_OPEN_EXISTING, &s, &e))
+		goto out;
+	for (int i = 0; i < 2; i++) {
+		if (cli_an_get(&a, s, run[i], &res[i], &e))
+			goto out;
+		have[i] = 1;
+		if (trace_entries(s, &res[i], p[i], t[i], run[i], &v[i], &n[i], &e))
+			goto out;
+	}
+	if (!(loops = store_loops(s, &e)) || diff_nlr(v[0], n[0], v[1], n[1], NULL, &ds, &e))
+		goto out;
+	char la[128], lb[128];
+	snprintf(la, sizeof la, "%s %d.%d", run[0], p[0], t[0]);
+	snprintf(lb, sizeof lb, "%s %d.%d", run[1], p[1], t[1]);
+	struct two ctx = { s, loops };
+	d.r.label_a = la;
+	d.r.label_b = lb;
+	d.r.name = two_name;
+	d.r.loop_body = two_body;
+	d.r.ctx = &ctx;
+	int w = d.style == 'u'   ? diff_render_unified(stdout, v[0], v[1], &ds, &d.r, &e)
+		: d.style == 'd' ? diff_render_dot(stdout, v[0], v[1], &ds, &d.r, &e)
+				 : diff_render_side(stdout, v[0], v[1], &ds, &d.r, &e);
+	if (w)
+		goto out;
+	rc = 0;
+out:
+	diff_script_free(&ds);
+	for (int i = 0; i < 2; i++) {
+		if (have[i])
+			analysis_result_free(&res[i]);
+		free(v[i]);
+		free(run[i]);
+	}
+	nlr_table_free(loops);
+	store_close(s);
+	return rc ? cli_fail(&e) : 0;
+}
+
+/* ---- rank ---- */
+
+struct rank_opts {
+	const char *normal, *faulty, *run;
+	uint64_t top;
+	int sweep;
+	const char *sfilters, *sattrs, *sk;
+};
+
+static int rank_opt(void *ud, int o, const char *arg)
+{
+	struct rank_opts *ro = ud;
+	switch (o) {
+	case 'N':
+		ro->normal = arg;
+		break;
+	case 'Z':
+		ro->faulty = arg;
+		break;
+	case 'R':
+		ro->run = arg;
+		break;
+	case 'T':
+		if (cli_parse_u64(arg, &ro->top) || ro->top < 1 || ro->top > 100000)
+			return cli_usage("rank", "--top takes a positive number, not '%s'", arg);
+		break;
+	case 'S':
+		ro->sweep = 1;
+		break;
+	case 'f':
+		ro->sfilters = arg;
+		break;
+	case 'a':
+		ro->sattrs = arg;
+		break;
+	case 'k':
+		ro->sk = arg;
+		break;
+	}
+	return 0;
+}
+
+struct comparison {
+	rank_jsmd j;
+	double bscore; /* mean over k = 2..n-1; NAN when fewer than 3 traces */
+};
+
+static int compare(const an_result *rn, const an_result *rf, enum clu_linkage l,
+		   struct comparison *c, dt_err *e)
+{
+	return analysis_compare(rn, rf, l, &c->j, &c->bscore, e);
+}
+
+static void print_keys(const char *what, const rank_key *k, size_t n)
+{
+	if (!n)
+		return;
+	printf("%s:", what);
+	for (size_t i = 0; i < n; i++)
+		printf(" %d.%d", k[i].proc, k[i].thread);
+	putchar('\n');
+}
+
+static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
+{
+	an_result rn, rf;
+	if (cli_an_get(a, s, ro->normal, &rn, e))
+		return -1;
+	if (cli_an_get(a, s, ro->faulty, &rf, e)) {
+		analysis_result_free(&rn);
+		return -1;
+	}
+	struct comparison c;
+	int rc = -1;
+	if (compare(&rn, &rf, a->p.linkage, &c, e))
+		goto out;
+	size_t n = c.j.n, top = ro->top < n ? (size_t)ro->top : n;
+	printf("# %s against %s: filter %s, attributes %s, K %d, %zu traces matched\n",
+	       ro->faulty, ro->normal, rn.filter_alias, rn.meta.attrs, rn.meta.k, n);
+	if (isnan(c.bscore))
+		printf("# B-score: - (fewer than 3 matched traces)\n");
+	else
+		printf("# B-score (Fowlkes-Mallows, mean over k = 2..%zu, %s linkage): %.3f%s\n",
+		       n - 1, a->p.linkage == CLU_WARD ? "ward" : clu_linkage_name(a->p.linkage),
+		       c.bscore, c.bscore > 0.999 ? " (the clusterings agree)" : "");
+	print_keys("only in the normal run", c.j.only_normal, c.j.n_only_normal);
+	print_keys("only in the faulty run", c.j.only_faulty, c.j.n_only_faulty);
+	rank_item *it = xmalloc((n ? n : 1) * sizeof *it);
+	size_t ni = rank_order(&c.j, top, it);
+	if (c.j.n_running)
+		printf("# the faulty run was stopped: %zu trace%s still running then, %.1f s after the "
+		       "others went quiet (blocked), come%s first\n",
+		       c.j.n_running, c.j.n_running == 1 ? "" : "s", c.j.quiet,
+		       c.j.n_running == 1 ? "s" : "");
+	printf("\nmost changed traces (row sum of JSM_D):\n");
+	if (rank_traces_render(stdout, it, ni, c.j.keys, c.j.running, e)) {
+		free(it);
+		goto out;
+	}
+	rank_pair *pr = xmalloc((top ? top : 1) * sizeof *pr);
+	size_t np = rank_top_pairs(c.j.d, n, top, pr);
+	while (np && pr[np - 1].score <= 1e-12)
+		np--; /* pairs whose similarity did not change are not listed */
+	printf("\nmost changed pairs (JSM_D):\n");
+	int w = rank_pairs_render(stdout, pr, np, c.j.keys, e);
+	free(pr);
+	free(it);
+	if (w)
+		goto out;
+	rc = 0;
+out:
+	rank_jsmd_free(&c.j);
+	analysis_result_free(&rn);
+	analysis_result_free(&rf);
+	return rc;
+}
+
+static int rank_one(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
+{
+	an_result r;
+	if (cli_an_get(a, s, ro->run, &r, e))
+		return -1;
+	double *j = analysis_jsm(&r);
+	int *cls = xmalloc((r.n ? r.n : 1) * sizeof *cls);
+	for (size_t i = 0; i < r.n; i++)
+		cls[i] = (int)r.cluster[i];
+	rank_outlier *o = xmalloc((r.n ? r.n : 1) * sizeof *o);
+	rank_key *k = analysis_keys(&r);
+	int rc = rank_outliers(j, cls, r.n, o, e);
+	if (!rc) {
+		printf("# outliers of run %s: filter %s, attributes %s, K %d, %zu clusters (%s)\n",
+		       ro->run, r.filter_alias, r.meta.attrs, r.meta.k, r.kcut, r.linkage);
+		size_t top = ro->top < r.n ? (size_t)ro->top : r.n;
+		rc = rank_outliers_render(stdout, o, top, k, e);
+	}
+	free(k);
+	free(o);
+	free(cls);
+	free(j);
+	analysis_result_free(&r);
+	return rc;
+}
+
+static char **split(const char *s, char sep, size_t *n)
+{
+	char **v = NULL;
+	*n = 0;
+	const char *p = s;
+	for (;;) {
+		const char *q = strchr(p, sep);
+		size_t len = q ? (size_t)(q - p) : strlen(p);
+		if (len) {
+			v = xrealloc(v, (*n + 1) * sizeof *v);
+			v[(*n)++] = xstrndup(p, len);
+		}
+		if (!q)
+			break;
+		p = q + 1;
+	}
+	return v;
+}
+
+static void free_split(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int rank_sweep(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
+{
+	size_t nf, na, nk;
+	char **fs = split(ro->sfilters ? ro->sfilters : "everything;mpi;mpicol;ompall;mpi,ompall",
+			  ';', &nf);
+	char **as = split(ro->sattrs ? ro->sattrs
+				     : "sing.orig,sing.log10,sing.actual,doub.orig,doub.log10,"
+				       "doub.actual",
+			  ',', &na);
+	char **ks = split(ro->sk ? ro->sk : "10", ',', &nk);
+	size_t cap = nf * na * nk, nrows = 0;
+	rank_row *rows = xcalloc(cap ? cap : 1, sizeof *rows);
+	char **names = xcalloc(cap ? cap * 2 : 1, sizeof *names);
+	int rc = -1;
+	for (size_t i = 0; i < nk; i++) {
+		uint64_t k;
+		if (cli_parse_u64(ks[i], &k) || k < 1 || k > 32) {
+			dt_errf(e, DT_EUSAGE, "--sweep-k: '%s' is not a K from 1 to 32", ks[i]);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < na; i++) {
+		attrs_mode m;
+		if (attrs_mode_parse(as[i], &m, e))
+			goto out;
+	}
+	for (size_t fi = 0; fi < nf; fi++)
+		for (size_t ai = 0; ai < na; ai++)
+			for (size_t ki = 0; ki < nk; ki++) {
+				cli_an b = *a;
+				b.p.filter_files = b.files;
+				b.p.filter = fs[fi];
+				attrs_mode_parse(as[ai], &b.p.mode, e);
+				b.p.k = (unsigned)atoi(ks[ki]);
+				an_result rn, rf;
+				if (cli_an_get(&b, s, ro->normal, &rn, e))
+					goto out;
+				if (cli_an_get(&b, s, ro->faulty, &rf, e)) {
+					analysis_result_free(&rn);
+					goto out;
+				}
+				struct comparison c;
+				int bad = compare(&rn, &rf, b.p.linkage, &c, e);
+				if (!bad) {
+					rank_row *row = &rows[nrows];
+					names[2 * nrows] = xstrdup(rn.filter_alias);
+					names[2 * nrows + 1] = xstrdup(rn.meta.attrs);
+					row->filter = names[2 * nrows];
+					row->attrs = names[2 * nrows + 1];
+					row->k = rn.meta.k;
+					row->bscore = c.bscore;
+					rank_item *it = xmalloc((c.j.n ? c.j.n : 1) * sizeof *it);
+					size_t ni = rank_order(&c.j, c.j.n, it);
+					while (ni && it[ni - 1].score <= 1e-12)
+						ni--; /* unchanged traces are not suspects */
+					row->n_threads = ni < RANK_TOP_MAX ? ni : RANK_TOP_MAX;
+					size_t shown = ro->top < RANK_TOP_MAX ? (size_t)ro->top : RANK_TOP_MAX;
+					if (row->n_threads > shown)
+						row->n_threads = shown;
+					for (size_t q = 0; q < row->n_threads; q++)
+						row->top_threads[q] = c.j.keys[it[q].i];
+					row->n_procs = rank_top_procs(&c.j, it, ni, row->top_procs, shown);
+					free(it);
+					nrows++;
+				}
+				rank_jsmd_free(&c.j);
+				analysis_result_free(&rn);
+				analysis_result_free(&rf);
+				if (bad)
+					goto out;
+			}
+	rank_rows_sort(rows, nrows);
+	printf("# ranking table: %s against %s, %zu settings, lowest B-score first\n", ro->faulty,
+	       ro->normal, nrows);
+	rc = rank_rows_render(stdout, rows, nrows, e);
+out:
+	for (size_t i = 0; i < 2 * nrows; i++)
+		free(names[i]);
+	free(names);
+	free(rows);
+	free_split(fs, nf);
+	free_split(as, na);
+	free_split(ks, nk);
+	return rc;
+}
+
+int cmd_rank(cli *c, int argc, char **argv)
+{
+	static const struct option own[] = {
+		{ "help", no_argument, 0, 'h' },
+		{ "normal", required_argument, 0, 'N' },
+		{ "faulty", required_argument, 0, 'Z' },
+		{ "run", required_argument, 0, 'R' },
+		{ "top", required_argument, 0, 'T' },
+		{ "sweep", no_argument, 0, 'S' },
+		{ "sweep-filters", required_argument, 0, 'f' },
+		{ "sweep-attrs", required_argument, 0, 'a' },
+		{ "sweep-k", required_argument, 0, 'k' },
+		{ 0, 0, 0, 0 },
+	};
+	cli_an a;
+	cli_an_init(&a);
+	struct rank_opts ro = { .top = 10 };
+	int r = parse(argc, argv, "rank", rank_help, own, ":hK:", &a, rank_opt, &ro);
+	if (r == CLI_HELP_DONE)
+		return 0;
+	if (r)
+		return r;
+	if (optind < argc)
+		return cli_usage("rank", "unexpected argument '%s'", argv[optind]);
+	if (ro.run && (ro.normal || ro.faulty || ro.sweep))
+		return cli_usage("rank", "--run (one run) goes without --normal, --faulty, --sweep");
+	if (!ro.run && (!ro.normal || !ro.faulty))
+		return cli_usage("rank", "needs --normal RUN and --faulty RUN (or --run RUN)");
+	dt_err e;
+	dt_err_clear(&e);
+	store *s;
+	if (cli_open_store(c, STORE_OPEN_EXISTING, &s, &e))
+		return cli_fail(&e);
+	int rc = ro.run ? rank_one(s, &a, &ro, &e)
+		 : ro.sweep ? rank_sweep(s, &a, &ro, &e)
+			    : rank_two(s, &a, &ro, &e);
+	store_close(s);
+	return rc ? cli_fail(&e) : 0;
+}

@@ -1,0 +1,230 @@
+/* cli_import.c: `difftrace import`, one transaction per import.
+ *
+ * SIGINT and SIGTERM set a flag that the store's writer polls; the import then fails as
+ * "interrupted" and rolls back, so the store is exactly as it was. A SIGKILL leaves an
+ * uncommitted WAL transaction, which SQLite discards on the next open: the same result. */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "import/import.h"
+#include "util/progress.h"
+#include "import/sink.h"
+#include "util/util.h"
+
+static const char help[] =
+	"usage: difftrace import [--format FMT] [--run NAME] [--label TEXT] [--manifest FILE] PATH...\n"
+	"\n"
+	"Import the traces under PATH... as one run of the store (one transaction: on any error\n"
+	"or interrupt the store is left as it was).\n"
+	"\n"
+	"  -f, --format FMT     uftrace, parlot, parlot-raw or text (default: detected per PATH)\n"
+	"  -r, --run NAME       the run's name (default: from the first PATH, made unique)\n"
+	"  -l, --label TEXT     a free label, e.g. the build or the input\n"
+	"  -m, --manifest FILE  uftrace: lines 'RANK PID' or 'RANK DIR' giving MPI ranks\n"
+	"  --parlot-token-names ParLOT: number .info names by whitespace-separated tokens, as\n"
+	"                       the DiffTrace prototype does, to reproduce its decoded text\n"
+	"                       (default: by lines, as the tracer wrote them)\n"
+	"  -q, --quiet          print nothing on success\n"
+	"  -h, --help           this help\n"
+	"\n"
+	"PATH is a uftrace.data directory, a directory of rank-N recordings (difftrace-record),\n"
+	"a ParLOT directory or per-thread file (with its .info), or text traces (*.txt).\n";
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+struct prog {
+	progress p;
+	const char *path;
+};
+
+static void show_progress(void *arg, const store_writer *w)
+{
+	struct prog *pr = arg;
+	char a[32];
+	progress_show(&pr->p, "importing %s: %zu traces, %s events", pr->path,
+		      store_writer_traces(w), cli_count(store_writer_events(w), a, sizeof a));
+}
+
+/* A run name is used in `RUN:P.T` arguments and as a word in tables. */
+static int valid_run_name(const char *s)
+{
+	if (!*s || strlen(s) > 64)
+		return 0;
+	for (; *s; s++)
+		if (*s == ':' || *s == '/' || (unsigned char)*s <= ' ' || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
+static char *default_run_name(const char *path)
+{
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", path);
+	size_t l = strlen(buf);
+	while (l > 1 && buf[l - 1] == '/')
+		buf[--l] = 0;
+	const char *b = strrchr(buf, '/');
+	b = b ? b + 1 : buf;
+	char out[65];
+	size_t o = 0;
+	for (; *b && o < 64; b++)
+		out[o++] = (*b == ':' || (unsigned char)*b <= ' ') ? '_' : *b;
+	out[o] = 0;
+	if (!o || !strcmp(out, ".") || !strcmp(out, "..") || !strcmp(out, "uftrace.data"))
+		return xstrdup("run");
+	return xstrdup(out);
+}
+
+int cmd_import(cli *c, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "format", required_argument, 0, 'f' }, { "run", required_argument, 0, 'r' },
+		{ "label", required_argument, 0, 'l' },  { "manifest", required_argument, 0, 'm' },
+		{ "quiet", no_argument, 0, 'q' },        { "help", no_argument, 0, 'h' },
+		{ "parlot-token-names", no_argument, 0, 'T' },
+		{ 0, 0, 0, 0 },
+	};
+	dt_format fmt = DT_FMT_AUTO;
+	const char *run = NULL, *label = "";
+	dt_import_opts io = { 0 };
+	int o, r;
+	while ((r = cli_getopt(argc, argv, ":f:r:l:m:qh", lo, &o, "import", help)) == 0 && o != -1) {
+		switch (o) {
+		case 'f': {
+			int f = dt_format_parse(optarg);
+			if (f < 0)
+				return cli_usage("import", "unknown format '%s' (uftrace, parlot, "
+							   "parlot-raw, text)", optarg);
+			fmt = (dt_format)f;
+			break;
+		}
+		case 'r':
+			run = optarg;
+			break;
+		case 'l':
+			label = optarg;
+			break;
+		case 'm':
+			io.manifest = optarg;
+			break;
+		case 'q':
+			io.quiet = 1;
+			break;
+		case 'T':
+			io.parlot_token_names = 1;
+			break;
+		}
+	}
+	if (r == CLI_HELP_DONE)
+		return 0;
+	if (r)
+		return r;
+	if (optind >= argc)
+		return cli_usage("import", "no PATH to import");
+	if (run && !valid_run_name(run))
+		return cli_usage("import", "bad run name '%s' (1-64 characters, no spaces, ':' or '/')",
+				 run);
+
+	dt_err e;
+	dt_err_clear(&e);
+	/* Detect every format first, so a wrong PATH fails before the store is touched. */
+	dt_format *fmts = xcalloc((size_t)(argc - optind), sizeof *fmts);
+	for (int i = optind; i < argc; i++) {
+		fmts[i - optind] = fmt != DT_FMT_AUTO ? fmt : import_detect(argv[i], &e);
+		if (!fmts[i - optind]) {
+			free(fmts);
+			return cli_fail(&e);
+		}
+	}
+	store *s = NULL;
+	if (cli_open_store(c, STORE_OPEN_CREATE, &s, &e)) {
+		free(fmts);
+		return cli_fail(&e);
+	}
+	struct sigaction sa = { 0 }, old_int, old_term;
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+
+	char *name = NULL;
+	store_writer *w = NULL;
+	int64_t run_id = 0;
+	struct prog pr;
+	progress_init(&pr.p);
+	int rc = 1;
+	if (store_begin(s, &e))
+		goto fail;
+	if (run) {
+		name = xstrdup(run);
+	} else {
+		char *base = default_run_name(argv[optind]);
+		name = store_run_fresh_name(s, base, &e);
+		free(base);
+	}
+	if (!name)
+		goto fail;
+	if (store_run_create(s, name, label, dt_format_name(fmts[0]), argv[optind], &run_id, &e))
+		goto fail;
+	if (!(w = store_writer_new(s, run_id, &interrupted))) {
+		dt_errf(&e, DT_EDATA, "cannot prepare the import");
+		goto fail;
+	}
+	store_writer_on_progress(w, show_progress, &pr);
+	for (int i = optind; i < argc; i++) {
+		pr.path = argv[i];
+		if (import_path(argv[i], fmts[i - optind], &io, store_writer_sink(w), &e))
+			goto fail;
+	}
+	if (!store_writer_traces(w)) {
+		dt_err_at(&e, argv[optind], -1, "no traces found");
+		goto fail;
+	}
+	if (store_writer_finish(w, &e) || interrupted || store_commit(s, &e))
+		goto fail;
+	progress_end(&pr.p);
+	if (!io.quiet) {
+		store_run sr;
+		if (store_run_get(s, name, &sr, &e) == 0) {
+			char a[32], b[32], f[160];
+			dt_flags_str(sr.flags, f, sizeof f);
+			printf("imported run '%s' (%s): %lld traces, %s events, %s stored", sr.name,
+			       sr.format, (long long)sr.ntraces,
+			       cli_count((uint64_t)sr.nevents, a, sizeof a),
+			       cli_bytes(sr.bytes, b, sizeof b));
+			if (sr.flags)
+				printf("; flagged: %s (see 'difftrace traces %s')", f, sr.name);
+			putchar('\n');
+			store_run_free(&sr);
+		}
+	}
+	rc = 0;
+	goto out;
+fail:
+	progress_end(&pr.p);
+	store_rollback(s);
+	if (interrupted) {
+		fprintf(stderr, "difftrace: import interrupted; the store is unchanged\n");
+		rc = 130;
+	} else {
+		rc = cli_fail(&e);
+		fprintf(stderr, "difftrace: nothing was imported; the store is unchanged\n");
+	}
+out:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	store_writer_free(w);
+	store_close(s);
+	free(name);
+	free(fmts);
+	return rc;
+}

@@ -1,0 +1,40 @@
+/* import.h: the trace importers and the choice between them.
+ *
+ * Each importer reads one PATH (a file or a directory, as its format wants) and pushes every
+ * trace it finds into a dt_sink. They share nothing but this header. */
+#ifndef DT_IMPORT_H
+#define DT_IMPORT_H
+
+#include "import/sink.h"
+
+typedef enum dt_format {
+	DT_FMT_AUTO = 0,
+	DT_FMT_UFTRACE,
+	DT_FMT_PARLOT,     /* compressed ParLOT (LZa3 | ZE) with a .info file */
+	DT_FMT_PARLOT_RAW, /* WDBG: raw little-endian 16-bit words, then one 0x00 byte */
+	DT_FMT_TEXT,       /* texTrace: one function name per line, [ret] for a return */
+} dt_format;
+
+typedef struct dt_import_opts {
+	const char *manifest; /* uftrace: a file mapping pids or directories to MPI ranks, or NULL */
+	int quiet;
+	/* ParLOT: number the .info names as DiffTrace's reference reader does (whitespace-separated
+	 * tokens), to reproduce its texTrace output; 0 (default): by lines, as the tracer wrote
+	 * them. The two differ after any name containing a space (Go's `type..eq.struct { ... }`). */
+	int parlot_token_names;
+} dt_import_opts;
+
+const char *dt_format_name(dt_format f);
+/* Parses "uftrace", "parlot", "parlot-raw", "text"; -1 when unknown. */
+int dt_format_parse(const char *s);
+/* Looks at PATH and says which importer can read it; DT_FMT_AUTO (0) with e set when none. */
+dt_format import_detect(const char *path, dt_err *e);
+
+int import_uftrace(const char *path, const dt_import_opts *o, dt_sink *s, dt_err *e);
+int import_parlot(const char *path, int raw, const dt_import_opts *o, dt_sink *s, dt_err *e);
+int import_text(const char *path, const dt_import_opts *o, dt_sink *s, dt_err *e);
+
+/* Runs the importer for fmt (detecting it when DT_FMT_AUTO). */
+int import_path(const char *path, dt_format fmt, const dt_import_opts *o, dt_sink *s, dt_err *e);
+
+#endif

@@ -1,0 +1,220 @@
+/* import_text.c: the texTrace format of the DiffTrace prototype.
+ *
+ * One file per trace, one function name per line, `[ret]` for a return. Blank lines are
+ * skipped. The trace's identity comes from the file name: the last two numbers in it are the
+ * process and the thread (`parlotm.host.16205.3.txt`, `2.1.txt`), a single number is the
+ * process with thread 0 (`rank-3.txt`), and a name with no number takes its position. */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "import/import.h"
+#include "util/util.h"
+
+#define TEXT_BLOCK 4096
+#define TEXT_MAX_LINE (1 << 20)
+
+typedef struct text_id {
+	int64_t pid, tid;
+	int numbers;
+	char host[64];
+} text_id;
+
+/* Reads the identity numbers out of a file's base name. */
+static void text_identity(const char *path, int64_t position, text_id *id)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	char name[512];
+	snprintf(name, sizeof name, "%s", base);
+	size_t l = strlen(name);
+	if (l > 4 && !strcmp(name + l - 4, ".txt"))
+		name[l - 4] = 0;
+	char *parts[64];
+	int np = 0;
+	for (char *tok = strtok(name, ".-_"); tok && np < 64; tok = strtok(NULL, ".-_"))
+		parts[np++] = tok;
+	int64_t nums[2] = { 0, 0 };
+	int nnum = 0, at = -1;
+	for (int i = np - 1; i >= 0 && nnum < 2; i--) {
+		char *end;
+		errno = 0;
+		long long v = strtoll(parts[i], &end, 10);
+		if (*parts[i] && !*end && !errno && v >= 0 && isdigit((unsigned char)*parts[i])) {
+			nums[nnum++] = v;
+			at = i;
+		} else if (nnum) {
+			break; /* the numbers must be the trailing components */
+		}
+	}
+	id->numbers = nnum;
+	id->host[0] = 0;
+	if (nnum == 2) {
+		id->pid = nums[1];
+		id->tid = nums[0];
+		if (at >= 2) /* prefix.host.pid.tid */
+			snprintf(id->host, sizeof id->host, "%s", parts[at - 1]);
+	} else if (nnum == 1) {
+		id->pid = nums[0];
+		id->tid = 0;
+	} else {
+		id->pid = position;
+		id->tid = 0;
+	}
+}
+
+static int flush(dt_sink *s, uint32_t *ev, size_t *n, dt_err *e)
+{
+	if (*n && s->events(s->ctx, ev, NULL, *n, e))
+		return -1;
+	*n = 0;
+	return 0;
+}
+
+static int import_one(const char *path, int64_t position, dt_sink *s, dt_err *e)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return dt_err_at(e, path, -1, "cannot open: %s", strerror(errno));
+	text_id id;
+	text_identity(path, position, &id);
+	dt_trace_meta m = { id.pid, id.tid, -1, id.tid == 0, id.host[0] ? id.host : NULL, path };
+	char *line = NULL;
+	size_t cap = 0, n = 0;
+	uint32_t ev[TEXT_BLOCK];
+	int rc = -1;
+	int64_t lineno = 0, depth = 0, unmatched = 0;
+	ssize_t len;
+	if (s->begin(s->ctx, &m, e))
+		goto out;
+	/* The last function id seen, so runs of the same name skip the intern look-up. */
+	char *last = NULL;
+	size_t lastlen = 0;
+	uint32_t lastid = 0;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = 0;
+		if (!len)
+			continue;
+		char *nul = memchr(line, 0, (size_t)len);
+		if (nul) {
+			dt_err_lc(e, path, (int)lineno, (int)(nul - line) + 1,
+				  "NUL byte in a function name: not a text trace");
+			goto done;
+		}
+		if (len > TEXT_MAX_LINE) {
+			dt_err_lc(e, path, (int)lineno, 1, "line longer than %d bytes", TEXT_MAX_LINE);
+			goto done;
+		}
+		uint32_t v;
+		if (!strcmp(line, "[ret]")) {
+			v = DT_RET;
+			if (depth > 0)
+				depth--;
+			else
+				unmatched++;
+		} else {
+			if (last && (size_t)len == lastlen && !memcmp(last, line, lastlen)) {
+				v = lastid;
+			} else {
+				v = s->func(s->ctx, line, (size_t)len, e);
+				if (!v)
+					goto done;
+				free(last);
+				last = xstrndup(line, (size_t)len);
+				lastlen = (size_t)len;
+				lastid = v;
+			}
+			depth++;
+		}
+		ev[n++] = v;
+		if (n == TEXT_BLOCK && flush(s, ev, &n, e))
+			goto done;
+	}
+	if (ferror(f)) {
+		dt_err_lc(e, path, (int)lineno + 1, 1, "read error");
+		goto done;
+	}
+	if (flush(s, ev, &n, e))
+		goto done;
+	unsigned flags = 0;
+	char note[160] = "";
+	if (unmatched) {
+		flags |= DT_TF_UNMATCHED;
+		snprintf(note, sizeof note, "%lld returns without a call", (long long)unmatched);
+	}
+	if (depth > 0)
+		snprintf(note + strlen(note), sizeof note - strlen(note), "%s%lld call%s left open",
+			 note[0] ? "; " : "", (long long)depth, depth == 1 ? "" : "s");
+	rc = s->end(s->ctx, flags, note, e);
+done:
+	free(last);
+out:
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+static int cmp_nat(const void *a, const void *b)
+{
+	return natcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int import_text(const char *path, const dt_import_opts *o, dt_sink *s, dt_err *e)
+{
+	(void)o;
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return dt_err_at(e, path, -1, "cannot read: %s", strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return import_one(path, 0, s, e);
+	DIR *d = opendir(path);
+	if (!d)
+		return dt_err_at(e, path, -1, "cannot open directory: %s", strerror(errno));
+	size_t plen = strlen(path);
+	while (plen > 1 && path[plen - 1] == '/')
+		plen--;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (de->d_name[0] == '.' || l < 5 || strcmp(de->d_name + l - 4, ".txt"))
+			continue;
+		GROW(names, cap, n + 1);
+		names[n++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof *names, cmp_nat);
+	int rc = 0;
+	if (!n)
+		rc = dt_err_at(e, path, -1, "no *.txt trace files in this directory");
+	/* Two files naming the same P.T would silently become two threads: refuse that. */
+	text_id *ids = xcalloc(n ? n : 1, sizeof *ids);
+	for (size_t i = 0; i < n && !rc; i++) {
+		char full[4096];
+		snprintf(full, sizeof full, "%.*s/%s", (int)plen, path, names[i]);
+		text_identity(full, (int64_t)i, &ids[i]);
+		for (size_t j = 0; j < i && !rc; j++)
+			if (ids[j].pid == ids[i].pid && ids[j].tid == ids[i].tid)
+				rc = dt_err_at(e, full, -1,
+					       "same process and thread numbers as %s: rename one",
+					       names[j]);
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		char full[4096];
+		snprintf(full, sizeof full, "%.*s/%s", (int)plen, path, names[i]);
+		rc = import_one(full, (int64_t)i, s, e);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(ids);
+	return rc;
+}

@@ -1,0 +1,62 @@
+/* sink.h: what an importer produces, and where it goes.
+ *
+ * Importers read trace files and push traces into a dt_sink: begin a trace, intern function
+ * names, append events (with timestamps when the source has them), attach argument text and
+ * lost-record gaps, end the trace with its flags. The store implements a sink that writes
+ * compressed chunks; tests and fuzzers use a memory sink. Importers never see SQLite. */
+#ifndef DT_SINK_H
+#define DT_SINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/err.h"
+
+/* An event is a function id for a call and DT_RET (0) for a return, as in ParLOT. */
+#define DT_RET 0u
+
+/* Trace flags: what the importer had to work around. Never hidden from the user. */
+enum {
+	DT_TF_TRUNCATED = 1u << 0,    /* the file ends inside a record/group; the tail was dropped */
+	DT_TF_UNTERMINATED = 1u << 1, /* no end marker (ParLOT trailer): the process was killed */
+	DT_TF_OPEN_FRAMES = 1u << 2,  /* calls still open at the end of the trace */
+	DT_TF_LOST = 1u << 3,         /* the tracer lost records (uftrace LOST) */
+	DT_TF_INFO_TRUNCATED = 1u << 4, /* function table incomplete; unknown ids named "?N" */
+	DT_TF_EMPTY = 1u << 5,        /* no events at all */
+	DT_TF_UNMATCHED = 1u << 6,    /* returns without a call, or exits that did not nest */
+	DT_TF_TIMEOUT = 1u << 7,      /* the recording was ended by difftrace-record --timeout */
+};
+
+/* Names of the flags, in bit order, for display ("truncated,open-frames"). */
+const char *dt_flag_name(unsigned bit);
+/* Writes the comma-separated names of the set flags into buf ("-" for none). */
+void dt_flags_str(unsigned flags, char *buf, size_t n);
+
+/* What is known about a trace before its events. */
+typedef struct dt_trace_meta {
+	int64_t pid;       /* process id, or a process number when the source has no pid */
+	int64_t tid;       /* thread id (uftrace), or thread number (ParLOT, text) */
+	int64_t rank;      /* MPI rank when known (rank-N directory, manifest), else -1 */
+	int is_main;       /* the process's main thread: gets thread index 0 */
+	const char *host;  /* may be NULL */
+	const char *source;/* the file the trace came from */
+} dt_trace_meta;
+
+enum { DT_ARG = 0, DT_RETVAL = 1 };
+
+typedef struct dt_sink {
+	void *ctx;
+	int (*begin)(void *ctx, const dt_trace_meta *m, dt_err *e);
+	/* Interns a function name; returns its id (>= 1) or 0 on error. */
+	uint32_t (*func)(void *ctx, const char *name, size_t len, dt_err *e);
+	/* Appends n events; ts is NULL when the source has no timestamps (then it must stay NULL
+	 * for the whole trace). */
+	int (*events)(void *ctx, const uint32_t *ev, const uint64_t *ts, size_t n, dt_err *e);
+	/* Attaches text (decoded arguments or return value) to event number idx of the trace. */
+	int (*arg)(void *ctx, uint64_t idx, int kind, const char *text, dt_err *e);
+	/* Records that `lost` records were lost before event number idx. */
+	int (*gap)(void *ctx, uint64_t idx, uint64_t lost, dt_err *e);
+	int (*end)(void *ctx, unsigned flags, const char *note, dt_err *e);
+} dt_sink;
+
+#endif

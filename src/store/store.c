@@ -1,0 +1,433 @@
+#define _POSIX_C_SOURCE 200809L
+/* store.c: opening the store, transactions, runs, traces and function names. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "store/store_int.h"
+#include "util/util.h"
+
+int store_sqlerr(store *s, dt_err *e, const char *what)
+{
+	return dt_err_at(e, s->path, -1, "%s: %s", what, sqlite3_errmsg(s->db));
+}
+
+int store_prepare(store *s, const char *sql, sqlite3_stmt **st, dt_err *e)
+{
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
+		return store_sqlerr(s, e, "SQL");
+	return 0;
+}
+
+int store_exec(store *s, const char *sql, dt_err *e)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		dt_err_at(e, s->path, -1, "%s", msg ? msg : sqlite3_errmsg(s->db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+int store_open(const char *path, int mode, store **out, dt_err *e)
+{
+	struct stat stb;
+	if (mode == STORE_OPEN_EXISTING && stat(path, &stb) != 0)
+		return dt_err_at(e, path, -1, "no store here (import traces first, or name one with -d)");
+	store *s = xcalloc(1, sizeof *s);
+	s->path = xstrdup(path);
+	int flags = SQLITE_OPEN_READWRITE | (mode == STORE_OPEN_CREATE ? SQLITE_OPEN_CREATE : 0);
+	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
+		dt_err_at(e, path, -1, "cannot open store: %s",
+			  s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		store_close(s);
+		return -1;
+	}
+	sqlite3_busy_timeout(s->db, 5000);
+	sqlite3_stmt *st;
+	/* A file that is not an SQLite database fails on its first read: say so plainly. */
+	if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode=WAL", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW) {
+		dt_err_at(e, path, -1, "not a difftrace store: %s", sqlite3_errmsg(s->db));
+		sqlite3_finalize(st);
+		store_close(s);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	if (store_exec(s, "PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;", e) ||
+	    store_schema_migrate(s, e)) {
+		store_close(s);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+void store_close(store *s)
+{
+	if (!s)
+		return;
+	if (s->db)
+		sqlite3_close_v2(s->db);
+	for (size_t i = 0; i < s->nfnames; i++)
+		free(s->fnames[i]);
+	free(s->fnames);
+	free(s->path);
+	free(s);
+}
+
+const char *store_path(const store *s)
+{
+	return s->path;
+}
+
+int store_begin(store *s, dt_err *e)
+{
+	return store_exec(s, "BEGIN IMMEDIATE", e);
+}
+
+int store_commit(store *s, dt_err *e)
+{
+	return store_exec(s, "COMMIT", e);
+}
+
+void store_rollback(store *s)
+{
+	if (!sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* ---- runs ---- */
+
+static char *col_str(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return xstrdup(t ? (const char *)t : "");
+}
+
+void store_run_free(store_run *r)
+{
+	free(r->name);
+	free(r->label);
+	free(r->format);
+	free(r->source);
+	free(r->created);
+	memset(r, 0, sizeof *r);
+}
+
+void store_runs_free(store_run *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		store_run_free(&r[i]);
+	free(r);
+}
+
+#define RUN_COLS                                                                          \
+	"r.id, r.name, r.label, r.format, r.source, r.created, r.ntraces, r.nevents, r.flags," \
+	" (SELECT coalesce(sum(t.bytes),0) FROM traces t WHERE t.run_id = r.id)"
+
+static void run_from_row(sqlite3_stmt *st, store_run *r)
+{
+	r->id = sqlite3_column_int64(st, 0);
+	r->name = col_str(st, 1);
+	r->label = col_str(st, 2);
+	r->format = col_str(st, 3);
+	r->source = col_str(st, 4);
+	r->created = col_str(st, 5);
+	r->ntraces = sqlite3_column_int64(st, 6);
+	r->nevents = sqlite3_column_int64(st, 7);
+	r->flags = (unsigned)sqlite3_column_int64(st, 8);
+	r->bytes = sqlite3_column_int64(st, 9);
+}
+
+int store_run_list(store *s, store_run **runs, size_t *n, dt_err *e)
+{
+	sqlite3_stmt *st;
+	if (store_prepare(s, "SELECT " RUN_COLS " FROM runs r ORDER BY r.id", &st, e))
+		return -1;
+	store_run *v = NULL;
+	size_t cap = 0, len = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		GROW(v, cap, len + 1);
+		run_from_row(st, &v[len++]);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		store_runs_free(v, len);
+		return store_sqlerr(s, e, "listing runs");
+	}
+	*runs = v;
+	*n = len;
+	return 0;
+}
+
+int store_run_get(store *s, const char *name, store_run *r, dt_err *e)
+{
+	sqlite3_stmt *st;
+	if (store_prepare(s, "SELECT " RUN_COLS " FROM runs r WHERE r.name = ?1", &st, e))
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		run_from_row(st, r);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc != SQLITE_DONE)
+		return store_sqlerr(s, e, "reading run");
+	return dt_errf(e, DT_EDATA, "no run named '%s' in %s (see 'difftrace runs')", name, s->path);
+}
+
+int store_run_exists(store *s, const char *name, dt_err *e)
+{
+	sqlite3_stmt *st;
+	if (store_prepare(s, "SELECT 1 FROM runs WHERE name = ?1", &st, e))
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_sqlerr(s, e, "reading run");
+	return rc == SQLITE_ROW;
+}
+
+char *store_run_fresh_name(store *s, const char *base, dt_err *e)
+{
+	char name[256];
+	snprintf(name, sizeof name, "%s", base);
+	for (int i = 2;; i++) {
+		int x = store_run_exists(s, name, e);
+		if (x < 0)
+			return NULL;
+		if (!x)
+			return xstrdup(name);
+		snprintf(name, sizeof name, "%s-%d", base, i);
+	}
+}
+
+int store_run_create(store *s, const char *name, const char *label, const char *format,
+		     const char *source, int64_t *id, dt_err *e)
+{
+	int x = store_run_exists(s, name, e);
+	if (x < 0)
+		return -1;
+	if (x)
+		return dt_errf(e, DT_EDATA,
+			       "a run named '%s' exists already (remove it with 'difftrace rm %s' or "
+			       "choose another --run)",
+			       name, name);
+	char created[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(created, sizeof created, "%Y-%m-%d %H:%M:%S", localtime_r(&now, &tm));
+	sqlite3_stmt *st;
+	if (store_prepare(s,
+			  "INSERT INTO runs(name, label, format, source, created) "
+			  "VALUES(?1, ?2, ?3, ?4, ?5)",
+			  &st, e))
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, label ? label : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, format, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, source ? source : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, created, -1, SQLITE_TRANSIENT);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return store_sqlerr(s, e, "creating run");
+	*id = sqlite3_last_insert_rowid(s->db);
+	return 0;
+}
+
+int store_run_delete(store *s, const char *name, dt_err *e)
+{
+	store_run r;
+	if (store_run_get(s, name, &r, e))
+		return -1;
+	store_run_free(&r);
+	sqlite3_stmt *st;
+	if (store_prepare(s, "DELETE FROM runs WHERE name = ?1", &st, e))
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return store_sqlerr(s, e, "removing run");
+	return 0;
+}
+
+/* ---- traces ---- */
+
+void store_trace_free(store_trace *t)
+{
+	free(t->host);
+	free(t->source);
+	free(t->note);
+	memset(t, 0, sizeof *t);
+}
+
+void store_traces_free(store_trace *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		store_trace_free(&t[i]);
+	free(t);
+}
+
+#define TRACE_COLS                                                                        \
+	"id, run_id, proc, thread, pid, tid, rank, host, source, note, nevents, ncalls, "  \
+	"maxdepth, flags, has_time, first_ts, last_ts, bytes, nargs, ngaps"
+
+static void trace_from_row(sqlite3_stmt *st, store_trace *t)
+{
+	t->id = sqlite3_column_int64(st, 0);
+	t->run_id = sqlite3_column_int64(st, 1);
+	t->proc = sqlite3_column_int(st, 2);
+	t->thread = sqlite3_column_int(st, 3);
+	t->pid = sqlite3_column_int64(st, 4);
+	t->tid = sqlite3_column_int64(st, 5);
+	t->rank = sqlite3_column_int64(st, 6);
+	t->host = col_str(st, 7);
+	t->source = col_str(st, 8);
+	t->note = col_str(st, 9);
+	t->nevents = (uint64_t)sqlite3_column_int64(st, 10);
+	t->ncalls = (uint64_t)sqlite3_column_int64(st, 11);
+	t->maxdepth = sqlite3_column_int(st, 12);
+	t->flags = (unsigned)sqlite3_column_int64(st, 13);
+	t->has_time = sqlite3_column_int(st, 14);
+	t->first_ts = (uint64_t)sqlite3_column_int64(st, 15);
+	t->last_ts = (uint64_t)sqlite3_column_int64(st, 16);
+	t->bytes = sqlite3_column_int64(st, 17);
+	t->nargs = sqlite3_column_int64(st, 18);
+	t->ngaps = sqlite3_column_int64(st, 19);
+}
+
+int store_trace_list(store *s, int64_t run_id, store_trace **out, size_t *n, dt_err *e)
+{
+	sqlite3_stmt *st;
+	if (store_prepare(s,
+			  "SELECT " TRACE_COLS " FROM traces WHERE run_id = ?1 ORDER BY proc, thread",
+			  &st, e))
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	store_trace *v = NULL;
+	size_t cap = 0, len = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		GROW(v, cap, len + 1);
+		trace_from_row(st, &v[len++]);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		store_traces_free(v, len);
+		return store_sqlerr(s, e, "listing traces");
+	}
+	*out = v;
+	*n = len;
+	return 0;
+}
+
+int store_trace_get(store *s, int64_t run_id, int proc, int thread, store_trace *t, dt_err *e)
+{
+	sqlite3_stmt *st;
+	if (store_prepare(s,
+			  "SELECT " TRACE_COLS
+			  " FROM traces WHERE run_id = ?1 AND proc = ?2 AND thread = ?3",
+			  &st, e))
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int(st, 2, proc);
+	sqlite3_bind_int(st, 3, thread);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		trace_from_row(st, t);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc != SQLITE_DONE)
+		return store_sqlerr(s, e, "reading trace");
+	return dt_errf(e, DT_EDATA, "no trace %d.%d in this run (see 'difftrace traces')", proc,
+		       thread);
+}
+
+int store_trace_gaps(store *s, int64_t trace_id, uint64_t **idx, uint64_t **lost, size_t *n,
+		     dt_err *e)
+{
+	sqlite3_stmt *st;
+	if (store_prepare(s, "SELECT event, lost FROM gaps WHERE trace_id = ?1 ORDER BY event", &st,
+			  e))
+		return -1;
+	sqlite3_bind_int64(st, 1, trace_id);
+	uint64_t *a = NULL, *b = NULL;
+	size_t cap = 0, capb = 0, len = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		GROW(a, cap, len + 1);
+		GROW(b, capb, len + 1);
+		a[len] = (uint64_t)sqlite3_column_int64(st, 0);
+		b[len++] = (uint64_t)sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(a);
+		free(b);
+		return store_sqlerr(s, e, "reading gaps");
+	}
+	*idx = a;
+	*lost = b;
+	*n = len;
+	return 0;
+}
+
+/* ---- function names ---- */
+
+void store_fnames_add(store *s, uint32_t id, const char *name, size_t len)
+{
+	if (!s->fnames_loaded)
+		return; /* loaded in full on first use */
+	if (id >= s->nfnames) {
+		s->fnames = xrealloc(s->fnames, (id + 1) * sizeof *s->fnames);
+		memset(s->fnames + s->nfnames, 0, (id + 1 - s->nfnames) * sizeof *s->fnames);
+		s->nfnames = id + 1;
+	}
+	free(s->fnames[id]);
+	s->fnames[id] = xstrndup(name, len);
+}
+
+static void load_fnames(store *s)
+{
+	s->fnames_loaded = 1;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "SELECT id, name FROM functions", -1, &st, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		if (id <= 0 || id > UINT32_MAX)
+			continue;
+		store_fnames_add(s, (uint32_t)id, (const char *)sqlite3_column_text(st, 1),
+				 (size_t)sqlite3_column_bytes(st, 1));
+	}
+	sqlite3_finalize(st);
+}
+
+const char *store_func_name(store *s, uint32_t id)
+{
+	if (id == DT_RET)
+		return "[ret]";
+	if (!s->fnames_loaded)
+		load_fnames(s);
+	if (id < s->nfnames && s->fnames[id])
+		return s->fnames[id];
+	return "?";
+}
+
+const char *const *store_func_names(store *s, size_t *n)
+{
+	if (!s->fnames_loaded)
+		load_fnames(s);
+	*n = s->nfnames;
+	return (const char *const *)s->fnames;
+}

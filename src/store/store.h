@@ -1,0 +1,112 @@
+/* store.h: the SQLite store, the only module that talks to SQLite.
+ *
+ * One file holds runs, their traces, the functions (interned once per store, so a name has the
+ * same id in every run) and the event streams, compressed in chunks (see store_write.c). Every
+ * import is one transaction: a failure or an interrupt leaves the store as it was. */
+#ifndef DT_STORE_H
+#define DT_STORE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/err.h"
+#include "import/sink.h"
+
+#define STORE_DEFAULT_PATH "difftrace.db"
+/* Events per chunk: small enough that a reader holds little (1 MiB of ids), large enough that
+ * the codec's per-chunk reset and the row overhead do not show. */
+#define STORE_CHUNK_EVENTS (1u << 18)
+
+typedef struct store store;
+
+enum { STORE_OPEN_EXISTING = 0, STORE_OPEN_CREATE = 1 };
+
+/* Opens (or with STORE_OPEN_CREATE creates) the store and migrates its schema. */
+int store_open(const char *path, int mode, store **out, dt_err *e);
+void store_close(store *s);
+const char *store_path(const store *s);
+
+int store_begin(store *s, dt_err *e);
+int store_commit(store *s, dt_err *e);
+void store_rollback(store *s);
+
+typedef struct store_run {
+	int64_t id;
+	char *name, *label, *format, *source, *created;
+	int64_t ntraces, nevents, bytes;
+	unsigned flags; /* union of the traces' flags */
+} store_run;
+
+void store_run_free(store_run *r);
+void store_runs_free(store_run *r, size_t n);
+int store_run_list(store *s, store_run **runs, size_t *n, dt_err *e);
+/* 0 and *r filled when found; -1 with a "no run named" error otherwise. */
+int store_run_get(store *s, const char *name, store_run *r, dt_err *e);
+int store_run_exists(store *s, const char *name, dt_err *e); /* 1, 0, or -1 */
+int store_run_create(store *s, const char *name, const char *label, const char *format,
+		     const char *source, int64_t *id, dt_err *e);
+int store_run_delete(store *s, const char *name, dt_err *e);
+/* A run name that is not taken yet: base, base-2, base-3 ... (caller frees). */
+char *store_run_fresh_name(store *s, const char *base, dt_err *e);
+
+typedef struct store_trace {
+	int64_t id, run_id;
+	int proc, thread;
+	int64_t pid, tid, rank;
+	char *host, *source, *note;
+	uint64_t nevents, ncalls;
+	int maxdepth;
+	unsigned flags;
+	int has_time;
+	uint64_t first_ts, last_ts;
+	int64_t bytes; /* compressed bytes stored (events + times + args) */
+	int64_t nargs, ngaps;
+} store_trace;
+
+void store_trace_free(store_trace *t);
+void store_traces_free(store_trace *t, size_t n);
+/* Traces of a run in P.T order. */
+int store_trace_list(store *s, int64_t run_id, store_trace **t, size_t *n, dt_err *e);
+int store_trace_get(store *s, int64_t run_id, int proc, int thread, store_trace *t, dt_err *e);
+
+/* Function names. The table is loaded once and kept; ids are dense from 1. */
+const char *store_func_name(store *s, uint32_t id);
+/* The names by id, names[id] (NULL where no function has that id), for ids < *n. The array
+ * belongs to the store and is valid until the next import. */
+const char *const *store_func_names(store *s, size_t *n);
+
+/* ---- writing an import ---- */
+typedef struct store_writer store_writer;
+
+/* A writer adds traces to run_id; the caller holds the transaction. cancel, when not NULL, is
+ * polled: once it is non-zero every sink call fails with "interrupted". */
+store_writer *store_writer_new(store *s, int64_t run_id, volatile sig_atomic_t *cancel);
+dt_sink *store_writer_sink(store_writer *w);
+/* Numbers processes and threads (P.T) and totals the run. Call once after the importers. */
+int store_writer_finish(store_writer *w, dt_err *e);
+void store_writer_free(store_writer *w);
+/* What the writer has seen so far, for progress display. */
+uint64_t store_writer_events(const store_writer *w);
+size_t store_writer_traces(const store_writer *w);
+void store_writer_on_progress(store_writer *w, void (*fn)(void *, const store_writer *), void *arg);
+
+/* ---- reading events ---- */
+typedef struct store_cursor store_cursor;
+
+/* A cursor over one trace's events from event number `from`. */
+int store_cursor_open(store *s, const store_trace *t, uint64_t from, store_cursor **c, dt_err *e);
+/* Up to max events (ts may be NULL); returns the count, 0 at the end, -1 on error. */
+int64_t store_cursor_next(store_cursor *c, uint32_t *ev, uint64_t *ts, size_t max, dt_err *e);
+/* Call depth (open calls) before the first event the last store_cursor_next returned. */
+int store_cursor_depth(const store_cursor *c);
+/* Argument text attached to event idx of the cursor's current chunk region, or NULL.
+ * Valid for events returned by the last store_cursor_next call. */
+const char *store_cursor_arg(store_cursor *c, uint64_t idx, int kind);
+void store_cursor_close(store_cursor *c);
+
+/* Lost-record gaps of a trace: arrays of (event index, lost count); caller frees. */
+int store_trace_gaps(store *s, int64_t trace_id, uint64_t **idx, uint64_t **lost, size_t *n,
+		     dt_err *e);
+
+#endif

@@ -1,0 +1,179 @@
+/* store_read.c: reading a trace's events back, chunk by chunk.
+ *
+ * A cursor holds one decoded chunk at a time, so reading a trace of any length needs
+ * STORE_CHUNK_EVENTS events of memory. Each next() call returns events from one chunk only,
+ * which keeps argument look-ups to the chunk in hand. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/lza3.h"
+#include "store/store_int.h"
+#include "util/util.h"
+
+struct store_cursor {
+	store *s;
+	sqlite3_stmt *sel;
+	int has_time;
+	uint32_t *ev;
+	uint64_t *ts;
+	size_t n, pos;       /* decoded events of the chunk in hand, and the next to return */
+	uint64_t chunk_first;
+	int depth;           /* open calls before ev[pos] */
+	int piece_depth;     /* open calls before the events the last next() returned */
+	uint64_t skip_to;    /* the first event the caller asked for */
+	uint8_t *args;
+	size_t nargs_bytes;
+	char *argtext;
+	size_t argcap;
+	int done;
+};
+
+static int load_next_chunk(store_cursor *c, dt_err *e)
+{
+	int rc = sqlite3_step(c->sel);
+	if (rc == SQLITE_DONE) {
+		c->done = 1;
+		return 0;
+	}
+	if (rc != SQLITE_ROW)
+		return store_sqlerr(c->s, e, "reading events");
+	c->chunk_first = (uint64_t)sqlite3_column_int64(c->sel, 0);
+	uint64_t n = (uint64_t)sqlite3_column_int64(c->sel, 1);
+	c->depth = sqlite3_column_int(c->sel, 2);
+	const uint8_t *blob = sqlite3_column_blob(c->sel, 3);
+	size_t blen = (size_t)sqlite3_column_bytes(c->sel, 3);
+	uint32_t *ev = NULL;
+	size_t nev = 0;
+	unsigned flags = 0;
+	free(c->ev);
+	c->ev = NULL;
+	if (lza3_decode_all(blob, blen, &ev, &nev, &flags, store_path(c->s), e))
+		return -1;
+	if (nev != n || (flags & (LZA3_TRUNCATED | LZA3_UNTERMINATED))) {
+		free(ev);
+		return dt_err_at(e, store_path(c->s), -1,
+				 "damaged event chunk at event %llu: %zu events decoded, %llu expected",
+				 (unsigned long long)c->chunk_first, nev, (unsigned long long)n);
+	}
+	c->ev = ev;
+	c->n = nev;
+	c->pos = 0;
+	if (c->has_time) {
+		const uint8_t *tb = sqlite3_column_blob(c->sel, 4);
+		size_t tl = (size_t)sqlite3_column_bytes(c->sel, 4), p = 0;
+		c->ts = xrealloc(c->ts, (nev ? nev : 1) * sizeof *c->ts);
+		uint64_t t = 0;
+		for (size_t i = 0; i < nev; i++) {
+			int64_t d;
+			if (svar_get(tb, tl, &p, &d)) {
+				return dt_err_at(e, store_path(c->s), -1,
+						 "damaged timestamp chunk at event %llu",
+						 (unsigned long long)c->chunk_first);
+			}
+			t += (uint64_t)d;
+			c->ts[i] = t;
+		}
+	}
+	free(c->args);
+	c->nargs_bytes = (size_t)sqlite3_column_bytes(c->sel, 5);
+	c->args = xmalloc(c->nargs_bytes + 1);
+	if (c->nargs_bytes)
+		memcpy(c->args, sqlite3_column_blob(c->sel, 5), c->nargs_bytes);
+	/* Skip to the requested start, keeping the depth right. */
+	while (c->pos < c->n && c->chunk_first + c->pos < c->skip_to) {
+		if (c->ev[c->pos] != DT_RET)
+			c->depth++;
+		else if (c->depth > 0)
+			c->depth--;
+		c->pos++;
+	}
+	return 0;
+}
+
+int store_cursor_open(store *s, const store_trace *t, uint64_t from, store_cursor **out, dt_err *e)
+{
+	store_cursor *c = xcalloc(1, sizeof *c);
+	c->s = s;
+	c->has_time = t->has_time;
+	c->skip_to = from;
+	if (store_prepare(s,
+			  "SELECT first, n, depth, events, times, args FROM chunks"
+			  " WHERE trace_id = ?1 AND first + n > ?2 ORDER BY seq",
+			  &c->sel, e)) {
+		free(c);
+		return -1;
+	}
+	sqlite3_bind_int64(c->sel, 1, t->id);
+	sqlite3_bind_int64(c->sel, 2, (int64_t)from);
+	*out = c;
+	return 0;
+}
+
+int64_t store_cursor_next(store_cursor *c, uint32_t *ev, uint64_t *ts, size_t max, dt_err *e)
+{
+	while (!c->done && c->pos >= c->n)
+		if (load_next_chunk(c, e))
+			return -1;
+	if (c->done)
+		return 0;
+	size_t k = c->n - c->pos;
+	c->piece_depth = c->depth;
+	if (k > max)
+		k = max;
+	memcpy(ev, c->ev + c->pos, k * sizeof *ev);
+	if (ts) {
+		if (c->has_time)
+			memcpy(ts, c->ts + c->pos, k * sizeof *ts);
+		else
+			memset(ts, 0, k * sizeof *ts);
+	}
+	for (size_t i = 0; i < k; i++) {
+		if (ev[i] != DT_RET)
+			c->depth++;
+		else if (c->depth > 0)
+			c->depth--;
+	}
+	c->pos += k;
+	return (int64_t)k;
+}
+
+int store_cursor_depth(const store_cursor *c)
+{
+	return c->piece_depth;
+}
+
+const char *store_cursor_arg(store_cursor *c, uint64_t idx, int kind)
+{
+	if (idx < c->chunk_first || idx >= c->chunk_first + c->n)
+		return NULL;
+	uint64_t off = idx - c->chunk_first;
+	size_t p = 0;
+	while (p < c->nargs_bytes) {
+		uint64_t o, len;
+		if (uvar_get(c->args, c->nargs_bytes, &p, &o) || p >= c->nargs_bytes)
+			return NULL;
+		int k = c->args[p++];
+		if (uvar_get(c->args, c->nargs_bytes, &p, &len) || len > c->nargs_bytes - p)
+			return NULL;
+		if (o == off && k == kind) {
+			GROW(c->argtext, c->argcap, len + 1);
+			memcpy(c->argtext, c->args + p, len);
+			c->argtext[len] = 0;
+			return c->argtext;
+		}
+		p += len;
+	}
+	return NULL;
+}
+
+void store_cursor_close(store_cursor *c)
+{
+	if (!c)
+		return;
+	sqlite3_finalize(c->sel);
+	free(c->ev);
+	free(c->ts);
+	free(c->args);
+	free(c->argtext);
+	free(c);
+}

@@ -1,0 +1,112 @@
+/* store_schema.c: the store's schema and its forward migrations.
+ *
+ * PRAGMA user_version holds the schema version. Each entry of `migrations` takes the schema from
+ * version i to i+1; a new store runs them all. Never edit a released migration: add one. */
+#include <stdio.h>
+
+#include "store/store_int.h"
+
+static const char *const migrations[] = {
+	/* 0 -> 1: runs, traces, functions, chunked event streams, lost-record gaps. */
+	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+	"CREATE TABLE runs("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL UNIQUE,"
+	"  label TEXT NOT NULL DEFAULT '',"
+	"  format TEXT NOT NULL,"
+	"  source TEXT NOT NULL DEFAULT '',"
+	"  created TEXT NOT NULL,"
+	"  ntraces INTEGER NOT NULL DEFAULT 0,"
+	"  nevents INTEGER NOT NULL DEFAULT 0,"
+	"  flags INTEGER NOT NULL DEFAULT 0);"
+	"CREATE TABLE functions(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
+	"CREATE TABLE traces("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  proc INTEGER NOT NULL, thread INTEGER NOT NULL,"
+	"  pid INTEGER NOT NULL, tid INTEGER NOT NULL, rank INTEGER NOT NULL DEFAULT -1,"
+	"  is_main INTEGER NOT NULL DEFAULT 0,"
+	"  host TEXT NOT NULL DEFAULT '', source TEXT NOT NULL DEFAULT '',"
+	"  nevents INTEGER NOT NULL DEFAULT 0, ncalls INTEGER NOT NULL DEFAULT 0,"
+	"  maxdepth INTEGER NOT NULL DEFAULT 0, flags INTEGER NOT NULL DEFAULT 0,"
+	"  note TEXT NOT NULL DEFAULT '', has_time INTEGER NOT NULL DEFAULT 0,"
+	"  first_ts INTEGER NOT NULL DEFAULT 0, last_ts INTEGER NOT NULL DEFAULT 0,"
+	"  bytes INTEGER NOT NULL DEFAULT 0, nargs INTEGER NOT NULL DEFAULT 0,"
+	"  ngaps INTEGER NOT NULL DEFAULT 0,"
+	"  UNIQUE(run_id, proc, thread));"
+	/* A chunk is an independent codec stream of up to STORE_CHUNK_EVENTS events; `depth` is
+	 * the call depth before its first event, so a reader can start anywhere. */
+	"CREATE TABLE chunks("
+	"  id INTEGER PRIMARY KEY,"
+	"  trace_id INTEGER NOT NULL REFERENCES traces(id) ON DELETE CASCADE,"
+	"  seq INTEGER NOT NULL, first INTEGER NOT NULL, n INTEGER NOT NULL,"
+	"  depth INTEGER NOT NULL, events BLOB NOT NULL, times BLOB, args BLOB,"
+	"  UNIQUE(trace_id, seq));"
+	"CREATE TABLE gaps("
+	"  trace_id INTEGER NOT NULL REFERENCES traces(id) ON DELETE CASCADE,"
+	"  event INTEGER NOT NULL, lost INTEGER NOT NULL);"
+	"CREATE INDEX gaps_trace ON gaps(trace_id, event);"
+	"CREATE INDEX traces_run ON traces(run_id, proc, thread);",
+
+	/* 1 -> 2: the analysis cache and the store-wide loop table. A loop body's id is the same
+	 * in every trace and run, so loops are one table for the whole store. An analysis is one
+	 * run under one (filter, attribute mode, K, code version); its per-trace results (the NLR
+	 * entries, the attribute ids) are rows, everything else a named blob. */
+	"CREATE TABLE loops(id INTEGER PRIMARY KEY, body BLOB NOT NULL UNIQUE);"
+	"CREATE TABLE analyses("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  filter TEXT NOT NULL, attrs TEXT NOT NULL, k INTEGER NOT NULL,"
+	"  version TEXT NOT NULL, created TEXT NOT NULL,"
+	"  ntraces INTEGER NOT NULL DEFAULT 0, nattrs INTEGER NOT NULL DEFAULT 0,"
+	"  nclasses INTEGER NOT NULL DEFAULT 0,"
+	"  UNIQUE(run_id, filter, attrs, k));"
+	"CREATE TABLE analysis_traces("
+	"  analysis_id INTEGER NOT NULL REFERENCES analyses(id) ON DELETE CASCADE,"
+	"  obj INTEGER NOT NULL,"
+	"  trace_id INTEGER NOT NULL REFERENCES traces(id) ON DELETE CASCADE,"
+	"  nfiltered INTEGER NOT NULL, nlr BLOB NOT NULL, attrs BLOB NOT NULL,"
+	"  PRIMARY KEY(analysis_id, obj)) WITHOUT ROWID;"
+	"CREATE TABLE analysis_attrs("
+	"  analysis_id INTEGER NOT NULL REFERENCES analyses(id) ON DELETE CASCADE,"
+	"  id INTEGER NOT NULL, name TEXT NOT NULL,"
+	"  PRIMARY KEY(analysis_id, id)) WITHOUT ROWID;"
+	"CREATE TABLE analysis_blobs("
+	"  analysis_id INTEGER NOT NULL REFERENCES analyses(id) ON DELETE CASCADE,"
+	"  key TEXT NOT NULL, value BLOB NOT NULL,"
+	"  PRIMARY KEY(analysis_id, key));",
+};
+
+#define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
+
+int store_schema_migrate(store *s, dt_err *e)
+{
+	sqlite3_stmt *st;
+	if (store_prepare(s, "PRAGMA user_version", &st, e))
+		return -1;
+	int version = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (version > NMIGRATIONS)
+		return dt_err_at(e, s->path, -1,
+				 "store schema version %d is newer than this difftrace knows (%d): "
+				 "upgrade difftrace",
+				 version, NMIGRATIONS);
+	if (version == NMIGRATIONS)
+		return 0;
+	if (store_exec(s, "BEGIN IMMEDIATE", e))
+		return -1;
+	for (int v = version; v < NMIGRATIONS; v++) {
+		char sql[64];
+		if (store_exec(s, migrations[v], e))
+			goto fail;
+		snprintf(sql, sizeof sql, "PRAGMA user_version = %d", v + 1);
+		if (store_exec(s, sql, e))
+			goto fail;
+	}
+	if (store_exec(s, "COMMIT", e))
+		goto fail;
+	return 0;
+fail:
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
