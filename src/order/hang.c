@@ -76,8 +76,17 @@ typedef struct ctx {
 	struct th *th;
 	int32_t maxproc;
 	size_t *mpi_thread;  /* by proc: the thread that makes its MPI calls; SIZE_MAX none */
+	size_t *pfirst, *pend; /* by proc: its threads */
 	hang_edge *edges;
 	size_t nedges, capedges;
+	struct cref *colls;
+	size_t ncolls;
+	struct pref *members;
+	size_t nmembers;
+	struct rref *done;
+	size_t ndone;
+	struct missing *miss;
+	size_t nmiss, capmiss;
 } ctx;
 
 static int kind_of(const ctx *c, uint32_t f)
@@ -110,22 +119,106 @@ static const dt_sync_event *open_call(const ctx *c, size_t t)
 	return h->state == HANG_IN_CALL ? &c->ev[h->entry] : NULL;
 }
 
-/* The collectives process p's threads entered on comm, and (in *kth) the call of the k-th. */
-static uint64_t colls(const ctx *c, int32_t p, int32_t comm, uint64_t k, uint32_t *kth)
+/* Index entries, sorted for binary search: a collective entered (the k-th of its process on
+ * its communicator), a (communicator, process) that has events, a completed request. */
+struct cref {
+	int32_t comm, proc;
+	uint64_t k;
+	uint32_t func;
+};
+struct pref {
+	int32_t comm, proc;
+};
+struct rref {
+	int32_t proc;
+	uint64_t req;
+};
+
+static int cmp_cref(const void *a, const void *b)
 {
-	uint64_t n = 0;
-	*kth = 0;
-	for (size_t t = 0; t < c->r->nthreads; t++) {
-		if (c->r->threads[t].proc != p)
-			continue;
-		for (size_t i = c->th[t].b; i < c->th[t].e; i++) {
-			const dt_sync_event *v = &c->ev[i];
-			if (v->phase == DT_SYNC_ENTER && v->comm == comm &&
-			    kind_of(c, v->func) == K_COLL && ++n == k)
-				*kth = v->func;
+	const struct cref *x = a, *y = b;
+	if (x->comm != y->comm)
+		return x->comm < y->comm ? -1 : 1;
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	return (x->k > y->k) - (x->k < y->k);
+}
+
+static int cmp_pref(const void *a, const void *b)
+{
+	const struct pref *x = a, *y = b;
+	if (x->comm != y->comm)
+		return x->comm < y->comm ? -1 : 1;
+	return (x->proc > y->proc) - (x->proc < y->proc);
+}
+
+static int cmp_rref(const void *a, const void *b)
+{
+	const struct rref *x = a, *y = b;
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	return (x->req > y->req) - (x->req < y->req);
+}
+
+/* First index of a sorted array whose key is not below the key (cmp on a probe). */
+static size_t lower(const void *base, size_t n, size_t size, const void *key,
+		    int (*cmp)(const void *, const void *))
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cmp((const char *)base + mid * size, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The members of a communicator that a thread in its k-th collective there (func) waits
+ * for, computed once per (communicator, k, func). */
+struct missing {
+	int32_t comm;
+	uint64_t k;
+	uint32_t func;
+	int32_t *procs;
+	size_t n;
+};
+
+static const struct missing *coll_missing(ctx *c, int32_t comm, uint64_t k, uint32_t func)
+{
+	for (size_t i = 0; i < c->nmiss; i++)
+		if (c->miss[i].comm == comm && c->miss[i].k == k && c->miss[i].func == func)
+			return &c->miss[i];
+	GROW(c->miss, c->capmiss, c->nmiss + 1);
+	struct missing *m = &c->miss[c->nmiss++];
+	*m = (struct missing){ comm, k, func, NULL, 0 };
+	size_t cap = 0;
+	/* members: every process for WORLD, else the processes with events on it */
+	struct pref key = { comm, INT32_MIN };
+	size_t i = lower(c->members, c->nmembers, sizeof *c->members, &key, cmp_pref);
+	for (int32_t p = 0;; p++) {
+		int32_t proc;
+		if (comm == 0) {
+			if (p > c->maxproc)
+				break;
+			proc = p;
+		} else {
+			if (i >= c->nmembers || c->members[i].comm != comm)
+				break;
+			proc = c->members[i++].proc;
+		}
+		struct cref ck = { comm, proc, 0, 0 };
+		size_t f = lower(c->colls, c->ncolls, sizeof *c->colls, &ck, cmp_cref), cnt = 0;
+		while (f + cnt < c->ncolls && c->colls[f + cnt].comm == comm &&
+		       c->colls[f + cnt].proc == proc)
+			cnt++;
+		if (cnt < k || c->colls[f + k - 1].func != func) {
+			GROW(m->procs, cap, m->n + 1);
+			m->procs[m->n++] = proc;
 		}
 	}
-	return n;
+	return m;
 }
 
 /* Edges of a collective: to the members of its communicator that have not entered the same
@@ -135,28 +228,15 @@ static void coll_edges(ctx *c, size_t t, const dt_sync_event *v)
 	int32_t me = c->r->threads[t].proc;
 	if (v->comm == 1 || v->comm < 0)
 		return; /* MPI_COMM_SELF, or a communicator the recorder could not number */
-	uint32_t f;
 	uint64_t k = 0;
-	/* the k-th collective of this process on the communicator */
 	for (size_t i = c->th[t].b; i <= (size_t)(v - c->ev); i++)
 		if (c->ev[i].phase == DT_SYNC_ENTER && c->ev[i].comm == v->comm &&
 		    kind_of(c, c->ev[i].func) == K_COLL)
 			k++;
-	for (int32_t p = 0; p <= c->maxproc; p++) {
-		if (p == me || mpi_of(c, p) == SIZE_MAX)
-			continue;
-		uint64_t n = colls(c, p, v->comm, k, &f);
-		int member = v->comm == 0;
-		if (!member) {
-			/* a member is a process with any event on the communicator */
-			for (size_t u = 0; u < c->r->nthreads && !member; u++)
-				if (c->r->threads[u].proc == p)
-					for (size_t i = c->th[u].b; i < c->th[u].e && !member; i++)
-						member = c->ev[i].comm == v->comm;
-		}
-		if (member && (n < k || (f && f != v->func)))
-			edge(c, t, mpi_of(c, p), HANG_W_COLL);
-	}
+	const struct missing *m = coll_missing(c, v->comm, k, v->func);
+	for (size_t i = 0; i < m->n; i++)
+		if (m->procs[i] != me)
+			edge(c, t, mpi_of(c, m->procs[i]), HANG_W_COLL);
 }
 
 static void peer_edge(ctx *c, size_t t, int32_t peer, int why)
@@ -174,31 +254,64 @@ static void peer_edge(ctx *c, size_t t, int32_t peer, int why)
 static void wait_edges(ctx *c, size_t t, const dt_sync_event *w)
 {
 	int32_t me = c->r->threads[t].proc;
-	for (size_t u = 0; u < c->r->nthreads; u++) {
-		if (c->r->threads[u].proc != me)
-			continue;
+	for (size_t u = c->pfirst[me]; u < c->pend[me]; u++)
 		for (size_t i = c->th[u].b; i < c->th[u].e; i++) {
 			const dt_sync_event *v = &c->ev[i];
 			if (v->phase != DT_SYNC_EXIT || !v->req || kind_of(c, v->func) != K_ISTART)
 				continue;
 			if (w->req && v->req != w->req)
 				continue;
-			/* completed? */
-			int done = 0;
-			for (size_t x = 0; x < c->r->nthreads && !done; x++)
-				if (c->r->threads[x].proc == me)
-					for (size_t j = c->th[x].b; j < c->th[x].e && !done; j++)
-						done = c->ev[j].req == v->req &&
-						       c->ev[j].phase != DT_SYNC_ENTER &&
-						       kind_of(c, c->ev[j].func) != K_ISTART;
-			if (done)
-				continue;
+			struct rref key = { me, v->req };
+			size_t j = lower(c->done, c->ndone, sizeof *c->done, &key, cmp_rref);
+			if (j < c->ndone && !cmp_rref(&c->done[j], &key))
+				continue; /* completed */
 			if (v->src != DT_SYNC_NONE)
 				peer_edge(c, t, v->src, HANG_W_REQUEST);
 			if (v->dest != DT_SYNC_NONE)
 				peer_edge(c, t, v->dest, HANG_W_REQUEST);
 		}
+}
+
+/* Builds the indexes the edges are looked up in. */
+static void index_events(ctx *c)
+{
+	size_t capc = 0, capm = 0, capd = 0;
+	for (size_t t = 0; t < c->r->nthreads; t++) {
+		int32_t p = c->r->threads[t].proc;
+		for (size_t i = c->th[t].b; i < c->th[t].e; i++) {
+			const dt_sync_event *v = &c->ev[i];
+			int k = kind_of(c, v->func);
+			if (v->comm >= 0) {
+				GROW(c->members, capm, c->nmembers + 1);
+				c->members[c->nmembers++] = (struct pref){ v->comm, p };
+			}
+			if (v->phase == DT_SYNC_ENTER && k == K_COLL && v->comm >= 0) {
+				GROW(c->colls, capc, c->ncolls + 1);
+				c->colls[c->ncolls++] = (struct cref){ v->comm, p, c->ncolls, v->func };
+			}
+			if (v->phase != DT_SYNC_ENTER && v->req && k != K_ISTART) {
+				GROW(c->done, capd, c->ndone + 1);
+				c->done[c->ndone++] = (struct rref){ p, v->req };
+			}
+		}
 	}
+	/* the collectives in program order per (comm, proc): k counts them from 1 */
+	if (c->ncolls)
+		qsort(c->colls, c->ncolls, sizeof *c->colls, cmp_cref);
+	for (size_t i = 0; i < c->ncolls; i++)
+		c->colls[i].k = i && c->colls[i - 1].comm == c->colls[i].comm &&
+					c->colls[i - 1].proc == c->colls[i].proc
+				? c->colls[i - 1].k + 1
+				: 1;
+	if (c->nmembers)
+		qsort(c->members, c->nmembers, sizeof *c->members, cmp_pref);
+	size_t k = 0;
+	for (size_t i = 0; i < c->nmembers; i++)
+		if (!k || cmp_pref(&c->members[k - 1], &c->members[i]))
+			c->members[k++] = c->members[i];
+	c->nmembers = k;
+	if (c->ndone)
+		qsort(c->done, c->ndone, sizeof *c->done, cmp_rref);
 }
 
 static int same_region(const dt_sync_event *a, const dt_sync_event *b)
@@ -221,9 +334,9 @@ static const dt_sync_event *in_region(const ctx *c, size_t u, const dt_sync_even
 static void omp_edges(ctx *c, size_t t, const dt_sync_event *v, int k)
 {
 	int32_t me = c->r->threads[t].proc;
-	for (size_t u = 0; u < c->r->nthreads; u++) {
+	for (size_t u = c->pfirst[me]; u < c->pend[me]; u++) {
 		const hang_thread *h = &c->r->threads[u];
-		if (u == t || h->proc != me)
+		if (u == t)
 			continue;
 		if (k == K_ACQUIRE) {
 			for (size_t i = 0; i < h->nheld; i++)
@@ -264,8 +377,9 @@ static void cycles(ctx *c)
 	size_t *stk = xmalloc((n ? n : 1) * sizeof *stk), *cs = xmalloc((n ? n : 1) * sizeof *cs);
 	size_t *it = xmalloc((n ? n : 1) * sizeof *it), *comp = xmalloc((n ? n : 1) * sizeof *comp);
 	unsigned char *on = xcalloc(n ? n : 1, 1);
+	size_t *pos = xmalloc((n ? n : 1) * sizeof *pos);
 	for (size_t i = 0; i < n; i++)
-		idx[i] = SIZE_MAX;
+		idx[i] = pos[i] = SIZE_MAX;
 	size_t counter = 0, sp = 0, csp = 0, ncomp = 0, cap = 0;
 	for (size_t root = 0; root < n; root++) {
 		if (idx[root] != SIZE_MAX)
@@ -305,9 +419,6 @@ static void cycles(ctx *c)
 			if (m > 1) {
 				/* walk inside the component until a thread repeats */
 				size_t *path = xmalloc((m + 1) * sizeof *path), len = 0, u = v;
-				size_t *pos = xmalloc(n * sizeof *pos);
-				for (size_t i = 0; i < n; i++)
-					pos[i] = SIZE_MAX;
 				while (pos[u] == SIZE_MAX) {
 					pos[u] = len;
 					path[len++] = u;
@@ -323,8 +434,9 @@ static void cycles(ctx *c)
 				cy->n = len - start;
 				cy->threads = xmalloc(cy->n * sizeof *cy->threads);
 				memcpy(cy->threads, path + start, cy->n * sizeof *cy->threads);
+				for (size_t i = 0; i < len; i++)
+					pos[path[i]] = SIZE_MAX;
 				free(path);
-				free(pos);
 			}
 			ncomp++;
 		}
@@ -337,6 +449,7 @@ static void cycles(ctx *c)
 	free(it);
 	free(comp);
 	free(on);
+	free(pos);
 }
 
 static int cmp_group(const void *a, const void *b)
@@ -381,8 +494,15 @@ int hang_analyze(const dt_sync_event *ev, size_t n, const char *const *names, si
 		 hang_report *r, dt_err *e)
 {
 	memset(r, 0, sizeof *r);
-	ctx c = { ev,  n,    xcalloc(nnames ? nnames : 1, 1), xcalloc(nnames ? nnames : 1, 1),
-		  nnames, r, NULL, -1, NULL, NULL, 0, 0 };
+	ctx c;
+	memset(&c, 0, sizeof c);
+	c.ev = ev;
+	c.n = n;
+	c.kind = xcalloc(nnames ? nnames : 1, 1);
+	c.mpi = xcalloc(nnames ? nnames : 1, 1);
+	c.nkind = nnames;
+	c.r = r;
+	c.maxproc = -1;
 	for (size_t f = 0; f < nnames; f++)
 		c.mpi[f] = names[f] && !strncmp(names[f], "MPI_", 4);
 	for (size_t f = 0; f < nnames; f++)
@@ -397,6 +517,10 @@ int hang_analyze(const dt_sync_event *ev, size_t n, const char *const *names, si
 			  (ev[i].proc == ev[i - 1].proc && ev[i].thread == ev[i - 1].thread &&
 			   ev[i].seq <= ev[i - 1].seq))) {
 			dt_errf(e, DT_EDATA, "sync events not in (proc, thread, seq) order at %zu", i);
+			goto fail;
+		}
+		if (ev[i].proc < 0) {
+			dt_errf(e, DT_EDATA, "sync event %zu has no process number", i);
 			goto fail;
 		}
 		if (!i || ev[i].proc != ev[i - 1].proc || ev[i].thread != ev[i - 1].thread) {
@@ -466,9 +590,19 @@ int hang_analyze(const dt_sync_event *ev, size_t n, const char *const *names, si
 	}
 	/* which thread of each process makes its MPI calls: one inside an MPI call, else the one
 	 * with most MPI events */
-	c.mpi_thread = xmalloc((size_t)(c.maxproc + 1 > 0 ? c.maxproc + 1 : 1) * sizeof(size_t));
+	size_t np = (size_t)(c.maxproc + 1 > 0 ? c.maxproc + 1 : 1);
+	c.mpi_thread = xmalloc(np * sizeof(size_t));
+	c.pfirst = xcalloc(np, sizeof(size_t));
+	c.pend = xcalloc(np, sizeof(size_t));
 	for (int32_t p = 0; p <= c.maxproc; p++)
 		c.mpi_thread[p] = SIZE_MAX;
+	for (size_t t = r->nthreads; t-- > 0;) {
+		int32_t p = r->threads[t].proc;
+		c.pfirst[p] = t;
+		if (!c.pend[p])
+			c.pend[p] = t + 1;
+	}
+	index_events(&c);
 	for (size_t t = 0; t < r->nthreads; t++) {
 		int32_t p = r->threads[t].proc;
 		if (p < 0 || !c.th[t].nmpi)
@@ -483,6 +617,8 @@ int hang_analyze(const dt_sync_event *ev, size_t n, const char *const *names, si
 			c.mpi_thread[p] = t;
 	}
 	/* the wait-for graph */
+	size_t *notfin = NULL, nnotfin = 0, capfin = 0;
+	int fin_done = 0;
 	for (size_t t = 0; t < r->nthreads; t++) {
 		const dt_sync_event *v = open_call(&c, t);
 		if (!v)
@@ -504,15 +640,24 @@ int hang_analyze(const dt_sync_event *ev, size_t n, const char *const *names, si
 			coll_edges(&c, t, v);
 			break;
 		case K_FINALIZE:
-			for (int32_t p = 0; p <= c.maxproc; p++) {
-				size_t u = mpi_of(&c, p);
-				if (u == SIZE_MAX || r->threads[u].proc == r->threads[t].proc)
-					continue;
-				const dt_sync_event *o = open_call(&c, u);
-				if (r->threads[u].state != HANG_FINISHED &&
-				    !(o && kind_of(&c, o->func) == K_FINALIZE))
-					edge(&c, t, u, HANG_W_FINALIZE);
+			if (!fin_done) {
+				/* the processes not in MPI_Finalize, once for all who wait there */
+				for (int32_t p = 0; p <= c.maxproc; p++) {
+					size_t u = mpi_of(&c, p);
+					if (u == SIZE_MAX)
+						continue;
+					const dt_sync_event *o = open_call(&c, u);
+					if (r->threads[u].state != HANG_FINISHED &&
+					    !(o && kind_of(&c, o->func) == K_FINALIZE)) {
+						GROW(notfin, capfin, nnotfin + 1);
+						notfin[nnotfin++] = u;
+					}
+				}
+				fin_done = 1;
 			}
+			for (size_t i = 0; i < nnotfin; i++)
+				if (r->threads[notfin[i]].proc != r->threads[t].proc)
+					edge(&c, t, notfin[i], HANG_W_FINALIZE);
 			break;
 		case K_ACQUIRE:
 		case K_BARRIER:
@@ -543,6 +688,15 @@ int hang_analyze(const dt_sync_event *ev, size_t n, const char *const *names, si
 	free(c.kind);
 	free(c.mpi);
 	free(c.mpi_thread);
+	free(c.pfirst);
+	free(c.pend);
+	free(c.colls);
+	free(c.members);
+	free(c.done);
+	for (size_t i = 0; i < c.nmiss; i++)
+		free(c.miss[i].procs);
+	free(c.miss);
+	free(notfin);
 	return 0;
 fail:
 	free(c.th);
