@@ -78,6 +78,17 @@ grep -q 'no wait-for cycle' "$T/out" || fail "a cycle in a normal run"
 expect_status 1 "$DT" sync only 7.0
 expect_status 2 "$DT" sync only x.y
 
+# with the injector: the record shows the call as the injector changed it
+if [ -f "$abs_top_builddir/libdifftrace-inject.so" ]; then
+	run inj --sync-only --inject 'allreduce:ranks=1:op=MPI_MAX' -- "$APP" ok ||
+		{ cat "$T/inj.log" >&2; fail "the run with --inject failed"; }
+	expect_status 0 "$DT" import -r inj "$T/inj"
+	expect_status 0 "$DT" sync inj 1.0
+	grep -q 'MPI_Allreduce .*op=MPI_MAX' "$T/out" || fail "the injected op is not in the record"
+	expect_status 0 "$DT" sync inj 0.0
+	grep -q 'MPI_Allreduce .*op=MPI_SUM' "$T/out" || fail "rank 0's op changed too"
+fi
+
 # next to uftrace (the default): the same P.T traces carry both
 if [ -n "${UFTRACE:-$(command -v uftrace || true)}" ]; then
 	run both -- "$APP" ok || { cat "$T/both.log" >&2; fail "the ok run under uftrace failed"; }

@@ -142,6 +142,22 @@ static void test_reader(void)
 	CHECK(strstr(e.msg, "wrong magic") != NULL);
 	CHECK_EQ_INT(e.offset, 0);
 
+	/* a header never finished (killed before the magic was written): no records, no error */
+	dts_header zero;
+	memset(&zero, 0, sizeof zero);
+	snprintf(path, sizeof path, "%s/unfinished.dts", dir);
+	write_file(path, &zero, r, 0, 0, DTS_HEADER_SIZE + DTS_RECORD_SIZE);
+	dt_err_clear(&e);
+	CHECK(sync_file_open(&sf, path, &e) == 0);
+	CHECK(sf.unfinished);
+	CHECK_EQ_INT(sf.nrec, 0);
+	sync_file_close(&sf);
+	f = fopen(path, "wb");
+	fclose(f);
+	CHECK(sync_file_open(&sf, path, &e) == 0);
+	CHECK(sf.unfinished);
+	sync_file_close(&sf);
+
 	/* a newer version */
 	bad = h;
 	bad.version = 9;

@@ -181,6 +181,14 @@ static int push_file(sync_dir *d, const sync_file *sf, dt_sink *s, int as_events
 		ne++;
 	}
 	char tmp[600];
+	if (sf->unfinished) {
+		*flags |= DT_TF_TRUNCATED;
+		snprintf(tmp, sizeof tmp,
+			 "sync record: %s was never finished (the thread was stopped while making "
+			 "it)",
+			 sf->path);
+		note_add(note, tmp);
+	}
 	if (sf->torn_at >= 0) {
 		*flags |= DT_TF_TRUNCATED;
 		snprintf(tmp, sizeof tmp,
@@ -234,9 +242,15 @@ int sync_dir_rest(sync_dir *d, int64_t rank, const char *why, dt_sink *s, size_t
 			return -1;
 		int64_t r = rank >= 0 ? rank : sf.h.rank;
 		/* the process's first thread, as the header says; a later thread with the same tid
-		 * (-n files) never is */
+		 * (-n files) never is. An unfinished file has no header: its name says. */
 		dt_trace_meta m = { sf.h.pid, sf.h.tid, r, sf.h.is_main && f->k == 1, sf.h.host,
 				    f->path };
+		if (sf.unfinished) {
+			m.pid = f->pid;
+			m.tid = f->tid;
+			m.is_main = f->pid == f->tid && f->k == 1;
+			m.host = NULL;
+		}
 		unsigned flags = 0;
 		dt_buf note = { 0 };
 		if (why)

@@ -76,6 +76,12 @@ int sync_file_open(sync_file *f, const char *path, dt_err *e)
 		goto fail;
 	}
 	f->size = (size_t)st.st_size;
+	if (!f->size) {
+		/* the thread was stopped between making the file and sizing it */
+		close(fd);
+		f->unfinished = 1;
+		return 0;
+	}
 	if (f->size < DTS_HEADER_SIZE) {
 		close(fd);
 		/* the recorder writes the magic last, so a short file is a header never finished
@@ -92,6 +98,12 @@ int sync_file_open(sync_file *f, const char *path, dt_err *e)
 	}
 	f->map = m;
 	memcpy(&f->h, f->map, sizeof f->h);
+	if (!nonzero((const unsigned char *)f->h.magic, 8)) {
+		/* the magic is written last: a header the thread never finished (or one being
+		 * made as we read), with no record yet */
+		f->unfinished = 1;
+		return 0;
+	}
 	if (memcmp(f->h.magic, DTS_MAGIC, 8)) {
 		dt_err_at(e, path, 0, "not a difftrace sync file (wrong magic)");
 		goto fail;

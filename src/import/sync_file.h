@@ -4,7 +4,8 @@
  * The header is checked (magic, version, sizes); records are counted up to the first whose
  * commit word does not match its position, which is the end: zero bytes after it are unused
  * space, anything else is a record the thread never finished (torn), which is dropped and
- * reported. A record with an unknown call or phase is bad data. */
+ * reported. A record with an unknown call or phase is bad data. A file whose header was never
+ * finished (empty, or no magic yet) has no records and says so. */
 #ifndef DT_SYNC_FILE_H
 #define DT_SYNC_FILE_H
 
@@ -22,6 +23,8 @@ typedef struct sync_file {
 	size_t size;
 	uint64_t nrec;         /* complete records */
 	int64_t torn_at;       /* offset of the dropped torn record, or -1 */
+	int unfinished;        /* empty, or the magic never written: the thread was stopped
+				* while making the file; no header, no records */
 } sync_file;
 
 /* Maps PATH and checks it; on error e names the file and the offset. */

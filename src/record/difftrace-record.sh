@@ -209,9 +209,13 @@ if [ "$mpiargs" = 1 ]; then
 fi
 # shellcheck disable=SC2086
 if [ "$sync" = 2 ]; then
-	# without uftrace: the program itself, in a rank directory made fresh for it
+	# without uftrace: the program itself, in a fresh rank directory; an old one is moved
+	# aside to DIR.old, as uftrace does
 	if [ "$dry" = 0 ]; then
-		rm -rf "$dir/sync" && mkdir -p "$dir" || die "cannot create $dir"
+		if [ -e "$dir" ]; then
+			rm -rf "$dir.old" && mv "$dir" "$dir.old" || die "cannot move $dir aside"
+		fi
+		mkdir -p "$dir" || die "cannot create $dir"
 	fi
 else
 	set -- "$uftrace" record -d "$dir" --force --no-pltbind --no-event $sig $args $extra -- "$@"

@@ -1,7 +1,8 @@
 /* inject.c: libdifftrace-inject.so, a fault injector loaded with LD_PRELOAD into an MPI +
  * OpenMP program we did not write (difftrace-inject(7)).
  *
- * It defines MPI functions (calling the real ones through the PMPI profiling interface) and
+ * It defines MPI functions (calling the next definition: libdifftrace-sync.so's when it is
+ * preloaded after this one, else the MPI library's, which is the PMPI one) and
  * the libgomp entry points of critical sections and locks (calling the real ones found with
  * dlsym(RTLD_NEXT)); a call chosen by the specification in DIFFTRACE_INJECT (or the file
  * DIFFTRACE_INJECT_FILE) gets changed arguments, is skipped, or is followed by a hang. The

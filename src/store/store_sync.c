@@ -54,6 +54,7 @@ int store_sync_list(store *s, int64_t run_id, dt_sync_event **ev, size_t *n, dt_
 	sqlite3_bind_int64(st, 1, run_id);
 	size_t cap = 0;
 	int step;
+	int32_t last = -1;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		GROW(*ev, cap, *n + 1);
 		dt_sync_event *v = &(*ev)[(*n)++];
@@ -61,10 +62,14 @@ int store_sync_list(store *s, int64_t run_id, dt_sync_event **ev, size_t *n, dt_
 		v->proc = sqlite3_column_int(st, 0);
 		v->thread = sqlite3_column_int(st, 1);
 		const char *h = (const char *)sqlite3_column_text(st, 2);
-		v->host = 0;
-		for (size_t i = 0; i < nh; i++)
-			if (h && !strcmp(hosts[i], h))
-				v->host = (int32_t)i;
+		/* rows come trace by trace: look the host up when it changes */
+		if (nh && (!h || last < 0 || strcmp(hosts[last], h))) {
+			last = 0;
+			for (size_t i = 0; i < nh; i++)
+				if (h && !strcmp(hosts[i], h))
+					last = (int32_t)i;
+		}
+		v->host = nh ? last : 0;
 		v->seq = (uint32_t)sqlite3_column_int64(st, 3);
 		v->phase = (uint8_t)sqlite3_column_int(st, 4);
 		v->func = (uint32_t)sqlite3_column_int64(st, 5);
