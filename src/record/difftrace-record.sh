@@ -274,6 +274,9 @@ ended=0
 stop_traced() { # why
 	[ "$ended" = 1 ] && return
 	ended=1
+	# tells difftrace import that this rank was cut short, so its traces are flagged; first,
+	# because the launcher may kill this wrapper while it waits for the flush below
+	: > "$dir/difftrace-timeout"
 	echo "$prog: rank $rank: $1; flushing the trace and ending the program" >&2
 	if [ "$sync" = 2 ]; then
 		# the sync record is in the page cache already: nothing to flush
@@ -289,8 +292,6 @@ stop_traced() { # why
 		n=$((n + 1))
 	done
 	kill -KILL "$child" 2>/dev/null
-	# tells difftrace import that this rank was cut short, so its traces are flagged
-	: > "$dir/difftrace-timeout"
 }
 "$@" &
 child=$!
