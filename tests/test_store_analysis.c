@@ -161,7 +161,8 @@ int main(void)
 
 	/* a version-1 store (before the analysis tables) is migrated on open */
 	raw_sql("DROP TABLE analysis_blobs; DROP TABLE analysis_attrs; DROP TABLE analysis_traces;"
-		"DROP TABLE analyses; DROP TABLE loops; PRAGMA user_version = 1;");
+		"DROP TABLE analyses; DROP TABLE loops; DROP TABLE sync_events;"
+		"DROP TABLE sync_clocks; PRAGMA user_version = 1;");
 	CHECK(store_open(path, STORE_OPEN_EXISTING, &s, &e) == 0);
 	CHECK(store_loops_count(s, &nloops, &e) == 0 && nloops == 0);
 	store_close(s);

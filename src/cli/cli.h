@@ -55,6 +55,8 @@ int cmd_nlr(cli *c, int argc, char **argv);
 int cmd_rank(cli *c, int argc, char **argv);
 int cmd_diff(cli *c, int argc, char **argv);
 int cmd_tui(cli *c, int argc, char **argv);
+int cmd_sync(cli *c, int argc, char **argv);
+int cmd_hang(cli *c, int argc, char **argv);
 
 #define CLI_HELP_DONE (-100)
 

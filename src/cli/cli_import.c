@@ -21,7 +21,8 @@ static const char help[] =
 	"Import the traces under PATH... as one run of the store (one transaction: on any error\n"
 	"or interrupt the store is left as it was).\n"
 	"\n"
-	"  -f, --format FMT     uftrace, parlot, parlot-raw or text (default: detected per PATH)\n"
+	"  -f, --format FMT     uftrace, parlot, parlot-raw, text or sync (default: detected\n"
+	"                       per PATH)\n"
 	"  -r, --run NAME       the run's name (default: from the first PATH, made unique)\n"
 	"  -l, --label TEXT     a free label, e.g. the build or the input\n"
 	"  -m, --manifest FILE  uftrace: lines 'RANK PID' or 'RANK DIR' giving MPI ranks\n"
@@ -104,7 +105,7 @@ int cmd_import(cli *c, int argc, char **argv)
 			int f = dt_format_parse(optarg);
 			if (f < 0)
 				return cli_usage("import", "unknown format '%s' (uftrace, parlot, "
-							   "parlot-raw, text)", optarg);
+							   "parlot-raw, text, sync)", optarg);
 			fmt = (dt_format)f;
 			break;
 		}

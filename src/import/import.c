@@ -8,9 +8,11 @@
 #include <sys/stat.h>
 
 #include "import/import.h"
+#include "import/import_sync.h"
 #include "util/util.h"
 
-static const char *const fmt_names[] = { "auto", "uftrace", "parlot", "parlot-raw", "text" };
+static const char *const fmt_names[] = { "auto", "uftrace", "parlot", "parlot-raw", "text",
+						"sync" };
 
 const char *dt_format_name(dt_format f)
 {
@@ -99,6 +101,24 @@ static dt_format detect_dir(const char *path)
 	closedir(d);
 	if (f == DT_FMT_AUTO && txt)
 		f = DT_FMT_TEXT;
+	if (f == DT_FMT_AUTO) {
+		/* difftrace-record --sync-only: DIR/rank-N/sync, or one such directory */
+		char *sd = sync_dir_find(path);
+		if (sd)
+			f = DT_FMT_SYNC;
+		free(sd);
+		d = opendir(path);
+		while (f == DT_FMT_AUTO && d && (de = readdir(d))) {
+			if (strncmp(de->d_name, "rank-", 5))
+				continue;
+			snprintf(p, sizeof p, "%s/%s", path, de->d_name);
+			if ((sd = sync_dir_find(p)))
+				f = DT_FMT_SYNC;
+			free(sd);
+		}
+		if (d)
+			closedir(d);
+	}
 	return f;
 }
 
@@ -128,7 +148,7 @@ dt_format import_detect(const char *path, dt_err *e)
 	if (f == DT_FMT_AUTO)
 		dt_err_at(e, path, -1,
 			  "cannot tell the trace format; name it with --format "
-			  "uftrace|parlot|parlot-raw|text");
+			  "uftrace|parlot|parlot-raw|text|sync");
 	return f;
 }
 
@@ -145,6 +165,8 @@ int import_path(const char *path, dt_format fmt, const dt_import_opts *o, dt_sin
 		return import_parlot(path, 1, o, s, e);
 	case DT_FMT_TEXT:
 		return import_text(path, o, s, e);
+	case DT_FMT_SYNC:
+		return import_sync(path, o, s, e);
 	default:
 		return dt_errf(e, DT_EUSAGE, "unknown format");
 	}

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "import/import.h"
+#include "import/import_sync.h"
 #include "import/uftrace_data.h"
 #include "util/util.h"
 
@@ -292,6 +293,7 @@ typedef struct ufi_dir {
 	size_t nprocs;
 	int64_t *tids;   /* threads to import, sorted by (pid, tid) */
 	size_t ntids;
+	sync_dir *sync;  /* the sync record beside it (difftrace-sync(5)), or NULL */
 } ufi_dir;
 
 typedef struct ufi_ctx {
@@ -525,13 +527,19 @@ static int import_dat(ufi_ctx *c, ufi_dir *ud, int64_t tid, const char *pre_note
 		/* A thread killed before uftrace wrote its file (a hung rank ended by a signal):
 		 * the other threads and ranks are still worth importing, so the thread becomes an
 		 * empty trace that says why, rather than failing the whole run. */
+		unsigned fl = DT_TF_EMPTY | DT_TF_TRUNCATED;
+		dt_buf nt = { 0 };
+		const char *why = "no .dat file: the thread was killed before uftrace wrote its "
+				  "records";
+		buf_put(&nt, why, strlen(why));
 		rc = c->sink->begin(c->sink->ctx, &meta, e) ||
-				     c->sink->end(c->sink->ctx, DT_TF_EMPTY | DT_TF_TRUNCATED,
-						  "no .dat file: the thread was killed before uftrace "
-						  "wrote its records",
-						  e)
+				     sync_dir_push(ud->sync, pid, tid, c->sink, &fl, &nt, e)
 			     ? -1
 			     : 0;
+		buf_byte(&nt, 0);
+		if (!rc)
+			rc = c->sink->end(c->sink->ctx, fl, (const char *)nt.p, e) ? -1 : 0;
+		buf_free(&nt);
 		free(path);
 		return rc;
 	}
@@ -767,6 +775,8 @@ static int import_dat(ufi_ctx *c, ufi_dir *ud, int64_t tid, const char *pre_note
 			buf_put(nb, "; ", 2);
 		buf_put(nb, pre_note, strlen(pre_note));
 	}
+	if (sync_dir_push(ud->sync, pid, tid, c->sink, &t->flags, nb, e))
+		goto out;
 	buf_byte(nb, 0);
 	if (c->sink->end(c->sink->ctx, t->flags, (const char *)nb->p, e))
 		goto out;
@@ -1016,6 +1026,18 @@ static int scan_dir(ufi_dir *ud, dt_err *e)
 {
 	if (ufd_open(&ud->d, ud->dir, e))
 		return -1;
+	/* the sync record is in the rank directory: the uftrace data itself, or its parent */
+	char *sd = sync_dir_find(ud->dir);
+	size_t dl = strlen(ud->dir);
+	if (!sd && dl > 13 && !strcmp(ud->dir + dl - 13, "/uftrace.data")) {
+		char *parent = xstrndup(ud->dir, dl - 13);
+		sd = sync_dir_find(parent);
+		free(parent);
+	}
+	int src = sd ? sync_dir_open(sd, &ud->sync, e) : 0;
+	free(sd);
+	if (src)
+		return -1;
 	const ufd_info *inf = ufd_get_info(ud->d);
 	size_t cap = 0;
 	if (inf->tids) {
@@ -1212,6 +1234,12 @@ int import_uftrace(const char *path, const dt_import_opts *o, dt_sink *s, dt_err
 		if (!noted && note.len > 1 && !skipped)
 			skipped = xstrdup((const char *)note.p);
 		buf_free(&note);
+		size_t made = 0;
+		if (sync_dir_rest(ud->sync, ud->rank, "sync events only (uftrace did not record "
+						      "this thread)",
+				  s, &made, e))
+			goto out;
+		pushed += made;
 	}
 	if (!pushed) {
 		if (skipped)
@@ -1228,6 +1256,7 @@ int import_uftrace(const char *path, const dt_import_opts *o, dt_sink *s, dt_err
 out:
 	for (size_t i = 0; i < ndirs; i++) {
 		ufd_close(dirs[i].d);
+		sync_dir_free(dirs[i].sync);
 		free(dirs[i].dir);
 		free(dirs[i].procs);
 		free(dirs[i].tids);

@@ -93,12 +93,29 @@ static int ms_end(void *ctx, unsigned flags, const char *note, dt_err *e)
 	return 0;
 }
 
+static int ms_sync(void *ctx, const dt_sync_clock *clk, const dt_sync_event *ev, size_t n,
+		   dt_err *e)
+{
+	memsink *m = ctx;
+	if (!m->ntraces)
+		return dt_errf(e, DT_EDATA, "memsink: sync events outside a trace");
+	memtrace *t = &m->traces[m->ntraces - 1];
+	if (clk)
+		t->clock = *clk;
+	if (m->keep_events) {
+		GROW(t->sync, t->capsync, t->nsync + n);
+		memcpy(t->sync + t->nsync, ev, n * sizeof *ev);
+	}
+	t->nsync += n;
+	return 0;
+}
+
 void memsink_init(memsink *m, int keep_events)
 {
 	memset(m, 0, sizeof *m);
 	strmap_init(&m->names);
 	m->keep_events = keep_events;
-	m->sink = (dt_sink){ m, ms_begin, ms_func, ms_events, ms_arg, ms_gap, ms_end };
+	m->sink = (dt_sink){ m, ms_begin, ms_func, ms_events, ms_arg, ms_gap, ms_end, ms_sync };
 	GROW(m->funcs, m->capfuncs, 1);
 	m->funcs[m->nfuncs++] = xstrdup("[ret]");
 }
@@ -118,6 +135,7 @@ void memsink_free(memsink *m)
 		for (size_t j = 0; j < t->nargs; j++)
 			free(t->args[j]);
 		free(t->args);
+		free(t->sync);
 	}
 	free(m->traces);
 	strmap_free(&m->names);

@@ -16,6 +16,9 @@ typedef struct memtrace {
 	char **args;        /* "idx kind text" lines */
 	size_t nargs;
 	uint64_t nlost, ngaps;
+	dt_sync_event *sync; /* the sync events, kept with keep_events */
+	size_t nsync, capsync;
+	dt_sync_clock clock;
 } memtrace;
 
 typedef struct memsink {

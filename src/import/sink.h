@@ -1,9 +1,9 @@
 /* sink.h: what an importer produces, and where it goes.
  *
  * Importers read trace files and push traces into a dt_sink: begin a trace, intern function
- * names, append events (with timestamps when the source has them), attach argument text and
- * lost-record gaps, end the trace with its flags. The store implements a sink that writes
- * compressed chunks; tests and fuzzers use a memory sink. Importers never see SQLite. */
+ * names, append events (with timestamps when the source has them), attach argument text,
+ * lost-record gaps and sync events (MPI and OpenMP calls recorded apart), end the trace with
+ * its flags. The store implements a sink that writes compressed chunks; tests and fuzzers use a memory sink. Importers never see SQLite. */
 #ifndef DT_SINK_H
 #define DT_SINK_H
 
@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "util/err.h"
+#include "import/sync_event.h"
 
 /* An event is a function id for a call and DT_RET (0) for a return, as in ParLOT. */
 #define DT_RET 0u
@@ -44,6 +45,13 @@ typedef struct dt_trace_meta {
 
 enum { DT_ARG = 0, DT_RETVAL = 1 };
 
+/* The clock of a trace's sync events: its id and a pair of readings taken together, so that
+ * monotonic times of different hosts can be put on one wall clock. */
+typedef struct dt_sync_clock {
+	int32_t clock_id;      /* CLOCK_MONOTONIC (1) */
+	int64_t mono_ns, real_ns;
+} dt_sync_clock;
+
 typedef struct dt_sink {
 	void *ctx;
 	int (*begin)(void *ctx, const dt_trace_meta *m, dt_err *e);
@@ -57,6 +65,11 @@ typedef struct dt_sink {
 	/* Records that `lost` records were lost before event number idx. */
 	int (*gap)(void *ctx, uint64_t idx, uint64_t lost, dt_err *e);
 	int (*end)(void *ctx, unsigned flags, const char *note, dt_err *e);
+	/* Appends n sync events to the trace (between begin and end; seq ascending; proc,
+	 * thread and host are left for the sink to fill). clk, when not NULL, is the clock of
+	 * their timestamps. NULL in a sink that does not keep sync events. */
+	int (*sync)(void *ctx, const dt_sync_clock *clk, const dt_sync_event *ev, size_t n,
+		    dt_err *e);
 } dt_sink;
 
 #endif

@@ -3,7 +3,8 @@
 #
 # Run by the MPI launcher once per rank (mpirun -np 8 difftrace-record -- ./app args). Each
 # rank writes its own uftrace.data directory, named after the rank it finds in the
-# environment, because uftrace itself never learns which process is which rank.
+# environment, because uftrace itself never learns which process is which rank. Beside it,
+# libdifftrace-sync.so writes the sync record into DIR/rank-N/sync (difftrace-sync(5)).
 set -u
 
 prog=difftrace-record
@@ -14,7 +15,9 @@ usage() {
 Usage: mpirun -np N $prog [OPTIONS] -- PROGRAM [ARGS...]
 Record one MPI rank of PROGRAM with uftrace into DIR/rank-R, where R is the rank
 found in the environment (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID,
-MV2_COMM_WORLD_RANK; 0 when none is set). Import the result with
+MV2_COMM_WORLD_RANK; 0 when none is set), and its MPI and OpenMP calls with
+libdifftrace-sync.so into DIR/rank-R/sync (kept even when the run hangs or is
+killed; see difftrace-sync(5)). Import the result with
   difftrace import DIR
 
 Options:
@@ -27,6 +30,8 @@ Options:
                          trace is flushed first, so it can be imported; exit status 124
       --no-mpi-args      do not record the arguments of MPI calls (recorded by default:
                          count, datatype, op, root, peer, tag, communicator)
+      --no-sync          leave out the sync record (libdifftrace-sync.so)
+      --sync-only        record only the sync record, without uftrace
   -n, --dry-run          print the uftrace command instead of running it
   -h, --help             show this help
   -V, --version          show the version
@@ -49,6 +54,7 @@ inject=
 timeout=
 dry=0
 mpiargs=1
+sync=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	-o | --output)
@@ -100,6 +106,16 @@ while [ $# -gt 0 ]; do
 		mpiargs=0
 		shift
 		;;
+	--no-sync)
+		[ "$sync" = 2 ] && die "--no-sync and --sync-only together record nothing"
+		sync=0
+		shift
+		;;
+	--sync-only)
+		[ "$sync" = 0 ] && die "--no-sync and --sync-only together record nothing"
+		sync=2
+		shift
+		;;
 	-n | --dry-run)
 		dry=1
 		shift
@@ -144,7 +160,7 @@ case $rank in
 esac
 
 uftrace=${UFTRACE:-uftrace}
-if ! command -v "$uftrace" >/dev/null 2>&1; then
+if [ "$sync" != 2 ] && ! command -v "$uftrace" >/dev/null 2>&1; then
 	echo "$prog: uftrace not found ('$uftrace'): install it (Debian/Ubuntu: apt-get install uftrace) or set UFTRACE" >&2
 	exit 127
 fi
@@ -192,15 +208,51 @@ if [ "$mpiargs" = 1 ]; then
 	args="$args -A MPI_Reduce@arg3/i32,arg4/x64,arg5/x64,arg6/i32,arg7/x64 -A MPI_Ireduce@arg3/i32,arg4/x64,arg5/x64,arg6/i32,arg7/x64"
 fi
 # shellcheck disable=SC2086
-set -- "$uftrace" record -d "$dir" --force --no-pltbind --no-event $sig $args $extra -- "$@"
-# The injector is preloaded into uftrace too (uftrace keeps LD_PRELOAD for the program): its
-# constructor refuses a bad specification there, before anything is recorded.
+if [ "$sync" = 2 ]; then
+	# without uftrace: the program itself, in a fresh rank directory; an old one is moved
+	# aside to DIR.old, as uftrace does
+	if [ "$dry" = 0 ]; then
+		if [ -e "$dir" ]; then
+			rm -rf "$dir.old" && mv "$dir" "$dir.old" || die "cannot move $dir aside"
+		fi
+		mkdir -p "$dir" || die "cannot create $dir"
+	fi
+else
+	set -- "$uftrace" record -d "$dir" --force --no-pltbind --no-event $sig $args $extra -- "$@"
+fi
+# The injector and the sync recorder are preloaded into uftrace too (uftrace keeps LD_PRELOAD
+# for the program). The injector's constructor refuses a bad specification there, before
+# anything is recorded; the sync recorder makes DIR/rank-R/sync at the program's first MPI or
+# OpenMP call, after uftrace has made (or moved aside) DIR/rank-R. The injector comes first:
+# it hands the calls it changes on to the recorder (not to PMPI), so the record shows them as
+# changed, and a dropped call not at all.
+pre=
 if [ -n "$inject" ]; then
 	lib=${DIFFTRACE_INJECT_LIB:-@PKGLIBDIR@/libdifftrace-inject.so}
 	# a build that was never installed keeps the library beside this script
 	[ -f "$lib" ] || [ -n "${DIFFTRACE_INJECT_LIB:-}" ] || lib=$(dirname "$0")/libdifftrace-inject.so
 	[ -f "$lib" ] || die "no fault injector at $lib (it is built when configure finds mpicc; DIFFTRACE_INJECT_LIB names another)"
-	set -- env "LD_PRELOAD=$lib${LD_PRELOAD:+:$LD_PRELOAD}" "DIFFTRACE_INJECT=$inject" "$@"
+	pre=$lib
+fi
+if [ "$sync" != 0 ]; then
+	slib=${DIFFTRACE_SYNC_LIB:-@PKGLIBDIR@/libdifftrace-sync.so}
+	[ -f "$slib" ] || [ -n "${DIFFTRACE_SYNC_LIB:-}" ] || slib=$(dirname "$0")/libdifftrace-sync.so
+	[ -f "$slib" ] || die "no sync recorder at $slib (it is built when configure finds mpicc; DIFFTRACE_SYNC_LIB names another; --no-sync leaves it out)"
+	case $dir in
+	/*) sdir=$dir/sync ;;
+	*) sdir=$(pwd)/$dir/sync ;;
+	esac
+	pre=${pre:+$pre:}$slib
+fi
+if [ -n "$pre" ]; then
+	if [ -n "$inject" ] && [ "$sync" != 0 ]; then
+		set -- env "LD_PRELOAD=$pre${LD_PRELOAD:+:$LD_PRELOAD}" "DIFFTRACE_INJECT=$inject" \
+			"DIFFTRACE_SYNC_DIR=$sdir" "$@"
+	elif [ -n "$inject" ]; then
+		set -- env "LD_PRELOAD=$pre${LD_PRELOAD:+:$LD_PRELOAD}" "DIFFTRACE_INJECT=$inject" "$@"
+	else
+		set -- env "LD_PRELOAD=$pre${LD_PRELOAD:+:$LD_PRELOAD}" "DIFFTRACE_SYNC_DIR=$sdir" "$@"
+	fi
 fi
 if [ -n "$timeout" ]; then
 	case $timeout in
@@ -222,18 +274,24 @@ ended=0
 stop_traced() { # why
 	[ "$ended" = 1 ] && return
 	ended=1
+	# tells difftrace import that this rank was cut short, so its traces are flagged; first,
+	# because the launcher may kill this wrapper while it waits for the flush below
+	: > "$dir/difftrace-timeout"
 	echo "$prog: rank $rank: $1; flushing the trace and ending the program" >&2
-	pkill -USR1 -P "$child" 2>/dev/null
-	sleep 2
-	pkill -KILL -P "$child" 2>/dev/null
+	if [ "$sync" = 2 ]; then
+		# the sync record is in the page cache already: nothing to flush
+		kill -KILL "$child" 2>/dev/null
+	else
+		pkill -USR1 -P "$child" 2>/dev/null
+		sleep 2
+		pkill -KILL -P "$child" 2>/dev/null
+	fi
 	n=0
 	while kill -0 "$child" 2>/dev/null && [ $n -lt 50 ]; do
 		sleep 0.1
 		n=$((n + 1))
 	done
 	kill -KILL "$child" 2>/dev/null
-	# tells difftrace import that this rank was cut short, so its traces are flagged
-	: > "$dir/difftrace-timeout"
 }
 "$@" &
 child=$!

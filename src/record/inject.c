@@ -1,7 +1,8 @@
 /* inject.c: libdifftrace-inject.so, a fault injector loaded with LD_PRELOAD into an MPI +
  * OpenMP program we did not write (difftrace-inject(7)).
  *
- * It defines MPI functions (calling the real ones through the PMPI profiling interface) and
+ * It defines MPI functions (calling the next definition: libdifftrace-sync.so's when it is
+ * preloaded after this one, else the MPI library's, which is the PMPI one) and
  * the libgomp entry points of critical sections and locks (calling the real ones found with
  * dlsym(RTLD_NEXT)); a call chosen by the specification in DIFFTRACE_INJECT (or the file
  * DIFFTRACE_INJECT_FILE) gets changed arguments, is skipped, or is followed by a hang. The
@@ -119,6 +120,21 @@ static char *read_file(const char *path)
 	return buf;
 }
 
+/* The next definition of each MPI function the injector changes: libdifftrace-sync.so's when
+ * it is preloaded after this library, so that the sync record shows each call as changed here
+ * (and a dropped one not at all), else the MPI library's own. Looked up by the constructor. */
+static void (*next_mpi(const char *name, void (*fallback)(void)))(void)
+{
+	void (*p)(void) = (void (*)(void))dlsym(RTLD_NEXT, name);
+	return p ? p : fallback;
+}
+#define NEXT_FNS(X) X(Init) X(Init_thread) X(Allreduce) X(Reduce) X(Bcast) X(Barrier) X(Send) \
+	X(Isend) X(Recv)
+#define NEXT_DECL(f) static __typeof__(&PMPI_##f) next_MPI_##f;
+NEXT_FNS(NEXT_DECL)
+#undef NEXT_DECL
+#define NEXT(fn) (next_##fn)
+
 __attribute__((constructor)) static void inj_init(void)
 {
 	const char *text = getenv("DIFFTRACE_INJECT"), *file = getenv("DIFFTRACE_INJECT_FILE");
@@ -153,6 +169,10 @@ __attribute__((constructor)) static void inj_init(void)
 		_exit(2);
 	}
 	free(owned);
+#define NEXT_SET(f) \
+	next_MPI_##f = (__typeof__(&PMPI_##f))next_mpi("MPI_" #f, (void (*)(void))&PMPI_##f);
+	NEXT_FNS(NEXT_SET)
+#undef NEXT_SET
 	const char *v = getenv("DIFFTRACE_INJECT_VERBOSE");
 	inj.verbose = v && *v && strcmp(v, "0") != 0;
 	atomic_store(&inj.rank, env_rank());
@@ -340,7 +360,7 @@ static void learn_rank(void)
 
 int MPI_Init(int *argc, char ***argv)
 {
-	int rc = PMPI_Init(argc, argv);
+	int rc = NEXT(MPI_Init)(argc, argv);
 	if (rc == MPI_SUCCESS)
 		learn_rank();
 	return rc;
@@ -348,7 +368,7 @@ int MPI_Init(int *argc, char ***argv)
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-	int rc = PMPI_Init_thread(argc, argv, required, provided);
+	int rc = NEXT(MPI_Init_thread)(argc, argv, required, provided);
 	if (rc == MPI_SUCCESS)
 		learn_rank();
 	return rc;
@@ -362,7 +382,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 	unsigned long n[SPEC_MAX_FAULTS];
 	int rc = MPI_SUCCESS;
 	if (!mpi_enter(SPEC_FN_ALLREDUCE, &a, &m, n))
-		rc = PMPI_Allreduce(sendbuf, recvbuf, a.count, a.type, a.op, comm);
+		rc = NEXT(MPI_Allreduce)(sendbuf, recvbuf, a.count, a.type, a.op, comm);
 	after(m, n);
 	return rc;
 }
@@ -375,7 +395,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 	unsigned long n[SPEC_MAX_FAULTS];
 	int rc = MPI_SUCCESS;
 	if (!mpi_enter(SPEC_FN_REDUCE, &a, &m, n))
-		rc = PMPI_Reduce(sendbuf, recvbuf, a.count, a.type, a.op, a.root, comm);
+		rc = NEXT(MPI_Reduce)(sendbuf, recvbuf, a.count, a.type, a.op, a.root, comm);
 	after(m, n);
 	return rc;
 }
@@ -387,7 +407,7 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 	unsigned long n[SPEC_MAX_FAULTS];
 	int rc = MPI_SUCCESS;
 	if (!mpi_enter(SPEC_FN_BCAST, &a, &m, n))
-		rc = PMPI_Bcast(buffer, a.count, a.type, a.root, comm);
+		rc = NEXT(MPI_Bcast)(buffer, a.count, a.type, a.root, comm);
 	after(m, n);
 	return rc;
 }
@@ -399,7 +419,7 @@ int MPI_Barrier(MPI_Comm comm)
 	unsigned long n[SPEC_MAX_FAULTS];
 	int rc = MPI_SUCCESS;
 	if (!mpi_enter(SPEC_FN_BARRIER, &a, &m, n))
-		rc = PMPI_Barrier(comm);
+		rc = NEXT(MPI_Barrier)(comm);
 	after(m, n);
 	return rc;
 }
@@ -412,7 +432,7 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
 	unsigned long n[SPEC_MAX_FAULTS];
 	int rc = MPI_SUCCESS;
 	if (!mpi_enter(SPEC_FN_SEND, &a, &m, n))
-		rc = PMPI_Send(buf, a.count, a.type, a.peer, a.tag, comm);
+		rc = NEXT(MPI_Send)(buf, a.count, a.type, a.peer, a.tag, comm);
 	after(m, n);
 	return rc;
 }
@@ -425,7 +445,7 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 	unsigned long n[SPEC_MAX_FAULTS];
 	int rc = MPI_SUCCESS;
 	if (!mpi_enter(SPEC_FN_ISEND, &a, &m, n))
-		rc = PMPI_Isend(buf, a.count, a.type, a.peer, a.tag, comm, request);
+		rc = NEXT(MPI_Isend)(buf, a.count, a.type, a.peer, a.tag, comm, request);
 	else /* a dropped send completes at once: waiting on a null request returns */
 		*request = MPI_REQUEST_NULL;
 	after(m, n);
@@ -440,7 +460,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 	unsigned long n[SPEC_MAX_FAULTS];
 	int rc = MPI_SUCCESS;
 	mpi_enter(SPEC_FN_RECV, &a, &m, n); /* recv takes no drop */
-	rc = PMPI_Recv(buf, a.count, a.type, a.peer, a.tag, comm, status);
+	rc = NEXT(MPI_Recv)(buf, a.count, a.type, a.peer, a.tag, comm, status);
 	after(m, n);
 	return rc;
 }

@@ -75,6 +75,23 @@ static const char *const migrations[] = {
 	"  analysis_id INTEGER NOT NULL REFERENCES analyses(id) ON DELETE CASCADE,"
 	"  key TEXT NOT NULL, value BLOB NOT NULL,"
 	"  PRIMARY KEY(analysis_id, key));",
+
+	/* 2 -> 3: the sync events of a trace (entries and exits of MPI and OpenMP calls, as
+	 * import/sync_event.h has them; proc, thread and host come from the trace), and the
+	 * clock readings that put a trace's monotonic times on the wall clock. Few per trace
+	 * next to the call stream, and read whole by the order stage: one row each. */
+	"CREATE TABLE sync_events("
+	"  trace_id INTEGER NOT NULL REFERENCES traces(id) ON DELETE CASCADE,"
+	"  seq INTEGER NOT NULL, phase INTEGER NOT NULL, func INTEGER NOT NULL,"
+	"  ts INTEGER NOT NULL, comm INTEGER NOT NULL, dest INTEGER NOT NULL,"
+	"  stag INTEGER NOT NULL, src INTEGER NOT NULL, rtag INTEGER NOT NULL,"
+	"  root INTEGER NOT NULL, count INTEGER NOT NULL, datatype INTEGER NOT NULL,"
+	"  op INTEGER NOT NULL, req INTEGER NOT NULL, obj INTEGER NOT NULL,"
+	"  objseq INTEGER NOT NULL, team INTEGER NOT NULL, tnum INTEGER NOT NULL,"
+	"  PRIMARY KEY(trace_id, seq)) WITHOUT ROWID;"
+	"CREATE TABLE sync_clocks("
+	"  trace_id INTEGER PRIMARY KEY REFERENCES traces(id) ON DELETE CASCADE,"
+	"  clock INTEGER NOT NULL, mono INTEGER NOT NULL, real INTEGER NOT NULL);",
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))

@@ -25,6 +25,7 @@ struct store_writer {
 	volatile sig_atomic_t *cancel;
 	strmap fcache;
 	sqlite3_stmt *ins_func, *sel_func, *ins_trace, *ins_chunk, *end_trace, *ins_gap;
+	sqlite3_stmt *ins_sync, *ins_clock;
 	lza3_enc *enc;
 
 	/* the trace being written */
@@ -313,6 +314,38 @@ static int w_end(void *ctx, unsigned flags, const char *note, dt_err *e)
 	return r;
 }
 
+static int w_sync(void *ctx, const dt_sync_clock *clk, const dt_sync_event *ev, size_t n,
+		  dt_err *e)
+{
+	store_writer *w = ctx;
+	if (!w->active)
+		return dt_errf(e, DT_EDATA, "internal: sync events outside a trace");
+	if (cancelled(w, e))
+		return -1;
+	if (clk) {
+		sqlite3_stmt *st = w->ins_clock;
+		sqlite3_bind_int64(st, 1, w->trace_id);
+		sqlite3_bind_int(st, 2, clk->clock_id);
+		sqlite3_bind_int64(st, 3, clk->mono_ns);
+		sqlite3_bind_int64(st, 4, clk->real_ns);
+		if (step_done(w, st, e, "writing sync clock"))
+			return -1;
+	}
+	sqlite3_stmt *st = w->ins_sync;
+	for (size_t i = 0; i < n; i++) {
+		const dt_sync_event *v = &ev[i];
+		const int64_t f[] = { w->trace_id, v->seq,  v->phase,    v->func,        v->ts,
+				      v->comm,     v->dest, v->stag,     v->src,         v->rtag,
+				      v->root,     v->count, v->datatype, v->op,         (int64_t)v->req,
+				      (int64_t)v->obj, (int64_t)v->objseq, v->team, v->tnum };
+		for (int k = 0; k < (int)(sizeof f / sizeof *f); k++)
+			sqlite3_bind_int64(st, k + 1, f[k]);
+		if (step_done(w, st, e, "writing sync events"))
+			return -1;
+	}
+	return 0;
+}
+
 store_writer *store_writer_new(store *s, int64_t run_id, volatile sig_atomic_t *cancel)
 {
 	store_writer *w = xcalloc(1, sizeof *w);
@@ -323,7 +356,7 @@ store_writer *store_writer_new(store *s, int64_t run_id, volatile sig_atomic_t *
 	w->enc = lza3_enc_new();
 	w->ev = xmalloc(STORE_CHUNK_EVENTS * sizeof *w->ev);
 	w->ts = xmalloc(STORE_CHUNK_EVENTS * sizeof *w->ts);
-	w->sink = (dt_sink){ w, w_begin, w_func, w_events, w_arg, w_gap, w_end };
+	w->sink = (dt_sink){ w, w_begin, w_func, w_events, w_arg, w_gap, w_end, w_sync };
 	dt_err e;
 	dt_err_clear(&e);
 	/* Statements are prepared once per import; failures surface on first use as NULL. */
@@ -345,6 +378,15 @@ store_writer *store_writer_new(store *s, int64_t run_id, volatile sig_atomic_t *
 		      &w->end_trace, &e);
 	store_prepare(s, "INSERT INTO gaps(trace_id, event, lost) VALUES(?1, ?2, ?3)", &w->ins_gap,
 		      &e);
+	store_prepare(s,
+		      "INSERT INTO sync_events(trace_id, seq, phase, func, ts, comm, dest, stag, src,"
+		      " rtag, root, count, datatype, op, req, obj, objseq, team, tnum) VALUES(?1, ?2,"
+		      " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+		      &w->ins_sync, &e);
+	store_prepare(s,
+		      "INSERT OR REPLACE INTO sync_clocks(trace_id, clock, mono, real)"
+		      " VALUES(?1, ?2, ?3, ?4)",
+		      &w->ins_clock, &e);
 	if (e.status) {
 		char msg[1200];
 		dt_err_format(&e, msg, sizeof msg);
@@ -469,6 +511,8 @@ void store_writer_free(store_writer *w)
 	sqlite3_finalize(w->ins_chunk);
 	sqlite3_finalize(w->end_trace);
 	sqlite3_finalize(w->ins_gap);
+	sqlite3_finalize(w->ins_sync);
+	sqlite3_finalize(w->ins_clock);
 	strmap_free(&w->fcache);
 	lza3_enc_free(w->enc);
 	free(w->ev);

@@ -1,0 +1,435 @@
+/* cli_sync.c: `difftrace sync`, the sync events of a run (difftrace-sync(5)), and
+ * `difftrace hang`, where each thread of a stopped run is and who waits for whom. */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "import/sync_file.h"
+#include "order/hang.h"
+#include "store/store_sync.h"
+#include "util/ptrange.h"
+#include "util/util.h"
+
+static const char sync_help[] =
+	"usage: difftrace sync [--format text|csv|json] RUN [P.T]\n"
+	"\n"
+	"Print the sync events of RUN (or of its trace P.T): the entry ('>') and exit ('<') of\n"
+	"every MPI and OpenMP synchronisation call that libdifftrace-sync.so recorded, and one\n"
+	"'=' line per request a Waitall, Waitsome or Testall completed; with their arguments.\n"
+	"Peers are MPI_COMM_WORLD ranks, communicators run-wide numbers (0 WORLD, 1 SELF).\n"
+	"\n"
+	"  --format FMT   text (default), csv or json\n"
+	"  -h, --help     this help\n";
+
+static const char hang_help[] =
+	"usage: difftrace hang [--format text|json] RUN\n"
+	"\n"
+	"Where each thread of RUN was when it ended (a hang stopped with difftrace-record\n"
+	"--timeout, a kill, a crash or an abort), from its sync events: the threads grouped by\n"
+	"the call they are inside and which occurrence of it (STAT-like), the wait-for graph\n"
+	"between threads (a receive waits for its source, a collective for the members that\n"
+	"have not entered it, a lock for its holder, a barrier for the team), and its cycles.\n"
+	"Exit status 0 also when there is a deadlock: the report is the result.\n"
+	"\n"
+	"  --format FMT   text (default) or json\n"
+	"  -h, --help     this help\n";
+
+/* A name for people: control characters escaped. */
+static void put_name(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch < 0x20 || ch == 0x7f)
+			fprintf(f, "\\x%02x", ch);
+		else
+			fputc(ch, f);
+	}
+}
+
+static const char *fname(store *s, uint32_t f)
+{
+	const char *n = store_func_name(s, f);
+	return n ? n : "?";
+}
+
+static void peer_str(char *b, size_t n, int32_t v)
+{
+	if (v == DT_SYNC_ANY_SOURCE)
+		snprintf(b, n, "any");
+	else if (v == DT_SYNC_PROC_NULL)
+		snprintf(b, n, "null");
+	else
+		snprintf(b, n, "%" PRId32, v);
+}
+
+/* The arguments a call has, as "name=value" words. */
+static void args_str(const dt_sync_event *v, char *b, size_t n)
+{
+	size_t len = 0;
+	char tmp[64];
+#define ADD(...)                                                                  \
+	do {                                                                      \
+		int w_ = snprintf(b + len, n - len, __VA_ARGS__);                 \
+		if (w_ > 0)                                                       \
+			len = len + (size_t)w_ < n ? len + (size_t)w_ : n - 1;    \
+	} while (0)
+	b[0] = 0;
+	if (v->comm != DT_SYNC_NONE)
+		ADD(" comm=%" PRId32, v->comm);
+	if (v->dest != DT_SYNC_NONE) {
+		peer_str(tmp, sizeof tmp, v->dest);
+		ADD(" dest=%s tag=%" PRId32, tmp, v->stag);
+	}
+	if (v->src != DT_SYNC_NONE) {
+		peer_str(tmp, sizeof tmp, v->src);
+		ADD(" src=%s", tmp);
+		peer_str(tmp, sizeof tmp, v->rtag);
+		ADD(" tag=%s", tmp);
+	}
+	if (v->root != DT_SYNC_NONE)
+		ADD(" root=%" PRId32, v->root);
+	if (v->count != DT_SYNC_NONE)
+		ADD(" count=%" PRId64, v->count);
+	if (v->datatype != DT_SYNC_NONE)
+		ADD(" type=%s", sync_type_name(v->datatype));
+	if (v->op != DT_SYNC_NONE)
+		ADD(" op=%s", sync_op_name(v->op));
+	if (v->req)
+		ADD(" req=%" PRIu64, v->req);
+	if (v->obj)
+		ADD(" obj=%#" PRIx64, v->obj);
+	if (v->objseq)
+		ADD(" seq=%" PRIu64, v->objseq);
+	if (v->team != DT_SYNC_NONE)
+		ADD(" team=%" PRId32, v->team);
+	if (v->tnum != DT_SYNC_NONE && (v->team != DT_SYNC_NONE || v->obj))
+		ADD(" tnum=%" PRId32, v->tnum);
+#undef ADD
+}
+
+static int open_run(cli *c, const char *name, store **s, store_run *run, dt_err *e)
+{
+	if (cli_open_store(c, STORE_OPEN_EXISTING, s, e))
+		return -1;
+	if (store_run_get(*s, name, run, e)) {
+		store_close(*s);
+		*s = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_sync(cli *c, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "format", required_argument, 0, 'f' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	int fmt = OUT_TEXT, o, r;
+	while ((r = cli_getopt(argc, argv, ":h", lo, &o, "sync", sync_help)) == 0 && o != -1)
+		if (o == 'f' && (fmt = cli_out_format(optarg)) < 0)
+			return cli_usage("sync", "unknown format '%s' (text, csv, json)", optarg);
+	if (r == CLI_HELP_DONE)
+		return 0;
+	if (r)
+		return r;
+	if (argc - optind < 1 || argc - optind > 2)
+		return cli_usage("sync", "needs RUN and at most one P.T");
+	int p = -1, t = -1;
+	if (argc - optind == 2 && cli_parse_pt(argv[optind + 1], &p, &t))
+		return cli_usage("sync", "'%s' is not a trace: write P.T, e.g. 0.0 or 3.1",
+				 argv[optind + 1]);
+	dt_err e;
+	dt_err_clear(&e);
+	store *s = NULL;
+	store_run run = { 0 };
+	dt_sync_event *ev = NULL;
+	size_t n = 0;
+	if (open_run(c, argv[optind], &s, &run, &e) || store_sync_list(s, run.id, &ev, &n, &e)) {
+		store_run_free(&run);
+		store_close(s);
+		return cli_fail(&e);
+	}
+	/* times from the first event of the host, so that one host's threads line up */
+	int64_t t0[64];
+	for (size_t i = 0; i < 64; i++)
+		t0[i] = INT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		int h = ev[i].host >= 0 && ev[i].host < 64 ? ev[i].host : 63;
+		if (ev[i].ts < t0[h])
+			t0[h] = ev[i].ts;
+	}
+	size_t shown = 0;
+	if (fmt == OUT_TEXT)
+		printf("%-8s %6s %2s %14s  %-26s %s\n", "P.T", "SEQ", "", "TIME(s)", "CALL",
+		       "ARGUMENTS");
+	else if (fmt == OUT_CSV)
+		puts("proc,thread,seq,phase,ts,call,comm,dest,stag,src,rtag,root,count,datatype,op,"
+		     "req,obj,objseq,team,tnum");
+	else
+		printf("[");
+	for (size_t i = 0; i < n; i++) {
+		const dt_sync_event *v = &ev[i];
+		if (p >= 0 && (v->proc != p || v->thread != t))
+			continue;
+		const char *name = fname(s, v->func);
+		if (fmt == OUT_TEXT) {
+			char pt[32], a[512];
+			int h = v->host >= 0 && v->host < 64 ? v->host : 63;
+			int64_t rel = v->ts - t0[h];
+			snprintf(pt, sizeof pt, "%d.%d", v->proc, v->thread);
+			args_str(v, a, sizeof a);
+			printf("%-8s %6" PRIu32 " %2s %4" PRId64 ".%09" PRId64 "  ", pt, v->seq,
+			       v->phase == DT_SYNC_ENTER ? ">" : v->phase == DT_SYNC_EXIT ? "<" : "=",
+			       rel / 1000000000, rel % 1000000000);
+			put_name(stdout, name);
+			printf("%*s%s\n", (int)(26 - (strlen(name) < 26 ? strlen(name) : 26)), "", a);
+		} else if (fmt == OUT_CSV) {
+			printf("%d,%d,%" PRIu32 ",%u,%" PRId64 ",", v->proc, v->thread, v->seq,
+			       v->phase, v->ts);
+			cli_csv_str(name);
+			printf(",%d,%d,%d,%d,%d,%d,%" PRId64 ",%d,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			       ",%d,%d\n",
+			       v->comm, v->dest, v->stag, v->src, v->rtag, v->root, v->count,
+			       v->datatype, v->op, v->req, v->obj, v->objseq, v->team, v->tnum);
+		} else {
+			printf("%s\n {\"proc\": %d, \"thread\": %d, \"seq\": %" PRIu32
+			       ", \"phase\": \"%s\", \"ts\": %" PRId64 ", \"call\": ",
+			       shown ? "," : "", v->proc, v->thread, v->seq,
+			       v->phase == DT_SYNC_ENTER ? "enter" : v->phase == DT_SYNC_EXIT ? "exit"
+											: "done",
+			       v->ts);
+			cli_json_str(name);
+			printf(", \"comm\": %d, \"dest\": %d, \"stag\": %d, \"src\": %d, \"rtag\": %d,"
+			       " \"root\": %d, \"count\": %" PRId64 ", \"datatype\": %d, \"op\": %d,"
+			       " \"req\": %" PRIu64 ", \"obj\": %" PRIu64 ", \"objseq\": %" PRIu64
+			       ", \"team\": %d, \"tnum\": %d}",
+			       v->comm, v->dest, v->stag, v->src, v->rtag, v->root, v->count,
+			       v->datatype, v->op, v->req, v->obj, v->objseq, v->team, v->tnum);
+		}
+		shown++;
+	}
+	if (fmt == OUT_JSON)
+		printf("%s]\n", shown ? "\n" : "");
+	free(ev);
+	int rc = 0;
+	if (!shown && fmt == OUT_TEXT) {
+		if (p >= 0)
+			fprintf(stderr, "difftrace sync: trace %d.%d of run '%s' has no sync events\n",
+				p, t, run.name);
+		else
+			fprintf(stderr,
+				"difftrace sync: run '%s' has no sync events (record it with "
+				"difftrace-record, without --no-sync)\n",
+				run.name);
+		rc = 1;
+	}
+	store_run_free(&run);
+	store_close(s);
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "difftrace: cannot write output\n");
+		return 1;
+	}
+	return rc;
+}
+
+static const char *nth(uint64_t k, char *b, size_t n)
+{
+	const char *suf = "th";
+	if (k % 100 < 11 || k % 100 > 13)
+		suf = k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd" : "th";
+	snprintf(b, n, "%" PRIu64 "%s", k, suf);
+	return b;
+}
+
+static char *pts_of(const hang_report *r, const size_t *idx, size_t n)
+{
+	if (n == 1) {
+		char b[40];
+		snprintf(b, sizeof b, "%d.%d", r->threads[idx[0]].proc, r->threads[idx[0]].thread);
+		return xstrdup(b);
+	}
+	ptr_pt *v = xmalloc((n ? n : 1) * sizeof *v);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (ptr_pt){ (uint32_t)r->threads[idx[i]].proc,
+				 (uint32_t)r->threads[idx[i]].thread };
+	char *s = ptr_format(v, n);
+	free(v);
+	return s;
+}
+
+static void where_text(store *s, const dt_sync_event *ev, const hang_thread *h, const char *pfx)
+{
+	char b[32];
+	if (h->state == HANG_FINISHED) {
+		printf("%sfinished (returned from MPI_Finalize)", pfx);
+		return;
+	}
+	if (h->state == HANG_OUTSIDE) {
+		printf("%snot in a recorded call", pfx);
+		if (h->func) {
+			printf(" (after ");
+			put_name(stdout, fname(s, h->func));
+			printf(", %s)", nth(h->occurrence, b, sizeof b));
+		}
+		return;
+	}
+	(void)ev;
+	printf("%sin ", pfx);
+	put_name(stdout, fname(s, h->func));
+	printf(" (%s)", nth(h->occurrence, b, sizeof b));
+}
+
+int cmd_hang(cli *c, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "format", required_argument, 0, 'f' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	int fmt = OUT_TEXT, o, r;
+	while ((r = cli_getopt(argc, argv, ":h", lo, &o, "hang", hang_help)) == 0 && o != -1)
+		if (o == 'f' && ((fmt = cli_out_format(optarg)) < 0 || fmt == OUT_CSV))
+			return cli_usage("hang", "unknown format '%s' (text, json)", optarg);
+	if (r == CLI_HELP_DONE)
+		return 0;
+	if (r)
+		return r;
+	if (argc - optind != 1)
+		return cli_usage("hang", "needs one RUN");
+	dt_err e;
+	dt_err_clear(&e);
+	store *s = NULL;
+	store_run run = { 0 };
+	dt_sync_event *ev = NULL;
+	size_t n = 0, nnames = 0;
+	hang_report rep;
+	memset(&rep, 0, sizeof rep);
+	int rc = 1;
+	if (open_run(c, argv[optind], &s, &run, &e) || store_sync_list(s, run.id, &ev, &n, &e))
+		goto out;
+	if (!n) {
+		dt_errf(&e, DT_EDATA,
+			"run '%s' has no sync events (record it with difftrace-record, without "
+			"--no-sync)",
+			run.name);
+		goto out;
+	}
+	const char *const *names = store_func_names(s, &nnames);
+	if (hang_analyze(ev, n, names, nnames, &rep, &e))
+		goto out;
+	char fl[200];
+	dt_flags_str(run.flags, fl, sizeof fl);
+	if (fmt == OUT_JSON) {
+		printf("{\"run\": ");
+		cli_json_str(run.name);
+		printf(", \"flags\": \"%s\",\n \"threads\": [", fl);
+		for (size_t i = 0; i < rep.nthreads; i++) {
+			const hang_thread *h = &rep.threads[i];
+			printf("%s\n  {\"pt\": \"%d.%d\", \"state\": \"%s\", \"call\": ", i ? "," : "",
+			       h->proc, h->thread,
+			       h->state == HANG_IN_CALL ? "in-call"
+			       : h->state == HANG_FINISHED ? "finished"
+							   : "outside");
+			cli_json_str(h->func ? fname(s, h->func) : "");
+			printf(", \"occurrence\": %" PRIu64 ", \"seq\": %" PRIu32 "}", h->occurrence,
+			       ev[h->entry].seq);
+		}
+		printf("],\n \"edges\": [");
+		for (size_t i = 0; i < rep.nedges; i++) {
+			const hang_thread *a = &rep.threads[rep.edges[i].from],
+					  *b = &rep.threads[rep.edges[i].to];
+			printf("%s\n  {\"from\": \"%d.%d\", \"to\": \"%d.%d\", \"why\": \"%s\"}",
+			       i ? "," : "", a->proc, a->thread, b->proc, b->thread,
+			       hang_why_name(rep.edges[i].why));
+		}
+		printf("],\n \"cycles\": [");
+		for (size_t i = 0; i < rep.ncycles; i++) {
+			printf("%s\n  [", i ? "," : "");
+			for (size_t k = 0; k < rep.cycles[i].n; k++) {
+				const hang_thread *h = &rep.threads[rep.cycles[i].threads[k]];
+				printf("%s\"%d.%d\"", k ? ", " : "", h->proc, h->thread);
+			}
+			printf("]");
+		}
+		printf("]}\n");
+	} else {
+		printf("run %s: %zu threads with sync events", run.name, rep.nthreads);
+		if (run.flags & DT_TF_TIMEOUT)
+			printf(", stopped by difftrace-record --timeout");
+		printf(" (flags %s)\n\nwhere each thread is at the end:\n", fl);
+		for (size_t i = 0; i < rep.ngroups; i++) {
+			const hang_group *g = &rep.groups[i];
+			char *pts = pts_of(&rep, g->threads, g->n);
+			printf("  %-20s ", pts);
+			where_text(s, ev, &rep.threads[g->threads[0]], "");
+			putchar('\n');
+			free(pts);
+		}
+		printf("\nwait-for graph (%zu edge%s):\n", rep.nedges, rep.nedges == 1 ? "" : "s");
+		for (size_t i = 0; i < rep.nedges;) {
+			/* one line per thread and reason: 2.0 waits for 0.0, 1.0 (collective) */
+			size_t j = i;
+			const hang_edge *a = &rep.edges[i];
+			size_t *to = xmalloc(rep.nedges * sizeof *to), k = 0;
+			while (j < rep.nedges && rep.edges[j].from == a->from &&
+			       rep.edges[j].why == a->why)
+				to[k++] = rep.edges[j++].to;
+			const hang_thread *h = &rep.threads[a->from];
+			char *pts = pts_of(&rep, to, k), pt[32];
+			snprintf(pt, sizeof pt, "%d.%d", h->proc, h->thread);
+			printf("  %-8s waits for %s (%s: ", pt, pts, hang_why_name(a->why));
+			put_name(stdout, fname(s, h->func));
+			char args[512];
+			args_str(&ev[h->entry], args, sizeof args);
+			printf("%s)\n", args);
+			free(pts);
+			free(to);
+			i = j;
+		}
+		if (!rep.nedges)
+			printf("  (none)\n");
+		int held = 0;
+		for (size_t i = 0; i < rep.nthreads; i++)
+			for (size_t k = 0; k < rep.threads[i].nheld; k++) {
+				const dt_sync_event *v = &ev[rep.threads[i].held[k]];
+				char b[32];
+				if (!held++)
+					printf("\nlocks and critical sections held at the end:\n");
+				printf("  %d.%d holds ", rep.threads[i].proc, rep.threads[i].thread);
+				put_name(stdout, fname(s, v->func));
+				printf(" obj=%#" PRIx64 " (%s acquisition)\n", v->obj,
+				       nth(v->objseq, b, sizeof b));
+			}
+		if (rep.ncycles) {
+			printf("\ndeadlock: %zu wait-for cycle%s:\n", rep.ncycles,
+			       rep.ncycles == 1 ? "" : "s");
+			for (size_t i = 0; i < rep.ncycles; i++) {
+				printf("  ");
+				for (size_t k = 0; k <= rep.cycles[i].n; k++) {
+					const hang_thread *h =
+						&rep.threads[rep.cycles[i].threads[k % rep.cycles[i].n]];
+					printf("%s%d.%d", k ? " -> " : "", h->proc, h->thread);
+				}
+				putchar('\n');
+			}
+		} else {
+			printf("\nno wait-for cycle\n");
+		}
+	}
+	if (fflush(stdout) != 0) {
+		dt_errf(&e, DT_EDATA, "cannot write output");
+		goto out;
+	}
+	rc = 0;
+out:
+	hang_report_free(&rep);
+	free(ev);
+	store_run_free(&run);
+	store_close(s);
+	return rc ? cli_fail(&e) : 0;
+}

@@ -1,0 +1,187 @@
+/* sync_file.c: one file of the sync record, mapped read-only and checked. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "import/sync_file.h"
+#include "util/util.h"
+
+static const char *const call_names[] = {
+	NULL,
+#define DTS_X(n) #n,
+	DTS_CALLS(DTS_X)
+#undef DTS_X
+};
+
+static const char *const type_names[] = {
+	"derived",
+#define DTS_X(n) "MPI_" #n,
+	DTS_TYPES(DTS_X)
+#undef DTS_X
+};
+
+static const char *const op_names[] = {
+	"user",
+#define DTS_X(n) "MPI_" #n,
+	DTS_OPS(DTS_X)
+#undef DTS_X
+};
+
+const char *sync_call_name(unsigned c)
+{
+	return c > 0 && c < DTS_NCALLS ? call_names[c] : NULL;
+}
+
+const char *sync_type_name(int32_t c)
+{
+	return c >= 0 && (size_t)c < sizeof type_names / sizeof *type_names ? type_names[c] : "?";
+}
+
+const char *sync_op_name(int32_t c)
+{
+	return c >= 0 && (size_t)c < sizeof op_names / sizeof *op_names ? op_names[c] : "?";
+}
+
+static const dts_record *rec_at(const sync_file *f, uint64_t i)
+{
+	return (const dts_record *)(f->map + DTS_HEADER_SIZE + i * DTS_RECORD_SIZE);
+}
+
+static int nonzero(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return 1;
+	return 0;
+}
+
+int sync_file_open(sync_file *f, const char *path, dt_err *e)
+{
+	memset(f, 0, sizeof f[0]);
+	f->torn_at = -1;
+	f->path = xstrdup(path);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		int err = errno;
+		if (fd >= 0)
+			close(fd);
+		dt_err_at(e, path, -1, "cannot open: %s", strerror(err));
+		goto fail;
+	}
+	f->size = (size_t)st.st_size;
+	if (!f->size) {
+		/* the thread was stopped between making the file and sizing it */
+		close(fd);
+		f->unfinished = 1;
+		return 0;
+	}
+	if (f->size < DTS_HEADER_SIZE) {
+		close(fd);
+		/* the recorder writes the magic last, so a short file is a header never finished
+		 * or a file that is not ours */
+		dt_err_at(e, path, (int64_t)f->size, "truncated header (%zu of %u bytes)", f->size,
+			  DTS_HEADER_SIZE);
+		goto fail;
+	}
+	void *m = mmap(NULL, f->size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED) {
+		dt_err_at(e, path, -1, "cannot map: %s", strerror(errno));
+		goto fail;
+	}
+	f->map = m;
+	memcpy(&f->h, f->map, sizeof f->h);
+	if (!nonzero((const unsigned char *)f->h.magic, 8)) {
+		/* the magic is written last: a header the thread never finished (or one being
+		 * made as we read), with no record yet */
+		f->unfinished = 1;
+		return 0;
+	}
+	if (memcmp(f->h.magic, DTS_MAGIC, 8)) {
+		dt_err_at(e, path, 0, "not a difftrace sync file (wrong magic)");
+		goto fail;
+	}
+	if (f->h.endian != 0x01020304u) {
+		dt_err_at(e, path, offsetof(dts_header, endian),
+			  "written on a host of the other byte order");
+		goto fail;
+	}
+	if (f->h.version != DTS_VERSION) {
+		dt_err_at(e, path, offsetof(dts_header, version),
+			  "format version %" PRIu32 " (this difftrace reads %u)", f->h.version,
+			  DTS_VERSION);
+		goto fail;
+	}
+	if (f->h.header_size != DTS_HEADER_SIZE || f->h.record_size != DTS_RECORD_SIZE ||
+	    !f->h.chunk_records) {
+		dt_err_at(e, path, offsetof(dts_header, header_size),
+			  "unexpected sizes (header %" PRIu32 ", record %" PRIu32 ")",
+			  f->h.header_size, f->h.record_size);
+		goto fail;
+	}
+	f->h.host[DTS_HOST_MAX - 1] = 0;
+	uint64_t max = (f->size - DTS_HEADER_SIZE) / DTS_RECORD_SIZE, i;
+	for (i = 0; i < max; i++) {
+		const dts_record *r = rec_at(f, i);
+		uint32_t commit;
+		memcpy(&commit, &r->commit, sizeof commit);
+		if (commit != dts_commit(i))
+			break;
+		size_t off = DTS_HEADER_SIZE + i * DTS_RECORD_SIZE;
+		if (!sync_call_name(r->call) || r->phase > DT_SYNC_DONE) {
+			dt_err_at(e, path, (int64_t)off, "bad record %" PRIu64 ": call %u, phase %u",
+				  i, r->call, r->phase);
+			goto fail;
+		}
+	}
+	f->nrec = i;
+	size_t end = DTS_HEADER_SIZE + i * DTS_RECORD_SIZE;
+	/* the record after the last is unused space, or one the thread was killed writing */
+	if (end < f->size &&
+	    nonzero(f->map + end, f->size - end < DTS_RECORD_SIZE ? f->size - end : DTS_RECORD_SIZE))
+		f->torn_at = (int64_t)end;
+	return 0;
+fail:
+	sync_file_close(f);
+	return -1;
+}
+
+void sync_file_close(sync_file *f)
+{
+	if (f->map)
+		munmap((void *)f->map, f->size);
+	free(f->path);
+	memset(f, 0, sizeof f[0]);
+}
+
+void sync_file_event(const sync_file *f, uint64_t i, dt_sync_event *ev, unsigned *call)
+{
+	dts_record r;
+	memcpy(&r, rec_at(f, i), sizeof r);
+	memset(ev, 0, sizeof *ev);
+	ev->seq = (uint32_t)i;
+	ev->phase = r.phase;
+	ev->ts = r.ts;
+	ev->comm = r.comm;
+	ev->dest = r.dest;
+	ev->stag = r.stag;
+	ev->src = r.src;
+	ev->rtag = r.rtag;
+	ev->root = r.root;
+	ev->count = r.count;
+	ev->datatype = r.datatype;
+	ev->op = r.op;
+	ev->req = r.req;
+	ev->obj = r.obj;
+	ev->objseq = r.objseq;
+	ev->team = r.team;
+	ev->tnum = r.tnum;
+	*call = r.call;
+}

@@ -1,0 +1,41 @@
+/* sync_file.h: reading one file of the sync record (difftrace-sync(5)), as the recorder left
+ * it: whole, still being written, or cut short by kill -9.
+ *
+ * The header is checked (magic, version, sizes); records are counted up to the first whose
+ * commit word does not match its position, which is the end: zero bytes after it are unused
+ * space, anything else is a record the thread never finished (torn), which is dropped and
+ * reported. A record with an unknown call or phase is bad data. A file whose header was never
+ * finished (empty, or no magic yet) has no records and says so. */
+#ifndef DT_SYNC_FILE_H
+#define DT_SYNC_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "import/sink.h"
+#include "record/syncfmt.h"
+#include "util/err.h"
+
+typedef struct sync_file {
+	char *path;
+	dts_header h;          /* host is NUL-terminated */
+	const unsigned char *map;
+	size_t size;
+	uint64_t nrec;         /* complete records */
+	int64_t torn_at;       /* offset of the dropped torn record, or -1 */
+	int unfinished;        /* empty, or the magic never written: the thread was stopped
+				* while making the file; no header, no records */
+} sync_file;
+
+/* Maps PATH and checks it; on error e names the file and the offset. */
+int sync_file_open(sync_file *f, const char *path, dt_err *e);
+void sync_file_close(sync_file *f);
+/* Record i (< nrec) as a sync event; func is left 0 and call set to its code. */
+void sync_file_event(const sync_file *f, uint64_t i, dt_sync_event *ev, unsigned *call);
+/* The name of call code c, or NULL when unknown. */
+const char *sync_call_name(unsigned c);
+/* Names of the datatype and operation codes ("MPI_INT", "MPI_SUM"; "derived", "user"). */
+const char *sync_type_name(int32_t code);
+const char *sync_op_name(int32_t code);
+
+#endif

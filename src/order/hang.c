@@ -1,0 +1,722 @@
+/* hang.c: the hang report of hang.h, from a run's sync events. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "order/hang.h"
+#include "util/util.h"
+
+enum kind {
+	K_OTHER = 0,
+	K_RECV,     /* src; Sendrecv also dest */
+	K_SEND,     /* dest */
+	K_WAIT,     /* Wait, Waitall, Waitany, Waitsome */
+	K_ISTART,   /* Isend, Irecv ...: makes a request */
+	K_COLL,     /* a blocking collective (communicator makers included) */
+	K_FINALIZE,
+	K_ACQUIRE,
+	K_RELEASE,
+	K_BARRIER,  /* GOMP_barrier */
+	K_PARALLEL, /* GOMP_parallel: the master's fork and join */
+	K_BODY,     /* GOMP_parallel_body: a thread's part of a region */
+};
+
+static const struct {
+	const char *name;
+	int kind;
+} kinds[] = {
+	{ "MPI_Recv", K_RECV },		 { "MPI_Probe", K_RECV },
+	{ "MPI_Sendrecv", K_RECV },	 { "MPI_Sendrecv_replace", K_RECV },
+	{ "MPI_Send", K_SEND },		 { "MPI_Ssend", K_SEND },
+	{ "MPI_Bsend", K_SEND },	 { "MPI_Rsend", K_SEND },
+	{ "MPI_Wait", K_WAIT },		 { "MPI_Waitall", K_WAIT },
+	{ "MPI_Waitany", K_WAIT },	 { "MPI_Waitsome", K_WAIT },
+	{ "MPI_Isend", K_ISTART },	 { "MPI_Issend", K_ISTART },
+	{ "MPI_Ibsend", K_ISTART },	 { "MPI_Irsend", K_ISTART },
+	{ "MPI_Irecv", K_ISTART },	 { "MPI_Barrier", K_COLL },
+	{ "MPI_Bcast", K_COLL },	 { "MPI_Reduce", K_COLL },
+	{ "MPI_Allreduce", K_COLL },	 { "MPI_Gather", K_COLL },
+	{ "MPI_Gatherv", K_COLL },	 { "MPI_Scatter", K_COLL },
+	{ "MPI_Scatterv", K_COLL },	 { "MPI_Allgather", K_COLL },
+	{ "MPI_Allgatherv", K_COLL },	 { "MPI_Alltoall", K_COLL },
+	{ "MPI_Alltoallv", K_COLL },	 { "MPI_Reduce_scatter", K_COLL },
+	{ "MPI_Reduce_scatter_block", K_COLL }, { "MPI_Scan", K_COLL },
+	{ "MPI_Exscan", K_COLL },	 { "MPI_Comm_dup", K_COLL },
+	{ "MPI_Comm_split", K_COLL },	 { "MPI_Comm_create", K_COLL },
+	{ "MPI_Comm_split_type", K_COLL }, { "MPI_Finalize", K_FINALIZE },
+	{ "GOMP_critical_start", K_ACQUIRE }, { "GOMP_critical_name_start", K_ACQUIRE },
+	{ "omp_set_lock", K_ACQUIRE },	 { "omp_set_nest_lock", K_ACQUIRE },
+	{ "GOMP_critical_end", K_RELEASE }, { "GOMP_critical_name_end", K_RELEASE },
+	{ "omp_unset_lock", K_RELEASE }, { "omp_unset_nest_lock", K_RELEASE },
+	{ "GOMP_barrier", K_BARRIER },	 { "GOMP_parallel", K_PARALLEL },
+	{ "GOMP_parallel_body", K_BODY },
+};
+
+const char *hang_why_name(int why)
+{
+	static const char *const n[] = { "receive", "send", "request", "collective",
+					 "finalize", "lock", "barrier", "join" };
+	return why >= 0 && (size_t)why < sizeof n / sizeof *n ? n[why] : "?";
+}
+
+/* Per thread, while analysing. */
+struct th {
+	size_t b, e;        /* its events */
+	size_t *stack;      /* open entries */
+	size_t sp, cap;
+	size_t nmpi;        /* MPI events */
+};
+
+typedef struct ctx {
+	const dt_sync_event *ev;
+	size_t n;
+	unsigned char *kind; /* by function id */
+	unsigned char *mpi;  /* by function id: an MPI call */
+	size_t nkind;
+	hang_report *r;
+	struct th *th;
+	int32_t maxproc;
+	size_t *mpi_thread;  /* by proc: the thread that makes its MPI calls; SIZE_MAX none */
+	size_t *pfirst, *pend; /* by proc: its threads */
+	hang_edge *edges;
+	size_t nedges, capedges;
+	struct cref *colls;
+	size_t ncolls;
+	struct pref *members;
+	size_t nmembers;
+	struct rref *done;
+	size_t ndone;
+	struct missing *miss;
+	size_t nmiss, capmiss;
+} ctx;
+
+static int kind_of(const ctx *c, uint32_t f)
+{
+	return f < c->nkind ? c->kind[f] : K_OTHER;
+}
+
+static int is_mpi(const ctx *c, uint32_t f)
+{
+	return f < c->nkind && c->mpi[f];
+}
+
+static void edge(ctx *c, size_t from, size_t to, int why)
+{
+	if (to == SIZE_MAX || to == from)
+		return;
+	GROW(c->edges, c->capedges, c->nedges + 1);
+	c->edges[c->nedges++] = (hang_edge){ from, to, why };
+}
+
+/* The thread of process p that makes MPI calls. */
+static size_t mpi_of(const ctx *c, int32_t p)
+{
+	return p >= 0 && p <= c->maxproc ? c->mpi_thread[p] : SIZE_MAX;
+}
+
+static const dt_sync_event *open_call(const ctx *c, size_t t)
+{
+	const hang_thread *h = &c->r->threads[t];
+	return h->state == HANG_IN_CALL ? &c->ev[h->entry] : NULL;
+}
+
+/* Index entries, sorted for binary search: a collective entered (the k-th of its process on
+ * its communicator), a (communicator, process) that has events, a completed request. */
+struct cref {
+	int32_t comm, proc;
+	uint64_t k;
+	uint32_t func;
+};
+struct pref {
+	int32_t comm, proc;
+};
+struct rref {
+	int32_t proc;
+	uint64_t req;
+};
+
+static int cmp_cref(const void *a, const void *b)
+{
+	const struct cref *x = a, *y = b;
+	if (x->comm != y->comm)
+		return x->comm < y->comm ? -1 : 1;
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	return (x->k > y->k) - (x->k < y->k);
+}
+
+static int cmp_pref(const void *a, const void *b)
+{
+	const struct pref *x = a, *y = b;
+	if (x->comm != y->comm)
+		return x->comm < y->comm ? -1 : 1;
+	return (x->proc > y->proc) - (x->proc < y->proc);
+}
+
+static int cmp_rref(const void *a, const void *b)
+{
+	const struct rref *x = a, *y = b;
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	return (x->req > y->req) - (x->req < y->req);
+}
+
+/* First index of a sorted array whose key is not below the key (cmp on a probe). */
+static size_t lower(const void *base, size_t n, size_t size, const void *key,
+		    int (*cmp)(const void *, const void *))
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cmp((const char *)base + mid * size, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The members of a communicator that a thread in its k-th collective there (func) waits
+ * for, computed once per (communicator, k, func). */
+struct missing {
+	int32_t comm;
+	uint64_t k;
+	uint32_t func;
+	int32_t *procs;
+	size_t n;
+};
+
+static const struct missing *coll_missing(ctx *c, int32_t comm, uint64_t k, uint32_t func)
+{
+	for (size_t i = 0; i < c->nmiss; i++)
+		if (c->miss[i].comm == comm && c->miss[i].k == k && c->miss[i].func == func)
+			return &c->miss[i];
+	GROW(c->miss, c->capmiss, c->nmiss + 1);
+	struct missing *m = &c->miss[c->nmiss++];
+	*m = (struct missing){ comm, k, func, NULL, 0 };
+	size_t cap = 0;
+	/* members: every process for WORLD, else the processes with events on it */
+	struct pref key = { comm, INT32_MIN };
+	size_t i = lower(c->members, c->nmembers, sizeof *c->members, &key, cmp_pref);
+	for (int32_t p = 0;; p++) {
+		int32_t proc;
+		if (comm == 0) {
+			if (p > c->maxproc)
+				break;
+			proc = p;
+		} else {
+			if (i >= c->nmembers || c->members[i].comm != comm)
+				break;
+			proc = c->members[i++].proc;
+		}
+		struct cref ck = { comm, proc, 0, 0 };
+		size_t f = lower(c->colls, c->ncolls, sizeof *c->colls, &ck, cmp_cref), cnt = 0;
+		while (f + cnt < c->ncolls && c->colls[f + cnt].comm == comm &&
+		       c->colls[f + cnt].proc == proc)
+			cnt++;
+		if (cnt < k || c->colls[f + k - 1].func != func) {
+			GROW(m->procs, cap, m->n + 1);
+			m->procs[m->n++] = proc;
+		}
+	}
+	return m;
+}
+
+/* Edges of a collective: to the members of its communicator that have not entered the same
+ * one (the k-th on that communicator), or entered another there. */
+static void coll_edges(ctx *c, size_t t, const dt_sync_event *v)
+{
+	int32_t me = c->r->threads[t].proc;
+	if (v->comm == 1 || v->comm < 0)
+		return; /* MPI_COMM_SELF, or a communicator the recorder could not number */
+	uint64_t k = 0;
+	for (size_t i = c->th[t].b; i <= (size_t)(v - c->ev); i++)
+		if (c->ev[i].phase == DT_SYNC_ENTER && c->ev[i].comm == v->comm &&
+		    kind_of(c, c->ev[i].func) == K_COLL)
+			k++;
+	const struct missing *m = coll_missing(c, v->comm, k, v->func);
+	for (size_t i = 0; i < m->n; i++)
+		if (m->procs[i] != me)
+			edge(c, t, mpi_of(c, m->procs[i]), HANG_W_COLL);
+}
+
+static void peer_edge(ctx *c, size_t t, int32_t peer, int why)
+{
+	if (peer >= 0) {
+		edge(c, t, mpi_of(c, peer), why);
+	} else if (peer == DT_SYNC_ANY_SOURCE) {
+		for (int32_t p = 0; p <= c->maxproc; p++)
+			if (p != c->r->threads[t].proc)
+				edge(c, t, mpi_of(c, p), why);
+	}
+}
+
+/* A wait: for the peers of its request, or of every request of the process not completed. */
+static void wait_edges(ctx *c, size_t t, const dt_sync_event *w)
+{
+	int32_t me = c->r->threads[t].proc;
+	for (size_t u = c->pfirst[me]; u < c->pend[me]; u++)
+		for (size_t i = c->th[u].b; i < c->th[u].e; i++) {
+			const dt_sync_event *v = &c->ev[i];
+			if (v->phase != DT_SYNC_EXIT || !v->req || kind_of(c, v->func) != K_ISTART)
+				continue;
+			if (w->req && v->req != w->req)
+				continue;
+			struct rref key = { me, v->req };
+			size_t j = lower(c->done, c->ndone, sizeof *c->done, &key, cmp_rref);
+			if (j < c->ndone && !cmp_rref(&c->done[j], &key))
+				continue; /* completed */
+			if (v->src != DT_SYNC_NONE)
+				peer_edge(c, t, v->src, HANG_W_REQUEST);
+			if (v->dest != DT_SYNC_NONE)
+				peer_edge(c, t, v->dest, HANG_W_REQUEST);
+		}
+}
+
+/* Builds the indexes the edges are looked up in. */
+static void index_events(ctx *c)
+{
+	size_t capc = 0, capm = 0, capd = 0;
+	for (size_t t = 0; t < c->r->nthreads; t++) {
+		int32_t p = c->r->threads[t].proc;
+		for (size_t i = c->th[t].b; i < c->th[t].e; i++) {
+			const dt_sync_event *v = &c->ev[i];
+			int k = kind_of(c, v->func);
+			if (v->comm >= 0) {
+				GROW(c->members, capm, c->nmembers + 1);
+				c->members[c->nmembers++] = (struct pref){ v->comm, p };
+			}
+			if (v->phase == DT_SYNC_ENTER && k == K_COLL && v->comm >= 0) {
+				GROW(c->colls, capc, c->ncolls + 1);
+				c->colls[c->ncolls++] = (struct cref){ v->comm, p, c->ncolls, v->func };
+			}
+			if (v->phase != DT_SYNC_ENTER && v->req && k != K_ISTART) {
+				GROW(c->done, capd, c->ndone + 1);
+				c->done[c->ndone++] = (struct rref){ p, v->req };
+			}
+		}
+	}
+	/* the collectives in program order per (comm, proc): k counts them from 1 */
+	if (c->ncolls)
+		qsort(c->colls, c->ncolls, sizeof *c->colls, cmp_cref);
+	for (size_t i = 0; i < c->ncolls; i++)
+		c->colls[i].k = i && c->colls[i - 1].comm == c->colls[i].comm &&
+					c->colls[i - 1].proc == c->colls[i].proc
+				? c->colls[i - 1].k + 1
+				: 1;
+	if (c->nmembers)
+		qsort(c->members, c->nmembers, sizeof *c->members, cmp_pref);
+	size_t k = 0;
+	for (size_t i = 0; i < c->nmembers; i++)
+		if (!k || cmp_pref(&c->members[k - 1], &c->members[i]))
+			c->members[k++] = c->members[i];
+	c->nmembers = k;
+	if (c->ndone)
+		qsort(c->done, c->ndone, sizeof *c->done, cmp_rref);
+}
+
+static int same_region(const dt_sync_event *a, const dt_sync_event *b)
+{
+	return a->obj == b->obj && a->objseq == b->objseq;
+}
+
+/* The open GOMP_parallel_body of thread u for the region of v, or NULL. */
+static const dt_sync_event *in_region(const ctx *c, size_t u, const dt_sync_event *v)
+{
+	const struct th *h = &c->th[u];
+	for (size_t s = 0; s < h->sp; s++) {
+		const dt_sync_event *x = &c->ev[h->stack[s]];
+		if (kind_of(c, x->func) == K_BODY && same_region(x, v))
+			return x;
+	}
+	return NULL;
+}
+
+static void omp_edges(ctx *c, size_t t, const dt_sync_event *v, int k)
+{
+	int32_t me = c->r->threads[t].proc;
+	for (size_t u = c->pfirst[me]; u < c->pend[me]; u++) {
+		const hang_thread *h = &c->r->threads[u];
+		if (u == t)
+			continue;
+		if (k == K_ACQUIRE) {
+			for (size_t i = 0; i < h->nheld; i++)
+				if (c->ev[h->held[i]].obj == v->obj)
+					edge(c, t, u, HANG_W_LOCK);
+		} else if (k == K_BARRIER) {
+			if (!in_region(c, u, v))
+				continue;
+			const dt_sync_event *o = open_call(c, u);
+			if (!o || kind_of(c, o->func) != K_BARRIER || !same_region(o, v))
+				edge(c, t, u, HANG_W_BARRIER);
+		} else if (k == K_PARALLEL) {
+			if (in_region(c, u, v))
+				edge(c, t, u, HANG_W_JOIN);
+		}
+	}
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const hang_edge *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return (x->to > y->to) - (x->to < y->to);
+}
+
+/* Tarjan's strongly connected components, without recursion; a cycle is reported for every
+ * component of more than one thread. */
+static void cycles(ctx *c)
+{
+	hang_report *r = c->r;
+	size_t n = r->nthreads, *first = xcalloc(n + 1, sizeof *first);
+	for (size_t i = 0; i < r->nedges; i++)
+		first[r->edges[i].from + 1]++;
+	for (size_t i = 0; i < n; i++)
+		first[i + 1] += first[i];
+	size_t *idx = xmalloc((n ? n : 1) * sizeof *idx), *low = xmalloc((n ? n : 1) * sizeof *low);
+	size_t *stk = xmalloc((n ? n : 1) * sizeof *stk), *cs = xmalloc((n ? n : 1) * sizeof *cs);
+	size_t *it = xmalloc((n ? n : 1) * sizeof *it), *comp = xmalloc((n ? n : 1) * sizeof *comp);
+	unsigned char *on = xcalloc(n ? n : 1, 1);
+	size_t *pos = xmalloc((n ? n : 1) * sizeof *pos);
+	for (size_t i = 0; i < n; i++)
+		idx[i] = pos[i] = SIZE_MAX;
+	size_t counter = 0, sp = 0, csp = 0, ncomp = 0, cap = 0;
+	for (size_t root = 0; root < n; root++) {
+		if (idx[root] != SIZE_MAX)
+			continue;
+		cs[csp++] = root;
+		idx[root] = low[root] = counter++;
+		it[root] = first[root];
+		stk[sp++] = root;
+		on[root] = 1;
+		while (csp) {
+			size_t v = cs[csp - 1];
+			if (it[v] < first[v + 1]) {
+				size_t w = r->edges[it[v]++].to;
+				if (idx[w] == SIZE_MAX) {
+					idx[w] = low[w] = counter++;
+					it[w] = first[w];
+					stk[sp++] = w;
+					on[w] = 1;
+					cs[csp++] = w;
+				} else if (on[w] && idx[w] < low[v]) {
+					low[v] = idx[w];
+				}
+				continue;
+			}
+			csp--;
+			if (csp && low[v] < low[cs[csp - 1]])
+				low[cs[csp - 1]] = low[v];
+			if (low[v] != idx[v])
+				continue;
+			size_t m = 0, w;
+			do {
+				w = stk[--sp];
+				on[w] = 0;
+				comp[w] = ncomp;
+				m++;
+			} while (w != v);
+			if (m > 1) {
+				/* walk inside the component until a thread repeats */
+				size_t *path = xmalloc((m + 1) * sizeof *path), len = 0, u = v;
+				while (pos[u] == SIZE_MAX) {
+					pos[u] = len;
+					path[len++] = u;
+					size_t nx = SIZE_MAX;
+					for (size_t e = first[u]; e < first[u + 1] && nx == SIZE_MAX; e++)
+						if (comp[r->edges[e].to] == ncomp)
+							nx = r->edges[e].to;
+					u = nx;
+				}
+				size_t start = pos[u];
+				GROW(r->cycles, cap, r->ncycles + 1);
+				hang_cycle *cy = &r->cycles[r->ncycles++];
+				cy->n = len - start;
+				cy->threads = xmalloc(cy->n * sizeof *cy->threads);
+				memcpy(cy->threads, path + start, cy->n * sizeof *cy->threads);
+				for (size_t i = 0; i < len; i++)
+					pos[path[i]] = SIZE_MAX;
+				free(path);
+			}
+			ncomp++;
+		}
+	}
+	free(first);
+	free(idx);
+	free(low);
+	free(stk);
+	free(cs);
+	free(it);
+	free(comp);
+	free(on);
+	free(pos);
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+	const hang_group *x = a, *y = b;
+	if (x->state != y->state)
+		return x->state < y->state ? -1 : 1;
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return (x->threads[0] > y->threads[0]) - (x->threads[0] < y->threads[0]);
+}
+
+static void group(hang_report *r)
+{
+	size_t cap = 0;
+	for (size_t t = 0; t < r->nthreads; t++) {
+		const hang_thread *h = &r->threads[t];
+		hang_group *g = NULL;
+		for (size_t i = 0; i < r->ngroups && !g; i++)
+			if (r->groups[i].state == h->state &&
+			    (h->state != HANG_IN_CALL ||
+			     (r->groups[i].func == h->func && r->groups[i].occurrence == h->occurrence)))
+				g = &r->groups[i];
+		if (!g) {
+			GROW(r->groups, cap, r->ngroups + 1);
+			g = &r->groups[r->ngroups++];
+			memset(g, 0, sizeof *g);
+			g->state = h->state;
+			if (h->state == HANG_IN_CALL) {
+				g->func = h->func;
+				g->occurrence = h->occurrence;
+			}
+			g->threads = xmalloc(r->nthreads * sizeof *g->threads);
+		}
+		g->threads[g->n++] = t;
+	}
+	if (r->ngroups)
+		qsort(r->groups, r->ngroups, sizeof *r->groups, cmp_group);
+}
+
+int hang_analyze(const dt_sync_event *ev, size_t n, const char *const *names, size_t nnames,
+		 hang_report *r, dt_err *e)
+{
+	memset(r, 0, sizeof *r);
+	ctx c;
+	memset(&c, 0, sizeof c);
+	c.ev = ev;
+	c.n = n;
+	c.kind = xcalloc(nnames ? nnames : 1, 1);
+	c.mpi = xcalloc(nnames ? nnames : 1, 1);
+	c.nkind = nnames;
+	c.r = r;
+	c.maxproc = -1;
+	for (size_t f = 0; f < nnames; f++)
+		c.mpi[f] = names[f] && !strncmp(names[f], "MPI_", 4);
+	for (size_t f = 0; f < nnames; f++)
+		for (size_t k = 0; names[f] && k < sizeof kinds / sizeof *kinds; k++)
+			if (!strcmp(names[f], kinds[k].name))
+				c.kind[f] = (unsigned char)kinds[k].kind;
+	/* the threads */
+	size_t capt = 0, capth = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i && (ev[i].proc < ev[i - 1].proc ||
+			  (ev[i].proc == ev[i - 1].proc && ev[i].thread < ev[i - 1].thread) ||
+			  (ev[i].proc == ev[i - 1].proc && ev[i].thread == ev[i - 1].thread &&
+			   ev[i].seq <= ev[i - 1].seq))) {
+			dt_errf(e, DT_EDATA, "sync events not in (proc, thread, seq) order at %zu", i);
+			goto fail;
+		}
+		if (ev[i].proc < 0) {
+			dt_errf(e, DT_EDATA, "sync event %zu has no process number", i);
+			goto fail;
+		}
+		if (!i || ev[i].proc != ev[i - 1].proc || ev[i].thread != ev[i - 1].thread) {
+			GROW(r->threads, capt, r->nthreads + 1);
+			GROW(c.th, capth, r->nthreads + 1);
+			memset(&r->threads[r->nthreads], 0, sizeof *r->threads);
+			memset(&c.th[r->nthreads], 0, sizeof *c.th);
+			r->threads[r->nthreads].proc = ev[i].proc;
+			r->threads[r->nthreads].thread = ev[i].thread;
+			c.th[r->nthreads].b = i;
+			r->nthreads++;
+			if (ev[i].proc > c.maxproc)
+				c.maxproc = ev[i].proc;
+		}
+		c.th[r->nthreads - 1].e = i + 1;
+	}
+	/* where each thread is: the open calls, the locks held */
+	for (size_t t = 0; t < r->nthreads; t++) {
+		struct th *h = &c.th[t];
+		hang_thread *ht = &r->threads[t];
+		size_t caph = 0;
+		for (size_t i = h->b; i < h->e; i++) {
+			const dt_sync_event *v = &ev[i];
+			int k = kind_of(&c, v->func);
+			h->nmpi += is_mpi(&c, v->func);
+			if (v->phase == DT_SYNC_ENTER) {
+				GROW(h->stack, h->cap, h->sp + 1);
+				h->stack[h->sp++] = i;
+				if (k == K_RELEASE)
+					for (size_t j = ht->nheld; j-- > 0;)
+						if (ev[ht->held[j]].obj == v->obj) {
+							memmove(ht->held + j, ht->held + j + 1,
+								(ht->nheld - j - 1) * sizeof *ht->held);
+							ht->nheld--;
+							break;
+						}
+			} else if (v->phase == DT_SYNC_EXIT) {
+				/* the innermost open entry of the same call */
+				for (size_t s = h->sp; s-- > 0;)
+					if (ev[h->stack[s]].func == v->func) {
+						h->sp = s;
+						break;
+					}
+				if (k == K_ACQUIRE) {
+					GROW(ht->held, caph, ht->nheld + 1);
+					ht->held[ht->nheld++] = i;
+				}
+			}
+		}
+		size_t last = h->sp ? h->stack[h->sp - 1] : h->e - 1;
+		if (h->sp) {
+			ht->state = HANG_IN_CALL;
+		} else {
+			ht->state = kind_of(&c, ev[last].func) == K_FINALIZE ? HANG_FINISHED
+									    : HANG_OUTSIDE;
+			/* the last call's entry */
+			for (size_t i = last + 1; i-- > h->b;)
+				if (ev[i].phase == DT_SYNC_ENTER) {
+					last = i;
+					break;
+				}
+		}
+		ht->func = ev[last].func;
+		ht->entry = last;
+		for (size_t i = h->b; i <= last; i++)
+			ht->occurrence += ev[i].phase == DT_SYNC_ENTER && ev[i].func == ht->func;
+	}
+	/* which thread of each process makes its MPI calls: one inside an MPI call, else the one
+	 * with most MPI events */
+	size_t np = (size_t)(c.maxproc + 1 > 0 ? c.maxproc + 1 : 1);
+	c.mpi_thread = xmalloc(np * sizeof(size_t));
+	c.pfirst = xcalloc(np, sizeof(size_t));
+	c.pend = xcalloc(np, sizeof(size_t));
+	for (int32_t p = 0; p <= c.maxproc; p++)
+		c.mpi_thread[p] = SIZE_MAX;
+	for (size_t t = r->nthreads; t-- > 0;) {
+		int32_t p = r->threads[t].proc;
+		c.pfirst[p] = t;
+		if (!c.pend[p])
+			c.pend[p] = t + 1;
+	}
+	index_events(&c);
+	for (size_t t = 0; t < r->nthreads; t++) {
+		int32_t p = r->threads[t].proc;
+		if (p < 0 || !c.th[t].nmpi)
+			continue;
+		size_t cur = c.mpi_thread[p];
+		const dt_sync_event *o = open_call(&c, t);
+		int in_mpi = o && is_mpi(&c, o->func);
+		const dt_sync_event *co = cur == SIZE_MAX ? NULL : open_call(&c, cur);
+		int cur_in = co && is_mpi(&c, co->func);
+		if (cur == SIZE_MAX || (in_mpi && !cur_in) ||
+		    (in_mpi == cur_in && c.th[t].nmpi > c.th[cur].nmpi))
+			c.mpi_thread[p] = t;
+	}
+	/* the wait-for graph */
+	size_t *notfin = NULL, nnotfin = 0, capfin = 0;
+	int fin_done = 0;
+	for (size_t t = 0; t < r->nthreads; t++) {
+		const dt_sync_event *v = open_call(&c, t);
+		if (!v)
+			continue;
+		int k = kind_of(&c, v->func);
+		switch (k) {
+		case K_RECV:
+			peer_edge(&c, t, v->src, HANG_W_RECV);
+			if (v->dest != DT_SYNC_NONE)
+				peer_edge(&c, t, v->dest, HANG_W_SEND);
+			break;
+		case K_SEND:
+			peer_edge(&c, t, v->dest, HANG_W_SEND);
+			break;
+		case K_WAIT:
+			wait_edges(&c, t, v);
+			break;
+		case K_COLL:
+			coll_edges(&c, t, v);
+			break;
+		case K_FINALIZE:
+			if (!fin_done) {
+				/* the processes not in MPI_Finalize, once for all who wait there */
+				for (int32_t p = 0; p <= c.maxproc; p++) {
+					size_t u = mpi_of(&c, p);
+					if (u == SIZE_MAX)
+						continue;
+					const dt_sync_event *o = open_call(&c, u);
+					if (r->threads[u].state != HANG_FINISHED &&
+					    !(o && kind_of(&c, o->func) == K_FINALIZE)) {
+						GROW(notfin, capfin, nnotfin + 1);
+						notfin[nnotfin++] = u;
+					}
+				}
+				fin_done = 1;
+			}
+			for (size_t i = 0; i < nnotfin; i++)
+				if (r->threads[notfin[i]].proc != r->threads[t].proc)
+					edge(&c, t, notfin[i], HANG_W_FINALIZE);
+			break;
+		case K_ACQUIRE:
+		case K_BARRIER:
+		case K_PARALLEL:
+			omp_edges(&c, t, v, k);
+			break;
+		default:
+			break;
+		}
+	}
+	if (c.nedges) {
+		qsort(c.edges, c.nedges, sizeof *c.edges, cmp_edge);
+		size_t k = 0;
+		for (size_t i = 0; i < c.nedges; i++)
+			if (!k || c.edges[i].from != c.edges[k - 1].from ||
+			    c.edges[i].to != c.edges[k - 1].to)
+				c.edges[k++] = c.edges[i];
+		c.nedges = k;
+	}
+	r->edges = c.edges;
+	r->nedges = c.nedges;
+	c.edges = NULL;
+	cycles(&c);
+	group(r);
+	for (size_t t = 0; t < r->nthreads; t++)
+		free(c.th[t].stack);
+	free(c.th);
+	free(c.kind);
+	free(c.mpi);
+	free(c.mpi_thread);
+	free(c.pfirst);
+	free(c.pend);
+	free(c.colls);
+	free(c.members);
+	free(c.done);
+	for (size_t i = 0; i < c.nmiss; i++)
+		free(c.miss[i].procs);
+	free(c.miss);
+	free(notfin);
+	return 0;
+fail:
+	free(c.th);
+	free(c.kind);
+	free(c.mpi);
+	hang_report_free(r);
+	return -1;
+}
+
+void hang_report_free(hang_report *r)
+{
+	for (size_t i = 0; i < r->nthreads; i++)
+		free(r->threads[i].held);
+	free(r->threads);
+	for (size_t i = 0; i < r->ngroups; i++)
+		free(r->groups[i].threads);
+	free(r->groups);
+	free(r->edges);
+	for (size_t i = 0; i < r->ncycles; i++)
+		free(r->cycles[i].threads);
+	free(r->cycles);
+	memset(r, 0, sizeof *r);
+}

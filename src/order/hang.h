@@ -1,0 +1,92 @@
+/* hang.h: where each thread of a stopped run is, and who waits for whom (the hang report).
+ *
+ * From the sync events of a run (store_sync_list: entries written before a call could block,
+ * so a thread stopped inside a call has an entry without an exit) it finds, for every thread,
+ * the innermost call it was inside at the end and which occurrence of that call it was;
+ * groups the threads by (call, occurrence) as STAT groups stack traces; and builds a wait-for
+ * graph between threads with its cycles:
+ *   - a blocking receive (MPI_Recv, MPI_Probe, MPI_Sendrecv) waits for its source, a blocking
+ *     send for its destination; MPI_Wait* waits for the peers of the process's requests not
+ *     completed yet;
+ *   - a collective waits for the members of its communicator that have not entered the same
+ *     collective (the n-th on that communicator) yet; MPI_Finalize for the processes that
+ *     are not in it;
+ *   - a lock or critical-section acquire waits for the thread holding it;
+ *   - GOMP_barrier waits for the team members not in the barrier; GOMP_parallel (the join)
+ *     for the members that have not finished their part of the region.
+ * Processes are numbered by their MPI_COMM_WORLD rank (P is the rank, as the store numbers
+ * ranked runs). No I/O: arrays in, a report out. */
+#ifndef DT_HANG_H
+#define DT_HANG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "import/sync_event.h"
+#include "util/err.h"
+
+enum hang_state {
+	HANG_IN_CALL = 0, /* inside a call at the end (an entry without an exit) */
+	HANG_FINISHED,    /* returned from MPI_Finalize */
+	HANG_OUTSIDE,     /* between recorded calls (computing, or waiting in code not recorded) */
+};
+
+typedef struct hang_thread {
+	int32_t proc, thread;
+	int state;           /* enum hang_state */
+	uint32_t func;       /* the call it is in (HANG_IN_CALL), else its last call, 0 if none */
+	uint64_t occurrence; /* which call of func in this thread it is: 1st, 2nd ... */
+	size_t entry;        /* index of that call's entry in the events */
+	/* locks and critical sections held at the end: the events of their acquisitions */
+	size_t *held;
+	size_t nheld;
+} hang_thread;
+
+typedef struct hang_group {
+	int state;
+	uint32_t func;
+	uint64_t occurrence;
+	size_t *threads; /* indices into hang_report.threads, in P.T order */
+	size_t n;
+} hang_group;
+
+enum hang_why {
+	HANG_W_RECV,      /* a receive waits for its source */
+	HANG_W_SEND,      /* a blocking send waits for its destination */
+	HANG_W_REQUEST,   /* a wait for a request to or from this peer */
+	HANG_W_COLL,      /* a collective waits for a member that has not entered it */
+	HANG_W_FINALIZE,  /* MPI_Finalize waits for a process not in it */
+	HANG_W_LOCK,      /* an acquire waits for the holder */
+	HANG_W_BARRIER,   /* an OpenMP barrier waits for a team member not in it */
+	HANG_W_JOIN,      /* the end of a parallel region waits for a member still in it */
+};
+
+typedef struct hang_edge {
+	size_t from, to; /* indices into hang_report.threads */
+	int why;         /* enum hang_why */
+} hang_edge;
+
+typedef struct hang_cycle {
+	size_t *threads; /* a closed path: threads[0] waits for threads[1] ... the last for [0] */
+	size_t n;
+} hang_cycle;
+
+typedef struct hang_report {
+	hang_thread *threads; /* every thread with sync events, in P.T order */
+	size_t nthreads;
+	hang_group *groups;   /* threads inside a call first, largest groups first */
+	size_t ngroups;
+	hang_edge *edges;     /* sorted by (from, to), one per pair */
+	size_t nedges;
+	hang_cycle *cycles;   /* one per strongly connected part of the graph that has a cycle */
+	size_t ncycles;
+} hang_report;
+
+/* ev: a run's sync events sorted by (proc, thread, seq); names[id] the function names (ids
+ * below nnames), which say what each call is. */
+int hang_analyze(const dt_sync_event *ev, size_t n, const char *const *names, size_t nnames,
+		 hang_report *r, dt_err *e);
+void hang_report_free(hang_report *r);
+const char *hang_why_name(int why);
+
+#endif

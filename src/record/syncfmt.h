@@ -1,0 +1,104 @@
+/* syncfmt.h: the file format of the sync record (difftrace-sync(5)), shared by the preloaded
+ * recorder (sync.c, built with mpicc) and the importer (import/sync_file.c).
+ *
+ * One file per thread, DIR/<pid>.<tid>.dts: a 4096-byte header, then fixed-size records in
+ * chunks that the recorder maps with mmap(MAP_SHARED) as the file grows. A record's last word
+ * (commit) is written last, with release order, and is a function of the record's sequence
+ * number: a record whose commit word does not match was never finished (the thread was killed
+ * while writing it) and ends the file. Zero bytes after the last record are the unused rest of
+ * the last chunk. Only appends: a field or a call code is never renumbered. */
+#ifndef DT_SYNCFMT_H
+#define DT_SYNCFMT_H
+
+#include <stdint.h>
+
+#define DTS_MAGIC "DTSYNC\r\n" /* 8 bytes, written last when the header is made */
+#define DTS_VERSION 1u
+#define DTS_HEADER_SIZE 4096u
+#define DTS_RECORD_SIZE 96u
+#define DTS_CHUNK_RECORDS 8192u /* records per chunk: 768 KiB, a whole number of pages */
+#define DTS_HOST_MAX 256
+
+/* Little-endian as written by the recording host (the reader checks `endian`). */
+typedef struct dts_header {
+	char magic[8];
+	uint32_t version, header_size, record_size, chunk_records;
+	uint32_t endian;      /* 0x01020304 */
+	int32_t rank;         /* MPI_COMM_WORLD rank; -1 until known */
+	int64_t pid, tid;
+	int32_t is_main;      /* the process's first thread (tid == pid) */
+	int32_t clock_id;     /* the clock of the records' ts: CLOCK_MONOTONIC (1) */
+	int64_t mono_ns;      /* a reading of CLOCK_MONOTONIC ... */
+	int64_t real_ns;      /* ... and of CLOCK_REALTIME right after it, when the file was made */
+	char host[DTS_HOST_MAX]; /* gethostname(), NUL-terminated */
+} dts_header;
+
+typedef struct dts_record {
+	uint16_t call;   /* enum dts_call */
+	uint8_t phase;   /* dt_sync_phase: 0 enter, 1 exit, 2 one completed request */
+	uint8_t flags;   /* reserved, 0 */
+	int32_t comm;    /* run-wide communicator number, -1 none */
+	int64_t ts;      /* ns, CLOCK_MONOTONIC */
+	int32_t dest, stag, src, rtag; /* MPI_COMM_WORLD ranks and tags; -1 none, -2 any, -3 null */
+	int32_t root, datatype, op, team;
+	int64_t count;
+	uint64_t req, obj, objseq;
+	int32_t tnum;
+	int32_t index;   /* Waitany/Testany/DONE: the request's index in the array; else -1 */
+	int32_t reserved;
+	uint32_t commit; /* dts_commit(seq), written last */
+} dts_record;
+
+_Static_assert(sizeof(dts_record) == DTS_RECORD_SIZE, "dts_record is 96 bytes");
+_Static_assert(sizeof(dts_header) <= DTS_HEADER_SIZE, "dts_header fits its page");
+
+/* The commit word of the record with sequence number seq (0, 1, ...): never 0. */
+static inline uint32_t dts_commit(uint64_t seq)
+{
+	return 0x80000000u | (uint32_t)((seq + 1) & 0x7fffffffu);
+}
+
+/* The calls, by code (the position in this list, from 1). Append only. */
+#define DTS_CALLS(X)                                                                         \
+	X(MPI_Init) X(MPI_Init_thread) X(MPI_Finalize) X(MPI_Abort)                          \
+	X(MPI_Send) X(MPI_Ssend) X(MPI_Bsend) X(MPI_Rsend) X(MPI_Recv)                       \
+	X(MPI_Isend) X(MPI_Issend) X(MPI_Ibsend) X(MPI_Irsend) X(MPI_Irecv)                  \
+	X(MPI_Wait) X(MPI_Waitall) X(MPI_Waitany) X(MPI_Waitsome)                            \
+	X(MPI_Test) X(MPI_Testall) X(MPI_Testany) X(MPI_Testsome)                            \
+	X(MPI_Probe) X(MPI_Sendrecv) X(MPI_Sendrecv_replace)                                 \
+	X(MPI_Barrier) X(MPI_Bcast) X(MPI_Reduce) X(MPI_Allreduce) X(MPI_Gather)             \
+	X(MPI_Gatherv) X(MPI_Scatter) X(MPI_Scatterv) X(MPI_Allgather) X(MPI_Allgatherv)     \
+	X(MPI_Alltoall) X(MPI_Alltoallv) X(MPI_Reduce_scatter) X(MPI_Reduce_scatter_block)   \
+	X(MPI_Scan) X(MPI_Exscan)                                                            \
+	X(MPI_Ibarrier) X(MPI_Ibcast) X(MPI_Ireduce) X(MPI_Iallreduce)                       \
+	X(MPI_Comm_dup) X(MPI_Comm_split) X(MPI_Comm_create) X(MPI_Comm_split_type)          \
+	X(MPI_Comm_free)                                                                     \
+	X(GOMP_parallel) X(GOMP_parallel_body) X(GOMP_barrier)                               \
+	X(GOMP_critical_start) X(GOMP_critical_end)                                          \
+	X(GOMP_critical_name_start) X(GOMP_critical_name_end)                                \
+	X(omp_set_lock) X(omp_unset_lock) X(omp_set_nest_lock) X(omp_unset_nest_lock)
+
+enum dts_call {
+	DTS_CALL_NONE = 0,
+#define DTS_X(n) DTS_##n,
+	DTS_CALLS(DTS_X)
+#undef DTS_X
+	DTS_NCALLS
+};
+
+/* Predefined datatypes, coded by position from 1; 0 is any other (derived) type. */
+#define DTS_TYPES(X)                                                                         \
+	X(CHAR) X(SIGNED_CHAR) X(UNSIGNED_CHAR) X(BYTE) X(SHORT) X(UNSIGNED_SHORT) X(INT)    \
+	X(UNSIGNED) X(LONG) X(UNSIGNED_LONG) X(LONG_LONG) X(UNSIGNED_LONG_LONG) X(FLOAT)     \
+	X(DOUBLE) X(LONG_DOUBLE) X(C_BOOL) X(INT8_T) X(INT16_T) X(INT32_T) X(INT64_T)        \
+	X(UINT8_T) X(UINT16_T) X(UINT32_T) X(UINT64_T) X(PACKED) X(FLOAT_INT) X(DOUBLE_INT)  \
+	X(LONG_INT) X(2INT) X(SHORT_INT)
+
+/* Predefined reduction operations, coded by position from 1; 0 is a user operation. */
+#define DTS_OPS(X)                                                                           \
+	X(MAX) X(MIN) X(SUM) X(PROD) X(LAND) X(BAND) X(LOR) X(BOR) X(LXOR) X(BXOR)           \
+	X(MAXLOC) X(MINLOC) X(REPLACE)
+
+#define DTS_UNNAMED_CRITICAL 1u /* obj of the unnamed critical section */
+
+#endif

@@ -1,0 +1,84 @@
+#!/bin/sh
+# difftrace hang on real hung runs (issue 10, part 4): tests/sync/hangs.c hangs in five ways
+# under difftrace-record --timeout, and the report names the threads, the calls they are in
+# (with which occurrence), who waits for whom, and the cycles. A run killed with kill -9 is in
+# tests/sync_record.sh.
+. "${abs_top_srcdir:-.}/tests/lib.sh"
+
+need mpi built timeout
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=2
+[ -f "$abs_top_builddir/libdifftrace-sync.so" ] ||
+	skip "libdifftrace-sync.so not built (no mpicc at configure time)"
+APP="$T/hangs"
+"$MPICC" -fopenmp -O1 -o "$APP" "$abs_top_srcdir/tests/sync/hangs.c" >"$T/cc.log" 2>&1 ||
+	{ cat "$T/cc.log" >&2; fail "mpicc failed"; }
+cd "$T" || fail "cd $T"
+flags="-np 3"
+"$MPIRUN" --version 2>&1 | grep -q 'Open MPI' && flags="$flags --oversubscribe"
+
+# hang MODE [RECORD-OPTIONS...]: record MODE until the timeout, import it, report into $T/out
+hang() {
+	mode=$1; shift
+	# shellcheck disable=SC2086
+	timeout -k 5 150 "$MPIRUN" $flags "$RECORD" --timeout 3 "$@" -o "$T/$mode" -- \
+		"$APP" "$mode" </dev/null >"$T/$mode.log" 2>&1
+	[ -d "$T/$mode/rank-2/sync" ] || { cat "$T/$mode.log" >&2; fail "$mode: no sync record"; }
+	expect_status 0 "$DT" import -r "$mode" "$T/$mode"
+	expect_status 0 "$DT" hang "$mode"
+	cp "$T/out" "$T/$mode.hang"
+	grep -q 'stopped by difftrace-record --timeout' "$T/out" ||
+		fail "$mode: the run is not flagged as stopped: $(cat "$T/out")"
+}
+has() { # MODE REGEX WHAT
+	grep -Eq -- "$2" "$T/$1.hang" || { cat "$T/$1.hang" >&2; fail "$1: $3"; }
+}
+hasnt() {
+	grep -Eq -- "$2" "$T/$1.hang" && { cat "$T/$1.hang" >&2; fail "$1: $3"; }
+	return 0
+}
+
+# a cycle of two receives; rank 2 waits in the barrier for both
+hang cycle --sync-only
+has cycle 'P 0-1 T 0 +in MPI_Recv \(1st\)' "ranks 0 and 1 not in MPI_Recv"
+has cycle '^  2\.0 +in MPI_Barrier \(1st\)' "rank 2 not in MPI_Barrier"
+has cycle '0\.0 +waits for 1\.0 \(receive: MPI_Recv comm=0 src=1 ' "0.0 does not wait for 1.0"
+has cycle '2\.0 +waits for P 0-1 T 0 \(collective: MPI_Barrier' "2.0 does not wait for 0 and 1"
+has cycle '^  0\.0 -> 1\.0 -> 0\.0$' "no cycle 0.0 -> 1.0 -> 0.0"
+
+# a missing send: rank 1 waits for rank 0, which computes forever; no cycle
+hang nosend --sync-only
+has nosend '^  1\.0 +in MPI_Recv \(1st\)' "rank 1 not in MPI_Recv"
+has nosend '^  0\.0 +not in a recorded call \(after MPI_Init, 1st\)' "rank 0 not outside calls"
+has nosend '1\.0 +waits for 0\.0 \(receive: MPI_Recv comm=0 src=0 tag=5 ' "1.0 does not wait for 0.0"
+has nosend 'no wait-for cycle' "a cycle where there is none"
+
+# a collective rank 2 skips: the others' barrier and its allreduce wait for each other
+hang skipcoll --sync-only
+has skipcoll 'P 0-1 T 0 +in MPI_Barrier \(1st\)' "ranks 0 and 1 not in MPI_Barrier"
+has skipcoll '^  2\.0 +in MPI_Allreduce \(2nd\)' "rank 2 not in its 2nd MPI_Allreduce"
+has skipcoll '0\.0 +waits for 2\.0 \(collective' "0.0 does not wait for 2.0"
+has skipcoll '2\.0 +waits for P 0-1 T 0 \(collective: MPI_Allreduce' "2.0 does not wait for 0, 1"
+has skipcoll '^  (0\.0 -> 2\.0 -> 0\.0|1\.0 -> 2\.0 -> 1\.0|2\.0 -> [01]\.0 -> 2\.0)$' "no cycle"
+
+# a rank that leaves its loop early: the others wait in the 4th allreduce, for it alone
+hang early --sync-only
+has early 'P 0,2 T 0 +in MPI_Allreduce \(4th\)' "ranks 0 and 2 not in the 4th MPI_Allreduce"
+has early '^  1\.0 +not in a recorded call \(after MPI_Allreduce, 3rd\)' "rank 1 not after its 3rd"
+has early '0\.0 +waits for 1\.0 \(collective' "0.0 does not wait for 1.0"
+hasnt early '0\.0 +waits for .*2\.0' "0.0 waits for 2.0, which is in the same allreduce"
+has early 'no wait-for cycle' "a cycle where there is none"
+
+# a thread that never leaves its critical section, recorded next to uftrace when it is here
+opt=--sync-only
+[ -n "${UFTRACE:-$(command -v uftrace || true)}" ] && opt=
+hang critical $opt
+has critical '^  0\.0 +in GOMP_critical_start \(1st\)' "0.0 not waiting to enter"
+has critical '0\.0 +waits for 0\.1 \(lock: GOMP_critical_start' "0.0 does not wait for 0.1"
+has critical '0\.1 holds GOMP_critical_start obj=0x1 \(1st acquisition\)' "0.1 holds nothing"
+has critical 'P 1-2 T 0 +in MPI_Barrier \(1st\)' "ranks 1 and 2 not in the barrier"
+has critical '1\.0 +waits for 0\.0 \(collective' "1.0 does not wait for 0.0"
+expect_status 0 "$DT" hang --format json critical
+grep -q '"from": "0.0", "to": "0.1", "why": "lock"' "$T/out" || fail "json lacks the lock edge"
+expect_status 2 "$DT" hang --format csv critical
+expect_status 1 "$DT" hang nosuchrun
+pass

@@ -1,0 +1,392 @@
+/* test_sync.c: the sync record's reader (a whole file, a torn last record, a truncated
+ * header, a wrong magic, a bad record), its import (alone and into the store, with the
+ * migration from schema 2), and the hang report on made-up events. */
+#define _POSIX_C_SOURCE 200809L
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "import/import.h"
+#include "import/memsink.h"
+#include "import/sync_file.h"
+#include "order/hang.h"
+#include "store/store.h"
+#include "store/store_sync.h"
+
+static char dir[64];
+
+static dts_header header(int64_t pid, int64_t tid, int32_t rank)
+{
+	dts_header h;
+	memset(&h, 0, sizeof h);
+	memcpy(h.magic, DTS_MAGIC, 8);
+	h.version = DTS_VERSION;
+	h.header_size = DTS_HEADER_SIZE;
+	h.record_size = DTS_RECORD_SIZE;
+	h.chunk_records = DTS_CHUNK_RECORDS;
+	h.endian = 0x01020304u;
+	h.rank = rank;
+	h.pid = pid;
+	h.tid = tid;
+	h.is_main = pid == tid;
+	h.clock_id = 1;
+	h.mono_ns = 1000;
+	h.real_ns = 1700000000000000000;
+	snprintf(h.host, sizeof h.host, "node1");
+	return h;
+}
+
+static dts_record rec(uint64_t seq, enum dts_call c, int phase, int32_t peer)
+{
+	dts_record r;
+	memset(&r, 0, sizeof r);
+	r.call = (uint16_t)c;
+	r.phase = (uint8_t)phase;
+	r.comm = 0;
+	r.ts = 2000 + (int64_t)seq * 10;
+	r.dest = r.stag = r.root = r.datatype = r.op = r.team = r.tnum = r.index = -1;
+	r.src = peer;
+	r.rtag = 5;
+	r.count = 1;
+	r.commit = dts_commit(seq);
+	return r;
+}
+
+/* Writes a file of n records (+ one torn record when torn), the rest of a chunk zero. */
+static void write_file(const char *path, const dts_header *h, const dts_record *r, size_t n,
+		       int torn, size_t total)
+{
+	FILE *f = fopen(path, "wb");
+	CHECK(f != NULL);
+	unsigned char page[DTS_HEADER_SIZE] = { 0 };
+	memcpy(page, h, sizeof *h);
+	fwrite(page, 1, sizeof page, f);
+	fwrite(r, sizeof *r, n, f);
+	size_t w = DTS_HEADER_SIZE + n * sizeof *r;
+	if (torn) {
+		dts_record t = rec(n, DTS_MPI_Send, 0, -1);
+		t.commit = 0; /* killed before the commit word */
+		fwrite(&t, sizeof t, 1, f);
+		w += sizeof t;
+	}
+	for (; w < total; w++)
+		fputc(0, f);
+	fclose(f);
+}
+
+static void test_reader(void)
+{
+	char path[128];
+	dt_err e;
+	sync_file sf;
+	dts_header h = header(100, 100, 0);
+	dts_record r[3] = { rec(0, DTS_MPI_Init, 0, -1), rec(1, DTS_MPI_Init, 1, -1),
+			    rec(2, DTS_MPI_Recv, 0, 1) };
+	snprintf(path, sizeof path, "%s/whole.dts", dir);
+	write_file(path, &h, r, 3, 0, DTS_HEADER_SIZE + 10 * DTS_RECORD_SIZE);
+	dt_err_clear(&e);
+	CHECK(sync_file_open(&sf, path, &e) == 0);
+	CHECK_EQ_INT(sf.nrec, 3);
+	CHECK_EQ_INT(sf.torn_at, -1);
+	CHECK_EQ_STR(sf.h.host, "node1");
+	dt_sync_event ev;
+	unsigned call;
+	sync_file_event(&sf, 2, &ev, &call);
+	CHECK_EQ_INT(call, DTS_MPI_Recv);
+	CHECK_EQ_STR(sync_call_name(call), "MPI_Recv");
+	CHECK_EQ_INT(ev.src, 1);
+	CHECK_EQ_INT(ev.seq, 2);
+	CHECK_EQ_INT(ev.ts, 2020);
+	sync_file_close(&sf);
+
+	/* torn: the fourth record has no commit word; dropped, and where it was is said */
+	snprintf(path, sizeof path, "%s/torn.dts", dir);
+	write_file(path, &h, r, 3, 1, DTS_HEADER_SIZE + 10 * DTS_RECORD_SIZE);
+	CHECK(sync_file_open(&sf, path, &e) == 0);
+	CHECK_EQ_INT(sf.nrec, 3);
+	CHECK_EQ_INT(sf.torn_at, DTS_HEADER_SIZE + 3 * DTS_RECORD_SIZE);
+	sync_file_close(&sf);
+
+	/* a record with the commit word of another position ends the file there too */
+	dts_record r2[3] = { r[0], r[1], r[2] };
+	r2[1].commit = dts_commit(7);
+	snprintf(path, sizeof path, "%s/stale.dts", dir);
+	write_file(path, &h, r2, 3, 0, 0);
+	CHECK(sync_file_open(&sf, path, &e) == 0);
+	CHECK_EQ_INT(sf.nrec, 1);
+	CHECK_EQ_INT(sf.torn_at, DTS_HEADER_SIZE + DTS_RECORD_SIZE);
+	sync_file_close(&sf);
+
+	/* truncated header */
+	snprintf(path, sizeof path, "%s/short.dts", dir);
+	FILE *f = fopen(path, "wb");
+	fwrite(&h, 1, 100, f);
+	fclose(f);
+	dt_err_clear(&e);
+	CHECK(sync_file_open(&sf, path, &e) == -1);
+	CHECK(strstr(e.msg, "truncated header") != NULL);
+	CHECK_EQ_INT(e.offset, 100);
+	CHECK(strstr(e.file, "short.dts") != NULL);
+
+	/* wrong magic */
+	dts_header bad = h;
+	memcpy(bad.magic, "GARBAGE!", 8);
+	snprintf(path, sizeof path, "%s/magic.dts", dir);
+	write_file(path, &bad, r, 3, 0, 0);
+	dt_err_clear(&e);
+	CHECK(sync_file_open(&sf, path, &e) == -1);
+	CHECK(strstr(e.msg, "wrong magic") != NULL);
+	CHECK_EQ_INT(e.offset, 0);
+
+	/* a header never finished (killed before the magic was written): no records, no error */
+	dts_header zero;
+	memset(&zero, 0, sizeof zero);
+	snprintf(path, sizeof path, "%s/unfinished.dts", dir);
+	write_file(path, &zero, r, 0, 0, DTS_HEADER_SIZE + DTS_RECORD_SIZE);
+	dt_err_clear(&e);
+	CHECK(sync_file_open(&sf, path, &e) == 0);
+	CHECK(sf.unfinished);
+	CHECK_EQ_INT(sf.nrec, 0);
+	sync_file_close(&sf);
+	f = fopen(path, "wb");
+	fclose(f);
+	CHECK(sync_file_open(&sf, path, &e) == 0);
+	CHECK(sf.unfinished);
+	sync_file_close(&sf);
+
+	/* a newer version */
+	bad = h;
+	bad.version = 9;
+	write_file(path, &bad, r, 3, 0, 0);
+	dt_err_clear(&e);
+	CHECK(sync_file_open(&sf, path, &e) == -1);
+	CHECK(strstr(e.msg, "version 9") != NULL);
+
+	/* a committed record with an unknown call is bad data, with its offset */
+	r2[1] = r[1];
+	r2[2].call = 999;
+	snprintf(path, sizeof path, "%s/badrec.dts", dir);
+	write_file(path, &h, r2, 3, 0, 0);
+	dt_err_clear(&e);
+	CHECK(sync_file_open(&sf, path, &e) == -1);
+	CHECK(strstr(e.msg, "bad record 2") != NULL);
+	CHECK_EQ_INT(e.offset, DTS_HEADER_SIZE + 2 * DTS_RECORD_SIZE);
+}
+
+/* A --sync-only recording of two ranks that wait for each other in MPI_Recv. */
+static void make_recording(void)
+{
+	char p[160];
+	for (int rank = 0; rank < 2; rank++) {
+		snprintf(p, sizeof p, "%s/rec/rank-%d", dir, rank);
+		mkdir(p, 0777);
+		snprintf(p, sizeof p, "%s/rec/rank-%d/sync", dir, rank);
+		CHECK(mkdir(p, 0777) == 0);
+		dts_header h = header(200 + rank, 200 + rank, rank);
+		dts_record r[3] = { rec(0, DTS_MPI_Init, 0, -1), rec(1, DTS_MPI_Init, 1, -1),
+				    rec(2, DTS_MPI_Recv, 0, 1 - rank) };
+		snprintf(p, sizeof p, "%s/rec/rank-%d/sync/%d.%d.dts", dir, rank, 200 + rank,
+			 200 + rank);
+		write_file(p, &h, r, 3, rank == 1, 0);
+	}
+}
+
+static void test_import(void)
+{
+	char p[160];
+	snprintf(p, sizeof p, "%s/rec", dir);
+	mkdir(p, 0777);
+	make_recording();
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK(import_detect(p, &e) == DT_FMT_SYNC);
+	memsink m;
+	memsink_init(&m, 1);
+	CHECK(import_path(p, DT_FMT_AUTO, NULL, &m.sink, &e) == 0);
+	CHECK_EQ_INT(m.ntraces, 2);
+	if (m.ntraces == 2) {
+		memtrace *t = &m.traces[1];
+		CHECK_EQ_INT(t->meta.rank, 1);
+		CHECK_EQ_INT(t->meta.pid, 201);
+		CHECK(t->meta.is_main);
+		CHECK_EQ_INT(t->nsync, 3);
+		CHECK_EQ_INT(t->clock.mono_ns, 1000);
+		/* the calls are its events: MPI_Init, return, MPI_Recv (left open) */
+		CHECK_EQ_INT(t->n, 3);
+		CHECK(t->flags & DT_TF_OPEN_FRAMES);
+		CHECK(t->flags & DT_TF_TRUNCATED); /* the torn record */
+		CHECK(t->note && strstr(t->note, "torn last record at offset 4384") != NULL);
+		CHECK_EQ_STR(m.funcs[t->sync[2].func], "MPI_Recv");
+		CHECK_EQ_INT(t->sync[2].src, 0);
+	}
+	memsink_free(&m);
+
+	/* a bad file fails the import with its name and offset */
+	snprintf(p, sizeof p, "%s/rec/rank-1/sync/999.999.dts", dir);
+	FILE *f = fopen(p, "wb");
+	fputs("short", f);
+	fclose(f);
+	memsink_init(&m, 1);
+	dt_err_clear(&e);
+	snprintf(p, sizeof p, "%s/rec", dir);
+	CHECK(import_path(p, DT_FMT_AUTO, NULL, &m.sink, &e) == -1);
+	CHECK(strstr(e.file, "999.999.dts") != NULL);
+	CHECK_EQ_INT(e.offset, 5);
+	memsink_free(&m);
+	snprintf(p, sizeof p, "%s/rec/rank-1/sync/999.999.dts", dir);
+	unlink(p);
+}
+
+static void test_store(void)
+{
+	char db[160], p[160];
+	snprintf(db, sizeof db, "%s/store.db", dir);
+	snprintf(p, sizeof p, "%s/rec", dir);
+	store *s;
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK(store_open(db, STORE_OPEN_CREATE, &s, &e) == 0);
+	int64_t run;
+	CHECK(store_begin(s, &e) == 0);
+	CHECK(store_run_create(s, "hung", "", "sync", p, &run, &e) == 0);
+	store_writer *w = store_writer_new(s, run, NULL);
+	CHECK(import_path(p, DT_FMT_SYNC, NULL, store_writer_sink(w), &e) == 0);
+	CHECK(store_writer_finish(w, &e) == 0);
+	store_writer_free(w);
+	CHECK(store_commit(s, &e) == 0);
+	dt_sync_event *ev;
+	size_t n;
+	CHECK(store_sync_list(s, run, &ev, &n, &e) == 0);
+	CHECK_EQ_INT(n, 6);
+	if (n == 6) {
+		CHECK_EQ_INT(ev[0].proc, 0);
+		CHECK_EQ_INT(ev[3].proc, 1);
+		CHECK_EQ_INT(ev[5].seq, 2);
+		CHECK_EQ_STR(store_func_name(s, ev[5].func), "MPI_Recv");
+		CHECK_EQ_INT(ev[5].src, 0);
+		CHECK_EQ_INT(ev[5].rtag, 5);
+		CHECK_EQ_INT(ev[5].dest, -1);
+		CHECK_EQ_INT(ev[5].host, 0);
+		CHECK_EQ_INT(ev[5].ts, 2020);
+	}
+	store_sync_clock *ck;
+	size_t nc;
+	CHECK(store_sync_clocks(s, run, &ck, &nc, &e) == 0);
+	CHECK_EQ_INT(nc, 2);
+	if (nc)
+		CHECK_EQ_INT(ck[0].real_ns, 1700000000000000000);
+	free(ck);
+	/* the hang report of it: both in MPI_Recv, each waiting for the other */
+	size_t nn;
+	const char *const *names = store_func_names(s, &nn);
+	hang_report r;
+	CHECK(hang_analyze(ev, n, names, nn, &r, &e) == 0);
+	CHECK_EQ_INT(r.nthreads, 2);
+	CHECK_EQ_INT(r.ngroups, 1);
+	CHECK_EQ_INT(r.nedges, 2);
+	CHECK_EQ_INT(r.ncycles, 1);
+	if (r.ncycles)
+		CHECK_EQ_INT(r.cycles[0].n, 2);
+	if (r.ngroups) {
+		CHECK_EQ_INT(r.groups[0].n, 2);
+		CHECK_EQ_STR(names[r.groups[0].func], "MPI_Recv");
+		CHECK_EQ_INT(r.groups[0].occurrence, 1);
+	}
+	hang_report_free(&r);
+	free(ev);
+	/* removing the run removes its sync events */
+	CHECK(store_run_delete(s, "hung", &e) == 0);
+	store_close(s);
+	sqlite3 *q;
+	CHECK(sqlite3_open(db, &q) == SQLITE_OK);
+	sqlite3_stmt *st;
+	CHECK(sqlite3_prepare_v2(q, "SELECT count(*) FROM sync_events", -1, &st, NULL) ==
+	      SQLITE_OK);
+	CHECK(sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 0);
+	sqlite3_finalize(st);
+	CHECK(sqlite3_prepare_v2(q, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 3);
+	sqlite3_finalize(st);
+	/* a store of schema 2 is migrated */
+	CHECK(sqlite3_exec(q, "DROP TABLE sync_events; DROP TABLE sync_clocks; "
+			      "PRAGMA user_version = 2;", NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(q);
+	CHECK(store_open(db, STORE_OPEN_EXISTING, &s, &e) == 0);
+	CHECK(store_sync_list(s, run, &ev, &n, &e) == 0);
+	CHECK_EQ_INT(n, 0);
+	store_close(s);
+}
+
+/* Made-up events: locks, a skipped collective, a barrier, the join. */
+static void test_hang(void)
+{
+	const char *names[] = { NULL, "MPI_Allreduce", "MPI_Barrier", "omp_set_lock",
+				"omp_unset_lock", "GOMP_parallel", "GOMP_parallel_body",
+				"GOMP_barrier", "MPI_Finalize" };
+	enum { ALLRED = 1, BARRIER, SET, UNSET, PAR, BODY, GBAR, FIN };
+#define E(p, t, s, ph, f) { .proc = p, .thread = t, .seq = s, .phase = ph, .func = f, \
+			    .comm = 0, .obj = 0, .src = -1, .dest = -1 }
+	dt_sync_event ev[] = {
+		/* 0.0: an allreduce, then the barrier (1st collective 2nd on WORLD) */
+		E(0, 0, 0, 0, ALLRED), E(0, 0, 1, 1, ALLRED), E(0, 0, 2, 0, BARRIER),
+		/* 1.0: the allreduce, then a region whose thread 1 holds a lock */
+		E(1, 0, 0, 0, ALLRED), E(1, 0, 1, 1, ALLRED), E(1, 0, 2, 0, PAR),
+		E(1, 0, 3, 0, BODY), E(1, 0, 4, 0, SET),
+		E(1, 1, 0, 0, BODY), E(1, 1, 1, 0, SET), E(1, 1, 2, 1, SET),
+		/* 2.0: finished */
+		E(2, 0, 0, 0, ALLRED), E(2, 0, 1, 1, ALLRED), E(2, 0, 2, 0, BARRIER),
+		E(2, 0, 3, 1, BARRIER), E(2, 0, 4, 0, FIN), E(2, 0, 5, 1, FIN),
+	};
+#undef E
+	size_t n = sizeof ev / sizeof *ev;
+	for (size_t i = 0; i < n; i++) {
+		ev[i].obj = ev[i].func == SET ? 0x10 : ev[i].func >= PAR ? 0x20 : 0;
+		ev[i].objseq = ev[i].func >= PAR ? 1 : ev[i].func == SET && ev[i].phase ? 1 : 0;
+		ev[i].comm = ev[i].func <= BARRIER || ev[i].func == FIN ? 0 : -1;
+	}
+	hang_report r;
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK(hang_analyze(ev, n, names, sizeof names / sizeof *names, &r, &e) == 0);
+	CHECK_EQ_INT(r.nthreads, 4);
+	/* 0.0 in the barrier waits for 1.0 (which never entered it); 1.0's lock waits for 1.1 */
+	int b01 = 0, l = 0, any = 0;
+	for (size_t i = 0; i < r.nedges; i++) {
+		const hang_thread *a = &r.threads[r.edges[i].from], *b = &r.threads[r.edges[i].to];
+		b01 += a->proc == 0 && b->proc == 1 && b->thread == 0 && r.edges[i].why == HANG_W_COLL;
+		l += a->proc == 1 && a->thread == 0 && b->thread == 1 && r.edges[i].why == HANG_W_LOCK;
+		any++;
+	}
+	CHECK_EQ_INT(b01, 1);
+	CHECK_EQ_INT(l, 1);
+	CHECK_EQ_INT(any, 2);
+	CHECK_EQ_INT(r.ncycles, 0);
+	CHECK_EQ_INT(r.threads[3].state, HANG_FINISHED);
+	CHECK_EQ_INT(r.threads[2].state, HANG_IN_CALL);
+	CHECK_EQ_STR(names[r.threads[2].func], "GOMP_parallel_body");
+	CHECK_EQ_INT(r.threads[2].nheld, 1);
+	hang_report_free(&r);
+	/* out of order input is refused */
+	dt_sync_event two[2] = { ev[3], ev[0] };
+	CHECK(hang_analyze(two, 2, names, sizeof names / sizeof *names, &r, &e) == -1);
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/dt-sync-XXXXXX");
+	if (!mkdtemp(dir))
+		SKIP("no temporary directory");
+	test_reader();
+	test_import();
+	test_store();
+	test_hang();
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+	CHECK_DONE();
+}
