@@ -22,7 +22,7 @@
 typedef struct fent {
 	int64_t k[ORD_MAXKEY + 2]; /* tag, values */
 	int64_t hw, ihw, cnt, tsmax;
-	int64_t rn[RING], rts[RING];
+	int64_t minneed;           /* the lowest level a parked queue waits for */
 	uint32_t waiters;          /* first node, 0 for none */
 	uint8_t nk;
 } fent;
@@ -48,14 +48,18 @@ typedef struct lent {
 	ord_link l;
 } lent;
 
+/* A parked queue: woken when the entry's level (hw for an instance key, the count for a count
+ * index) reaches need, so that the members of a collective do not all wake on every entry. */
 typedef struct wnode {
 	uint32_t q, gen, next;
+	int64_t need;
 } wnode;
 
 typedef struct chosen {
 	uint32_t q;
 	int ninst;
 	ord_inst in[MAXINST];
+	uint32_t own[MAXINST];
 	int64_t bound;
 } chosen;
 
@@ -76,6 +80,9 @@ struct ord_filter {
 	/* facts */
 	fent *ent;
 	size_t nent, capent;
+	/* per entry, the timestamp policy's numbers and adjusted timestamps of the last RING
+	 * instances (kept apart: the other policies do not need them) */
+	struct ring { int64_t n[RING], ts[RING]; } *ring;
 	uint32_t *slot;  /* -> ent + 1 */
 	size_t slotcap;
 	/* parked queues */
@@ -86,7 +93,9 @@ struct ord_filter {
 	size_t linkcap, nlink;
 	/* the evaluation in progress */
 	uint32_t touched[64];
+	int64_t tneed[64];
 	int ntouched;
+	int64_t hint; /* the need of the next count read (a >= comparison's other side) */
 	/* the round */
 	chosen *step;
 	size_t nstep, capstep;
@@ -144,6 +153,8 @@ static uint32_t fact(ord_filter *f, const int64_t *k, int nk, const ord_kind *ki
 	if (f->nent == f->capent) {
 		f->capent = f->capent ? f->capent * 2 : 1024;
 		f->ent = xrealloc(f->ent, f->capent * sizeof *f->ent);
+		if (f->o.policy == ORD_TIMESTAMP)
+			f->ring = xrealloc(f->ring, f->capent * sizeof *f->ring);
 	}
 	fent *e = &f->ent[f->nent];
 	memset(e, 0, sizeof *e);
@@ -152,8 +163,9 @@ static uint32_t fact(ord_filter *f, const int64_t *k, int nk, const ord_kind *ki
 	e->ihw = kind ? ord_initial(kind, k + 1) : ORD_NONE_HW;
 	e->hw = e->ihw;
 	e->tsmax = NOTS;
-	for (int i = 0; i < RING; i++)
-		e->rn[i] = ORD_NONE_HW;
+	if (f->ring)
+		for (int i = 0; i < RING; i++)
+			f->ring[f->nent].n[i] = ORD_NONE_HW;
 	f->slot[j] = (uint32_t)f->nent + 1;
 	return (uint32_t)f->nent++;
 }
@@ -280,13 +292,18 @@ static void link_del(ord_filter *f, lent *l)
 
 /* ---- evaluation --------------------------------------------------------------------------------- */
 
-static void touch(ord_filter *f, uint32_t ent)
+static void touch(ord_filter *f, uint32_t ent, int64_t need)
 {
 	for (int i = 0; i < f->ntouched; i++)
-		if (f->touched[i] == ent)
+		if (f->touched[i] == ent) {
+			if (need < f->tneed[i])
+				f->tneed[i] = need;
 			return;
-	if (f->ntouched < (int)(sizeof f->touched / sizeof *f->touched))
+		}
+	if (f->ntouched < (int)(sizeof f->touched / sizeof *f->touched)) {
+		f->tneed[f->ntouched] = need;
 		f->touched[f->ntouched++] = ent;
+	}
 }
 
 static int64_t num(ord_filter *f, const ord_expr *x, const dt_sync_event *e, const int64_t *param,
@@ -308,7 +325,8 @@ static int64_t num(ord_filter *f, const ord_expr *x, const dt_sync_event *e, con
 		if (x->arg[i])
 			k[nk++] = num(f, x->arg[i], e, param, bound);
 	uint32_t en = fact(f, k, nk, NULL);
-	touch(f, en);
+	touch(f, en, f->hint);
+	f->hint = INT64_MIN;
 	fent *fe = &f->ent[en];
 	if (fe->tsmax > *bound)
 		*bound = fe->tsmax;
@@ -354,23 +372,33 @@ static int holds(ord_filter *f, const ord_expr *x, const dt_sync_event *e, const
 			k[i + 1] = num(f, x->arg[i], e, param, &ignore);
 		m = num(f, x->arg[kd->nkey], e, param, &ignore);
 		uint32_t en = fact(f, k, kd->nkey + 1, kd);
-		touch(f, en);
+		touch(f, en, m);
 		const fent *fe = &f->ent[en];
 		if (fe->hw == ORD_NONE_HW || fe->hw < m)
 			return 0;
 		if (fe->ihw != ORD_NONE_HW && m <= fe->ihw)
 			return 1;
 		*bound = fe->tsmax;
-		for (int i = 0; i < RING; i++)
-			if (fe->rn[i] == m) {
-				*bound = fe->rts[i];
-				break;
-			}
+		if (f->ring)
+			for (int i = 0; i < RING; i++)
+				if (f->ring[en].n[i] == m) {
+					*bound = f->ring[en].ts[i];
+					break;
+				}
 		return 1;
 	}
 	default: {
-		int64_t b1 = NOTS, b2 = NOTS;
-		int64_t a = num(f, x->a, e, param, &b1), b = num(f, x->b, e, param, &b2);
+		int64_t b1 = NOTS, b2 = NOTS, a, b;
+		if ((x->op == ORD_X_GE || x->op == ORD_X_GT) && x->a->op == ORD_X_COUNT) {
+			/* #K(...) >= b: park until the count reaches b */
+			b = num(f, x->b, e, param, &b2);
+			f->hint = x->op == ORD_X_GE ? b : b + 1;
+			a = num(f, x->a, e, param, &b1);
+			f->hint = INT64_MIN;
+		} else {
+			a = num(f, x->a, e, param, &b1);
+			b = num(f, x->b, e, param, &b2);
+		}
 		int r = 0;
 		switch (x->op) {
 		case ORD_X_EQ: r = a == b; break;
@@ -388,49 +416,55 @@ static int holds(ord_filter *f, const ord_expr *x, const dt_sync_event *e, const
 }
 
 /* The event with its request's fields, and the function of that request. */
-static uint32_t resolve(ord_filter *f, const dt_sync_event *in, dt_sync_event *out)
+/* The event as the rules see it: *use is in itself, or buf filled with its request's fields. */
+static uint32_t resolve(ord_filter *f, const dt_sync_event *in, dt_sync_event *buf,
+			const dt_sync_event **use)
 {
-	*out = *in;
-	if (!ord_completes_request(f->r, in))
+	*use = in;
+	if (!in->req || !ord_completes_request(f->r, in))
 		return UINT32_MAX;
 	lent *l = link_find(f, in->proc, in->req);
 	if (!l)
 		return UINT32_MAX;
-	ord_link_apply(out, &l->l);
+	*buf = *in;
+	ord_link_apply(buf, &l->l);
+	*use = buf;
 	return l->l.func;
 }
 
 /* The instances of e with their n (counted ones not yet taken), and whether every rule of
  * every instance holds. */
-static int check_event(ord_filter *f, const dt_sync_event *e, ord_inst *in, int *ninst,
-		       int64_t *bound)
+static int check_event(ord_filter *f, const dt_sync_event *e, ord_inst *in, uint32_t *own,
+		       int *ninst, int64_t *bound)
 {
 	const ord_rules *r = f->r;
-	dt_sync_event res;
-	uint32_t via = resolve(f, e, &res);
-	int n = ord_instances(r, &res, via, in, MAXINST);
+	dt_sync_event buf;
+	const dt_sync_event *res;
+	uint32_t via = resolve(f, e, &buf, &res);
+	int n = ord_instances(r, res, via, in, MAXINST);
 	*ninst = n;
 	*bound = NOTS;
 	f->ntouched = 0;
+	f->hint = INT64_MIN;
 	int ok = 1;
 	for (int i = 0; i < n && ok; i++) {
 		const ord_kind *kd = &r->kind[in[i].kind];
+		int64_t k[ORD_MAXKEY + 2];
+		k[0] = in[i].kind;
+		memcpy(k + 1, in[i].t, (size_t)kd->nkey * sizeof *k);
+		own[i] = fact(f, k, kd->nkey + 1, kd);
 		if (kd->seq == ORD_SEQ_FIELD) {
-			in[i].t[kd->nkey] = ord_field_get(&res, kd->seqarg);
+			in[i].t[kd->nkey] = ord_field_get(res, kd->seqarg);
 		} else if (kd->seq == ORD_SEQ_AS) {
 			for (int j = 0; j < i; j++)
 				if (in[j].kind == kd->seqarg)
 					in[i].t[kd->nkey] = in[j].t[r->kind[kd->seqarg].nkey];
 		} else {
-			int64_t k[ORD_MAXKEY + 2];
-			k[0] = in[i].kind;
-			memcpy(k + 1, in[i].t, (size_t)kd->nkey * sizeof *k);
-			uint32_t en = fact(f, k, kd->nkey + 1, kd);
-			in[i].t[kd->nkey] = f->ent[en].cnt + 1;
+			in[i].t[kd->nkey] = f->ent[own[i]].cnt + 1;
 		}
 		for (int j = 0; j < kd->nrules && ok; j++) {
 			int64_t b;
-			ok = holds(f, r->rule[kd->rules[j]].cond, &res, in[i].t, &b);
+			ok = holds(f, r->rule[kd->rules[j]].cond, res, in[i].t, &b);
 			if (ok && b > *bound)
 				*bound = b;
 		}
@@ -456,43 +490,54 @@ static void park(ord_filter *f, uint32_t qi)
 			w = f->nwn++;
 		}
 		fent *fe = &f->ent[f->touched[i]];
-		f->wn[w] = (wnode){ qi, q->gen, fe->waiters };
+		int64_t need = f->tneed[i];
+		f->wn[w] = (wnode){ qi, q->gen, fe->waiters, need };
+		if (!fe->waiters || need < fe->minneed)
+			fe->minneed = need;
 		fe->waiters = w;
 	}
 }
 
-static void wake(ord_filter *f, fent *fe)
+/* The entry's level changed to `level`: wake the queues that waited for it. */
+static void wake(ord_filter *f, fent *fe, int64_t level)
 {
-	uint32_t w = fe->waiters;
-	fe->waiters = 0;
+	if (!fe->waiters || level < fe->minneed)
+		return;
+	uint32_t w = fe->waiters, keep = 0;
+	int64_t minneed = INT64_MAX;
 	while (w) {
 		wnode *n = &f->wn[w];
 		uint32_t next = n->next;
-		if (f->q[n->q].gen == n->gen)
-			make_ready(f, n->q);
-		n->next = f->wfree;
-		f->wfree = w;
+		if (f->q[n->q].gen != n->gen || level >= n->need) {
+			if (f->q[n->q].gen == n->gen)
+				make_ready(f, n->q);
+			n->next = f->wfree;
+			f->wfree = w;
+		} else {
+			n->next = keep;
+			keep = w;
+			if (n->need < minneed)
+				minneed = n->need;
+		}
 		w = next;
 	}
+	fe->waiters = keep;
+	fe->minneed = minneed;
 }
 
 /* Takes the numbers of counted instances (so that a second instance of the same key in the
  * same round gets the next one). */
-static void take_numbers(ord_filter *f, const ord_inst *in, int n)
+static void take_numbers(ord_filter *f, const ord_inst *in, const uint32_t *own, int n)
 {
 	for (int i = 0; i < n; i++) {
 		const ord_kind *kd = &f->r->kind[in[i].kind];
-		if (kd->seq != ORD_SEQ_COUNT)
-			continue;
-		int64_t k[ORD_MAXKEY + 2];
-		k[0] = in[i].kind;
-		memcpy(k + 1, in[i].t, (size_t)kd->nkey * sizeof *k);
-		uint32_t en = fact(f, k, kd->nkey + 1, kd);
-		f->ent[en].cnt = in[i].t[kd->nkey];
+		if (kd->seq == ORD_SEQ_COUNT)
+			f->ent[own[i]].cnt = in[i].t[kd->nkey];
 	}
 }
 
-static void deliver(ord_filter *f, uint32_t qi, const ord_inst *in, int n, int64_t bound)
+static void deliver(ord_filter *f, uint32_t qi, const ord_inst *in, const uint32_t *own, int n,
+		    int64_t bound)
 {
 	oq *q = &f->q[qi];
 	qev *qe = &q->buf[q->head];
@@ -521,22 +566,20 @@ static void deliver(ord_filter *f, uint32_t qi, const ord_inst *in, int n, int64
 	/* facts */
 	for (int i = 0; i < n; i++) {
 		const ord_kind *kd = &f->r->kind[in[i].kind];
-		int64_t k[ORD_MAXKEY + 2];
-		k[0] = in[i].kind;
-		memcpy(k + 1, in[i].t, (size_t)kd->nkey * sizeof *k);
-		uint32_t en = fact(f, k, kd->nkey + 1, kd); /* (may move the table) */
-		fent *fe = &f->ent[en];
+		fent *fe = &f->ent[own[i]];
 		int64_t nn = in[i].t[kd->nkey];
 		if (fe->hw == ORD_NONE_HW || nn > fe->hw)
 			fe->hw = nn;
 		if (kd->seq == ORD_SEQ_COUNT && nn > fe->cnt)
 			fe->cnt = nn;
-		int slot = (int)((uint64_t)nn % RING);
-		fe->rn[slot] = nn;
-		fe->rts[slot] = ts;
+		if (f->ring) {
+			int slot = (int)((uint64_t)nn % RING);
+			f->ring[own[i]].n[slot] = nn;
+			f->ring[own[i]].ts[slot] = ts;
+		}
 		if (ts > fe->tsmax)
 			fe->tsmax = ts;
-		wake(f, fe);
+		wake(f, fe, fe->hw);
 		for (int c = 0; c < f->r->ncix; c++) {
 			const ord_countix *cx = &f->r->cix[c];
 			if (cx->kind != in[i].kind)
@@ -552,7 +595,7 @@ static void deliver(ord_filter *f, uint32_t qi, const ord_inst *in, int n, int64
 			ce->cnt++;
 			if (ts > ce->tsmax)
 				ce->tsmax = ts;
-			wake(f, ce);
+			wake(f, ce, ce->cnt);
 		}
 	}
 	ord_out o = { e, qe->id, f->index++, 0, ts, ts - base };
@@ -568,6 +611,7 @@ static void deliver(ord_filter *f, uint32_t qi, const ord_inst *in, int n, int64
 static void run_minimal(ord_filter *f)
 {
 	ord_inst in[MAXINST];
+	uint32_t own[MAXINST];
 	while (f->nready) {
 		uint32_t qi = f->ready[--f->nready];
 		f->q[qi].inready = 0;
@@ -576,12 +620,12 @@ static void run_minimal(ord_filter *f)
 			int64_t bound;
 			oq *q = &f->q[qi];
 			q->gen++;
-			if (!check_event(f, &q->buf[q->head].ev, in, &n, &bound)) {
+			if (!check_event(f, &q->buf[q->head].ev, in, own, &n, &bound)) {
 				park(f, qi);
 				break;
 			}
-			take_numbers(f, in, n);
-			deliver(f, qi, in, n, bound);
+			take_numbers(f, in, own, n);
+			deliver(f, qi, in, own, n, bound);
 		}
 	}
 }
@@ -611,11 +655,11 @@ static void run_concurrent(ord_filter *f)
 			}
 			chosen *c = &f->step[f->nstep];
 			q->gen++;
-			if (!check_event(f, &q->buf[q->head].ev, c->in, &c->ninst, &c->bound)) {
+			if (!check_event(f, &q->buf[q->head].ev, c->in, c->own, &c->ninst, &c->bound)) {
 				park(f, qi);
 				continue;
 			}
-			take_numbers(f, c->in, c->ninst);
+			take_numbers(f, c->in, c->own, c->ninst);
 			c->q = qi;
 			f->nstep++;
 		}
@@ -623,7 +667,7 @@ static void run_concurrent(ord_filter *f)
 			break;
 		for (size_t i = 0; i < f->nstep; i++) {
 			chosen *c = &f->step[i];
-			deliver(f, c->q, c->in, c->ninst, c->bound);
+			deliver(f, c->q, c->in, c->own, c->ninst, c->bound);
 			f->q[c->q].gen++; /* parked nodes of the old head are stale */
 			make_ready(f, c->q);
 		}
@@ -657,6 +701,7 @@ void ord_filter_free(ord_filter *f)
 	free(f->ready);
 	free(f->cur);
 	free(f->ent);
+	free(f->ring);
 	free(f->slot);
 	free(f->wn);
 	free(f->link);
@@ -725,6 +770,7 @@ size_t ord_filter_peak_held(const ord_filter *f)
 size_t ord_filter_bytes(const ord_filter *f)
 {
 	size_t b = sizeof *f + f->capq * sizeof *f->q + f->qslotcap * 4 + f->capent * sizeof *f->ent +
+		   (f->ring ? f->capent * sizeof *f->ring : 0) +
 		   f->slotcap * 4 + f->capwn * sizeof *f->wn + f->linkcap * sizeof *f->link +
 		   (f->capready + f->capcur) * 4 + f->capstep * sizeof *f->step;
 	for (uint32_t i = 0; i < f->nq; i++)
@@ -844,24 +890,26 @@ char *ord_filter_explain(ord_filter *f, size_t max_lines)
 		ord_event_str(f->r, e, es, sizeof es);
 		sb_printf(&b, "%s%s (%zu held): ", lines > 1 ? "\n" : "", es, q->len);
 		ord_inst in[MAXINST];
+		uint32_t own[MAXINST];
 		int n;
 		int64_t bound;
-		if (check_event(f, e, in, &n, &bound)) {
+		if (check_event(f, e, in, own, &n, &bound)) {
 			sb_printf(&b, "valid, not yet released");
 			continue;
 		}
-		dt_sync_event res;
-		resolve(f, e, &res);
+		dt_sync_event buf;
+		const dt_sync_event *res;
+		resolve(f, e, &buf, &res);
 		for (int i = 0; i < n; i++) {
 			const ord_kind *kd = &f->r->kind[in[i].kind];
 			for (int j = 0; j < kd->nrules; j++) {
 				const ord_rule *ru = &f->r->rule[kd->rules[j]];
-				if (holds(f, ru->cond, &res, in[i].t, &bound))
+				if (holds(f, ru->cond, res, in[i].t, &bound))
 					continue;
 				char ts[256];
 				ord_tuple_str(f->r, in[i].kind, in[i].t, kd->nkey + 1, ts, sizeof ts);
 				sb_printf(&b, "%s, rule %s:%d: ", ts, ru->file, ru->line);
-				why(f, ru->cond, &res, in[i].t, &b);
+				why(f, ru->cond, res, in[i].t, &b);
 				goto next;
 			}
 		}
