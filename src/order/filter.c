@@ -23,6 +23,7 @@ typedef struct fent {
 	int64_t k[ORD_MAXKEY + 2]; /* tag, values */
 	int64_t hw, ihw, cnt, tsmax;
 	int64_t minneed;           /* the lowest level a parked queue waits for */
+	uint64_t last;             /* the output index when it was last read or changed */
 	uint32_t waiters;          /* first node, 0 for none */
 	uint8_t nk;
 } fent;
@@ -101,6 +102,7 @@ struct ord_filter {
 	size_t nstep, capstep;
 	uint64_t index, stepno;
 	size_t held, peak;
+	uint64_t next_sweep;
 };
 
 /* ---- hashing -------------------------------------------------------------------------------------- */
@@ -146,8 +148,10 @@ static uint32_t fact(ord_filter *f, const int64_t *k, int nk, const ord_kind *ki
 		if (!s)
 			break;
 		fent *e = &f->ent[s - 1];
-		if (e->nk == nk && !memcmp(e->k, k, (size_t)nk * sizeof *k))
+		if (e->nk == nk && !memcmp(e->k, k, (size_t)nk * sizeof *k)) {
+			e->last = f->index;
 			return s - 1;
+		}
 		j = (j + 1) & (f->slotcap - 1);
 	}
 	if (f->nent == f->capent) {
@@ -160,6 +164,7 @@ static uint32_t fact(ord_filter *f, const int64_t *k, int nk, const ord_kind *ki
 	memset(e, 0, sizeof *e);
 	memcpy(e->k, k, (size_t)nk * sizeof *k);
 	e->nk = (uint8_t)nk;
+	e->last = f->index;
 	e->ihw = kind ? ord_initial(kind, k + 1) : ORD_NONE_HW;
 	e->hw = e->ihw;
 	e->tsmax = NOTS;
@@ -168,6 +173,41 @@ static uint32_t fact(ord_filter *f, const int64_t *k, int nk, const ord_kind *ki
 			f->ring[f->nent].n[i] = ORD_NONE_HW;
 	f->slot[j] = (uint32_t)f->nent + 1;
 	return (uint32_t)f->nent++;
+}
+
+/* Count indexes (#KIND(...)) have one entry per value of their given positions, which for a
+ * collective or a region includes its instance number: left alone they would grow with the run.
+ * An entry nobody waits for and nobody read or counted in the last 8 x max_held deliveries is
+ * dropped (an event that still needed it would be held and reported, never released early). */
+static void sweep(ord_filter *f)
+{
+	uint64_t horizon = 8 * (uint64_t)f->o.max_held;
+	f->next_sweep = f->index + horizon;
+	if (f->index < horizon)
+		return;
+	uint64_t cutoff = f->index - horizon;
+	size_t o = 0;
+	for (size_t i = 0; i < f->nent; i++) {
+		fent *e = &f->ent[i];
+		if ((e->k[0] >> 40) && !e->waiters && e->last < cutoff)
+			continue;
+		if (o != i) {
+			f->ent[o] = *e;
+			if (f->ring)
+				f->ring[o] = f->ring[i];
+		}
+		o++;
+	}
+	if (o == f->nent)
+		return;
+	f->nent = o;
+	memset(f->slot, 0, f->slotcap * sizeof *f->slot);
+	for (size_t i = 0; i < f->nent; i++) {
+		size_t j = khash(f->ent[i].k, f->ent[i].nk) & (f->slotcap - 1);
+		while (f->slot[j])
+			j = (j + 1) & (f->slotcap - 1);
+		f->slot[j] = (uint32_t)i + 1;
+	}
 }
 
 /* ---- queues -------------------------------------------------------------------------------------- */
@@ -723,6 +763,8 @@ int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *
 			return -1;
 		}
 	}
+	if (f->index >= f->next_sweep)
+		sweep(f); /* between rounds: no entry index is held anywhere */
 	uint32_t qi = queue_of(f, e->proc, e->thread);
 	oq *q = &f->q[qi];
 	if (q->len == q->cap) {
