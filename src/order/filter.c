@@ -755,9 +755,13 @@ int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *
 		if (f->o.policy == ORD_CONCURRENT)
 			ord_filter_drain(f);
 		if (f->held >= f->o.max_held) {
-			char *why = ord_filter_explain(f, 3);
+			/* one line: the first held thread; ord_filter_explain has them all */
+			char *why = ord_filter_explain(f, 1);
+			for (char *c = why; *c; c++)
+				if (*c == '\n')
+					*c = ' ';
 			dt_errf(err, DT_EDATA,
-				"the rules release nothing: %zu events held (limit %zu); %s", f->held,
+				"the rules release nothing: %zu events held (limit %zu); first: %s", f->held,
 				f->o.max_held, why);
 			free(why);
 			return -1;

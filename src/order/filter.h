@@ -45,8 +45,9 @@ ord_filter *ord_filter_new(const ord_rules *r, const ord_filter_opts *o, ord_emi
 			   void *ctx);
 void ord_filter_free(ord_filter *f);
 /* Adds one event (copied). ORD_MINIMAL and ORD_TIMESTAMP release what became valid before
- * returning; ORD_CONCURRENT releases on ord_filter_drain. Fails (DT_EDATA) when more than
- * max_held events are held: ord_filter_explain says which and why. */
+ * returning; ORD_CONCURRENT releases on ord_filter_drain. Fails (DT_EDATA, a one-line message
+ * naming the first held thread's event and rule) when more than max_held events are held:
+ * ord_filter_explain then says which and why for every held thread. */
 int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *err);
 /* Releases everything that can be released now (for ORD_CONCURRENT, in rounds: the heads
  * valid in one round form one step). Returns the number of events still held. */

@@ -816,8 +816,7 @@ int ord_rules_parse(ord_rules *r, const char *text, size_t len, const char *file
 				memcpy(w, L->ts, L->tn), w[L->tn] = 0;
 			int p = ord_policy_parse(w);
 			if (p < 0)
-				return name_err(P.L.t == T_EOF ? &P : &P,
-						"unknown policy '%s' (minimal, concurrent or timestamp)");
+				return name_err(&P, "unknown policy '%s' (minimal, concurrent or timestamp)");
 			r->policy = p;
 			if (next(L) || expect(L, ";"))
 				return -1;
