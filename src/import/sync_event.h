@@ -51,6 +51,8 @@ typedef struct dt_sync_event {
 			       * and the entry of its release carry the same number); for a parallel
 			       * region, the region's instance number in its process */
 	int32_t team, tnum;   /* a region's team size and the thread's number in it */
+	int32_t csize;        /* a collective's communicator size; 0 when not known (the ordering
+			       * rules of collectives need it: every member's entry before an exit) */
 } dt_sync_event;
 
 #endif

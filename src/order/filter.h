@@ -1,0 +1,81 @@
+/* filter.h: the causality filter (Kraemer, "Causality filters"): sync events arrive merged from
+ * many threads, in any order that keeps each thread's own order; an event whose rules
+ * (rules.h) are not yet satisfied waits in its thread's hold queue; the heads of the queues are
+ * checked in rounds and released in an order that agrees with the rules, under one of three
+ * policies. Memory is bounded by the disorder of the input (the held events), plus one small
+ * entry per distinct key the rules number (peer, tag, lock, collective instance).
+ *
+ * No I/O: events in (one at a time or an array), ordered events out through a callback. */
+#ifndef DT_ORDER_FILTER_H
+#define DT_ORDER_FILTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "import/sync_event.h"
+#include "order/rules.h"
+#include "util/err.h"
+
+/* One released event. */
+typedef struct ord_out {
+	const dt_sync_event *ev; /* the event as pushed (valid during the callback only) */
+	uint64_t id;             /* the caller's id given to ord_filter_push */
+	uint64_t index;          /* position in the output, from 0 */
+	uint64_t step;           /* ORD_CONCURRENT: its step, events of one step are concurrent;
+				  * otherwise the index */
+	int64_t ts;              /* ORD_TIMESTAMP: the adjusted timestamp; otherwise ev->ts plus
+				  * its host's offset */
+	int64_t adj;             /* ts - (ev->ts + host offset): how far the policy moved it */
+} ord_out;
+
+typedef void (*ord_emit_fn)(void *ctx, const ord_out *o);
+
+typedef struct ord_filter_opts {
+	int policy;               /* enum ord_policy */
+	const int64_t *host_off;  /* ns added to the timestamps of host h (clock alignment), or NULL */
+	size_t nhost;
+	size_t max_held;          /* held events beyond which the rules are reported as never
+				   * releasing (ord_filter_push fails); 0 for 1<<20 */
+} ord_filter_opts;
+
+typedef struct ord_filter ord_filter;
+
+/* r must be bound (ord_rules_bind) and outlive the filter. */
+ord_filter *ord_filter_new(const ord_rules *r, const ord_filter_opts *o, ord_emit_fn emit,
+			   void *ctx);
+void ord_filter_free(ord_filter *f);
+/* Adds one event (copied). ORD_MINIMAL and ORD_TIMESTAMP release what became valid before
+ * returning; ORD_CONCURRENT releases on ord_filter_drain. Fails (DT_EDATA, a one-line message
+ * naming the first held thread's event and rule) when more than max_held events are held:
+ * ord_filter_explain then says which and why for every held thread. */
+int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *err);
+/* Releases everything that can be released now (for ORD_CONCURRENT, in rounds: the heads
+ * valid in one round form one step). Returns the number of events still held. */
+size_t ord_filter_drain(ord_filter *f);
+size_t ord_filter_held(const ord_filter *f);
+/* Peak number of held events, and of queues, since the start. */
+size_t ord_filter_peak_held(const ord_filter *f);
+/* Bytes the filter's tables use now (queues, facts, links), for the benchmarks. */
+size_t ord_filter_bytes(const ord_filter *f);
+
+/* One line per held queue head: the event, the rule that holds it, and what it waits for
+ * ("needs SEND(0, 1, 2, 5, 3): highest delivered 2"). At most max_lines lines, then a count of
+ * the rest. malloc'ed. */
+char *ord_filter_explain(ord_filter *f, size_t max_lines);
+
+/* ---- on arrays -------------------------------------------------------------------------------- */
+
+typedef struct ord_item {
+	uint64_t id;    /* index of the event in the input array */
+	uint64_t step;
+	int64_t ts, adj;
+} ord_item;
+
+/* Orders n events (given in arrival order: any order that keeps each thread's order) through a
+ * filter; *out gets the released events in order (*nout of them, malloc'ed). Events that can
+ * never be released stay out; then *held (if not NULL) gets ord_filter_explain's report
+ * (malloc'ed, NULL when every event was released). Fails only on the max_held limit. */
+int ord_order(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev, size_t n,
+	      ord_item **out, size_t *nout, char **held, dt_err *err);
+
+#endif

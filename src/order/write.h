@@ -1,0 +1,25 @@
+/* write.h: the merged order of a run's sync events, written for people (text), for programs
+ * (csv, json) and for trace viewers (the Chrome trace event JSON that Perfetto and
+ * chrome://tracing open: one row per trace, each call a slice, MPI messages as flow arrows).
+ * Functions over an ordered array (filter.h's ord_item), writing to a FILE the caller opened. */
+#ifndef DT_ORDER_WRITE_H
+#define DT_ORDER_WRITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "import/sync_event.h"
+#include "order/filter.h"
+#include "util/err.h"
+
+enum ord_format { ORD_FMT_TEXT, ORD_FMT_CSV, ORD_FMT_JSON, ORD_FMT_CHROME };
+/* "text", "csv", "json", "chrome"; -1 when unknown. */
+int ord_format_parse(const char *s);
+
+/* Writes it[0..n) (ids index ev) in format fmt. names[f] is the name of function id f (NULL or
+ * f >= nnames: "function#F"); names are escaped. Fails (DT_EDATA) only when writing fails. */
+int ord_write(FILE *out, int fmt, const dt_sync_event *ev, const ord_item *it, size_t n,
+	      const char *const *names, uint32_t nnames, dt_err *e);
+
+#endif

@@ -1,0 +1,127 @@
+/* test_rules.c: the rule-file language: the shipped rules load and bind, events are instances of
+ * the right kinds, and every kind of mistake is reported as FILE:LINE:COL. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "order/rules.h"
+#include "synth_sync.h"
+
+/* Parses text as file "t.rules" and returns the one-line error ("" when it parsed). */
+static const char *parse_err(const char *text)
+{
+	static char buf[1024];
+	ord_rules *r = ord_rules_new();
+	dt_err e;
+	dt_err_clear(&e);
+	buf[0] = 0;
+	if (ord_rules_parse(r, text, strlen(text), "t.rules", &e))
+		dt_err_format(&e, buf, sizeof buf);
+	ord_rules_free(r);
+	return buf;
+}
+
+#define EXPECT_ERR(text, want)                                                                    \
+	do {                                                                                      \
+		const char *got_ = parse_err(text);                                               \
+		if (!strstr(got_, want)) {                                                        \
+			fprintf(stderr, "%s:%d: for rule text:\n%s\nexpected an error containing \"%s\", got \"%s\"\n", \
+				__FILE__, __LINE__, text, want, got_);                            \
+			check_failures++;                                                         \
+		}                                                                                 \
+	} while (0)
+
+static const char *const base = "event S(comm, proc, dest) on enter /^MPI_Send$/;\n";
+
+static void errors(void)
+{
+	EXPECT_ERR("event S(comm) on enter /MPI_Send/;\nrule S(c, n) <- T(c, n);\n",
+		   "t.rules:2:17: unknown event kind 'T'");
+	EXPECT_ERR("event S(comm, bogus) on enter /x/;\n", "t.rules:1:15: unknown field 'bogus'");
+	EXPECT_ERR("event S(comm) on enter /x(/;\n", "t.rules:1:");
+	EXPECT_ERR("event S(comm) on enter /x(/;\n", "missing closing parenthesis");
+	EXPECT_ERR("event S(comm) on start /x/;\n", "t.rules:1:18: expected enter, exit or done, found 'start'");
+	EXPECT_ERR("event S(comm) on enter /x/;\nrule S(c) <- true;\n",
+		   "t.rules:2:9: S has 2 parameters (its key and n), found 1");
+	EXPECT_ERR("event S(comm) on enter /x/;\nrule S(c, n) <- S(c);\n", "t.rules:2:20: S takes 2 values (its key and n), found 1");
+	EXPECT_ERR("event S(comm) on enter /x/;\nrule S(c, n) <- S(c, _);\n",
+		   "t.rules:2:22: '_' only in a count");
+	EXPECT_ERR("event S(comm) on enter /x/;\nrule S(c, n) <- c + 1;\n",
+		   "t.rules:2:19: a number where a condition is needed");
+	EXPECT_ERR("event S(comm) on enter /x/;\nrule S(c, n) <- S(c, n - 1)\n", "t.rules:3:1: expected '&&', '||' or ';', found 'end of file'");
+	EXPECT_ERR("event S(comm) on enter /x/;\nrule S(c, n) <- S(c, n - 1) & true;\n",
+		   "t.rules:2:29: unexpected character '&'");
+	EXPECT_ERR("event S(comm) on enter /x/ if S(comm, 1);\n", "t.rules:1:31: an `if` reads the event's own fields only");
+	EXPECT_ERR("event S(comm);\n", "t.rules:1:1: event kind 'S' has no `on` clause");
+	EXPECT_ERR("event S(comm) on enter /x/;\nevent S(proc) on enter /y/;\n", "t.rules:2:7: event kind 'S' is already declared");
+	EXPECT_ERR("event S(comm) on enter /x/;\ninitial S(_, _);\n", "t.rules:2:15: the n of an initial fact must be a number");
+	EXPECT_ERR("policy fastest;\n", "t.rules:1:8: unknown policy 'fastest'");
+	EXPECT_ERR("bogus S;\n", "t.rules:1:1: expected event, rule, initial or policy, found 'bogus'");
+	EXPECT_ERR("event S(comm) on enter /x\n", "t.rules:1:24: unterminated /pattern/");
+	EXPECT_ERR("event S(comm) on enter /x/ seq nothing;\n", "t.rules:1:32: expected `count`");
+	EXPECT_ERR("event S(comm) on enter /x/;\nrule S(c, n) <- zz == 1;\n", "t.rules:2:17: unknown name 'zz'");
+	EXPECT_ERR("event S(comm) on enter /x/;\nrule S(c, n) <- \x01;\n", "t.rules:2:17: unexpected character '\\x01'");
+	/* and a correct file parses */
+	char ok[512];
+	snprintf(ok, sizeof ok,
+		 "%s# a comment\nevent R(comm, src, proc) seq count on exit /^MPI_Recv$/ if src >= 0;\n"
+		 "initial S(_, _, _, 0);\npolicy concurrent;\n"
+		 "rule R(c, s, d, n) <- S(c, s, d, n) && !(n < 0) || #S(c, _, d, n) >= 2;\n", base);
+	CHECK_EQ_STR(parse_err(ok), "");
+}
+
+static void shipped(void)
+{
+	ord_rules *r = ord_rules_new();
+	dt_err e;
+	dt_err_clear(&e);
+	if (ord_rules_load_default(r, &e)) {
+		char b[1024];
+		dt_err_format(&e, b, sizeof b);
+		fprintf(stderr, "loading the shipped rules (DIFFTRACE_RULES_PATH=%s) failed: %s\n",
+			getenv("DIFFTRACE_RULES_PATH") ? getenv("DIFFTRACE_RULES_PATH") : "", b);
+		check_failures++;
+		ord_rules_free(r);
+		return;
+	}
+	CHECK(r->nfiles >= 3);
+	CHECK_EQ_INT(ord_rules_bind(r, synth_names, SY_NFUNC, &e), 0);
+	ord_inst in[8];
+	dt_sync_event ev = synth_tmpl();
+	/* a send's entry is a SEND of (comm, proc, dest, stag) */
+	ev.proc = 2, ev.func = SY_SEND, ev.phase = DT_SYNC_ENTER, ev.comm = 0, ev.dest = 3, ev.stag = 9;
+	int n = ord_instances(r, &ev, UINT32_MAX, in, 8);
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_STR(r->kind[in[0].kind].name, "SEND");
+	CHECK_EQ_INT(in[0].t[0], 0);
+	CHECK_EQ_INT(in[0].t[1], 2);
+	CHECK_EQ_INT(in[0].t[2], 3);
+	CHECK_EQ_INT(in[0].t[3], 9);
+	/* a send to MPI_PROC_NULL is none */
+	ev.dest = DT_SYNC_PROC_NULL;
+	CHECK_EQ_INT(ord_instances(r, &ev, UINT32_MAX, in, 8), 0);
+	/* a Wait's exit is a RECV only through an Irecv's request */
+	ev = synth_tmpl();
+	ev.proc = 1, ev.func = SY_WAIT, ev.phase = DT_SYNC_EXIT, ev.req = 5, ev.src = 0, ev.rtag = 1;
+	CHECK_EQ_INT(ord_instances(r, &ev, UINT32_MAX, in, 8), 0);
+	CHECK_EQ_INT(ord_instances(r, &ev, SY_ISEND, in, 8), 0);
+	CHECK_EQ_INT(ord_instances(r, &ev, SY_IRECV, in, 8), 1);
+	/* a Bcast's exit: COLL_OUT and ONE_OUT, sharing n */
+	ev = synth_tmpl();
+	ev.func = SY_BCAST, ev.phase = DT_SYNC_EXIT, ev.comm = 0;
+	n = ord_instances(r, &ev, UINT32_MAX, in, 8);
+	CHECK_EQ_INT(n, 2);
+	if (n == 2) {
+		CHECK_EQ_STR(r->kind[in[0].kind].name, "COLL_OUT");
+		CHECK_EQ_STR(r->kind[in[1].kind].name, "ONE_OUT");
+	}
+	ord_rules_free(r);
+}
+
+int main(void)
+{
+	errors();
+	shipped();
+	CHECK_DONE();
+}
