@@ -23,7 +23,7 @@ enum {
 static const char *const synth_names[SY_NFUNC] = {
 	"MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Waitall", "MPI_Wait", "MPI_Barrier",
 	"MPI_Allreduce", "MPI_Allgather", "MPI_Alltoall", "MPI_Bcast", "MPI_Scatter", "MPI_Reduce",
-	"MPI_Gather", "GOMP_parallel", "omp_implicit_task", "GOMP_critical_start",
+	"MPI_Gather", "GOMP_parallel", "GOMP_parallel_body", "GOMP_critical_start",
 	"GOMP_critical_end", "omp_set_lock", "omp_unset_lock",
 };
 

@@ -31,6 +31,7 @@ static const char usage[] =
 	"  diff     two traces side by side (diffNLR)\n"
 	"  sync     the MPI and OpenMP calls recorded by libdifftrace-sync.so\n"
 	"  hang     where each thread of a stopped run is, and who waits for whom\n"
+	"  order    the sync events of a run in one order consistent across processes\n"
 	"  tui      browse all of it in a terminal interface (also plain 'difftrace')\n"
 	"\n"
 	"Options:\n"
@@ -48,7 +49,7 @@ static const struct verb {
 	{ "show", cmd_show },     { "rm", cmd_rm },           { "analyze", cmd_analyze },
 	{ "classes", cmd_classes }, { "jsm", cmd_jsm },       { "lattice", cmd_lattice },
 	{ "filters", cmd_filters }, { "nlr", cmd_nlr },   { "tui", cmd_tui },       { "rank", cmd_rank },       { "diff", cmd_diff },
-	{ "sync", cmd_sync },     { "hang", cmd_hang },
+	{ "sync", cmd_sync },     { "hang", cmd_hang },   { "order", cmd_order },
 };
 
 int cli_fail(const dt_err *e)
@@ -73,6 +74,18 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 int cli_open_store(const cli *c, int mode, store **s, dt_err *e)
 {
 	return store_open(c->db, mode, s, e);
+}
+
+int cli_open_run(const cli *c, const char *name, store **s, store_run *run, dt_err *e)
+{
+	if (cli_open_store(c, STORE_OPEN_EXISTING, s, e))
+		return -1;
+	if (store_run_get(*s, name, run, e)) {
+		store_close(*s);
+		*s = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,

@@ -18,6 +18,8 @@ int cli_fail(const dt_err *e);
 /* Prints "difftrace CMD: <msg>" and the --help hint; returns 2. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int cli_open_store(const cli *c, int mode, store **s, dt_err *e);
+/* Opens the existing store and finds run `name` in it; on failure *s is NULL. */
+int cli_open_run(const cli *c, const char *name, store **s, store_run *run, dt_err *e);
 
 /* getopt_long over a verb's arguments; handles --help (prints help, returns 0 with *done=1)
  * and unknown options (returns 2). */
@@ -57,6 +59,7 @@ int cmd_diff(cli *c, int argc, char **argv);
 int cmd_tui(cli *c, int argc, char **argv);
 int cmd_sync(cli *c, int argc, char **argv);
 int cmd_hang(cli *c, int argc, char **argv);
+int cmd_order(cli *c, int argc, char **argv);
 
 #define CLI_HELP_DONE (-100)
 

@@ -110,18 +110,6 @@ static void args_str(const dt_sync_event *v, char *b, size_t n)
 #undef ADD
 }
 
-static int open_run(cli *c, const char *name, store **s, store_run *run, dt_err *e)
-{
-	if (cli_open_store(c, STORE_OPEN_EXISTING, s, e))
-		return -1;
-	if (store_run_get(*s, name, run, e)) {
-		store_close(*s);
-		*s = NULL;
-		return -1;
-	}
-	return 0;
-}
-
 int cmd_sync(cli *c, int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -149,7 +137,7 @@ int cmd_sync(cli *c, int argc, char **argv)
 	store_run run = { 0 };
 	dt_sync_event *ev = NULL;
 	size_t n = 0;
-	if (open_run(c, argv[optind], &s, &run, &e) || store_sync_list(s, run.id, &ev, &n, &e)) {
+	if (cli_open_run(c, argv[optind], &s, &run, &e) || store_sync_list(s, run.id, &ev, &n, &e)) {
 		store_run_free(&run);
 		store_close(s);
 		return cli_fail(&e);
@@ -310,7 +298,7 @@ int cmd_hang(cli *c, int argc, char **argv)
 	hang_report rep;
 	memset(&rep, 0, sizeof rep);
 	int rc = 1;
-	if (open_run(c, argv[optind], &s, &run, &e) || store_sync_list(s, run.id, &ev, &n, &e))
+	if (cli_open_run(c, argv[optind], &s, &run, &e) || store_sync_list(s, run.id, &ev, &n, &e))
 		goto out;
 	if (!n) {
 		dt_errf(&e, DT_EDATA,

@@ -183,5 +183,6 @@ void sync_file_event(const sync_file *f, uint64_t i, dt_sync_event *ev, unsigned
 	ev->objseq = r.objseq;
 	ev->team = r.team;
 	ev->tnum = r.tnum;
+	ev->csize = r.csize;
 	*call = r.call;
 }

@@ -379,6 +379,20 @@ static int32_t comm_id(int slot)
 	return slot == -1 ? 0 : slot == -3 ? 1 : slot == -2 ? -1 : g.comms[slot].id;
 }
 
+/* The size of the communicator in slot (of handle c): the order stage's collective rules
+ * count its members' entries. */
+static int32_t comm_size(int slot, MPI_Comm c)
+{
+	if (slot == -1 && g.world_size > 0)
+		return g.world_size;
+	if (slot == -3)
+		return 1;
+	if (slot >= 0)
+		return g.comms[slot].size;
+	int n = 0;
+	return PMPI_Comm_size(c, &n) == MPI_SUCCESS ? n : 0;
+}
+
 /* The world rank of rank r of the communicator in slot (of handle c). */
 static int32_t to_world(int slot, MPI_Comm c, int r)
 {
@@ -661,7 +675,9 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
 {
 	dts_record r;
 	rec_init(&r, DTS_MPI_Abort);
-	r.comm = comm_id(comm_slot(comm));
+	int slot = comm_slot(comm);
+	r.comm = comm_id(slot);
+	r.csize = comm_size(slot, comm);
 	r.count = errorcode;
 	emit(&r, 0);
 	return PMPI_Abort(comm, errorcode);
@@ -673,6 +689,7 @@ static void p2p(dts_record *r, enum dts_call c, MPI_Comm comm, int *slot, int co
 	rec_init(r, c);
 	*slot = comm_slot(comm);
 	r->comm = comm_id(*slot);
+	r->csize = comm_size(*slot, comm);
 	r->count = count;
 	r->datatype = type_code(t);
 }
@@ -1067,6 +1084,7 @@ static int coll(dts_record *r, enum dts_call c, MPI_Comm comm, int count, MPI_Da
 	rec_init(r, c);
 	int slot = comm_slot(comm);
 	r->comm = comm_id(slot);
+	r->csize = comm_size(slot, comm);
 	r->count = count;
 	r->datatype = type_code(t);
 	r->op = op == MPI_OP_NULL ? -1 : op_code(op);
@@ -1311,6 +1329,7 @@ struct region {
 	void (*fn)(void *);
 	void *data;
 	uint64_t instance;
+	int32_t team; /* the team's size, as its thread 0 saw it: the join's record carries it */
 };
 
 /* What every thread of the team runs: its part of the region, between two records. */
@@ -1328,6 +1347,8 @@ static void region_body(void *p)
 	r.objseq = R.instance;
 	r.team = R.team;
 	r.tnum = R.tnum;
+	if (R.tnum == 0)
+		rg->team = R.team;
 	emit(&r, 0);
 	rg->fn(rg->data);
 	emit(&r, 1);
@@ -1343,7 +1364,7 @@ void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigne
 		g.parallel(fn, data, num_threads, flags);
 		return;
 	}
-	struct region rg = { fn, data, atomic_fetch_add(&g.next_region, 1) };
+	struct region rg = { fn, data, atomic_fetch_add(&g.next_region, 1), -1 };
 	dts_record r;
 	rec_init(&r, DTS_GOMP_parallel);
 	r.obj = (uint64_t)(uintptr_t)fn;
@@ -1352,6 +1373,7 @@ void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigne
 	r.tnum = R.team ? R.tnum : 0;
 	emit(&r, 0);
 	g.parallel(region_body, &rg, num_threads, flags);
+	r.team = rg.team;
 	emit(&r, 1);
 }
 

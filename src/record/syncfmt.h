@@ -45,7 +45,7 @@ typedef struct dts_record {
 	uint64_t req, obj, objseq;
 	int32_t tnum;
 	int32_t index;   /* Waitany/Testany/DONE: the request's index in the array; else -1 */
-	int32_t reserved;
+	int32_t csize;   /* the size of the call's communicator; 0 when it has none */
 	uint32_t commit; /* dts_commit(seq), written last */
 } dts_record;
 

@@ -88,6 +88,7 @@ static const char *const migrations[] = {
 	"  root INTEGER NOT NULL, count INTEGER NOT NULL, datatype INTEGER NOT NULL,"
 	"  op INTEGER NOT NULL, req INTEGER NOT NULL, obj INTEGER NOT NULL,"
 	"  objseq INTEGER NOT NULL, team INTEGER NOT NULL, tnum INTEGER NOT NULL,"
+	"  csize INTEGER NOT NULL DEFAULT 0,"
 	"  PRIMARY KEY(trace_id, seq)) WITHOUT ROWID;"
 	"CREATE TABLE sync_clocks("
 	"  trace_id INTEGER PRIMARY KEY REFERENCES traces(id) ON DELETE CASCADE,"

@@ -46,7 +46,7 @@ int store_sync_list(store *s, int64_t run_id, dt_sync_event **ev, size_t *n, dt_
 	if (store_prepare(s,
 			  "SELECT t.proc, t.thread, t.host, y.seq, y.phase, y.func, y.ts, y.comm,"
 			  " y.dest, y.stag, y.src, y.rtag, y.root, y.count, y.datatype, y.op, y.req,"
-			  " y.obj, y.objseq, y.team, y.tnum FROM sync_events y"
+			  " y.obj, y.objseq, y.team, y.tnum, y.csize FROM sync_events y"
 			  " JOIN traces t ON t.id = y.trace_id WHERE t.run_id = ?1"
 			  " ORDER BY t.proc, t.thread, y.seq",
 			  &st, e))
@@ -88,6 +88,7 @@ int store_sync_list(store *s, int64_t run_id, dt_sync_event **ev, size_t *n, dt_
 		v->objseq = (uint64_t)sqlite3_column_int64(st, 18);
 		v->team = sqlite3_column_int(st, 19);
 		v->tnum = sqlite3_column_int(st, 20);
+		v->csize = sqlite3_column_int(st, 21);
 	}
 	sqlite3_finalize(st);
 	if (step != SQLITE_DONE) {

@@ -337,7 +337,8 @@ static int w_sync(void *ctx, const dt_sync_clock *clk, const dt_sync_event *ev, 
 		const int64_t f[] = { w->trace_id, v->seq,  v->phase,    v->func,        v->ts,
 				      v->comm,     v->dest, v->stag,     v->src,         v->rtag,
 				      v->root,     v->count, v->datatype, v->op,         (int64_t)v->req,
-				      (int64_t)v->obj, (int64_t)v->objseq, v->team, v->tnum };
+				      (int64_t)v->obj, (int64_t)v->objseq, v->team, v->tnum,
+				      v->csize };
 		for (int k = 0; k < (int)(sizeof f / sizeof *f); k++)
 			sqlite3_bind_int64(st, k + 1, f[k]);
 		if (step_done(w, st, e, "writing sync events"))
@@ -380,8 +381,9 @@ store_writer *store_writer_new(store *s, int64_t run_id, volatile sig_atomic_t *
 		      &e);
 	store_prepare(s,
 		      "INSERT INTO sync_events(trace_id, seq, phase, func, ts, comm, dest, stag, src,"
-		      " rtag, root, count, datatype, op, req, obj, objseq, team, tnum) VALUES(?1, ?2,"
-		      " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+		      " rtag, root, count, datatype, op, req, obj, objseq, team, tnum, csize) VALUES(?1,"
+		      " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,"
+		      " ?20)",
 		      &w->ins_sync, &e);
 	store_prepare(s,
 		      "INSERT OR REPLACE INTO sync_clocks(trace_id, clock, mono, real)"

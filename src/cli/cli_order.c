@@ -1,0 +1,292 @@
+/* cli_order.c: `difftrace order`, the sync events of a run merged into one order that agrees
+ * with the ordering rules (the causality filter of src/order/), and the independent check of a
+ * given order against the same rules. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "order/check.h"
+#include "order/filter.h"
+#include "order/rules.h"
+#include "order/write.h"
+#include "store/store_sync.h"
+#include "util/util.h"
+
+static const char order_help[] =
+	"usage: difftrace order [OPTIONS] RUN\n"
+	"\n"
+	"Merge the sync events of RUN (the MPI and OpenMP calls libdifftrace-sync.so recorded,\n"
+	"difftrace-sync(5)) into one order consistent across threads and processes: each event\n"
+	"is held back until the events the ordering rules say must come first were delivered\n"
+	"(a receive's completion after its matching send, a collective's exits after the\n"
+	"entries it needs, a lock's acquisition after the release before it; difftrace-rules(5)).\n"
+	"Events arrive by timestamp, each host's clock put on the wall clock from the readings\n"
+	"its record holds. Events that can never be delivered (a receive whose send never\n"
+	"happened, in a hung run) are left out and listed on stderr.\n"
+	"\n"
+	"  --policy P        minimal (an event goes out as soon as it is valid), concurrent\n"
+	"                    (events valid in one round form one step), or timestamp\n"
+	"                    (timestamps moved just enough to agree with the order); default:\n"
+	"                    the rule files' policy statement, else minimal\n"
+	"  --rules FILE      read the ordering rules from FILE instead of the shipped ones\n"
+	"  --format FMT      text (default), csv, json, or chrome (the Chrome trace event JSON\n"
+	"                    that Perfetto and chrome://tracing open: a row per trace, MPI\n"
+	"                    messages as arrows)\n"
+	"  --check[=FILE]    verify an order with the independent checker: without FILE the\n"
+	"                    order just computed (printed as well), with FILE an order in the\n"
+	"                    csv format of --format csv (its proc, thread, seq and, for the\n"
+	"                    timestamp policy, ts columns); exit status 1 when it breaks a rule\n"
+	"  -h, --help        this help\n";
+
+/* Host offsets that put every host's monotonic clock on the wall clock, relative to host 0's
+ * (so that the numbers stay those of the recording): real - mono of a trace of that host. */
+static int64_t *host_offsets(const dt_sync_event *ev, size_t n, const store_sync_clock *ck,
+			     size_t nck, size_t *nhost)
+{
+	size_t nh = 0;
+	for (size_t i = 0; i < n; i++)
+		if (ev[i].host >= 0 && (size_t)ev[i].host + 1 > nh)
+			nh = (size_t)ev[i].host + 1;
+	int64_t *off = xcalloc(nh ? nh : 1, sizeof *off);
+	unsigned char *known = xcalloc(nh ? nh : 1, 1);
+	for (size_t i = 0; i < n; i++) {
+		int32_t h = ev[i].host;
+		if (h < 0 || known[h])
+			continue;
+		for (size_t k = 0; k < nck; k++)
+			if (ck[k].proc == ev[i].proc && ck[k].thread == ev[i].thread &&
+			    ck[k].real_ns && ck[k].mono_ns) {
+				off[h] = ck[k].real_ns - ck[k].mono_ns;
+				known[h] = 1;
+				break;
+			}
+	}
+	int64_t base = known[0] ? off[0] : 0;
+	for (size_t h = 0; h < nh; h++)
+		off[h] = known[h] ? off[h] - base : 0;
+	free(known);
+	*nhost = nh;
+	return off;
+}
+
+static const int64_t *g_off; /* for the comparison below: qsort has no context argument */
+static const dt_sync_event *g_ev;
+
+static int64_t aligned(const dt_sync_event *v)
+{
+	return v->ts + (v->host >= 0 ? g_off[v->host] : 0);
+}
+
+/* Arrival order: by aligned timestamp; a thread's own events keep their order. */
+static int by_arrival(const void *a, const void *b)
+{
+	const dt_sync_event *x = &g_ev[*(const size_t *)a], *y = &g_ev[*(const size_t *)b];
+	if (x->proc == y->proc && x->thread == y->thread)
+		return x->seq < y->seq ? -1 : x->seq > y->seq;
+	int64_t tx = aligned(x), ty = aligned(y);
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	return x->thread < y->thread ? -1 : 1;
+}
+
+static int cmp_key(int32_t p, int32_t t, uint32_t q, const dt_sync_event *v)
+{
+	if (p != v->proc)
+		return p < v->proc ? -1 : 1;
+	if (t != v->thread)
+		return t < v->thread ? -1 : 1;
+	return q < v->seq ? -1 : q > v->seq;
+}
+
+/* Reads an order in the csv format of --format csv: each row names an event by its proc,
+ * thread and seq (ev is in store order: sorted by them). */
+static int read_order(const char *path, const dt_sync_event *ev, size_t n, uint64_t **order,
+		      int64_t **ts, size_t *norder, dt_err *e)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return dt_err_at(e, path, -1, "cannot open: %s", strerror(errno));
+	char *line = NULL;
+	size_t cap = 0, lineno = 0, ocap = 0;
+	ssize_t len;
+	*order = NULL;
+	*ts = NULL;
+	*norder = 0;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		if (lineno == 1 && !strncmp(line, "index,", 6))
+			continue;
+		if (len <= 1)
+			continue;
+		uint64_t idx, step;
+		int64_t t, adj;
+		int32_t p, th;
+		uint32_t q;
+		if (sscanf(line, "%" SCNu64 ",%" SCNu64 ",%" SCNd64 ",%" SCNd64 ",%" SCNd32 ",%" SCNd32
+			   ",%" SCNu32 ",", &idx, &step, &t, &adj, &p, &th, &q) != 7) {
+			dt_err_at(e, path, -1, "line %zu: not a row of 'difftrace order --format csv'",
+				  lineno);
+			goto fail;
+		}
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (cmp_key(p, th, q, &ev[mid]) > 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == n || cmp_key(p, th, q, &ev[lo])) {
+			dt_err_at(e, path, -1, "line %zu: the run has no sync event %" PRId32 ".%" PRId32
+				  " #%" PRIu32, lineno, p, th, q);
+			goto fail;
+		}
+		GROW(*order, ocap, *norder + 1);
+		*ts = xrealloc(*ts, ocap * sizeof **ts);
+		(*order)[*norder] = lo;
+		(*ts)[(*norder)++] = t;
+	}
+	free(line);
+	fclose(f);
+	return 0;
+fail:
+	free(line);
+	fclose(f);
+	free(*order);
+	free(*ts);
+	*order = NULL;
+	*ts = NULL;
+	return -1;
+}
+
+int cmd_order(cli *c, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "policy", required_argument, NULL, 'p' }, { "rules", required_argument, NULL, 'r' },
+		{ "format", required_argument, NULL, 'f' }, { "check", optional_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+	};
+	int o, r, fmt = ORD_FMT_TEXT, policy = -1, check = 0;
+	const char *rules_file = NULL, *check_file = NULL;
+	while ((r = cli_getopt(argc, argv, ":h", lo, &o, "order", order_help)) == 0 && o != -1) {
+		if (o == 'p' && (policy = ord_policy_parse(optarg)) < 0)
+			return cli_usage("order", "unknown policy '%s' (minimal, concurrent, timestamp)",
+					 optarg);
+		if (o == 'f' && (fmt = ord_format_parse(optarg)) < 0)
+			return cli_usage("order", "unknown format '%s' (text, csv, json, chrome)",
+					 optarg);
+		if (o == 'r')
+			rules_file = optarg;
+		if (o == 'c') {
+			check = 1;
+			check_file = optarg;
+		}
+	}
+	if (r)
+		return r == 1 ? 0 : r;
+	if (argc - optind != 1)
+		return cli_usage("order", "needs one RUN");
+
+	dt_err e;
+	dt_err_clear(&e);
+	store *s = NULL;
+	store_run run = { 0 };
+	dt_sync_event *ev = NULL, *arr = NULL;
+	store_sync_clock *ck = NULL;
+	size_t n = 0, nck = 0, nitems = 0, norder = 0, nhost = 0;
+	int64_t *off = NULL, *ots = NULL;
+	ord_item *items = NULL;
+	uint64_t *order = NULL;
+	size_t *idx = NULL;
+	char *held = NULL;
+	int status = 0;
+	ord_rules *rules = ord_rules_new();
+	if (rules_file ? ord_rules_load_file(rules, rules_file, &e) : ord_rules_load_default(rules, &e))
+		goto fail;
+	if (cli_open_run(c, argv[optind], &s, &run, &e) ||
+	    store_sync_list(s, run.id, &ev, &n, &e) || store_sync_clocks(s, run.id, &ck, &nck, &e))
+		goto fail;
+	if (!n) {
+		dt_err_at(&e, NULL, -1,
+			  "run '%s' has no sync events: record it with difftrace-record (without "
+			  "--no-sync)", run.name);
+		goto fail;
+	}
+	size_t nnames;
+	const char *const *names = store_func_names(s, &nnames);
+	if (ord_rules_bind(rules, names, (uint32_t)nnames, &e))
+		goto fail;
+	if (policy < 0)
+		policy = rules->policy;
+
+	if (check_file) {
+		if (read_order(check_file, ev, n, &order, &ots, &norder, &e))
+			goto fail;
+		if (ord_check(rules, ev, n, order, norder, policy == ORD_TIMESTAMP ? ots : NULL, &e))
+			goto fail;
+		printf("%s: a valid order of %zu of the %zu sync events of run '%s' (policy %s)\n",
+		       check_file, norder, n, run.name, ord_policy_name(policy));
+		goto out;
+	}
+
+	off = host_offsets(ev, n, ck, nck, &nhost);
+	idx = xmalloc(n * sizeof *idx);
+	for (size_t i = 0; i < n; i++)
+		idx[i] = i;
+	g_off = off;
+	g_ev = ev;
+	qsort(idx, n, sizeof *idx, by_arrival);
+	arr = xmalloc(n * sizeof *arr);
+	for (size_t i = 0; i < n; i++)
+		arr[i] = ev[idx[i]];
+	ord_filter_opts fo = { policy, off, nhost, 0 };
+	if (ord_order(rules, &fo, arr, n, &items, &nitems, &held, &e))
+		goto fail;
+	if (ord_write(stdout, fmt, arr, items, nitems, names, (uint32_t)nnames, &e))
+		goto fail;
+	if (held) {
+		fprintf(stderr, "difftrace: %zu of the %zu sync events of run '%s' can never be "
+			"delivered (the run stopped before what they wait for):\n%s",
+			n - nitems, n, run.name, held);
+		if (held[0] && held[strlen(held) - 1] != '\n')
+			fputc('\n', stderr);
+	}
+	if (check) {
+		order = xmalloc((nitems ? nitems : 1) * sizeof *order);
+		ots = xmalloc((nitems ? nitems : 1) * sizeof *ots);
+		for (size_t i = 0; i < nitems; i++) {
+			order[i] = items[i].id;
+			ots[i] = items[i].ts;
+		}
+		if (ord_check(rules, arr, n, order, nitems, policy == ORD_TIMESTAMP ? ots : NULL,
+			      &e))
+			goto fail;
+		fprintf(stderr, "difftrace: the order of %zu events passes the checker (policy %s)\n",
+			nitems, ord_policy_name(policy));
+	}
+	goto out;
+fail:
+	status = cli_fail(&e);
+out:
+	free(held);
+	free(items);
+	free(order);
+	free(ots);
+	free(idx);
+	free(arr);
+	free(off);
+	free(ck);
+	free(ev);
+	ord_rules_free(rules);
+	if (s) {
+		store_run_free(&run);
+		store_close(s);
+	}
+	return status;
+}
