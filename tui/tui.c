@@ -583,7 +583,8 @@ static void keep_cursor_visible(tui *t, view *v)
 		v->top = v->cur - (size_t)rows + 1;
 }
 
-static void draw(tui *t)
+/* The whole screen into curses' buffer, without sending it to the terminal. */
+static void draw_noref(tui *t)
 {
 	getmaxyx(stdscr, t->rows, t->cols);
 	erase();
@@ -592,7 +593,6 @@ static void draw(tui *t)
 		return;
 	if (t->rows < 6 || t->cols < 30) {
 		mvaddstr(0, 0, "terminal too small");
-		refresh();
 		return;
 	}
 	keep_cursor_visible(t, v);
@@ -643,6 +643,11 @@ static void draw(tui *t)
 	else
 		out_text(o, ST_DIM, "q:Back  Enter:Open  /:Search  ::Command  w:Write  ?:Help  Q:Quit");
 	draw_out(t, o, t->rows - 1, 0, t->cols, A_NORMAL);
+}
+
+static void draw(tui *t)
+{
+	draw_noref(t);
 	refresh();
 }
 
@@ -661,6 +666,8 @@ static const struct {
 };
 
 #define TUI_KEY_WAIT (-2)
+/* No key came within the input timeout while a prompt is open. */
+#define TUI_KEY_TICK (-3)
 
 /* The next key of the script; ERR at its end. */
 static int script_key(tui *t)
@@ -787,6 +794,8 @@ static int next_key(tui *t)
 		poll_job(t);
 		if (k != ERR)
 			return k;
+		if (t->in_prompt)
+			return TUI_KEY_TICK; /* the prompt redraws the screen with itself on it */
 		draw(t); /* the progress bar moves while no key comes */
 	}
 }
@@ -804,8 +813,14 @@ char *tui_prompt_check(tui *t, const char *prompt, const char *initial,
 	size_t n = strlen(buf);
 	curs_set(1);
 	t->in_prompt = 1;
-	for (;;) {
+	for (int redraw = 0;;) {
 		tui_out *o = &t->line;
+		if (redraw) {
+			/* the screen under the prompt (the progress bar moves, a resize), then the
+			 * prompt again over it before anything reaches the terminal */
+			draw_noref(t);
+			redraw = 0;
+		}
 		if (check) {
 			/* what the text would do, on the status row, before every key */
 			out_reset(o);
@@ -822,6 +837,10 @@ char *tui_prompt_check(tui *t, const char *prompt, const char *initial,
 		move(t->rows - 1, pc - skip < t->cols ? pc - skip : t->cols - 1);
 		refresh();
 		int k = next_key(t);
+		if (k == TUI_KEY_TICK || k == KEY_RESIZE) {
+			redraw = 1;
+			continue;
+		}
 		if (k == ERR || k == 27 || k == 7 /* C-g */) {
 			curs_set(0);
 			t->in_prompt = 0;
