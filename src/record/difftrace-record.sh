@@ -233,7 +233,12 @@ if [ "$verbose" = 0 ]; then
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/difftrace-record.XXXXXX") || die "cannot make a temporary directory"
 	trap 'rm -rf "$tmp"' EXIT
 	mkfifo "$tmp/out" || die "cannot make a fifo in $tmp"
-	grep --line-buffered -v '^uftrace: install signal handlers to task [0-9]*$' < "$tmp/out" &
+	# the filter ignores the launcher's signals: it must outlive the program, which is
+	# flushing its trace when stopped, and would die of SIGPIPE writing to a dead filter
+	(
+		trap '' TERM INT HUP
+		exec grep --line-buffered -v '^uftrace: install signal handlers to task [0-9]*$'
+	) < "$tmp/out" &
 	filt=$!
 	exec 3>&1 > "$tmp/out"
 fi
