@@ -30,7 +30,7 @@ wait_for 'normal  *4  *218'
 tm send-keys -t ui j Enter
 wait_for 'classes of traces with identical attribute sets'
 grep -q 'difftrace: classes of faulty' "$T/screen" || fail "not the classes of faulty"
-tm send-keys -t ui '?'
+tm send-keys -t ui F1
 wait_for 'Keys of the classes view'
 tm send-keys -t ui q
 wait_for 'clusters (ward linkage'
@@ -59,6 +59,21 @@ want='write this view to: difftrace-runs.txt' prompt_stays w
 tm send-keys -t ui : filters Enter
 wait_for 'difftrace: filter families'
 want='custom pattern (PCRE2): MPI_Se' prompt_stays c M P I _ S e
+tm send-keys -t ui q
+wait_for 'difftrace: runs in'
+# marks with a pause between the keys (past the input timeout): m a, elsewhere, ' a
+tm send-keys -t ui t
+wait_for 'difftrace: all traces of'
+tm send-keys -t ui j j m
+wait_for 'mark: type a letter'
+sleep 0.5
+tm send-keys -t ui a
+wait_for 'mark a set on line 3'
+tm send-keys -t ui G "'"
+sleep 0.5
+tm send-keys -t ui a
+wait_for 'mark a: line 3'
+grep -q '^> 1\.0 ' "$T/screen" || { cat "$T/screen" >&2; fail "' a did not go back to the mark"; }
 tm send-keys -t ui q
 wait_for 'difftrace: runs in'
 # Q quits; the shell after it says how the program ended

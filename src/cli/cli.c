@@ -238,3 +238,24 @@ int main(int argc, char **argv)
 	fprintf(stderr, "difftrace: '%s' is not a command (see 'difftrace --help')\n", argv[i]);
 	return 2;
 }
+
+int cli_parse_color(const char *s, int *when)
+{
+	if (!s || !strcmp(s, "auto"))
+		*when = -1;
+	else if (!strcmp(s, "always"))
+		*when = 1;
+	else if (!strcmp(s, "never"))
+		*when = 0;
+	else
+		return -1;
+	return 0;
+}
+
+int cli_use_color(int when)
+{
+	if (when >= 0)
+		return when;
+	const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
+	return isatty(STDOUT_FILENO) && !(nc && *nc) && !(term && !strcmp(term, "dumb"));
+}

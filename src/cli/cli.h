@@ -37,6 +37,12 @@ void cli_json_str(const char *s);
 /* Writes s as a CSV field to stdout. */
 void cli_csv_str(const char *s);
 
+/* --color[=WHEN]: NULL or "auto" -1, "always" 1, "never" 0; -1 on anything else. */
+int cli_parse_color(const char *s, int *when);
+/* Whether to colour stdout: when -1 (auto), at a terminal unless NO_COLOR is set (to anything
+ * but "") or TERM is dumb. */
+int cli_use_color(int when);
+
 enum { OUT_TEXT, OUT_CSV, OUT_JSON };
 /* Parses --format text|csv|json; -1 when unknown. */
 int cli_out_format(const char *s);
