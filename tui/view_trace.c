@@ -273,6 +273,24 @@ static void set_lines(view *v)
 		v->nlines = d->table ? d->nused : d->t.n;
 }
 
+/* Traces longer than this are not searched for a better K when the view opens: each K tried is
+ * one more compression, and the view must open at once. */
+#define SUGGEST_MAX_EVENTS 65536
+
+/* When K folds nothing but a larger K would, the message line says which. */
+static void suggest_k(tui *t, const struct trace *d)
+{
+	size_t body;
+	dt_err e;
+	dt_err_clear(&e);
+	unsigned kk = d->loops ? nlr_suggest_k(d->loops, d->v, d->n, (unsigned)d->r->meta.k,
+					       NLR_KMAX, SUGGEST_MAX_EVENTS, &body, &e)
+			       : 0;
+	if (kk)
+		tui_msg(t, ST_WARN, "K %d folds nothing; :K %u folds a loop of %zu calls", d->r->meta.k,
+			kk, body);
+}
+
 static int trace_open(tui *t, view *v)
 {
 	struct trace *d = v->data;
@@ -298,6 +316,7 @@ static int trace_open(tui *t, view *v)
 		snprintf(v->title, sizeof v->title,
 			 "difftrace: trace %d.%d of %s, nested loops (filter %s, K %d)", d->p, d->thr,
 			 d->run, d->r->filter_alias, d->r->meta.k);
+		suggest_k(t, d);
 	}
 	set_lines(v);
 	return 0;

@@ -20,6 +20,7 @@ static const char nlr_help[] =
 	"\n"
 	"Trace P.T of RUN after the filter, compressed into nested loops: one line per entry, a\n"
 	"loop as (e1 - e2 - ...)^count with nested loops as L<id>^<count>, then the loop table.\n"
+	"When K folds nothing but a larger K (up to 32) would, a comment line says which.\n"
 	"\n"
 	"  -h, --help            this help\n"
 	"\n";
@@ -136,6 +137,10 @@ static int trace_entries(store *s, const an_result *r, int p, int t, const char 
 	return store_analysis_get_trace(s, r->meta.id, obj, NULL, NULL, v, n, NULL, NULL, e);
 }
 
+/* Traces longer than this (after the filter) are not searched for a better K: each K tried is
+ * one more compression. */
+#define SUGGEST_MAX_EVENTS ((size_t)1 << 20)
+
 int cmd_nlr(cli *c, int argc, char **argv)
 {
 	static const struct option own[] = { { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
@@ -172,6 +177,13 @@ int cmd_nlr(cli *c, int argc, char **argv)
 	       argv[optind], p, t, res.filter_alias, res.meta.k,
 	       cli_count(res.traces[obj].nevents, x, sizeof x),
 	       cli_count(res.nfiltered[obj], y, sizeof y), n, n == 1 ? "y" : "ies");
+	size_t body;
+	unsigned kk = nlr_suggest_k(loops, v, n, (unsigned)res.meta.k, NLR_KMAX, SUGGEST_MAX_EVENTS,
+				    &body, &e);
+	if (kk)
+		printf("# K %d folds nothing here, but the trace repeats a body of %zu calls: try "
+		       "difftrace nlr -K %u %s %d.%d\n",
+		       res.meta.k, body, kk, argv[optind], p, t);
 	if (nlr_render(stdout, loops, v, n, fname, s, &e))
 		goto out;
 	printf("\n# loops\n");
@@ -411,6 +423,18 @@ int cmd_diff(cli *c, int argc, char **argv)
 	}
 	if (!(loops = store_loops(s, &e)) || diff_nlr(v[0], n[0], v[1], n[1], NULL, &ds, &e))
 		goto out;
+	for (int i = 0; i < 2; i++) {
+		size_t body;
+		dt_err ign;
+		dt_err_clear(&ign);
+		unsigned kk = nlr_suggest_k(loops, v[i], n[i], (unsigned)res[i].meta.k, NLR_KMAX,
+					    SUGGEST_MAX_EVENTS, &body, &ign);
+		if (kk)
+			fprintf(stderr,
+				"difftrace diff: K %d folds nothing in %s %d.%d, but it repeats a body "
+				"of %zu calls: -K %u folds it\n",
+				res[i].meta.k, run[i], p[i], t[i], body, kk);
+	}
 	char la[128], lb[128];
 	snprintf(la, sizeof la, "%s %d.%d", run[0], p[0], t[0]);
 	snprintf(lb, sizeof lb, "%s %d.%d", run[1], p[1], t[1]);
