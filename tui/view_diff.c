@@ -634,6 +634,15 @@ static void jump(tui *t, view *v, int dir)
 	}
 }
 
+static int body_fn(void *ctx, uint32_t id, const nlr_entry **body, size_t *n)
+{
+	const struct diff *d = ctx;
+	if (!d->loops || id >= nlr_table_count(d->loops))
+		return -1;
+	*body = nlr_table_body(d->loops, id, n);
+	return 0;
+}
+
 static void toggle(tui *t, view *v, size_t i)
 {
 	struct diff *d = v->data;
@@ -657,6 +666,16 @@ static void toggle(tui *t, view *v, size_t i)
 	}
 	d->exp[l->row] = !d->exp[l->row];
 	relayout(d, v);
+	/* a loop against a different loop: where their calls part */
+	const diff_row *r = &d->rows[l->row];
+	diff_part dp;
+	if (d->exp[l->row] && r->kind == DIFF_ROW_REPLACE && nlr_is_loop(d->v[0][r->a]) &&
+	    nlr_is_loop(d->v[1][r->b]) &&
+	    !diff_loop_part(body_fn, d, d->v[0][r->a], d->v[1][r->b], &dp)) {
+		char note[256];
+		diff_part_text(&dp, d->v[0][r->a], d->v[1][r->b], note, sizeof note);
+		tui_msg(t, ST_DIM, "%s", note);
+	}
 }
 
 static const char *side_name(const struct diff *d, int s, char *buf, size_t n)

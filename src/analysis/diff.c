@@ -598,6 +598,76 @@ static char line_marker(int kind, size_t i, size_t la, size_t lb)
 	return i < la ? '<' : '>';
 }
 
+/* The entries of loop x's body, nested bodies too, with their depths (1 under the loop). */
+typedef struct flat {
+	nlr_entry *e;
+	int *depth;
+	size_t n, cap, capd;
+} flat;
+
+static int flatten(const diff_render_opts *o, nlr_entry x, int depth, flat *f, dt_err *e)
+{
+	const nlr_entry *body;
+	size_t n;
+	if (depth > DIFF_MAX_DEPTH)
+		return dt_errf(e, DT_EDATA, "loop L%u: loops nested over %d deep (a loop table cycle?)",
+			       (unsigned)nlr_loop_id(x), DIFF_MAX_DEPTH);
+	if (o->loop_body(o->ctx, nlr_loop_id(x), &body, &n))
+		return dt_errf(e, DT_EDATA, "loop L%u: not in the loop table", (unsigned)nlr_loop_id(x));
+	for (size_t i = 0; i < n; i++) {
+		GROW(f->e, f->cap, f->n + 1);
+		GROW(f->depth, f->capd, f->n + 1);
+		f->e[f->n] = body[i];
+		f->depth[f->n++] = depth;
+		if (nlr_is_loop(body[i]) && flatten(o, body[i], depth + 1, f, e))
+			return -1;
+	}
+	return 0;
+}
+
+/* Two different loops paired on a row, expanded: the row, then their bodies aligned by the same
+ * diff as the traces (not zipped by position), so that the calls one body lacks show as such. */
+static int side_loops(FILE *f, const diff_render_opts *o, nlr_entry x, nlr_entry y, size_t lw,
+		      size_t rw, dt_err *e)
+{
+	if (!o->loop_body)
+		return dt_errf(e, DT_EUSAGE, "expanding loops needs the loop table");
+	flat fa = { 0 }, fb = { 0 };
+	diff_script bs = { 0 };
+	diff_row *br = NULL;
+	size_t nbr = 0;
+	int rc = -1;
+	char *l = entry_text(o, x, 0), *r = entry_text(o, y, 0);
+	side_line(f, o, l, '|', r, lw, rw);
+	free(l);
+	free(r);
+	if (flatten(o, x, 1, &fa, e) || flatten(o, y, 1, &fb, e) ||
+	    diff_nlr(fa.e, fa.n, fb.e, fb.n, NULL, &bs, e))
+		goto out;
+	diff_rows(&bs, &br, &nbr, NULL);
+	for (size_t k = 0; k < nbr; k++) {
+		const diff_row *row = &br[k];
+		int ha = row->kind != DIFF_ROW_RIGHT, hb = row->kind != DIFF_ROW_LEFT;
+		char mark = diff_row_marker(row->kind);
+		if (row->kind == DIFF_ROW_SAME && fa.depth[row->a] != fb.depth[row->b])
+			mark = '|'; /* the same call at another nesting */
+		l = ha ? entry_text(o, fa.e[row->a], fa.depth[row->a]) : xstrdup("");
+		r = hb ? entry_text(o, fb.e[row->b], fb.depth[row->b]) : xstrdup("");
+		side_line(f, o, l, mark, r, lw, rw);
+		free(l);
+		free(r);
+	}
+	rc = 0;
+out:
+	free(br);
+	diff_script_free(&bs);
+	free(fa.e);
+	free(fa.depth);
+	free(fb.e);
+	free(fb.depth);
+	return rc;
+}
+
 int diff_render_side(FILE *f, const nlr_entry *a, const nlr_entry *b, const diff_script *s,
 		     const diff_render_opts *o, dt_err *e)
 {
@@ -633,14 +703,31 @@ int diff_render_side(FILE *f, const nlr_entry *a, const nlr_entry *b, const diff
 			i = j - 1;
 			continue;
 		}
-		if (row_lines(o, a, b, &r[i], &l1, &l2, e)) {
-			rc = -1;
-			break;
+		int loops2 = r[i].kind == DIFF_ROW_REPLACE && nlr_is_loop(a[r[i].a]) &&
+			     nlr_is_loop(b[r[i].b]);
+		if (loops2 && o->expand) {
+			if (side_loops(f, o, a[r[i].a], b[r[i].b], lw, rw, e)) {
+				rc = -1;
+				break;
+			}
+		} else {
+			if (row_lines(o, a, b, &r[i], &l1, &l2, e)) {
+				rc = -1;
+				break;
+			}
+			size_t m = l1.n > l2.n ? l1.n : l2.n;
+			for (size_t k = 0; k < m; k++)
+				side_line(f, o, k < l1.n ? l1.s[k] : "",
+					  line_marker(r[i].kind, k, l1.n, l2.n), k < l2.n ? l2.s[k] : "",
+					  lw, rw);
 		}
-		size_t m = l1.n > l2.n ? l1.n : l2.n;
-		for (size_t k = 0; k < m; k++)
-			side_line(f, o, k < l1.n ? l1.s[k] : "", line_marker(r[i].kind, k, l1.n, l2.n),
-				  k < l2.n ? l2.s[k] : "", lw, rw);
+		diff_part dp;
+		if (loops2 && !diff_loop_part(o->loop_body, o->ctx, a[r[i].a], b[r[i].b], &dp)) {
+			/* a note under the pair, across both columns, never cut */
+			char note[256];
+			diff_part_text(&dp, a[r[i].a], b[r[i].b], note, sizeof note);
+			fprintf(f, "    (%s)\n", note);
+		}
 	}
 	lines_free(&l1);
 	lines_free(&l2);
@@ -1013,4 +1100,89 @@ int diff_elide(const char *s, size_t first, size_t w, size_t *head, size_t *tail
 	*head = h;
 	*tail = t;
 	return 1;
+}
+
+/* ---- a loop against a different loop ------------------------------------------------------ */
+
+typedef struct calls {
+	uint32_t *v;
+	size_t n, cap;
+} calls;
+
+/* Appends the calls entry x makes, count times for a loop; -1 past DIFF_PART_MAX or deeper
+ * than DIFF_MAX_DEPTH or on an unknown body. */
+static int unroll(diff_body_fn body, void *ctx, nlr_entry x, uint32_t times, calls *c, int depth)
+{
+	if (!nlr_is_loop(x)) {
+		if (c->n >= DIFF_PART_MAX)
+			return -1;
+		GROW(c->v, c->cap, c->n + 1);
+		c->v[c->n++] = x.sym;
+		return 0;
+	}
+	const nlr_entry *b;
+	size_t bn;
+	if (depth >= DIFF_MAX_DEPTH || body(ctx, nlr_loop_id(x), &b, &bn))
+		return -1;
+	for (uint32_t k = 0; k < times; k++)
+		for (size_t i = 0; i < bn; i++)
+			if (unroll(body, ctx, b[i], b[i].count, c, depth + 1))
+				return -1;
+	return 0;
+}
+
+int diff_loop_part(diff_body_fn body, void *ctx, nlr_entry a, nlr_entry b, diff_part *p)
+{
+	memset(p, 0, sizeof *p);
+	if (!body || !nlr_is_loop(a) || !nlr_is_loop(b))
+		return -1;
+	calls ca = { 0 }, cb = { 0 }, ia = { 0 }, ib = { 0 };
+	int r = -1;
+	/* one iteration of each, then the whole loops */
+	if (unroll(body, ctx, a, 1, &ia, 0) || unroll(body, ctx, b, 1, &ib, 0) || !ia.n || !ib.n ||
+	    unroll(body, ctx, a, a.count, &ca, 0) || unroll(body, ctx, b, b.count, &cb, 0))
+		goto out;
+	size_t d = 0;
+	while (d < ca.n && d < cb.n && ca.v[d] == cb.v[d])
+		d++;
+	p->agree = d;
+	p->same = d == ca.n && d == cb.n;
+	p->end_a = d == ca.n && !p->same;
+	p->end_b = d == cb.n && !p->same;
+	p->iter_a = d / ia.n + 1;
+	p->call_a = d % ia.n + 1;
+	p->iter_b = d / ib.n + 1;
+	p->call_b = d % ib.n + 1;
+	r = 0;
+out:
+	free(ca.v);
+	free(cb.v);
+	free(ia.v);
+	free(ib.v);
+	return r;
+}
+
+void diff_part_text(const diff_part *p, nlr_entry a, nlr_entry b, char *buf, size_t n)
+{
+	unsigned la = nlr_loop_id(a), lb = nlr_loop_id(b);
+	char h[96];
+	snprintf(h, sizeof h, "L%u^%u and L%u^%u", la, (unsigned)a.count, lb, (unsigned)b.count);
+	if (p->same) {
+		snprintf(buf, n, "%s make the same %zu calls, folded differently", h, p->agree);
+		return;
+	}
+	if (p->end_a || p->end_b) {
+		snprintf(buf, n, "%s make the same %zu calls, then L%u ends and L%u goes on (its "
+				 "iteration %zu)",
+			 h, p->agree, p->end_a ? la : lb, p->end_a ? lb : la,
+			 p->end_a ? p->iter_b : p->iter_a);
+		return;
+	}
+	if (!p->agree) {
+		snprintf(buf, n, "%s differ from their first call", h);
+		return;
+	}
+	snprintf(buf, n, "%s make the same %zu calls, then part in iteration %zu of L%u (call %zu) and "
+			 "%zu of L%u (call %zu)",
+		 h, p->agree, p->iter_a, la, p->call_a, p->iter_b, lb, p->call_b);
 }

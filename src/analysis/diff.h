@@ -140,6 +140,28 @@ int diff_render_unified(FILE *f, const nlr_entry *a, const nlr_entry *b, const d
 int diff_render_dot(FILE *f, const nlr_entry *a, const nlr_entry *b, const diff_script *s,
 		    const diff_render_opts *o, dt_err *e);
 
+/* ---- a loop against a different loop --------------------------------------------------------- */
+
+/* Where two loops that NLR folded differently (L0^8 against L12^5) part: both unrolled into the
+ * calls they make, compared call by call. */
+typedef struct diff_part {
+	int same;              /* the same calls in the same order: folded differently, no more */
+	size_t agree;          /* calls made alike before they part */
+	size_t iter_a, iter_b; /* the iteration of each loop where they part, from 1 */
+	size_t call_a, call_b; /* the call within that iteration, from 1 */
+	int end_a, end_b;      /* the loop has ended there (the other goes on) */
+} diff_part;
+
+/* Calls of either loop unrolled beyond this are not compared (-1). */
+#define DIFF_PART_MAX ((size_t)1 << 20)
+
+/* Compares loops a and b through body; 0 and *p, or -1 when a body is unknown, the nesting is
+ * too deep or a loop makes more than DIFF_PART_MAX calls. */
+int diff_loop_part(diff_body_fn body, void *ctx, nlr_entry a, nlr_entry b, diff_part *p);
+/* The sentence for p: "L0^8 and L12^5 make the same calls for 3 iterations of L0 (2 of L12),
+ * then part in iteration 4 of L0 (3 of L12), call 2". */
+void diff_part_text(const diff_part *p, nlr_entry a, nlr_entry b, char *buf, size_t n);
+
 /* ---- the differing part of a changed pair (word diff) -------------------------------------- */
 
 /* Marks the bytes of a and b outside a longest common subsequence of their words, as
