@@ -29,6 +29,7 @@ static const char usage[] =
 	"  nlr      one trace compressed into nested loops\n"
 	"  rank     the traces whose similarity changed most between a normal and a faulty run\n"
 	"  diff     two traces side by side (diffNLR)\n"
+	"  report   calls, total and self time per function of two runs, and their change\n"
 	"  tui      browse all of it in a terminal interface (also plain 'difftrace')\n"
 	"\n"
 	"Options:\n"
@@ -46,6 +47,7 @@ static const struct verb {
 	{ "show", cmd_show },     { "rm", cmd_rm },           { "analyze", cmd_analyze },
 	{ "classes", cmd_classes }, { "jsm", cmd_jsm },       { "lattice", cmd_lattice },
 	{ "filters", cmd_filters }, { "nlr", cmd_nlr },   { "tui", cmd_tui },       { "rank", cmd_rank },       { "diff", cmd_diff },
+	{ "report", cmd_report },
 };
 
 int cli_fail(const dt_err *e)

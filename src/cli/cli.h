@@ -60,6 +60,7 @@ int cmd_lattice(cli *c, int argc, char **argv);
 int cmd_nlr(cli *c, int argc, char **argv);
 int cmd_rank(cli *c, int argc, char **argv);
 int cmd_diff(cli *c, int argc, char **argv);
+int cmd_report(cli *c, int argc, char **argv);
 int cmd_tui(cli *c, int argc, char **argv);
 
 #define CLI_HELP_DONE (-100)
