@@ -1,6 +1,7 @@
 #!/bin/sh
 # difftrace report: per function, calls, total and self time of two runs and their change, as
-# uftrace report --diff; on the bundled uftrace example (timestamps) and on text runs (none).
+# uftrace report --diff; on the bundled uftrace example (timestamps) and on text runs (none);
+# and the report view of two traces.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 expect_status 0 "$DT" import -q --run normal "$abs_top_srcdir/examples/traces/normal"
@@ -25,6 +26,18 @@ expect_status 0 "$DT" report --normal normal --faulty faulty --trace 1.1 --top 2
 [ "$(wc -l < "$T/out")" -eq 4 ] || fail "--top 2: $(cat "$T/out")"
 grep -q '(trace 1.1)' "$T/out" || fail "--trace: $(head -1 "$T/out")"
 sed -n 3p "$T/out" | grep -q ' -3 .*GOMP_critical_\(start\|end\)$' || fail "--sort calls: $(cat "$T/out")"
+
+# the same as a view: R in the diff view, or :report, for one trace of each run
+printf '%s\n' : '"diff normal:1.1 faulty:1.1"' Enter wait R > "$T/keys"
+expect_status 0 "$DT" tui --script "$T/keys" --dump "$T/screen" --size 24x120
+grep -q '^difftrace: report normal 1.1 | faulty 1.1: per function, largest change of total time first' "$T/screen" ||
+	{ cat "$T/screen" >&2; fail "R does not open the report"; }
+grep -q '^   N CALLS  F CALLS    DIFF     N TOTAL     F TOTAL        DIFF      N SELF      F SELF        DIFF  FUNCTION$' "$T/screen" ||
+	{ cat "$T/screen" >&2; fail "report view header"; }
+grep -q '^  *3  *0  *-3 .* GOMP_critical_end$' "$T/screen" || { cat "$T/screen" >&2; fail "report view lines"; }
+printf '%s\n' : '"report normal:1.1 faulty:1.1"' Enter s s > "$T/keys"
+expect_status 0 "$DT" tui --script "$T/keys" --dump "$T/screen" --size 24x120
+grep -q 'largest change of calls first' "$T/screen" || { cat "$T/screen" >&2; fail "s does not sort"; }
 
 # text runs have no timestamps: calls only, times as '-'
 mkdir -p "$T/a" "$T/b"

@@ -1153,6 +1153,14 @@ static void command(tui *t, const char *line)
 			tui_msg(t, ST_WARN, "usage: :diff RUN:P.T RUN:P.T");
 		else
 			view_diff_open(t, ra, pa, ta, rb, pb, tb);
+	} else if (!strcmp(w[0], "report") && n == 3) {
+		char ra[256], rb[256];
+		int pa, ta, pb, tb;
+		if (parse_trace(w[1], ra, sizeof ra, &pa, &ta) ||
+		    parse_trace(w[2], rb, sizeof rb, &pb, &tb))
+			tui_msg(t, ST_WARN, "usage: :report RUN:P.T RUN:P.T");
+		else
+			view_report_open(t, ra, pa, ta, rb, pb, tb);
 	} else if (!strcmp(w[0], "filters")) {
 		view_filters_open(t);
 	} else if (!strcmp(w[0], "filter") && n == 2) {
@@ -1186,7 +1194,7 @@ static void command(tui *t, const char *line)
 	} else {
 		tui_msg(t, ST_WARN,
 			"unknown command ':%s' (runs, classes RUN, trace RUN P.T, lattice RUN, jsm RUN [delta], "
-			"rank NORMAL FAULTY, diff RUN:P.T RUN:P.T, filters, filter SPEC, attrs MODE, "
+			"rank NORMAL FAULTY, diff RUN:P.T RUN:P.T, report RUN:P.T RUN:P.T, filters, filter SPEC, attrs MODE, "
 			"K N, w FILE, dump FILE, q)",
 			line);
 	}

@@ -165,6 +165,7 @@ int view_trace_open(tui *t, const char *run, int p, int thr);
 int view_lattice_open(tui *t, const char *run);
 int view_rank_open(tui *t, const char *normal, const char *faulty);
 int view_diff_open(tui *t, const char *run_a, int pa, int ta, const char *run_b, int pb, int tb);
+int view_report_open(tui *t, const char *run_a, int pa, int ta, const char *run_b, int pb, int tb);
 int view_jsm_open(tui *t, const char *run, int delta);
 int view_filters_open(tui *t);
 
