@@ -88,6 +88,18 @@ has '^  CLASS   SIZE  TRACES'
 XDG_CONFIG_HOME="$T/cfg" SIZE=24x200 ui : '"filters"' Enter
 has "saved in $T/cfg/difftrace/filters/custom-tui.filter"
 
+# U in the trace view runs uftrace tui on the trace's own recording ($UFTRACE stands in for it)
+printf '#!/bin/sh\necho "$@" > "%s/uf-args"\n' "$T" > "$T/fakeuf"
+chmod +x "$T/fakeuf"
+UFTRACE="$T/fakeuf" ui : '"trace normal 1.1"' Enter wait U
+grep -q "^tui -d $abs_top_srcdir/examples/traces/normal/rank-1 --tid [0-9][0-9]*\$" "$T/uf-args" ||
+	fail "uftrace tui arguments: $(cat "$T/uf-args" 2>&1)"
+has 'uftrace tui -d .*/rank-1 --tid [0-9]* ended'
+expect_status 0 "$DT" import -q --run small "$DATA/text/small"
+UFTRACE="$T/fakeuf" ui : '"trace small 0.0"' Enter wait U
+has 'run small was not recorded with uftrace'
+expect_status 0 "$DT" rm small
+
 # w writes the view as text
 ui w C-u "\"$T/runs.txt\"" Enter
 grep -q '^  RUN  *TRACES' "$T/runs.txt" || fail "w wrote: $(cat "$T/runs.txt")"

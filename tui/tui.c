@@ -19,10 +19,13 @@
 #include <pcre2.h>
 #include <pthread.h>
 #include <signal.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #include <wchar.h>
 
 #include "tui.h"
@@ -208,6 +211,44 @@ int tui_cols(tui *t)
 int tui_utf8(tui *t)
 {
 	return t->utf8;
+}
+
+int tui_run_program(tui *t, char *const argv[])
+{
+	if (!t->headless) {
+		def_prog_mode();
+		endwin();
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (t->headless) {
+			int fd = open("/dev/null", O_RDWR);
+			if (fd >= 0) {
+				dup2(fd, 0);
+				dup2(fd, 1);
+				dup2(fd, 2);
+			}
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	int st = 0;
+	if (pid > 0)
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+	if (!t->headless) {
+		reset_prog_mode();
+		clearok(stdscr, TRUE);
+		refresh();
+	}
+	if (pid < 0) {
+		tui_msg(t, ST_WARN, "cannot start %s: %s", argv[0], strerror(errno));
+		return -1;
+	}
+	int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+	if (rc == 127)
+		tui_msg(t, ST_WARN, "cannot run %s (not installed, or not in PATH?)", argv[0]);
+	return rc;
 }
 
 void tui_msg(tui *t, int style, const char *fmt, ...)

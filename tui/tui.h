@@ -152,6 +152,10 @@ int tui_rows(tui *t);
 int tui_cols(tui *t);
 /* The terminal takes UTF-8 (as tui_out.utf8). */
 int tui_utf8(tui *t);
+/* Runs argv[0] (looked up in PATH) on the terminal, the interface suspended until it ends, as
+ * uftrace tui and tig run an editor; headless, with /dev/null for its input and output.
+ * Returns its exit status, or -1 (message set) when it could not run. */
+int tui_run_program(tui *t, char *const argv[]);
 
 /* ---- the views (one file each) ---- */
 extern const view_ops view_runs_ops;
