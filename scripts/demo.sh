@@ -77,6 +77,11 @@ if [ $tui = 0 ]; then
 fi
 echo
 echo "Next: '$dt --help', 'man $top/man/difftrace.1'; the store is $DIFFTRACE_DB."
+echo "To run difftrace and difftrace-record by name, as the README's tour does:"
+echo "  export PATH=\"$top/build:\$PATH\" DIFFTRACE_DB=\"$DIFFTRACE_DB\""
+if [ $tui = 0 ]; then
+	echo "(not at a terminal, or --no-tui: the interface was not opened; '$dt tui' opens it)"
+fi
 # At a terminal, end in the interface on the ranking of the two runs (q goes back, ? helps).
 if [ $tui = 1 ]; then
 	echo "Opening the interface on the ranking (press ? for help, Q to quit)..."

@@ -366,7 +366,7 @@ static void test_side(void)
 	free(s);
 
 	/* nested loops expand level by level; a REPLACE row zips its two sides; names cut at
-	 * the column width; an unknown id prints ?id */
+	 * the column width end in the cut mark; an unknown id prints ?id */
 	nlr_entry a2[2] = { L(1, 3), F(4) }, b2[2] = { F(42), F(4) };
 	o.width = 24; /* columns of 10 and 11 */
 	o.label_a = o.label_b = NULL;
@@ -375,10 +375,10 @@ static void test_side(void)
 		"A: A         B: B  (1 changed, 0 only in A, 0 only in B)\n"
 		"L1^3       | ?42\n"
 		"  L0^2     <\n"
-		"    comput <\n"
-		"    MPI_Se <\n"
+		"    compu~ <\n"
+		"    MPI_S~ <\n"
 		"  MPI_Recv <\n"
-		"MPI_Finali   MPI_Finaliz\n");
+		"MPI_Final~   MPI_Finali~\n");
 	free(s);
 
 	/* fold: context 1 around the change, the rest counted */
@@ -588,8 +588,58 @@ static void test_dot_escape(void)
 	free(s);
 }
 
+/* The marks of diff_words as a string: '^' under each differing byte. */
+static void marks(const char *a, const char *b, char *wa, char *wb)
+{
+	unsigned char ma[256], mb[256];
+	diff_words(a, b, ma, mb);
+	size_t i;
+	for (i = 0; a[i]; i++)
+		wa[i] = ma[i] ? '^' : ' ';
+	wa[i] = 0;
+	for (i = 0; b[i]; i++)
+		wb[i] = mb[i] ? '^' : ' ';
+	wb[i] = 0;
+}
+
+static void test_words(void)
+{
+	char wa[256], wb[256];
+	/* one argument differs: only its value */
+	const char *a = "MPI_Allreduce[count=1,op=SUM]", *b = "MPI_Allreduce[count=1,op=MAX]";
+	CHECK_EQ_INT(diff_words(a, b, (unsigned char[64]){ 0 }, (unsigned char[64]){ 0 }), 25);
+	marks(a, b, wa, wb);
+	CHECK_EQ_STR(wa, "                         ^^^ ");
+	CHECK_EQ_STR(wb, "                         ^^^ ");
+	/* an argument more on one side; a loop's count */
+	marks("f[a=1]", "f[a=1,b=2]", wa, wb);
+	CHECK_EQ_STR(wa, "      ");
+	CHECK_EQ_STR(wb, "     ^^^^ ");
+	marks("L3^6", "L3^14", wa, wb);
+	CHECK_EQ_STR(wa, "   ^");
+	CHECK_EQ_STR(wb, "   ^^");
+	/* identical: nothing marked, first is the length */
+	CHECK_EQ_INT(diff_words("same", "same", (unsigned char[8]){ 0 }, (unsigned char[8]){ 0 }), 4);
+
+	/* elide: the name to its '[', then the argument that differs */
+	const char *l = "MPI_Allreduce[count=1,datatype=MPI_DOUBLE,comm=MPI_COMM_WORLD,op=MPI_SUM]";
+	size_t h, t, first = strstr(l, "SUM") - l;
+	CHECK_EQ_INT(diff_elide(l, first, 33, &h, &t), 1);
+	CHECK_EQ_INT(h, 14);
+	CHECK_EQ_STR(l + t, "op=MPI_SUM]");
+	/* fits, or the difference is visible: nothing elided */
+	CHECK_EQ_INT(diff_elide(l, first, 200, &h, &t), 0);
+	CHECK_EQ_INT(diff_elide(l, 5, 33, &h, &t), 0);
+	/* a long name without arguments: a few columns before the difference */
+	const char *n = "a_very_long_function_name_in_some_namespace_version_1";
+	CHECK_EQ_INT(diff_elide(n, strlen(n) - 1, 20, &h, &t), 1);
+	CHECK_EQ_INT(h, 0);
+	CHECK_EQ_INT(strlen(n) - t, 9);
+}
+
 int main(void)
 {
+	test_words();
 	test_random();
 	test_edges();
 	test_count_change();

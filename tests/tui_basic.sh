@@ -37,10 +37,10 @@ ui j Enter wait j Enter q
 has '^difftrace: classes of faulty'
 
 # help lists the view's keys and the common ones
-ui '?'
+SIZE=50x80 ui F1
 has 'Keys of the runs view'
 has 'mark the run as the normal'
-has 'search (PCRE2)'
+has 'search down, up (PCRE2'
 
 # search: lands on the matching line; n finds the next; a bad pattern names its column
 ui / '"faulty"' Enter
@@ -49,6 +49,56 @@ ui t wait / '"1\\.0"' Enter
 has '^> 1\.0 '
 ui / '"(x"' Enter
 has 'bad pattern at column 3'
+
+# ? searches upwards, as in less; n goes on upwards, N down; ? and Enter before any search
+# still opens the help
+ui G '?' '"normal"' Enter
+has '^>   normal'
+has '?normal'
+ui '?' Enter
+has 'Keys of the runs view'
+ui t wait G '?' '"0\\.[01]"' Enter
+has '^> 0\.1 '
+ui t wait G '?' '"0\\.[01]"' Enter n
+has '^> 0\.0 '
+ui t wait G '?' '"0\\.[01]"' Enter n N
+has '^> 0\.1 '
+
+# marks: m and a letter, then ' and the letter back to the line; '' back where the jump began
+ui t wait j j m a G "'" a
+has '^> 1\.0 '
+has 'mark a: line 3'
+ui t wait j j m a G "'" a "'" "'"
+has '^> 1\.1 '
+ui t wait "'" b
+has "no mark b in this view"
+
+# help wraps at the width of the screen instead of cutting its lines
+SIZE=50x80 ui F1
+awk 'length > 80 { exit 1 }' "$T/screen" || fail "a help row wider than 80"
+grep -q '^  *lattice RUN, jsm RUN' "$T/screen" || { cat "$T/screen" >&2; fail "help not wrapped"; }
+grep -q '~$' "$T/screen" && { cat "$T/screen" >&2; fail "a help line is cut"; }
+# a long title takes a second row (the similarity matrix's ends in its legend)
+ui : '"jsm normal"' Enter wait
+sed -n 2p "$T/screen" | grep -q 'legend: blank 0, then' || { cat "$T/screen" >&2; fail "title not wrapped"; }
+# the classes view has column headers
+ui j Enter wait
+has '^  CLASS   SIZE  TRACES'
+# the filters view says where a custom pattern is saved
+XDG_CONFIG_HOME="$T/cfg" SIZE=24x200 ui : '"filters"' Enter
+has "saved in $T/cfg/difftrace/filters/custom-tui.filter"
+
+# U in the trace view runs uftrace tui on the trace's own recording ($UFTRACE stands in for it)
+printf '#!/bin/sh\necho "$@" > "%s/uf-args"\n' "$T" > "$T/fakeuf"
+chmod +x "$T/fakeuf"
+UFTRACE="$T/fakeuf" ui : '"trace normal 1.1"' Enter wait U
+grep -q "^tui -d $abs_top_srcdir/examples/traces/normal/rank-1 --tid [0-9][0-9]*\$" "$T/uf-args" ||
+	fail "uftrace tui arguments: $(cat "$T/uf-args" 2>&1)"
+has 'uftrace tui -d .*/rank-1 --tid [0-9]* ended'
+expect_status 0 "$DT" import -q --run small "$DATA/text/small"
+UFTRACE="$T/fakeuf" ui : '"trace small 0.0"' Enter wait U
+has 'run small was not recorded with uftrace'
+expect_status 0 "$DT" rm small
 
 # w writes the view as text
 ui w C-u "\"$T/runs.txt\"" Enter

@@ -28,7 +28,10 @@ tui() {
 }
 row() { sed -n "$1p" "$T/screen"; }
 title() { row 1; }
-header() { row 2; }
+# the row under the title; a title too long for a row (the matrix's, with its legend) takes two
+toff() { if row 2 | grep -q '^  .*legend: blank 0'; then echo 1; else echo 0; fi; }
+header() { row $((2 + $(toff))); }
+list_row() { row $(($1 + $(toff))); } # list_row N: row N of a one-row title's layout
 status() { row 23; }
 message() { row 24; }
 screen_has() { grep -q -- "$1" "$T/screen" || { cat "$T/screen" >&2; fail "$2"; }; }
@@ -49,7 +52,7 @@ for pt in 0.0 0.1 1.0 1.1 2.0 2.1 3.0 3.1; do
 	grep -q "^[ >] $pt " "$T/screen" || fail "no row $pt"
 done
 # the cursor's cell framed in its row: 0.6 is '*' on the ASCII ramp, the diagonal 1 is '@'
-row 3 | grep -q '^> 0\.0  @@@@ .*\[\*\*\*\*\]' || fail "cursor cell: $(row 3)"
+list_row 3 | grep -q '^> 0\.0  @@@@ .*\[\*\*\*\*\]' || fail "cursor cell: $(list_row 3)"
 screen_has '@@@@' "no diagonal shade"
 status | grep -q '^ jsm  1/8 ' || fail "status: $(status)"
 # h and l move the cursor here (the framework would go back, open); q still goes back
@@ -73,7 +76,7 @@ title | grep -q 'JSM of normal' || fail "3 without a pair changed the matrix: $(
 tui ': "rank normal faulty" Enter wait : "jsm normal" Enter wait 3 wait *' --attrs sing.actual
 title | grep -q 'JSM_D 0\.1 x 2\.1 = 1\.0000 (1\.000 -> 0\.000)  |faulty - normal|' ||
 	{ cat "$T/screen" >&2; fail "JSM_D: $(title)"; }
-row 4 | grep -q '^> 0\.1 ' || fail "cursor row: $(row 4)"
+list_row 4 | grep -q '^> 0\.1 ' || fail "cursor row: $(list_row 4)"
 # the main thread of process 3: 0.6 in the faulty run, 1 in the normal one
 tui ': "rank normal faulty" Enter wait : "jsm faulty" Enter wait 3 wait l l l l l l' --attrs sing.actual
 title | grep -q 'JSM_D 0\.0 x 3\.0 = 0\.4000 (1\.000 -> 0\.600)' || fail "JSM_D value: $(title)"

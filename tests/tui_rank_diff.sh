@@ -2,8 +2,8 @@
 # The interface's ranking and diff views, headless, on text runs with a planted divergence (as
 # in cli_analysis.sh: thread 2.1 skips its critical section in the faulty run, process 3 does
 # one more reduction): the planted trace ranked first, Enter opening its diff, the gutter
-# markers, ] and [ on changes, loops opened and closed, folded common runs, the search in the
-# focused pane, the pairs, and the sweep table once 'rank --sweep' cached other settings.
+# markers, ] and [ on changes, loops opened and closed, folded common runs, the search in both
+# panes (/ and ?), Left and Right scrolling, the pairs, and the sweep table once 'rank --sweep' cached other settings.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 # The P.0 traces start with a run of distinct calls, so that a diff has common entries to fold.
@@ -93,12 +93,28 @@ has '^> main  *main$' "unfolded: the cursor stays on the first row"
 tui : '"diff normal:3.0 faulty:3.0"' Enter = =
 hasnt 'identical entries \.\.\.' "= twice still folds"
 
-# --- search in the focused pane only ----------------------------------------------------------
+# --- search both panes, the focused one first; ? searches upwards -----------------------------
 tui Enter Enter / '"critical_end"' Enter -- --normal normal --faulty faulty
-has 'not found in the right pane, faulty 2\.1' "the search is not in the right pane"
+has '/critical_end in the left pane, normal 2\.1' "the search does not look in the left pane"
+cursor | grep -q 'GOMP_critical_end  *<' || { show; fail "search in both panes"; }
+tui Enter Enter / '"nothing_calls_this"' Enter -- --normal normal --faulty faulty
+has 'not found in either pane: /nothing_calls_this' "not found"
 tui Enter Enter Tab / '"critical_end"' Enter -- --normal normal --faulty faulty
 has 'left \[normal 2\.1\]  right faulty 2\.1' "Tab does not move the focus"
 cursor | grep -q 'GOMP_critical_end  *<' || { show; fail "search in the left pane"; }
+# ? from the top wraps to the last match; n keeps going up, N goes down
+tui Enter Enter g '?' '"GOMP_critical"' Enter -- --normal normal --faulty faulty
+cursor | grep -q 'GOMP_critical_end  *<' || { show; fail "? does not find the last match"; }
+has '?GOMP_critical in the left pane' "? message"
+tui Enter Enter g '?' '"GOMP_critical"' Enter n -- --normal normal --faulty faulty
+cursor | grep -q 'GOMP_critical_start  *<' || { show; fail "n after ? does not go up"; }
+tui Enter Enter g '?' '"GOMP_critical"' Enter n N -- --normal normal --faulty faulty
+cursor | grep -q 'GOMP_critical_end  *<' || { show; fail "N after ? does not go down"; }
+# Left and Right scroll the focused pane; q still goes back
+tui Enter Enter Right Right -- --normal normal --faulty faulty
+has '^difftrace: diff normal 2\.1' "Right left the diff view"
+tui Enter Enter Right Left Left q -- --normal normal --faulty faulty
+has '^difftrace: ranking' "q does not go back from the diff"
 
 # --- pairs: Tab goes to them; Enter diffs the two traces in the faulty run, p in the normal one
 tui Tab -- --normal normal --faulty faulty

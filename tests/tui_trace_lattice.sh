@@ -119,7 +119,7 @@ has 'no trace 9.9 in run normal' "a missing trace"
 has ' runs ' "the view was not pushed"
 screen ex4 ': "trace normal 0.1" Enter d'
 has 'choose the normal and faulty runs first' "d without a pair"
-screen ex5 ': "trace normal 0.1" Enter ?'
+screen ex5 ': "trace normal 0.1" Enter F1'
 has 'fold or unfold the loop under the cursor' "help lists the view's keys"
 # d diffs against the other run of the pair (set here by the ranking view)
 screen ex6 ': "rank normal faulty" Enter q : "trace faulty 0.1" Enter d'

@@ -15,6 +15,13 @@ expect_err "uftrace not found"
 expect_status 2 "$RECORD" --bogus -- true
 expect_status 0 env OMPI_COMM_WORLD_RANK=5 "$RECORD" -n -o "$T/x" -- ./app a
 grep -q -- "-d $T/x/rank-5 .*-- ./app a" "$T/out" || fail "dry run: $(cat "$T/out")"
+# quiet: uftrace's notice for its signal trigger (--timeout) only with --verbose; the program's
+# own output goes through
+expect_status 0 "$RECORD" --timeout 60 -o "$T/q" -- sh -c 'echo program says hi'
+grep -q 'install signal handlers' "$T/out" "$T/err" && fail "notice without -v: $(cat "$T/out")"
+grep -qx 'program says hi' "$T/out" || fail "the program's output: $(cat "$T/out")"
+expect_status 0 "$RECORD" -v --timeout 60 -o "$T/q" -- true
+grep -q 'install signal handlers' "$T/out" || fail "no notice with -v: $(cat "$T/out")"
 
 "$MPICC" -pg -fopenmp -O0 -o "$T/toy" "$abs_top_srcdir/examples/mpi_omp_toy.c" \
 	>"$T/cc.log" 2>&1 || { cat "$T/cc.log" >&2; fail "mpicc failed"; }

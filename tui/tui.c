@@ -19,10 +19,13 @@
 #include <pcre2.h>
 #include <pthread.h>
 #include <signal.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #include <wchar.h>
 
 #include "tui.h"
@@ -160,6 +163,7 @@ struct tui {
 	int msgstyle;
 	pcre2_code *search;
 	char search_text[256];
+	int search_dir;   /* 1 after '/', -1 after '?': n goes that way, N the other */
 	tui_params params;
 	struct acache **ac; /* never freed before the end, so views may keep pointers */
 	size_t nac;
@@ -202,6 +206,49 @@ int tui_rows(tui *t)
 int tui_cols(tui *t)
 {
 	return t->cols;
+}
+
+int tui_utf8(tui *t)
+{
+	return t->utf8;
+}
+
+int tui_run_program(tui *t, char *const argv[])
+{
+	if (!t->headless) {
+		def_prog_mode();
+		endwin();
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (t->headless) {
+			int fd = open("/dev/null", O_RDWR);
+			if (fd >= 0) {
+				dup2(fd, 0);
+				dup2(fd, 1);
+				dup2(fd, 2);
+			}
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	int st = 0;
+	if (pid > 0)
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+	if (!t->headless) {
+		reset_prog_mode();
+		clearok(stdscr, TRUE);
+		refresh();
+	}
+	if (pid < 0) {
+		tui_msg(t, ST_WARN, "cannot start %s: %s", argv[0], strerror(errno));
+		return -1;
+	}
+	int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+	if (rc == 127)
+		tui_msg(t, ST_WARN, "cannot run %s (not installed, or not in PATH?)", argv[0]);
+	return rc;
 }
 
 void tui_msg(tui *t, int style, const char *fmt, ...)
@@ -487,6 +534,7 @@ static void init_styles(tui *t)
 	t->attr[ST_RIGHT] = A_UNDERLINE;
 	t->attr[ST_CHANGED] = A_BOLD;
 	t->attr[ST_MATCH] = A_UNDERLINE | A_BOLD;
+	t->attr[ST_WORD] = A_REVERSE | A_BOLD | A_UNDERLINE; /* underlined: seen on the cursor too */
 	t->attr[ST_WARN] = A_BOLD;
 	t->attr[ST_SHADE3] = A_BOLD;
 	t->attr[ST_SHADE4] = A_BOLD;
@@ -495,6 +543,7 @@ static void init_styles(tui *t)
 		t->attr[ST_LEFT] = A_BOLD | COLOR_PAIR(1);
 		t->attr[ST_RIGHT] = COLOR_PAIR(2);
 		t->attr[ST_CHANGED] = A_BOLD | COLOR_PAIR(3);
+		t->attr[ST_WORD] |= COLOR_PAIR(3);
 		t->attr[ST_SAME] = COLOR_PAIR(4);
 		t->attr[ST_WARN] = A_BOLD | COLOR_PAIR(2);
 		t->attr[ST_KEY] = A_BOLD | COLOR_PAIR(5);
@@ -506,11 +555,12 @@ static void init_styles(tui *t)
 }
 
 /* Writes the spans of o on row y from column x0, columns skipped first, at most width columns,
- * with extra attributes (the cursor's reverse video). Pads the row to width. */
+ * with extra attributes (the cursor's reverse video). Pads the row to width. A line cut at the
+ * right edge ends in the cut mark (an ellipsis, '~' when the terminal is not UTF-8). */
 static void draw_at(tui *t, const tui_out *o, int y, int x0, int skip, int width, attr_t extra)
 {
 	move(y, x0);
-	int col = 0;
+	int col = 0, cut = 0;
 	mbstate_t st;
 	memset(&st, 0, sizeof st);
 	for (size_t si = 0; si < o->nspans && col - skip < width; si++) {
@@ -541,15 +591,28 @@ static void draw_at(tui *t, const tui_out *o, int y, int x0, int skip, int width
 					wchar_t s[2] = { wc, 0 };
 					addnwstr(s, 1);
 				}
+			} else if (col - skip + w > width && w) {
+				cut = 1;
 			}
 			col += w;
 			i += k;
 		}
 	}
+	if (col - skip >= width && !cut) {
+		/* filled to the edge: cut when any display column is left */
+		size_t last = o->nspans ? o->spans[o->nspans - 1].off + o->spans[o->nspans - 1].len : 0;
+		while (last && o->text[last - 1] == ' ')
+			last--; /* padding is not text */
+		cut = tui_cols_of(o->text, last) - skip > width;
+	}
 	attrset(extra);
 	int x = col - skip < 0 ? 0 : col - skip;
 	for (; x < width; x++)
 		addch(' ');
+	if (cut && width > 0) {
+		attrset(A_DIM | extra);
+		mvaddstr(y, x0 + width - 1, t->utf8 ? "\xe2\x80\xa6" : "~");
+	}
 	attrset(A_NORMAL);
 }
 
@@ -562,9 +625,31 @@ static void draw_out(tui *t, const tui_out *o, int y, int skip, int width, attr_
  * goes, so that the selected line shows without colour or attributes (and in screen dumps). */
 #define TUI_GUTTER 2
 
+/* Where a title too long for one row wraps: after the last space that leaves the first row
+ * full enough, else at the width. 0 when it fits. */
+static size_t title_wrap(const char *title, int cols)
+{
+	size_t n = strlen(title);
+	if (tui_cols_of(title, n) <= cols)
+		return 0;
+	size_t at = 0, sp = 0;
+	while (at < n && tui_cols_of(title, at + 1) <= cols) {
+		if (title[at] == ' ')
+			sp = at;
+		at++;
+	}
+	return sp > at / 2 ? sp + 1 : at;
+}
+
+/* Rows of the title: a long title takes a second row instead of being cut. */
+static int title_rows(tui *t, const view *v)
+{
+	return title_wrap(v->title, t->cols) ? 2 : 1;
+}
+
 static int list_rows(tui *t, const view *v)
 {
-	int rows = t->rows - 3 - (v->ops->header ? 1 : 0);
+	int rows = t->rows - 2 - title_rows(t, v) - (v->ops->header ? 1 : 0);
 	return rows < 1 ? 1 : rows;
 }
 
@@ -583,7 +668,8 @@ static void keep_cursor_visible(tui *t, view *v)
 		v->top = v->cur - (size_t)rows + 1;
 }
 
-static void draw(tui *t)
+/* The whole screen into curses' buffer, without sending it to the terminal. */
+static void draw_noref(tui *t)
 {
 	getmaxyx(stdscr, t->rows, t->cols);
 	erase();
@@ -592,7 +678,6 @@ static void draw(tui *t)
 		return;
 	if (t->rows < 6 || t->cols < 30) {
 		mvaddstr(0, 0, "terminal too small");
-		refresh();
 		return;
 	}
 	keep_cursor_visible(t, v);
@@ -600,9 +685,16 @@ static void draw(tui *t)
 	o->width = t->cols;
 	o->utf8 = t->utf8;
 	out_reset(o);
-	out_text(o, ST_HEADER, v->title);
+	size_t wrap = title_wrap(v->title, t->cols);
+	out_textn(o, ST_HEADER, v->title, wrap ? wrap : strlen(v->title));
 	draw_out(t, o, 0, 0, t->cols, A_REVERSE);
 	int y = 1;
+	if (wrap) {
+		out_reset(o);
+		out_text(o, ST_HEADER, "  ");
+		out_text(o, ST_HEADER, v->title + wrap);
+		draw_out(t, o, y++, 0, t->cols, A_REVERSE);
+	}
 	o->width = t->cols - TUI_GUTTER;
 	if (v->ops->header) {
 		out_reset(o);
@@ -641,8 +733,13 @@ static void draw(tui *t)
 	if (t->msg[0])
 		out_text(o, t->msgstyle, t->msg);
 	else
-		out_text(o, ST_DIM, "q:Back  Enter:Open  /:Search  ::Command  w:Write  ?:Help  Q:Quit");
+		out_text(o, ST_DIM, "q:Back  Enter:Open  /?:Search  ::Command  w:Write  F1:Help  Q:Quit");
 	draw_out(t, o, t->rows - 1, 0, t->cols, A_NORMAL);
+}
+
+static void draw(tui *t)
+{
+	draw_noref(t);
 	refresh();
 }
 
@@ -661,6 +758,8 @@ static const struct {
 };
 
 #define TUI_KEY_WAIT (-2)
+/* No key came within the input timeout while a prompt is open. */
+#define TUI_KEY_TICK (-3)
 
 /* The next key of the script; ERR at its end. */
 static int script_key(tui *t)
@@ -787,6 +886,8 @@ static int next_key(tui *t)
 		poll_job(t);
 		if (k != ERR)
 			return k;
+		if (t->in_prompt)
+			return TUI_KEY_TICK; /* the prompt redraws the screen with itself on it */
 		draw(t); /* the progress bar moves while no key comes */
 	}
 }
@@ -804,8 +905,14 @@ char *tui_prompt_check(tui *t, const char *prompt, const char *initial,
 	size_t n = strlen(buf);
 	curs_set(1);
 	t->in_prompt = 1;
-	for (;;) {
+	for (int redraw = 0;;) {
 		tui_out *o = &t->line;
+		if (redraw) {
+			/* the screen under the prompt (the progress bar moves, a resize), then the
+			 * prompt again over it before anything reaches the terminal */
+			draw_noref(t);
+			redraw = 0;
+		}
 		if (check) {
 			/* what the text would do, on the status row, before every key */
 			out_reset(o);
@@ -822,6 +929,10 @@ char *tui_prompt_check(tui *t, const char *prompt, const char *initial,
 		move(t->rows - 1, pc - skip < t->cols ? pc - skip : t->cols - 1);
 		refresh();
 		int k = next_key(t);
+		if (k == TUI_KEY_TICK || k == KEY_RESIZE) {
+			redraw = 1;
+			continue;
+		}
 		if (k == ERR || k == 27 || k == 7 /* C-g */) {
 			curs_set(0);
 			t->in_prompt = 0;
@@ -861,34 +972,44 @@ static int line_matches(tui *t, view *v, size_t i)
 	return r >= 0;
 }
 
+/* dir: 1 down, -1 up, relative to the direction of the last search (n, N) */
 static void search_next(tui *t, int dir)
 {
 	view *v = t->top;
 	if (!t->search || !v || !v->nlines) {
-		tui_msg(t, ST_WARN, "no search: press / first");
+		tui_msg(t, ST_WARN, "no search: press / or ? first");
 		return;
 	}
+	dir *= t->search_dir ? t->search_dir : 1;
+	char c = t->search_dir < 0 ? '?' : '/';
 	for (size_t k = 1; k <= v->nlines; k++) {
 		size_t i = (v->cur + (dir > 0 ? k : v->nlines - k)) % v->nlines;
 		if (line_matches(t, v, i)) {
 			if ((dir > 0 && i <= v->cur) || (dir < 0 && i >= v->cur))
-				tui_msg(t, ST_DIM, "search wrapped: /%s", t->search_text);
+				tui_msg(t, ST_DIM, "search wrapped: %c%s", c, t->search_text);
 			else
-				tui_msg(t, ST_DIM, "/%s", t->search_text);
+				tui_msg(t, ST_DIM, "%c%s", c, t->search_text);
 			v->cur = i;
 			return;
 		}
 	}
-	tui_msg(t, ST_WARN, "not found: /%s", t->search_text);
+	tui_msg(t, ST_WARN, "not found: %c%s", c, t->search_text);
 }
 
-static void search(tui *t)
+/* '/' (dir 1) or '?' (dir -1), as in less: an empty pattern repeats the last search in the
+ * new direction; '?' and Enter before any search opens the help, where '?' used to. */
+static void search(tui *t, int dir)
 {
-	char *s = tui_prompt(t, "/", NULL);
+	char *s = tui_prompt(t, dir > 0 ? "/" : "?", NULL);
 	if (!s)
 		return;
 	if (!*s) {
 		free(s);
+		if (!t->search && dir < 0) {
+			tui_help(t);
+			return;
+		}
+		t->search_dir = dir;
 		search_next(t, 1);
 		return;
 	}
@@ -905,9 +1026,44 @@ static void search(tui *t)
 	if (t->search)
 		pcre2_code_free(t->search);
 	t->search = re;
+	t->search_dir = dir;
 	snprintf(t->search_text, sizeof t->search_text, "%s", s);
 	free(s);
 	search_next(t, 1);
+}
+
+/* ---- marks ---- */
+
+/* m then a letter: marks the line; ' then the letter: back to it; '' back to where the last
+ * jump started, as in less and vi. */
+static void mark(tui *t, view *v, int set)
+{
+	tui_msg(t, ST_DIM, set ? "mark: type a letter (a-z)" : "go to mark: type a letter, or ' for the last jump");
+	draw(t);
+	int k = next_key(t);
+	t->msg[0] = 0;
+	if (!set && k == '\'') {
+		size_t back = v->mark_prev;
+		v->mark_prev = v->cur;
+		v->cur = back < v->nlines ? back : v->cur;
+		return;
+	}
+	if (k < 'a' || k > 'z') {
+		tui_msg(t, ST_WARN, "marks are the letters a to z");
+		return;
+	}
+	int i = k - 'a';
+	if (set) {
+		v->mark[i] = v->cur;
+		v->marks |= 1u << i;
+		tui_msg(t, ST_DIM, "mark %c set on line %zu", k, v->cur + 1);
+	} else if (!(v->marks & (1u << i))) {
+		tui_msg(t, ST_WARN, "no mark %c in this view (m%c sets it)", k, k);
+	} else {
+		v->mark_prev = v->cur;
+		v->cur = v->mark[i] < v->nlines ? v->mark[i] : (v->nlines ? v->nlines - 1 : 0);
+		tui_msg(t, ST_DIM, "mark %c: line %zu ('' goes back)", k, v->cur + 1);
+	}
 }
 
 /* ---- writing ---- */
@@ -1038,6 +1194,14 @@ static void command(tui *t, const char *line)
 			tui_msg(t, ST_WARN, "usage: :diff RUN:P.T RUN:P.T");
 		else
 			view_diff_open(t, ra, pa, ta, rb, pb, tb);
+	} else if (!strcmp(w[0], "report") && n == 3) {
+		char ra[256], rb[256];
+		int pa, ta, pb, tb;
+		if (parse_trace(w[1], ra, sizeof ra, &pa, &ta) ||
+		    parse_trace(w[2], rb, sizeof rb, &pb, &tb))
+			tui_msg(t, ST_WARN, "usage: :report RUN:P.T RUN:P.T");
+		else
+			view_report_open(t, ra, pa, ta, rb, pb, tb);
 	} else if (!strcmp(w[0], "filters")) {
 		view_filters_open(t);
 	} else if (!strcmp(w[0], "filter") && n == 2) {
@@ -1071,7 +1235,7 @@ static void command(tui *t, const char *line)
 	} else {
 		tui_msg(t, ST_WARN,
 			"unknown command ':%s' (runs, classes RUN, trace RUN P.T, lattice RUN, jsm RUN [delta], "
-			"rank NORMAL FAULTY, diff RUN:P.T RUN:P.T, filters, filter SPEC, attrs MODE, "
+			"rank NORMAL FAULTY, diff RUN:P.T RUN:P.T, report RUN:P.T RUN:P.T, filters, filter SPEC, attrs MODE, "
 			"K N, w FILE, dump FILE, q)",
 			line);
 	}
@@ -1099,7 +1263,7 @@ static void handle_mouse(tui *t, view *v)
 	MEVENT me;
 	if (getmouse(&me) != OK)
 		return;
-	int first = 1 + (v->ops->header ? 1 : 0);
+	int first = title_rows(t, v) + (v->ops->header ? 1 : 0);
 	if (me.bstate & BUTTON4_PRESSED) {
 		v->cur = v->cur > 3 ? v->cur - 3 : 0;
 	} else if (me.bstate & (BUTTON5_PRESSED)) {
@@ -1178,12 +1342,16 @@ static void handle(tui *t, int k)
 	case 'Q':
 		t->quit = 1;
 		break;
-	case '?':
 	case KEY_F(1):
 		tui_help(t);
 		break;
 	case '/':
-		search(t);
+	case '?':
+		search(t, k == '/' ? 1 : -1);
+		break;
+	case 'm':
+	case '\'':
+		mark(t, v, k == 'm');
 		break;
 	case 'n':
 		search_next(t, 1);
@@ -1225,7 +1393,7 @@ static void handle(tui *t, int k)
 	case ERR:
 		break;
 	default:
-		tui_msg(t, ST_DIM, "that key does nothing here; ? lists the keys");
+		tui_msg(t, ST_DIM, "that key does nothing here; F1 lists the keys");
 	}
 }
 

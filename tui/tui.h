@@ -41,6 +41,7 @@ enum tui_style {
 	ST_SHADE2,
 	ST_SHADE3,
 	ST_SHADE4,
+	ST_WORD,     /* diff: the differing words of a changed pair */
 	ST_NSTYLES
 };
 
@@ -97,6 +98,9 @@ struct view {
 	size_t nlines;
 	size_t top, cur;   /* first line shown, selected line */
 	int hscroll;       /* columns scrolled to the left */
+	size_t mark[26];   /* lines marked with m a-z (bit i of marks: mark i is set) */
+	uint32_t marks;
+	size_t mark_prev;  /* where the last jump to a mark started, for '' */
 	char title[256];   /* the title line: what the view shows */
 	view *below;       /* the view under it in the stack */
 };
@@ -146,6 +150,12 @@ void tui_set_params(tui *t, const tui_params *p);
 /* The screen size. */
 int tui_rows(tui *t);
 int tui_cols(tui *t);
+/* The terminal takes UTF-8 (as tui_out.utf8). */
+int tui_utf8(tui *t);
+/* Runs argv[0] (looked up in PATH) on the terminal, the interface suspended until it ends, as
+ * uftrace tui and tig run an editor; headless, with /dev/null for its input and output.
+ * Returns its exit status, or -1 (message set) when it could not run. */
+int tui_run_program(tui *t, char *const argv[]);
 
 /* ---- the views (one file each) ---- */
 extern const view_ops view_runs_ops;
@@ -159,6 +169,7 @@ int view_trace_open(tui *t, const char *run, int p, int thr);
 int view_lattice_open(tui *t, const char *run);
 int view_rank_open(tui *t, const char *normal, const char *faulty);
 int view_diff_open(tui *t, const char *run_a, int pa, int ta, const char *run_b, int pb, int tb);
+int view_report_open(tui *t, const char *run_a, int pa, int ta, const char *run_b, int pb, int tb);
 int view_jsm_open(tui *t, const char *run, int delta);
 int view_filters_open(tui *t);
 

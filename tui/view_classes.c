@@ -131,6 +131,14 @@ static int classes_key(tui *t, view *v, int k)
 	return 0;
 }
 
+/* The columns of the class lines. */
+static void classes_header(tui *t, view *v, tui_out *o)
+{
+	(void)t;
+	(void)v;
+	out_text(o, ST_HEADER, "CLASS   SIZE  TRACES (P.T ranges; a class of one in bold)");
+}
+
 static void classes_close(view *v)
 {
 	free(v->data);
@@ -139,6 +147,7 @@ static void classes_close(view *v)
 const view_ops view_classes_ops = {
 	.name = "classes", .keys = keys, .open = classes_open, .line = classes_line,
 	.enter = classes_enter, .key = classes_key, .close = classes_close,
+	.header = classes_header,
 };
 
 int view_classes_open(tui *t, const char *run)

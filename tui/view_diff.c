@@ -5,9 +5,9 @@
  * Every change is told by its gutter marker (' ' same, '|' changed, '<' only left, '>' only
  * right) as well as by its style, so it reads without colour. A loop row can be opened: its body
  * is shown under it on both sides, indented, nested loops too. Long common runs can be folded
- * into "... N identical entries ..." lines. The focused pane (Tab) is the one that / n N search
- * and H L scroll sideways: a bug hunter asks "where does the faulty trace call X", not "where
- * does either". */
+ * into "... N identical entries ..." lines. Search (/ ? n N) looks in both panes, the focused
+ * one (Tab) first on each line, and says which pane matched; H L and Left Right scroll the
+ * focused pane sideways (as in tig's diff view; q and h go back). */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <curses.h>
 #include <pcre2.h>
@@ -19,6 +19,7 @@
 #include "analysis/nlr.h"
 #include "store/store_analysis.h"
 #include "tui.h"
+#include "tui_int.h" /* tui_help: ? and Enter before any search */
 #include "util/util.h"
 
 /* Entries kept next to each change when common runs are folded, as the CLI's --fold. */
@@ -68,6 +69,7 @@ struct diff {
 	int hs[2];            /* columns each pane is scrolled by */
 	pcre2_code *re;
 	char pat[256];
+	int dir; /* of the last search: 1 '/', -1 '?' */
 	store *s;
 };
 
@@ -78,8 +80,9 @@ static const tui_keyhelp keys[] = {
 	{ "*  z", "open / close every loop" },
 	{ "=", "fold long runs of identical entries (toggle)" },
 	{ "Tab  BTab", "focus the other pane (its label in [ ])" },
-	{ "/  n  N", "search the focused pane only (regex)" },
-	{ "H  L", "scroll the focused pane left / right" },
+	{ "/  ?  n  N", "search both panes (regex), the focused one first; ? upwards" },
+	{ "H L  Left Right", "scroll the focused pane's long lines left / right" },
+	{ "R", "the report of the two traces: calls, total and self time per function" },
 	{ NULL, NULL },
 };
 
@@ -398,13 +401,14 @@ static int side_text(const struct diff *d, const dline *l, int side, char *txt, 
 	return 1;
 }
 
-/* Writes s from display column skip on, at most *room columns (a UTF-8 character is one). */
-static void put_cols(tui_out *o, int style, const char *s, int *skip, int *room)
+/* Writes s[0..n) from display column *skip on, at most *room columns (a UTF-8 character is
+ * one). */
+static void put_cols(tui_out *o, int style, const char *s, size_t n, int *skip, int *room)
 {
 	const char *start = NULL;
 	size_t len = 0;
-	for (; *s; s++) {
-		int cont = ((unsigned char)*s & 0xC0) == 0x80;
+	for (size_t i = 0; i < n; i++) {
+		int cont = ((unsigned char)s[i] & 0xC0) == 0x80;
 		if (!cont) {
 			if (*skip > 0) {
 				(*skip)--;
@@ -417,11 +421,70 @@ static void put_cols(tui_out *o, int style, const char *s, int *skip, int *room)
 			continue; /* the rest of a skipped character */
 		}
 		if (!start)
-			start = s;
+			start = s + i;
 		len++;
 	}
 	if (start)
 		out_textn(o, style, start, len);
+}
+
+static int cols(const char *s, size_t n)
+{
+	int c = 0;
+	for (size_t i = 0; i < n; i++)
+		c += ((unsigned char)s[i] & 0xC0) != 0x80;
+	return c;
+}
+
+/* txt[a..b) in style, the bytes m marks (the differing words) in ST_WORD. */
+static void put_marked(tui_out *o, int style, const char *txt, const unsigned char *m, size_t a,
+		       size_t b, int *skip, int *room)
+{
+	while (a < b) {
+		size_t e = a;
+		int w = m && m[a];
+		while (e < b && (m && m[e]) == w)
+			e++;
+		put_cols(o, w ? ST_WORD : style, txt + a, e - a, skip, room);
+		a = e;
+	}
+}
+
+/* One pane of a line in `room` columns: txt (its differing bytes m, or NULL) and the dim loop
+ * preview pre. A changed pair too long for the pane shows its differing part, the common part
+ * elided (diff_elide); a line still too long ends in the cut mark. Scrolling (hs) moves a long
+ * line up to its end and leaves a line that fits where it is, so that no short line goes
+ * blank. */
+static void put_pane(tui_out *o, int style, const char *txt, const unsigned char *m,
+		     const char *pre, int hs, int room)
+{
+	const char *cut = o->utf8 ? "\xe2\x80\xa6" : "~";
+	size_t lt = strlen(txt), h = lt, t = lt;
+	if (m && hs == 0) {
+		size_t first = 0;
+		while (first < lt && !m[first])
+			first++;
+		if (room < 1 || !diff_elide(txt, first, (size_t)room, &h, &t))
+			h = t = lt;
+	}
+	int total = cols(txt, h) + (h < t) + cols(txt + t, lt - t) + cols(pre, strlen(pre));
+	int skip = hs > total - room ? total - room : hs;
+	if (skip < 0)
+		skip = 0;
+	int cutend = total - skip > room;
+	int r = cutend ? room - 1 : room;
+	if (skip > 0 && r > 0) {
+		out_text(o, ST_DIM, cut); /* scrolled: cut on the left too */
+		skip++;
+		r--;
+	}
+	put_marked(o, style, txt, m, 0, h, &skip, &r);
+	if (h < t)
+		put_cols(o, ST_DIM, cut, strlen(cut), &skip, &r);
+	put_marked(o, style, txt, m, t, lt, &skip, &r);
+	put_cols(o, ST_DIM, pre, strlen(pre), &skip, &r);
+	if (cutend && room > 0)
+		out_text(o, ST_DIM, cut);
 }
 
 static int row_style(int kind, int side)
@@ -478,23 +541,28 @@ static void diff_line(tui *t, view *v, size_t i, tui_out *o)
 		return;
 	}
 	const diff_row *r = &d->rows[l->row];
+	char txt[2][512], pre[2][512];
+	int has[2];
+	for (int s = 0; s < 2; s++)
+		has[s] = side_text(d, l, s, txt[s], sizeof txt[s], pre[s], sizeof pre[s]);
+	/* a changed pair: the words that differ */
+	unsigned char m[2][512];
+	int words = l->mark == '|' && has[0] && has[1];
+	if (words)
+		diff_words(txt[0], txt[1], m[0], m[1]);
 	for (int s = 0; s < 2; s++) {
-		char txt[512], pre[512];
-		side_text(d, l, s, txt, sizeof txt, pre, sizeof pre);
 		int style = l->kind == D_ROW ? row_style(r->kind, s)
 			    : l->mark == ' ' ? ST_DIM
 					     : mark_style(l->mark);
 		if (l->kind == D_BODY && l->mark != ' ' && !l->has[s])
 			style = ST_NORMAL;
-		int skip = d->hs[s], room = s ? rw : lw;
 		int start = out_cols(o);
-		put_cols(o, style, txt, &skip, &room);
-		put_cols(o, ST_DIM, pre, &skip, &room);
+		put_pane(o, style, txt[s], words ? m[s] : NULL, pre[s], d->hs[s], s ? rw : lw);
 		if (!s) {
 			out_pad(o, start + lw);
 			out_text(o, ST_NORMAL, " ");
-			char m[2] = { l->mark, 0 };
-			out_text(o, mark_style(l->mark), m);
+			char mk[2] = { l->mark, 0 };
+			out_text(o, mark_style(l->mark), mk);
 			out_text(o, ST_NORMAL, " ");
 		}
 	}
@@ -567,6 +635,15 @@ static void jump(tui *t, view *v, int dir)
 	}
 }
 
+static int body_fn(void *ctx, uint32_t id, const nlr_entry **body, size_t *n)
+{
+	const struct diff *d = ctx;
+	if (!d->loops || id >= nlr_table_count(d->loops))
+		return -1;
+	*body = nlr_table_body(d->loops, id, n);
+	return 0;
+}
+
 static void toggle(tui *t, view *v, size_t i)
 {
 	struct diff *d = v->data;
@@ -590,6 +667,16 @@ static void toggle(tui *t, view *v, size_t i)
 	}
 	d->exp[l->row] = !d->exp[l->row];
 	relayout(d, v);
+	/* a loop against a different loop: where their calls part */
+	const diff_row *r = &d->rows[l->row];
+	diff_part dp;
+	if (d->exp[l->row] && r->kind == DIFF_ROW_REPLACE && nlr_is_loop(d->v[0][r->a]) &&
+	    nlr_is_loop(d->v[1][r->b]) &&
+	    !diff_loop_part(body_fn, d, d->v[0][r->a], d->v[1][r->b], &dp)) {
+		char note[256];
+		diff_part_text(&dp, d->v[0][r->a], d->v[1][r->b], note, sizeof note);
+		tui_msg(t, ST_DIM, "%s", note);
+	}
 }
 
 static const char *side_name(const struct diff *d, int s, char *buf, size_t n)
@@ -598,46 +685,59 @@ static const char *side_name(const struct diff *d, int s, char *buf, size_t n)
 	return buf;
 }
 
+/* Which pane of line i matches: the focused one first; -1 when neither. */
 static int line_matches(const struct diff *d, size_t i, pcre2_match_data *md)
 {
-	char txt[512], pre[512];
-	if (!side_text(d, &d->dl[i], d->focus, txt, sizeof txt, pre, sizeof pre))
-		return 0;
-	return pcre2_match(d->re, (PCRE2_SPTR)txt, strlen(txt), 0, 0, md, NULL) >= 0;
+	for (int k = 0; k < 2; k++) {
+		int side = k ? !d->focus : d->focus;
+		char txt[512], pre[512];
+		if (side_text(d, &d->dl[i], side, txt, sizeof txt, pre, sizeof pre) &&
+		    pcre2_match(d->re, (PCRE2_SPTR)txt, strlen(txt), 0, 0, md, NULL) >= 0)
+			return side;
+	}
+	return -1;
 }
 
+/* dir 1: the way of the last search (n), -1 the other (N) */
 static void search_next(tui *t, view *v, int dir)
 {
 	struct diff *d = v->data;
 	char sn[300];
 	if (!d->re) {
-		tui_msg(t, ST_WARN, "no search: press / first");
+		tui_msg(t, ST_WARN, "no search: press / or ? first");
 		return;
 	}
+	dir *= d->dir ? d->dir : 1;
+	char c = d->dir < 0 ? '?' : '/';
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(d->re, NULL);
 	size_t n = d->ndl;
 	for (size_t k = 1; k <= n; k++) {
 		size_t i = (v->cur + (dir > 0 ? k : n - k)) % n;
-		if (line_matches(d, i, md)) {
+		int side = line_matches(d, i, md);
+		if (side >= 0) {
 			int wrapped = (dir > 0 && i <= v->cur) || (dir < 0 && i >= v->cur);
-			tui_msg(t, ST_DIM, "/%s in the %s%s", d->pat,
-				side_name(d, d->focus, sn, sizeof sn), wrapped ? " (wrapped)" : "");
+			tui_msg(t, ST_DIM, "%c%s in the %s%s", c, d->pat,
+				side_name(d, side, sn, sizeof sn), wrapped ? " (wrapped)" : "");
 			show_at(t, v, i);
 			pcre2_match_data_free(md);
 			return;
 		}
 	}
 	pcre2_match_data_free(md);
-	tui_msg(t, ST_WARN, "not found in the %s: /%s (Tab: the other pane)",
-		side_name(d, d->focus, sn, sizeof sn), d->pat);
+	tui_msg(t, ST_WARN, "not found in either pane: %c%s", c, d->pat);
 }
 
-static void search(tui *t, view *v)
+static void search(tui *t, view *v, int dir)
 {
 	struct diff *d = v->data;
-	char *s = tui_prompt(t, d->focus ? "/ (right pane) " : "/ (left pane) ", NULL);
+	char *s = tui_prompt(t, dir > 0 ? "/" : "?", NULL);
 	if (!s)
 		return;
+	if (!*s && !d->re && dir < 0) {
+		free(s);
+		tui_help(t); /* '?' Enter before any search: the help, as elsewhere */
+		return;
+	}
 	if (*s) {
 		int err;
 		PCRE2_SIZE off;
@@ -657,6 +757,7 @@ static void search(tui *t, view *v)
 		snprintf(d->pat, sizeof d->pat, "%s", s);
 	}
 	free(s);
+	d->dir = dir;
 	search_next(t, v, 1);
 }
 
@@ -712,17 +813,23 @@ static int diff_key(tui *t, view *v, int k)
 	case '\t':
 	case KEY_BTAB: /* two panes: back is forth */
 		d->focus = !d->focus;
-		tui_msg(t, ST_DIM, "focus: the %s (/ n N search it, H L scroll it)",
+		tui_msg(t, ST_DIM, "focus: the %s (H L, Left Right scroll it; / ? search it first)",
 			side_name(d, d->focus, sn, sizeof sn));
 		return 1;
 	case 'H':
+	case KEY_LEFT: /* as in tig's diff: sideways here, q and h go back */
 		d->hs[d->focus] = d->hs[d->focus] > HSTEP ? d->hs[d->focus] - HSTEP : 0;
 		return 1;
 	case 'L':
+	case KEY_RIGHT:
 		d->hs[d->focus] += HSTEP;
 		return 1;
 	case '/':
-		search(t, v);
+	case '?':
+		search(t, v, k == '/' ? 1 : -1);
+		return 1;
+	case 'R':
+		view_report_open(t, d->run[0], d->p[0], d->t[0], d->run[1], d->p[1], d->t[1]);
 		return 1;
 	case 'n':
 	case 'N':

@@ -29,6 +29,8 @@
 #define CUSTOM_FAMILY "custom-tui"
 #define CUSTOM_FILE CUSTOM_FAMILY ".filter"
 
+static int custom_path(char *buf, size_t n, int create, dt_err *e);
+
 enum { L_LOADERR, L_FAMILY, L_PATTERN, L_CUSTOM };
 
 struct fline {
@@ -274,7 +276,12 @@ static void filters_line(tui *t, view *v, size_t i, tui_out *o)
 	if (l->kind == L_CUSTOM) {
 		out_text(o, ST_KEY, "custom pattern (c): ");
 		if (!d->custom[0]) {
+			char path[4200];
+			dt_err e;
+			dt_err_clear(&e);
 			out_text(o, ST_DIM, "type a PCRE2 pattern; it joins family " CUSTOM_FAMILY);
+			if (!custom_path(path, sizeof path, 0, &e))
+				out_printf(o, ST_DIM, ", saved in %s", path);
 			return;
 		}
 		out_text(o, ST_NORMAL, d->custom);
@@ -525,7 +532,11 @@ static void custom(tui *t, struct filters *d, view *v)
 			if (d->lines[i].kind == L_FAMILY && d->lines[i].fam == (size_t)k)
 				v->cur = i;
 	}
-	tui_msg(t, ST_DIM, "added to %s: %s; a applies", CUSTOM_FAMILY, d->note);
+	char path[4200];
+	dt_err_clear(&e);
+	if (custom_path(path, sizeof path, 0, &e))
+		snprintf(path, sizeof path, "?");
+	tui_msg(t, ST_DIM, "added to %s: %s; a applies (saved in %s)", CUSTOM_FAMILY, d->note, path);
 }
 
 /* Whether the comma-separated names list has name. */

@@ -1,5 +1,6 @@
 /* view_help.c: the help screen: the keys of the view it was opened from, then the keys and
  * commands every view shares. */
+#include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,16 +13,22 @@ static const tui_keyhelp common[] = {
 	{ "PgDn PgUp  Space -  C-f C-b", "page" },
 	{ "C-d C-u", "half a page" },
 	{ "g G  Home End", "first, last line" },
-	{ "Enter  l  Right", "open what the line shows" },
-	{ "q  Esc  h  Left", "back to the previous view (quits from the first)" },
+	{ "Enter  l  Right", "open what the line shows (the diff view scrolls with Right)" },
+	{ "q  Esc  h  Left", "back to the previous view, quits from the first (the diff view scrolls "
+			     "with Left)" },
 	{ "Q", "quit" },
-	{ "/", "search (PCRE2); n N: next, previous match" },
+	{ "/  ?", "search down, up (PCRE2, as in less); n N: the next match the same way, the "
+		  "other way; ? and Enter before any search opens this help" },
+	{ "m a-z", "mark the line with a letter (not in the runs, classes and filters views, "
+		   "where m has a meaning of its own)" },
+	{ "' a-z  ''", "back to a marked line; '' back to where the last jump started" },
 	{ "H L", "scroll left, right" },
-	{ ":", "command line: runs, classes RUN, trace RUN P.T, lattice RUN, jsm RUN," },
-	{ "", "  rank NORMAL FAULTY, diff RUN:P.T RUN:P.T, filters, filter SPEC," },
-	{ "", "  attrs MODE, K N, w FILE, dump FILE, q" },
+	{ ":", "command line: runs, classes RUN, trace RUN P.T, lattice RUN, jsm RUN [delta], "
+	       "rank NORMAL FAULTY, diff RUN:P.T RUN:P.T, report RUN:P.T RUN:P.T, filters, "
+	       "filter SPEC, attrs MODE, K N, "
+	       "w FILE, dump FILE, help, q" },
 	{ "w", "write this view to a text file" },
-	{ "? F1", "this help" },
+	{ "F1  :help", "this help (? searches upwards, as in less)" },
 	{ "C-l", "redraw" },
 	{ "mouse", "click selects, double click opens, wheel scrolls" },
 	{ NULL, NULL },
@@ -30,6 +37,12 @@ static const tui_keyhelp common[] = {
 struct help {
 	char **lines; /* "KEYS\tWHAT" or "#TITLE" */
 	size_t n;
+	/* display lines at the width last laid out: item, and the byte range of its text */
+	struct hl {
+		size_t item, off, len;
+	} *dl;
+	size_t ndl, capdl;
+	int width;
 };
 
 static void add(struct help *h, const char *keys, const char *what)
@@ -43,25 +56,76 @@ static void add(struct help *h, const char *keys, const char *what)
 	h->n++;
 }
 
+/* The column the descriptions start at, for a width. */
+static int key_col(int width)
+{
+	return width >= 70 ? 30 : width / 3;
+}
+
+/* Lays the items out at width: a description longer than its room wraps at spaces onto lines
+ * of its own, under the description column, instead of being cut. */
+static void layout(struct help *h, int width)
+{
+	h->ndl = 0;
+	h->width = width;
+	int room = width - key_col(width);
+	if (room < 10)
+		room = 10;
+	for (size_t i = 0; i < h->n; i++) {
+		const char *s = h->lines[i], *what = strchr(s, '\t') + 1;
+		size_t len = strlen(what), off = 0;
+		do {
+			size_t take = len - off;
+			if ((int)take > room) {
+				take = (size_t)room;
+				while (take > 0 && what[off + take] != ' ')
+					take--;
+				if (!take)
+					take = (size_t)room;
+			}
+			GROW(h->dl, h->capdl, h->ndl + 1);
+			h->dl[h->ndl++] = (struct hl){ i, off, take };
+			off += take;
+			while (off < len && what[off] == ' ')
+				off++;
+		} while (off < len);
+	}
+}
+
 static int help_open(tui *t, view *v)
 {
-	(void)t;
-	v->nlines = ((struct help *)v->data)->n;
+	struct help *h = v->data;
+	layout(h, tui_cols(t) - 2);
+	v->nlines = h->ndl;
 	return 0;
 }
 
 static void help_line(tui *t, view *v, size_t i, tui_out *o)
 {
 	(void)t;
-	const char *s = ((struct help *)v->data)->lines[i];
+	struct help *h = v->data;
+	const struct hl *l = &h->dl[i];
+	const char *s = h->lines[l->item];
 	const char *tab = strchr(s, '\t');
 	if (s[0] == '#') {
 		out_textn(o, ST_HEADER, s + 1, (size_t)(tab - s - 1));
 		return;
 	}
-	out_textn(o, ST_KEY, s, (size_t)(tab - s));
-	out_pad(o, 30);
-	out_text(o, ST_NORMAL, tab + 1);
+	if (!l->off)
+		out_textn(o, ST_KEY, s, (size_t)(tab - s));
+	out_pad(o, key_col(h->width));
+	out_textn(o, ST_NORMAL, tab + 1 + l->off, l->len);
+}
+
+/* A resize lays the help out again at the new width. */
+static int help_key(tui *t, view *v, int k)
+{
+	struct help *h = v->data;
+	if (k == KEY_RESIZE && tui_cols(t) - 2 != h->width) {
+		layout(h, tui_cols(t) - 2);
+		v->nlines = h->ndl;
+	}
+	return 0;
 }
 
 static void help_close(view *v)
@@ -70,11 +134,12 @@ static void help_close(view *v)
 	for (size_t i = 0; i < h->n; i++)
 		free(h->lines[i]);
 	free(h->lines);
+	free(h->dl);
 	free(h);
 }
 
 const view_ops view_help_ops = {
-	.name = "help", .open = help_open, .line = help_line, .close = help_close,
+	.name = "help", .open = help_open, .line = help_line, .key = help_key, .close = help_close,
 };
 
 void tui_help(tui *t)

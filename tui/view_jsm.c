@@ -27,6 +27,7 @@ struct jsm {
 	char why[512];            /* why it failed, when the framework did not say */
 	size_t n;                 /* traces: rows = columns */
 	const float *m;           /* n x n, the values shown */
+	int utf8;                 /* the shades are block elements (the legend says so) */
 	float *own;               /* m when this view computed it (JSM_D) */
 	rank_key *keys;           /* the P.T of row i */
 	const an_result *r;       /* the run, or the normal run for JSM_D */
@@ -260,6 +261,11 @@ static void set_title(struct jsm *d, view *v)
 	else
 		snprintf(title, sizeof title, "difftrace: JSM %s%s  %s  [%.200s]%s", what, zoom, cell,
 			 d->r->filter_alias, extra);
+	/* the legend of the shades, as they are drawn */
+	size_t tl = strlen(title);
+	snprintf(title + tl, sizeof title - tl, "  legend: blank 0, then %s up to 1",
+		 d->utf8 ? "\xe2\x96\x91 \xe2\x96\x92 \xe2\x96\x93 \xe2\x96\x88"
+			 : ". : - = + * # % @");
 	set_str(v->title, sizeof v->title, title);
 }
 
@@ -752,6 +758,7 @@ int view_jsm_open(tui *t, const char *run, int delta)
 {
 	struct jsm *d = xcalloc(1, sizeof *d);
 	d->zoom = 1;
+	d->utf8 = tui_utf8(t);
 	const char *normal, *faulty;
 	if (delta && tui_get_pair(t, &normal, &faulty) && *normal && *faulty) {
 		d->delta = 1;

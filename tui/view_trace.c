@@ -76,6 +76,7 @@ static const tui_keyhelp keys[] = {
 	{ "", "  there Enter shows its first use, t or q back" },
 	{ "d", "diff against the same P.T of the other run" },
 	{ "", "  of the marked pair" },
+	{ "U", "the trace's own recording in uftrace tui (runs recorded with uftrace)" },
 	{ NULL, NULL },
 };
 
@@ -273,6 +274,24 @@ static void set_lines(view *v)
 		v->nlines = d->table ? d->nused : d->t.n;
 }
 
+/* Traces longer than this are not searched for a better K when the view opens: each K tried is
+ * one more compression, and the view must open at once. */
+#define SUGGEST_MAX_EVENTS 65536
+
+/* When K folds nothing but a larger K would, the message line says which. */
+static void suggest_k(tui *t, const struct trace *d)
+{
+	size_t body;
+	dt_err e;
+	dt_err_clear(&e);
+	unsigned kk = d->loops ? nlr_suggest_k(d->loops, d->v, d->n, (unsigned)d->r->meta.k,
+					       NLR_KMAX, SUGGEST_MAX_EVENTS, &body, &e)
+			       : 0;
+	if (kk)
+		tui_msg(t, ST_WARN, "K %d folds nothing; :K %u folds a loop of %zu calls", d->r->meta.k,
+			kk, body);
+}
+
 static int trace_open(tui *t, view *v)
 {
 	struct trace *d = v->data;
@@ -298,6 +317,7 @@ static int trace_open(tui *t, view *v)
 		snprintf(v->title, sizeof v->title,
 			 "difftrace: trace %d.%d of %s, nested loops (filter %s, K %d)", d->p, d->thr,
 			 d->run, d->r->filter_alias, d->r->meta.k);
+		suggest_k(t, d);
 	}
 	set_lines(v);
 	return 0;
@@ -687,11 +707,56 @@ static void diff_key(tui *t, struct trace *d)
 	view_diff_open(t, normal, d->p, d->thr, faulty, d->p, d->thr);
 }
 
+/* U: uftrace tui on the directory the trace was imported from ($UFTRACE, else uftrace). */
+static void uftrace_tui(tui *t, struct trace *d)
+{
+	store *s = tui_store(t);
+	dt_err e;
+	dt_err_clear(&e);
+	store_run run;
+	if (store_run_get(s, d->run, &run, &e)) {
+		tui_msg(t, ST_WARN, "%s", e.msg);
+		return;
+	}
+	int ok = run.format && !strcmp(run.format, "uftrace");
+	store_trace tr;
+	int have = ok && !store_trace_get(s, run.id, d->p, d->thr, &tr, &e);
+	store_run_free(&run);
+	if (!ok) {
+		tui_msg(t, ST_WARN, "run %s was not recorded with uftrace: no recording to open",
+			d->run);
+		return;
+	}
+	if (!have) {
+		tui_msg(t, ST_WARN, "%s", e.msg);
+		return;
+	}
+	/* the source is DIR/TID.dat: uftrace reads DIR */
+	char dir[4096], tid[32];
+	snprintf(dir, sizeof dir, "%s", tr.source ? tr.source : "");
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	snprintf(tid, sizeof tid, "%lld", (long long)tr.tid);
+	store_trace_free(&tr);
+	const char *uf = getenv("UFTRACE");
+	char *argv[] = { (char *)(uf && *uf ? uf : "uftrace"), "tui", "-d", dir, "--tid", tid,
+			 NULL };
+	int rc = tui_run_program(t, argv);
+	if (rc >= 0 && rc != 127)
+		tui_msg(t, rc ? ST_WARN : ST_DIM, "uftrace tui -d %s --tid %s ended%s", dir, tid,
+			rc ? " with an error" : "");
+}
+
 static int trace_key(tui *t, view *v, int k)
 {
 	struct trace *d = v->data;
 	if (k == 'd' && d->state == 1 && d->obj >= 0) {
 		diff_key(t, d);
+		return 1;
+	}
+	if (k == 'U') {
+		uftrace_tui(t, d);
 		return 1;
 	}
 	if (!ready(d))

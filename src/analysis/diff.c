@@ -474,38 +474,116 @@ static unsigned char *fold_mask(const diff_row *r, size_t n, int context)
 
 /* ---- side by side -------------------------------------------------------------------------- */
 
+static size_t cols_n(const char *s, size_t n);
+
 /* Display columns: one per UTF-8 character (continuation bytes take none). */
-static size_t put_col(dt_buf *o, const char *s, size_t w)
+static size_t str_cols(const char *s)
 {
-	size_t used = 0, i = 0;
-	for (; s[i]; i++) {
-		if (((unsigned char)s[i] & 0xC0) == 0x80) {
-			buf_byte(o, (uint8_t)s[i]);
+	size_t c = 0;
+	for (; *s; s++)
+		c += ((unsigned char)*s & 0xC0) != 0x80;
+	return c;
+}
+
+#define SGR_RESET "\033[m"
+
+static void buf_str(dt_buf *o, const char *s)
+{
+	buf_put(o, s, strlen(s));
+}
+
+/* One side's text into at most w columns: s with its differing bytes m (NULL: none) in reverse
+ * video when colouring in sgr (NULL: no colour). Too long: a changed pair elides its common
+ * part (diff_elide), and what is still too long is cut, ending in the cut mark. */
+static size_t put_side(dt_buf *o, const char *s, const unsigned char *m, size_t w, const char *cut,
+		       const char *sgr)
+{
+	size_t len = strlen(s), h = len, t = len;
+	if (m) {
+		size_t first = 0;
+		while (first < len && !m[first])
+			first++;
+		if (!diff_elide(s, first, w, &h, &t))
+			h = t = len;
+	}
+	size_t total = str_cols(s) - (h < t ? cols_n(s + h, t - h) - 1 : 0);
+	size_t room = total > w ? (w ? w - 1 : 0) : w, used = 0;
+	int on = -1; /* the attribute written last: -1 nothing yet, 0 plain colour, 1 the word's */
+	for (size_t i = 0; i < len; i++) {
+		if (i == h && h < t) {
+			if (used == room)
+				break;
+			if (sgr && on != 0) {
+				buf_str(o, SGR_RESET);
+				buf_str(o, sgr);
+				on = 0;
+			}
+			buf_str(o, cut);
+			used++;
+			i = t - 1;
 			continue;
 		}
-		if (used == w)
+		int c = ((unsigned char)s[i] & 0xC0) == 0x80;
+		if (!c && used == room)
 			break;
+		if (sgr) {
+			int want = m && m[i];
+			if (want != on) {
+				if (on >= 0)
+					buf_str(o, SGR_RESET);
+				buf_str(o, sgr);
+				if (want)
+					buf_str(o, "\033[7m");
+				on = want;
+			}
+		}
 		buf_byte(o, (uint8_t)s[i]);
+		used += !c;
+	}
+	if (total > w && w) {
+		if (sgr && on != 0) {
+			buf_str(o, SGR_RESET);
+			buf_str(o, sgr);
+			on = 0;
+		}
+		buf_str(o, cut);
 		used++;
 	}
+	if (sgr && on >= 0)
+		buf_str(o, SGR_RESET);
 	return used;
 }
 
-static void side_line(FILE *f, const char *l, char mark, const char *r, size_t lw, size_t rw)
+static void side_line(FILE *f, const diff_render_opts *opt, const char *l, char mark, const char *r,
+		      size_t lw, size_t rw)
 {
 	dt_buf o = { 0 };
-	size_t used = put_col(&o, l, lw);
+	const char *cut = opt->cut ? opt->cut : "~";
+	unsigned char *ml = NULL, *mr = NULL;
+	if (mark == '|' && *l && *r) {
+		ml = xmalloc(strlen(l) + 1);
+		mr = xmalloc(strlen(r) + 1);
+		diff_words(l, r, ml, mr);
+	}
+	const char *red = NULL, *green = NULL;
+	if (opt->color) {
+		red = mark == '|' || mark == '<' ? "\033[31m" : NULL;
+		green = mark == '|' || mark == '>' ? "\033[32m" : NULL;
+	}
+	size_t used = put_side(&o, l, ml, lw, cut, red);
 	for (; used < lw; used++)
 		buf_byte(&o, ' ');
 	buf_byte(&o, ' ');
 	buf_byte(&o, (uint8_t)mark);
 	buf_byte(&o, ' ');
-	put_col(&o, r, rw);
+	put_side(&o, r, mr, rw, cut, green);
 	while (o.len && o.p[o.len - 1] == ' ')
 		o.len--;
 	fwrite(o.p, 1, o.len, f);
 	fputc('\n', f);
 	buf_free(&o);
+	free(ml);
+	free(mr);
 }
 
 /* The marker of display line i of a row whose sides have la and lb lines. */
@@ -518,6 +596,76 @@ static char line_marker(int kind, size_t i, size_t la, size_t lb)
 	if (i < la && i < lb)
 		return '|';
 	return i < la ? '<' : '>';
+}
+
+/* The entries of loop x's body, nested bodies too, with their depths (1 under the loop). */
+typedef struct flat {
+	nlr_entry *e;
+	int *depth;
+	size_t n, cap, capd;
+} flat;
+
+static int flatten(const diff_render_opts *o, nlr_entry x, int depth, flat *f, dt_err *e)
+{
+	const nlr_entry *body;
+	size_t n;
+	if (depth > DIFF_MAX_DEPTH)
+		return dt_errf(e, DT_EDATA, "loop L%u: loops nested over %d deep (a loop table cycle?)",
+			       (unsigned)nlr_loop_id(x), DIFF_MAX_DEPTH);
+	if (o->loop_body(o->ctx, nlr_loop_id(x), &body, &n))
+		return dt_errf(e, DT_EDATA, "loop L%u: not in the loop table", (unsigned)nlr_loop_id(x));
+	for (size_t i = 0; i < n; i++) {
+		GROW(f->e, f->cap, f->n + 1);
+		GROW(f->depth, f->capd, f->n + 1);
+		f->e[f->n] = body[i];
+		f->depth[f->n++] = depth;
+		if (nlr_is_loop(body[i]) && flatten(o, body[i], depth + 1, f, e))
+			return -1;
+	}
+	return 0;
+}
+
+/* Two different loops paired on a row, expanded: the row, then their bodies aligned by the same
+ * diff as the traces (not zipped by position), so that the calls one body lacks show as such. */
+static int side_loops(FILE *f, const diff_render_opts *o, nlr_entry x, nlr_entry y, size_t lw,
+		      size_t rw, dt_err *e)
+{
+	if (!o->loop_body)
+		return dt_errf(e, DT_EUSAGE, "expanding loops needs the loop table");
+	flat fa = { 0 }, fb = { 0 };
+	diff_script bs = { 0 };
+	diff_row *br = NULL;
+	size_t nbr = 0;
+	int rc = -1;
+	char *l = entry_text(o, x, 0), *r = entry_text(o, y, 0);
+	side_line(f, o, l, '|', r, lw, rw);
+	free(l);
+	free(r);
+	if (flatten(o, x, 1, &fa, e) || flatten(o, y, 1, &fb, e) ||
+	    diff_nlr(fa.e, fa.n, fb.e, fb.n, NULL, &bs, e))
+		goto out;
+	diff_rows(&bs, &br, &nbr, NULL);
+	for (size_t k = 0; k < nbr; k++) {
+		const diff_row *row = &br[k];
+		int ha = row->kind != DIFF_ROW_RIGHT, hb = row->kind != DIFF_ROW_LEFT;
+		char mark = diff_row_marker(row->kind);
+		if (row->kind == DIFF_ROW_SAME && fa.depth[row->a] != fb.depth[row->b])
+			mark = '|'; /* the same call at another nesting */
+		l = ha ? entry_text(o, fa.e[row->a], fa.depth[row->a]) : xstrdup("");
+		r = hb ? entry_text(o, fb.e[row->b], fb.depth[row->b]) : xstrdup("");
+		side_line(f, o, l, mark, r, lw, rw);
+		free(l);
+		free(r);
+	}
+	rc = 0;
+out:
+	free(br);
+	diff_script_free(&bs);
+	free(fa.e);
+	free(fa.depth);
+	free(fb.e);
+	free(fb.depth);
+	return rc;
 }
 
 int diff_render_side(FILE *f, const nlr_entry *a, const nlr_entry *b, const diff_script *s,
@@ -539,7 +687,7 @@ int diff_render_side(FILE *f, const nlr_entry *a, const nlr_entry *b, const diff
 	else
 		snprintf(lb, sizeof lb, "B: %s  (identical)", o->label_b ? o->label_b : "B");
 	/* the header may run past the width: it is read, not aligned */
-	side_line(f, la, ' ', lb, lw, (size_t)-1);
+	side_line(f, o, la, ' ', lb, lw, (size_t)-1);
 	unsigned char *hide = o->fold ? fold_mask(r, n, o->context) : xcalloc(n ? n : 1, 1);
 	lines l1 = { 0 }, l2 = { 0 };
 	int rc = 0;
@@ -555,14 +703,31 @@ int diff_render_side(FILE *f, const nlr_entry *a, const nlr_entry *b, const diff
 			i = j - 1;
 			continue;
 		}
-		if (row_lines(o, a, b, &r[i], &l1, &l2, e)) {
-			rc = -1;
-			break;
+		int loops2 = r[i].kind == DIFF_ROW_REPLACE && nlr_is_loop(a[r[i].a]) &&
+			     nlr_is_loop(b[r[i].b]);
+		if (loops2 && o->expand) {
+			if (side_loops(f, o, a[r[i].a], b[r[i].b], lw, rw, e)) {
+				rc = -1;
+				break;
+			}
+		} else {
+			if (row_lines(o, a, b, &r[i], &l1, &l2, e)) {
+				rc = -1;
+				break;
+			}
+			size_t m = l1.n > l2.n ? l1.n : l2.n;
+			for (size_t k = 0; k < m; k++)
+				side_line(f, o, k < l1.n ? l1.s[k] : "",
+					  line_marker(r[i].kind, k, l1.n, l2.n), k < l2.n ? l2.s[k] : "",
+					  lw, rw);
 		}
-		size_t m = l1.n > l2.n ? l1.n : l2.n;
-		for (size_t k = 0; k < m; k++)
-			side_line(f, k < l1.n ? l1.s[k] : "", line_marker(r[i].kind, k, l1.n, l2.n),
-				  k < l2.n ? l2.s[k] : "", lw, rw);
+		diff_part dp;
+		if (loops2 && !diff_loop_part(o->loop_body, o->ctx, a[r[i].a], b[r[i].b], &dp)) {
+			/* a note under the pair, across both columns, never cut */
+			char note[256];
+			diff_part_text(&dp, a[r[i].a], b[r[i].b], note, sizeof note);
+			fprintf(f, "    (%s)\n", note);
+		}
 	}
 	lines_free(&l1);
 	lines_free(&l2);
@@ -610,15 +775,18 @@ int diff_render_unified(FILE *f, const nlr_entry *a, const nlr_entry *b, const d
 			cb += r[j].kind != DIFF_ROW_LEFT;
 		}
 		if (!header) {
-			fprintf(f, "--- %s\n+++ %s\n", o->label_a ? o->label_a : "A",
-				o->label_b ? o->label_b : "B");
+			const char *bold = o->color ? "\033[1m" : "", *off = o->color ? SGR_RESET : "";
+			fprintf(f, "%s--- %s%s\n%s+++ %s%s\n", bold, o->label_a ? o->label_a : "A",
+				off, bold, o->label_b ? o->label_b : "B", off);
 			header = 1;
 		}
+		if (o->color)
+			fputs("\033[36m", f);
 		fputs("@@ ", f);
 		hunk_range(f, '-', r[start].a, ca);
 		fputc(' ', f);
 		hunk_range(f, '+', r[start].b, cb);
-		fputs(" @@\n", f);
+		fputs(o->color ? " @@" SGR_RESET "\n" : " @@\n", f);
 		for (size_t j = start; j < end && !rc; j++) {
 			if (row_lines(o, a, b, &r[j], &l1, &l2, e)) {
 				rc = -1;
@@ -634,10 +802,13 @@ int diff_render_unified(FILE *f, const nlr_entry *a, const nlr_entry *b, const d
 			for (size_t k = 0; k < l2.n; k++)
 				lines_push(&pend_b, xstrdup(l2.s[k]));
 			if (j + 1 == end || r[j + 1].kind == DIFF_ROW_SAME) {
+				const char *red = o->color ? "\033[31m" : "",
+					   *green = o->color ? "\033[32m" : "",
+					   *off = o->color ? SGR_RESET : "";
 				for (size_t k = 0; k < pend_a.n; k++)
-					fprintf(f, "-%s\n", pend_a.s[k]);
+					fprintf(f, "%s-%s%s\n", red, pend_a.s[k], off);
 				for (size_t k = 0; k < pend_b.n; k++)
-					fprintf(f, "+%s\n", pend_b.s[k]);
+					fprintf(f, "%s+%s%s\n", green, pend_b.s[k], off);
 				lines_clear(&pend_a);
 				lines_clear(&pend_b);
 			}
@@ -808,4 +979,210 @@ void diff_render_opts_init(diff_render_opts *o)
 	memset(o, 0, sizeof *o);
 	o->width = 130;
 	o->context = 3;
+}
+
+/* ---- word diff ---------------------------------------------------------------------------- */
+
+static int word_byte(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '.' || c == ':' || c == '@' || c >= 0x80;
+}
+
+/* The words of s: starts[i] .. starts[i+1]; at most max, returns the count or max + 1. */
+static size_t split_words(const char *s, size_t *starts, size_t max)
+{
+	size_t n = 0, i = 0;
+	while (s[i]) {
+		if (n == max)
+			return max + 1;
+		starts[n++] = i;
+		if (word_byte((unsigned char)s[i]))
+			while (s[i] && word_byte((unsigned char)s[i]))
+				i++;
+		else
+			i++;
+	}
+	starts[n] = i;
+	return n;
+}
+
+static int word_eq(const char *a, const size_t *wa, size_t i, const char *b, const size_t *wb,
+		   size_t j)
+{
+	size_t la = wa[i + 1] - wa[i], lb = wb[j + 1] - wb[j];
+	return la == lb && !memcmp(a + wa[i], b + wb[j], la);
+}
+
+size_t diff_words(const char *a, const char *b, unsigned char *ma, unsigned char *mb)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t wa[DIFF_WORDS_MAX + 2], wb[DIFF_WORDS_MAX + 2];
+	size_t na = split_words(a, wa, DIFF_WORDS_MAX), nb = split_words(b, wb, DIFF_WORDS_MAX);
+	if (na > DIFF_WORDS_MAX || nb > DIFF_WORDS_MAX) {
+		/* too long for the table: the common prefix and suffix are the same */
+		size_t p = 0;
+		while (p < la && p < lb && a[p] == b[p])
+			p++;
+		size_t q = 0;
+		while (q < la - p && q < lb - p && a[la - 1 - q] == b[lb - 1 - q])
+			q++;
+		for (size_t i = 0; i < la; i++)
+			ma[i] = i >= p && i < la - q;
+		for (size_t i = 0; i < lb; i++)
+			mb[i] = i >= p && i < lb - q;
+		return p < la - q ? p : la;
+	}
+	/* LCS of the words, the table from the end so that the walk goes forwards */
+	unsigned short(*t)[DIFF_WORDS_MAX + 1] = xcalloc(na + 1, sizeof *t);
+	for (size_t i = na; i-- > 0;)
+		for (size_t j = nb; j-- > 0;)
+			t[i][j] = word_eq(a, wa, i, b, wb, j) ? (unsigned short)(t[i + 1][j + 1] + 1)
+			      : t[i + 1][j] >= t[i][j + 1]     ? t[i + 1][j]
+							       : t[i][j + 1];
+	memset(ma, 1, la);
+	memset(mb, 1, lb);
+	size_t i = 0, j = 0;
+	while (i < na && j < nb) {
+		if (word_eq(a, wa, i, b, wb, j)) {
+			memset(ma + wa[i], 0, wa[i + 1] - wa[i]);
+			memset(mb + wb[j], 0, wb[j + 1] - wb[j]);
+			i++;
+			j++;
+		} else if (t[i + 1][j] >= t[i][j + 1]) {
+			i++;
+		} else {
+			j++;
+		}
+	}
+	free(t);
+	size_t first = 0;
+	while (first < la && !ma[first])
+		first++;
+	return first;
+}
+
+/* Columns of s[0..n): UTF-8 characters. */
+static size_t cols_n(const char *s, size_t n)
+{
+	size_t c = 0;
+	for (size_t i = 0; i < n && s[i]; i++)
+		c += ((unsigned char)s[i] & 0xC0) != 0x80;
+	return c;
+}
+
+int diff_elide(const char *s, size_t first, size_t w, size_t *head, size_t *tail)
+{
+	size_t len = strlen(s);
+	if (first > len)
+		first = len;
+	if (cols_n(s, len) <= w || cols_n(s, first) + 1 < w || w < 8)
+		return 0;
+	/* the tail starts at the argument the difference is in ("op=SUM", not "SUM"), or, in a
+	 * long name, a few columns before the difference */
+	size_t t = first;
+	while (t > 0 && !strchr(", [(", s[t - 1]))
+		t--;
+	if (t == 0 || cols_n(s + t, first - t) + 2 > w / 2) {
+		t = first;
+		for (int k = 0; k < 8 && t > 0; k++)
+			do
+				t--;
+			while (t > 0 && ((unsigned char)s[t] & 0xC0) == 0x80);
+	}
+	/* the head: the name up to its '[' or '(' when it leaves half the room to the tail */
+	size_t h = 0;
+	const char *br = strpbrk(s, "[(");
+	if (br && (size_t)(br - s) < t && cols_n(s, (size_t)(br - s) + 1) + 1 <= w / 2)
+		h = (size_t)(br - s) + 1;
+	if (t <= h)
+		h = 0;
+	*head = h;
+	*tail = t;
+	return 1;
+}
+
+/* ---- a loop against a different loop ------------------------------------------------------ */
+
+typedef struct calls {
+	uint32_t *v;
+	size_t n, cap;
+} calls;
+
+/* Appends the calls entry x makes, count times for a loop; -1 past DIFF_PART_MAX or deeper
+ * than DIFF_MAX_DEPTH or on an unknown body. */
+static int unroll(diff_body_fn body, void *ctx, nlr_entry x, uint32_t times, calls *c, int depth)
+{
+	if (!nlr_is_loop(x)) {
+		if (c->n >= DIFF_PART_MAX)
+			return -1;
+		GROW(c->v, c->cap, c->n + 1);
+		c->v[c->n++] = x.sym;
+		return 0;
+	}
+	const nlr_entry *b;
+	size_t bn;
+	if (depth >= DIFF_MAX_DEPTH || body(ctx, nlr_loop_id(x), &b, &bn))
+		return -1;
+	for (uint32_t k = 0; k < times; k++)
+		for (size_t i = 0; i < bn; i++)
+			if (unroll(body, ctx, b[i], b[i].count, c, depth + 1))
+				return -1;
+	return 0;
+}
+
+int diff_loop_part(diff_body_fn body, void *ctx, nlr_entry a, nlr_entry b, diff_part *p)
+{
+	memset(p, 0, sizeof *p);
+	if (!body || !nlr_is_loop(a) || !nlr_is_loop(b))
+		return -1;
+	calls ca = { 0 }, cb = { 0 }, ia = { 0 }, ib = { 0 };
+	int r = -1;
+	/* one iteration of each, then the whole loops */
+	if (unroll(body, ctx, a, 1, &ia, 0) || unroll(body, ctx, b, 1, &ib, 0) || !ia.n || !ib.n ||
+	    unroll(body, ctx, a, a.count, &ca, 0) || unroll(body, ctx, b, b.count, &cb, 0))
+		goto out;
+	size_t d = 0;
+	while (d < ca.n && d < cb.n && ca.v[d] == cb.v[d])
+		d++;
+	p->agree = d;
+	p->same = d == ca.n && d == cb.n;
+	p->end_a = d == ca.n && !p->same;
+	p->end_b = d == cb.n && !p->same;
+	p->iter_a = d / ia.n + 1;
+	p->call_a = d % ia.n + 1;
+	p->iter_b = d / ib.n + 1;
+	p->call_b = d % ib.n + 1;
+	r = 0;
+out:
+	free(ca.v);
+	free(cb.v);
+	free(ia.v);
+	free(ib.v);
+	return r;
+}
+
+void diff_part_text(const diff_part *p, nlr_entry a, nlr_entry b, char *buf, size_t n)
+{
+	unsigned la = nlr_loop_id(a), lb = nlr_loop_id(b);
+	char h[96];
+	snprintf(h, sizeof h, "L%u^%u and L%u^%u", la, (unsigned)a.count, lb, (unsigned)b.count);
+	if (p->same) {
+		snprintf(buf, n, "%s make the same %zu calls, folded differently", h, p->agree);
+		return;
+	}
+	if (p->end_a || p->end_b) {
+		snprintf(buf, n, "%s make the same %zu calls, then L%u ends and L%u goes on (its "
+				 "iteration %zu)",
+			 h, p->agree, p->end_a ? la : lb, p->end_a ? lb : la,
+			 p->end_a ? p->iter_b : p->iter_a);
+		return;
+	}
+	if (!p->agree) {
+		snprintf(buf, n, "%s differ from their first call", h);
+		return;
+	}
+	snprintf(buf, n, "%s make the same %zu calls, then part in iteration %zu of L%u (call %zu) and "
+			 "%zu of L%u (call %zu)",
+		 h, p->agree, p->iter_a, la, p->call_a, p->iter_b, lb, p->call_b);
 }

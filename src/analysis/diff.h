@@ -113,6 +113,8 @@ typedef struct diff_render_opts {
 			each change, into "... N identical entries ..." (side by side: one line
 			centred across both columns) */
 	int context; /* entries of context around changes: unified hunks, fold (default 3) */
+	const char *cut; /* side by side: the mark of a cut line, one column ("~"; "…" in a UTF-8 locale) */
+	int color;   /* side by side and unified: ANSI colours as git diff's */
 } diff_render_opts;
 
 /* width 130, context 3, no labels ("A", "B"), no names, no expansion, no folding. */
@@ -120,8 +122,11 @@ void diff_render_opts_init(diff_render_opts *o);
 
 /* GNU diff -y style: a header line naming the traces over their columns and counting the
  * changes, then one row per line, two columns separated by a gutter " X " (X = ' ', '|', '<',
- * '>'), left column (width - 3) / 2, text cut to its column, no trailing blanks. ASCII only.
- * Loops print as L<id>^<count>. */
+ * '>'), left column (width - 3) / 2, no trailing blanks. A line too long for its column ends
+ * in the cut mark (o->cut, default "~"); a changed pair that does not fit shows its differing
+ * part (diff_elide) with the cut mark where the common part was left out. With o->color, the
+ * lines are coloured as git diff colours them (red left, green right, the differing words of a
+ * changed pair in reverse video). Loops print as L<id>^<count>. */
 int diff_render_side(FILE *f, const nlr_entry *a, const nlr_entry *b, const diff_script *s,
 		     const diff_render_opts *o, dt_err *e);
 /* Unified: "--- A", "+++ B", then "@@ -a,b +c,d @@" hunks (1-based entry positions; a count of
@@ -134,5 +139,47 @@ int diff_render_unified(FILE *f, const nlr_entry *a, const nlr_entry *b, const d
  * with nothing at a divergence is an edge in its style straight past it. */
 int diff_render_dot(FILE *f, const nlr_entry *a, const nlr_entry *b, const diff_script *s,
 		    const diff_render_opts *o, dt_err *e);
+
+/* ---- a loop against a different loop --------------------------------------------------------- */
+
+/* Where two loops that NLR folded differently (L0^8 against L12^5) part: both unrolled into the
+ * calls they make, compared call by call. */
+typedef struct diff_part {
+	int same;              /* the same calls in the same order: folded differently, no more */
+	size_t agree;          /* calls made alike before they part */
+	size_t iter_a, iter_b; /* the iteration of each loop where they part, from 1 */
+	size_t call_a, call_b; /* the call within that iteration, from 1 */
+	int end_a, end_b;      /* the loop has ended there (the other goes on) */
+} diff_part;
+
+/* Calls of either loop unrolled beyond this are not compared (-1). */
+#define DIFF_PART_MAX ((size_t)1 << 20)
+
+/* Compares loops a and b through body; 0 and *p, or -1 when a body is unknown, the nesting is
+ * too deep or a loop makes more than DIFF_PART_MAX calls. */
+int diff_loop_part(diff_body_fn body, void *ctx, nlr_entry a, nlr_entry b, diff_part *p);
+/* The sentence for p: "L0^8 and L12^5 make the same calls for 3 iterations of L0 (2 of L12),
+ * then part in iteration 4 of L0 (3 of L12), call 2". */
+void diff_part_text(const diff_part *p, nlr_entry a, nlr_entry b, char *buf, size_t n);
+
+/* ---- the differing part of a changed pair (word diff) -------------------------------------- */
+
+/* Marks the bytes of a and b outside a longest common subsequence of their words, as
+ * git diff --word-diff does: a word is a run of letters, digits and "_.:@", every other byte is
+ * a word of its own, so "MPI_Allreduce[count=1,op=SUM]" against "...op=MAX]" marks SUM and MAX
+ * only. ma[i] (mb[i]) is set to 1 for a differing byte of a (b), 0 otherwise; the arrays have
+ * strlen(a) and strlen(b) bytes. Lines of more than DIFF_WORDS_MAX words each fall back to the
+ * common prefix and suffix (the middle is marked). Returns the offset in a of its first marked
+ * byte (strlen(a) when none). */
+#define DIFF_WORDS_MAX 256
+size_t diff_words(const char *a, const char *b, unsigned char *ma, unsigned char *mb);
+
+/* How to show s in w columns so that its byte `first` (the first that differs from the other
+ * side) is visible: s[0..*head) then a cut mark then s[*tail..]. The head keeps the function
+ * name up to its first '[' or '(' when that leaves room; the tail starts at a word boundary a
+ * few columns before `first`. Returns 0 when nothing needs eliding (s fits, or `first` is
+ * within the first w - 1 columns), 1 when *head and *tail are set. Columns are UTF-8
+ * characters. */
+int diff_elide(const char *s, size_t first, size_t w, size_t *head, size_t *tail);
 
 #endif

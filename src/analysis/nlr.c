@@ -815,3 +815,40 @@ int nlr_render_loops(FILE *f, const nlr_table *t, const nlr_entry *v, size_t n, 
 	free(used);
 	return ferror(f) ? dt_errf(e, DT_EDATA, "writing the loop table failed") : 0;
 }
+
+unsigned nlr_suggest_k(const nlr_table *t, const nlr_entry *v, size_t n, unsigned k, unsigned kmax,
+		       size_t max_events, size_t *body, dt_err *e)
+{
+	*body = 0;
+	for (size_t i = 0; i < n; i++)
+		if (nlr_is_loop(v[i]))
+			return 0;
+	if (n > max_events || n < 2 * (size_t)(k + 1))
+		return 0;
+	uint32_t *ev;
+	size_t nev;
+	if (nlr_expand(t, v, n, &ev, &nev, e))
+		return 0;
+	unsigned found = 0;
+	for (unsigned kk = k + 1; kk <= kmax && !found && nev >= 2 * (size_t)kk; kk++) {
+		nlr_table *scratch = nlr_table_new();
+		nlr_opts o = { .k = kk };
+		nlr_entry *out = NULL;
+		size_t nout = 0;
+		if (nlr_compress(scratch, &o, ev, nev, &out, &nout, e)) {
+			nlr_table_free(scratch);
+			break;
+		}
+		for (size_t i = 0; i < nout && !found; i++)
+			if (nlr_is_loop(out[i])) {
+				size_t bn;
+				nlr_table_body(scratch, nlr_loop_id(out[i]), &bn);
+				found = kk;
+				*body = bn;
+			}
+		free(out);
+		nlr_table_free(scratch);
+	}
+	free(ev);
+	return found;
+}

@@ -107,6 +107,14 @@ uint64_t nlr_comp_events(const nlr_comp *c);
 int nlr_compress(nlr_table *t, const nlr_opts *o, const uint32_t *ev, size_t n, nlr_entry **out,
 		 size_t *nout, dt_err *e);
 
+/* When K folds nothing in a trace: the smallest K' in (k, kmax] under which NLR finds a loop in
+ * v[0..n) (the entries at k, expanded through t first), and in *body the length of that loop's
+ * body; 0 when no K' up to kmax folds anything, or when v already has a loop. Each K' tried costs
+ * one compression (O(events·K')), so traces of more than max_events events are not tried
+ * (0). */
+unsigned nlr_suggest_k(const nlr_table *t, const nlr_entry *v, size_t n, unsigned k, unsigned kmax,
+		       size_t max_events, size_t *body, dt_err *e);
+
 /* ---- expansion ---- */
 
 /* The number of events v[0..n) stands for. */

@@ -32,6 +32,7 @@ static const char usage[] =
 	"  sync     the MPI and OpenMP calls recorded by libdifftrace-sync.so\n"
 	"  hang     where each thread of a stopped run is, and who waits for whom\n"
 	"  order    the sync events of a run in one order consistent across processes\n"
+	"  report   calls, total and self time per function of two runs, and their change\n"
 	"  tui      browse all of it in a terminal interface (also plain 'difftrace')\n"
 	"\n"
 	"Options:\n"
@@ -50,6 +51,7 @@ static const struct verb {
 	{ "classes", cmd_classes }, { "jsm", cmd_jsm },       { "lattice", cmd_lattice },
 	{ "filters", cmd_filters }, { "nlr", cmd_nlr },   { "tui", cmd_tui },       { "rank", cmd_rank },       { "diff", cmd_diff },
 	{ "sync", cmd_sync },     { "hang", cmd_hang },   { "order", cmd_order },
+	{ "report", cmd_report },
 };
 
 int cli_fail(const dt_err *e)
@@ -253,4 +255,25 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "difftrace: '%s' is not a command (see 'difftrace --help')\n", argv[i]);
 	return 2;
+}
+
+int cli_parse_color(const char *s, int *when)
+{
+	if (!s || !strcmp(s, "auto"))
+		*when = -1;
+	else if (!strcmp(s, "always"))
+		*when = 1;
+	else if (!strcmp(s, "never"))
+		*when = 0;
+	else
+		return -1;
+	return 0;
+}
+
+int cli_use_color(int when)
+{
+	if (when >= 0)
+		return when;
+	const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
+	return isatty(STDOUT_FILENO) && !(nc && *nc) && !(term && !strcmp(term, "dumb"));
 }

@@ -39,6 +39,12 @@ void cli_json_str(const char *s);
 /* Writes s as a CSV field to stdout. */
 void cli_csv_str(const char *s);
 
+/* --color[=WHEN]: NULL or "auto" -1, "always" 1, "never" 0; -1 on anything else. */
+int cli_parse_color(const char *s, int *when);
+/* Whether to colour stdout: when -1 (auto), at a terminal unless NO_COLOR is set (to anything
+ * but "") or TERM is dumb. */
+int cli_use_color(int when);
+
 enum { OUT_TEXT, OUT_CSV, OUT_JSON };
 /* Parses --format text|csv|json; -1 when unknown. */
 int cli_out_format(const char *s);
@@ -56,6 +62,7 @@ int cmd_lattice(cli *c, int argc, char **argv);
 int cmd_nlr(cli *c, int argc, char **argv);
 int cmd_rank(cli *c, int argc, char **argv);
 int cmd_diff(cli *c, int argc, char **argv);
+int cmd_report(cli *c, int argc, char **argv);
 int cmd_tui(cli *c, int argc, char **argv);
 int cmd_sync(cli *c, int argc, char **argv);
 int cmd_hang(cli *c, int argc, char **argv);

@@ -32,11 +32,12 @@ static const char classes_help[] =
 	"\n";
 
 static const char jsm_help[] =
-	"usage: difftrace jsm [OPTIONS] [--format text|csv] RUN\n"
+	"usage: difftrace jsm [OPTIONS] [--format text|csv|json] RUN\n"
 	"\n"
 	"The Jaccard similarity matrix of RUN's traces, rows and columns labelled P.T.\n"
 	"\n"
-	"  --format FMT          text (default) or csv\n"
+	"  --format FMT          text (default), csv, or json (an object: run, filter,\n"
+	"                        attrs, traces as P.T labels, matrix as rows of numbers)\n"
 	"  -h, --help            this help\n"
 	"\n";
 
@@ -250,12 +251,38 @@ int cmd_jsm(cli *c, int argc, char **argv)
 	if (r)
 		return r;
 	int fmt = cli_out_format(fmts);
-	if (fmt != OUT_TEXT && fmt != OUT_CSV)
-		return cli_usage("jsm", "unknown format '%s' (text, csv)", fmts);
+	if (fmt < 0)
+		return cli_usage("jsm", "unknown format '%s' (text, csv, json)", fmts);
 	store *s;
 	an_result res;
 	if ((r = open_analysis(c, &a, "jsm", argc, argv, &s, &res)))
 		return r;
+	if (fmt == OUT_JSON) {
+		printf("{\"run\": ");
+		cli_json_str(argv[optind]);
+		printf(", \"filter\": ");
+		cli_json_str(res.filter_alias);
+		printf(", \"attrs\": ");
+		cli_json_str(res.meta.attrs);
+		printf(",\n \"traces\": [");
+		for (size_t j = 0; j < res.n; j++) {
+			char *l = pt_label(&res.traces[j]);
+			printf("%s", j ? ", " : "");
+			cli_json_str(l);
+			free(l);
+		}
+		printf("],\n \"matrix\": [");
+		for (size_t i = 0; i < res.n; i++) {
+			printf("%s\n  [", i ? "," : "");
+			for (size_t j = 0; j < res.n; j++)
+				printf("%s%.6f", j ? ", " : "", (double)res.jsm[i * res.n + j]);
+			printf("]");
+		}
+		printf("\n ]\n}\n");
+		analysis_result_free(&res);
+		store_close(s);
+		return 0;
+	}
 	if (fmt == OUT_TEXT)
 		printf("# Jaccard similarity, run %s, filter %s, attributes %s\n%-7s", argv[optind],
 		       res.filter_alias, res.meta.attrs, "");

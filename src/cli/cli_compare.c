@@ -1,10 +1,13 @@
 /* cli_compare.c: `difftrace nlr`, `diff` and `rank`: one trace's loops, two traces side by
  * side, and the traces whose similarity changed most between a normal and a faulty run. */
 #define _GNU_SOURCE
+#include <langinfo.h>
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli_analysis.h"
 #include "analysis/diff.h"
@@ -17,6 +20,7 @@ static const char nlr_help[] =
 	"\n"
 	"Trace P.T of RUN after the filter, compressed into nested loops: one line per entry, a\n"
 	"loop as (e1 - e2 - ...)^count with nested loops as L<id>^<count>, then the loop table.\n"
+	"When K folds nothing but a larger K (up to 32) would, a comment line says which.\n"
 	"\n"
 	"  -h, --help            this help\n"
 	"\n";
@@ -32,10 +36,18 @@ static const char diff_help[] =
 	"                        '<' only left, '>' only right (the default)\n"
 	"  -u, --unified         unified diff hunks\n"
 	"  --format dot          a Graphviz picture, as the DiffTrace prototype draws it\n"
+	"  --format json         the entries of both traces, the hunks of the edit script and\n"
+	"                        the bodies of the loops they use, for scripts\n"
 	"  --expand              show each loop's body under it\n"
 	"  --fold                fold long common runs into one line\n"
 	"  -W, --width N         side-by-side line width (default: the terminal's, else 130)\n"
+	"  --color[=WHEN]        auto (default: at a terminal, unless NO_COLOR is set or\n"
+	"                        TERM=dumb), always or never: colours as git diff's, the\n"
+	"                        differing words of a changed pair in reverse video\n"
 	"  -h, --help            this help\n"
+	"\n"
+	"A side-by-side line too long for its column ends in ~ (an ellipsis in a UTF-8 locale);\n"
+	"a changed pair that does not fit shows the part that differs, the common part elided.\n"
 	"\n";
 
 static const char rank_help[] =
@@ -125,6 +137,10 @@ static int trace_entries(store *s, const an_result *r, int p, int t, const char 
 	return store_analysis_get_trace(s, r->meta.id, obj, NULL, NULL, v, n, NULL, NULL, e);
 }
 
+/* Traces longer than this (after the filter) are not searched for a better K: each K tried is
+ * one more compression. */
+#define SUGGEST_MAX_EVENTS ((size_t)1 << 20)
+
 int cmd_nlr(cli *c, int argc, char **argv)
 {
 	static const struct option own[] = { { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
@@ -161,6 +177,13 @@ int cmd_nlr(cli *c, int argc, char **argv)
 	       argv[optind], p, t, res.filter_alias, res.meta.k,
 	       cli_count(res.traces[obj].nevents, x, sizeof x),
 	       cli_count(res.nfiltered[obj], y, sizeof y), n, n == 1 ? "y" : "ies");
+	size_t body;
+	unsigned kk = nlr_suggest_k(loops, v, n, (unsigned)res.meta.k, NLR_KMAX, SUGGEST_MAX_EVENTS,
+				    &body, &e);
+	if (kk)
+		printf("# K %d folds nothing here, but the trace repeats a body of %zu calls: try "
+		       "difftrace nlr -K %u %s %d.%d\n",
+		       res.meta.k, body, kk, argv[optind], p, t);
 	if (nlr_render(stdout, loops, v, n, fname, s, &e))
 		goto out;
 	printf("\n# loops\n");
@@ -180,6 +203,7 @@ out0:
 
 struct diff_cli {
 	int style; /* 'y', 'u', 'd' */
+	int color; /* -1 auto, 0 never, 1 always */
 	diff_render_opts r;
 };
 
@@ -199,9 +223,11 @@ static int diff_opt(void *ud, int o, const char *arg)
 			d->style = 'y';
 		else if (!strcmp(arg, "unified"))
 			d->style = 'u';
+		else if (!strcmp(arg, "json"))
+			d->style = 'j';
 		else
-			return cli_usage("diff", "unknown format '%s' (side-by-side, unified, dot)",
-					 arg);
+			return cli_usage("diff",
+					 "unknown format '%s' (side-by-side, unified, dot, json)", arg);
 		break;
 	case 'E':
 		d->r.expand = 1;
@@ -213,6 +239,10 @@ static int diff_opt(void *ud, int o, const char *arg)
 		if (cli_parse_u64(arg, &w) || w < 20 || w > 100000)
 			return cli_usage("diff", "--width takes 20 or more, not '%s'", arg);
 		d->r.width = (int)w;
+		break;
+	case 'C':
+		if (cli_parse_color(arg, &d->color))
+			return cli_usage("diff", "--color takes auto, always or never, not '%s'", arg);
 		break;
 	}
 	return 0;
@@ -242,17 +272,112 @@ static int two_body(void *ctx, uint32_t id, const nlr_entry **body, size_t *n)
 	return loop_body(((struct two *)ctx)->t, id, body, n);
 }
 
+/* ---- diff as JSON ---- */
+
+static void json_entry(store *s, nlr_entry x)
+{
+	if (nlr_is_loop(x)) {
+		printf("{\"loop\": %u, \"count\": %u}", nlr_loop_id(x), x.count);
+		return;
+	}
+	const char *name = store_func_name(s, x.sym);
+	char unknown[32];
+	if (!name) {
+		snprintf(unknown, sizeof unknown, "?%u", x.sym);
+		name = unknown;
+	}
+	printf("{\"name\": ");
+	cli_json_str(name);
+	printf("}");
+}
+
+static void json_entries(store *s, const nlr_entry *v, size_t n)
+{
+	printf("[");
+	for (size_t i = 0; i < n; i++) {
+		printf("%s", i ? ", " : "");
+		json_entry(s, v[i]);
+	}
+	printf("]");
+}
+
+/* Marks the loops v uses, nested ones too. */
+static void loops_used(const nlr_table *t, const nlr_entry *v, size_t n, unsigned char *seen,
+		       int depth)
+{
+	size_t nt = nlr_table_count(t);
+	for (size_t i = 0; i < n; i++) {
+		if (!nlr_is_loop(v[i]))
+			continue;
+		uint32_t id = nlr_loop_id(v[i]);
+		if (id >= nt || seen[id] || depth > 64)
+			continue;
+		seen[id] = 1;
+		size_t bn;
+		const nlr_entry *b = nlr_table_body(t, id, &bn);
+		loops_used(t, b, bn, seen, depth + 1);
+	}
+}
+
+static const char *const hunk_kind[] = { "same", "only_a", "only_b", "count" };
+
+static void diff_json(store *s, const nlr_table *t, const char *const run[2], const int p[2],
+		      const int th[2], nlr_entry *const v[2], const size_t n[2],
+		      const diff_script *ds)
+{
+	diff_row *rows;
+	size_t nrows;
+	diff_stats st;
+	diff_rows(ds, &rows, &nrows, &st);
+	free(rows);
+	printf("{");
+	for (int i = 0; i < 2; i++) {
+		printf("%s\n \"%s\": {\"run\": ", i ? "," : "", i ? "b" : "a");
+		cli_json_str(run[i]);
+		printf(", \"trace\": \"%d.%d\", \"entries\": ", p[i], th[i]);
+		json_entries(s, v[i], n[i]);
+		printf("}");
+	}
+	printf(",\n \"changed\": %zu, \"only_a\": %zu, \"only_b\": %zu, \"identical\": %s,",
+	       st.count + st.replace, st.left, st.right,
+	       st.count + st.replace + st.left + st.right ? "false" : "true");
+	printf("\n \"hunks\": [");
+	for (size_t i = 0; i < ds->n; i++) {
+		const diff_hunk *h = &ds->h[i];
+		printf("%s\n  {\"kind\": \"%s\", \"a\": %zu, \"b\": %zu, \"n\": %zu}",
+		       i ? "," : "", hunk_kind[h->kind], h->a, h->b, h->n);
+	}
+	printf("\n ],\n \"loops\": {");
+	size_t nt = nlr_table_count(t);
+	unsigned char *seen = xcalloc(nt ? nt : 1, 1);
+	for (int i = 0; i < 2; i++)
+		loops_used(t, v[i], n[i], seen, 0);
+	int first = 1;
+	for (size_t id = 0; id < nt; id++) {
+		if (!seen[id])
+			continue;
+		size_t bn;
+		const nlr_entry *b = nlr_table_body(t, (uint32_t)id, &bn);
+		printf("%s\n  \"%zu\": ", first ? "" : ",", id);
+		json_entries(s, b, bn);
+		first = 0;
+	}
+	free(seen);
+	printf("%s}\n}\n", first ? "" : "\n ");
+}
+
 int cmd_diff(cli *c, int argc, char **argv)
 {
 	static const struct option own[] = {
 		{ "help", no_argument, 0, 'h' },       { "side-by-side", no_argument, 0, 'y' },
 		{ "unified", no_argument, 0, 'u' },    { "format", required_argument, 0, 'F' },
 		{ "expand", no_argument, 0, 'E' },     { "fold", no_argument, 0, 'L' },
-		{ "width", required_argument, 0, 'W' }, { 0, 0, 0, 0 },
+		{ "width", required_argument, 0, 'W' }, { "color", optional_argument, 0, 'C' },
+		{ "colour", optional_argument, 0, 'C' }, { 0, 0, 0, 0 },
 	};
 	cli_an a;
 	cli_an_init(&a);
-	struct diff_cli d = { 'y', { 0 } };
+	struct diff_cli d = { 'y', -1, { 0 } };
 	diff_render_opts_init(&d.r);
 	const char *cols = getenv("COLUMNS");
 	if (cols && atoi(cols) >= 40)
@@ -264,6 +389,10 @@ int cmd_diff(cli *c, int argc, char **argv)
 		return r;
 	if (argc - optind != 2)
 		return cli_usage("diff", "needs two traces, RUN:P.T RUN:P.T");
+	d.r.color = cli_use_color(d.color);
+	setlocale(LC_CTYPE, "");
+	const char *cs = nl_langinfo(CODESET);
+	d.r.cut = cs && !strcmp(cs, "UTF-8") ? "\xe2\x80\xa6" : "~";
 	char *run[2];
 	int p[2], t[2];
 	for (int i = 0; i < 2; i++) {
@@ -294,6 +423,18 @@ int cmd_diff(cli *c, int argc, char **argv)
 	}
 	if (!(loops = store_loops(s, &e)) || diff_nlr(v[0], n[0], v[1], n[1], NULL, &ds, &e))
 		goto out;
+	for (int i = 0; i < 2; i++) {
+		size_t body;
+		dt_err ign;
+		dt_err_clear(&ign);
+		unsigned kk = nlr_suggest_k(loops, v[i], n[i], (unsigned)res[i].meta.k, NLR_KMAX,
+					    SUGGEST_MAX_EVENTS, &body, &ign);
+		if (kk)
+			fprintf(stderr,
+				"difftrace diff: K %d folds nothing in %s %d.%d, but it repeats a body "
+				"of %zu calls: -K %u folds it\n",
+				res[i].meta.k, run[i], p[i], t[i], body, kk);
+	}
 	char la[128], lb[128];
 	snprintf(la, sizeof la, "%s %d.%d", run[0], p[0], t[0]);
 	snprintf(lb, sizeof lb, "%s %d.%d", run[1], p[1], t[1]);
@@ -303,6 +444,16 @@ int cmd_diff(cli *c, int argc, char **argv)
 	d.r.name = two_name;
 	d.r.loop_body = two_body;
 	d.r.ctx = &ctx;
+	if (d.style == 'j') {
+		const char *const rn[2] = { run[0], run[1] };
+		diff_json(s, loops, rn, p, t, v, n, &ds);
+		if (ferror(stdout)) {
+			dt_errf(&e, DT_EDATA, "cannot write the diff: output error");
+			goto out;
+		}
+		rc = 0;
+		goto out;
+	}
 	int w = d.style == 'u'   ? diff_render_unified(stdout, v[0], v[1], &ds, &d.r, &e)
 		: d.style == 'd' ? diff_render_dot(stdout, v[0], v[1], &ds, &d.r, &e)
 				 : diff_render_side(stdout, v[0], v[1], &ds, &d.r, &e);

@@ -32,6 +32,8 @@ Options:
                          count, datatype, op, root, peer, tag, communicator)
       --no-sync          leave out the sync record (libdifftrace-sync.so)
       --sync-only        record only the sync record, without uftrace
+  -v, --verbose          keep uftrace's own notices (with --timeout: 'install signal
+                         handlers to task N', once per rank)
   -n, --dry-run          print the uftrace command instead of running it
   -h, --help             show this help
   -V, --version          show the version
@@ -53,6 +55,7 @@ extra=
 inject=
 timeout=
 dry=0
+verbose=0
 mpiargs=1
 sync=1
 while [ $# -gt 0 ]; do
@@ -114,6 +117,10 @@ while [ $# -gt 0 ]; do
 	--sync-only)
 		[ "$sync" = 0 ] && die "--no-sync and --sync-only together record nothing"
 		sync=2
+		shift
+		;;
+	-v | --verbose)
+		verbose=1
 		shift
 		;;
 	-n | --dry-run)
@@ -270,6 +277,23 @@ fi
 # trigger, installed above. Then it is killed, and uftrace writes what it has. The same
 # happens when this wrapper is itself told to stop (the launcher aborting the job because
 # another rank failed or timed out), so every rank stays importable.
+# uftrace says 'install signal handlers to task N' on its standard output for every rank when
+# it has a signal trigger: that notice goes unless --verbose, through a filter on a fifo (a
+# pipeline would make $! the filter's process, not uftrace's).
+filt=
+if [ "$verbose" = 0 ]; then
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/difftrace-record.XXXXXX") || die "cannot make a temporary directory"
+	trap 'rm -rf "$tmp"' EXIT
+	mkfifo "$tmp/out" || die "cannot make a fifo in $tmp"
+	# the filter ignores the launcher's signals: it must outlive the program, which is
+	# flushing its trace when stopped, and would die of SIGPIPE writing to a dead filter
+	(
+		trap '' TERM INT HUP
+		exec grep --line-buffered -v '^uftrace: install signal handlers to task [0-9]*$'
+	) < "$tmp/out" &
+	filt=$!
+	exec 3>&1 > "$tmp/out"
+fi
 ended=0
 stop_traced() { # why
 	[ "$ended" = 1 ] && return
@@ -295,15 +319,22 @@ stop_traced() { # why
 }
 "$@" &
 child=$!
+if [ -n "$filt" ]; then
+	exec >&3 3>&- # only the program writes into the filter: it ends when the program does
+fi
 trap 'stop_traced "stopped by a signal"; exit 143' TERM INT HUP
 n=0
 while kill -0 "$child" 2>/dev/null; do
 	if [ $n -ge $((timeout * 10)) ]; then
 		stop_traced "still running after $timeout s"
 		wait "$child" 2>/dev/null
+		[ -z "$filt" ] || wait "$filt"
 		exit 124
 	fi
 	sleep 0.1
 	n=$((n + 1))
 done
 wait "$child"
+st=$?
+[ -z "$filt" ] || wait "$filt"
+exit $st
