@@ -273,6 +273,8 @@ static void *job_thread(void *arg)
 	dt_err e;
 	dt_err_clear(&e);
 	int ok = store_open(t->path, STORE_OPEN_EXISTING, &s, &e) == 0;
+	if (ok) /* nothing on stderr under curses */
+		store_set_notice(s, NULL, NULL);
 	for (;;) {
 		pthread_mutex_lock(&t->mu);
 		if (!t->nqueue || !ok) {

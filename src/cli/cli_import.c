@@ -1,8 +1,10 @@
 /* cli_import.c: `difftrace import`, one transaction per import.
  *
+ * The import is staged in TEMP tables and published in one short transaction at the end
+ * (store_import_begin), so other difftrace commands can write to the store while it decodes.
  * SIGINT and SIGTERM set a flag that the store's writer polls; the import then fails as
- * "interrupted" and rolls back, so the store is exactly as it was. A SIGKILL leaves an
- * uncommitted WAL transaction, which SQLite discards on the next open: the same result. */
+ * "interrupted" and drops what it staged, so the store is exactly as it was. A SIGKILL loses
+ * the staged rows with the process (TEMP files are deleted by the system): the same result. */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
@@ -162,7 +164,8 @@ int cmd_import(cli *c, int argc, char **argv)
 	struct prog pr;
 	progress_init(&pr.p);
 	int rc = 1;
-	if (store_begin(s, &e))
+	store_set_cancel(s, &interrupted);
+	if (store_import_begin(s, &e))
 		goto fail;
 	if (run) {
 		name = xstrdup(run);
@@ -189,8 +192,15 @@ int cmd_import(cli *c, int argc, char **argv)
 		dt_err_at(&e, argv[optind], -1, "no traces found");
 		goto fail;
 	}
-	if (store_writer_finish(w, &e) || interrupted || store_commit(s, &e))
+	if (store_writer_finish(w, &e) || interrupted)
 		goto fail;
+	store_writer_free(w);
+	w = NULL;
+	char *got = NULL;
+	if (store_import_publish(s, !run, &got, &e))
+		goto fail;
+	free(name);
+	name = got;
 	progress_end(&pr.p);
 	if (!io.quiet) {
 		store_run sr;
@@ -211,7 +221,9 @@ int cmd_import(cli *c, int argc, char **argv)
 	goto out;
 fail:
 	progress_end(&pr.p);
-	store_rollback(s);
+	store_writer_free(w);
+	w = NULL;
+	store_import_abort(s);
 	if (interrupted) {
 		fprintf(stderr, "difftrace: import interrupted; the store is unchanged\n");
 		rc = 130;

@@ -215,6 +215,10 @@ int cmd_rm(cli *c, int argc, char **argv)
 	store *s;
 	if (cli_open_store(c, STORE_OPEN_EXISTING, &s, &e))
 		return cli_fail(&e);
+	if (store_readonly(s)) {
+		dt_err_at(&e, store_path(s), -1, "the store is read-only: cannot remove runs");
+		goto fail;
+	}
 	if (store_begin(s, &e))
 		goto fail;
 	for (int i = optind; i < argc; i++)
