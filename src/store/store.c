@@ -171,8 +171,8 @@ static int check_owner(store *s, int mode, int *fresh, dt_err *e)
 		      &ok) == 6 &&
 	    query_int(s, "PRAGMA user_version", &ok) >= 1)
 		return 0;
-	return dt_err_at(e, s->path, -1, "not a difftrace store: %s has tables of another program",
-			 s->path);
+	return dt_errf(e, DT_EDATA, "not a difftrace store: %s has tables of another program",
+		       s->path);
 }
 
 int store_open(const char *path, int mode, store **out, dt_err *e)
@@ -198,7 +198,7 @@ int store_open(const char *path, int mode, store **out, dt_err *e)
 	else
 		dt_err_at(e, path, -1, "cannot open the store: %s",
 			  s->db ? sqlite3_errmsg(s->db) : "out of memory");
-	if (r && ro && sqlite3_errcode(s->db) == SQLITE_CANTOPEN) {
+	if (r && ro && s->db && sqlite3_errcode(s->db) != SQLITE_NOTADB) {
 		/* a read-only folder: SQLite cannot create the -shm file; when no write-ahead log
 		 * is left, the file alone is the whole store and can be read as immutable */
 		char *wal = xmalloc(strlen(path) + 5);
