@@ -65,6 +65,11 @@ grep -q 'CLASS' "$T/out" || fail "classes printed nothing"
 expect_status 0 nobody diff base:0.0 other:0.1
 expect_status 0 nobody rank --normal base --faulty other
 [ "$(sum)" = "$before" ] || fail "a read command wrote to a read-only store"
+# the interface computes it in the background too, and shows it
+printf 'Enter\nwait\n' > "$T/home/keys"
+expect_status 0 nobody tui --script "$T/home/keys" --dump "$T/home/screen" --size 24x80
+grep -q 'classes of traces with identical attribute sets' "$T/home/screen" ||
+	fail "the interface did not show an analysis of a read-only store: $(cat "$T/home/screen")"
 # writing is refused with what it is
 expect_status 1 nobody import -q "$DATA/text/small"
 expect_err "cannot write the store: Permission denied"

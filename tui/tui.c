@@ -177,6 +177,9 @@ struct tui {
 	uint64_t job_done, job_total;
 	int job_finished; /* a job ended since the last look: views must reopen */
 	char job_err[800];
+	/* read-only store: analyses the job computed in memory, handed over to ac by poll_job */
+	struct acache **done;
+	size_t ndone;
 };
 
 store *tui_store(tui *t)
@@ -304,7 +307,22 @@ static void *job_thread(void *arg)
 			r = analysis_run(s, &run, &p, &id, &reused, &e);
 			store_run_free(&run);
 		}
+		struct acache *c = NULL;
+		if (!r && store_readonly(s)) { /* not saved: only this connection sees it */
+			c = xcalloc(1, sizeof *c);
+			if ((r = analysis_load(s, id, &c->r, &e)) != 0) {
+				free(c);
+				c = NULL;
+			} else {
+				snprintf(c->run, sizeof c->run, "%s", j.run);
+				c->p = j.p;
+			}
+		}
 		pthread_mutex_lock(&t->mu);
+		if (c) {
+			t->done = xrealloc(t->done, (t->ndone + 1) * sizeof *t->done);
+			t->done[t->ndone++] = c;
+		}
 		if (r)
 			snprintf(t->job_err, sizeof t->job_err, "analysis of %s: %s", j.run, e.msg);
 		t->job_finished = 1;
@@ -750,6 +768,11 @@ static void poll_job(tui *t)
 	char err[800];
 	snprintf(err, sizeof err, "%s", t->job_err);
 	t->job_err[0] = 0;
+	for (size_t i = 0; i < t->ndone; i++) {
+		t->ac = xrealloc(t->ac, (t->nac + 1) * sizeof *t->ac);
+		t->ac[t->nac++] = t->done[i];
+	}
+	t->ndone = 0;
 	pthread_mutex_unlock(&t->mu);
 	if (!fin)
 		return;
@@ -1340,6 +1363,11 @@ int tui_main(const tui_opts *o)
 		free(t->ac[i]);
 	}
 	free(t->ac);
+	for (size_t i = 0; i < t->ndone; i++) {
+		analysis_result_free(&t->done[i]->r);
+		free(t->done[i]);
+	}
+	free(t->done);
 	free(t->queue);
 	out_free(&t->line);
 	if (t->search)
