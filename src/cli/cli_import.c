@@ -80,7 +80,7 @@ static char *default_run_name(const char *path)
 	char out[65];
 	size_t o = 0;
 	for (; *b && o < 64; b++)
-		out[o++] = (*b == ':' || (unsigned char)*b <= ' ') ? '_' : *b;
+		out[o++] = (*b == ':' || (unsigned char)*b <= ' ' || *b == 0x7f) ? '_' : *b;
 	out[o] = 0;
 	if (!o || !strcmp(out, ".") || !strcmp(out, "..") || !strcmp(out, "uftrace.data"))
 		return xstrdup("run");

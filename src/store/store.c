@@ -9,6 +9,7 @@
 #include <errno.h>
 
 #include "store/store_int.h"
+#include "util/esc.h"
 #include "util/util.h"
 
 int store_sqlerr(store *s, dt_err *e, const char *what)
@@ -37,7 +38,9 @@ int store_exec(store *s, const char *sql, dt_err *e)
 static void notice_stderr(void *arg, const char *msg)
 {
 	(void)arg;
-	fprintf(stderr, "difftrace: %s\n", msg);
+	fputs("difftrace: ", stderr);
+	esc_fputs(msg, stderr);
+	fputc('\n', stderr);
 }
 
 void store_notice(store *s, const char *msg)
