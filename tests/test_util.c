@@ -101,14 +101,14 @@ int main(void)
 	 * newlines pass */
 	char *mem = NULL;
 	size_t memlen = 0;
-	FILE *m = open_memstream(&mem, &memlen);
-	FILE *es = esc_stream(m);
+	FILE *mf = open_memstream(&mem, &memlen);
+	FILE *es = esc_stream(mf);
 	setvbuf(es, NULL, _IONBF, 0);
 	fputs("a\303", es);
 	fputs("\251\033\n\302", es);
 	fputs("\233z\n", es);
 	fclose(es);
-	fclose(m);
+	fclose(mf);
 	CHECK_EQ_STR(mem, "a\303\251\\e\n\\u009bz\n");
 	free(mem);
 	CHECK_DONE();

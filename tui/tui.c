@@ -17,7 +17,9 @@
 #include <langinfo.h>
 #include <locale.h>
 #include <pcre2.h>
+#include <poll.h>
 #include <pthread.h>
+#include <term.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -807,11 +809,22 @@ static int next_key(tui *t)
 			poll_job(t);
 		}
 	}
-	for (;;) {
+	for (int eof = 0;;) {
 		int k = getch();
 		poll_job(t);
 		if (k != ERR)
 			return k;
+		/* no key, yet the input is readable: it is at its end (< /dev/null, a closed
+		 * pipe), and no key will ever come */
+		struct pollfd in = { 0, POLLIN, 0 };
+		if (poll(&in, 1, 0) > 0 && (in.revents & (POLLIN | POLLHUP | POLLERR)))
+			eof++;
+		else
+			eof = 0;
+		if (eof >= 3) {
+			t->quit = 1; /* ERR: a prompt cancels, the main loop ends */
+			return ERR;
+		}
 		draw(t); /* the progress bar moves while no key comes */
 	}
 }
@@ -1310,6 +1323,21 @@ int tui_main(const tui_opts *o)
 		const char *term = getenv("TERM");
 		if (!term || !*term) {
 			fprintf(stderr, "difftrace tui: TERM is not set: not a terminal?\n");
+			store_close(t->s);
+			free(t->path);
+			free(t);
+			return 1;
+		}
+		/* a terminal that cannot move its cursor (TERM=dumb, an editor's shell) would get
+		 * every view on one line */
+		int terr = 0;
+		const char *cup = setupterm(NULL, 1, &terr) == OK ? tigetstr("cup") : NULL;
+		if (!cup || cup == (const char *)-1) {
+			fprintf(stderr,
+				"difftrace tui: the terminal '%s' cannot move its cursor; use the "
+				"command line instead (difftrace runs, classes, rank, diff: see "
+				"difftrace(1))\n",
+				term);
 			store_close(t->s);
 			free(t->path);
 			free(t);

@@ -1126,7 +1126,8 @@ static void find_running(const an_result *rf, rank_jsmd *j)
 		const store_trace *t = &rf->traces[j->row_faulty[i]];
 		first[i] = t->first_ts;
 		last[i] = t->last_ts;
-		valid[i] = t->has_time && t->nevents > 0;
+		/* a clock that went back orders nothing */
+		valid[i] = t->has_time && t->nevents > 0 && !(t->flags & DT_TF_TIME_REGRESSED);
 	}
 	j->running = xmalloc(j->n);
 	j->n_running = rank_running(first, last, valid, j->n, j->running, &j->quiet);
