@@ -27,6 +27,7 @@
 #include <time.h>
 #include <wchar.h>
 
+#include "analysis/filter.h"
 #include "tui.h"
 #include "tui_int.h"
 #include "util/util.h"
@@ -379,13 +380,18 @@ int tui_job_progress(tui *t, char *what, size_t n)
 
 int tui_analysis(tui *t, const char *run, const an_result **out)
 {
+	dt_err e;
+	dt_err_clear(&e);
 	for (size_t i = 0; i < t->nac; i++)
 		if (!strcmp(t->ac[i]->run, run) && params_eq(&t->ac[i]->p, &t->params)) {
+			/* another difftrace may have removed the run since (rm) */
+			if (store_run_exists(t->s, run, &e) == 0) {
+				tui_msg(t, ST_WARN, "run %s was removed", run);
+				return -1;
+			}
 			*out = &t->ac[i]->r;
 			return 1;
 		}
-	dt_err e;
-	dt_err_clear(&e);
 	an_params p;
 	store_run sr;
 	int64_t id;
@@ -1013,6 +1019,7 @@ static int dump_screen(tui *t, const char *path)
 
 /* ---- the ':' command line ---- */
 
+/* RUN:P.T; -1 when malformed, -2 when P or T is out of range (it would wrap) */
 static int parse_trace(const char *s, char *run, size_t n, int *p, int *th)
 {
 	const char *colon = strrchr(s, ':');
@@ -1021,15 +1028,34 @@ static int parse_trace(const char *s, char *run, size_t n, int *p, int *th)
 	memcpy(run, s, (size_t)(colon - s));
 	run[colon - s] = 0;
 	char *end;
+	errno = 0;
 	long a = strtol(colon + 1, &end, 10);
-	if (*end != '.')
+	if (*end != '.' || end == colon + 1)
 		return -1;
-	long b = strtol(end + 1, &end, 10);
-	if (*end || a < 0 || b < 0)
+	const char *q = end + 1;
+	int big = errno == ERANGE;
+	errno = 0;
+	long b = strtol(q, &end, 10);
+	if (*end || end == q || a < 0 || b < 0)
 		return -1;
+	if (big || errno == ERANGE || a > 1L << 30 || b > 1L << 30)
+		return -2;
 	*p = (int)a;
 	*th = (int)b;
 	return 0;
+}
+
+/* A filter that cannot be parsed is refused when it is typed, as the CLI does. */
+static int filter_ok(const char *spec, dt_err *e)
+{
+	filt_lib *lib = filt_lib_new();
+	filt *f = NULL;
+	int r = filt_lib_load_default(lib, e);
+	if (!r)
+		r = filt_parse(lib, spec, &f, e);
+	filt_free(f);
+	filt_lib_free(lib);
+	return r;
 }
 
 static void command(tui *t, const char *line)
@@ -1058,7 +1084,10 @@ static void command(tui *t, const char *line)
 		char run[256];
 		int pp, th;
 		snprintf(spec, sizeof spec, "%s:%s", w[1], w[2]);
-		if (parse_trace(spec, run, sizeof run, &pp, &th))
+		int pr = parse_trace(spec, run, sizeof run, &pp, &th);
+		if (pr == -2)
+			tui_msg(t, ST_WARN, "%s: P.T out of range", w[2]);
+		else if (pr)
 			tui_msg(t, ST_WARN, "usage: :%s RUN P.T", w[0]);
 		else
 			view_trace_open(t, run, pp, th);
@@ -1071,16 +1100,25 @@ static void command(tui *t, const char *line)
 	} else if (!strcmp(w[0], "diff") && n == 3) {
 		char ra[256], rb[256];
 		int pa, ta, pb, tb;
-		if (parse_trace(w[1], ra, sizeof ra, &pa, &ta) ||
-		    parse_trace(w[2], rb, sizeof rb, &pb, &tb))
+		int ra_ = parse_trace(w[1], ra, sizeof ra, &pa, &ta);
+		int rb_ = parse_trace(w[2], rb, sizeof rb, &pb, &tb);
+		if (ra_ == -2 || rb_ == -2)
+			tui_msg(t, ST_WARN, "%s: P.T out of range", ra_ == -2 ? w[1] : w[2]);
+		else if (ra_ || rb_)
 			tui_msg(t, ST_WARN, "usage: :diff RUN:P.T RUN:P.T");
 		else
 			view_diff_open(t, ra, pa, ta, rb, pb, tb);
 	} else if (!strcmp(w[0], "filters")) {
 		view_filters_open(t);
 	} else if (!strcmp(w[0], "filter") && n == 2) {
-		snprintf(p.filter, sizeof p.filter, "%s", w[1]);
-		tui_set_params(t, &p);
+		dt_err e;
+		dt_err_clear(&e);
+		if (filter_ok(w[1], &e)) {
+			tui_msg(t, ST_WARN, "%s", e.msg);
+		} else {
+			snprintf(p.filter, sizeof p.filter, "%s", w[1]);
+			tui_set_params(t, &p);
+		}
 	} else if (!strcmp(w[0], "attrs") && n == 2) {
 		attrs_mode m;
 		int args;
