@@ -15,6 +15,7 @@
 #include "import/import.h"
 #include "util/progress.h"
 #include "import/sink.h"
+#include "util/esc.h"
 #include "util/util.h"
 
 static const char help[] =
@@ -202,9 +203,19 @@ int cmd_import(cli *c, int argc, char **argv)
 	free(name);
 	name = got;
 	progress_end(&pr.p);
-	if (!io.quiet) {
-		store_run sr;
-		if (store_run_get(s, name, &sr, &e) == 0) {
+	store_run sr;
+	if (store_run_get(s, name, &sr, &e) == 0) {
+		char safe[300];
+		if (sr.flags & (DT_TF_UNRESOLVED | DT_TF_CORRUPT))
+			fprintf(stderr,
+				"difftrace: warning: %s: see the notes of 'difftrace traces %s'\n",
+				sr.flags & DT_TF_CORRUPT
+					? "a trace file is damaged (it decodes to a state its format "
+					  "never produces)"
+					: "most calls of a module match no symbol (a wrong base in the "
+					  "map?): filters by name will not keep them",
+				esc_str(sr.name, safe, sizeof safe));
+		if (!io.quiet) {
 			char a[32], b[32], f[160];
 			dt_flags_str(sr.flags, f, sizeof f);
 			printf("imported run '%s' (%s): %lld traces, %s events, %s stored", sr.name,
@@ -214,8 +225,8 @@ int cmd_import(cli *c, int argc, char **argv)
 			if (sr.flags)
 				printf("; flagged: %s (see 'difftrace traces %s')", f, sr.name);
 			putchar('\n');
-			store_run_free(&sr);
 		}
+		store_run_free(&sr);
 	}
 	rc = 0;
 	goto out;
