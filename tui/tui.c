@@ -1368,9 +1368,13 @@ int tui_main(const tui_opts *o)
 		}
 		/* a terminal that cannot move its cursor (TERM=dumb, an editor's shell) would get
 		 * every view on one line */
-		int terr = 0;
-		const char *cup = setupterm(NULL, 1, &terr) == OK ? tigetstr("cup") : NULL;
-		if (!cup || cup == (const char *)-1) {
+		int terr = 0, usable = 0;
+		if (setupterm(NULL, 1, &terr) == OK) {
+			const char *cup = tigetstr("cup");
+			usable = cup && cup != (const char *)-1;
+			del_curterm(cur_term); /* initscr sets the terminal up again */
+		}
+		if (!usable) {
 			fprintf(stderr,
 				"difftrace tui: the terminal '%s' cannot move its cursor; use the "
 				"command line instead (difftrace runs, classes, rank, diff: see "
