@@ -8,12 +8,12 @@
 U="$DATA/uftrace/nest"
 [ -f "$U/6749.dat" ] || fail "fixture $U missing"
 # the same records twice: the second copy starts before the first ended
-cp -r "$U" "$T/twice"
+cp -r "$U" "$T/twice" && chmod -R u+w "$T/twice"
 cat "$U/6749.dat" "$U/6749.dat" > "$T/twice/6749.dat"
 expect_status 0 "$DT" import --run twice "$T/twice"
 grep -q 'flagged: time-regressed' "$T/out" || fail "repeated .dat not flagged: $(cat "$T/out")"
 # the first record later than all the others: times before the first event
-cp -r "$U" "$T/back"
+cp -r "$U" "$T/back" && chmod -R u+w "$T/back"
 printf '\377\377\377\377\377\377\377\017' | dd of="$T/back/6749.dat" bs=1 seek=0 conv=notrunc 2>/dev/null
 expect_status 0 "$DT" import -q --run back "$T/back"
 expect_status 0 "$DT" traces --format csv back
@@ -46,7 +46,7 @@ grep -q '^0\.0 .* corrupt ' "$T/out" || fail "the damaged stream is not flagged:
 grep -q 'byte offset 4: a compressed group ParLOT never writes' "$T/out" || fail "no note: $(cat "$T/out")"
 grep '^1\.0 ' "$T/out" | grep -q corrupt && fail "the sound stream is flagged: $(cat "$T/out")"
 # a uftrace map whose base for the program is wrong: no call of it resolves
-cp -r "$U" "$T/wb"
+cp -r "$U" "$T/wb" && chmod -R u+w "$T/wb"
 sed -i '1s/^55b70913f000/55b70903f000/' "$T/wb"/sid-*.map
 expect_status 0 "$DT" import --run wb "$T/wb"
 expect_err "warning: most calls of a module match no symbol"
