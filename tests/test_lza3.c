@@ -175,8 +175,9 @@ static void test_edge_cases(void)
 		dt_err e;
 		CHECK_EQ_INT(decode(a, sizeof a, &oa, &na, &fa, &e), 0);
 		CHECK_EQ_INT(decode(b, sizeof b, &ob, &nb, &fb, &e), 0);
-		CHECK_EQ_INT(fa, LZA3_UNTERMINATED);
-		CHECK_EQ_INT(fb, 0);
+		/* four 0 tokens after "1 2 3" are not what the encoder writes: odd, but decoded */
+		CHECK_EQ_INT(fa, LZA3_UNTERMINATED | LZA3_ODD);
+		CHECK_EQ_INT(fb, LZA3_ODD);
 		CHECK(na == nb && na > 3 && !memcmp(oa, ob, na * sizeof *oa));
 		free(oa);
 		free(ob);

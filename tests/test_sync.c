@@ -321,6 +321,66 @@ static void test_store(void)
 	store_close(s);
 }
 
+/* A staged import whose new function names were taken by another import published meanwhile:
+ * its sync events are re-numbered with its chunks, so they still name their calls. */
+static void test_staged(void)
+{
+	char db[160], p[160];
+	snprintf(db, sizeof db, "%s/staged.db", dir);
+	snprintf(p, sizeof p, "%s/rec", dir);
+	store *a, *b;
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK(store_open(db, STORE_OPEN_CREATE, &a, &e) == 0);
+	CHECK(store_open(db, STORE_OPEN_EXISTING, &b, &e) == 0);
+	int64_t ra, rb;
+	/* a stages the sync recording: its names get the ids after the store's largest */
+	CHECK(store_import_begin(a, &e) == 0);
+	CHECK(store_run_create(a, "hung", "", "sync", p, &ra, &e) == 0);
+	store_writer *w = store_writer_new(a, ra, NULL);
+	CHECK(import_path(p, DT_FMT_SYNC, NULL, store_writer_sink(w), &e) == 0);
+	CHECK(store_writer_finish(w, &e) == 0);
+	store_writer_free(w);
+	/* b takes those ids first, with other names */
+	CHECK(store_import_begin(b, &e) == 0);
+	CHECK(store_run_create(b, "other", "", "text", "made up", &rb, &e) == 0);
+	w = store_writer_new(b, rb, NULL);
+	dt_sink *k = store_writer_sink(w);
+	dt_trace_meta m = { 1, 1, -1, 1, NULL, "made up" };
+	uint32_t ev[4];
+	CHECK(k->begin(k->ctx, &m, &e) == 0);
+	ev[0] = k->func(k->ctx, "zzz_first", 9, &e);
+	ev[1] = k->func(k->ctx, "zzz_second", 10, &e);
+	ev[2] = ev[3] = 0;
+	CHECK(k->events(k->ctx, ev, NULL, 4, &e) == 0);
+	CHECK(k->end(k->ctx, 0, "", &e) == 0);
+	CHECK(store_writer_finish(w, &e) == 0);
+	store_writer_free(w);
+	char *got = NULL;
+	CHECK(store_import_publish(b, 0, &got, &e) == 0);
+	if (e.status)
+		fprintf(stderr, "publish: %s\n", e.msg);
+	free(got);
+	CHECK(store_import_publish(a, 0, &got, &e) == 0);
+	free(got);
+	store_close(a);
+	store_close(b);
+	CHECK(store_open(db, STORE_OPEN_EXISTING, &a, &e) == 0);
+	store_run r;
+	CHECK(store_run_get(a, "hung", &r, &e) == 0);
+	dt_sync_event *v;
+	size_t n;
+	CHECK(store_sync_list(a, r.id, &v, &n, &e) == 0);
+	CHECK_EQ_INT(n, 6);
+	for (size_t i = 0; i < n; i++) {
+		const char *nm = store_func_name(a, v[i].func);
+		CHECK(nm && !strncmp(nm, "MPI_", 4));
+	}
+	free(v);
+	store_run_free(&r);
+	store_close(a);
+}
+
 /* Made-up events: locks, a skipped collective, a barrier, the join. */
 static void test_hang(void)
 {
@@ -383,6 +443,7 @@ int main(void)
 	test_reader();
 	test_import();
 	test_store();
+	test_staged();
 	test_hang();
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -1,9 +1,12 @@
-/* test_util.c: varints, the string map, natural order, flag names, error formatting. */
+/* test_util.c: varints, the string map, natural order, flag names, error formatting,
+ * escaping for people (util/esc.h). */
+#define _GNU_SOURCE
 #include <stdint.h>
 
 #include "check.h"
 #include "util/err.h"
 #include "import/sink.h"
+#include "util/esc.h"
 #include "util/util.h"
 
 int main(void)
@@ -81,5 +84,32 @@ int main(void)
 	dt_err_lc(&e, "f.filter", 3, 7, "missing )");
 	dt_err_format(&e, msg, sizeof msg);
 	CHECK_EQ_STR(msg, "f.filter:3:7: missing )");
+
+	/* escaping: C0, DEL, C1 (UTF-8 and lone bytes), invalid UTF-8; valid text passes */
+	char eb[128];
+	CHECK_EQ_STR(esc_str("a\033]52;c;QQ==\007b\nc\t\177", eb, sizeof eb),
+		     "a\\e]52;c;QQ==\\x07b\\nc\\t\\x7f");
+	CHECK_EQ_STR(esc_str("x\302\233y\233z\303", eb, sizeof eb), "x\\u009by\\x9bz\\xc3");
+	CHECK_EQ_STR(esc_str("\303\251t\303\251 \342\202\254", eb, sizeof eb), "\303\251t\303\251 \342\202\254");
+	CHECK(esc_clean("caf\303\251") && !esc_clean("a\033") && !esc_clean("\302\205"));
+	/* cut to the buffer, never inside an escape */
+	CHECK_EQ_STR(esc_str("ab\033", eb, 4), "ab");
+	CHECK_EQ_INT(esc_width("\303\251"), 1);
+	CHECK_EQ_INT(esc_width("\346\227\245x"), 3);
+	CHECK_EQ_INT(esc_width("e\314\201"), 1);
+	/* the stream: a UTF-8 sequence split across writes stays whole, controls are escaped,
+	 * newlines pass */
+	char *mem = NULL;
+	size_t memlen = 0;
+	FILE *mf = open_memstream(&mem, &memlen);
+	FILE *es = esc_stream(mf);
+	setvbuf(es, NULL, _IONBF, 0);
+	fputs("a\303", es);
+	fputs("\251\033\n\302", es);
+	fputs("\233z\n", es);
+	fclose(es);
+	fclose(mf);
+	CHECK_EQ_STR(mem, "a\303\251\\e\n\\u009bz\n");
+	free(mem);
 	CHECK_DONE();
 }

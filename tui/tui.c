@@ -17,7 +17,9 @@
 #include <langinfo.h>
 #include <locale.h>
 #include <pcre2.h>
+#include <poll.h>
 #include <pthread.h>
+#include <term.h>
 #include <signal.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -28,6 +30,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "analysis/filter.h"
 #include "tui.h"
 #include "tui_int.h"
 #include "util/util.h"
@@ -181,6 +184,9 @@ struct tui {
 	uint64_t job_done, job_total;
 	int job_finished; /* a job ended since the last look: views must reopen */
 	char job_err[800];
+	/* read-only store: analyses the job computed in memory, handed over to ac by poll_job */
+	struct acache **done;
+	size_t ndone;
 };
 
 store *tui_store(tui *t)
@@ -320,6 +326,8 @@ static void *job_thread(void *arg)
 	dt_err e;
 	dt_err_clear(&e);
 	int ok = store_open(t->path, STORE_OPEN_EXISTING, &s, &e) == 0;
+	if (ok) /* nothing on stderr under curses */
+		store_set_notice(s, NULL, NULL);
 	for (;;) {
 		pthread_mutex_lock(&t->mu);
 		if (!t->nqueue || !ok) {
@@ -349,7 +357,22 @@ static void *job_thread(void *arg)
 			r = analysis_run(s, &run, &p, &id, &reused, &e);
 			store_run_free(&run);
 		}
+		struct acache *c = NULL;
+		if (!r && store_readonly(s)) { /* not saved: only this connection sees it */
+			c = xcalloc(1, sizeof *c);
+			if ((r = analysis_load(s, id, &c->r, &e)) != 0) {
+				free(c);
+				c = NULL;
+			} else {
+				snprintf(c->run, sizeof c->run, "%s", j.run);
+				c->p = j.p;
+			}
+		}
 		pthread_mutex_lock(&t->mu);
+		if (c) {
+			t->done = xrealloc(t->done, (t->ndone + 1) * sizeof *t->done);
+			t->done[t->ndone++] = c;
+		}
 		if (r)
 			snprintf(t->job_err, sizeof t->job_err, "analysis of %s: %s", j.run, e.msg);
 		t->job_finished = 1;
@@ -404,13 +427,18 @@ int tui_job_progress(tui *t, char *what, size_t n)
 
 int tui_analysis(tui *t, const char *run, const an_result **out)
 {
+	dt_err e;
+	dt_err_clear(&e);
 	for (size_t i = 0; i < t->nac; i++)
 		if (!strcmp(t->ac[i]->run, run) && params_eq(&t->ac[i]->p, &t->params)) {
+			/* another difftrace may have removed the run since (rm) */
+			if (store_run_exists(t->s, run, &e) == 0) {
+				tui_msg(t, ST_WARN, "run %s was removed", run);
+				return -1;
+			}
 			*out = &t->ac[i]->r;
 			return 1;
 		}
-	dt_err e;
-	dt_err_clear(&e);
 	an_params p;
 	store_run sr;
 	int64_t id;
@@ -847,6 +875,11 @@ static void poll_job(tui *t)
 	char err[800];
 	snprintf(err, sizeof err, "%s", t->job_err);
 	t->job_err[0] = 0;
+	for (size_t i = 0; i < t->ndone; i++) {
+		t->ac = xrealloc(t->ac, (t->nac + 1) * sizeof *t->ac);
+		t->ac[t->nac++] = t->done[i];
+	}
+	t->ndone = 0;
 	pthread_mutex_unlock(&t->mu);
 	if (!fin)
 		return;
@@ -881,11 +914,22 @@ static int next_key(tui *t)
 			poll_job(t);
 		}
 	}
-	for (;;) {
+	for (int eof = 0;;) {
 		int k = getch();
 		poll_job(t);
 		if (k != ERR)
 			return k;
+		/* no key, yet the input is readable: it is at its end (< /dev/null, a closed
+		 * pipe), and no key will ever come */
+		struct pollfd in = { 0, POLLIN, 0 };
+		if (poll(&in, 1, 0) > 0 && (in.revents & (POLLIN | POLLHUP | POLLERR)))
+			eof++;
+		else
+			eof = 0;
+		if (eof >= 3) {
+			t->quit = 1; /* ERR: a prompt cancels, the main loop ends */
+			return ERR;
+		}
 		if (t->in_prompt)
 			return TUI_KEY_TICK; /* the prompt redraws the screen with itself on it */
 		draw(t); /* the progress bar moves while no key comes */
@@ -1131,6 +1175,7 @@ static int dump_screen(tui *t, const char *path)
 
 /* ---- the ':' command line ---- */
 
+/* RUN:P.T; -1 when malformed, -2 when P or T is out of range (it would wrap) */
 static int parse_trace(const char *s, char *run, size_t n, int *p, int *th)
 {
 	const char *colon = strrchr(s, ':');
@@ -1139,15 +1184,34 @@ static int parse_trace(const char *s, char *run, size_t n, int *p, int *th)
 	memcpy(run, s, (size_t)(colon - s));
 	run[colon - s] = 0;
 	char *end;
+	errno = 0;
 	long a = strtol(colon + 1, &end, 10);
-	if (*end != '.')
+	if (*end != '.' || end == colon + 1)
 		return -1;
-	long b = strtol(end + 1, &end, 10);
-	if (*end || a < 0 || b < 0)
+	const char *q = end + 1;
+	int big = errno == ERANGE;
+	errno = 0;
+	long b = strtol(q, &end, 10);
+	if (*end || end == q || a < 0 || b < 0)
 		return -1;
+	if (big || errno == ERANGE || a > 1L << 30 || b > 1L << 30)
+		return -2;
 	*p = (int)a;
 	*th = (int)b;
 	return 0;
+}
+
+/* A filter that cannot be parsed is refused when it is typed, as the CLI does. */
+static int filter_ok(const char *spec, dt_err *e)
+{
+	filt_lib *lib = filt_lib_new();
+	filt *f = NULL;
+	int r = filt_lib_load_default(lib, e);
+	if (!r)
+		r = filt_parse(lib, spec, &f, e);
+	filt_free(f);
+	filt_lib_free(lib);
+	return r;
 }
 
 static void command(tui *t, const char *line)
@@ -1176,7 +1240,10 @@ static void command(tui *t, const char *line)
 		char run[256];
 		int pp, th;
 		snprintf(spec, sizeof spec, "%s:%s", w[1], w[2]);
-		if (parse_trace(spec, run, sizeof run, &pp, &th))
+		int pr = parse_trace(spec, run, sizeof run, &pp, &th);
+		if (pr == -2)
+			tui_msg(t, ST_WARN, "%s: P.T out of range", w[2]);
+		else if (pr)
 			tui_msg(t, ST_WARN, "usage: :%s RUN P.T", w[0]);
 		else
 			view_trace_open(t, run, pp, th);
@@ -1189,8 +1256,11 @@ static void command(tui *t, const char *line)
 	} else if (!strcmp(w[0], "diff") && n == 3) {
 		char ra[256], rb[256];
 		int pa, ta, pb, tb;
-		if (parse_trace(w[1], ra, sizeof ra, &pa, &ta) ||
-		    parse_trace(w[2], rb, sizeof rb, &pb, &tb))
+		int ra_ = parse_trace(w[1], ra, sizeof ra, &pa, &ta);
+		int rb_ = parse_trace(w[2], rb, sizeof rb, &pb, &tb);
+		if (ra_ == -2 || rb_ == -2)
+			tui_msg(t, ST_WARN, "%s: P.T out of range", ra_ == -2 ? w[1] : w[2]);
+		else if (ra_ || rb_)
 			tui_msg(t, ST_WARN, "usage: :diff RUN:P.T RUN:P.T");
 		else
 			view_diff_open(t, ra, pa, ta, rb, pb, tb);
@@ -1205,8 +1275,14 @@ static void command(tui *t, const char *line)
 	} else if (!strcmp(w[0], "filters")) {
 		view_filters_open(t);
 	} else if (!strcmp(w[0], "filter") && n == 2) {
-		snprintf(p.filter, sizeof p.filter, "%s", w[1]);
-		tui_set_params(t, &p);
+		dt_err e;
+		dt_err_clear(&e);
+		if (filter_ok(w[1], &e)) {
+			tui_msg(t, ST_WARN, "%s", e.msg);
+		} else {
+			snprintf(p.filter, sizeof p.filter, "%s", w[1]);
+			tui_set_params(t, &p);
+		}
 	} else if (!strcmp(w[0], "attrs") && n == 2) {
 		attrs_mode m;
 		int args;
@@ -1458,6 +1534,25 @@ int tui_main(const tui_opts *o)
 			free(t);
 			return 1;
 		}
+		/* a terminal that cannot move its cursor (TERM=dumb, an editor's shell) would get
+		 * every view on one line */
+		int terr = 0, usable = 0;
+		if (setupterm(NULL, 1, &terr) == OK) {
+			const char *cup = tigetstr("cup");
+			usable = cup && cup != (const char *)-1;
+			del_curterm(cur_term); /* initscr sets the terminal up again */
+		}
+		if (!usable) {
+			fprintf(stderr,
+				"difftrace tui: the terminal '%s' cannot move its cursor; use the "
+				"command line instead (difftrace runs, classes, rank, diff: see "
+				"difftrace(1))\n",
+				term);
+			store_close(t->s);
+			free(t->path);
+			free(t);
+			return 1;
+		}
 		initscr();
 	}
 	cbreak();
@@ -1506,6 +1601,11 @@ int tui_main(const tui_opts *o)
 		free(t->ac[i]);
 	}
 	free(t->ac);
+	for (size_t i = 0; i < t->ndone; i++) {
+		analysis_result_free(&t->done[i]->r);
+		free(t->done[i]);
+	}
+	free(t->done);
 	free(t->queue);
 	out_free(&t->line);
 	if (t->search)

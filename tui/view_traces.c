@@ -52,8 +52,11 @@ static void traces_line(tui *t, view *v, size_t i, tui_out *o)
 	if (d->state != 1) {
 		char what[128];
 		int pct = tui_job_progress(t, what, sizeof what);
-		out_printf(o, d->state ? ST_WARN : ST_DIM, "%s the analysis of %s %d%%",
-			   d->state ? "no" : "computing", d->run, pct < 0 ? 0 : pct);
+		if (d->state == 0)
+			out_printf(o, ST_DIM, "computing the analysis of %s ... %d%%", d->run,
+				   pct < 0 ? 0 : pct);
+		else
+			out_printf(o, ST_WARN, "no analysis of %s (see the message below)", d->run);
 		return;
 	}
 	size_t j = obj_of(d, i);

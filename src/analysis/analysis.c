@@ -171,7 +171,7 @@ static void *an_worker(void *arg)
 	store *s = NULL;
 	dt_err e;
 	dt_err_clear(&e);
-	int open_failed = store_open(pool->path, STORE_OPEN_EXISTING, &s, &e);
+	int open_failed = store_open(pool->path, STORE_OPEN_READ, &s, &e);
 	uint32_t *in = xmalloc(AN_BLOCK * sizeof *in);
 	uint32_t *out = xmalloc(AN_BLOCK * (size_t)(pool->keep->max_copies ? pool->keep->max_copies : 1) *
 				sizeof *out);
@@ -437,7 +437,7 @@ static int an_intern(store *s, const store_run *run, struct an_job *jobs, size_t
 		total += jobs[i].nsnames;
 	if (!total)
 		return 0;
-	if (store_begin(s, e))
+	if (store_cache_writable(s, e) || store_begin(s, e))
 		return -1;
 	store_writer *w = store_writer_new(s, run->id, NULL);
 	if (!w) {
@@ -485,8 +485,10 @@ static int an_intern(store *s, const store_run *run, struct an_job *jobs, size_t
 	return 0;
 }
 
-int analysis_run(store *s, const store_run *run, const an_params *p, int64_t *id, int *reused,
-		 dt_err *e)
+/* One attempt; -2 when another difftrace added loops to the store while this one computed
+ * (the loop ids it picked are taken): the caller tries again. */
+static int an_run_once(store *s, const store_run *run, const an_params *p, int64_t *id,
+		       int *reused, dt_err *e)
 {
 	char mode[ATTRS_MODE_NAME_MAX], canon[512];
 	unsigned K = p->k ? p->k : NLR_K_DEFAULT;
@@ -623,9 +625,16 @@ int analysis_run(store *s, const store_run *run, const an_params *p, int64_t *id
 	have_lattice = fca_build(&ctx, ANALYSIS_MAX_CONCEPTS, &L, &lerr) == 0;
 
 	/* 4. write it all, one transaction */
-	if (store_begin(s, e))
+	if (store_cache_writable(s, e) || store_begin(s, e))
 		goto out;
 	in_tx = 1;
+	uint32_t nloops1;
+	if (store_loops_count(s, &nloops1, e))
+		goto out;
+	if (nloops1 != nloops0) {
+		rc = -2;
+		goto out;
+	}
 	if (store_analysis_create(s, run->id, canon, mode, (int)K, ANALYSIS_VERSION, id, e))
 		goto out;
 	for (uint32_t i = nloops0; i < nlr_table_count(loops); i++) {
@@ -1117,7 +1126,8 @@ static void find_running(const an_result *rf, rank_jsmd *j)
 		const store_trace *t = &rf->traces[j->row_faulty[i]];
 		first[i] = t->first_ts;
 		last[i] = t->last_ts;
-		valid[i] = t->has_time && t->nevents > 0;
+		/* a clock that went back orders nothing */
+		valid[i] = t->has_time && t->nevents > 0 && !(t->flags & DT_TF_TIME_REGRESSED);
 	}
 	j->running = xmalloc(j->n);
 	j->n_running = rank_running(first, last, valid, j->n, j->running, &j->quiet);
@@ -1175,4 +1185,17 @@ int analysis_compare(const an_result *rn, const an_result *rf, enum clu_linkage 
 	free(jn);
 	free(jf);
 	return r;
+}
+
+int analysis_run(store *s, const store_run *run, const an_params *p, int64_t *id, int *reused,
+		 dt_err *e)
+{
+	for (int attempt = 0;; attempt++) {
+		int r = an_run_once(s, run, p, id, reused, e);
+		if (r != -2)
+			return r;
+		if (attempt == 20)
+			return dt_errf(e, DT_EDATA, "the store kept changing during the analysis of %s",
+				       run->name);
+	}
 }

@@ -9,6 +9,8 @@
 
 #include "config.h"
 #include "cli/cli.h"
+#include "util/esc.h"
+#include "util/util.h"
 
 static const char usage[] =
 	"usage: difftrace [-d STORE] COMMAND [ARGS...]\n"
@@ -58,7 +60,9 @@ int cli_fail(const dt_err *e)
 {
 	char msg[1400];
 	dt_err_format(e, msg, sizeof msg);
-	fprintf(stderr, "difftrace: %s\n", msg);
+	fputs("difftrace: ", stderr);
+	esc_fputs(msg, stderr); /* messages quote names and excerpts from the input */
+	fputc('\n', stderr);
 	return e->status == DT_EUSAGE ? 2 : 1;
 }
 
@@ -66,9 +70,11 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "difftrace %s: ", cmd);
-	vfprintf(stderr, fmt, ap);
+	char msg[1024];
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	fprintf(stderr, "difftrace %s: ", cmd);
+	esc_fputs(msg, stderr); /* it quotes the command line, which may quote trace names */
 	fprintf(stderr, "\n(see 'difftrace %s --help')\n", cmd);
 	return 2;
 }
@@ -171,32 +177,46 @@ int cli_parse_pt(const char *s, int *p, int *t)
 
 void cli_json_str(const char *s)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	esc_json(s, stdout);
 }
 
 void cli_csv_str(const char *s)
 {
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, stdout);
-		return;
+	dt_buf b = { 0 };
+	esc_append(&b, s, strlen(s), 0);
+	buf_byte(&b, 0);
+	const char *t = (const char *)b.p;
+	if (!strpbrk(t, ",\"")) {
+		fputs(t, stdout);
+	} else {
+		putchar('"');
+		for (; *t; t++) {
+			if (*t == '"')
+				putchar('"');
+			putchar(*t);
+		}
+		putchar('"');
 	}
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
+	buf_free(&b);
+}
+
+void cli_pad(const char *s, int width)
+{
+	dt_buf b = { 0 };
+	esc_append(&b, s, strlen(s), 0);
+	buf_byte(&b, 0);
+	fputs((const char *)b.p, stdout);
+	for (int w = (int)esc_width((const char *)b.p); w < width; w++)
+		putchar(' ');
+	buf_free(&b);
+}
+
+void cli_raw_stdout(cli *c)
+{
+	if (c->raw_out && stdout != c->raw_out) {
+		fflush(stdout);
+		stdout = c->raw_out;
 	}
-	putchar('"');
 }
 
 int cli_out_format(const char *s)
@@ -212,7 +232,7 @@ int cli_out_format(const char *s)
 
 int main(int argc, char **argv)
 {
-	cli c = { getenv("DIFFTRACE_DB") };
+	cli c = { getenv("DIFFTRACE_DB"), NULL };
 	if (!c.db || !*c.db)
 		c.db = STORE_DEFAULT_PATH;
 	int i = 1;
@@ -233,7 +253,9 @@ int main(int argc, char **argv)
 		} else if (!strncmp(a, "--db=", 5)) {
 			c.db = a + 5;
 		} else {
-			fprintf(stderr, "difftrace: unknown option %s (see 'difftrace --help')\n", a);
+			fputs("difftrace: unknown option ", stderr);
+			esc_fputs(a, stderr);
+			fputs(" (see 'difftrace --help')\n", stderr);
 			return 2;
 		}
 	}
@@ -250,10 +272,28 @@ int main(int argc, char **argv)
 	for (size_t v = 0; v < sizeof verbs / sizeof *verbs; v++) {
 		if (!strcmp(argv[i], verbs[v].name)) {
 			optind = 1;
-			return verbs[v].fn(&c, argc - i, argv + i);
+			if (verbs[v].fn == cmd_tui)
+				return cmd_tui(&c, argc - i, argv + i);
+			/* nothing a verb prints reaches the terminal with a control character of
+			 * the input in it (util/esc.h); tables escape their fields besides */
+			c.raw_out = stdout;
+			FILE *safe = esc_stream(stdout);
+			if (safe) {
+				setvbuf(safe, NULL, isatty(1) ? _IOLBF : _IOFBF, 1 << 16);
+				stdout = safe;
+			}
+			int rc = verbs[v].fn(&c, argc - i, argv + i);
+			if (safe) {
+				fflush(stdout);
+				stdout = c.raw_out;
+				fclose(safe);
+			}
+			return rc;
 		}
 	}
-	fprintf(stderr, "difftrace: '%s' is not a command (see 'difftrace --help')\n", argv[i]);
+	fputs("difftrace: '", stderr);
+	esc_fputs(argv[i], stderr);
+	fputs("' is not a command (see 'difftrace --help')\n", stderr);
 	return 2;
 }
 

@@ -4,6 +4,7 @@
 #define DT_CLI_H
 
 #include <getopt.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "util/err.h"
@@ -11,6 +12,9 @@
 
 typedef struct cli {
 	const char *db; /* -d FILE, DIFFTRACE_DB, or ./difftrace.db */
+	/* stdout is an escaping stream (util/esc.h) for every verb but tui; this is the real one,
+	 * for `show --format text` to a file or a pipe, which keeps the raw bytes */
+	FILE *raw_out;
 } cli;
 
 /* Prints "difftrace: <error>" and returns its exit status (1 or 2). */
@@ -34,10 +38,14 @@ const char *cli_bytes(int64_t v, char *buf, size_t n);
 int cli_parse_pt(const char *s, int *p, int *t);
 /* Parses a non-negative integer; -1 when malformed. */
 int cli_parse_u64(const char *s, uint64_t *v);
-/* Writes s as a JSON string (with quotes) to stdout. */
+/* Writes s as a JSON string (with quotes) to stdout; controls as \u escapes. */
 void cli_json_str(const char *s);
-/* Writes s as a CSV field to stdout. */
+/* Writes s as a CSV field to stdout; controls escaped as in text (util/esc.h). */
 void cli_csv_str(const char *s);
+/* Prints s escaped and padded with spaces to width display columns (left-aligned). */
+void cli_pad(const char *s, int width);
+/* From here on stdout gets raw bytes (show --format text to a file or a pipe). */
+void cli_raw_stdout(cli *c);
 
 /* --color[=WHEN]: NULL or "auto" -1, "always" 1, "never" 0; -1 on anything else. */
 int cli_parse_color(const char *s, int *when);

@@ -1,8 +1,10 @@
 /* cli_import.c: `difftrace import`, one transaction per import.
  *
+ * The import is staged in TEMP tables and published in one short transaction at the end
+ * (store_import_begin), so other difftrace commands can write to the store while it decodes.
  * SIGINT and SIGTERM set a flag that the store's writer polls; the import then fails as
- * "interrupted" and rolls back, so the store is exactly as it was. A SIGKILL leaves an
- * uncommitted WAL transaction, which SQLite discards on the next open: the same result. */
+ * "interrupted" and drops what it staged, so the store is exactly as it was. A SIGKILL loses
+ * the staged rows with the process (TEMP files are deleted by the system): the same result. */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
@@ -13,13 +15,15 @@
 #include "import/import.h"
 #include "util/progress.h"
 #include "import/sink.h"
+#include "util/esc.h"
 #include "util/util.h"
 
 static const char help[] =
 	"usage: difftrace import [--format FMT] [--run NAME] [--label TEXT] [--manifest FILE] PATH...\n"
 	"\n"
 	"Import the traces under PATH... as one run of the store (one transaction: on any error\n"
-	"or interrupt the store is left as it was).\n"
+	"or interrupt the store is left as it was). The traces are decoded outside the store,\n"
+	"which is locked only to publish the run: other difftrace commands keep working.\n"
 	"\n"
 	"  -f, --format FMT     uftrace, parlot, parlot-raw, text or sync (default: detected\n"
 	"                       per PATH)\n"
@@ -79,7 +83,7 @@ static char *default_run_name(const char *path)
 	char out[65];
 	size_t o = 0;
 	for (; *b && o < 64; b++)
-		out[o++] = (*b == ':' || (unsigned char)*b <= ' ') ? '_' : *b;
+		out[o++] = (*b == ':' || (unsigned char)*b <= ' ' || *b == 0x7f) ? '_' : *b;
 	out[o] = 0;
 	if (!o || !strcmp(out, ".") || !strcmp(out, "..") || !strcmp(out, "uftrace.data"))
 		return xstrdup("run");
@@ -163,7 +167,8 @@ int cmd_import(cli *c, int argc, char **argv)
 	struct prog pr;
 	progress_init(&pr.p);
 	int rc = 1;
-	if (store_begin(s, &e))
+	store_set_cancel(s, &interrupted);
+	if (store_import_begin(s, &e))
 		goto fail;
 	if (run) {
 		name = xstrdup(run);
@@ -190,12 +195,29 @@ int cmd_import(cli *c, int argc, char **argv)
 		dt_err_at(&e, argv[optind], -1, "no traces found");
 		goto fail;
 	}
-	if (store_writer_finish(w, &e) || interrupted || store_commit(s, &e))
+	if (store_writer_finish(w, &e) || interrupted)
 		goto fail;
+	store_writer_free(w);
+	w = NULL;
+	char *got = NULL;
+	if (store_import_publish(s, !run, &got, &e))
+		goto fail;
+	free(name);
+	name = got;
 	progress_end(&pr.p);
-	if (!io.quiet) {
-		store_run sr;
-		if (store_run_get(s, name, &sr, &e) == 0) {
+	store_run sr;
+	if (store_run_get(s, name, &sr, &e) == 0) {
+		char safe[300];
+		if (sr.flags & (DT_TF_UNRESOLVED | DT_TF_CORRUPT))
+			fprintf(stderr,
+				"difftrace: warning: %s: see the notes of 'difftrace traces %s'\n",
+				sr.flags & DT_TF_CORRUPT
+					? "a trace file is damaged (it decodes to a state its format "
+					  "never produces)"
+					: "most calls of a module match no symbol (a wrong base in the "
+					  "map?): filters by name will not keep them",
+				esc_str(sr.name, safe, sizeof safe));
+		if (!io.quiet) {
 			char a[32], b[32], f[160];
 			dt_flags_str(sr.flags, f, sizeof f);
 			printf("imported run '%s' (%s): %lld traces, %s events, %s stored", sr.name,
@@ -205,14 +227,16 @@ int cmd_import(cli *c, int argc, char **argv)
 			if (sr.flags)
 				printf("; flagged: %s (see 'difftrace traces %s')", f, sr.name);
 			putchar('\n');
-			store_run_free(&sr);
 		}
+		store_run_free(&sr);
 	}
 	rc = 0;
 	goto out;
 fail:
 	progress_end(&pr.p);
-	store_rollback(s);
+	store_writer_free(w);
+	w = NULL;
+	store_import_abort(s);
 	if (interrupted) {
 		fprintf(stderr, "difftrace: import interrupted; the store is unchanged\n");
 		rc = 130;

@@ -81,9 +81,12 @@ int cmd_runs(cli *c, int argc, char **argv)
 		char a[32], b[32], f[200];
 		dt_flags_str(x->flags, f, sizeof f);
 		if (fmt == OUT_TEXT) {
-			printf("%-16s %7lld %14s %10s  %-10s %-20s %-19s %s\n", x->name,
-			       (long long)x->ntraces, cli_count((uint64_t)x->nevents, a, sizeof a),
-			       cli_bytes(x->bytes, b, sizeof b), x->format, f, x->created, x->label);
+			cli_pad(x->name, 16);
+			printf(" %7lld %14s %10s  %-10s %-20s %-19s ", (long long)x->ntraces,
+			       cli_count((uint64_t)x->nevents, a, sizeof a),
+			       cli_bytes(x->bytes, b, sizeof b), x->format, f, x->created);
+			cli_pad(x->label, 0);
+			putchar('\n');
 		} else if (fmt == OUT_CSV) {
 			cli_csv_str(x->name);
 			printf(",%lld,%lld,%lld,%s,", (long long)x->ntraces, (long long)x->nevents,
@@ -151,12 +154,17 @@ int cmd_traces(cli *c, int argc, char **argv)
 				snprintf(rk, sizeof rk, "%lld", (long long)x->rank);
 			else
 				snprintf(rk, sizeof rk, "-");
-			printf("%-7s %8lld %8lld %5s %12s %11s %5d %10s  %-24s %s\n", pt,
+			printf("%-7s %8lld %8lld %5s %12s %11s %5d %10s  %-24s ", pt,
 			       (long long)x->pid, (long long)x->tid, rk,
 			       cli_count(x->nevents, a, sizeof a), cli_count(x->ncalls, d, sizeof d),
-			       x->maxdepth, cli_bytes(x->bytes, b, sizeof b), f, x->source);
-			if (x->note[0])
-				printf("        note: %s\n", x->note);
+			       x->maxdepth, cli_bytes(x->bytes, b, sizeof b), f);
+			cli_pad(x->source, 0);
+			putchar('\n');
+			if (x->note[0]) {
+				fputs("        note: ", stdout);
+				cli_pad(x->note, 0);
+				putchar('\n');
+			}
 		} else if (fmt == OUT_CSV) {
 			printf("%s,%d,%d,%lld,%lld,%lld,%llu,%llu,%d,%lld,", pt, x->proc, x->thread,
 			       (long long)x->pid, (long long)x->tid, (long long)x->rank,
@@ -215,6 +223,10 @@ int cmd_rm(cli *c, int argc, char **argv)
 	store *s;
 	if (cli_open_store(c, STORE_OPEN_EXISTING, &s, &e))
 		return cli_fail(&e);
+	if (store_readonly(s)) {
+		dt_err_at(&e, store_path(s), -1, "the store is read-only: cannot remove runs");
+		goto fail;
+	}
 	if (store_begin(s, &e))
 		goto fail;
 	for (int i = optind; i < argc; i++)

@@ -6,7 +6,9 @@
 
 #include "cli/cli.h"
 #include "import/sink.h"
+#include "util/esc.h"
 #include "util/util.h"
+#include <unistd.h>
 
 static const char help[] =
 	"usage: difftrace show [--from N] [--count M] [--format tree|text] RUN P.T\n"
@@ -19,7 +21,9 @@ static const char help[] =
 	"                 folded to 'f();', timestamps (seconds from the trace's first event)\n"
 	"                 and recorded arguments when the trace has them;\n"
 	"                 text: one function name per line and [ret] for a return, the texTrace\n"
-	"                 format that 'difftrace import --format text' reads back\n"
+	"                 format that 'difftrace import --format text' reads back (names\n"
+	"                 byte for byte to a file or a pipe; everywhere else control\n"
+	"                 characters are escaped, e.g. \\e for ESC)\n"
 	"  -h, --help     this help\n";
 
 #define SHOW_BLOCK 4096
@@ -43,12 +47,28 @@ static void print_prefix(const struct tree *tr, uint64_t idx, uint64_t ts, int d
 {
 	printf("%10llu  ", (unsigned long long)idx);
 	if (tr->t->has_time) {
-		uint64_t rel = ts - tr->t->first_ts;
-		printf("%4llu.%09llu  ", (unsigned long long)(rel / 1000000000u),
-		       (unsigned long long)(rel % 1000000000u));
+		/* an event before the first one is a clock that went back (time-regressed):
+		 * shown as a negative offset, never as an unsigned wrap */
+		int neg = ts < tr->t->first_ts;
+		uint64_t rel = neg ? tr->t->first_ts - ts : ts - tr->t->first_ts;
+		char num[48];
+		snprintf(num, sizeof num, "%s%llu.%09llu", neg ? "-" : "",
+			 (unsigned long long)(rel / 1000000000u),
+			 (unsigned long long)(rel % 1000000000u));
+		printf("%14s  ", num);
 	}
 	int ind = depth < MAX_INDENT ? depth : MAX_INDENT;
 	printf("%*s", ind * 2, "");
+}
+
+/* "name(args)", escaped: both come from the recording */
+static void put_call(const struct tree *tr)
+{
+	esc_fputs(store_func_name(tr->s, tr->p_id), stdout);
+	putchar('(');
+	if (tr->p_args)
+		esc_fputs(tr->p_args, stdout);
+	putchar(')');
 }
 
 static void flush_pending(struct tree *tr)
@@ -56,7 +76,8 @@ static void flush_pending(struct tree *tr)
 	if (!tr->pending)
 		return;
 	print_prefix(tr, tr->p_idx, tr->p_ts, tr->p_depth);
-	printf("%s(%s) {\n", store_func_name(tr->s, tr->p_id), tr->p_args ? tr->p_args : "");
+	put_call(tr);
+	fputs(" {\n", stdout);
 	GROW(tr->stack, tr->capstack, tr->nstack + 1);
 	tr->stack[tr->nstack++] = tr->p_id;
 	tr->pending = 0;
@@ -82,9 +103,13 @@ static void tree_event(struct tree *tr, store_cursor *c, uint64_t idx, uint32_t 
 	const char *ret = store_cursor_arg(c, idx, DT_RETVAL);
 	if (tr->pending) {
 		print_prefix(tr, tr->p_idx, tr->p_ts, tr->p_depth);
-		printf("%s(%s);", store_func_name(tr->s, tr->p_id), tr->p_args ? tr->p_args : "");
-		if (ret)
-			printf(" = %s;", ret);
+		put_call(tr);
+		putchar(';');
+		if (ret) {
+			fputs(" = ", stdout);
+			esc_fputs(ret, stdout);
+			putchar(';');
+		}
 		putchar('\n');
 		tr->pending = 0;
 		free(tr->p_args);
@@ -93,11 +118,17 @@ static void tree_event(struct tree *tr, store_cursor *c, uint64_t idx, uint32_t 
 	}
 	int d = depth_before > 0 ? depth_before - 1 : 0;
 	print_prefix(tr, idx, ts, d);
-	if (tr->nstack)
-		printf("}%s%s /* %s */\n", ret ? " = " : "", ret ? ret : "",
-		       store_func_name(tr->s, tr->stack[--tr->nstack]));
-	else
-		printf("}%s%s\n", ret ? " = " : "", ret ? ret : "");
+	putchar('}');
+	if (ret) {
+		fputs(" = ", stdout);
+		esc_fputs(ret, stdout);
+	}
+	if (tr->nstack) {
+		fputs(" /* ", stdout);
+		esc_fputs(store_func_name(tr->s, tr->stack[--tr->nstack]), stdout);
+		fputs(" */", stdout);
+	}
+	putchar('\n');
 }
 
 int cmd_show(cli *c, int argc, char **argv)
@@ -157,14 +188,17 @@ int cmd_show(cli *c, int argc, char **argv)
 	}
 	if (store_cursor_open(s, &tr, from, &cur, &e))
 		goto out;
+	if (text && !isatty(1))
+		cli_raw_stdout(c); /* the round trip to import --format text: the names as they are */
 	uint32_t *ev = xmalloc(SHOW_BLOCK * sizeof *ev);
 	uint64_t *ts = xmalloc(SHOW_BLOCK * sizeof *ts);
 	struct tree tt = { .s = s, .t = &tr };
 	if (!text) {
 		char fl[200];
 		dt_flags_str(tr.flags, fl, sizeof fl);
+		char nm[300];
 		printf("# run %s, trace %d.%d (pid %lld, tid %lld), %llu events, flags %s\n",
-		       run.name, p, t, (long long)tr.pid, (long long)tr.tid,
+		       esc_str(run.name, nm, sizeof nm), p, t, (long long)tr.pid, (long long)tr.tid,
 		       (unsigned long long)tr.nevents, fl);
 		printf("# %8s  %s%s\n", "EVENT", tr.has_time ? "    TIME(s)    " : "", "FUNCTION");
 	}

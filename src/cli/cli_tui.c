@@ -14,6 +14,8 @@ static const char help[] =
 	"the concept lattice, the similarity matrix, the ranking of a faulty run against a normal\n"
 	"one, and side-by-side diffs. Press ? in any view for its keys; see difftrace(1).\n"
 	"Plain 'difftrace' opens it too when a store is there and the terminal is interactive.\n"
+	"It needs a terminal that can move its cursor (not TERM=dumb), and ends at the end of\n"
+	"its input.\n"
 	"\n"
 	"  --normal RUN --faulty RUN  open the ranking of this pair\n"
 	"  --filter SPEC, --attrs MODE, -K N   the analysis parameters to start with\n"

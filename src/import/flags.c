@@ -7,6 +7,7 @@
 static const char *const names[] = {
 	"truncated", "unterminated", "open-frames", "lost-records",
 	"info-truncated", "empty", "unmatched", "timed-out",
+	"time-regressed", "corrupt", "unresolved",
 };
 
 const char *dt_flag_name(unsigned bit)

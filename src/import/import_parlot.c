@@ -283,6 +283,7 @@ typedef struct parlot_state {
 	dt_sink *s;
 	uint32_t *idmap; /* ParLOT id -> sink id, 0 until first used */
 	uint64_t depth, unmatched, unknown, nev;
+	size_t odd_at; /* DT_TF_CORRUPT: the group of the first token ParLOT never writes */
 } parlot_state;
 
 static uint32_t parlot_intern(parlot_state *st, uint32_t v, dt_err *e)
@@ -345,6 +346,10 @@ static int parlot_decode_lza3(parlot_state *st, lza3_dec *d, uint32_t *blk, unsi
 	while ((k = lza3_dec_next(d, blk, PARLOT_BLOCK, e)) > 0)
 		if (parlot_push(st, blk, (size_t)k, e))
 			return -1;
+	if (k == 0 && (lza3_dec_flags(d) & LZA3_ODD)) {
+		*fl |= DT_TF_CORRUPT;
+		st->odd_at = lza3_dec_odd_at(d);
+	}
 	return k < 0 ? -1 : 0;
 }
 
@@ -400,6 +405,10 @@ static void parlot_note(char *buf, size_t size, unsigned fl, int raw, const parl
 	if (fl & DT_TF_UNMATCHED)
 		NOTE("%llu return%s without a call", (unsigned long long)st->unmatched,
 		     st->unmatched == 1 ? "" : "s");
+	if (fl & DT_TF_CORRUPT)
+		NOTE("byte offset %zu: a compressed group ParLOT never writes (a damaged file; "
+		     "the events from there on may be wrong)",
+		     st->odd_at);
 	if (fl & DT_TF_INFO_TRUNCATED)
 		NOTE("function table %s has %zu names; %llu id%s beyond it named ?<id>",
 		     st->info->path, st->info->n, (unsigned long long)st->unknown,

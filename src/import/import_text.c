@@ -98,6 +98,11 @@ static int import_one(const char *path, int64_t position, dt_sink *s, dt_err *e)
 	uint32_t lastid = 0;
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		lineno++;
+		/* a UTF-8 byte order mark (editors on some systems write one) is not a name */
+		if (lineno == 1 && len >= 3 && !memcmp(line, "\xef\xbb\xbf", 3)) {
+			memmove(line, line + 3, (size_t)len - 2);
+			len -= 3;
+		}
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = 0;
 		if (!len)

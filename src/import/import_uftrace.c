@@ -81,6 +81,9 @@ typedef struct ufi_slot {
 	uint32_t used;
 	const ufd_argspec *arg, *ret;
 	const mpi_fn *mpi; /* argument names, for the MPI calls of mpi_fns */
+	int mod;           /* the module holding the address, when it has a symbol table; else -1 */
+	int found;         /* a symbol of that module names it */
+	uint64_t seen;     /* the last trace (ufi_trace.serial) that counted this address */
 } ufi_slot;
 
 typedef struct ufi_cache {
@@ -211,6 +214,11 @@ typedef struct ufi_trace {
 	uint64_t lost, gaps, gap_closed, unmatched, dropped_exits, synth_rets;
 	unsigned flags;
 	char stopwhy[192]; /* why decoding stopped before the end of the file, or "" */
+	/* distinct called addresses per module with symbols, named by a symbol or not: most
+	 * of a module's unnamed means a wrong base in the map (DT_TF_UNRESOLVED) */
+	uint64_t serial;
+	uint64_t *mod_named, *mod_unnamed;
+	size_t nmod;
 } ufi_trace;
 
 static int tr_flush(ufi_trace *t, dt_err *e)
@@ -350,6 +358,9 @@ static ufi_slot *resolve(ufi_ctx *c, ufd_data *d, int sess, uint64_t ts, uint64_
 	if ((inf->feat & UFD_FEAT_RETVAL) && ufd_argspec_for(d, &sym, 1, &ret, e))
 		goto fail;
 	s = cache_put(&c->cache, key);
+	s->mod = sym.module_syms ? sym.module : -1;
+	s->found = sym.found;
+	s->seen = 0;
 	s->fid = fid;
 	s->arg = arg;
 	s->ret = ret;
@@ -559,6 +570,11 @@ static int import_dat(ufi_ctx *c, ufi_dir *ud, int64_t tid, const char *pre_note
 	t->lost = t->gaps = t->gap_closed = t->unmatched = t->dropped_exits = t->synth_rets = 0;
 	t->flags = 0;
 	t->stopwhy[0] = 0;
+	t->serial++;
+	if (t->nmod) {
+		memset(t->mod_named, 0, t->nmod * sizeof *t->mod_named);
+		memset(t->mod_unnamed, 0, t->nmod * sizeof *t->mod_unnamed);
+	}
 	t->sink = c->sink;
 	int estimate = !!(inf->feat & UFD_FEAT_ESTIMATE_RETURN);
 	int msb = inf->endian == 2; /* big-endian writers lay the bit-fields out from the top */
@@ -641,6 +657,19 @@ static int import_dat(ufi_ctx *c, ufi_dir *ud, int64_t tid, const char *pre_note
 		ufi_slot *s = resolve(c, d, sess, ts, addr, e);
 		if (!s)
 			goto out;
+		if (s->mod >= 0 && s->seen != t->serial) {
+			s->seen = t->serial;
+			if ((size_t)s->mod >= t->nmod) {
+				size_t nm = (size_t)s->mod + 8;
+				t->mod_named = xrealloc(t->mod_named, nm * sizeof *t->mod_named);
+				t->mod_unnamed = xrealloc(t->mod_unnamed, nm * sizeof *t->mod_unnamed);
+				memset(t->mod_named + t->nmod, 0, (nm - t->nmod) * sizeof *t->mod_named);
+				memset(t->mod_unnamed + t->nmod, 0,
+				       (nm - t->nmod) * sizeof *t->mod_unnamed);
+				t->nmod = nm;
+			}
+			(s->found ? t->mod_named : t->mod_unnamed)[s->mod]++;
+		}
 		uint32_t fid = s->fid;
 		int is_ret = type == REC_EXIT;
 		size_t argoff = t->argtext.len;
@@ -769,6 +798,21 @@ static int import_dat(ufi_ctx *c, ufi_dir *ud, int64_t tid, const char *pre_note
 		snprintf(tmp, sizeof tmp, "%ssymbols of %.300s (no .sym file here; same build id)",
 			 nb->len ? "; " : "", borrowed);
 		buf_put(nb, tmp, strlen(tmp));
+	}
+	/* A module with a symbol table that names few of the addresses called in it: the map's
+	 * base for it is wrong (or the table is another build's), and every call becomes
+	 * module+offset, which no filter by name keeps. A handful of stray addresses (PLT
+	 * stubs, code without symbols) is normal; most of them is not. */
+	for (size_t m = 0; m < t->nmod; m++) {
+		uint64_t ok = t->mod_named[m], bad = t->mod_unnamed[m];
+		if (bad >= 4 && bad > ok) {
+			t->flags |= DT_TF_UNRESOLVED;
+			snprintf(tmp, sizeof tmp,
+				 "%s%" PRIu64 " of %" PRIu64 " addresses called in %s match no symbol "
+				 "(a wrong base in the map?)",
+				 nb->len ? "; " : "", bad, ok + bad, ufd_module_name(ud->d, (int)m));
+			buf_put(nb, tmp, strlen(tmp));
+		}
 	}
 	if (pre_note) {
 		if (nb->len)
@@ -1267,6 +1311,8 @@ out:
 	free(c.rd.buf);
 	if (c.tr) {
 		free(c.tr->args);
+		free(c.tr->mod_named);
+		free(c.tr->mod_unnamed);
 		buf_free(&c.tr->argtext);
 		free(c.tr);
 	}

@@ -26,6 +26,15 @@ enum {
 	DT_TF_EMPTY = 1u << 5,        /* no events at all */
 	DT_TF_UNMATCHED = 1u << 6,    /* returns without a call, or exits that did not nest */
 	DT_TF_TIMEOUT = 1u << 7,      /* the recording was ended by difftrace-record --timeout */
+	/* a timestamp earlier than the one before it (a clock that went back, a file repeated):
+	 * the trace's times take no part in any ordering */
+	DT_TF_TIME_REGRESSED = 1u << 8,
+	/* the file decodes, but holds what its format never produces (a ParLOT stream that its
+	 * encoder cannot have written): damaged, with no checksum to tell */
+	DT_TF_CORRUPT = 1u << 9,
+	/* most addresses of a module resolve to no symbol (a uftrace map with a wrong base):
+	 * calls are named module+offset and filters by name keep nothing of them */
+	DT_TF_UNRESOLVED = 1u << 10,
 };
 
 /* Names of the flags, in bit order, for display ("truncated,open-frames"). */

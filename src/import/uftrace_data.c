@@ -1106,10 +1106,16 @@ static const ufd_symbol *sym_lookup(const ufd_module *m, uint64_t key)
 	return s;
 }
 
+const char *ufd_module_name(const ufd_data *d, int mod)
+{
+	return mod >= 0 && (size_t)mod < d->nmods ? d->mods[mod].base : "?";
+}
+
 int ufd_resolve(ufd_data *d, int sess, uint64_t ts, uint64_t addr, ufd_sym *out, dt_err *e)
 {
 	out->module = -1;
 	out->found = 0;
+	out->module_syms = 0;
 	int mod = -1;
 	uint64_t base = 0;
 	if (sess >= 0 && (size_t)sess < d->nsess) {
@@ -1161,6 +1167,7 @@ int ufd_resolve(ufd_data *d, int sess, uint64_t ts, uint64_t addr, ufd_sym *out,
 	    !strcmp(m->path, d->sess[sess].exename))
 		key = addr;
 	const ufd_symbol *sym = m->loaded > 0 ? sym_lookup(m, key) : NULL;
+	out->module_syms = m->loaded > 0 && m->nsyms > 0;
 	if (sym && is_func_type(sym->type)) {
 		out->name = m->names + sym->name;
 		out->len = strlen(out->name);

@@ -94,6 +94,8 @@ const char *ufd_dir(const ufd_data *d);
 /* The modules whose symbols were read from a sibling directory because this one has no .sym
  * file for them ("ilcs from rank-1, ..."), or NULL. */
 const char *ufd_borrowed(const ufd_data *d);
+/* The file name of module mod (of ufd_sym.module). */
+const char *ufd_module_name(const ufd_data *d, int mod);
 /* The sessions, tasks and forks of task.txt, in file order. */
 const ufd_sess *ufd_sessions(const ufd_data *d, size_t *n);
 const ufd_task *ufd_tasks(const ufd_data *d, size_t *n);
@@ -116,6 +118,7 @@ typedef struct ufd_sym {
 	size_t len;
 	int module;           /* module index, -1 when no module contains the address */
 	int found;            /* 1 when a symbol of the module's table contains the address */
+	int module_syms;      /* 1 when the module has a symbol table (found could be 1) */
 } ufd_sym;
 
 /* Resolves addr recorded at time ts in session sess: module from the session's map or a

@@ -238,7 +238,19 @@ struct lza3_dec {
 	uint32_t ppos, lpos, h;
 	uint32_t rem;         /* values still to copy in the current count */
 	int state;
+	uint32_t cnt;         /* the count token before the pending literal ... */
+	int after_count;      /* ... when there is one */
+	size_t odd_at;        /* LZA3_ODD: the group of the first odd token */
 };
+
+/* Marks the stream as holding a state the encoder does not produce (first place only). */
+static void lza3_odd(lza3_dec *d)
+{
+	if (!(d->flags & LZA3_ODD)) {
+		d->flags |= LZA3_ODD;
+		d->odd_at = d->gcur;
+	}
+}
 
 /* Validates the group walk of parlot.md §1.4/§1.6 and counts the tokens it holds. */
 static int lza3_frame(lza3_dec *d, dt_err *e)
@@ -404,9 +416,12 @@ int64_t lza3_dec_next(lza3_dec *d, uint32_t *out, size_t max, dt_err *e)
 			    pat[(lpos - 2) & PMASK] == pat[(ppos - 2) & PMASK] &&
 			    pat[(lpos - 3) & PMASK] == pat[(ppos - 3) & PMASK]) {
 				d->rem = lza3_tok(d);
+				d->cnt = d->rem;
+				d->after_count = 1;
 				/* A count of 0 (a prediction miss) is the common case of irregular code. */
 				d->state = d->rem ? LZA3_ST_COPY : LZA3_ST_LIT;
 			} else {
+				d->after_count = 0;
 				d->state = LZA3_ST_LIT;
 			}
 			break;
@@ -422,7 +437,11 @@ int64_t lza3_dec_next(lza3_dec *d, uint32_t *out, size_t max, dt_err *e)
 		}
 		case LZA3_ST_LIT: {
 			if (!d->tokens_left) {
-				d->state = LZA3_ST_END; /* a count may be the last token */
+				/* a count may be the last token, but not a count of 0: the encoder
+				 * writes one only with the literal that missed the prediction */
+				if (d->after_count && !d->cnt)
+					lza3_odd(d);
+				d->state = LZA3_ST_END;
 				return (int64_t)o;
 			}
 			uint32_t v = lza3_tok(d);
@@ -441,6 +460,10 @@ int64_t lza3_dec_next(lza3_dec *d, uint32_t *out, size_t max, dt_err *e)
 				uint32_t hi = lza3_tok(d);
 				v = hi << 16 | lza3_tok(d);
 			}
+			/* the encoder extends a count while the prediction holds (up to 65535):
+			 * the literal that ends a count is never the predicted value */
+			if (d->after_count && d->cnt < 65535 && v == pat[d->lpos & PMASK])
+				lza3_odd(d);
 			d->hash[d->h] = (uint16_t)d->ppos;
 			d->h = ((d->h << 4) ^ v) & HMASK;
 			pat[d->ppos] = v;
@@ -454,6 +477,11 @@ int64_t lza3_dec_next(lza3_dec *d, uint32_t *out, size_t max, dt_err *e)
 		}
 	}
 	return (int64_t)o;
+}
+
+size_t lza3_dec_odd_at(const lza3_dec *d)
+{
+	return d->odd_at;
 }
 
 int lza3_decode_all(const uint8_t *in, size_t n, uint32_t **out, size_t *nout, unsigned *flags,

@@ -32,6 +32,10 @@ enum {
 	LZA3_UNTERMINATED = 1u << 0, /* the group walk ended exactly at EOF: no trailer */
 	LZA3_TRUNCATED = 1u << 1,    /* EOF inside a group: the incomplete group was dropped */
 	LZA3_NO_DATA = 1u << 2,      /* a 0-byte input */
+	/* a token sequence the encoder never writes (a literal equal to the value the count
+	 * before it predicted, a count of 0 with no literal after it): the stream is corrupt,
+	 * though it decodes (ParLOT has no checksum). Known once the stream is decoded. */
+	LZA3_ODD = 1u << 3,
 };
 
 typedef struct lza3_dec lza3_dec;
@@ -45,8 +49,10 @@ void lza3_dec_free(lza3_dec *d);
 /* Decodes up to max values into out; returns how many (0 at the end), or -1 on an error
  * (an escape cut short by the end of the stream), with the byte offset in e. */
 int64_t lza3_dec_next(lza3_dec *d, uint32_t *out, size_t max, dt_err *e);
-/* LZA3_* framing flags, known after lza3_dec_new. */
+/* LZA3_* framing flags, known after lza3_dec_new (LZA3_ODD: after the end). */
 unsigned lza3_dec_flags(const lza3_dec *d);
+/* Byte offset of the group holding the first odd token (LZA3_ODD). */
+size_t lza3_dec_odd_at(const lza3_dec *d);
 
 /* Convenience: decodes a whole buffer (store chunks, tests). *out is malloc'ed. */
 int lza3_decode_all(const uint8_t *in, size_t n, uint32_t **out, size_t *nout, unsigned *flags,

@@ -5,8 +5,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
+#include <errno.h>
 
 #include "store/store_int.h"
+#include "util/esc.h"
 #include "util/util.h"
 
 int store_sqlerr(store *s, dt_err *e, const char *what)
@@ -32,31 +35,230 @@ int store_exec(store *s, const char *sql, dt_err *e)
 	return 0;
 }
 
+static void notice_stderr(void *arg, const char *msg)
+{
+	(void)arg;
+	fputs("difftrace: ", stderr);
+	esc_fputs(msg, stderr);
+	fputc('\n', stderr);
+}
+
+void store_notice(store *s, const char *msg)
+{
+	if (s->notice)
+		s->notice(s->notice_arg, msg);
+}
+
+void store_set_notice(store *s, void (*fn)(void *, const char *), void *arg)
+{
+	s->notice = fn;
+	s->notice_arg = arg;
+}
+
+void store_set_cancel(store *s, volatile sig_atomic_t *cancel)
+{
+	s->cancel = cancel;
+}
+
+int store_readonly(const store *s)
+{
+	return s->readonly;
+}
+
+/* SQLite's busy handler: another connection holds the write lock (an import publishing, an
+ * analysis saving, a migration). Wait as long as it takes, and say so once after half a
+ * second, so that a short wait stays silent. */
+static int on_busy(void *arg, int count)
+{
+	store *s = arg;
+	if (s->cancel && *s->cancel)
+		return 0;
+	int ms = count < 10 ? 2 * (count + 1) : 50;
+	s->waited_ms += ms;
+	if (!s->said_wait && s->waited_ms >= 500) {
+		s->said_wait = 1;
+		store_notice(s, "waiting for the store (another difftrace is importing)");
+	}
+	struct timespec ts = { 0, (long)ms * 1000000L };
+	nanosleep(&ts, NULL);
+	return 1;
+}
+
+/* The file and its folder can be written (WAL needs to create files next to the store). */
+static int path_writable(const char *path)
+{
+	if (access(path, W_OK) != 0)
+		return 0;
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = 0;
+	else
+		*slash = 0;
+	int ok = access(dir, W_OK) == 0;
+	free(dir);
+	return ok;
+}
+
+/* "file:" URI of path with immutable=1: a read-only store in a folder where SQLite cannot
+ * create its shared-memory file, and no write-ahead log left behind. */
+static char *immutable_uri(const char *path)
+{
+	dt_buf b = { 0 };
+	buf_put(&b, "file:", 5);
+	for (const char *p = path; *p; p++) {
+		if (*p == '%' || *p == '?' || *p == '#') {
+			char h[4];
+			snprintf(h, sizeof h, "%%%02X", (unsigned char)*p);
+			buf_put(&b, h, 3);
+		} else {
+			buf_byte(&b, (uint8_t)*p);
+		}
+	}
+	buf_put(&b, "?immutable=1", 13);
+	return (char *)b.p;
+}
+
+static int64_t query_int(store *s, const char *sql, int *ok)
+{
+	sqlite3_stmt *st;
+	*ok = 0;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	int64_t v = 0;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		v = sqlite3_column_int64(st, 0);
+		*ok = 1;
+	}
+	sqlite3_finalize(st);
+	return v;
+}
+
+static int open_db(store *s, const char *path, int ro, int create)
+{
+	int flags = ro ? SQLITE_OPEN_READONLY
+		       : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+	if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_URI, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_busy_handler(s->db, on_busy, s);
+	return 0;
+}
+
+/* Is it difftrace's? The application id, else (a store made before the id) its tables. */
+static int check_owner(store *s, int mode, int *fresh, dt_err *e)
+{
+	int ok;
+	int64_t ntables = query_int(s, "SELECT count(*) FROM sqlite_master", &ok);
+	if (!ok && sqlite3_errcode(s->db) == SQLITE_NOTADB)
+		return dt_err_at(e, s->path, -1, "not a difftrace store: not an SQLite database");
+	if (!ok)
+		return dt_err_at(e, s->path, -1, "cannot read the store: %s", sqlite3_errmsg(s->db));
+	int64_t appid = query_int(s, "PRAGMA application_id", &ok);
+	*fresh = 0;
+	if (appid == STORE_APPLICATION_ID)
+		return 0;
+	if (appid == 0 && ntables == 0) {
+		if (mode != STORE_OPEN_CREATE)
+			return dt_err_at(e, s->path, -1,
+					 "no store here: the file is an empty database (import traces "
+					 "first)");
+		*fresh = 1;
+		return 0;
+	}
+	if (appid == 0 &&
+	    query_int(s,
+		      "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
+		      " ('meta', 'runs', 'functions', 'traces', 'chunks', 'gaps')",
+		      &ok) == 6 &&
+	    query_int(s, "PRAGMA user_version", &ok) >= 1)
+		return 0;
+	return dt_errf(e, DT_EDATA, "not a difftrace store: %s has tables of another program",
+		       s->path);
+}
+
 int store_open(const char *path, int mode, store **out, dt_err *e)
 {
 	struct stat stb;
-	if (mode == STORE_OPEN_EXISTING && stat(path, &stb) != 0)
+	int exists = stat(path, &stb) == 0;
+	if (!exists && mode != STORE_OPEN_CREATE)
 		return dt_err_at(e, path, -1, "no store here (import traces first, or name one with -d)");
+	if (exists && S_ISDIR(stb.st_mode))
+		return dt_err_at(e, path, -1, "is a directory, not a store (name the file with -d)");
+	int ro = mode == STORE_OPEN_READ || (mode == STORE_OPEN_EXISTING && !path_writable(path));
+	if (mode == STORE_OPEN_CREATE && exists && !path_writable(path))
+		return dt_err_at(e, path, -1, "cannot write the store: %s (it can still be read)",
+				 strerror(access(path, W_OK) ? errno : EACCES));
 	store *s = xcalloc(1, sizeof *s);
 	s->path = xstrdup(path);
-	int flags = SQLITE_OPEN_READWRITE | (mode == STORE_OPEN_CREATE ? SQLITE_OPEN_CREATE : 0);
-	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
-		dt_err_at(e, path, -1, "cannot open store: %s",
+	s->readonly = ro;
+	s->notice = notice_stderr;
+	int r = open_db(s, path, ro, mode == STORE_OPEN_CREATE);
+	int fresh = 0;
+	if (r == 0)
+		r = check_owner(s, mode, &fresh, e);
+	else
+		dt_err_at(e, path, -1, "cannot open the store: %s",
 			  s->db ? sqlite3_errmsg(s->db) : "out of memory");
+	if (r && ro && s->db && sqlite3_errcode(s->db) != SQLITE_NOTADB) {
+		/* a read-only folder: SQLite cannot create the -shm file; when no write-ahead log
+		 * is left, the file alone is the whole store and can be read as immutable */
+		char *wal = xmalloc(strlen(path) + 5);
+		sprintf(wal, "%s-wal", path);
+		int has_wal = access(wal, F_OK) == 0;
+		free(wal);
+		if (!has_wal) {
+			sqlite3_close_v2(s->db);
+			s->db = NULL;
+			char *uri = immutable_uri(path);
+			dt_err_clear(e);
+			r = open_db(s, uri, 1, 0);
+			free(uri);
+			if (r == 0)
+				r = check_owner(s, mode, &fresh, e);
+			else
+				dt_err_at(e, path, -1, "cannot open the store: %s",
+					  sqlite3_errmsg(s->db));
+		}
+	}
+	if (r) {
 		store_close(s);
 		return -1;
 	}
-	sqlite3_busy_timeout(s->db, 5000);
+	if (ro) {
+		int ok;
+		int v = (int)query_int(s, "PRAGMA user_version", &ok);
+		if (v > store_schema_current()) {
+			dt_err_at(e, path, -1,
+				  "store schema version %d is newer than this difftrace knows (%d): "
+				  "upgrade difftrace",
+				  v, store_schema_current());
+			store_close(s);
+			return -1;
+		}
+		if (v < store_schema_current()) {
+			dt_err_at(e, path, -1,
+				  "the store is read-only and its schema (version %d) needs an upgrade "
+				  "to version %d: open it once with write access",
+				  v, store_schema_current());
+			store_close(s);
+			return -1;
+		}
+		*out = s;
+		return 0;
+	}
 	sqlite3_stmt *st;
-	/* A file that is not an SQLite database fails on its first read: say so plainly. */
 	if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode=WAL", -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_step(st) != SQLITE_ROW) {
-		dt_err_at(e, path, -1, "not a difftrace store: %s", sqlite3_errmsg(s->db));
+		dt_err_at(e, path, -1, "cannot switch the store to WAL mode: %s",
+			  sqlite3_errmsg(s->db));
 		sqlite3_finalize(st);
 		store_close(s);
 		return -1;
 	}
 	sqlite3_finalize(st);
+	(void)fresh;
 	if (store_exec(s, "PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;", e) ||
 	    store_schema_migrate(s, e)) {
 		store_close(s);
@@ -79,6 +281,16 @@ void store_close(store *s)
 	free(s);
 }
 
+void store_fnames_reset(store *s)
+{
+	for (size_t i = 0; i < s->nfnames; i++)
+		free(s->fnames[i]);
+	free(s->fnames);
+	s->fnames = NULL;
+	s->nfnames = 0;
+	s->fnames_loaded = 0;
+}
+
 const char *store_path(const store *s)
 {
 	return s->path;
@@ -86,7 +298,8 @@ const char *store_path(const store *s)
 
 int store_begin(store *s, dt_err *e)
 {
-	return store_exec(s, "BEGIN IMMEDIATE", e);
+	/* read-only: only TEMP tables are written (store_cache_writable) */
+	return store_exec(s, s->readonly ? "BEGIN" : "BEGIN IMMEDIATE", e);
 }
 
 int store_commit(store *s, dt_err *e)
@@ -185,7 +398,8 @@ int store_run_get(store *s, const char *name, store_run *r, dt_err *e)
 int store_run_exists(store *s, const char *name, dt_err *e)
 {
 	sqlite3_stmt *st;
-	if (store_prepare(s, "SELECT 1 FROM runs WHERE name = ?1", &st, e))
+	/* main: during a staged import, `runs` is the staged run */
+	if (store_prepare(s, "SELECT 1 FROM main.runs WHERE name = ?1", &st, e))
 		return -1;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
 	int rc = sqlite3_step(st);

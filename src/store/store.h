@@ -20,12 +20,29 @@
 
 typedef struct store store;
 
-enum { STORE_OPEN_EXISTING = 0, STORE_OPEN_CREATE = 1 };
+/* EXISTING: a store that must exist, opened for writing when the file and its folder can be
+ * written, else read-only. CREATE: created when missing; must be writable. READ: read-only. */
+enum { STORE_OPEN_EXISTING = 0, STORE_OPEN_CREATE = 1, STORE_OPEN_READ = 2 };
 
-/* Opens (or with STORE_OPEN_CREATE creates) the store and migrates its schema. */
+/* PRAGMA application_id of a difftrace store ("DfTr"): a non-empty SQLite file without it (and
+ * without difftrace's tables) belongs to another program and is refused. */
+#define STORE_APPLICATION_ID 0x44665472
+
+/* Opens (or with STORE_OPEN_CREATE creates) the store and, when writable, migrates its schema.
+ * A writer that finds the store locked by another waits as long as needed, saying so once. */
 int store_open(const char *path, int mode, store **out, dt_err *e);
 void store_close(store *s);
 const char *store_path(const store *s);
+/* 1 when the store was opened read-only. */
+int store_readonly(const store *s);
+/* Where the store's notices go ("waiting for the store", "not saved"): fn(arg, msg); by default
+ * stderr, none when fn is NULL (the interface). */
+void store_set_notice(store *s, void (*fn)(void *, const char *), void *arg);
+/* A flag polled while waiting for the write lock: once non-zero the wait gives up. */
+void store_set_cancel(store *s, volatile sig_atomic_t *cancel);
+/* Read-only store: makes the analysis cache writable in memory (TEMP tables seeded with the
+ * store's), saying once that results are not saved. No-op on a writable store. */
+int store_cache_writable(store *s, dt_err *e);
 
 int store_begin(store *s, dt_err *e);
 int store_commit(store *s, dt_err *e);
@@ -76,7 +93,17 @@ const char *store_func_name(store *s, uint32_t id);
  * belongs to the store and is valid until the next import. */
 const char *const *store_func_names(store *s, size_t *n);
 
-/* ---- writing an import ---- */
+/* ---- writing an import ----
+ * An import is staged: store_import_begin makes TEMP tables shadow the run's tables (runs,
+ * traces, functions, chunks, gaps and any table keyed by trace_id), the writer fills them
+ * without holding the store's write lock, and store_import_publish copies them into the store
+ * in one short transaction. Until then, and after store_import_abort, the store is unchanged. */
+int store_import_begin(store *s, dt_err *e);
+/* Publishes the staged run. When a run named like it was added meanwhile, rename_ok picks a
+ * fresh name (name-2 ...), else it fails. *final_name (caller frees) is the name it got. */
+int store_import_publish(store *s, int rename_ok, char **final_name, dt_err *e);
+void store_import_abort(store *s);
+
 typedef struct store_writer store_writer;
 
 /* A writer adds traces to run_id; the caller holds the transaction. cancel, when not NULL, is

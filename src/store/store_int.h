@@ -12,14 +12,37 @@ struct store {
 	char **fnames; /* fnames[id]; loaded on first use, extended by the writer */
 	size_t nfnames;
 	int fnames_loaded;
+	int readonly;      /* opened read-only: nothing is written to the file */
+	int shadowed;      /* read-only: the analysis cache lives in TEMP tables (store_cache.c) */
+	int staging;       /* an import is being staged in TEMP tables (store_stage.c) */
+	uint32_t fbase;    /* staging: the largest function id of the store when it began */
+	volatile sig_atomic_t *cancel; /* polled while waiting for the write lock */
+	int64_t waited_ms; /* how long this connection has waited for the lock so far */
+	int said_wait;
+	void (*notice)(void *, const char *);
+	void *notice_arg;
 };
+
+/* Says msg through the store's notice function (stderr unless changed). */
+void store_notice(store *s, const char *msg);
+/* The CREATE TABLE text of main.name turned into CREATE TEMP TABLE, or NULL (caller frees). */
+char *store_temp_ddl(store *s, const char *name, dt_err *e);
+/* Creates TEMP tables that shadow main's tables names[0..n), copying main's rows when copy. */
+int store_shadow(store *s, const char *const *names, size_t n, int copy, dt_err *e);
+/* Drops the TEMP shadows of names[0..n). */
+void store_unshadow(store *s, const char *const *names, size_t n);
+/* Forgets the loaded function names, so they are read again. */
+void store_fnames_reset(store *s);
 
 /* Fills e with the SQLite error of db and returns -1. */
 int store_sqlerr(store *s, dt_err *e, const char *what);
 int store_prepare(store *s, const char *sql, sqlite3_stmt **st, dt_err *e);
 int store_exec(store *s, const char *sql, dt_err *e);
-/* Creates or migrates the schema to the current version. */
+/* Creates or migrates the schema to the current version; sets the application id when it is
+ * missing (a store made before the id existed). */
 int store_schema_migrate(store *s, dt_err *e);
+/* The schema version this difftrace writes. */
+int store_schema_current(void);
 /* Remembers a newly interned function so that store_func_name sees it. */
 void store_fnames_add(store *s, uint32_t id, const char *name, size_t len);
 

@@ -97,6 +97,11 @@ static const char *const migrations[] = {
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
 
+int store_schema_current(void)
+{
+	return NMIGRATIONS;
+}
+
 int store_schema_migrate(store *s, dt_err *e)
 {
 	sqlite3_stmt *st;
@@ -109,10 +114,26 @@ int store_schema_migrate(store *s, dt_err *e)
 				 "store schema version %d is newer than this difftrace knows (%d): "
 				 "upgrade difftrace",
 				 version, NMIGRATIONS);
-	if (version == NMIGRATIONS)
+	if (store_prepare(s, "PRAGMA application_id", &st, e))
+		return -1;
+	int appid = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (version == NMIGRATIONS && appid == STORE_APPLICATION_ID)
 		return 0;
 	if (store_exec(s, "BEGIN IMMEDIATE", e))
 		return -1;
+	/* again under the lock: another difftrace may have created the store meanwhile */
+	if (store_prepare(s, "PRAGMA user_version", &st, e))
+		goto fail;
+	version = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	sqlite3_finalize(st);
+	/* the marker that tells a store from another program's database (store_open) */
+	if (appid != STORE_APPLICATION_ID) {
+		char sql[64];
+		snprintf(sql, sizeof sql, "PRAGMA application_id = %d", STORE_APPLICATION_ID);
+		if (store_exec(s, sql, e))
+			goto fail;
+	}
 	for (int v = version; v < NMIGRATIONS; v++) {
 		char sql[64];
 		if (store_exec(s, migrations[v], e))

@@ -35,6 +35,7 @@ struct store_writer {
 	uint64_t *ts;
 	size_t n;          /* events buffered in the current chunk */
 	int time_state;    /* 0 unknown, 1 with timestamps, -1 without */
+	int time_regressed; /* a timestamp went back (DT_TF_TIME_REGRESSED) */
 	uint64_t first;    /* event number of the current chunk's first event */
 	uint32_t seq;
 	int depth, chunk_depth, maxdepth;
@@ -161,6 +162,7 @@ static int w_begin(void *ctx, const dt_trace_meta *m, dt_err *e)
 	w->active = 1;
 	w->n = 0;
 	w->time_state = 0;
+	w->time_regressed = 0;
 	w->first = 0;
 	w->seq = 0;
 	w->depth = w->chunk_depth = w->maxdepth = 0;
@@ -210,7 +212,13 @@ static int w_events(void *ctx, const uint32_t *ev, const uint64_t *ts, size_t n,
 		return dt_errf(e, DT_EDATA, "internal: timestamps for part of a trace only");
 	w->time_state = want;
 	if (ts && w->first == 0 && w->n == 0 && n)
-		w->first_ts = ts[0];
+		w->first_ts = w->last_ts = ts[0];
+	if (ts && !w->time_regressed)
+		for (size_t i = 0; i < n; i++)
+			if (ts[i] < (i ? ts[i - 1] : w->last_ts)) {
+				w->time_regressed = 1;
+				break;
+			}
 	while (n) {
 		if (w->n == STORE_CHUNK_EVENTS && seal_chunk(w, e))
 			return -1;
@@ -295,6 +303,8 @@ static int w_end(void *ctx, unsigned flags, const char *note, dt_err *e)
 		flags |= DT_TF_EMPTY;
 	if (w->depth > 0)
 		flags |= DT_TF_OPEN_FRAMES;
+	if (w->time_regressed)
+		flags |= DT_TF_TIME_REGRESSED;
 	sqlite3_stmt *st = w->end_trace;
 	sqlite3_bind_int64(st, 1, (int64_t)nev);
 	sqlite3_bind_int64(st, 2, (int64_t)w->ncalls);

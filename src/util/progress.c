@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/esc.h"
 #include "util/progress.h"
 
 static double now(void)
@@ -31,12 +32,12 @@ void progress_show(progress *p, const char *fmt, ...)
 	if (p->shown && t - p->last < 0.1)
 		return;
 	p->last = t;
-	char line[256];
+	char line[256], safe[256];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\r\033[K%s", line);
+	fprintf(stderr, "\r\033[K%s", esc_str(line, safe, sizeof safe)); /* paths from the user */
 	fflush(stderr);
 	p->shown = 1;
 }

@@ -1,0 +1,91 @@
+#!/bin/sh
+# Control characters in function names, run names, labels and source paths never reach the
+# terminal: every command escapes them (text, CSV, JSON and error messages); only
+# `show --format text` to a pipe keeps the raw bytes, for the round trip through import.
+. "${abs_top_srcdir:-.}/tests/lib.sh"
+
+ESC=$(printf '\033'); BEL=$(printf '\007'); CSI1=$(printf '\302\233'); DEL=$(printf '\177')
+# a name that would set the clipboard (OSC 52), ring the bell and clear the screen
+evil="ev${ESC}]52;c;SGVsbG8=${BEL}il${ESC}[2J${DEL}"
+src="$T/src${ESC}]52;c;QQ==${BEL}
+x${ESC}[31m"
+label="lab${ESC}]52;c;QQ==${BEL}
+el${ESC}[2J"
+faulty="f${CSI1}x"
+mkdir "$src" "$T/f"
+for p in 0 1 2; do
+	printf 'main\nMPI_Init\n[ret]\n%s\n[ret]\nMPI_Barrier\n[ret]\n%s\n[ret]\n[ret]\n' "$evil" "$evil" > "$src/$p.0.txt"
+	printf 'main\nMPI_Init\n[ret]\n%s\n[ret]\n[ret]\n' "$evil" > "$T/f/$p.0.txt"
+done
+expect_status 0 "$DT" import --run n --label "$label" "$src"
+expect_status 0 "$DT" import --run "$faulty" "$T/f"
+
+# no ESC, BEL, DEL or C1 control in stdout or stderr of CMD...
+clean() {
+	"$@" >"$T/out" 2>"$T/err"
+	st=$?
+	[ $st -le 2 ] || fail "exit $st: $*"
+	for f in "$T/out" "$T/err"; do
+		LC_ALL=C grep -q "[$ESC$BEL$DEL]" "$f" && { cat -v "$f" >&2; fail "raw control in $f: $*"; }
+		LC_ALL=C grep -q "$CSI1" "$f" && { cat -v "$f" >&2; fail "raw C1 control in $f: $*"; }
+	done
+	return 0
+}
+has() { grep -q -- "$1" "$T/out" || { cat -v "$T/out" >&2; fail "output lacks '$1': $2"; }; }
+
+E='ev\\e]52;c;SGVsbG8=\\x07il\\e\[2J\\x7f'
+for fmt in text csv json; do
+	clean "$DT" runs --format $fmt
+	clean "$DT" traces --format $fmt n
+done
+# a newline in a label or a path does not start a line of its own
+clean "$DT" runs
+[ "$(wc -l < "$T/out")" -eq 3 ] || fail "runs: a field broke a line: $(cat -v "$T/out")"
+has 'lab\\e]52;c;QQ==\\x07\\nel\\e\[2J' runs
+has 'f\\u009bx ' runs
+clean "$DT" traces n
+[ "$(wc -l < "$T/out")" -eq 4 ] || fail "traces: a field broke a line: $(cat -v "$T/out")"
+has 'src\\e]52;c;QQ==\\x07\\nx\\e\[31m/0.0.txt' traces
+clean "$DT" runs --format csv
+[ "$(wc -l < "$T/out")" -eq 3 ] || fail "runs csv: a field broke a line"
+clean "$DT" runs --format json
+has '"label": "lab\\u001b]52;c;QQ==\\u0007\\u000ael\\u001b\[2J"' "runs json"
+has '"run": "f\\u009bx"' "runs json"
+
+for cmd in "show n 0.0" "nlr --filter everything n 0.0" "classes --filter everything n" \
+	"jsm --filter everything n" "lattice --filter everything n" \
+	"lattice --filter everything --format dot n" "analyze --filter everything n" \
+	"rank --filter everything --normal n --faulty $faulty" \
+	"rank --filter everything --run n" \
+	"diff --filter everything n:0.0 $faulty:0.0" "diff --filter everything -u n:0.0 $faulty:0.0" \
+	"classes --filter everything --format csv n" "classes --filter everything --format json n"; do
+	clean "$DT" $cmd
+done
+clean "$DT" show n 0.0
+has "$E();" show
+clean "$DT" nlr --filter everything n 0.0
+has "^$E\$" nlr
+clean "$DT" diff --filter everything n:0.0 "$faulty:0.0"
+has "$E" diff
+clean "$DT" filters test mpi "$evil"
+has "$E" "filters test"
+# error messages quote what they were given, escaped
+clean "$DT" show n "$evil"
+grep -q "'$E' is not a trace" "$T/err" || fail "show error: $(cat -v "$T/err")"
+clean "$DT" classes --filter "$evil" n
+grep -q "unknown filter family '$E'" "$T/err" || fail "filter error: $(cat -v "$T/err")"
+clean "$DT" "$evil"
+clean "$DT" runs "--$evil"
+clean "$DT" import --run "$evil" "$T/f"
+clean "$DT" import --format text "$T/f/nosuch$evil"
+
+# columns are padded by display width: a run named é lines up with the others
+expect_status 0 "$DT" import -q --run "$(printf '\303\251')" "$T/f"
+expect_status 0 "$DT" runs
+# (16 columns for the name, then a space and the trace count right-aligned in 7)
+grep -q "^$(printf '\303\251') \{22\}3 " "$T/out" || fail "runs columns do not line up: $(cat "$T/out")"
+
+# the round trip keeps the bytes: text to a pipe imports back to the same trace
+"$DT" show --format text n 0.0 > "$T/back.txt" || fail "show --format text"
+cmp -s "$T/back.txt" "$src/0.0.txt" || fail "show --format text changed the names"
+pass
