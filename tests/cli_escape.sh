@@ -67,6 +67,15 @@ clean "$DT" nlr --filter everything n 0.0
 has "^$E\$" nlr
 clean "$DT" diff --filter everything n:0.0 "$faulty:0.0"
 has "$E" diff
+# coloured, the diff writes its own SGR sequences to the terminal, and nothing else raw
+for style in -y -u; do
+	expect_status 0 "$DT" diff --color=always $style --filter everything n:0.0 "$faulty:0.0"
+	LC_ALL=C sed "s/${ESC}\[[0-9;]*m//g" "$T/out" >"$T/plain"
+	LC_ALL=C grep -q "[$ESC$BEL$DEL]" "$T/plain" &&
+		{ cat -v "$T/out" >&2; fail "diff --color $style: a raw control besides colour"; }
+	grep -q -- "$E" "$T/plain" || { cat -v "$T/out" >&2; fail "diff --color $style: name lost"; }
+	LC_ALL=C grep -q "${ESC}\[3[12]m" "$T/out" || fail "diff --color $style: no colour"
+done
 clean "$DT" filters test mpi "$evil"
 has "$E" "filters test"
 # error messages quote what they were given, escaped

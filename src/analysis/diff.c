@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analysis/diff.h"
+#include "util/esc.h"
 #include "util/util.h"
 
 /* ---- Myers ---------------------------------------------------------------------------------- */
@@ -400,11 +401,14 @@ static char *entry_text(const diff_render_opts *o, nlr_entry en, int depth)
 			t = tmp;
 		}
 	}
-	size_t ind = 2 * (size_t)depth, len = strlen(t);
-	char *s = xmalloc(ind + len + 1);
-	memset(s, ' ', ind);
-	memcpy(s + ind, t, len + 1);
-	return s;
+	/* names come from other people's traces: their control characters are escaped here, so
+	 * that every renderer (and a coloured one, which writes to the terminal directly) is safe */
+	dt_buf b = { 0 };
+	for (size_t i = 0; i < 2 * (size_t)depth; i++)
+		buf_byte(&b, ' ');
+	esc_append(&b, t, strlen(t), 0);
+	buf_byte(&b, 0);
+	return (char *)b.p;
 }
 
 static int entry_lines(const diff_render_opts *o, nlr_entry en, int depth, lines *out,

@@ -13,6 +13,7 @@
 #include "analysis/diff.h"
 #include "analysis/nlr.h"
 #include "analysis/rank.h"
+#include "util/esc.h"
 #include "util/util.h"
 
 static const char nlr_help[] =
@@ -435,9 +436,12 @@ int cmd_diff(cli *c, int argc, char **argv)
 				"of %zu calls: -K %u folds it\n",
 				res[i].meta.k, run[i], p[i], t[i], body, kk);
 	}
-	char la[128], lb[128];
-	snprintf(la, sizeof la, "%s %d.%d", run[0], p[0], t[0]);
-	snprintf(lb, sizeof lb, "%s %d.%d", run[1], p[1], t[1]);
+	char la[160], lb[160], en[2][128];
+	snprintf(la, sizeof la, "%s %d.%d", esc_str(run[0], en[0], sizeof en[0]), p[0], t[0]);
+	snprintf(lb, sizeof lb, "%s %d.%d", esc_str(run[1], en[1], sizeof en[1]), p[1], t[1]);
+	/* colour codes must reach the terminal: the names in the diff are escaped already */
+	if (d.r.color && d.style != 'j')
+		cli_raw_stdout(c);
 	struct two ctx = { s, loops };
 	d.r.label_a = la;
 	d.r.label_b = lb;
