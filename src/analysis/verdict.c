@@ -57,20 +57,22 @@ static int vd_cmp(const void *p, const void *q)
 	if (a->change != b->change)
 		return a->change > b->change ? -1 : 1;
 	double sa = key9(a->score), sb = key9(b->score);
+	double ra = rel_at(a), rb = rel_at(b);
+	/* of the traces that only stopped, the one that stopped earliest in its own pattern is
+	 * the one the others wait for */
+	if (a->change == VD_STOPPED && ra != rb)
+		return ra < rb ? -1 : 1;
 	if (sa != sb)
 		return sa > sb ? -1 : 1;
-	if (a->change == VD_DIVERGED) {
-		double ra = rel_at(a), rb = rel_at(b);
-		if (ra != rb)
-			return ra < rb ? -1 : 1;
-	}
+	if (a->change == VD_DIVERGED && ra != rb)
+		return ra < rb ? -1 : 1;
 	return a->i < b->i ? -1 : a->i > b->i;
 }
 
 static int vd_tied(const vd_item *a, const vd_item *b)
 {
 	return a->change == b->change && key9(a->score) == key9(b->score) &&
-	       (a->change != VD_DIVERGED || rel_at(a) == rel_at(b));
+	       (a->change == VD_SAME || rel_at(a) == rel_at(b));
 }
 
 void vd_order(vd_item *it, size_t n)
@@ -160,15 +162,18 @@ int vd_build(store *s, const an_result *rn, const an_result *rf, const rank_jsmd
 	 * of a hung run or made more calls in all than its counterpart in the whole normal run,
 	 * was busy out of the filter's sight (a loop of other calls), unless it waits where
 	 * everyone ends (MPI_Finalize, a barrier). */
+	/* in a run that ended normally (no trace cut: no call left open, no stop), a trace with
+	 * part of its counterpart's events waited for nothing: it ended early, a change of its
+	 * own */
+	unsigned cut = DT_TF_OPEN_FRAMES | DT_TF_TIMEOUT | DT_TF_UNTERMINATED | DT_TF_TRUNCATED;
+	int run_cut = 0;
+	for (size_t k = 0; k < rf->n; k++)
+		run_cut |= (rf->traces[k].flags & cut) != 0;
 	for (size_t k = 0; k < n; k++) {
 		vd_item *x = &out->it[k];
 		const store_trace *tn = &rn->traces[j->row_normal[x->i]];
 		const store_trace *tf = &rf->traces[j->row_faulty[x->i]];
-		/* a trace that ended normally with part of its counterpart's events waited for
-		 * nothing: it ended early, a change of its own */
-		unsigned cut = DT_TF_OPEN_FRAMES | DT_TF_TIMEOUT | DT_TF_UNTERMINATED |
-			       DT_TF_TRUNCATED;
-		if (x->change == VD_STOPPED && !(tf->flags & cut)) {
+		if (x->change == VD_STOPPED && !run_cut) {
 			x->change = VD_DIVERGED;
 			x->ended = 1;
 			continue;
@@ -222,9 +227,10 @@ void vd_reason(store *s, const vd_item *it, char *buf, size_t cap)
 		break;
 	case VD_STOPPED:
 		name_of(s, it->last_f, b, sizeof b);
-		k = (size_t)snprintf(buf, cap, "stopped early%s%s, after %llu of %llu kept events",
+		k = (size_t)snprintf(buf, cap, "stopped early%s%s, after %llu of %llu kept events (%.0f%%)",
 				     it->last_f ? " in " : "", it->last_f ? b : "",
-				     (unsigned long long)it->kept_f, (unsigned long long)it->kept_n);
+				     (unsigned long long)it->kept_f, (unsigned long long)it->kept_n,
+				     it->kept_n ? 100.0 * (double)it->kept_f / (double)it->kept_n : 0.0);
 		break;
 	default:
 		if (it->ended) {

@@ -8,9 +8,9 @@
  *   - identical: score 0, whatever its row sum (its similarity to others changed because
  *     others did);
  *   - stopped early: the faulty trace is the beginning of its counterpart and nothing else,
- *     and it was cut (a call left open, the run stopped): a thread that waited for others in
- *     a hung run, a bystander in MPI_Finalize; one that ended normally ended early, and that
- *     is a divergence;
+ *     in a run that was cut (a call left open, the run stopped): a thread that waited for
+ *     others in a hung run, a bystander in MPI_Finalize; in a run that ended normally such a
+ *     trace ended early, and that is a divergence;
  *   - diverged: it does something its counterpart does not at that point (the culprit of a
  *     hang, a call in another order, one more or one fewer iteration, another argument).
  * A changed trace scores its row sum plus the share of its kept events outside the common
@@ -18,9 +18,10 @@
  * identical (a trace whose kept events only stopped early but that was still running at the
  * stop of a hung run, or made more calls in all than its counterpart, counts as diverged: it
  * was busy out of the filter's sight, unless it waits in MPI_Finalize or a barrier), then
- * the score, then the earliest divergence relative to the trace's length
- * (who left the common pattern first); traces equal on all three are tied and share their
- * position.
+ * the score, then the earliest divergence relative to the trace's length (who left the
+ * common pattern first); among the traces that only stopped early, the one that stopped
+ * earliest relative to its counterpart's length comes first (the one the others wait for),
+ * then the score. Traces equal on all of these are tied and share their position.
  *
  * vd_compare and vd_order are pure (unit-tested); vd_build reads the analyses' NLR entries
  * from the store. */
