@@ -9,7 +9,9 @@
  * run, for the roles that differed from the start. Enter on a trace diffs it across the runs.
  *
  * Lines, top to bottom: a summary (two lines: the setting; matched traces, B-score and the
- * traces present in one run only), the ranked traces, the ranked pairs, and the sweep table when
+ * traces present in one run only), the ranked traces in the order of `rank` (verdict.h: what
+ * changed in each, ties sharing a position) or "no difference found" when no trace's kept
+ * events differ, the ranked pairs, and the sweep table (scores, tied traces grouped) when
  * at least two settings are cached for both runs. Everything is computed in open, from the
  * interface's cached analyses (the current setting) and from the store's cache (the sweep),
  * never recomputing an analysis. */
@@ -112,6 +114,10 @@ static const tui_keyhelp keys[] = {
 	{ "p", "pair i j: diff of i | j in the normal run" },
 	{ "t", "trace: its nested loops in the faulty run" },
 	{ "Tab  BTab", "next / previous section" },
+	{ "", "traces as rank orders them: diverged, then stopped" },
+	{ "", "  early, then identical (score 0); 3= marks a" },
+	{ "", "  position tied traces share; no table when no" },
+	{ "", "  trace's kept events differ ('no difference found')" },
 	{ NULL, NULL },
 };
 
