@@ -46,6 +46,19 @@ grep -q 'clusterings agree\|most changed' "$T/out" && fail "a table for identica
 expect_status 0 "$DT" rank --normal normal --faulty again --format json
 grep -q '"difference_found": false' "$T/out" || fail "json, identical: $(cat "$T/out")"
 grep -q '"traces": \[\]' "$T/out" || fail "json lists traces: $(cat "$T/out")"
+expect_status 0 "$DT" rank --normal normal --faulty again --format csv
+[ "$(wc -l < "$T/out")" = 1 ] || fail "csv, identical: a row: $(cat "$T/out")"
+
+# and in the interface's ranking view
+printf 'wait\n' > "$T/keys"
+expect_status 0 "$DT" tui --normal normal --faulty again --script "$T/keys" --dump "$T/screen" --size 30x160
+grep -q 'no difference found under 11\.mpi\.ompall\.0K10/sing\.log10\.args' "$T/screen" ||
+	fail "the ranking view: $(cat "$T/screen")"
+grep -q '# TRACE' "$T/screen" && fail "the ranking view lists traces: $(cat "$T/screen")"
+# ties in the ranking view: the identical traces share a position
+expect_status 0 "$DT" tui --normal normal --faulty order --script "$T/keys" --dump "$T/screen" --size 30x160
+grep -q '^>  *1 2\.0 ' "$T/screen" || fail "the ranking view, order: $(cat "$T/screen")"
+grep -q '^  *2= 0\.0 .*identical' "$T/screen" || fail "the ranking view, ties: $(cat "$T/screen")"
 
 # --- a change of order ------------------------------------------------------------------------
 expect_status 0 "$DT" rank --normal normal --faulty order --format csv
@@ -83,4 +96,5 @@ grep -q '  2 [0-9.]*, \[0 1 3\] [0-9.]*  2\.1 [0-9.]*, \[0\.1 1\.1 3\.1\] [0-9.]
 # --- bad --format / --score ---------------------------------------------------------------------
 expect_status 2 "$DT" rank --normal normal --faulty order --format xml
 expect_status 2 "$DT" rank --normal normal --faulty order --score best
+expect_status 2 "$DT" rank --normal normal --faulty order --sweep --format csv
 pass

@@ -141,7 +141,7 @@ void peers_decide(peers *p)
 	for (size_t g = 0; g < p->ngroups; g++) {
 		p->rel[g] = 0;
 		for (int k = 0; k < NKEYS; k++)
-			if (p->count[g][2 * k] && 2 * p->count[g][2 * k + 1] <= p->count[g][2 * k])
+			if (p->count[g][2 * k] && p->count[g][2 * k + 1] <= p->count[g][2 * k])
 				p->rel[g] |= 1u << k;
 	}
 }

@@ -5,8 +5,10 @@
  * of its own; relative to the caller (dest=+1, source=-1, the nearest way round the ranks) a
  * regular pattern is one call. A root, a master or MPI_ANY_SOURCE is the other way round. So,
  * per kind of call (the function with its other arguments), a run writes its peers relative
- * when that at least halves the number of distinct peers over the run, else absolute;
- * MPI_ANY_SOURCE (-1) is written ANY. Nothing here reads the store. */
+ * unless that gives more distinct peers over the run than the absolute ranks (a master, a
+ * root); MPI_ANY_SOURCE (-1) is written ANY. On a tie, relative: a run cut short that kept
+ * one rank of a ring or an exchange still names its peers as a whole run does. Nothing here
+ * reads the store. */
 #ifndef DT_PEERS_H
 #define DT_PEERS_H
 

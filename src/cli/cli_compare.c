@@ -600,8 +600,7 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 		goto out;
 	}
 	if (ro->fmt == 'c') {
-		if (!none)
-			rank_rows_out(s, use, top, 'c');
+		rank_rows_out(s, use, none ? 0 : top, 'c');
 		rc = 0;
 		goto out;
 	}
@@ -831,6 +830,9 @@ int cmd_rank(cli *c, int argc, char **argv)
 		return cli_usage("rank", "unexpected argument '%s'", argv[optind]);
 	if (ro.run && (ro.normal || ro.faulty || ro.sweep))
 		return cli_usage("rank", "--run (one run) goes without --normal, --faulty, --sweep");
+	if (ro.fmt != 't' && (ro.run || ro.sweep))
+		return cli_usage("rank", "--format csv and json are for the ranking of two runs, "
+					 "not --run or --sweep");
 	if (!ro.run && (!ro.normal || !ro.faulty))
 		return cli_usage("rank", "needs --normal RUN and --faulty RUN (or --run RUN)");
 	dt_err e;
