@@ -60,6 +60,15 @@ expect_status 0 "$DT" tui --normal normal --faulty order --script "$T/keys" --du
 grep -q '^>  *1 2\.0 ' "$T/screen" || fail "the ranking view, order: $(cat "$T/screen")"
 grep -q '^  *2= 0\.0 .*identical' "$T/screen" || fail "the ranking view, ties: $(cat "$T/screen")"
 
+# a thread present in one run only is a difference: no "no difference found"
+mkdir "$T/lost"
+cp "$T/normal"/*.txt "$T/lost/"
+rm "$T/lost/3.1.txt"
+expect_status 0 "$DT" import -q --run lost "$T/lost"
+expect_status 0 "$DT" rank --normal normal --faulty lost
+grep -q '^only in the normal run: 3\.1$' "$T/out" || fail "lost: $(cat "$T/out")"
+grep -q 'no difference found' "$T/out" && fail "lost: no difference found: $(cat "$T/out")"
+
 # --- a change of order ------------------------------------------------------------------------
 expect_status 0 "$DT" rank --normal normal --faulty order --format csv
 [ "$(sed -n 2p "$T/out" | cut -d, -f1-2,5)" = "1,2.0,diverged" ] || fail "order: 2.0 not first: $(cat "$T/out")"

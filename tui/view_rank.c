@@ -452,7 +452,7 @@ static int rank_open(tui *t, view *v)
 	if (d->nsw < 2)
 		push(d, L_HINT, 0);
 	push(d, L_BLANK, 0);
-	if (!d->v.ndiff) {
+	if (!d->v.ndiff && !d->j.n_only_normal && !d->j.n_only_faulty) {
 		push(d, L_NODIFF, 0);
 	} else {
 		push(d, L_TTITLE, 0);

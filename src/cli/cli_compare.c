@@ -568,7 +568,9 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 	size_t n = use->c.j.n, top = ro->top < n ? (size_t)ro->top : n;
 	char setting[256];
 	snprintf(setting, sizeof setting, "%s/%s", use->rn.filter_alias, use->rn.meta.attrs);
-	int none = !use->v.ndiff && !ro->jsmd;
+	/* a trace present in one run only is a difference too */
+	int none = !use->v.ndiff && !ro->jsmd && !use->c.j.n_only_normal &&
+		   !use->c.j.n_only_faulty;
 	double b = use->c.bscore;
 	if (ro->fmt == 'j') {
 		printf("{\n  \"normal\": ");
