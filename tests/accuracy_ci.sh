@@ -3,13 +3,14 @@
 # ompall,mpi, attributes sing.log10.args, K 10, score combined): a few bugs of the ILCS example
 # (missing critical sections in one thread, in the workers of one process and in the
 # communication thread, a wrong reduction operation in one rank seen only through the MPI
-# arguments, an infinite loop in a hung run) and one bug of each kind of examples/kinds.c
+# arguments, an infinite loop in a hung run) and the bugs of examples/kinds.c whose runs end
 # (calls in another order, another kernel in one thread, an extra compute call, a branch taken
-# differently, a rank that leaves its loop early, a wrong broadcast root, a dropped farm
-# result, a critical section skipped once, a tag that matches nothing, two ranks that both
-# receive first). Fails when one of them no longer puts its faulty trace FIRST, alone (ties
-# counted against it), or can no longer be recorded. A few minutes on 2 cores. Skips (77)
-# without mpicc, mpirun or uftrace.
+# differently, a critical section skipped once). Fails when one of them no longer puts its
+# faulty trace FIRST, alone (ties counted against it), or can no longer be recorded. About
+# two minutes on 2 cores. Skips (77) without mpicc, mpirun or uftrace. The kinds that hang
+# (early exit, wrong root, dropped result, unmatched tag, both receive first) lose calls when
+# a loaded machine is slow to flush them, so CI checks their rules on text runs
+# (tests/rank_verdict.sh) and ACCURACY.md measures them on recordings.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 need mpi uftrace timeout built
@@ -18,8 +19,7 @@ export MPICC MPIRUN DIFFTRACE="$DT" DIFFTRACE_RECORD="$RECORD"
 # the bugs found first today; add one here when a change makes difftrace find it
 bugs=crit1-one-thread,crit2-one-thread,crit3-all-threads-one-proc,crit1-all-threads-one-proc
 bugs=$bugs,allreduce1-op-one,infinite-loop
-bugs=$bugs,kinds-order,kinds-kernel,kinds-extra-call,kinds-branch,kinds-early-exit
-bugs=$bugs,kinds-bcast-root,kinds-farm-drop,kinds-crit-once,kinds-tag,kinds-recv-first
+bugs=$bugs,kinds-order,kinds-kernel,kinds-extra-call,kinds-branch,kinds-crit-once
 sh "$abs_top_srcdir/scripts/accuracy.sh" -o "$T/acc" --bugs "$bugs" --no-sweep \
 	--settings 'ompall,mpi/sing.log10.args/10/combined' --check 1 --report "$T/report.md" >"$T/out" 2>"$T/err"
 rc=$?

@@ -97,6 +97,62 @@ grep -q '^   1  2\.1  .*work_b where the normal run has work$' "$T/out" || fail 
 expect_status 0 "$DT" rank --normal normal --faulty own --format json
 grep -q '"filter_blind": "11\.mpi\.ompall\.0K10"' "$T/out" || fail "json, own: $(cat "$T/out")"
 
+# --- hung runs: culprits before victims ------------------------------------------------------
+# hmk DIR KIND: 4 processes, a main thread (6 iterations of compute and MPI_Allreduce, then
+# MPI_Finalize) and a worker (6 iterations of work, a critical section, a barrier). Hung runs end with
+# a call left open (no [ret]): the run was cut.
+#   normal  as above
+#   early   rank 2 leaves its loop after 2 iterations and finalizes; the others wait in the
+#           Allreduce of iteration 3 (their workers at a barrier)
+#   stuck   rank 2 stops in iteration 3 before its Allreduce (its blocked call not recorded);
+#           the others wait in the Allreduce of iteration 4
+#   spin    worker 2.1 spins in calls the filter drops after 2 iterations; everyone else waits
+# a worker blocked in the barrier of its last iteration
+wait='work\n[ret]\nGOMP_critical_start\n[ret]\nGOMP_critical_end\n[ret]\nGOMP_barrier\n'
+hmk() {
+	mkdir "$1"
+	for p in 0 1 2 3; do
+		n=6 tail='MPI_Finalize\n[ret]\n[ret]\n' wn=6 wtail=''
+		case $2 in
+		early) if [ $p = 2 ]; then n=2; else n=2 tail='compute\n[ret]\nMPI_Allreduce\n'; fi
+			wn=1 wtail=$wait ;;
+		stuck) if [ $p = 2 ]; then n=2 tail='compute\n[ret]\n'; else n=3 tail='MPI_Allreduce\n'; fi
+			wn=2 wtail=$wait ;;
+		spin) n=2 tail='compute\n[ret]\nMPI_Allreduce\n' wn=1 wtail=$wait
+			[ $p = 2 ] && wn=2 && wtail=$(i=0; while [ $i -lt 60 ]; do printf 'spin\\n[ret]\\n'; i=$((i + 1)); done; printf 'spin\\n') ;;
+		esac
+		{ printf 'main\nMPI_Init\n[ret]\n'
+		  i=0; while [ $i -lt $n ]; do printf 'compute\n[ret]\nMPI_Allreduce\n[ret]\n'; i=$((i + 1)); done
+		  printf "$tail"; } > "$1/$p.0.txt"
+		{ i=0; while [ $i -lt $wn ]; do
+			printf 'work\n[ret]\nGOMP_critical_start\n[ret]\nGOMP_critical_end\n[ret]\n'
+			printf 'GOMP_barrier\n[ret]\n'
+			i=$((i + 1)); done
+		  printf "$wtail"; } > "$1/$p.1.txt"
+	done
+}
+for k in normal early stuck spin; do
+	hmk "$T/h$k" $k
+	expect_status 0 "$DT" -d "$T/h.db" import -q --run h$k "$T/h$k"
+done
+expect_status 0 "$DT" -d "$T/h.db" rank --normal hnormal --faulty hearly --format csv
+[ "$(sed -n 2p "$T/out" | cut -d, -f1-2,5)" = "1,2.0,diverged" ] || fail "early exit: 2.0 not first: $(cat "$T/out")"
+[ "$(awk -F, 'NR > 1 && $1 == 1' "$T/out" | wc -l)" = 1 ] || fail "early exit: not alone: $(cat "$T/out")"
+awk -F, 'NR > 2 && $5 != "stopped-early" { exit 1 }' "$T/out" || fail "early exit: victims: $(cat "$T/out")"
+expect_status 0 "$DT" -d "$T/h.db" rank --normal hnormal --faulty hearly
+grep -q '^   1  2\.0  .*diverged at kept event [0-9]* of [0-9]*: MPI_Finalize where the normal run has MPI_Allreduce$' "$T/out" ||
+	fail "early exit: the reason: $(cat "$T/out")"
+grep -q 'stopped early in MPI_Allreduce, after' "$T/out" || fail "early exit: victims' reason: $(cat "$T/out")"
+# the one that stopped earliest in its own pattern is the one the others wait for
+expect_status 0 "$DT" -d "$T/h.db" rank --normal hnormal --faulty hstuck --format csv
+[ "$(sed -n 2p "$T/out" | cut -d, -f1-2,5)" = "1,2.0,stopped-early" ] || fail "stuck: 2.0 not first: $(cat "$T/out")"
+[ "$(awk -F, 'NR > 1 && $1 == 1' "$T/out" | wc -l)" = 1 ] || fail "stuck: not alone: $(cat "$T/out")"
+# busy out of the filter's sight: more calls in all than its whole counterpart
+expect_status 0 "$DT" -d "$T/h.db" rank --normal hnormal --faulty hspin
+grep -q "^   1  2\.1  .*busy out of the filter's sight after its last kept call (GOMP_barrier" "$T/out" ||
+	fail "spin: 2.1 not first: $(cat "$T/out")"
+grep -q '^  *2=* ' "$T/out" || fail "spin: $(cat "$T/out")"
+
 # --- the sweep: scores, ties grouped -----------------------------------------------------------
 expect_status 0 "$DT" rank --normal normal --faulty count --sweep --sweep-filters ompall --sweep-attrs sing.actual
 grep -q '  2 [0-9.]*, \[0 1 3\] [0-9.]*  2\.1 [0-9.]*, \[0\.1 1\.1 3\.1\] [0-9.]*$' "$T/out" ||

@@ -85,14 +85,17 @@ void vd_order(vd_item *it, size_t n)
 		it[k].pos = k && vd_tied(&it[k - 1], &it[k]) ? it[k - 1].pos : k + 1;
 }
 
-int vd_bystander(store *s, uint32_t f)
+int vd_bystander(store *s, const vd_item *it)
 {
-	const char *nm = f ? store_func_name(s, f) : NULL;
+	const char *nm = it->last_f ? store_func_name(s, it->last_f) : NULL;
 	if (!nm)
 		return 0;
-	return !strncmp(nm, "MPI_Finalize", 12) || !strncmp(nm, "MPI_Barrier", 11) ||
-	       !strncmp(nm, "GOMP_barrier", 12) || !strncmp(nm, "__kmpc_barrier", 14) ||
-	       !strncmp(nm, "MPI_Ibarrier", 12) || !strncmp(nm, "MPI_Wait", 8);
+	if (!strncmp(nm, "MPI_Finalize", 12))
+		return 1;
+	/* a final barrier: one of the counterpart's last kept calls */
+	int barrier = !strncmp(nm, "MPI_Barrier", 11) || !strncmp(nm, "GOMP_barrier", 12) ||
+		      !strncmp(nm, "__kmpc_barrier", 14) || !strncmp(nm, "MPI_Ibarrier", 12);
+	return barrier && it->kept_f + 2 >= it->kept_n;
 }
 
 static int load_loop(void *ctx, uint32_t id, const nlr_entry *body, size_t n)
@@ -179,7 +182,7 @@ int vd_build(store *s, const an_result *rn, const an_result *rf, const rank_jsmd
 			continue;
 		}
 		int busy = x->running || tf->nevents > tn->nevents;
-		if (busy && x->change == VD_STOPPED && !vd_bystander(s, x->last_f)) {
+		if (busy && x->change == VD_STOPPED && !vd_bystander(s, x)) {
 			x->change = VD_DIVERGED;
 			x->spun = 1;
 		}

@@ -70,9 +70,10 @@ void vd_order(vd_item *it, size_t n);
 int vd_build(store *s, const an_result *rn, const an_result *rf, const rank_jsmd *j,
 	     vd_rank *out, dt_err *e);
 void vd_free(vd_rank *v);
-/* Whether a trace whose last call is f may just be waiting where every trace ends (in
- * MPI_Finalize, a barrier, MPI_Wait): being still running there is no sign of its own. */
-int vd_bystander(store *s, uint32_t f);
+/* Whether a trace may just be waiting where every trace ends: its last kept call is
+ * MPI_Finalize, or a barrier among its counterpart's last kept calls (a final barrier). Being
+ * still running there is no sign of its own. */
+int vd_bystander(store *s, const vd_item *it);
 /* What changed, for a row: "diverged at kept event 123 of 1000: MPI_Bcast[...] for
  * MPI_Allreduce[...]", "stopped early in MPI_Finalize after 812 of 1000 kept events",
  * "identical"; plus "; running at the stop". Names are escaped. */
