@@ -164,7 +164,7 @@ int vd_build(store *s, const an_result *rn, const an_result *rf, const rank_jsmd
 	/* A trace whose kept events only stopped early, but which was still running at the stop
 	 * of a hung run or made more calls in all than its counterpart in the whole normal run,
 	 * was busy out of the filter's sight (a loop of other calls), unless it waits where
-	 * everyone ends (MPI_Finalize, a barrier). */
+	 * everyone ends (MPI_Finalize, a final barrier). */
 	/* in a run that ended normally (no trace cut: no call left open, no stop), a trace with
 	 * part of its counterpart's events waited for nothing: it ended early, a change of its
 	 * own */

@@ -17,7 +17,7 @@
  * beginning and end (so it is never 0). The order: diverged before stopped early before
  * identical (a trace whose kept events only stopped early but that was still running at the
  * stop of a hung run, or made more calls in all than its counterpart, counts as diverged: it
- * was busy out of the filter's sight, unless it waits in MPI_Finalize or a barrier), then
+ * was busy out of the filter's sight, unless it waits in MPI_Finalize or a final barrier), then
  * the score, then the earliest divergence relative to the trace's length (who left the
  * common pattern first); among the traces that only stopped early, the one that stopped
  * earliest relative to its counterpart's length comes first (the one the others wait for),
