@@ -1,6 +1,7 @@
 #!/bin/sh
 # accuracy.sh: how well difftrace finds the bugs of the ILCS example (examples/ilcs.c, the
-# paper's Table II) and a few injected faults (difftrace-inject(7)).
+# paper's Table II), a few injected faults (difftrace-inject(7)) and one bug of each kind of
+# examples/kinds.c (kinds-*: compared with a normal run of that program).
 #
 # Builds the example once, records ONE normal run and one run per bug (faulty process 2,
 # thread 1, iteration 3; 4 processes x 3 threads, oversubscribed), the runs that hang with
@@ -9,15 +10,18 @@
 # finds where the truly faulty trace and process rank; also 'rank --sweep' per bug. Writes a
 # markdown report (the table and its summary) to stdout or --report FILE.
 #
-# Where a trace ranks: 1 + the number of traces NOT in the faulty set whose JSM_D row sum is at
-# least that of the best-ranked faulty trace (ties counted against us; a score of 0 is "-",
-# not found). The faulty set (column "faulty"): the traces the bug changes -- P.T for a
+# Where a trace ranks (from 'rank --format csv'): 1 + the number of traces NOT in the faulty
+# set ranked at or above the best-ranked faulty trace (ties counted against us; a score of 0 is
+# "-", not found). Fair top-1: the share of faulty traces among those tied first (0 when every
+# score is 0); the same for a random pick (faulty traces / matched traces) and for "always
+# 0.0" (1 when 0.0 is faulty). The faulty set (column "faulty"): the traces the bug changes -- P.T for a
 # one-thread bug, T of every process for a *-thread-all-procs bug, the workers of process P
 # for *-all-threads-one-proc, every worker for *-everywhere (crit2: the communication thread
 # P.0 instead, it is the one that skips the section), P.0 for an MPI bug of one process, and
 # every P.0 for an MPI bug of all processes. A process's score is the sum of its threads';
-# its rank is computed the same way. A trace that 'rank' lists as running at the stop of a hung
-# run comes first, as rank lists it (its score counts as 1000 more, and so does its process's).
+# its rank is computed the same way.
+# A setting is FILTER/ATTRS/K[/SCORE], SCORE being 'combined' (the default ranking) or 'jsmd'
+# (the paper's JSM_D row sums; the default when SCORE is left out).
 #
 # Options:
 #   -o DIR            work directory (default: build/accuracy); recordings and the store go here
@@ -37,7 +41,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 work=$top/build/accuracy
 bugs=
-settings='ompall,mpi/sing.log10.args/10;ompall,mpi/sing.log10/10;mpi/sing.orig.args/10;everything/sing.log10/10;everything/sing.orig/10;everything/doub.actual/10;ompall,mpi/sing.orig/10;ompall,mpi/doub.actual/10;mpi/sing.log10/10;mpi/sing.orig/10;mpi/doub.actual/10;ompall/sing.log10/10;ompall/sing.orig/10;ompall/doub.actual/10'
+settings='ompall,mpi/sing.log10.args/10/combined;ompall,mpi/sing.log10.args/10/jsmd;ompall,mpi/doub.log10.args/10/jsmd;everything/sing.log10/10/jsmd;everything/doub.actual/10/jsmd;ompall,mpi/sing.log10/10/jsmd;mpi/sing.orig.args/10/jsmd'
 default=
 sweep=1 reuse=0 report='' check=0 list=0
 
@@ -69,7 +73,17 @@ inj-allreduce-op|allreduce:ranks=2:op=MPI_MAX|2.0|6
 inj-allreduce-count|allreduce:ranks=2:count=2:call=3-|2.0|6
 inj-bcast-drop|bcast:ranks=2:drop:call=3|2.0|6
 inj-critical|critical:ranks=2:threads=1|2.1|0
-inj-spin|spin:func=GOMP_critical_start:ranks=2:threads=1:call=7|2.1|6'
+inj-spin|spin:func=GOMP_critical_start:ranks=2:threads=1:call=7|2.1|6
+kinds-order|kinds|2.0|0
+kinds-kernel|kinds|2.1|0
+kinds-extra-call|kinds|2.1|0
+kinds-branch|kinds|2.1|0
+kinds-early-exit|kinds|2.0|6
+kinds-bcast-root|kinds|2.0|6
+kinds-farm-drop|kinds|2.0|6
+kinds-crit-once|kinds|2.1|0
+kinds-tag|kinds|2.0|6
+kinds-recv-first|kinds|2.0|6'
 
 die() { echo "accuracy.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -125,13 +139,16 @@ log=$work/log
 : >"$log"
 note() { echo "accuracy: $*" >&2; }
 
-ilcs=$work/ilcs
-if [ $reuse = 0 ] || [ ! -x "$ilcs" ]; then
+ilcs=$work/ilcs kinds=$work/kinds
+if [ $reuse = 0 ] || [ ! -x "$ilcs" ] || [ ! -x "$kinds" ]; then
 	"$MPICC" -pg -fopenmp -O1 -o "$ilcs" "$top/examples/ilcs.c" -lm >>"$log" 2>&1 ||
 		die "mpicc failed (see $log)"
+	"$MPICC" -pg -fopenmp -O1 -o "$kinds" "$top/examples/kinds.c" >>"$log" 2>&1 ||
+		die "mpicc failed (see $log)"
 fi
+prog=$ilcs
 
-# record NAME TIMEOUT [--inject SPEC] -- ARGS: one run of the example into $work/rec/NAME
+# record NAME TIMEOUT [--inject SPEC] -- ARGS: one run of $prog into $work/rec/NAME
 record() {
 	name=$1 secs=$2; shift 2
 	[ $reuse = 1 ] && [ -f "$work/rec/$name.ok" ] && return 0
@@ -145,10 +162,10 @@ record() {
 	# shellcheck disable=SC2086
 	if [ -n "$inj" ]; then
 		timeout -k 5 $((t + 30)) "$MPIRUN" $flags "$RECORD" --timeout "$t" --inject "$inj" \
-			-o "$work/rec/$name" -- "$ilcs" "$@" </dev/null >>"$log" 2>&1
+			-o "$work/rec/$name" -- "$prog" "$@" </dev/null >>"$log" 2>&1
 	else
 		timeout -k 5 $((t + 30)) "$MPIRUN" $flags "$RECORD" --timeout "$t" \
-			-o "$work/rec/$name" -- "$ilcs" "$@" </dev/null >>"$log" 2>&1
+			-o "$work/rec/$name" -- "$prog" "$@" </dev/null >>"$log" 2>&1
 	fi
 	rc=$?
 	echo "== $name: exit status $rc" >>"$log"
@@ -164,27 +181,35 @@ rm -f "$DIFFTRACE_DB" "$DIFFTRACE_DB-wal" "$DIFFTRACE_DB-shm"
 note "recording into $work/rec (log: $log)"
 record normal 0 -- || die "the normal run could not be recorded (see $log)"
 "$DT" import -q --run normal "$work/rec/normal" >>"$log" 2>&1 || die "importing the normal run failed"
+case " $bugs " in
+*" kinds-"*)
+	prog=$kinds
+	record kinds-normal 0 -- || die "the normal run of kinds could not be recorded (see $log)"
+	"$DT" import -q --run kinds-normal "$work/rec/kinds-normal" >>"$log" 2>&1 ||
+		die "importing the normal run of kinds failed"
+	;;
+esac
+# record_bug B HOW SECS
+record_bug() {
+	case $2 in
+	ilcs) prog=$ilcs; record "$1" "$3" -- --bug "$1" --proc 2 --thread 1 --iter 3 ;;
+	kinds) prog=$kinds; record "$1" "$3" -- --bug "${1#kinds-}" --proc 2 --thread 1 --iter 3 ;;
+	*) prog=$ilcs; record "$1" "$3" --inject "$2" -- ;;
+	esac
+}
 failed=
 for b in $bugs; do
 	line=$(echo "$all_bugs" | grep "^$b|")
 	how=$(echo "$line" | cut -d'|' -f2)
 	secs=$(echo "$line" | cut -d'|' -f4)
 	note "$b"
-	if [ "$how" = ilcs ]; then
-		record "$b" "$secs" -- --bug "$b" --proc 2 --thread 1 --iter 3
-	else
-		record "$b" "$secs" --inject "$how" --
-	fi || { failed="$failed $b"; continue; }
+	record_bug "$b" "$how" "$secs" || { failed="$failed $b"; continue; }
 	# a run killed by --timeout may lose a rank's trace (a known difftrace-record issue):
 	# record it once more before giving up on it
 	"$DT" import -q --run "$b" "$work/rec/$b" >>"$log" 2>&1 && continue
 	note "$b: import failed (see $log); recording it again"
 	rm -f "$work/rec/$b.ok"
-	if [ "$how" = ilcs ]; then
-		record "$b" "$secs" -- --bug "$b" --proc 2 --thread 1 --iter 3
-	else
-		record "$b" "$secs" --inject "$how" --
-	fi && "$DT" import -q --run "$b" "$work/rec/$b" >>"$log" 2>&1 ||
+	record_bug "$b" "$how" "$secs" && "$DT" import -q --run "$b" "$work/rec/$b" >>"$log" 2>&1 ||
 		{ note "$b: import failed again (see $log)"; failed="$failed $b"; }
 done
 
@@ -200,9 +225,10 @@ function isfaulty(pt,   n, i, a, p) {
 	return 0
 }'
 
-# position FAULTY: reads 'rank --top 1000' output; prints "trace-rank process-rank ties top"
+# position FAULTY: reads 'rank --format csv --top 1000' output; prints "trace-rank
+# process-rank top fair-top1 random always-0.0 all-zero"
 position() {
-	awk -v faulty="$1" "$isfaulty_awk"'
+	awk -F, -v faulty="$1" "$isfaulty_awk"'
 	function isfaultyproc(p,   n, i, a) {
 		n = split(faulty, a, ",")
 		for (i = 1; i <= n; i++) {
@@ -211,79 +237,87 @@ position() {
 		}
 		return 0
 	}
-	/^most changed traces/ { on = 1; next }
-	/^most changed pairs/ { on = 0 }
-	on && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+\.[0-9]+$/ {
-		# a trace running when a hung run was stopped is listed first whatever its sum
-		n++; pt[n] = $2; s[n] = $3 + ($4 == "running" ? 1000 : 0)
+	NR > 1 && $2 ~ /^[0-9]+\.[0-9]+$/ {
+		n++; pos[n] = $1 + 0; pt[n] = $2; s[n] = $3 + 0
 		p = $2; sub(/\..*/, "", p); ps[p] += s[n]; if (!(p in seen)) { seen[p] = 1; np++; pl[np] = p }
 	}
 	END {
-		best = -1; top = ""
+		best = 0; bi = 0; top = "-"; nf = 0; f1 = 0; n1 = 0; zero = 1
 		for (i = 1; i <= n; i++) {
-			if (top == "" && s[i] > 0) top = pt[i]
-			if (isfaulty(pt[i]) && s[i] > best) best = s[i]
+			if (s[i] > 0) zero = 0
+			if (isfaulty(pt[i])) nf++
+			if (i == 1 && s[i] > 0) top = pt[i]
+			if (isfaulty(pt[i]) && s[i] > 0 && !bi) bi = i
 		}
-		if (best <= 0) tr = "-"
-		else { tr = 1; for (i = 1; i <= n; i++) if (!isfaulty(pt[i]) && s[i] >= best - 1e-9) tr++ }
+		if (!bi) tr = "-"
+		else { tr = 1; for (i = 1; i <= n; i++) if (!isfaulty(pt[i]) && pos[i] <= pos[bi]) tr++ }
+		if (!zero) for (i = 1; i <= n; i++) if (pos[i] == pos[1]) { n1++; if (isfaulty(pt[i])) f1++ }
+		fair = zero || !n1 ? 0 : f1 / n1
 		bp = -1
 		for (i = 1; i <= np; i++) if (isfaultyproc(pl[i]) && ps[pl[i]] > bp) bp = ps[pl[i]]
 		if (bp <= 0) pr = "-"
 		else { pr = 1; for (i = 1; i <= np; i++) if (!isfaultyproc(pl[i]) && ps[pl[i]] >= bp - 1e-9) pr++ }
-		printf "%s %s %s\n", tr, pr, (top == "" ? "-" : top)
+		printf "%s %s %s %.3f %.3f %d %d\n", tr, pr, top, fair, (n ? nf / n : 0), isfaulty("0.0"), zero
 	}'
 }
 
 # setting label: everything/sing.log10/10 -> "everything sing.log10 K10"
 out=$work/report.md
 {
-	echo "| bug | faulty | setting | thread rank | process rank | top trace | B-score |"
-	echo "|---|---|---|---:|---:|---|---:|"
+	echo "| bug | faulty | setting | thread rank | fair top-1 | process rank | top trace | B-score |"
+	echo "|---|---|---|---:|---:|---:|---|---:|"
 } >"$work/table.md"
 : >"$work/summary.tsv"
 oldifs=$IFS
 for b in $bugs; do
-	case " $failed " in *" $b "*) echo "| $b | | (not recorded) | | | | |" >>"$work/table.md"; continue ;; esac
+	case " $failed " in *" $b "*) echo "| $b | | (not recorded) | | | | | |" >>"$work/table.md"; continue ;; esac
 	faulty=$(echo "$all_bugs" | grep "^$b|" | cut -d'|' -f3)
+	normal=normal
+	case $b in kinds-*) normal=kinds-normal ;; esac
 	IFS=';'
 	for s in $settings; do
 		IFS=$oldifs
-		f=${s%%/*} rest=${s#*/}; a=${rest%%/*} k=${rest#*/}
-		if "$DT" rank --normal normal --faulty "$b" --filter "$f" --attrs "$a" -K "$k" --top 1000 \
-			>"$work/rank.out" 2>>"$log"; then
+		f=${s%%/*} rest=${s#*/}; a=${rest%%/*} rest=${rest#*/}; k=${rest%%/*} sc=jsmd
+		[ "$rest" = "$k" ] || sc=${rest#*/}
+		if "$DT" rank --normal $normal --faulty "$b" --filter "$f" --attrs "$a" -K "$k" --top 1000 \
+			--score "$sc" >"$work/rank.out" 2>>"$log" &&
+			"$DT" rank --normal $normal --faulty "$b" --filter "$f" --attrs "$a" -K "$k" \
+				--top 1000 --score "$sc" --format csv >"$work/rank.csv" 2>>"$log"; then
 			# shellcheck disable=SC2046
-			set -- $(position "$faulty" <"$work/rank.out")
+			set -- $(position "$faulty" <"$work/rank.csv")
 			bs=$(sed -n 's/^# B-score[^:]*: \([0-9.]*\).*/\1/p' "$work/rank.out")
-			tr=$1 pr=$2 tt=$3
+			[ -n "$bs" ] || bs=-
+			tr=$1 pr=$2 tt=$3 fair=$4 rnd=$5 r0=$6 zero=$7
 		else
-			tr=error pr=error tt=- bs=-
+			tr=error pr=error tt=- bs=- fair=0 rnd=0 r0=0 zero=0
 			note "$b: rank failed under $s (see $log)"
 		fi
-		label="$f $a K$k"
+		label="$f $a K$k $sc"
 		d=
 		[ "$s" = "$default" ] && d=" **(default)**"
-		echo "| $b | $faulty | $label$d | $tr | $pr | $tt | $bs |" >>"$work/table.md"
-		printf '%s\t%s\t%s\t%s\t%s\n' "$b" "$s" "$tr" "$pr" "$bs" >>"$work/summary.tsv"
+		echo "| $b | $faulty | $label$d | $tr | $fair | $pr | $tt | $bs |" >>"$work/table.md"
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$b" "$s" "$tr" "$pr" "$bs" "$fair" "$rnd" "$r0" "$zero" >>"$work/summary.tsv"
 		IFS=';'
 	done
 	IFS=$oldifs
 	if [ $sweep = 1 ]; then
-		if "$DT" rank --normal normal --faulty "$b" --sweep >"$work/sweep.out" 2>>"$log"; then
-			# the lowest-B row, and how many rows put a faulty trace first in "Top threads"
+		if "$DT" rank --normal $normal --faulty "$b" --sweep >"$work/sweep.out" 2>>"$log"; then
+			# the lowest-B row, and how many rows put a faulty trace first, alone, in "Top threads"
 			sw=$(awk -v faulty="$faulty" "$isfaulty_awk"'
 			/^#/ { next }
 			/^Filter/ { col = index($0, "Top threads"); next }
 			col && NF >= 5 {
 				rows++
-				t = substr($0, col); sub(/^ +/, "", t); sub(/[ ,].*/, "", t)
-				if (isfaulty(t)) first++
-				if (rows == 1) { row1 = $1 " " $2 " K" $3; b1 = $4; t1 = (t == "-" ? "-" : (isfaulty(t) ? 1 : "not 1")) }
+				t = substr($0, col); sub(/^ +/, "", t); tied = t ~ /^\[/; sub(/[ ,].*/, "", t)
+				ok = !tied && isfaulty(t)
+				if (ok) first++
+				if (rows == 1) { row1 = $1 " " $2 " K" $3; b1 = $4; t1 = (t == "-" ? "-" : (ok ? 1 : (tied ? "tie" : "not 1"))) }
 			}
 			END { printf "%s|%s|%s|%d/%d\n", row1, t1, b1, first, rows }' "$work/sweep.out")
 			IFS='|'
 			set -- $sw
 			IFS=$oldifs
-			echo "| $b | $faulty | --sweep: lowest B-score row $1; settings with a faulty trace first: $4 | $2 | | | $3 |" >>"$work/table.md"
+			echo "| $b | $faulty | --sweep: lowest B-score row $1; settings with a faulty trace alone first: $4 | $2 | | | | $3 |" >>"$work/table.md"
 		else
 			note "$b: rank --sweep failed (see $log)"
 		fi
@@ -296,16 +330,31 @@ summary=$(awk -F'\t' -v d="$default" -v nb="$nb" '
 	$2 == d { n++; if ($3 == 1) first++; if ($3 ~ /^[0-9]+$/ && $3 <= 3) top3++; else miss = miss " " $1 }
 	END { printf "%d of %d bugs put a faulty trace first, %d in the top 3", first, nb, top3
 	      if (miss != "") printf "; not in the top 3:%s", miss; printf "\n" }' "$work/summary.tsv")
+# per setting and group of bugs: alone first, top 3, fair top-1 (and the two baselines), all zero
+persetting() {
+	awk -F'\t' -v d="$1" -v g="$2" '
+	$2 == d && (g == "all" || (g == "kinds" && $1 ~ /^kinds-/) || (g == "ilcs" && $1 !~ /^kinds-/)) {
+		n++; if ($3 == 1) f++; if ($3 ~ /^[0-9]+$/ && $3 <= 3) t++
+		fair += $6; rnd += $7; r0 += $8; z += $9
+	}
+	END { if (n) printf "| `%s` | %s | %d | %d / %d | %d / %d | %.2f | %.2f | %.2f | %d |\n", d, g, n, f, n, t, n, fair / n, rnd / n, r0 / n, z }' "$work/summary.tsv"
+}
 {
-	echo "Default setting: \`$default\` (filter/attributes/K). $summary."
+	echo "Default setting: \`$default\` (filter/attributes/K/score). $summary."
 	[ -z "$failed" ] || echo "Not recorded or not imported:$failed."
 	echo
-	echo "Per setting (bugs whose faulty trace ranks first / in the top 3):"
+	echo "Per setting and group of bugs (ilcs: the example and the injected faults; kinds:"
+	echo "examples/kinds.c): bugs whose faulty trace is alone first, in the top 3, the mean fair"
+	echo "top-1 (share of faulty traces among those tied first), the same for a random pick and for"
+	echo "always 0.0, and the rankings that were all zero."
 	echo
+	echo "| setting | bugs | n | alone first | top 3 | fair top-1 | random | always 0.0 | all zero |"
+	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 	IFS=';'
 	for s in $settings; do
-		awk -F'\t' -v d="$s" '$2 == d { n++; if ($3 == 1) f++; if ($3 ~ /^[0-9]+$/ && $3 <= 3) t++ }
-			END { printf "- `%s`: %d / %d of %d\n", d, f, t, n }' "$work/summary.tsv"
+		IFS=$oldifs
+		for g in ilcs kinds all; do persetting "$s" $g; done
+		IFS=';'
 	done
 	IFS=$oldifs
 	echo

@@ -46,12 +46,21 @@ printf 'a\n[ret]\nx\n[ret]\n' > "$T/nov_f/1.0.txt"
 printf 'a\n[ret]\n' > "$T/nov_l/1.0.txt"
 for r in nov_n nov_f nov_l; do expect_status 0 "$DT" -d "$T/nov.db" import -q --run $r "$T/$r"; done
 # JSM_D(0,1) = 1 - 1/3; 1.0's own change 1 - J({a,b},{a,x}) = 2/3, novelty 1/2 (x of {a,x})
+expect_status 0 "$DT" -d "$T/nov.db" rank --score jsmd --filter everything --attrs sing.orig --normal nov_n --faulty nov_f
+grep -q '^   1  1\.0  *1\.833  ' "$T/out" || fail "novelty: $(cat "$T/out")"
+grep -q '^   2  0\.0  *0\.667  ' "$T/out" || fail "novelty, 0.0: $(cat "$T/out")"
+# combined (the default): 0.0 is identical, 0; 1.0 adds the share of its events outside the
+# common beginning and end (a x against a b, the returns not kept: 2 of 4)
 expect_status 0 "$DT" -d "$T/nov.db" rank --filter everything --attrs sing.orig --normal nov_n --faulty nov_f
-grep -q '^   1  1\.0        1\.833$' "$T/out" || fail "novelty: $(cat "$T/out")"
-grep -q '^   2  0\.0        0\.667$' "$T/out" || fail "novelty, 0.0: $(cat "$T/out")"
+grep -q '^   1  1\.0  *2\.333  2->2  *diverged at kept event 2 of 2: x where the normal run has b$' "$T/out" ||
+	fail "combined: $(cat "$T/out")"
+grep -q '^   2  0\.0  *0\.000  2->2  *identical$' "$T/out" || fail "combined, 0.0: $(cat "$T/out")"
 # lost only: JSM_D(0,1) = 1/2, own change 1/2, nothing novel
+expect_status 0 "$DT" -d "$T/nov.db" rank --score jsmd --filter everything --attrs sing.orig --normal nov_n --faulty nov_l
+grep -q '^   1  1\.0  *1\.000  ' "$T/out" || fail "no novelty: $(cat "$T/out")"
+# a trace that ended normally with the beginning of its counterpart's events ended early
 expect_status 0 "$DT" -d "$T/nov.db" rank --filter everything --attrs sing.orig --normal nov_n --faulty nov_l
-grep -q '^   1  1\.0        1\.000$' "$T/out" || fail "no novelty: $(cat "$T/out")"
+grep -q '^   1  1\.0  *1\.333  2->1  *ended after 1 of 2 kept events' "$T/out" || fail "ended early: $(cat "$T/out")"
 
 # --- a planted divergence: 4 processes x 2 threads; in the faulty run thread 2.1 skips its
 # critical section in every iteration and process 3's main thread does one extra reduction ----

@@ -59,7 +59,7 @@ champion=$(grep '^champion:' "$T/normal1.out")
 while read -r bug; do
 	secs=15
 	case $bug in
-	*-size-one | allreduce2-op-one | infinite-loop) secs=4 ;;
+	*-size-one | allreduce2-op-one | infinite-loop) secs=10 ;; # a loaded machine is slow to start them
 	esac
 	run "$bug" $secs "$ILCS" --verbose --bug "$bug" --proc 2 --thread 1 --iter 3
 	echo "$bug: exit status $rc"
@@ -120,10 +120,10 @@ echo "2.1 ranks #$pos under the defaults"
 # a hung run recorded with --timeout: every rank stays importable and is flagged. Rank 2's
 # worker 1 spins; the others wait for it in a collective. The ranks that hit the timeout and
 # those the launcher stops because of them are both flushed before they are killed.
-run rec-hang 60 "$RECORD" --timeout 4 -o "$T/hang" -- "$ILCS" --bug infinite-loop --proc 2 \
+run rec-hang 60 "$RECORD" --timeout 10 -o "$T/hang" -- "$ILCS" --bug infinite-loop --proc 2 \
 	--thread 1 --iter 3
 [ $rc != 0 ] || fail "the hung run ended by itself"
-grep -q 'still running after 4 s; flushing the trace' "$T/rec-hang.err" ||
+grep -q 'still running after 10 s; flushing the trace' "$T/rec-hang.err" ||
 	fail "no timeout message: $(cat "$T/rec-hang.err")"
 expect_status 0 "$DT" import --run hang "$T/hang"
 grep -q 'timed-out' "$T/out" || fail "the hung run is not flagged: $(cat "$T/out")"
@@ -132,21 +132,24 @@ expect_status 0 "$DT" traces --format csv hang
 grep '^2\.1,' "$T/out" | grep -q 'timed-out' || fail "2.1 not flagged timed-out"
 expect_status 0 "$DT" show --format text hang 2.1
 # the spinning worker sleeps 1 ms per turn: its flushed trace holds the spin up to the timeout
-# (a loaded machine sleeps longer per turn, so ask for far fewer turns than the 4 s allow)
+# (a loaded machine sleeps longer per turn, so ask for far fewer turns than the 10 s allow)
 [ "$(grep -c '^nanosleep$' "$T/out")" -gt 50 ] && [ "$(tail -2 "$T/out" | head -1)" = nanosleep ] ||
 	fail "2.1 does not end in the spinning worker: $(tail -5 "$T/out")"
-# the ranking under the defaults: the others went quiet long before the stop, 2.1 kept running;
-# it comes first, marked, whatever its row sum
+# the ranking under the defaults: 2.1 kept running out of the filter's sight while the others
+# waited; it comes first, alone. When the others went quiet long enough before the stop (not
+# on a loaded machine), it is also marked running at the stop, and only it.
 expect_status 0 "$DT" rank --normal normal --faulty hang --top 3
-grep -q '^# the faulty run was stopped: 1 trace still running then, [0-9.]* s after the others' "$T/out" ||
-	fail "no stopped-run note: $(cat "$T/out")"
-awk '/most changed traces/ { getline; getline; print $2, $4, $5, $6; exit }' "$T/out" > "$T/first"
-[ "$(cat "$T/first")" = "2.1 running at the" ] || fail "2.1 not first and running: $(cat "$T/out")"
-[ "$(grep -c 'running at the stop' "$T/out")" = 1 ] || fail "more than 2.1 running: $(cat "$T/out")"
+awk '/most changed traces/ { getline; getline; print $1, $2; exit }' "$T/out" > "$T/first"
+[ "$(cat "$T/first")" = "1 2.1" ] || fail "2.1 not first alone: $(cat "$T/out")"
+grep -q "^   1  2\.1 .*busy out of the filter's sight" "$T/out" || fail "2.1 not busy: $(cat "$T/out")"
+if grep -q '^# the faulty run was stopped: ' "$T/out"; then
+	grep -q '^# the faulty run was stopped: 1 trace still running then, [0-9.]* s after the others' "$T/out" ||
+		fail "stopped-run note: $(cat "$T/out")"
+	grep -q '^   1  2\.1 .*running at the stop' "$T/out" || fail "2.1 not marked running: $(cat "$T/out")"
+fi
+[ "$(grep -c 'running at the stop' "$T/out")" -le 1 ] || fail "more than 2.1 running: $(cat "$T/out")"
 # and in the interface's ranking view
 printf 'wait\n' > "$T/keys"
-expect_status 0 "$DT" tui --normal normal --faulty hang --script "$T/keys" --dump "$T/screen" --size 30x100
-grep -q 'hang was stopped: 1 trace still running .* comes first' "$T/screen" ||
-	fail "the ranking view does not say the run was stopped: $(cat "$T/screen")"
-grep -q '^>  *1 2\.1 .*  running$' "$T/screen" || fail "2.1 not first, marked: $(cat "$T/screen")"
+expect_status 0 "$DT" tui --normal normal --faulty hang --script "$T/keys" --dump "$T/screen" --size 30x200
+grep -q "^>  *1 2\.1 .*busy out of the filter's sight" "$T/screen" || fail "2.1 not first: $(cat "$T/screen")"
 pass

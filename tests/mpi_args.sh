@@ -112,4 +112,46 @@ expect_status 0 "$DT" -d "$T/db2" import --run nosym2 "$T/nosym"
 grep -q 'flagged: truncated' "$T/out" || fail "nosym2: $(cat "$T/out")"
 expect_status 0 "$DT" -d "$T/db2" traces nosym2
 grep -q 'no symbol names it (a missing .sym file?)' "$T/out" || fail "nosym2: $(cat "$T/out")"
+
+# communicators the program made are named by their order of first use, not by address; a
+# pairwise exchange's peers are written relative to the caller, so both ranks make one call
+cat > "$T/comms.c" <<'PROG'
+#include <mpi.h>
+int main(int argc, char **argv)
+{
+	int rank, size, x = 1, y;
+	MPI_Comm d, s;
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	MPI_Comm_dup(MPI_COMM_WORLD, &d);
+	MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &s);
+	MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, d);
+	MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, s);
+	MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, d);
+	MPI_Sendrecv(&x, 1, MPI_INT, (rank + 1) % size, 5, &y, 1, MPI_INT, (rank + size - 1) % size, 5,
+		     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	MPI_Comm_free(&s);
+	MPI_Comm_free(&d);
+	MPI_Finalize();
+	return 0;
+}
+PROG
+"$MPICC" -pg -O1 -o "$T/comms" "$T/comms.c" >"$T/cc2.log" 2>&1 || { cat "$T/cc2.log" >&2; fail "mpicc comms failed"; }
+# shellcheck disable=SC2086
+$to "$MPIRUN" $flags "$RECORD" -o "$T/comms.rec" -- "$T/comms" </dev/null >"$T/comms.log" 2>&1 ||
+	{ cat "$T/comms.log" >&2; fail "recording comms failed"; }
+expect_status 0 "$DT" -d "$T/db3" import --run comms "$T/comms.rec"
+expect_status 0 "$DT" -d "$T/db3" show comms 1.0
+grep -q 'MPI_Allreduce(count=1, datatype=INT, op=SUM, comm=COMM#1);' "$T/out" ||
+	fail "comms: no COMM#1: $(grep MPI_ "$T/out")"
+grep -q 'MPI_Allreduce(count=1, datatype=INT, op=SUM, comm=COMM#2);' "$T/out" ||
+	fail "comms: no COMM#2: $(grep MPI_ "$T/out")"
+grep -q 'comm=0x' "$T/out" && fail "comms: a communicator as an address: $(grep MPI_ "$T/out")"
+[ "$(grep -c 'comm=COMM#1)' "$T/out")" = 2 ] || fail "comms: COMM#1 twice: $(grep MPI_ "$T/out")"
+for pt in 0.0 1.0; do
+	expect_status 0 "$DT" -d "$T/db3" nlr comms $pt
+	grep -q '^MPI_Sendrecv\[sendcount=1,sendtype=INT,dest=+1,sendtag=5,recvcount=1,recvtype=INT,source=+1,recvtag=5,comm=WORLD\]$' "$T/out" ||
+		fail "comms $pt: peers not relative: $(grep Sendrecv "$T/out")"
+done
 exit 0

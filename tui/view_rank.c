@@ -9,7 +9,9 @@
  * run, for the roles that differed from the start. Enter on a trace diffs it across the runs.
  *
  * Lines, top to bottom: a summary (two lines: the setting; matched traces, B-score and the
- * traces present in one run only), the ranked traces, the ranked pairs, and the sweep table when
+ * traces present in one run only), the ranked traces in the order of `rank` (verdict.h: what
+ * changed in each, ties sharing a position) or "no difference found" when no trace's kept
+ * events differ, the ranked pairs, and the sweep table (scores, tied traces grouped) when
  * at least two settings are cached for both runs. Everything is computed in open, from the
  * interface's cached analyses (the current setting) and from the store's cache (the sweep),
  * never recomputing an analysis. */
@@ -21,6 +23,7 @@
 
 #include "util/ptrange.h"
 #include "analysis/rank.h"
+#include "analysis/verdict.h"
 #include "store/store_analysis.h"
 #include "tui.h"
 #include "util/util.h"
@@ -40,6 +43,7 @@ enum kind {
 	L_ONLY_N,
 	L_ONLY_F,
 	L_STOPPED, /* the faulty run was stopped: which traces were still running */
+	L_NODIFF,  /* no trace's kept events differ: no ranking */
 	L_HINT,
 	L_BLANK,
 	L_TTITLE,
@@ -66,8 +70,10 @@ struct sweep_row {
 	size_t matched;
 	double b;
 	rank_key top[SWEEP_THREADS];
+	double topscore[SWEEP_THREADS];
 	size_t ntop;
 	int procs[SWEEP_PROCS];
+	double procscore[SWEEP_PROCS];
 	size_t nprocs;
 };
 
@@ -87,6 +93,7 @@ struct rank {
 	int have_j;
 	double b;                  /* NAN: fewer than 3 matched traces */
 	rank_item *it;             /* all matched traces, most changed first */
+	vd_rank v;                 /* the same with what changed (v.it[r] is it[r]) */
 	double topscore; /* the largest score, for the bars (running traces may come first) */
 	rank_pair *pr;
 	size_t npr;
@@ -107,6 +114,10 @@ static const tui_keyhelp keys[] = {
 	{ "p", "pair i j: diff of i | j in the normal run" },
 	{ "t", "trace: its nested loops in the faulty run" },
 	{ "Tab  BTab", "next / previous section" },
+	{ "", "traces as rank orders them: diverged, then stopped" },
+	{ "", "  early, then identical (score 0); 3= marks a" },
+	{ "", "  position tied traces share; no table when no" },
+	{ "", "  trace's kept events differ ('no difference found')" },
 	{ NULL, NULL },
 };
 
@@ -162,9 +173,11 @@ static void sweep_fill(const store_analysis *a, const store_analysis *b, const a
 	rank_order(j, j->n, it);
 	w->ntop = 0;
 	for (size_t i = 0; i < j->n && w->ntop < SWEEP_THREADS; i++)
-		if (it[i].score > 1e-12) /* an unchanged trace is no suspect */
+		if (it[i].score > 1e-12) { /* an unchanged trace is no suspect */
+			w->topscore[w->ntop] = it[i].score;
 			w->top[w->ntop++] = j->keys[it[i].i];
-	w->nprocs = rank_top_procs(j, it, j->n, w->procs, SWEEP_PROCS);
+		}
+	w->nprocs = rank_top_procs_scored(j, it, j->n, w->procs, w->procscore, SWEEP_PROCS);
 	free(it);
 }
 
@@ -300,6 +313,7 @@ static void comparison_free(struct rank *d)
 		rank_jsmd_free(&d->j);
 	d->have_j = 0;
 	free(d->it);
+	vd_free(&d->v);
 	free(d->pr);
 	free(d->only_n);
 	free(d->only_f);
@@ -400,8 +414,21 @@ static int rank_open(tui *t, view *v)
 		d->rn = rn;
 		d->rf = rf;
 		size_t n = d->j.n;
+		if (vd_build(tui_store(t), rn, rf, &d->j, &d->v, &e)) {
+			d->state = -1;
+			snprintf(d->err, sizeof d->err, "no ranking: %s", e.msg);
+			if (!d->opened) {
+				tui_msg(t, ST_WARN, "%s", d->err);
+				return -1;
+			}
+			push(d, L_STATE, 0);
+			v->nlines = d->nln;
+			v->cur = v->top = 0;
+			return 0;
+		}
 		d->it = xmalloc((n ? n : 1) * sizeof *d->it);
-		rank_order(&d->j, n, d->it);
+		for (size_t i = 0; i < n; i++)
+			d->it[i] = (rank_item){ d->v.it[i].i, d->v.it[i].score };
 		d->topscore = 0;
 		for (size_t i = 0; i < n; i++)
 			d->topscore = d->it[i].score > d->topscore ? d->it[i].score : d->topscore;
@@ -425,15 +452,19 @@ static int rank_open(tui *t, view *v)
 	if (d->nsw < 2)
 		push(d, L_HINT, 0);
 	push(d, L_BLANK, 0);
-	push(d, L_TTITLE, 0);
-	for (size_t i = 0; i < d->j.n; i++)
-		push(d, L_TRACE, i);
-	push(d, L_BLANK, 0);
-	push(d, L_PTITLE, 0);
-	for (size_t i = 0; i < d->npr; i++)
-		push(d, L_PAIR, i);
-	if (!d->npr)
-		push(d, L_NOPAIR, 0);
+	if (!d->v.ndiff && !d->j.n_only_normal && !d->j.n_only_faulty) {
+		push(d, L_NODIFF, 0);
+	} else {
+		push(d, L_TTITLE, 0);
+		for (size_t i = 0; i < d->j.n; i++)
+			push(d, L_TRACE, i);
+		push(d, L_BLANK, 0);
+		push(d, L_PTITLE, 0);
+		for (size_t i = 0; i < d->npr; i++)
+			push(d, L_PAIR, i);
+		if (!d->npr)
+			push(d, L_NOPAIR, 0);
+	}
 	if (d->nsw >= 2) {
 		push(d, L_BLANK, 0);
 		push(d, L_STITLE, 0);
@@ -506,9 +537,14 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 	case L_STOPPED:
 		out_printf(o, ST_WARN,
 			   "%s was stopped: %zu trace%s still running %.1f s after the others went "
-			   "quiet come%s first",
-			   d->faulty, d->j.n_running, d->j.n_running == 1 ? "" : "s", d->j.quiet,
-			   d->j.n_running == 1 ? "s" : "");
+			   "quiet",
+			   d->faulty, d->j.n_running, d->j.n_running == 1 ? "" : "s", d->j.quiet);
+		break;
+	case L_NODIFF:
+		out_printf(o, ST_HEADER,
+			   "no difference found under %s/%s: every trace's kept events are identical "
+			   "to its counterpart's", d->rn->filter_alias, d->rn->meta.attrs);
+		out_text(o, ST_DIM, "  (:filter everything looks at every call)");
 		break;
 	case L_HINT:
 		out_text(o, ST_DIM, "no sweep table: 'difftrace rank --sweep' caches more settings");
@@ -516,20 +552,24 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 	case L_BLANK:
 		break;
 	case L_TTITLE:
-		out_text(o, ST_HEADER, "   # TRACE    CHANGE  (row sum of JSM_D)      KEPT EVENTS");
+		out_text(o, ST_HEADER, "   # TRACE      SCORE                    KEPT EVENTS  WHAT CHANGED");
 		break;
 	case L_TRACE: {
-		const rank_item *it = &d->it[l->i];
-		rank_key k = d->j.keys[it->i];
+		const vd_item *x = &d->v.it[l->i];
+		rank_key k = d->j.keys[x->i];
 		pt(a, sizeof a, k);
-		out_printf(o, ST_NORMAL, "%4zu %-7s %7.3f  ", l->i + 1, a, it->score);
-		bar(o, it->score, d->topscore);
-		unsigned long long en = d->rn->nfiltered[d->j.row_normal[it->i]];
-		unsigned long long ef = d->rf->nfiltered[d->j.row_faulty[it->i]];
-		out_printf(o, en != ef ? ST_WARN : ST_DIM, "  %llu %s %llu", en, en != ef ? "->" : "==",
-			   ef);
-		if (d->j.running && d->j.running[it->i])
-			out_text(o, ST_WARN, "  running");
+		int tied = (l->i && d->v.it[l->i - 1].pos == x->pos) ||
+			   (l->i + 1 < d->v.n && d->v.it[l->i + 1].pos == x->pos);
+		char pos[24];
+		snprintf(pos, sizeof pos, "%zu%s", x->pos, tied ? "=" : "");
+		out_printf(o, ST_NORMAL, "%4s %-7s %7.3f  ", pos, a, x->score);
+		bar(o, x->score, d->topscore);
+		unsigned long long en = x->kept_n, ef = x->kept_f;
+		out_printf(o, x->change ? ST_WARN : ST_DIM, "  %llu %s %llu  ", en,
+			   x->change ? "->" : "==", ef);
+		char why[512];
+		vd_reason(tui_store(t), x, why, sizeof why);
+		out_text(o, x->change ? ST_WARN : ST_DIM, why);
 		break;
 	}
 	case L_PTITLE:
@@ -571,15 +611,29 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 		else
 			out_printf(o, ST_NORMAL, "%7.3f  ", w->b);
 		out_printf(o, ST_NORMAL, "%-*s  %-*s  %2d  ", d->wf, w->alias, d->wa, w->attrs, w->k);
-		char procs[64] = "";
+		char procs[96] = "";
 		size_t pl = 0;
-		for (size_t q = 0; q < w->nprocs && pl < sizeof procs; q++)
-			pl += (size_t)snprintf(procs + pl, sizeof procs - pl, "%s%d", q ? " " : "",
-					       w->procs[q]);
+		for (size_t q = 0; q < w->nprocs && pl < sizeof procs; q++) {
+			int g = q + 1 < w->nprocs &&
+				nearbyint(w->procscore[q] * 1e9) == nearbyint(w->procscore[q + 1] * 1e9);
+			int gp = q && nearbyint(w->procscore[q] * 1e9) ==
+					      nearbyint(w->procscore[q - 1] * 1e9);
+			pl += (size_t)snprintf(procs + pl, sizeof procs - pl, "%s%s%d", q ? " " : "",
+					       g && !gp ? "[" : "", w->procs[q]);
+			if (!g && pl < sizeof procs)
+				pl += (size_t)snprintf(procs + pl, sizeof procs - pl, "%s %.2f",
+						       gp ? "]" : "", w->procscore[q]);
+		}
 		out_printf(o, ST_NORMAL, "%-9s  ", w->nprocs ? procs : "-");
 		for (size_t q = 0; q < w->ntop; q++) {
+			int g = q + 1 < w->ntop &&
+				nearbyint(w->topscore[q] * 1e9) == nearbyint(w->topscore[q + 1] * 1e9);
+			int gp = q && nearbyint(w->topscore[q] * 1e9) ==
+					      nearbyint(w->topscore[q - 1] * 1e9);
 			pt(a, sizeof a, w->top[q]);
-			out_printf(o, ST_NORMAL, "%s%s", q ? " " : "", a);
+			out_printf(o, ST_NORMAL, "%s%s%s", q ? " " : "", g && !gp ? "[" : "", a);
+			if (!g)
+				out_printf(o, ST_DIM, "%s %.2f", gp ? "]" : "", w->topscore[q]);
 		}
 		if (!w->ntop)
 			out_text(o, ST_DIM, "-");

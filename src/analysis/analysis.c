@@ -13,6 +13,7 @@
 #include "analysis/filter.h"
 #include "analysis/jaccard.h"
 #include "analysis/nlr.h"
+#include "analysis/peers.h"
 #include "util/ptrange.h"
 #include "util/util.h"
 
@@ -52,6 +53,7 @@ struct an_pool {
 	size_t ncand;
 	const char *const *names;
 	const strmap *smap;
+	const peers *peers; /* the second pass: peers relative or absolute (peers.h) */
 };
 
 /* NAME[args] with the ", " between arguments shortened to "," (the text is the importer's). */
@@ -75,7 +77,7 @@ static void synth_name(dt_buf *b, const char *name, const char *args)
  * collects the distinct NAME[args] of the trace into j instead. Arguments are looked up only for
  * calls of candidates: the cursor finds an argument by a scan of its chunk's argument list. */
 static void an_args(struct an_pool *pool, store_cursor *c, struct an_job *j, uint32_t *ev,
-		    size_t k, uint64_t first, strmap *seen, dt_buf *nb)
+		    size_t k, uint64_t first, strmap *seen, dt_buf *nb, dt_buf *pb)
 {
 	for (size_t i = 0; i < k; i++) {
 		uint32_t f = ev[i];
@@ -85,6 +87,12 @@ static void an_args(struct an_pool *pool, store_cursor *c, struct an_job *j, uin
 		if (!a || !*a)
 			continue;
 		synth_name(nb, pool->names[f], a);
+		if (!pool->collect && pool->peers) {
+			peers_rewrite(pool->peers, (const char *)nb->p, j->t->proc, pb);
+			dt_buf t = *nb;
+			*nb = *pb;
+			*pb = t;
+		}
 		uint32_t id;
 		if (pool->collect) {
 			if (strmap_get(seen, (const char *)nb->p, nb->len, &id))
@@ -104,7 +112,7 @@ static int an_trace(struct an_pool *pool, store *s, struct an_job *j, uint32_t *
 	nlr_comp *comp = NULL;
 	filt_stream fs;
 	filt_stream_init(&fs, pool->keep);
-	dt_buf ent = { 0 }, nb = { 0 };
+	dt_buf ent = { 0 }, nb = { 0 }, pb = { 0 };
 	strmap seen;
 	strmap_init(&seen);
 	int rc = -1;
@@ -122,7 +130,7 @@ static int an_trace(struct an_pool *pool, store *s, struct an_job *j, uint32_t *
 	uint64_t first = 0;
 	while ((k = store_cursor_next(c, in, NULL, AN_BLOCK, &j->err)) > 0) {
 		if (args)
-			an_args(pool, c, j, in, (size_t)k, first, &seen, &nb);
+			an_args(pool, c, j, in, (size_t)k, first, &seen, &nb, &pb);
 		first += (uint64_t)k;
 		if (!pool->collect) {
 			size_t m = filt_stream_apply(&fs, in, (size_t)k, out);
@@ -158,6 +166,7 @@ done:
 out:
 	buf_free(&ent);
 	buf_free(&nb);
+	buf_free(&pb);
 	strmap_free(&seen);
 	nlr_comp_free(comp);
 	store_cursor_close(c);
@@ -535,6 +544,7 @@ static int an_run_once(store *s, const store_run *run, const an_params *p, int64
 	const char *const *names = store_func_names(s, &nnames);
 	struct names_ctx nc = { s };
 	uint8_t *cand = NULL;
+	peers *pr = NULL;
 	strmap smap;
 	strmap_init(&smap);
 	struct an_pool pool = { .path = store_path(s), .keep = &keep, .p = p };
@@ -580,6 +590,24 @@ static int an_run_once(store *s, const store_run *run, const an_params *p, int64
 				pool.total_events += traces[i].nevents;
 		if (an_pool_run(&pool, p, e))
 			goto out;
+		/* peers relative or absolute, per kind of call over the run (peers.h) */
+		int np = 0;
+		for (size_t i = 0; i < n; i++)
+			np = traces[i].proc + 1 > np ? traces[i].proc + 1 : np;
+		pr = peers_new(np);
+		for (size_t i = 0; i < n; i++)
+			for (size_t q = 0; q < jobs[i].nsnames; q++)
+				peers_see(pr, jobs[i].snames[q].name, traces[i].proc);
+		peers_decide(pr);
+		dt_buf pbuf = { 0 };
+		for (size_t i = 0; i < n; i++)
+			for (size_t q = 0; q < jobs[i].nsnames; q++) {
+				peers_rewrite(pr, jobs[i].snames[q].name, traces[i].proc, &pbuf);
+				free(jobs[i].snames[q].name);
+				jobs[i].snames[q].name = xstrndup((const char *)pbuf.p, pbuf.len);
+			}
+		buf_free(&pbuf);
+		pool.peers = pr;
 		if (an_intern(s, run, jobs, n, &smap, &keep, e))
 			goto out;
 		names = store_func_names(s, &nnames);
@@ -711,6 +739,7 @@ out:
 	}
 	free(jobs);
 	free(cand);
+	peers_free(pr);
 	strmap_free(&smap);
 	free(map);
 	buf_free(&b);

@@ -228,6 +228,12 @@ size_t rank_running(const uint64_t *first, const uint64_t *last, const uint8_t *
 
 size_t rank_top_procs(const rank_jsmd *j, const rank_item *it, size_t nit, int *out, size_t max)
 {
+	return rank_top_procs_scored(j, it, nit, out, NULL, max);
+}
+
+size_t rank_top_procs_scored(const rank_jsmd *j, const rank_item *it, size_t nit, int *out,
+			     double *scores, size_t max)
+{
 	int maxp = -1;
 	for (size_t i = 0; i < j->n; i++)
 		if (j->keys[i].proc > maxp)
@@ -251,6 +257,8 @@ size_t rank_top_procs(const rank_jsmd *j, const rank_item *it, size_t nit, int *
 		if (best < 0)
 			break;
 		out[k] = best;
+		if (scores)
+			scores[k] = sum[best];
 		sum[best] = 0; /* taken */
 		run[best] = 0;
 	}
@@ -495,25 +503,51 @@ static int wrote(FILE *f, dt_err *e)
 	return 0;
 }
 
-static void join_procs(const rank_row *r, char *buf, size_t cap)
+/* Appends "name" items with their scores, equal scores (to 1e-9) grouped: "5.0 1.250,
+ * [3.1 4.0] 0.500"; without scores, "5.0, 3.1". */
+static void join_scored(const char names[][24], const double *score, size_t n, char *buf,
+			size_t cap)
 {
 	size_t len = 0;
 	buf[0] = 0;
-	for (size_t i = 0; i < r->n_procs && i < RANK_TOP_MAX && len < cap; i++)
-		len += (size_t)snprintf(buf + len, cap - len, "%s%d", i ? ", " : "", r->top_procs[i]);
-	if (!r->n_procs)
+	if (!n) {
 		snprintf(buf, cap, "-");
+		return;
+	}
+	for (size_t i = 0; i < n && len < cap;) {
+		size_t g = i + 1;
+		while (score && g < n && nearbyint(score[g] * 1e9) == nearbyint(score[i] * 1e9))
+			g++;
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "",
+					g - i > 1 ? "[" : "");
+		for (size_t q = i; q < g && len < cap; q++)
+			len += (size_t)snprintf(buf + len, cap - len, "%s%s", q > i ? " " : "",
+						names[q]);
+		if (len < cap && g - i > 1)
+			len += (size_t)snprintf(buf + len, cap - len, "]");
+		if (len < cap && score)
+			len += (size_t)snprintf(buf + len, cap - len, " %.3f", score[i]);
+		i = g;
+	}
+}
+
+static void join_procs(const rank_row *r, char *buf, size_t cap)
+{
+	char names[RANK_TOP_MAX][24];
+	size_t n = r->n_procs < RANK_TOP_MAX ? r->n_procs : RANK_TOP_MAX;
+	for (size_t i = 0; i < n; i++)
+		snprintf(names[i], sizeof names[i], "%d", r->top_procs[i]);
+	join_scored(names, r->scored ? r->proc_score : NULL, n, buf, cap);
 }
 
 static void join_threads(const rank_row *r, char *buf, size_t cap)
 {
-	size_t len = 0;
-	buf[0] = 0;
-	for (size_t i = 0; i < r->n_threads && i < RANK_TOP_MAX && len < cap; i++)
-		len += (size_t)snprintf(buf + len, cap - len, "%s%d.%d", i ? ", " : "",
-					r->top_threads[i].proc, r->top_threads[i].thread);
-	if (!r->n_threads)
-		snprintf(buf, cap, "-");
+	char names[RANK_TOP_MAX][24];
+	size_t n = r->n_threads < RANK_TOP_MAX ? r->n_threads : RANK_TOP_MAX;
+	for (size_t i = 0; i < n; i++)
+		snprintf(names[i], sizeof names[i], "%d.%d", r->top_threads[i].proc,
+			 r->top_threads[i].thread);
+	join_scored(names, r->scored ? r->thread_score : NULL, n, buf, cap);
 }
 
 static int max_int(int a, int b)
@@ -524,7 +558,7 @@ static int max_int(int a, int b)
 int rank_rows_render(FILE *f, const rank_row *rows, size_t n, dt_err *e)
 {
 	int wf = 6, wa = 10, wk = 1, wp = 13;
-	char buf[RANK_TOP_MAX * 16];
+	char buf[RANK_TOP_MAX * 40];
 	for (size_t r = 0; r < n; r++) {
 		wf = max_int(wf, (int)strlen(rows[r].filter ? rows[r].filter : "-"));
 		wa = max_int(wa, (int)strlen(rows[r].attrs ? rows[r].attrs : "-"));

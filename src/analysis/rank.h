@@ -74,6 +74,9 @@ void rank_traces(const double *d, size_t n, rank_item *out);
  * out, ties to the lower process. Processes with a trace running at the stop (j->running) come
  * first. Returns how many were written. */
 size_t rank_top_procs(const rank_jsmd *j, const rank_item *it, size_t nit, int *out, size_t max);
+/* The same, with each process's sum into scores[0..returned) (scores may be NULL). */
+size_t rank_top_procs_scored(const rank_jsmd *j, const rank_item *it, size_t nit, int *out,
+			     double *scores, size_t max);
 /* The first min(top, n) of that order; returns how many were written. */
 size_t rank_top_traces(const double *d, size_t n, size_t top, rank_item *out);
 /* The order the ranking shows: rank_top_traces over j's JSM_D, except that in a run that was
@@ -149,6 +152,11 @@ typedef struct rank_row {
 	size_t n_procs;
 	rank_key top_threads[RANK_TOP_MAX]; /* from the analysis over all threads */
 	size_t n_threads;
+	/* scored: the scores below are set and shown; equal scores (to 1e-9) are shown as one
+	 * group, "[0.1 1.1] 0.500", so that the order of tied traces reads as no verdict */
+	int scored;
+	double proc_score[RANK_TOP_MAX];
+	double thread_score[RANK_TOP_MAX];
 } rank_row;
 
 /* Sorts by B-score ascending (the clusterings that differ most first, as in the paper), a NaN

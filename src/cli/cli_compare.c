@@ -14,6 +14,7 @@
 #include "analysis/nlr.h"
 #include "analysis/rank.h"
 #include "util/esc.h"
+#include "analysis/verdict.h"
 #include "util/util.h"
 
 static const char nlr_help[] =
@@ -55,20 +56,34 @@ static const char rank_help[] =
 	"usage: difftrace rank [OPTIONS] --normal RUN --faulty RUN [--top N] [--sweep]\n"
 	"       difftrace rank [OPTIONS] --run RUN [--top N]\n"
 	"\n"
-	"With two runs: JSM_D = |JSM_faulty - JSM_normal| over the traces both runs have (matched\n"
-	"by P.T); traces ranked by their JSM_D row sums and pairs by JSM_D, most changed first;\n"
-	"the B-score (Fowlkes-Mallows) of the two runs' clusterings, lower meaning they differ\n"
-	"more. Traces present in one run only are listed, not dropped. A row sum counts each\n"
+	"With two runs, the traces of the faulty run matched with the normal run's by P.T. By\n"
+	"default each trace's kept events (the calls the filter keeps, with their MPI arguments:\n"
+	"order, counts and arguments all count) are compared exactly with its counterpart's:\n"
+	"identical (score 0), stopped early (only the beginning of them, in a run that was cut:\n"
+	"a victim of a hang) or diverged (anything else, also a trace that ended early in a run\n"
+	"that ended normally, or was busy out of the filter's sight). A changed trace scores its\n"
+	"JSM_D row sum plus the share of its kept events outside the beginning and end it shares\n"
+	"with its counterpart. Diverged traces first, then the stopped ones (the one that stopped\n"
+	"earliest in its own pattern first), then the identical ones; ties share a position,\n"
+	"marked =. Each row says what changed. When the filter sees no difference but the\n"
+	"program's own functions do, that is said and they are ranked (filter everything); when\n"
+	"nothing differs, 'no difference found under FILTER/ATTRS'.\n"
+	"JSM_D = |JSM_faulty - JSM_normal| over the traces both runs have; a row sum counts each\n"
 	"trace's change against its own counterpart and what it does that the normal run never\n"
-	"did. When the faulty run hung and was stopped, the traces still running then come first.\n"
-	"With --sweep: the same for every combination of --sweep-filters, --sweep-attrs and\n"
-	"--sweep-k, as the paper's ranking table (lowest B-score first).\n"
+	"did. Pairs are ranked by JSM_D; the B-score (Fowlkes-Mallows) of the two runs'\n"
+	"clusterings is lower when they differ more. Traces present in one run only are listed.\n"
+	"With --sweep: JSM_D for every combination of --sweep-filters, --sweep-attrs and\n"
+	"--sweep-k, as the paper's ranking table (lowest B-score first), top processes and\n"
+	"threads with their scores, tied ones in [brackets].\n"
 	"With one run: the outliers, the traces least similar to their own class.\n"
 	"\n"
 	"  --normal RUN          the run that behaved\n"
 	"  --faulty RUN          the run that did not\n"
 	"  --run RUN             single-run mode\n"
 	"  --top N               how many traces and pairs to list (default 10)\n"
+	"  --score combined|jsmd the ranking above (default), or JSM_D row sums alone (the\n"
+	"                        paper's; traces running at the stop of a hung run first)\n"
+	"  --format text|csv|json  the table (default), one CSV row per trace, or JSON\n"
 	"  --sweep               the ranking table over a set of parameters\n"
 	"  --sweep-filters LIST  filters separated by ';' (default: everything;mpi;mpicol;\n"
 	"                        ompall;mpi,ompall)\n"
@@ -484,6 +499,8 @@ struct rank_opts {
 	uint64_t top;
 	int sweep;
 	const char *sfilters, *sattrs, *sk;
+	int fmt;  /* 't' text, 'c' csv, 'j' json */
+	int jsmd; /* --score jsmd: the paper's order */
 };
 
 static int rank_opt(void *ud, int o, const char *arg)
@@ -515,6 +532,18 @@ static int rank_opt(void *ud, int o, const char *arg)
 	case 'k':
 		ro->sk = arg;
 		break;
+	case 'F':
+		if (!strcmp(arg, "text") || !strcmp(arg, "csv") || !strcmp(arg, "json"))
+			ro->fmt = arg[0] == 't' ? 't' : arg[0] == 'c' ? 'c' : 'j';
+		else
+			return cli_usage("rank", "unknown format '%s' (text, csv, json)", arg);
+		break;
+	case 'B':
+		if (!strcmp(arg, "combined") || !strcmp(arg, "jsmd"))
+			ro->jsmd = arg[0] == 'j';
+		else
+			return cli_usage("rank", "unknown score '%s' (combined, jsmd)", arg);
+		break;
 	}
 	return 0;
 }
@@ -540,57 +569,249 @@ static void print_keys(const char *what, const rank_key *k, size_t n)
 	putchar('\n');
 }
 
-static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
-{
+/* One comparison of the two runs under a's setting: the analyses, JSM_D and the verdict. */
+struct ranked {
 	an_result rn, rf;
-	if (cli_an_get(a, s, ro->normal, &rn, e))
+	struct comparison c;
+	vd_rank v;
+	int have;
+};
+
+static void ranked_free(struct ranked *r)
+{
+	if (!r->have)
+		return;
+	vd_free(&r->v);
+	rank_jsmd_free(&r->c.j);
+	analysis_result_free(&r->rn);
+	analysis_result_free(&r->rf);
+	r->have = 0;
+}
+
+static int ranked_get(store *s, const cli_an *a, const struct rank_opts *ro, struct ranked *r,
+		      dt_err *e)
+{
+	memset(r, 0, sizeof *r);
+	if (cli_an_get(a, s, ro->normal, &r->rn, e))
 		return -1;
-	if (cli_an_get(a, s, ro->faulty, &rf, e)) {
-		analysis_result_free(&rn);
+	if (cli_an_get(a, s, ro->faulty, &r->rf, e)) {
+		analysis_result_free(&r->rn);
 		return -1;
 	}
-	struct comparison c;
+	if (compare(&r->rn, &r->rf, a->p.linkage, &r->c, e)) {
+		analysis_result_free(&r->rn);
+		analysis_result_free(&r->rf);
+		return -1;
+	}
+	if (vd_build(s, &r->rn, &r->rf, &r->c.j, &r->v, e)) {
+		rank_jsmd_free(&r->c.j);
+		analysis_result_free(&r->rn);
+		analysis_result_free(&r->rf);
+		return -1;
+	}
+	r->have = 1;
+	return 0;
+}
+
+/* The paper's order (--score jsmd): JSM_D row sums, running traces first, as items with tied
+ * positions. */
+static void jsmd_items(const rank_jsmd *j, vd_rank *v)
+{
+	rank_item *it = xmalloc((j->n ? j->n : 1) * sizeof *it);
+	size_t m = rank_order(j, j->n, it);
+	vd_item *o = xmalloc((m ? m : 1) * sizeof *o);
+	for (size_t r = 0; r < m; r++) {
+		for (size_t q = 0; q < v->n; q++)
+			if (v->it[q].i == it[r].i)
+				o[r] = v->it[q];
+		o[r].score = o[r].rowsum;
+		int tie = r && nearbyint(o[r].score * 1e9) == nearbyint(o[r - 1].score * 1e9) &&
+			  o[r].running == o[r - 1].running;
+		o[r].pos = tie ? o[r - 1].pos : r + 1;
+	}
+	free(v->it);
+	v->it = o;
+	v->n = m;
+	free(it);
+}
+
+static const char *change_word(int c)
+{
+	return c == VD_DIVERGED ? "diverged" : c == VD_STOPPED ? "stopped-early" : "identical";
+}
+
+static void rank_rows_out(store *s, const struct ranked *r, size_t top, int fmt)
+{
+	const vd_rank *v = &r->v;
+	size_t m = top < v->n ? top : v->n;
+	char why[512];
+	if (fmt == 't')
+		printf("%4s  %-9s  %9s  %-10s  %s\n", "#", "trace", "score", "kept", "what changed");
+	else if (fmt == 'c')
+		printf("position,trace,score,jsmd_row_sum,change,kept_normal,kept_faulty,"
+		       "diverges_at,running,reason\n");
+	else
+		printf("  \"traces\": [");
+	for (size_t q = 0; q < m; q++) {
+		const vd_item *x = &v->it[q];
+		rank_key k = r->c.j.keys[x->i];
+		char t[32], pos[32], kept[64];
+		snprintf(t, sizeof t, "%d.%d", k.proc, k.thread);
+		int tied = (q && v->it[q - 1].pos == x->pos) ||
+			   (q + 1 < v->n && v->it[q + 1].pos == x->pos);
+		snprintf(pos, sizeof pos, "%zu%s", x->pos, tied ? "=" : "");
+		snprintf(kept, sizeof kept, "%llu->%llu", (unsigned long long)x->kept_n,
+			 (unsigned long long)x->kept_f);
+		vd_reason(s, x, why, sizeof why);
+		if (fmt == 't') {
+			printf("%4s  %-9s  %9.3f  %-10s  %s\n", pos, t, x->score, kept, why);
+		} else if (fmt == 'c') {
+			printf("%zu,%s,%.6f,%.6f,%s,%llu,%llu,%llu,%d,", x->pos, t, x->score, x->rowsum,
+			       change_word(x->change), (unsigned long long)x->kept_n,
+			       (unsigned long long)x->kept_f, (unsigned long long)x->at, x->running);
+			cli_csv_str(why);
+			putchar('\n');
+		} else {
+			printf("%s\n    {\"position\": %zu, \"tied\": %s, \"trace\": \"%s\", "
+			       "\"score\": %.6f, \"jsmd_row_sum\": %.6f, \"change\": \"%s\", "
+			       "\"kept_normal\": %llu, \"kept_faulty\": %llu, \"diverges_at\": %llu, "
+			       "\"running\": %s, \"reason\": ",
+			       q ? "," : "", x->pos, tied ? "true" : "false", t, x->score, x->rowsum,
+			       change_word(x->change), (unsigned long long)x->kept_n,
+			       (unsigned long long)x->kept_f, (unsigned long long)x->at,
+			       x->running ? "true" : "false");
+			cli_json_str(why);
+			putchar('}');
+		}
+	}
+	if (fmt == 'j')
+		printf("%s]", m ? "\n  " : "");
+}
+
+static void keys_json(const char *name, const rank_key *k, size_t n)
+{
+	printf(",\n  \"%s\": [", name);
+	for (size_t i = 0; i < n; i++)
+		printf("%s\"%d.%d\"", i ? ", " : "", k[i].proc, k[i].thread);
+	putchar(']');
+}
+
+static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
+{
+	struct ranked r, own;
+	memset(&own, 0, sizeof own);
+	if (ranked_get(s, a, ro, &r, e))
+		return -1;
 	int rc = -1;
-	if (compare(&rn, &rf, a->p.linkage, &c, e))
+	/* Nothing differs under the filter: the program's own functions may (every call). */
+	struct ranked *use = &r;
+	const char *blind = NULL;
+	if (!r.v.ndiff && !ro->jsmd && strcmp(r.rn.filter_alias, "everything") &&
+	    strncmp(r.rn.filter_alias, "11.1K", 5)) {
+		cli_an b = *a;
+		b.p.filter_files = b.files;
+		b.p.filter = AN_FALLBACK_FILTER;
+		if (ranked_get(s, &b, ro, &own, e))
+			goto out;
+		if (own.v.ndiff) {
+			use = &own;
+			blind = r.rn.filter_alias;
+		}
+	}
+	if (ro->jsmd)
+		jsmd_items(&use->c.j, &use->v);
+	size_t n = use->c.j.n, top = ro->top < n ? (size_t)ro->top : n;
+	char setting[256];
+	snprintf(setting, sizeof setting, "%s/%s", use->rn.filter_alias, use->rn.meta.attrs);
+	/* a trace present in one run only is a difference too */
+	int none = !use->v.ndiff && !ro->jsmd && !use->c.j.n_only_normal &&
+		   !use->c.j.n_only_faulty;
+	double b = use->c.bscore;
+	if (ro->fmt == 'j') {
+		printf("{\n  \"normal\": ");
+		cli_json_str(ro->normal);
+		printf(",\n  \"faulty\": ");
+		cli_json_str(ro->faulty);
+		printf(",\n  \"filter\": ");
+		cli_json_str(use->rn.filter_alias);
+		printf(",\n  \"attributes\": ");
+		cli_json_str(use->rn.meta.attrs);
+		printf(",\n  \"k\": %d,\n  \"score\": \"%s\",\n  \"matched\": %zu,\n  "
+		       "\"differing\": %zu,\n  \"difference_found\": %s,\n  \"filter_blind\": ",
+		       use->rn.meta.k, ro->jsmd ? "jsmd" : "combined", n, use->v.ndiff,
+		       none ? "false" : "true");
+		if (blind)
+			cli_json_str(blind);
+		else
+			printf("null");
+		if (isnan(b))
+			printf(",\n  \"bscore\": null");
+		else
+			printf(",\n  \"bscore\": %.6f", b);
+		keys_json("only_normal", use->c.j.only_normal, use->c.j.n_only_normal);
+		keys_json("only_faulty", use->c.j.only_faulty, use->c.j.n_only_faulty);
+		printf(",\n");
+		rank_rows_out(s, use, none ? 0 : top, 'j');
+		printf("\n}\n");
+		rc = 0;
 		goto out;
-	size_t n = c.j.n, top = ro->top < n ? (size_t)ro->top : n;
+	}
+	if (ro->fmt == 'c') {
+		rank_rows_out(s, use, none ? 0 : top, 'c');
+		rc = 0;
+		goto out;
+	}
 	printf("# %s against %s: filter %s, attributes %s, K %d, %zu traces matched\n",
-	       ro->faulty, ro->normal, rn.filter_alias, rn.meta.attrs, rn.meta.k, n);
-	if (isnan(c.bscore))
+	       ro->faulty, ro->normal, use->rn.filter_alias, use->rn.meta.attrs, use->rn.meta.k,
+	       n);
+	print_keys("only in the normal run", use->c.j.only_normal, use->c.j.n_only_normal);
+	print_keys("only in the faulty run", use->c.j.only_faulty, use->c.j.n_only_faulty);
+	if (none) {
+		printf("no difference found under %s: every trace's kept events are identical to its "
+		       "counterpart's%s\n",
+		       setting, own.have ? ", and so are all their calls (filter everything)" : "");
+		rc = 0;
+		goto out;
+	}
+	if (blind)
+		printf("# filter %s sees no difference; the program's own functions do: ranked under "
+		       "filter everything\n",
+		       blind);
+	if (isnan(b))
 		printf("# B-score: - (fewer than 3 matched traces)\n");
 	else
 		printf("# B-score (Fowlkes-Mallows, mean over k = 2..%zu, %s linkage): %.3f%s\n",
-		       n - 1, a->p.linkage == CLU_WARD ? "ward" : clu_linkage_name(a->p.linkage),
-		       c.bscore, c.bscore > 0.999 ? " (the clusterings agree)" : "");
-	print_keys("only in the normal run", c.j.only_normal, c.j.n_only_normal);
-	print_keys("only in the faulty run", c.j.only_faulty, c.j.n_only_faulty);
-	rank_item *it = xmalloc((n ? n : 1) * sizeof *it);
-	size_t ni = rank_order(&c.j, top, it);
-	if (c.j.n_running)
-		printf("# the faulty run was stopped: %zu trace%s still running then, %.1f s after the "
-		       "others went quiet (blocked), come%s first\n",
-		       c.j.n_running, c.j.n_running == 1 ? "" : "s", c.j.quiet,
-		       c.j.n_running == 1 ? "s" : "");
-	printf("\nmost changed traces (row sum of JSM_D):\n");
-	if (rank_traces_render(stdout, it, ni, c.j.keys, c.j.running, e)) {
-		free(it);
-		goto out;
+		       n - 1, a->p.linkage == CLU_WARD ? "ward" : clu_linkage_name(a->p.linkage), b,
+		       b > 0.999 ? " (the clusterings agree, yet kept events differ)" : "");
+	if (use->c.j.n_running)
+		printf("# the faulty run was stopped: %zu trace%s still running then, %.1f s after "
+		       "the others went quiet (blocked)%s\n",
+		       use->c.j.n_running, use->c.j.n_running == 1 ? "" : "s", use->c.j.quiet,
+		       ro->jsmd ? (use->c.j.n_running == 1 ? ", comes first" : ", come first") : "");
+	if (ro->jsmd) {
+		printf("\nmost changed traces (row sum of JSM_D; ties share a position, marked =):\n");
+	} else {
+		printf("# %zu of %zu traces differ in their kept events%s\n", use->v.ndiff, n,
+		       use->v.ndiff == n ? "" : "; the others score 0");
+		printf("\nmost changed traces (diverged, then stopped early, then by score; ties "
+		       "share a position, marked =):\n");
 	}
+	rank_rows_out(s, use, top, 't');
 	rank_pair *pr = xmalloc((top ? top : 1) * sizeof *pr);
-	size_t np = rank_top_pairs(c.j.d, n, top, pr);
+	size_t np = rank_top_pairs(use->c.j.d, n, top, pr);
 	while (np && pr[np - 1].score <= 1e-12)
 		np--; /* pairs whose similarity did not change are not listed */
 	printf("\nmost changed pairs (JSM_D):\n");
-	int w = rank_pairs_render(stdout, pr, np, c.j.keys, e);
+	int w = rank_pairs_render(stdout, pr, np, use->c.j.keys, e);
 	free(pr);
-	free(it);
 	if (w)
 		goto out;
 	rc = 0;
 out:
-	rank_jsmd_free(&c.j);
-	analysis_result_free(&rn);
-	analysis_result_free(&rf);
+	ranked_free(&own);
+	ranked_free(&r);
+	if (!rc && ferror(stdout))
+		rc = dt_errf(e, DT_EDATA, "cannot write the ranking: output error");
 	return rc;
 }
 
@@ -705,9 +926,13 @@ static int rank_sweep(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e
 					size_t shown = ro->top < RANK_TOP_MAX ? (size_t)ro->top : RANK_TOP_MAX;
 					if (row->n_threads > shown)
 						row->n_threads = shown;
-					for (size_t q = 0; q < row->n_threads; q++)
+					row->scored = 1;
+					for (size_t q = 0; q < row->n_threads; q++) {
 						row->top_threads[q] = c.j.keys[it[q].i];
-					row->n_procs = rank_top_procs(&c.j, it, ni, row->top_procs, shown);
+						row->thread_score[q] = it[q].score;
+					}
+					row->n_procs = rank_top_procs_scored(&c.j, it, ni, row->top_procs,
+									     row->proc_score, shown);
 					free(it);
 					nrows++;
 				}
@@ -718,8 +943,10 @@ static int rank_sweep(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e
 					goto out;
 			}
 	rank_rows_sort(rows, nrows);
-	printf("# ranking table: %s against %s, %zu settings, lowest B-score first\n", ro->faulty,
-	       ro->normal, nrows);
+	printf("# ranking table: %s against %s, %zu settings, lowest B-score first; each setting's "
+	       "most changed processes and threads by JSM_D row sum, with their scores, tied ones "
+	       "in [brackets]\n",
+	       ro->faulty, ro->normal, nrows);
 	rc = rank_rows_render(stdout, rows, nrows, e);
 out:
 	for (size_t i = 0; i < 2 * nrows; i++)
@@ -744,11 +971,13 @@ int cmd_rank(cli *c, int argc, char **argv)
 		{ "sweep-filters", required_argument, 0, 'f' },
 		{ "sweep-attrs", required_argument, 0, 'a' },
 		{ "sweep-k", required_argument, 0, 'k' },
+		{ "format", required_argument, 0, 'F' },
+		{ "score", required_argument, 0, 'B' },
 		{ 0, 0, 0, 0 },
 	};
 	cli_an a;
 	cli_an_init(&a);
-	struct rank_opts ro = { .top = 10 };
+	struct rank_opts ro = { .top = 10, .fmt = 't' };
 	int r = parse(argc, argv, "rank", rank_help, own, ":hK:", &a, rank_opt, &ro);
 	if (r == CLI_HELP_DONE)
 		return 0;
@@ -758,6 +987,9 @@ int cmd_rank(cli *c, int argc, char **argv)
 		return cli_usage("rank", "unexpected argument '%s'", argv[optind]);
 	if (ro.run && (ro.normal || ro.faulty || ro.sweep))
 		return cli_usage("rank", "--run (one run) goes without --normal, --faulty, --sweep");
+	if (ro.fmt != 't' && (ro.run || ro.sweep))
+		return cli_usage("rank", "--format csv and json are for the ranking of two runs, "
+					 "not --run or --sweep");
 	if (!ro.run && (!ro.normal || !ro.faulty))
 		return cli_usage("rank", "needs --normal RUN and --faulty RUN (or --run RUN)");
 	dt_err e;

@@ -219,6 +219,10 @@ typedef struct ufi_trace {
 	uint64_t serial;
 	uint64_t *mod_named, *mod_unnamed;
 	size_t nmod;
+	/* communicators that are no predefined object, in the order this thread first passed
+	 * them: named COMM#1, COMM#2 ... so that they compare across runs and ranks */
+	uint64_t comms[32];
+	size_t ncomms;
 } ufi_trace;
 
 static int tr_flush(ufi_trace *t, dt_err *e)
@@ -443,7 +447,10 @@ static void put_object_name(dt_buf *b, const char *n)
 
 /* Rewrites the argument text at t->argtext+off (`arg3=1, arg4=0x55..`): hexadecimal values that
  * are the address of a data symbol become its name (Open MPI's handles are such addresses), and
- * the arguments of the MPI calls of mpi_fns get their names (`count=1, datatype=INT`). */
+ * the arguments of the MPI calls of mpi_fns get their names (`count=1, datatype=INT`). A
+ * communicator that is no such symbol (one the program made: MPI_Comm_split, MPI_Comm_dup) is
+ * a heap address that differs between runs and ranks: it becomes COMM#N, N its order of first
+ * use in this thread. */
 static int tidy_args(ufi_trace *t, ufd_data *d, const mpi_fn *mf, int sess, uint64_t ts,
 		     size_t off, dt_err *e)
 {
@@ -498,10 +505,26 @@ static int tidy_args(ufi_trace *t, ufd_data *d, const mpi_fn *mf, int sess, uint
 				return -1;
 			}
 		}
-		if (obj)
+		size_t ci = 0;
+		int comm = nm && !strcmp(nm, "comm") && !obj && end - v > 2 && in[v] == '0' &&
+			   in[v + 1] == 'x';
+		if (comm) {
+			uint64_t a = strtoull(in + v, NULL, 16);
+			while (ci < t->ncomms && t->comms[ci] != a)
+				ci++;
+			if (ci == t->ncomms && ci < sizeof t->comms / sizeof *t->comms)
+				t->comms[t->ncomms++] = a;
+			comm = ci < t->ncomms;
+		}
+		if (obj) {
 			put_object_name(&out, obj);
-		else
+		} else if (comm) {
+			char cn[32];
+			int l = snprintf(cn, sizeof cn, "COMM#%zu", ci + 1);
+			buf_put(&out, cn, (size_t)l);
+		} else {
 			buf_put(&out, in + v, end - v);
+		}
 		i = end + 2;
 	}
 	if (i < inlen) { /* not NAME=VALUE items: keep the text as it was */
@@ -575,6 +598,7 @@ static int import_dat(ufi_ctx *c, ufi_dir *ud, int64_t tid, const char *pre_note
 		memset(t->mod_named, 0, t->nmod * sizeof *t->mod_named);
 		memset(t->mod_unnamed, 0, t->nmod * sizeof *t->mod_unnamed);
 	}
+	t->ncomms = 0;
 	t->sink = c->sink;
 	int estimate = !!(inf->feat & UFD_FEAT_ESTIMATE_RETURN);
 	int msb = inf->endian == 2; /* big-endian writers lay the bit-fields out from the top */

@@ -1,0 +1,272 @@
+/* verdict.c: the default ranking: each trace's kept events compared exactly with its
+ * counterpart's, combined with JSM_D's row sums (see verdict.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/nlr.h"
+#include "analysis/verdict.h"
+#include "import/sink.h"
+#include "util/util.h"
+
+void vd_compare(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, vd_item *it)
+{
+	size_t pre = 0, lim = na < nb ? na : nb;
+	while (pre < lim && a[pre] == b[pre])
+		pre++;
+	size_t suf = 0;
+	while (suf < lim - pre && a[na - 1 - suf] == b[nb - 1 - suf])
+		suf++;
+	it->kept_n = na;
+	it->kept_f = nb;
+	it->at = pre;
+	it->ev_n = pre < na ? a[pre] : 0;
+	it->ev_f = pre < nb ? b[pre] : 0;
+	it->last_f = 0;
+	for (size_t k = nb; k > 0; k--)
+		if (b[k - 1]) {
+			it->last_f = b[k - 1];
+			break;
+		}
+	if (pre == na && pre == nb) {
+		it->change = VD_SAME;
+		it->share = 0;
+		return;
+	}
+	/* only the faulty trace ended early, and nothing else changed (the returns of the calls
+	 * it was blocked in aside) */
+	int stopped = pre == nb;
+	it->change = stopped ? VD_STOPPED : VD_DIVERGED;
+	it->share = (double)(na + nb - 2 * (pre + suf)) / (double)(na + nb);
+}
+
+static double key9(double x)
+{
+	return nearbyint(x * 1e9);
+}
+
+static double rel_at(const vd_item *x)
+{
+	return x->kept_n ? key9((double)x->at / (double)x->kept_n) : 0;
+}
+
+static int vd_cmp(const void *p, const void *q)
+{
+	const vd_item *a = p, *b = q;
+	if (a->change != b->change)
+		return a->change > b->change ? -1 : 1;
+	double sa = key9(a->score), sb = key9(b->score);
+	double ra = rel_at(a), rb = rel_at(b);
+	/* of the traces that only stopped, the one that stopped earliest in its own pattern is
+	 * the one the others wait for */
+	if (a->change == VD_STOPPED && ra != rb)
+		return ra < rb ? -1 : 1;
+	if (sa != sb)
+		return sa > sb ? -1 : 1;
+	if (a->change == VD_DIVERGED && ra != rb)
+		return ra < rb ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static int vd_tied(const vd_item *a, const vd_item *b)
+{
+	return a->change == b->change && key9(a->score) == key9(b->score) &&
+	       (a->change == VD_SAME || rel_at(a) == rel_at(b));
+}
+
+void vd_order(vd_item *it, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		it[k].score = it[k].change == VD_SAME ? 0.0 : it[k].rowsum + it[k].share;
+	if (n)
+		qsort(it, n, sizeof *it, vd_cmp);
+	for (size_t k = 0; k < n; k++)
+		it[k].pos = k && vd_tied(&it[k - 1], &it[k]) ? it[k - 1].pos : k + 1;
+}
+
+int vd_bystander(store *s, const vd_item *it)
+{
+	const char *nm = it->last_f ? store_func_name(s, it->last_f) : NULL;
+	if (!nm)
+		return 0;
+	if (!strncmp(nm, "MPI_Finalize", 12))
+		return 1;
+	/* a final barrier: one of the counterpart's last kept calls */
+	int barrier = !strncmp(nm, "MPI_Barrier", 11) || !strncmp(nm, "GOMP_barrier", 12) ||
+		      !strncmp(nm, "__kmpc_barrier", 14) || !strncmp(nm, "MPI_Ibarrier", 12);
+	return barrier && it->kept_f + 2 >= it->kept_n;
+}
+
+static int load_loop(void *ctx, uint32_t id, const nlr_entry *body, size_t n)
+{
+	dt_err e;
+	dt_err_clear(&e);
+	return nlr_table_load(ctx, id, body, n, &e);
+}
+
+static int same_entries(const nlr_entry *a, size_t na, const nlr_entry *b, size_t nb)
+{
+	if (na != nb)
+		return 0;
+	for (size_t k = 0; k < na; k++)
+		if (!nlr_entry_eq(a[k], b[k]))
+			return 0;
+	return 1;
+}
+
+int vd_build(store *s, const an_result *rn, const an_result *rf, const rank_jsmd *j,
+	     vd_rank *out, dt_err *e)
+{
+	memset(out, 0, sizeof *out);
+	size_t n = j->n;
+	out->it = xcalloc(n ? n : 1, sizeof *out->it);
+	out->n = n;
+	nlr_table *t = nlr_table_new();
+	int rc = store_loops_each(s, load_loop, t, e);
+	for (size_t k = 0; !rc && k < n; k++) {
+		vd_item *x = &out->it[k];
+		x->i = k;
+		double sum = 0;
+		for (size_t c = 0; c < n; c++)
+			sum += j->d[k * n + c];
+		x->rowsum = sum;
+		x->running = j->running && j->running[k];
+		nlr_entry *va = NULL, *vb = NULL;
+		size_t na = 0, nb = 0;
+		rc = store_analysis_get_trace(s, rn->meta.id, (int)j->row_normal[k], NULL, NULL, &va,
+					      &na, NULL, NULL, e);
+		if (!rc)
+			rc = store_analysis_get_trace(s, rf->meta.id, (int)j->row_faulty[k], NULL, NULL,
+						      &vb, &nb, NULL, NULL, e);
+		if (!rc && same_entries(va, na, vb, nb)) {
+			x->kept_n = x->kept_f = rn->nfiltered[j->row_normal[k]];
+			x->at = x->kept_n;
+		} else if (!rc) {
+			uint32_t *ea = NULL, *eb = NULL;
+			size_t ma = 0, mb = 0;
+			rc = nlr_expand(t, va, na, &ea, &ma, e);
+			if (!rc)
+				rc = nlr_expand(t, vb, nb, &eb, &mb, e);
+			if (!rc)
+				vd_compare(ea, ma, eb, mb, x);
+			free(ea);
+			free(eb);
+		}
+		free(va);
+		free(vb);
+	}
+	nlr_table_free(t);
+	if (rc) {
+		vd_free(out);
+		return -1;
+	}
+	/* A trace whose kept events only stopped early, but which was still running at the stop
+	 * of a hung run or made more calls in all than its counterpart in the whole normal run,
+	 * was busy out of the filter's sight (a loop of other calls), unless it waits where
+	 * everyone ends (MPI_Finalize, a final barrier). */
+	/* in a run that ended normally (no trace cut: no call left open, no stop), a trace with
+	 * part of its counterpart's events waited for nothing: it ended early, a change of its
+	 * own */
+	unsigned cut = DT_TF_OPEN_FRAMES | DT_TF_TIMEOUT | DT_TF_UNTERMINATED | DT_TF_TRUNCATED;
+	int run_cut = 0;
+	for (size_t k = 0; k < rf->n; k++)
+		run_cut |= (rf->traces[k].flags & cut) != 0;
+	for (size_t k = 0; k < n; k++) {
+		vd_item *x = &out->it[k];
+		const store_trace *tn = &rn->traces[j->row_normal[x->i]];
+		const store_trace *tf = &rf->traces[j->row_faulty[x->i]];
+		if (x->change == VD_STOPPED && !run_cut) {
+			x->change = VD_DIVERGED;
+			x->ended = 1;
+			continue;
+		}
+		int busy = x->running || tf->nevents > tn->nevents;
+		if (busy && x->change == VD_STOPPED && !vd_bystander(s, x)) {
+			x->change = VD_DIVERGED;
+			x->spun = 1;
+		}
+	}
+	vd_order(out->it, n);
+	for (size_t k = 0; k < n; k++)
+		out->ndiff += out->it[k].change != VD_SAME;
+	return 0;
+}
+
+void vd_free(vd_rank *v)
+{
+	free(v->it);
+	memset(v, 0, sizeof *v);
+}
+
+/* A function's name for people: control characters as \xNN, cut at 80 bytes. */
+static void name_of(store *s, uint32_t f, char *buf, size_t cap)
+{
+	const char *nm = f ? store_func_name(s, f) : NULL;
+	if (!nm) {
+		snprintf(buf, cap, f ? "?%u" : "(return)", f);
+		return;
+	}
+	size_t k = 0;
+	for (; *nm && k + 5 < cap && k < 80; nm++) {
+		unsigned char c = (unsigned char)*nm;
+		if (c < 0x20 || c == 0x7f)
+			k += (size_t)snprintf(buf + k, cap - k, "\\x%02x", c);
+		else
+			buf[k++] = (char)c;
+	}
+	if (*nm && k + 4 < cap)
+		k += (size_t)snprintf(buf + k, cap - k, "...");
+	buf[k < cap ? k : cap - 1] = 0;
+}
+
+void vd_reason(store *s, const vd_item *it, char *buf, size_t cap)
+{
+	char a[128], b[128];
+	size_t k = 0;
+	switch (it->change) {
+	case VD_SAME:
+		k = (size_t)snprintf(buf, cap, "identical");
+		break;
+	case VD_STOPPED:
+		name_of(s, it->last_f, b, sizeof b);
+		k = (size_t)snprintf(buf, cap, "stopped early%s%s, after %llu of %llu kept events (%.0f%%)",
+				     it->last_f ? " in " : "", it->last_f ? b : "",
+				     (unsigned long long)it->kept_f, (unsigned long long)it->kept_n,
+				     it->kept_n ? 100.0 * (double)it->kept_f / (double)it->kept_n : 0.0);
+		break;
+	default:
+		if (it->ended) {
+			k = (size_t)snprintf(buf, cap, "ended after %llu of %llu kept events, nothing else "
+					     "changed",
+					     (unsigned long long)it->kept_f,
+					     (unsigned long long)it->kept_n);
+		} else if (it->spun) {
+			name_of(s, it->last_f, b, sizeof b);
+			k = (size_t)snprintf(buf, cap,
+					     "busy out of the filter's sight after its last kept call "
+					     "(%s, %llu of %llu kept events)%s",
+					     b, (unsigned long long)it->kept_f,
+					     (unsigned long long)it->kept_n,
+					     it->running ? "; running at the stop" : "");
+		} else if (it->at >= it->kept_n) {
+			name_of(s, it->ev_f, b, sizeof b);
+			k = (size_t)snprintf(buf, cap, "went on after all %llu kept events: %s",
+					     (unsigned long long)it->kept_n, b);
+		} else {
+			name_of(s, it->ev_n, a, sizeof a);
+			if (it->at >= it->kept_f) /* cannot happen: that is stopped early */
+				snprintf(b, sizeof b, "(end)");
+			else
+				name_of(s, it->ev_f, b, sizeof b);
+			k = (size_t)snprintf(buf, cap,
+					     "diverged at kept event %llu of %llu: %s where the normal "
+					     "run has %s",
+					     (unsigned long long)it->at + 1,
+					     (unsigned long long)it->kept_n, b, a);
+		}
+		break;
+	}
+	if (it->running && !it->spun && k < cap)
+		snprintf(buf + k, cap - k, "; running at the stop");
+}

@@ -1,0 +1,82 @@
+/* verdict.h: the ranking difftrace shows by default (METHOD.md §8): which traces changed, how,
+ * and in what order to look at them.
+ *
+ * JSM_D's row sums (rank.h) measure how much a trace's *attributes* changed; under singleton
+ * attributes a change of order, or a count that stays in its log10 bucket, changes none. So
+ * every matched trace is also compared exactly: its kept events (the filtered sequence, with
+ * the MPI arguments when the mode has `.args`) against its counterpart's in the normal run.
+ *   - identical: score 0, whatever its row sum (its similarity to others changed because
+ *     others did);
+ *   - stopped early: the faulty trace is the beginning of its counterpart and nothing else,
+ *     in a run that was cut (a call left open, the run stopped): a thread that waited for
+ *     others in a hung run, a bystander in MPI_Finalize; in a run that ended normally such a
+ *     trace ended early, and that is a divergence;
+ *   - diverged: it does something its counterpart does not at that point (the culprit of a
+ *     hang, a call in another order, one more or one fewer iteration, another argument).
+ * A changed trace scores its row sum plus the share of its kept events outside the common
+ * beginning and end (so it is never 0). The order: diverged before stopped early before
+ * identical (a trace whose kept events only stopped early but that was still running at the
+ * stop of a hung run, or made more calls in all than its counterpart, counts as diverged: it
+ * was busy out of the filter's sight, unless it waits in MPI_Finalize or a final barrier), then
+ * the score, then the earliest divergence relative to the trace's length (who left the
+ * common pattern first); among the traces that only stopped early, the one that stopped
+ * earliest relative to its counterpart's length comes first (the one the others wait for),
+ * then the score. Traces equal on all of these are tied and share their position.
+ *
+ * vd_compare and vd_order are pure (unit-tested); vd_build reads the analyses' NLR entries
+ * from the store. */
+#ifndef DT_VERDICT_H
+#define DT_VERDICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/analysis.h"
+
+enum vd_change { VD_SAME = 0, VD_STOPPED = 1, VD_DIVERGED = 2 };
+
+typedef struct vd_item {
+	size_t i;          /* row of the rank_jsmd */
+	int change;        /* enum vd_change */
+	double rowsum;     /* JSM_D row sum, the paper's score */
+	double share;      /* share of kept events outside the common beginning and end */
+	double score;      /* 0 when identical, else rowsum + share (> 0) */
+	uint64_t kept_n;   /* events kept by the filter, normal run */
+	uint64_t kept_f;   /* the same, faulty run */
+	uint64_t at;       /* kept events in common at the start (where they part) */
+	uint32_t ev_n;     /* the first events that differ (DT_RET, 0, past the end) */
+	uint32_t ev_f;
+	uint32_t last_f;   /* the faulty trace's last call (0: none) */
+	int running;       /* still running when a hung run was stopped */
+	int spun;          /* running and stopped early: busy out of the filter's sight */
+	int ended;         /* a prefix that ended normally (no open call): it ended early */
+	size_t pos;        /* 1-based; tied items share it */
+} vd_item;
+
+typedef struct vd_rank {
+	size_t n;
+	vd_item *it;    /* in ranking order */
+	size_t ndiff;   /* items whose kept events differ */
+} vd_rank;
+
+/* Compares two event sequences (normal a, faulty b) into it's change, share, at, ev_n, ev_f,
+ * last_f and kept counts. */
+void vd_compare(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, vd_item *it);
+/* Sets each score from change, rowsum and share, sorts into the ranking order and numbers the
+ * positions (ties share one). */
+void vd_order(vd_item *it, size_t n);
+/* The ranking of rf against rn (analyses of the same setting) over j (analysis_compare's).
+ * The loop table is the store's. */
+int vd_build(store *s, const an_result *rn, const an_result *rf, const rank_jsmd *j,
+	     vd_rank *out, dt_err *e);
+void vd_free(vd_rank *v);
+/* Whether a trace may just be waiting where every trace ends: its last kept call is
+ * MPI_Finalize, or a barrier among its counterpart's last kept calls (a final barrier). Being
+ * still running there is no sign of its own. */
+int vd_bystander(store *s, const vd_item *it);
+/* What changed, for a row: "diverged at kept event 123 of 1000: MPI_Bcast[...] for
+ * MPI_Allreduce[...]", "stopped early in MPI_Finalize after 812 of 1000 kept events",
+ * "identical"; plus "; running at the stop". Names are escaped. */
+void vd_reason(store *s, const vd_item *it, char *buf, size_t cap);
+
+#endif

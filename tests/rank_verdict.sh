@@ -1,0 +1,165 @@
+#!/bin/sh
+# The default ranking on text runs (issue 9): an all-identical pair of runs says "no difference
+# found" and lists nothing; a change of order or of a count that JSM_D's row sums do not see
+# still ranks first, alone, and a differing trace never scores 0; a change only in the
+# program's own functions, which the default filter drops, is said and ranked by those
+# functions; ties share their position; --format csv and json; --sweep shows its scores with
+# tied traces grouped.
+. "${abs_top_srcdir:-.}/tests/lib.sh"
+
+# mk DIR KIND: 4 processes x 2 threads. Main threads: 6 iterations of compute, MPI_Allreduce,
+# MPI_Bcast; workers: 6 iterations of work and a critical section. KIND changes process 2:
+#   order   its main thread calls MPI_Bcast before MPI_Allreduce from iteration 3 on
+#   count   its worker skips the critical section once (5 of 6: same log10 bucket)
+#   own     its worker calls work_b instead of work in iteration 3 (no MPI or OpenMP call)
+mk() {
+	mkdir "$1"
+	for p in 0 1 2 3; do
+		{ printf 'main\nMPI_Init\n[ret]\n'
+		  i=0; while [ $i -lt 6 ]; do
+			printf 'compute\n[ret]\n'
+			if [ "$2" = order ] && [ $p = 2 ] && [ $i -ge 3 ]; then
+				printf 'MPI_Bcast\n[ret]\nMPI_Allreduce\n[ret]\n'
+			else
+				printf 'MPI_Allreduce\n[ret]\nMPI_Bcast\n[ret]\n'
+			fi
+			i=$((i + 1)); done
+		  printf 'MPI_Finalize\n[ret]\n[ret]\n'; } > "$1/$p.0.txt"
+		{ i=0; while [ $i -lt 6 ]; do
+			if [ "$2" = own ] && [ $p = 2 ] && [ $i = 3 ]; then printf 'work_b\n[ret]\n'
+			else printf 'work\n[ret]\n'; fi
+			[ "$2" = count ] && [ $p = 2 ] && [ $i = 3 ] ||
+				printf 'GOMP_critical_start\n[ret]\nGOMP_critical_end\n[ret]\n'
+			i=$((i + 1)); done; } > "$1/$p.1.txt"
+	done
+}
+for k in normal again order count own; do
+	mk "$T/$k" $k
+	expect_status 0 "$DT" import -q --run $k "$T/$k"
+done
+
+# --- an all-identical pair: no difference found, no table ------------------------------------
+expect_status 0 "$DT" rank --normal normal --faulty again
+grep -q '^no difference found under 11\.mpi\.ompall\.0K10/sing\.log10\.args: every trace' "$T/out" ||
+	fail "identical runs: $(cat "$T/out")"
+grep -q 'clusterings agree\|most changed' "$T/out" && fail "a table for identical runs: $(cat "$T/out")"
+expect_status 0 "$DT" rank --normal normal --faulty again --format json
+grep -q '"difference_found": false' "$T/out" || fail "json, identical: $(cat "$T/out")"
+grep -q '"traces": \[\]' "$T/out" || fail "json lists traces: $(cat "$T/out")"
+expect_status 0 "$DT" rank --normal normal --faulty again --format csv
+[ "$(wc -l < "$T/out")" = 1 ] || fail "csv, identical: a row: $(cat "$T/out")"
+
+# and in the interface's ranking view
+printf 'wait\n' > "$T/keys"
+expect_status 0 "$DT" tui --normal normal --faulty again --script "$T/keys" --dump "$T/screen" --size 30x160
+grep -q 'no difference found under 11\.mpi\.ompall\.0K10/sing\.log10\.args' "$T/screen" ||
+	fail "the ranking view: $(cat "$T/screen")"
+grep -q '# TRACE' "$T/screen" && fail "the ranking view lists traces: $(cat "$T/screen")"
+# ties in the ranking view: the identical traces share a position
+expect_status 0 "$DT" tui --normal normal --faulty order --script "$T/keys" --dump "$T/screen" --size 30x160
+grep -q '^>  *1 2\.0 ' "$T/screen" || fail "the ranking view, order: $(cat "$T/screen")"
+grep -q '^  *2= 0\.0 .*identical' "$T/screen" || fail "the ranking view, ties: $(cat "$T/screen")"
+
+# a thread present in one run only is a difference: no "no difference found"
+mkdir "$T/lost"
+cp "$T/normal"/*.txt "$T/lost/"
+rm "$T/lost/3.1.txt"
+expect_status 0 "$DT" import -q --run lost "$T/lost"
+expect_status 0 "$DT" rank --normal normal --faulty lost
+grep -q '^only in the normal run: 3\.1$' "$T/out" || fail "lost: $(cat "$T/out")"
+grep -q 'no difference found' "$T/out" && fail "lost: no difference found: $(cat "$T/out")"
+
+# --- a change of order ------------------------------------------------------------------------
+expect_status 0 "$DT" rank --normal normal --faulty order --format csv
+[ "$(sed -n 2p "$T/out" | cut -d, -f1-2,5)" = "1,2.0,diverged" ] || fail "order: 2.0 not first: $(cat "$T/out")"
+[ "$(awk -F, 'NR > 1 && $1 == 1' "$T/out" | wc -l)" = 1 ] || fail "order: 2.0 not alone first: $(cat "$T/out")"
+# a differing trace never scores 0, an identical one always does
+awk -F, 'NR > 1 && (($5 == "identical") != ($3 == 0)) { exit 1 }' "$T/out" ||
+	fail "order: score 0 is not identical: $(cat "$T/out")"
+# the others are identical and tied: they share one position
+[ "$(awk -F, 'NR > 1 && $5 == "identical" { print $1 }' "$T/out" | sort -u)" = 2 ] ||
+	fail "order: ties do not share a position: $(cat "$T/out")"
+expect_status 0 "$DT" rank --normal normal --faulty order
+grep -q '^  2=  0\.0  ' "$T/out" || fail "order: ties not marked: $(cat "$T/out")"
+grep -q '^   1  2\.0  .*14->14  *diverged at kept event 8 of 14: MPI_Bcast where the normal run has MPI_Allreduce$' "$T/out" ||
+	fail "order: what changed: $(cat "$T/out")"
+
+# --- a count that stays in its log10 bucket ---------------------------------------------------
+expect_status 0 "$DT" rank --normal normal --faulty count --format csv
+[ "$(sed -n 2p "$T/out" | cut -d, -f1-2)" = "1,2.1" ] || fail "count: 2.1 not first: $(cat "$T/out")"
+[ "$(awk -F, 'NR > 1 && $1 == 1' "$T/out" | wc -l)" = 1 ] || fail "count: 2.1 not alone first: $(cat "$T/out")"
+
+# --- only the program's own functions changed: said, and ranked by them ----------------------
+expect_status 0 "$DT" rank --normal normal --faulty own
+grep -q '^# filter 11\.mpi\.ompall\.0K10 sees no difference; the program.s own functions do: ranked under filter everything$' "$T/out" ||
+	fail "own functions: not said: $(cat "$T/out")"
+grep -q '^   1  2\.1  .*work_b where the normal run has work$' "$T/out" || fail "own functions: 2.1 not first: $(cat "$T/out")"
+expect_status 0 "$DT" rank --normal normal --faulty own --format json
+grep -q '"filter_blind": "11\.mpi\.ompall\.0K10"' "$T/out" || fail "json, own: $(cat "$T/out")"
+
+# --- hung runs: culprits before victims ------------------------------------------------------
+# hmk DIR KIND: 4 processes, a main thread (6 iterations of compute and MPI_Allreduce, then
+# MPI_Finalize) and a worker (6 iterations of work, a critical section, a barrier). Hung runs end with
+# a call left open (no [ret]): the run was cut.
+#   normal  as above
+#   early   rank 2 leaves its loop after 2 iterations and finalizes; the others wait in the
+#           Allreduce of iteration 3 (their workers at a barrier)
+#   stuck   rank 2 stops in iteration 3 before its Allreduce (its blocked call not recorded);
+#           the others wait in the Allreduce of iteration 4
+#   spin    worker 2.1 spins in calls the filter drops after 2 iterations; everyone else waits
+# a worker blocked in the barrier of its last iteration
+wait='work\n[ret]\nGOMP_critical_start\n[ret]\nGOMP_critical_end\n[ret]\nGOMP_barrier\n'
+hmk() {
+	mkdir "$1"
+	for p in 0 1 2 3; do
+		n=6 tail='MPI_Finalize\n[ret]\n[ret]\n' wn=6 wtail=''
+		case $2 in
+		early) if [ $p = 2 ]; then n=2; else n=2 tail='compute\n[ret]\nMPI_Allreduce\n'; fi
+			wn=1 wtail=$wait ;;
+		stuck) if [ $p = 2 ]; then n=2 tail='compute\n[ret]\n'; else n=3 tail='MPI_Allreduce\n'; fi
+			wn=2 wtail=$wait ;;
+		spin) n=2 tail='compute\n[ret]\nMPI_Allreduce\n' wn=1 wtail=$wait
+			[ $p = 2 ] && wn=2 && wtail=$(i=0; while [ $i -lt 60 ]; do printf 'spin\\n[ret]\\n'; i=$((i + 1)); done; printf 'spin\\n') ;;
+		esac
+		{ printf 'main\nMPI_Init\n[ret]\n'
+		  i=0; while [ $i -lt $n ]; do printf 'compute\n[ret]\nMPI_Allreduce\n[ret]\n'; i=$((i + 1)); done
+		  printf "$tail"; } > "$1/$p.0.txt"
+		{ i=0; while [ $i -lt $wn ]; do
+			printf 'work\n[ret]\nGOMP_critical_start\n[ret]\nGOMP_critical_end\n[ret]\n'
+			printf 'GOMP_barrier\n[ret]\n'
+			i=$((i + 1)); done
+		  printf "$wtail"; } > "$1/$p.1.txt"
+	done
+}
+for k in normal early stuck spin; do
+	hmk "$T/h$k" $k
+	expect_status 0 "$DT" -d "$T/h.db" import -q --run h$k "$T/h$k"
+done
+expect_status 0 "$DT" -d "$T/h.db" rank --normal hnormal --faulty hearly --format csv
+[ "$(sed -n 2p "$T/out" | cut -d, -f1-2,5)" = "1,2.0,diverged" ] || fail "early exit: 2.0 not first: $(cat "$T/out")"
+[ "$(awk -F, 'NR > 1 && $1 == 1' "$T/out" | wc -l)" = 1 ] || fail "early exit: not alone: $(cat "$T/out")"
+awk -F, 'NR > 2 && $5 != "stopped-early" { exit 1 }' "$T/out" || fail "early exit: victims: $(cat "$T/out")"
+expect_status 0 "$DT" -d "$T/h.db" rank --normal hnormal --faulty hearly
+grep -q '^   1  2\.0  .*diverged at kept event [0-9]* of [0-9]*: MPI_Finalize where the normal run has MPI_Allreduce$' "$T/out" ||
+	fail "early exit: the reason: $(cat "$T/out")"
+grep -q 'stopped early in MPI_Allreduce, after' "$T/out" || fail "early exit: victims' reason: $(cat "$T/out")"
+# the one that stopped earliest in its own pattern is the one the others wait for
+expect_status 0 "$DT" -d "$T/h.db" rank --normal hnormal --faulty hstuck --format csv
+[ "$(sed -n 2p "$T/out" | cut -d, -f1-2,5)" = "1,2.0,stopped-early" ] || fail "stuck: 2.0 not first: $(cat "$T/out")"
+[ "$(awk -F, 'NR > 1 && $1 == 1' "$T/out" | wc -l)" = 1 ] || fail "stuck: not alone: $(cat "$T/out")"
+# busy out of the filter's sight: more calls in all than its whole counterpart
+expect_status 0 "$DT" -d "$T/h.db" rank --normal hnormal --faulty hspin
+grep -q "^   1  2\.1  .*busy out of the filter's sight after its last kept call (GOMP_barrier" "$T/out" ||
+	fail "spin: 2.1 not first: $(cat "$T/out")"
+grep -q '^  *2=* ' "$T/out" || fail "spin: $(cat "$T/out")"
+
+# --- the sweep: scores, ties grouped -----------------------------------------------------------
+expect_status 0 "$DT" rank --normal normal --faulty count --sweep --sweep-filters ompall --sweep-attrs sing.actual
+grep -q '  2 [0-9.]*, \[0 1 3\] [0-9.]*  2\.1 [0-9.]*, \[0\.1 1\.1 3\.1\] [0-9.]*$' "$T/out" ||
+	fail "sweep: scores and ties: $(cat "$T/out")"
+
+# --- bad --format / --score ---------------------------------------------------------------------
+expect_status 2 "$DT" rank --normal normal --faulty order --format xml
+expect_status 2 "$DT" rank --normal normal --faulty order --score best
+expect_status 2 "$DT" rank --normal normal --faulty order --sweep --format csv
+pass
