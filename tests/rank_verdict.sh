@@ -96,6 +96,17 @@ grep -q '^# filter 11\.mpi\.ompall\.0K10 sees no difference; the program.s own f
 grep -q '^   1  2\.1  .*work_b where the normal run has work$' "$T/out" || fail "own functions: 2.1 not first: $(cat "$T/out")"
 expect_status 0 "$DT" rank --normal normal --faulty own --format json
 grep -q '"filter_blind": "11\.mpi\.ompall\.0K10"' "$T/out" || fail "json, own: $(cat "$T/out")"
+# the ranking view does the same: every call analysed in the background, ranked under it, and
+# Enter on the top trace switches the interface to every call and shows what changed
+printf 'wait\n' > "$T/keys"
+expect_status 0 "$DT" tui --normal normal --faulty own --script "$T/keys" --dump "$T/screen" --size 30x160
+grep -q 'filter 11\.mpi\.ompall\.0K10 sees no difference; the program.s own functions do: ranked under filter everything' "$T/screen" ||
+	fail "the ranking view, own functions: not said: $(cat "$T/screen")"
+grep -q '^>  *1 2\.1 ' "$T/screen" || fail "the ranking view, own functions: 2.1 not first: $(cat "$T/screen")"
+printf 'wait Enter wait\n' > "$T/keys"
+expect_status 0 "$DT" tui --normal normal --faulty own --script "$T/keys" --dump "$T/screen" --size 30x160
+grep -q 'work_b' "$T/screen" || fail "the ranking view, own functions: Enter shows no work_b: $(cat "$T/screen")"
+grep -q 'filter everything' "$T/screen" || fail "the diff is not under every call: $(cat "$T/screen")"
 
 # --- hung runs: culprits before victims ------------------------------------------------------
 # hmk DIR KIND: 4 processes, a main thread (6 iterations of compute and MPI_Allreduce, then

@@ -181,6 +181,7 @@ struct tui {
 	struct job *queue;
 	size_t nqueue;
 	char job_run[128];
+	tui_params job_p; /* the parameters of the job running */
 	uint64_t job_done, job_total;
 	int job_finished; /* a job ended since the last look: views must reopen */
 	char job_err[800];
@@ -342,6 +343,7 @@ static void *job_thread(void *arg)
 		memmove(t->queue, t->queue + 1, (t->nqueue - 1) * sizeof *t->queue);
 		t->nqueue--;
 		snprintf(t->job_run, sizeof t->job_run, "%s", j.run);
+		t->job_p = j.p;
 		t->job_done = t->job_total = 0;
 		pthread_mutex_unlock(&t->mu);
 
@@ -382,22 +384,22 @@ static void *job_thread(void *arg)
 	return NULL;
 }
 
-static void job_start(tui *t, const char *run)
+static void job_start(tui *t, const char *run, const tui_params *tp)
 {
 	pthread_mutex_lock(&t->mu);
 	for (size_t i = 0; i < t->nqueue; i++)
-		if (!strcmp(t->queue[i].run, run) && params_eq(&t->queue[i].p, &t->params)) {
+		if (!strcmp(t->queue[i].run, run) && params_eq(&t->queue[i].p, tp)) {
 			pthread_mutex_unlock(&t->mu);
 			return;
 		}
-	if (t->th_running && !strcmp(t->job_run, run)) {
+	if (t->th_running && !strcmp(t->job_run, run) && params_eq(&t->job_p, tp)) {
 		pthread_mutex_unlock(&t->mu);
 		return;
 	}
 	t->queue = xrealloc(t->queue, (t->nqueue + 1) * sizeof *t->queue);
 	struct job *j = &t->queue[t->nqueue++];
 	snprintf(j->run, sizeof j->run, "%s", run);
-	j->p = t->params;
+	j->p = *tp;
 	int start = !t->th_running;
 	if (start)
 		t->th_running = 1;
@@ -427,10 +429,15 @@ int tui_job_progress(tui *t, char *what, size_t n)
 
 int tui_analysis(tui *t, const char *run, const an_result **out)
 {
+	return tui_analysis_as(t, run, &t->params, out);
+}
+
+int tui_analysis_as(tui *t, const char *run, const tui_params *tp, const an_result **out)
+{
 	dt_err e;
 	dt_err_clear(&e);
 	for (size_t i = 0; i < t->nac; i++)
-		if (!strcmp(t->ac[i]->run, run) && params_eq(&t->ac[i]->p, &t->params)) {
+		if (!strcmp(t->ac[i]->run, run) && params_eq(&t->ac[i]->p, tp)) {
 			/* another difftrace may have removed the run since (rm) */
 			if (store_run_exists(t->s, run, &e) == 0) {
 				tui_msg(t, ST_WARN, "run %s was removed", run);
@@ -442,7 +449,7 @@ int tui_analysis(tui *t, const char *run, const an_result **out)
 	an_params p;
 	store_run sr;
 	int64_t id;
-	if (to_an_params(&t->params, &p, &e) || store_run_get(t->s, run, &sr, &e)) {
+	if (to_an_params(tp, &p, &e) || store_run_get(t->s, run, &sr, &e)) {
 		tui_msg(t, ST_WARN, "%s", e.msg);
 		return -1;
 	}
@@ -453,7 +460,7 @@ int tui_analysis(tui *t, const char *run, const an_result **out)
 		return -1;
 	}
 	if (r == 0) {
-		job_start(t, run);
+		job_start(t, run, tp);
 		return 0;
 	}
 	struct acache *c = xcalloc(1, sizeof *c);
@@ -463,7 +470,7 @@ int tui_analysis(tui *t, const char *run, const an_result **out)
 		return -1;
 	}
 	snprintf(c->run, sizeof c->run, "%s", run);
-	c->p = t->params;
+	c->p = *tp;
 	t->ac = xrealloc(t->ac, (t->nac + 1) * sizeof *t->ac);
 	t->ac[t->nac++] = c;
 	*out = &c->r;

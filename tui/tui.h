@@ -127,6 +127,8 @@ void tui_msg(tui *t, int style, const char *fmt, ...) __attribute__((format(prin
  * being computed in the background (the view shows that and is reopened when it is done), -1 on
  * error (message set). */
 int tui_analysis(tui *t, const char *run, const an_result **r);
+/* The same under other parameters than the current ones (the ranking's look at every call). */
+int tui_analysis_as(tui *t, const char *run, const tui_params *p, const an_result **r);
 /* Progress of the background job: -1 when none, else 0..100. */
 int tui_job_progress(tui *t, char *what, size_t n);
 /* Runs as the previous views see them, for views that offer choices. */

@@ -44,6 +44,8 @@ enum kind {
 	L_ONLY_F,
 	L_STOPPED, /* the faulty run was stopped: which traces were still running */
 	L_NODIFF,  /* no trace's kept events differ: no ranking */
+	L_BLIND,   /* the filter saw no difference, every call does: ranked under those */
+	L_OWNWAIT, /* the filter saw no difference: every call being analysed */
 	L_HINT,
 	L_BLANK,
 	L_TTITLE,
@@ -105,6 +107,12 @@ struct rank {
 	size_t nln, capln;
 	struct where want;         /* kind L_STATE: none yet, go to the top trace */
 	int opened;                /* a first open that fails pushes no view */
+	/* The current setting's analyses, which rn/rf are unless the filter saw no difference and
+	 * every call (AN_FALLBACK_FILTER) did: then rn/rf are those, and blind names the filter. */
+	const an_result *asked_n, *asked_f;
+	char blind[256];
+	int own_pending;           /* the analyses of every call are being computed */
+	int own_same;              /* and they found no difference either */
 };
 
 static const tui_keyhelp keys[] = {
@@ -117,7 +125,10 @@ static const tui_keyhelp keys[] = {
 	{ "", "traces as rank orders them: diverged, then stopped" },
 	{ "", "  early, then identical (score 0); 3= marks a" },
 	{ "", "  position tied traces share; no table when no" },
-	{ "", "  trace's kept events differ ('no difference found')" },
+	{ "", "  trace's kept events differ ('no difference found');" },
+	{ "", "  then every call is looked at (filter everything)" },
+	{ "", "  and, when the program's own functions differ," },
+	{ "", "  ranked under them: Enter, p, t switch to it" },
 	{ NULL, NULL },
 };
 
@@ -322,6 +333,72 @@ static void comparison_free(struct rank *d)
 	d->only_n = d->only_f = NULL;
 	d->npr = 0;
 	d->rn = d->rf = NULL;
+	d->asked_n = d->asked_f = NULL;
+}
+
+/* The comparison of rn against rf: JSM_D, the verdict, the ranked traces and pairs. */
+static int build(tui *t, struct rank *d, const an_result *rn, const an_result *rf, dt_err *e)
+{
+	comparison_free(d);
+	if (compare(rn, rf, &d->j, &d->b, e))
+		return -1;
+	d->have_j = 1;
+	d->rn = rn;
+	d->rf = rf;
+	size_t n = d->j.n;
+	if (vd_build(tui_store(t), rn, rf, &d->j, &d->v, e))
+		return -1;
+	d->it = xmalloc((n ? n : 1) * sizeof *d->it);
+	for (size_t i = 0; i < n; i++)
+		d->it[i] = (rank_item){ d->v.it[i].i, d->v.it[i].score };
+	d->topscore = 0;
+	for (size_t i = 0; i < n; i++)
+		d->topscore = d->it[i].score > d->topscore ? d->it[i].score : d->topscore;
+	d->pr = xmalloc(PAIRS_MAX * sizeof *d->pr);
+	d->npr = rank_top_pairs(d->j.d, n, PAIRS_MAX, d->pr);
+	while (d->npr && d->pr[d->npr - 1].score <= 1e-12)
+		d->npr--; /* pairs whose similarity did not change are no suspects */
+	d->only_n = keys_text(d->j.only_normal, d->j.n_only_normal);
+	d->only_f = keys_text(d->j.only_faulty, d->j.n_only_faulty);
+	return 0;
+}
+
+static int nothing_differs(const struct rank *d)
+{
+	return !d->v.ndiff && !d->j.n_only_normal && !d->j.n_only_faulty;
+}
+
+/* The filter saw no difference: the program's own functions may. As `rank` does, look at
+ * every call (the analyses under AN_FALLBACK_FILTER, computed in the background when they are
+ * not cached) and rank under those when they differ. */
+static void look_at_every_call(tui *t, struct rank *d)
+{
+	const char *f = d->rn->filter_alias;
+	if (!nothing_differs(d) || !strcmp(f, AN_FALLBACK_FILTER) || !strncmp(f, "11.1K", 5))
+		return;
+	tui_params pe = *tui_get_params(t);
+	snprintf(pe.filter, sizeof pe.filter, "%s", AN_FALLBACK_FILTER);
+	const an_result *en = NULL, *ef = NULL;
+	int a = tui_analysis_as(t, d->normal, &pe, &en);
+	int b = tui_analysis_as(t, d->faulty, &pe, &ef);
+	if (a == 0 || b == 0) {
+		d->own_pending = 1; /* the view is reopened when they are done */
+		return;
+	}
+	if (a < 0 || b < 0)
+		return;
+	char name[256];
+	snprintf(name, sizeof name, "%s", f);
+	const an_result *rn = d->rn, *rf = d->rf;
+	dt_err e;
+	dt_err_clear(&e);
+	if (build(t, d, en, ef, &e) == 0 && !nothing_differs(d)) {
+		snprintf(d->blind, sizeof d->blind, "%s", name);
+		return;
+	}
+	dt_err_clear(&e);
+	if (build(t, d, rn, rf, &e) == 0) /* the filter's own result, said to be final */
+		d->own_same = 1;
 }
 
 static struct where where_of(const struct rank *d, size_t cur)
@@ -394,11 +471,14 @@ static int rank_open(tui *t, view *v)
 		v->cur = v->top = 0;
 		return 0;
 	}
-	if (rn != d->rn || rf != d->rf) {
-		comparison_free(d);
+	if (rn != d->asked_n || rf != d->asked_f || d->own_pending) {
 		dt_err e;
 		dt_err_clear(&e);
-		if (compare(rn, rf, &d->j, &d->b, &e)) {
+		d->asked_n = d->asked_f = NULL;
+		d->blind[0] = 0;
+		d->own_pending = d->own_same = 0;
+		if (build(t, d, rn, rf, &e)) {
+			comparison_free(d);
 			d->state = -1;
 			snprintf(d->err, sizeof d->err, "no ranking: %s", e.msg);
 			if (!d->opened) {
@@ -410,34 +490,9 @@ static int rank_open(tui *t, view *v)
 			v->cur = v->top = 0;
 			return 0;
 		}
-		d->have_j = 1;
-		d->rn = rn;
-		d->rf = rf;
-		size_t n = d->j.n;
-		if (vd_build(tui_store(t), rn, rf, &d->j, &d->v, &e)) {
-			d->state = -1;
-			snprintf(d->err, sizeof d->err, "no ranking: %s", e.msg);
-			if (!d->opened) {
-				tui_msg(t, ST_WARN, "%s", d->err);
-				return -1;
-			}
-			push(d, L_STATE, 0);
-			v->nlines = d->nln;
-			v->cur = v->top = 0;
-			return 0;
-		}
-		d->it = xmalloc((n ? n : 1) * sizeof *d->it);
-		for (size_t i = 0; i < n; i++)
-			d->it[i] = (rank_item){ d->v.it[i].i, d->v.it[i].score };
-		d->topscore = 0;
-		for (size_t i = 0; i < n; i++)
-			d->topscore = d->it[i].score > d->topscore ? d->it[i].score : d->topscore;
-		d->pr = xmalloc(PAIRS_MAX * sizeof *d->pr);
-		d->npr = rank_top_pairs(d->j.d, n, PAIRS_MAX, d->pr);
-		while (d->npr && d->pr[d->npr - 1].score <= 1e-12)
-			d->npr--; /* pairs whose similarity did not change are no suspects */
-		d->only_n = keys_text(d->j.only_normal, d->j.n_only_normal);
-		d->only_f = keys_text(d->j.only_faulty, d->j.n_only_faulty);
+		look_at_every_call(t, d);
+		d->asked_n = rn;
+		d->asked_f = rf;
 	}
 	sweep_build(t, d);
 
@@ -452,8 +507,12 @@ static int rank_open(tui *t, view *v)
 	if (d->nsw < 2)
 		push(d, L_HINT, 0);
 	push(d, L_BLANK, 0);
-	if (!d->v.ndiff && !d->j.n_only_normal && !d->j.n_only_faulty) {
+	if (d->blind[0])
+		push(d, L_BLIND, 0);
+	if (nothing_differs(d)) {
 		push(d, L_NODIFF, 0);
+		if (d->own_pending)
+			push(d, L_OWNWAIT, 0);
 	} else {
 		push(d, L_TTITLE, 0);
 		for (size_t i = 0; i < d->j.n; i++)
@@ -544,8 +603,21 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 		out_printf(o, ST_HEADER,
 			   "no difference found under %s/%s: every trace's kept events are identical "
 			   "to its counterpart's", d->rn->filter_alias, d->rn->meta.attrs);
-		out_text(o, ST_DIM, "  (:filter everything looks at every call)");
+		if (d->own_same)
+			out_text(o, ST_DIM, ", and so are all their calls (filter " AN_FALLBACK_FILTER ")");
 		break;
+	case L_BLIND:
+		out_printf(o, ST_WARN,
+			   "filter %s sees no difference; the program's own functions do: ranked "
+			   "under filter " AN_FALLBACK_FILTER " (Enter switches to it)", d->blind);
+		break;
+	case L_OWNWAIT: {
+		char what[128];
+		int pct = tui_job_progress(t, what, sizeof what);
+		out_printf(o, ST_DIM, "  looking at every call (filter " AN_FALLBACK_FILTER ") ... %s %d%%",
+			   pct < 0 ? "" : what, pct < 0 ? 0 : pct);
+		break;
+	}
 	case L_HINT:
 		out_text(o, ST_DIM, "no sweep table: 'difftrace rank --sweep' caches more settings");
 		break;
@@ -642,6 +714,21 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 	}
 }
 
+/* Ranked under every call because the filter saw no difference: the views opened from here
+ * must show every call too, so the interface's filter becomes that (said, and reversible with
+ * :filter). Reopens this view: the caller copies what it needs from its lines first. */
+static void use_every_call(tui *t, struct rank *d)
+{
+	if (!d->blind[0])
+		return;
+	char was[256];
+	snprintf(was, sizeof was, "%s", d->blind);
+	tui_params p = *tui_get_params(t);
+	snprintf(p.filter, sizeof p.filter, "%s", AN_FALLBACK_FILTER);
+	tui_set_params(t, &p);
+	tui_msg(t, ST_DIM, "now filter " AN_FALLBACK_FILTER " (filter %s saw no difference)", was);
+}
+
 static void rank_enter(tui *t, view *v, size_t i)
 {
 	struct rank *d = v->data;
@@ -650,9 +737,11 @@ static void rank_enter(tui *t, view *v, size_t i)
 	const struct rline *l = &d->ln[i];
 	if (l->kind == L_TRACE) {
 		rank_key k = d->j.keys[d->it[l->i].i];
+		use_every_call(t, d);
 		view_diff_open(t, d->normal, k.proc, k.thread, d->faulty, k.proc, k.thread);
 	} else if (l->kind == L_PAIR) {
 		rank_key a = d->j.keys[d->pr[l->i].i], b = d->j.keys[d->pr[l->i].j];
+		use_every_call(t, d);
 		view_diff_open(t, d->faulty, a.proc, a.thread, d->faulty, b.proc, b.thread);
 	} else if (l->kind == L_SWEEP) {
 		const struct sweep_row *w = &d->sw[l->i];
@@ -713,6 +802,7 @@ static int rank_key_fn(tui *t, view *v, int k)
 			return 1;
 		}
 		rank_key a = d->j.keys[d->pr[l->i].i], b = d->j.keys[d->pr[l->i].j];
+		use_every_call(t, d);
 		view_diff_open(t, d->normal, a.proc, a.thread, d->normal, b.proc, b.thread);
 		return 1;
 	}
@@ -722,6 +812,7 @@ static int rank_key_fn(tui *t, view *v, int k)
 			return 1;
 		}
 		rank_key a = d->j.keys[d->it[l->i].i];
+		use_every_call(t, d);
 		view_trace_open(t, d->faulty, a.proc, a.thread);
 		return 1;
 	}
