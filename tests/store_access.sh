@@ -70,6 +70,8 @@ printf 'Enter\nwait\n' > "$T/home/keys"
 expect_status 0 nobody tui --script "$T/home/keys" --dump "$T/home/screen" --size 24x80
 grep -q 'classes of traces with identical attribute sets' "$T/home/screen" ||
 	fail "the interface did not show an analysis of a read-only store: $(cat "$T/home/screen")"
+grep -q 'the store is read-only: analyses are computed in memory, not saved' "$T/home/screen" ||
+	fail "the interface does not say the analysis is not saved: $(cat "$T/home/screen")"
 # writing is refused with what it is
 expect_status 1 nobody import -q "$DATA/text/small"
 expect_err "cannot write the store: Permission denied"

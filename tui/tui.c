@@ -182,6 +182,7 @@ struct tui {
 	size_t nqueue;
 	char job_run[128];
 	tui_params job_p; /* the parameters of the job running */
+	int said_unsaved; /* "computed in memory, not saved" was said */
 	uint64_t job_done, job_total;
 	int job_finished; /* a job ended since the last look: views must reopen */
 	char job_err[800];
@@ -882,6 +883,7 @@ static void poll_job(tui *t)
 	char err[800];
 	snprintf(err, sizeof err, "%s", t->job_err);
 	t->job_err[0] = 0;
+	int unsaved = t->ndone > 0;
 	for (size_t i = 0; i < t->ndone; i++) {
 		t->ac = xrealloc(t->ac, (t->nac + 1) * sizeof *t->ac);
 		t->ac[t->nac++] = t->done[i];
@@ -890,9 +892,14 @@ static void poll_job(tui *t)
 	pthread_mutex_unlock(&t->mu);
 	if (!fin)
 		return;
+	tui_reopen_all(t);
+	/* after the reopen, whose views may say something of their own */
 	if (err[0])
 		tui_msg(t, ST_WARN, "%s", err);
-	tui_reopen_all(t);
+	else if (unsaved && !t->said_unsaved) {
+		t->said_unsaved = 1; /* once, as the CLI says it */
+		tui_msg(t, ST_DIM, "the store is read-only: analyses are computed in memory, not saved");
+	}
 }
 
 static int dump_screen(tui *t, const char *path);
