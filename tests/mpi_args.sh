@@ -143,12 +143,15 @@ $to "$MPIRUN" $flags "$RECORD" -o "$T/comms.rec" -- "$T/comms" </dev/null >"$T/c
 	{ cat "$T/comms.log" >&2; fail "recording comms failed"; }
 expect_status 0 "$DT" -d "$T/db3" import --run comms "$T/comms.rec"
 expect_status 0 "$DT" -d "$T/db3" show comms 1.0
-grep -q 'MPI_Allreduce(count=1, datatype=INT, op=SUM, comm=COMM#1);' "$T/out" ||
-	fail "comms: no COMM#1: $(grep MPI_ "$T/out")"
-grep -q 'MPI_Allreduce(count=1, datatype=INT, op=SUM, comm=COMM#2);' "$T/out" ||
-	fail "comms: no COMM#2: $(grep MPI_ "$T/out")"
+# communicators named by how they were made: the thread's first dup and first split of WORLD
+grep -q 'MPI_Allreduce(count=1, datatype=INT, op=SUM, comm=dup#1 of WORLD);' "$T/out" ||
+	fail "comms: no dup#1 of WORLD: $(grep MPI_ "$T/out")"
+grep -q 'MPI_Allreduce(count=1, datatype=INT, op=SUM, comm=split#1 of WORLD);' "$T/out" ||
+	fail "comms: no split#1 of WORLD: $(grep MPI_ "$T/out")"
+grep -q 'MPI_Comm_split(comm=WORLD)' "$T/out" || fail "comms: the split's parent: $(grep MPI_ "$T/out")"
 grep -q 'comm=0x' "$T/out" && fail "comms: a communicator as an address: $(grep MPI_ "$T/out")"
-[ "$(grep -c 'comm=COMM#1)' "$T/out")" = 2 ] || fail "comms: COMM#1 twice: $(grep MPI_ "$T/out")"
+[ "$(grep -c 'comm=dup#1 of WORLD)' "$T/out")" = 2 ] ||
+	fail "comms: dup#1 of WORLD not twice: $(grep MPI_ "$T/out")"
 for pt in 0.0 1.0; do
 	expect_status 0 "$DT" -d "$T/db3" nlr comms $pt
 	grep -q '^MPI_Sendrecv\[sendcount=1,sendtype=INT,dest=+1,sendtag=5,recvcount=1,recvtype=INT,source=+1,recvtag=5,comm=WORLD\]$' "$T/out" ||

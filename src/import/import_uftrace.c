@@ -65,7 +65,24 @@ static const mpi_fn mpi_fns[] = {
 	ROOTED("MPI_Gather"), ROOTED("MPI_Igather"), ROOTED("MPI_Scatter"), ROOTED("MPI_Iscatter"),
 	ALLTO("MPI_Allgather"), ALLTO("MPI_Iallgather"), ALLTO("MPI_Alltoall"),
 	ALLTO("MPI_Ialltoall"),
+	/* the calls that make communicators: their parent, so that the new one is named by how
+	 * it was made ("split#1 of WORLD") */
+	{ "MPI_Comm_split", { "comm" } }, { "MPI_Comm_dup", { "comm" } },
+	{ "MPI_Comm_create", { "comm" } }, { "MPI_Comm_split_type", { "comm" } },
 };
+
+/* The kind of communicator a call makes ("split", "dup" ...), or NULL when it makes none. */
+static const char *comm_maker(const mpi_fn *mf)
+{
+	static const char *const k[][2] = { { "MPI_Comm_split", "split" },
+					    { "MPI_Comm_dup", "dup" },
+					    { "MPI_Comm_create", "create" },
+					    { "MPI_Comm_split_type", "split_type" } };
+	for (size_t i = 0; mf && i < sizeof k / sizeof *k; i++)
+		if (!strcmp(mf->name, k[i][0]))
+			return k[i][1];
+	return NULL;
+}
 
 static const mpi_fn *mpi_fn_find(const char *name, size_t len)
 {
@@ -220,9 +237,16 @@ typedef struct ufi_trace {
 	uint64_t *mod_named, *mod_unnamed;
 	size_t nmod;
 	/* communicators that are no predefined object, in the order this thread first passed
-	 * them: named COMM#1, COMM#2 ... so that they compare across runs and ranks */
+	 * them, with their names: by the call that made them ("split#1 of WORLD": the thread's
+	 * first MPI_Comm_split, of MPI_COMM_WORLD), the n-th communicator this thread made being
+	 * the n-th new handle it uses; else COMM#1, COMM#2 ... They compare across runs and ranks
+	 * where addresses do not. */
 	uint64_t comms[32];
+	char comm_name[32][48];
 	size_t ncomms;
+	char made[8][48];      /* communicators made and not used yet, oldest first */
+	size_t nmade;
+	unsigned nmaker[4];    /* per kind of maker: how many this thread called */
 } ufi_trace;
 
 static int tr_flush(ufi_trace *t, dt_err *e)
@@ -512,18 +536,35 @@ static int tidy_args(ufi_trace *t, ufd_data *d, const mpi_fn *mf, int sess, uint
 			uint64_t a = strtoull(in + v, NULL, 16);
 			while (ci < t->ncomms && t->comms[ci] != a)
 				ci++;
-			if (ci == t->ncomms && ci < sizeof t->comms / sizeof *t->comms)
-				t->comms[t->ncomms++] = a;
+			if (ci == t->ncomms && ci < sizeof t->comms / sizeof *t->comms) {
+				/* a handle not seen before: the oldest communicator made and not
+				 * used yet, else a number */
+				t->comms[t->ncomms] = a;
+				char *cn = t->comm_name[t->ncomms];
+				if (t->nmade) {
+					snprintf(cn, sizeof t->comm_name[0], "%s", t->made[0]);
+					memmove(t->made, t->made + 1, --t->nmade * sizeof t->made[0]);
+				} else {
+					snprintf(cn, sizeof t->comm_name[0], "COMM#%zu", t->ncomms + 1);
+				}
+				t->ncomms++;
+			}
 			comm = ci < t->ncomms;
 		}
+		size_t at = out.len;
 		if (obj) {
 			put_object_name(&out, obj);
 		} else if (comm) {
-			char cn[32];
-			int l = snprintf(cn, sizeof cn, "COMM#%zu", ci + 1);
-			buf_put(&out, cn, (size_t)l);
+			buf_put(&out, t->comm_name[ci], strlen(t->comm_name[ci]));
 		} else {
 			buf_put(&out, in + v, end - v);
+		}
+		const char *kind = nm && !strcmp(nm, "comm") ? comm_maker(mf) : NULL;
+		if (kind && t->nmade < sizeof t->made / sizeof *t->made) {
+			/* a call that makes a communicator: named after its kind and its parent */
+			unsigned *n = &t->nmaker[kind[0] == 'd' ? 1 : kind[0] == 'c' ? 2 : kind[5] ? 3 : 0];
+			snprintf(t->made[t->nmade++], sizeof t->made[0], "%s#%u of %.*s", kind, ++*n,
+				 (int)(out.len - at), (const char *)out.p + at);
 		}
 		i = end + 2;
 	}
@@ -599,6 +640,8 @@ static int import_dat(ufi_ctx *c, ufi_dir *ud, int64_t tid, const char *pre_note
 		memset(t->mod_unnamed, 0, t->nmod * sizeof *t->mod_unnamed);
 	}
 	t->ncomms = 0;
+	t->nmade = 0;
+	memset(t->nmaker, 0, sizeof t->nmaker);
 	t->sink = c->sink;
 	int estimate = !!(inf->feat & UFD_FEAT_ESTIMATE_RETURN);
 	int msb = inf->endian == 2; /* big-endian writers lay the bit-fields out from the top */

@@ -211,6 +211,9 @@ if [ "$mpiargs" = 1 ]; then
 	args="$args -A MPI_Sendrecv@arg2/i32,arg3/x64,arg4/i32,arg5/i32,arg7/i32,arg8/x64,arg9/i32,arg10/i32,arg11/x64"
 	args="$args -A MPI_Probe@arg1/i32,arg2/i32,arg3/x64"
 	args="$args -A MPI_Barrier@arg1/x64 -A MPI_Ibarrier@arg1/x64"
+	for f in Comm_split Comm_dup Comm_create Comm_split_type; do
+		args="$args -A MPI_$f@arg1/x64"
+	done
 	args="$args -A MPI_Bcast@arg2/i32,arg3/x64,arg4/i32,arg5/x64 -A MPI_Ibcast@arg2/i32,arg3/x64,arg4/i32,arg5/x64"
 	args="$args -A MPI_Reduce@arg3/i32,arg4/x64,arg5/x64,arg6/i32,arg7/x64 -A MPI_Ireduce@arg3/i32,arg4/x64,arg5/x64,arg6/i32,arg7/x64"
 fi
