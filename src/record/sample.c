@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libunwind.h>
@@ -72,6 +73,10 @@ static struct {
 	pthread_key_t key;
 	int papi_event;
 } g = { .hz = 1000 };
+
+/* The dynamic loader's text: a tick that interrupts it (dlopen, dlclose with the loader's
+ * lock held) is recorded with its PC only, as the stack walk would need that lock. */
+static uintptr_t ld_lo, ld_hi;
 
 static _Alignas(64) unsigned char arena[ARENA_BYTES];
 static atomic_size_t arena_used;
@@ -305,8 +310,15 @@ static void take_sample(uint64_t cost, uint64_t ticks, void *uc, uint64_t pc)
 	if (r) {
 		unw_cursor_t c;
 		int n = 0, ok;
-		if (uc)
-			ok = unw_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) == 0;
+		if (uc) {
+			uintptr_t ip = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+			if (ip >= ld_lo && ip < ld_hi) {
+				pc = ip;
+				ok = 0;
+			} else
+				ok = unw_init_local2(&c, (unw_context_t *)uc,
+						     UNW_INIT_SIGNAL_FRAME) == 0;
+		}
 		else {
 			unw_context_t ctx;
 			ok = unw_getcontext(&ctx) == 0 && unw_init_local(&c, &ctx) == 0;
@@ -949,6 +961,24 @@ static int parse_spec(const char *s)
 	return 0;
 }
 
+static int find_ld(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size, (void)arg;
+	if (!info->dlpi_name || !strstr(info->dlpi_name, "/ld-linux"))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		if (!ld_lo || a < ld_lo)
+			ld_lo = a;
+		if (a + ph->p_memsz > ld_hi)
+			ld_hi = a + ph->p_memsz;
+	}
+	return 1;
+}
+
 static void on_exit_save(void)
 {
 	save_maps();
@@ -990,7 +1020,11 @@ __attribute__((constructor)) static void sample_init(void)
 		sigemptyset(&sa.sa_mask);
 		sigaction(g.sig, &sa, NULL);
 	}
-	/* libunwind's first use allocates its caches: do it before any signal can need it */
+	/* Per-thread caches: the global one has a lock that a tick could find held by a thread
+	 * that waits for the loader's lock, held by the ticking thread (dlclose). libunwind's
+	 * first use allocates its caches: do it before any signal can need it. */
+	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	dl_iterate_phdr(find_ld, NULL);
 	void *fr[4];
 	T.busy = 1;
 	unw_backtrace(fr, 4);
