@@ -400,7 +400,9 @@ static void scan_vars(struct gctx *g, Dwarf_Die *scope, const char *fn, int dept
 			snprintf(full, sizeof full, "%s::%s", fn, name);
 		else
 			snprintf(full, sizeof full, "%s", name);
-		add_global(g, fn ? DT_BC_STATIC : DT_BC_GLOBAL, full, (const char *)tb.p,
+		/* a file-scope variable without DW_AT_external is a static */
+		int ext = !fn && dwarf_attr_integrate(&ch, DW_AT_external, &na) != NULL;
+		add_global(g, ext ? DT_BC_GLOBAL : DT_BC_STATIC, full, (const char *)tb.p,
 			   ops[0].number + g->bias, size);
 		buf_free(&tb);
 	} while (dwarf_siblingof(&ch, &ch) == 0);
