@@ -99,6 +99,7 @@ struct tstate {
 #ifdef HAVE_PAPI
 	int papi_set;
 #endif
+	int quiet; /* inside MPI_Init or MPI_Finalize: the library's own blocks are not recorded */
 	/* the MPI call the thread is in */
 	uint16_t call;
 	uint64_t buf[2], bytes;
@@ -466,7 +467,7 @@ int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *
 static void record_mem(int kind, int call, const void *addr, size_t size, const void *old)
 {
 	struct tstate *t = &T;
-	if (!g.enabled || t->busy || t->state < 0)
+	if (!g.enabled || t->busy || t->state < 0 || t->quiet)
 		return;
 	t->busy = 1;
 	dtp_record *r = slot(t);
@@ -876,7 +877,9 @@ int MPI_Init(int *argc, char ***argv)
 {
 	typedef int (*fn)(int *, char ***);
 	NEXT(MPI_Init, fn);
+	T.quiet = 1;
 	int rc = next_MPI_Init(argc, argv);
+	T.quiet = 0;
 	save_maps(); /* the libraries MPI_Init loaded */
 	return rc;
 }
@@ -885,8 +888,20 @@ int MPI_Init_thread(int *argc, char ***argv, int req, int *prov)
 {
 	typedef int (*fn)(int *, char ***, int, int *);
 	NEXT(MPI_Init_thread, fn);
+	T.quiet = 1;
 	int rc = next_MPI_Init_thread(argc, argv, req, prov);
+	T.quiet = 0;
 	save_maps();
+	return rc;
+}
+
+int MPI_Finalize(void)
+{
+	typedef int (*fn)(void);
+	NEXT(MPI_Finalize, fn);
+	T.quiet = 1;
+	int rc = next_MPI_Finalize();
+	T.quiet = 0;
 	return rc;
 }
 
