@@ -77,6 +77,14 @@ static struct {
 /* The dynamic loader's text: a tick that interrupts it (dlopen, dlclose with the loader's
  * lock held) is recorded with its PC only, as the stack walk would need that lock. */
 static uintptr_t ld_lo, ld_hi;
+/* Held by the thread that walks a stack. libunwind holds locks of its own while it waits for
+ * the loader's lock; a thread ticked while it holds the loader's lock (dl_iterate_phdr, as
+ * uftrace's libmcount calls it) must not wait for those: only one stack walk at a time, and a
+ * walk that would wait is not made (the sample keeps its PC, the allocation has no path). */
+static atomic_flag walking = ATOMIC_FLAG_INIT;
+/* Under uftrace, which replaces return addresses with its own trampoline (no unwind
+ * information), a walk from a signal can read garbage: samples keep their PC only there. */
+static int pc_only;
 
 static _Alignas(64) unsigned char arena[ARENA_BYTES];
 static atomic_size_t arena_used;
@@ -310,17 +318,24 @@ static void take_sample(uint64_t cost, uint64_t ticks, void *uc, uint64_t pc)
 	dtp_record *r = slot(t);
 	if (r) {
 		unw_cursor_t c;
-		int n = 0, ok;
+		int n = 0, ok, locked = 0;
 		if (uc) {
 			uintptr_t ip = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
-			if (ip >= ld_lo && ip < ld_hi) {
+			if (pc_only || (ip >= ld_lo && ip < ld_hi) ||
+			    atomic_flag_test_and_set_explicit(&walking, memory_order_acquire)) {
 				pc = ip;
 				ok = 0;
-			} else
+			} else {
+				locked = 1;
 				ok = unw_init_local2(&c, (unw_context_t *)uc,
 						     UNW_INIT_SIGNAL_FRAME) == 0;
+			}
 		}
+		else if (pc_only ||
+			 atomic_flag_test_and_set_explicit(&walking, memory_order_acquire))
+			ok = 0;
 		else {
+			locked = 1;
 			unw_context_t ctx;
 			ok = unw_getcontext(&ctx) == 0 && unw_init_local(&c, &ctx) == 0;
 			if (ok) { /* skip the handler's own frames, up to the interrupted pc */
@@ -345,6 +360,8 @@ static void take_sample(uint64_t cost, uint64_t ticks, void *uc, uint64_t pc)
 				r->frames[n++] = ip;
 			}
 		}
+		if (locked)
+			atomic_flag_clear_explicit(&walking, memory_order_release);
 		r->kind = DTP_SAMPLE;
 		r->nframes = (uint8_t)n;
 		r->call = t->call;
@@ -473,9 +490,11 @@ static void record_mem(int kind, int call, const void *addr, size_t size, const 
 	dtp_record *r = slot(t);
 	if (r) {
 		int n = 0;
-		if (kind == DTP_ALLOC) {
+		if (kind == DTP_ALLOC &&
+		    !atomic_flag_test_and_set_explicit(&walking, memory_order_acquire)) {
 			void *fr[DTP_FRAMES + 2];
 			n = unw_backtrace(fr, DTP_FRAMES + 2);
+			atomic_flag_clear_explicit(&walking, memory_order_release);
 			/* fr[0] is here, fr[1] the wrapper: keep the wrapper's callers */
 			int k = 0;
 			for (int i = 2; i < n && k < DTP_FRAMES; i++)
@@ -1024,6 +1043,7 @@ __attribute__((constructor)) static void sample_init(void)
 		(void)w;
 		return;
 	}
+	pc_only = getenv("UFTRACE_SHMEM") != NULL || getenv("UFTRACE_DIR") != NULL;
 	g.sig = SIGRTMIN + 4;
 	if (pthread_key_create(&g.key, thread_gone) != 0)
 		return;
