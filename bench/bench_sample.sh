@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench_sample.sh [RUNS]: the cost of difftrace-record --sample on examples/blame/quad_mpi.c
-# (2 ranks). The peer is the same program recorded without samples (--sync-only), measured the
-# same way: the CPU time (user + system) of all its processes, the median of RUNS runs, for
+# (1 rank: no time waiting in MPI, which another rank descheduled by a loaded machine would change). The peer is the same program recorded without samples (--sync-only), measured the
+# same way: the CPU time of the program's process (as it prints it at its end, so the launcher's
+# own polling is left out), the median of RUNS runs, for
 # allocations only (--sample=none), the timer at 1 kHz (the default rate) and at 10 kHz.
 set -eu
 : "${abs_top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -12,7 +13,7 @@ command -v mpicc >/dev/null || { echo "bench_sample: mpicc not installed"; exit 
 T=$(mktemp -d /tmp/dt-bench-sample.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 mpicc -g -O2 -o "$T/quad" "$abs_top_srcdir/examples/blame/quad_mpi.c" -lm
-flags="-np 2"
+flags="-np 1"
 mpirun --version 2>&1 | grep -q 'Open MPI' && flags="$flags --oversubscribe"
 [ "$(id -u)" = 0 ] && flags="$flags --allow-run-as-root"
 # cpu OPTIONS...: the median CPU seconds of the recorded program over $runs runs
@@ -22,9 +23,9 @@ cpu() {
 	while [ $i -lt "$runs" ]; do
 		rm -rf "$T/rec"
 		# shellcheck disable=SC2086
-		/usr/bin/time -f '%U %S' -o "$T/t" mpirun $flags "$abs_top_builddir/difftrace-record" \
-			-o "$T/rec" "$@" -- "$T/quad" 2000000 20 >/dev/null 2>&1
-		awk '{ print $1 + $2 }' "$T/t" >> "$T/times"
+		mpirun $flags "$abs_top_builddir/difftrace-record" \
+			-o "$T/rec" "$@" -- "$T/quad" 1000000 20 >"$T/out" 2>&1
+		awk '/^cpu = / { print $3 }' "$T/out" >> "$T/times"
 		i=$((i + 1))
 	done
 	sort -n "$T/times" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
