@@ -161,6 +161,16 @@ static void test_reader(void)
 	CHECK_EQ_INT(tid, 42);
 	CHECK_EQ_STR(ev, "cpu-time");
 	free(recs);
+	/* a record of no known kind, with its offset */
+	f = fopen(path, "r+b");
+	fseek(f, DTP_HEADER_SIZE + DTP_RECORD_SIZE, SEEK_SET);
+	put_rec(f, 1, 9);
+	fclose(f);
+	CHECK(sample_file_read(path, &recs, &n, &tid, &src, &per, ev, sizeof ev, &torn, &e) == -1);
+	char msg[512];
+	dt_err_format(&e, msg, sizeof msg);
+	CHECK(strstr(msg, "offset 4352") && strstr(msg, "kind 9"));
+	dt_err_clear(&e);
 	/* not a sample file */
 	f = fopen(path, "wb");
 	fputs("something else entirely", f);

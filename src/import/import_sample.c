@@ -110,10 +110,11 @@ int sample_file_read(const char *path, struct dtp_record **recs, size_t *n, int6
 			break;
 		}
 		if (r[k].kind < DTP_SAMPLE || r[k].kind > DTP_FREE || r[k].nframes > DTP_FRAMES) {
+			unsigned kind = r[k].kind, nfr = r[k].nframes;
 			free(r);
 			free(data);
 			return dt_err_at(e, path, (int64_t)(DTP_HEADER_SIZE + k * DTP_RECORD_SIZE),
-					 "bad record (kind %u, %u frames)", r[k].kind, r[k].nframes);
+					 "bad record (kind %u, %u frames)", kind, nfr);
 		}
 	}
 	free(data);
