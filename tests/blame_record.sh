@@ -2,7 +2,8 @@
 # blame_record.sh: difftrace-record --sample end to end: its options, samples of every thread
 # with symbolized stacks, heap blocks freed and made again at the same address, a realloc that
 # moves a block, globals and statics with their types, a program without -g, and a run killed
-# by kill -9 whose samples up to then import.
+# by kill -9 whose samples up to then import, and a sample inside MPI_Bcast resolved to the
+# container of the data broadcast.
 . "${abs_top_srcdir:-..}/tests/lib.sh"
 need built mpi
 [ -f "$abs_top_builddir/libdifftrace-sample.so" ] ||
@@ -107,12 +108,27 @@ app=$(pgrep -f "$APP spin" | head -1)
 kill -9 "$app"
 wait "$pid" 2>/dev/null
 expect_status 0 "$DT" import -r killed "$T/killed"
-run=$(q "SELECT id FROM runs WHERE name = 'killed'")
-n=$(q "SELECT count(*) FROM blame_samples WHERE run_id = $run")
+kid=$(q "SELECT id FROM runs WHERE name = 'killed'")
+n=$(q "SELECT count(*) FROM blame_samples WHERE run_id = $kid")
 [ "$n" -ge 1 ] || fail "no samples imported from the killed run"
+
+# MPI buffers: rank 1 of the quadrature example waits in MPI_Bcast while rank 0 makes the
+# input; those samples carry the container of the data broadcast (dim_num, or the points x)
+"$MPICC" -g -O1 -o "$T/quad" "$abs_top_srcdir/examples/blame/quad_mpi.c" -lm >"$T/cc.log" 2>&1 ||
+	{ cat "$T/cc.log" >&2; fail "mpicc failed on quad_mpi.c"; }
+# shellcheck disable=SC2086
+timeout -k 5 150 "$MPIRUN" $(echo "$flags" | sed 's/-np 1/-np 2/') "$RECORD" --sample --sync-only \
+	-o "$T/quad.rec" -- "$T/quad" 200000 10 </dev/null >"$T/quad.log" 2>&1 ||
+	{ cat "$T/quad.log" >&2; fail "the quadrature run failed"; }
+expect_status 0 "$DT" import -r quad "$T/quad.rec"
+run=$(q "SELECT id FROM runs WHERE name = 'quad'")
+n=$(q "SELECT count(*) FROM blame_samples s JOIN blame_containers c ON c.run_id = s.run_id AND
+       c.id = s.c0 WHERE s.run_id = $run AND s.rank = 1 AND s.call = 27 AND c.rank = 1 AND
+       (c.name = 'dim_num' OR (c.kind = 1 AND c.size = 1600000))")
+[ "$n" -ge 1 ] || fail "no sample of rank 1 in MPI_Bcast blamed on dim_num or x: $(q "SELECT rank, call, c0, c1, weight FROM blame_samples WHERE run_id = $run AND call <> 0")"
 
 # removing a run removes its blame data
 expect_status 0 "$DT" rm killed
-[ "$(q "SELECT count(*) FROM blame_samples WHERE run_id = $run")" = 0 ] ||
+[ "$(q "SELECT count(*) FROM blame_samples WHERE run_id = $kid")" = 0 ] ||
 	fail "the removed run's samples stayed"
 pass
