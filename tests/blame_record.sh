@@ -112,6 +112,22 @@ kid=$(q "SELECT id FROM runs WHERE name = 'killed'")
 n=$(q "SELECT count(*) FROM blame_samples WHERE run_id = $kid")
 [ "$n" -ge 1 ] || fail "no samples imported from the killed run"
 
+# PAPI counter overflow where PAPI reports the counter; else the timer, with a message
+# shellcheck disable=SC2086
+timeout -k 5 150 "$MPIRUN" $flags "$RECORD" --sample=papi --sync-only -o "$T/papi" -- "$APP" ok \
+	</dev/null >"$T/papi.log" 2>&1 || { cat "$T/papi.log" >&2; fail "the PAPI run failed"; }
+expect_status 0 "$DT" import -r papi "$T/papi"
+run=$(q "SELECT id FROM runs WHERE name = 'papi'")
+src=$(q "SELECT source FROM blame_procs WHERE run_id = $run")
+if grep -q 'PAPI does not report the counter' "$T/papi.log"; then
+	echo "PAPI path not tested: PAPI does not report PAPI_TOT_CYC on this machine (the timer was used)"
+	[ "$src" = 1 ] || fail "the fallback from PAPI is not the timer (source $src)"
+else
+	[ "$src" = 2 ] || fail "PAPI reports the counter, yet the samples are not PAPI's (source $src)"
+fi
+[ "$(q "SELECT count(*) FROM blame_samples WHERE run_id = $run")" -ge 1 ] ||
+	fail "no samples with --sample=papi"
+
 # MPI buffers: rank 1 of the quadrature example waits in MPI_Bcast while rank 0 makes the
 # input; those samples carry the container of the data broadcast (dim_num, or the points x)
 "$MPICC" -g -O1 -o "$T/quad" "$abs_top_srcdir/examples/blame/quad_mpi.c" -lm >"$T/cc.log" 2>&1 ||
