@@ -13,6 +13,8 @@
 
 #include "cli/cli.h"
 #include "import/import.h"
+#include "import/import_sample.h"
+#include "store/store_blame.h"
 #include "util/progress.h"
 #include "import/sink.h"
 #include "util/esc.h"
@@ -37,7 +39,9 @@ static const char help[] =
 	"  -h, --help           this help\n"
 	"\n"
 	"PATH is a uftrace.data directory, a directory of rank-N recordings (difftrace-record),\n"
-	"a ParLOT directory or per-thread file (with its .info), or text traces (*.txt).\n";
+	"a ParLOT directory or per-thread file (with its .info), or text traces (*.txt).\n"
+	"The sample record of difftrace-record --sample (rank-N/sample) is imported with it\n"
+	"for 'difftrace blame'.\n";
 
 static volatile sig_atomic_t interrupted;
 
@@ -197,6 +201,31 @@ int cmd_import(cli *c, int argc, char **argv)
 	}
 	if (store_writer_finish(w, &e) || interrupted)
 		goto fail;
+	/* the sample record beside the traces (difftrace-sample(5)), in the same transaction */
+	dt_blame_data bd = { 0 };
+	int nbp = 0;
+	for (int i = optind; i < argc; i++) {
+		int f = 0;
+		if (sample_import(argv[i], &bd, &f, &e)) {
+			dt_blame_data_free(&bd);
+			goto fail;
+		}
+		nbp += f;
+	}
+	if (nbp && store_blame_write(s, run_id, &bd, &e)) {
+		dt_blame_data_free(&bd);
+		goto fail;
+	}
+	uint64_t nticks = 0;
+	unsigned bflags = 0;
+	for (size_t i = 0; i < bd.nsamp; i++)
+		nticks += bd.samp[i].weight;
+	for (size_t i = 0; i < bd.nproc; i++)
+		bflags |= bd.proc[i].flags;
+	size_t ncont = bd.ncont;
+	dt_blame_data_free(&bd);
+	if (interrupted)
+		goto fail;
 	store_writer_free(w);
 	w = NULL;
 	char *got = NULL;
@@ -227,6 +256,19 @@ int cmd_import(cli *c, int argc, char **argv)
 			if (sr.flags)
 				printf("; flagged: %s (see 'difftrace traces %s')", f, sr.name);
 			putchar('\n');
+			if (nbp) {
+				printf("samples of %d processes: %llu ticks, %zu containers", nbp,
+				       (unsigned long long)nticks, ncont);
+				if (bflags & DT_BF_NO_SAMPLES)
+					printf("; some processes have no samples");
+				if (bflags & DT_BF_NO_DEBUG)
+					printf("; the program has no -g (no types, sites without lines)");
+				if (bflags & DT_BF_TORN)
+					printf("; a process was killed (its samples up to then are kept)");
+				if (bflags & DT_BF_NO_MAPS)
+					printf("; no maps file (program counters unsymbolized)");
+				putchar('\n');
+			}
 		}
 		store_run_free(&sr);
 	}

@@ -31,6 +31,12 @@ Options:
       --no-mpi-args      do not record the arguments of MPI calls (recorded by default:
                          count, datatype, op, root, peer, tag, communicator)
       --no-sync          leave out the sync record (libdifftrace-sync.so)
+      --sample[=SPEC]    also take samples (PC and stack) and record allocations with
+                         libdifftrace-sample.so into DIR/rank-R/sample, for
+                         'difftrace blame' (see difftrace-sample(5)). SPEC: auto (the
+                         default: PAPI cycles where PAPI reports the counter, else the
+                         timer), timer[:HZ] (thread CPU time, 1000 Hz by default),
+                         papi[:EVENT[:THRESHOLD]], or none (allocations only)
       --sync-only        record only the sync record, without uftrace
   -v, --verbose          keep uftrace's own notices (with --timeout: 'install signal
                          handlers to task N', once per rank)
@@ -58,6 +64,7 @@ dry=0
 verbose=0
 mpiargs=1
 sync=1
+sample=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-o | --output)
@@ -121,6 +128,18 @@ while [ $# -gt 0 ]; do
 		;;
 	-v | --verbose)
 		verbose=1
+		shift
+		;;
+	--sample)
+		sample=auto
+		shift
+		;;
+	--sample=*)
+		sample=${1#--sample=}
+		case $sample in
+		auto | none | timer | timer:[1-9]* | papi | papi:*) ;;
+		*) die "--sample takes auto, timer[:HZ], papi[:EVENT[:THRESHOLD]] or none, not '$sample'" ;;
+		esac
 		shift
 		;;
 	-n | --dry-run)
@@ -254,15 +273,29 @@ if [ "$sync" != 0 ]; then
 	esac
 	pre=${pre:+$pre:}$slib
 fi
-if [ -n "$pre" ]; then
-	if [ -n "$inject" ] && [ "$sync" != 0 ]; then
-		set -- env "LD_PRELOAD=$pre${LD_PRELOAD:+:$LD_PRELOAD}" "DIFFTRACE_INJECT=$inject" \
-			"DIFFTRACE_SYNC_DIR=$sdir" "$@"
-	elif [ -n "$inject" ]; then
-		set -- env "LD_PRELOAD=$pre${LD_PRELOAD:+:$LD_PRELOAD}" "DIFFTRACE_INJECT=$inject" "$@"
-	else
-		set -- env "LD_PRELOAD=$pre${LD_PRELOAD:+:$LD_PRELOAD}" "DIFFTRACE_SYNC_DIR=$sdir" "$@"
+if [ -n "$sample" ]; then
+	plib=${DIFFTRACE_SAMPLE_LIB:-@PKGLIBDIR@/libdifftrace-sample.so}
+	[ -f "$plib" ] || [ -n "${DIFFTRACE_SAMPLE_LIB:-}" ] || plib=$(dirname "$0")/libdifftrace-sample.so
+	[ -f "$plib" ] || die "no sampler at $plib (it is built when configure finds mpicc and libunwind; DIFFTRACE_SAMPLE_LIB names another)"
+	case $dir in
+	/*) pdir=$dir/sample ;;
+	*) pdir=$(pwd)/$dir/sample ;;
+	esac
+	if [ "$dry" = 0 ] && [ "$sync" = 2 ]; then
+		rm -rf "$pdir"
 	fi
+	# before the sync recorder: its MPI wrappers note the buffers, then hand the call on
+	if [ -n "$inject" ]; then
+		pre=${pre%%:*}:$plib${pre#"$lib"}
+	else
+		pre=$plib${pre:+:$pre}
+	fi
+	set -- "DIFFTRACE_SAMPLE_DIR=$pdir" "DIFFTRACE_SAMPLE=$sample" "$@"
+fi
+if [ -n "$pre" ]; then
+	[ "$sync" != 0 ] && set -- "DIFFTRACE_SYNC_DIR=$sdir" "$@"
+	[ -n "$inject" ] && set -- "DIFFTRACE_INJECT=$inject" "$@"
+	set -- env "LD_PRELOAD=$pre${LD_PRELOAD:+:$LD_PRELOAD}" "$@"
 fi
 if [ -n "$timeout" ]; then
 	case $timeout in

@@ -93,6 +93,40 @@ static const char *const migrations[] = {
 	"CREATE TABLE sync_clocks("
 	"  trace_id INTEGER PRIMARY KEY REFERENCES traces(id) ON DELETE CASCADE,"
 	"  clock INTEGER NOT NULL, mono INTEGER NOT NULL, real INTEGER NOT NULL);",
+
+	/* 3 -> 4: the blame data of a run (import/blame_data.h): per process what its sample
+	 * record lacked, the symbolized locations, the call paths (int32 location ids,
+	 * innermost first, little-endian), the memory containers, and the samples grouped by
+	 * thread, call path, MPI call and the containers of its buffers. */
+	"CREATE TABLE IF NOT EXISTS blame_procs("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  rank INTEGER NOT NULL, pid INTEGER NOT NULL, flags INTEGER NOT NULL,"
+	"  source INTEGER NOT NULL, period INTEGER NOT NULL, event TEXT NOT NULL,"
+	"  exe TEXT NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS blame_locs("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  id INTEGER NOT NULL, func TEXT NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL,"
+	"  module TEXT NOT NULL, in_main INTEGER NOT NULL,"
+	"  PRIMARY KEY(run_id, id)) WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS blame_paths("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  id INTEGER NOT NULL, locs BLOB NOT NULL,"
+	"  PRIMARY KEY(run_id, id)) WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS blame_containers("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  id INTEGER NOT NULL, rank INTEGER NOT NULL, pid INTEGER NOT NULL,"
+	"  kind INTEGER NOT NULL, addr INTEGER NOT NULL, size INTEGER NOT NULL,"
+	"  t_alloc INTEGER NOT NULL, t_free INTEGER NOT NULL, name TEXT, type TEXT,"
+	"  site INTEGER NOT NULL, prev INTEGER NOT NULL, alloc_call INTEGER NOT NULL,"
+	"  PRIMARY KEY(run_id, id)) WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS blame_samples("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  rank INTEGER NOT NULL, pid INTEGER NOT NULL, tid INTEGER NOT NULL,"
+	"  path INTEGER NOT NULL, call INTEGER NOT NULL, c0 INTEGER NOT NULL,"
+	"  c1 INTEGER NOT NULL, nrec INTEGER NOT NULL, weight INTEGER NOT NULL,"
+	"  cost INTEGER NOT NULL, bytes INTEGER NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS blame_samples_run ON blame_samples(run_id);"
+	"CREATE INDEX IF NOT EXISTS blame_procs_run ON blame_procs(run_id);",
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))

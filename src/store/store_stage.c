@@ -91,8 +91,9 @@ int store_cache_writable(store *s, dt_err *e)
 
 /* ---- staged imports ---- */
 
-/* The tables an import writes: the run's own, and every table keyed by trace_id outside the
- * analysis cache. Filled from the store's schema, so a new per-trace table is staged too. */
+/* The tables an import writes: the run's own, and every table keyed by trace_id or run_id
+ * outside the analysis cache (the sync events, the blame data). Filled from the store's
+ * schema, so a new per-trace or per-run table is staged too. */
 static int stage_tables(store *s, char ***out, size_t *n, dt_err *e)
 {
 	static const char *const fixed[] = { "functions", "runs", "traces" };
@@ -103,8 +104,10 @@ static int stage_tables(store *s, char ***out, size_t *n, dt_err *e)
 	sqlite3_stmt *st;
 	if (store_prepare(s,
 			  "SELECT m.name FROM main.sqlite_master m WHERE m.type = 'table' AND"
-			  " m.name NOT LIKE 'analysis%' AND m.name NOT LIKE 'sqlite%' AND EXISTS"
-			  " (SELECT 1 FROM pragma_table_info(m.name) p WHERE p.name = 'trace_id')"
+			  " m.name NOT LIKE 'analys%' AND m.name NOT LIKE 'sqlite%' AND"
+			  " m.name NOT IN ('functions', 'runs', 'traces') AND EXISTS"
+			  " (SELECT 1 FROM pragma_table_info(m.name) p"
+			  "  WHERE p.name IN ('trace_id', 'run_id'))"
 			  " ORDER BY m.rootpage",
 			  &st, e)) {
 		free(v);
@@ -319,6 +322,18 @@ static int copy_table(store *s, const char *t, int64_t run_id, int64_t toff, dt_
 {
 	sqlite3_stmt *st;
 	char q[160];
+	/* a table's own key is left for SQLite to assign only when it is the rowid (the one
+	 * INTEGER PRIMARY KEY of a rowid table); keys of WITHOUT ROWID tables are the data's */
+	snprintf(q, sizeof q, "SELECT count(*) FROM pragma_table_info('%s', 'main') WHERE pk > 0",
+		 t);
+	int fail = 0, npk = (int)one_int(s, q, e, &fail);
+	if (fail)
+		return -1;
+	snprintf(q, sizeof q, "SELECT sql LIKE '%%WITHOUT ROWID%%' FROM main.sqlite_master"
+		 " WHERE type = 'table' AND name = '%s'", t);
+	int norowid = (int)one_int(s, q, e, &fail);
+	if (fail)
+		return -1;
 	snprintf(q, sizeof q, "SELECT name, pk, type FROM pragma_table_info('%s', 'main')", t);
 	if (store_prepare(s, q, &st, e))
 		return -1;
@@ -330,7 +345,8 @@ static int copy_table(store *s, const char *t, int64_t run_id, int64_t toff, dt_
 		char expr[128];
 		if (!strcmp(c, "id") && !strcmp(t, "traces"))
 			snprintf(expr, sizeof expr, "id + %lld", (long long)toff);
-		else if (!strcmp(c, "id") && pk && type && !strcmp(type, "INTEGER"))
+		else if (!strcmp(c, "id") && pk && npk == 1 && !norowid && type &&
+			 !strcmp(type, "INTEGER"))
 			continue; /* a rowid: assigned on insert */
 		else if (!strcmp(c, "run_id"))
 			snprintf(expr, sizeof expr, "%lld", (long long)run_id);
@@ -352,14 +368,6 @@ static int copy_table(store *s, const char *t, int64_t run_id, int64_t toff, dt_
 	buf_byte(&vals, 0);
 	/* rows keep their order, so that keys SQLite assigns follow it; a WITHOUT ROWID table
 	 * (the sync events) is ordered by its own key and has no rowid to order by */
-	snprintf(q, sizeof q, "SELECT sql LIKE '%%WITHOUT ROWID%%' FROM main.sqlite_master"
-		 " WHERE type = 'table' AND name = '%s'", t);
-	int fail = 0, norowid = (int)one_int(s, q, e, &fail);
-	if (fail) {
-		buf_free(&cols);
-		buf_free(&vals);
-		return -1;
-	}
 	size_t len = cols.len + vals.len + 2 * strlen(t) + 64;
 	char *sql = xmalloc(len);
 	snprintf(sql, len, "INSERT INTO main.%s(%s) SELECT %s FROM temp.%s%s", t, (char *)cols.p,

@@ -1,0 +1,832 @@
+/* import_sample.c: the sample record (difftrace-sample(5)) made into blame data
+ * (import/blame_data.h).
+ *
+ * Per process: the thread files are read whole (up to the first unfinished record), the
+ * allocation and free records of all threads are replayed in time order to rebuild each heap
+ * block's lifetime (a block freed and a new one made at the same address are two containers; a
+ * realloc that moves a block links the new container to the old), the program's globals and
+ * statics are read from its DWARF (or, without -g, its symbol table), each sample's MPI buffers
+ * are found among the containers live at its time, and program counters are symbolized with
+ * libdwfl against the binaries the maps file names. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "import/import_sample.h"
+#include "record/samplefmt.h"
+#include "util/util.h"
+
+void dt_blame_data_free(dt_blame_data *d)
+{
+	for (size_t i = 0; i < d->nlocs; i++) {
+		free(d->locs[i].func);
+		free(d->locs[i].file);
+		free(d->locs[i].module);
+	}
+	for (size_t i = 0; i < d->ncont; i++) {
+		free(d->cont[i].name);
+		free(d->cont[i].type);
+	}
+	for (size_t i = 0; i < d->nproc; i++) {
+		free(d->proc[i].event);
+		free(d->proc[i].exe);
+	}
+	free(d->locs);
+	free(d->pathv);
+	free(d->path_off);
+	free(d->cont);
+	free(d->samp);
+	free(d->proc);
+	memset(d, 0, sizeof *d);
+}
+
+/* ---- one thread file ---------------------------------------------------------------------- */
+
+int sample_file_read(const char *path, struct dtp_record **recs, size_t *n, int64_t *tid,
+		     int32_t *source, int64_t *period, char *event, size_t eventlen, int *torn,
+		     dt_err *e)
+{
+	uint8_t *data;
+	size_t len;
+	*recs = NULL;
+	*n = 0;
+	*torn = 0;
+	if (read_file(path, &data, &len, e))
+		return -1;
+	if (len < DTP_HEADER_SIZE || memcmp(data, DTP_MAGIC, 8) != 0) {
+		/* a header never finished (killed at once) reads as an empty file; anything
+		 * else that is not ours is an error */
+		int blank = 1;
+		for (size_t i = 0; i < len && i < 8; i++)
+			blank &= data[i] == 0;
+		free(data);
+		if (blank) {
+			*torn = 1;
+			return 0;
+		}
+		return dt_err_at(e, path, 0, "not a difftrace sample file (bad magic)");
+	}
+	dtp_header h;
+	memcpy(&h, data, sizeof h);
+	if (h.endian != 0x01020304u) {
+		free(data);
+		return dt_err_at(e, path, offsetof(dtp_header, endian),
+				 "recorded on a host of the other byte order");
+	}
+	if (h.version != DTP_VERSION || h.header_size != DTP_HEADER_SIZE ||
+	    h.record_size != DTP_RECORD_SIZE) {
+		free(data);
+		return dt_err_at(e, path, offsetof(dtp_header, version),
+				 "sample file version %u (record %u bytes) is not one this difftrace "
+				 "reads (%u, %u bytes)",
+				 h.version, h.record_size, DTP_VERSION, DTP_RECORD_SIZE);
+	}
+	*tid = h.tid;
+	*source = h.source;
+	*period = h.period;
+	h.event[sizeof h.event - 1] = 0;
+	snprintf(event, eventlen, "%s", h.event);
+	size_t max = (len - DTP_HEADER_SIZE) / DTP_RECORD_SIZE;
+	dtp_record *r = xmalloc((max ? max : 1) * sizeof *r);
+	size_t k = 0;
+	for (; k < max; k++) {
+		const uint8_t *p = data + DTP_HEADER_SIZE + k * DTP_RECORD_SIZE;
+		memcpy(&r[k], p, sizeof *r);
+		if (r[k].commit != dtp_commit(k)) {
+			for (size_t i = 0; i < DTP_RECORD_SIZE; i++)
+				if (p[i]) {
+					*torn = 1;
+					break;
+				}
+			break;
+		}
+		if (r[k].kind < DTP_SAMPLE || r[k].kind > DTP_FREE || r[k].nframes > DTP_FRAMES) {
+			unsigned kind = r[k].kind, nfr = r[k].nframes;
+			free(r);
+			free(data);
+			return dt_err_at(e, path, (int64_t)(DTP_HEADER_SIZE + k * DTP_RECORD_SIZE),
+					 "bad record (kind %u, %u frames)", kind, nfr);
+		}
+	}
+	free(data);
+	*recs = r;
+	*n = k;
+	return 0;
+}
+
+/* ---- symbols ------------------------------------------------------------------------------ */
+
+struct mapping {
+	uint64_t start, end, off;
+	char *path;
+};
+
+struct symtab {
+	Dwfl *dwfl;
+	struct mapping *maps;
+	size_t nmaps;
+	char *exe;
+	Dwfl_Module *exe_mod;
+	strmap pcs;   /* "pc" bytes -> loc id, for this process */
+	strmap *locs; /* func\0file\0line\0module -> loc id, for the whole import */
+};
+
+/* What is shared by the processes of one import: locations and paths are interned once. */
+struct ictx {
+	strmap locs, paths;
+};
+
+static char *find_debuginfo_path = NULL;
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &find_debuginfo_path,
+};
+
+/* Reads DIR/<pid>.maps and reports every file-backed binary to libdwfl at its load address. */
+static int symtab_open(struct symtab *s, const char *mapsfile, strmap *locs)
+{
+	memset(s, 0, sizeof *s);
+	strmap_init(&s->pcs);
+	s->locs = locs;
+	FILE *f = fopen(mapsfile, "r");
+	if (!f)
+		return -1;
+	char line[4096 + 256];
+	size_t cap = 0;
+	while (fgets(line, sizeof line, f)) {
+		unsigned long long a, b, off;
+		char perms[8];
+		int pos = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &a, &b, perms, &off, &pos) < 4 ||
+		    !pos)
+			continue;
+		char *p = line + pos;
+		p[strcspn(p, "\n")] = 0;
+		if (*p != '/')
+			continue;
+		grow((void **)&s->maps, &cap, s->nmaps + 1, sizeof *s->maps);
+		s->maps[s->nmaps++] = (struct mapping){ a, b, off, xstrdup(p) };
+	}
+	fclose(f);
+	s->dwfl = dwfl_begin(&callbacks);
+	if (!s->dwfl)
+		return -1;
+	dwfl_report_begin(s->dwfl);
+	for (size_t i = 0; i < s->nmaps; i++) {
+		int seen = 0;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(s->maps[j].path, s->maps[i].path);
+		if (seen || access(s->maps[i].path, R_OK) != 0)
+			continue;
+		/* the mapping of file offset 0 is where the file is loaded */
+		uint64_t base = s->maps[i].start - s->maps[i].off;
+		const char *bn = strrchr(s->maps[i].path, '/') + 1;
+		Dwfl_Module *m = dwfl_report_elf(s->dwfl, bn, s->maps[i].path, -1, base, false);
+		if (!s->exe && m) {
+			s->exe = xstrdup(s->maps[i].path);
+			s->exe_mod = m;
+		}
+	}
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	return 0;
+}
+
+static void symtab_close(struct symtab *s)
+{
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	for (size_t i = 0; i < s->nmaps; i++)
+		free(s->maps[i].path);
+	free(s->maps);
+	free(s->exe);
+	strmap_free(&s->pcs);
+}
+
+static int32_t loc_intern(dt_blame_data *d, struct symtab *s, const char *func, const char *file,
+			  int line, const char *module, int in_main)
+{
+	dt_buf k = { 0 };
+	buf_put(&k, func, strlen(func) + 1);
+	buf_put(&k, file, strlen(file) + 1);
+	buf_put(&k, &line, sizeof line);
+	buf_put(&k, module, strlen(module) + 1);
+	uint32_t id;
+	if (!strmap_get(s->locs, (const char *)k.p, k.len, &id)) {
+		grow((void **)&d->locs, &d->caplocs, d->nlocs + 1, sizeof *d->locs);
+		d->locs[d->nlocs] = (dt_bloc){ xstrdup(func), xstrdup(file), line, xstrdup(module),
+					       in_main };
+		id = (uint32_t)d->nlocs++;
+		strmap_put(s->locs, (const char *)k.p, k.len, id);
+	}
+	buf_free(&k);
+	return (int32_t)id;
+}
+
+/* The location of pc; a return address (ret) is looked up one byte back, inside the call. */
+static int32_t symbolize(dt_blame_data *d, struct symtab *s, uint64_t pc, int ret)
+{
+	uint64_t key[2] = { pc, (uint64_t)ret };
+	uint32_t id;
+	if (strmap_get(&s->pcs, (const char *)key, sizeof key, &id))
+		return (int32_t)id;
+	uint64_t a = ret && pc ? pc - 1 : pc;
+	const char *func = NULL, *file = "", *module = "?";
+	int line = 0;
+	char hex[64];
+	Dwfl_Module *m = s->dwfl ? dwfl_addrmodule(s->dwfl, a) : NULL;
+	if (m) {
+		module = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+		GElf_Off off;
+		GElf_Sym sym;
+		func = dwfl_module_addrinfo(m, a, &off, &sym, NULL, NULL, NULL);
+		Dwfl_Line *l = dwfl_module_getsrc(m, a);
+		if (l) {
+			const char *f = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+			if (f)
+				file = f;
+		}
+	}
+	if (!func) {
+		snprintf(hex, sizeof hex, "0x%" PRIx64, pc);
+		func = hex;
+	}
+	id = (uint32_t)loc_intern(d, s, func, file, line, module ? module : "?",
+				  m && m == s->exe_mod);
+	strmap_put(&s->pcs, (const char *)key, sizeof key, id);
+	return (int32_t)id;
+}
+
+/* ---- globals and statics ------------------------------------------------------------------ */
+
+static void type_name(Dwarf_Die *t, dt_buf *out, int depth)
+{
+	if (depth > 8) {
+		buf_put(out, "?", 1);
+		return;
+	}
+	Dwarf_Attribute at;
+	Dwarf_Die sub;
+	int has = dwarf_attr_integrate(t, DW_AT_type, &at) && dwarf_formref_die(&at, &sub);
+	const char *nm = dwarf_diename(t);
+	switch (dwarf_tag(t)) {
+	case DW_TAG_pointer_type:
+		if (has)
+			type_name(&sub, out, depth + 1);
+		else
+			buf_put(out, "void", 4);
+		buf_put(out, "*", 1);
+		return;
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+	case DW_TAG_restrict_type:
+	case DW_TAG_atomic_type:
+		if (has)
+			type_name(&sub, out, depth + 1);
+		else
+			buf_put(out, "void", 4);
+		return;
+	case DW_TAG_array_type: {
+		if (has)
+			type_name(&sub, out, depth + 1);
+		Dwarf_Die ch;
+		if (dwarf_child(t, &ch) == 0)
+			do {
+				if (dwarf_tag(&ch) != DW_TAG_subrange_type)
+					continue;
+				Dwarf_Word n = 0;
+				Dwarf_Attribute ua;
+				char b[32];
+				if (dwarf_attr_integrate(&ch, DW_AT_count, &ua) &&
+				    dwarf_formudata(&ua, &n) == 0)
+					snprintf(b, sizeof b, "[%llu]", (unsigned long long)n);
+				else if (dwarf_attr_integrate(&ch, DW_AT_upper_bound, &ua) &&
+					 dwarf_formudata(&ua, &n) == 0)
+					snprintf(b, sizeof b, "[%llu]", (unsigned long long)n + 1);
+				else
+					snprintf(b, sizeof b, "[]");
+				buf_put(out, b, strlen(b));
+			} while (dwarf_siblingof(&ch, &ch) == 0);
+		return;
+	}
+	case DW_TAG_structure_type:
+		buf_put(out, "struct ", 7);
+		break;
+	case DW_TAG_union_type:
+		buf_put(out, "union ", 6);
+		break;
+	case DW_TAG_enumeration_type:
+		buf_put(out, "enum ", 5);
+		break;
+	default:
+		break;
+	}
+	if (nm)
+		buf_put(out, nm, strlen(nm));
+	else
+		buf_put(out, "?", 1);
+}
+
+struct gctx {
+	dt_blame_data *d;
+	int32_t rank;
+	int64_t pid;
+	Dwarf_Addr bias;
+};
+
+static void add_global(struct gctx *g, int kind, const char *name, const char *type,
+		       uint64_t addr, uint64_t size)
+{
+	dt_blame_data *d = g->d;
+	if (!size)
+		size = 1;
+	grow((void **)&d->cont, &d->capcont, d->ncont + 1, sizeof *d->cont);
+	d->cont[d->ncont++] = (dt_bcontainer){ .rank = g->rank, .pid = g->pid, .kind = kind,
+					       .addr = addr, .size = size, .t_alloc = 0,
+					       .t_free = INT64_MAX, .name = xstrdup(name),
+					       .type = type ? xstrdup(type) : NULL, .site = -1,
+					       .prev = -1 };
+}
+
+/* The variables of a DIE's scope with a fixed address (DW_OP_addr): globals at the top, the
+ * statics of functions below (named function::variable). */
+static void scan_vars(struct gctx *g, Dwarf_Die *scope, const char *fn, int depth)
+{
+	Dwarf_Die ch;
+	if (depth > 16 || dwarf_child(scope, &ch) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&ch);
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block) {
+			const char *n = tag == DW_TAG_subprogram ? dwarf_diename(&ch) : fn;
+			scan_vars(g, &ch, n ? n : fn, depth + 1);
+			continue;
+		}
+		if (tag != DW_TAG_variable)
+			continue;
+		Dwarf_Attribute at;
+		Dwarf_Op *ops;
+		size_t nops;
+		if (!dwarf_attr(&ch, DW_AT_location, &at) || dwarf_getlocation(&at, &ops, &nops) != 0 ||
+		    nops != 1 || ops[0].atom != DW_OP_addr)
+			continue;
+		Dwarf_Attribute na;
+		const char *name = dwarf_attr_integrate(&ch, DW_AT_name, &na) ? dwarf_formstring(&na)
+									       : NULL;
+		if (!name)
+			continue;
+		Dwarf_Die ty;
+		Dwarf_Word size = 0;
+		dt_buf tb = { 0 };
+		if (dwarf_attr_integrate(&ch, DW_AT_type, &at) && dwarf_formref_die(&at, &ty)) {
+			type_name(&ty, &tb, 0);
+			Dwarf_Die peeled;
+			if (dwarf_peel_type(&ty, &peeled) == 0)
+				ty = peeled;
+			if (dwarf_aggregate_size(&ty, &size) != 0)
+				size = 0;
+		}
+		buf_byte(&tb, 0);
+		char full[512];
+		if (fn)
+			snprintf(full, sizeof full, "%s::%s", fn, name);
+		else
+			snprintf(full, sizeof full, "%s", name);
+		/* a file-scope variable without DW_AT_external is a static */
+		int ext = !fn && dwarf_attr_integrate(&ch, DW_AT_external, &na) != NULL;
+		add_global(g, ext ? DT_BC_GLOBAL : DT_BC_STATIC, full, (const char *)tb.p,
+			   ops[0].number + g->bias, size);
+		buf_free(&tb);
+	} while (dwarf_siblingof(&ch, &ch) == 0);
+}
+
+/* Adds the program's globals; returns 1 when it had DWARF, 0 when only its symbol table. */
+static int read_globals(struct symtab *s, dt_blame_data *d, int32_t rank, int64_t pid)
+{
+	if (!s->exe_mod)
+		return 0;
+	struct gctx g = { d, rank, pid, 0 };
+	size_t before = d->ncont;
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	while ((cu = dwfl_module_nextcu(s->exe_mod, cu, &bias))) {
+		g.bias = bias;
+		scan_vars(&g, cu, NULL, 0);
+	}
+	if (d->ncont > before)
+		return 1;
+	int n = dwfl_module_getsymtab(s->exe_mod);
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(s->exe_mod, i, &sym, &addr, NULL, NULL,
+							   NULL);
+		if (!name || GELF_ST_TYPE(sym.st_info) != STT_OBJECT || !sym.st_size ||
+		    sym.st_shndx == SHN_UNDEF || name[0] == '_')
+			continue;
+		add_global(&g, GELF_ST_BIND(sym.st_info) == STB_LOCAL ? DT_BC_STATIC : DT_BC_GLOBAL,
+			   name, NULL, addr, sym.st_size);
+	}
+	return 0;
+}
+
+/* ---- one process -------------------------------------------------------------------------- */
+
+struct trec {
+	dtp_record r;
+	int64_t tid;
+	size_t idx; /* position in the files, which keeps a thread's order on equal times */
+};
+
+static int by_ts(const void *a, const void *b)
+{
+	const struct trec *x = a, *y = b;
+	if (x->r.ts != y->r.ts)
+		return x->r.ts < y->r.ts ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+struct live {
+	uint64_t addr;
+	int32_t cont;
+};
+
+static int32_t path_intern(dt_blame_data *d, strmap *paths, const int32_t *v, size_t n)
+{
+	uint32_t id;
+	if (strmap_get(paths, (const char *)v, n * sizeof *v, &id))
+		return (int32_t)id;
+	if (!d->npaths) {
+		grow((void **)&d->path_off, &d->cappaths, 1, sizeof *d->path_off);
+		d->path_off[0] = 0;
+	}
+	grow((void **)&d->pathv, &d->cappathv, d->npathv + n, sizeof *d->pathv);
+	memcpy(d->pathv + d->npathv, v, n * sizeof *v);
+	d->npathv += n;
+	grow((void **)&d->path_off, &d->cappaths, d->npaths + 2, sizeof *d->path_off);
+	d->path_off[d->npaths + 1] = (uint32_t)d->npathv;
+	id = (uint32_t)d->npaths++;
+	strmap_put(paths, (const char *)(d->pathv + d->path_off[id]), n * sizeof *v, id);
+	return (int32_t)id;
+}
+
+/* Containers of the process sorted by address, for the lookup of a buffer at a time. */
+struct cindex {
+	const dt_bcontainer *c;
+	int32_t *ord;
+	size_t n;
+};
+
+static const dt_bcontainer *cmp_base;
+static int by_addr(const void *a, const void *b)
+{
+	const dt_bcontainer *x = &cmp_base[*(const int32_t *)a], *y = &cmp_base[*(const int32_t *)b];
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->t_alloc < y->t_alloc ? -1 : x->t_alloc > y->t_alloc;
+}
+
+/* The container holding addr at time ts, -1 none. Blocks are looked for among the 4096
+ * nearest starts below addr: a buffer inside a block that starts further down (a huge block
+ * with many small ones after its start) is not found; documented in difftrace-sample(5). */
+static int32_t cfind(const struct cindex *x, uint64_t addr, int64_t ts)
+{
+	if (!addr || !x->n)
+		return -1;
+	size_t lo = 0, hi = x->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (x->c[x->ord[mid]].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo, k = 0; i-- > 0 && k < 4096; k++) {
+		const dt_bcontainer *c = &x->c[x->ord[i]];
+		if (addr < c->addr + c->size && c->t_alloc <= ts && ts < c->t_free)
+			return x->ord[i];
+	}
+	return -1;
+}
+
+struct sgroup_key {
+	int64_t tid;
+	int32_t path, call, c0, c1;
+};
+
+static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_t pid,
+			  char **files, size_t nf, dt_blame_data *d, dt_err *e)
+{
+	struct trec *all = NULL;
+	size_t n = 0, cap = 0;
+	uint32_t flags = 0;
+	int32_t source = 0;
+	int64_t period = 0;
+	char event[64] = "";
+	for (size_t i = 0; i < nf; i++) {
+		char *p = path_join(dir, files[i]);
+		dtp_record *r;
+		size_t k;
+		int64_t tid = 0;
+		int32_t src;
+		int64_t per;
+		char ev[64];
+		int torn;
+		int rc = sample_file_read(p, &r, &k, &tid, &src, &per, ev, sizeof ev, &torn, e);
+		free(p);
+		if (rc) {
+			free(all);
+			return -1;
+		}
+		if (torn)
+			flags |= DT_BF_TORN;
+		if (k) {
+			source = src;
+			period = per;
+			snprintf(event, sizeof event, "%s", ev);
+		}
+		grow((void **)&all, &cap, n + k, sizeof *all);
+		for (size_t j = 0; j < k; j++)
+			all[n + j] = (struct trec){ r[j], tid, n + j };
+		n += k;
+		free(r);
+	}
+	qsort(all, n, sizeof *all, by_ts);
+
+	char mname[64];
+	snprintf(mname, sizeof mname, "%" PRId64 ".maps", pid);
+	char *mp = path_join(dir, mname);
+	struct symtab st;
+	if (symtab_open(&st, mp, &ic->locs) != 0)
+		flags |= DT_BF_NO_MAPS;
+	free(mp);
+
+	size_t first = d->ncont;
+	if (!read_globals(&st, d, rank, pid))
+		flags |= DT_BF_NO_DEBUG;
+
+	/* replay the allocations: live blocks by address */
+	strmap live;
+	strmap_init(&live);
+	strmap lastc; /* address -> the last container there (realloc's old block) */
+	strmap_init(&lastc);
+	strmap *paths = &ic->paths;
+	int32_t fr[DTP_FRAMES + 1];
+	for (size_t i = 0; i < n; i++) {
+		dtp_record *r = &all[i].r;
+		uint32_t ci;
+		if (r->kind == DTP_FREE) {
+			if (strmap_get(&live, (const char *)&r->addr, 8, &ci) && ci != UINT32_MAX) {
+				d->cont[ci].t_free = r->ts;
+				strmap_put(&live, (const char *)&r->addr, 8, UINT32_MAX);
+			}
+		} else if (r->kind == DTP_ALLOC) {
+			for (int k = 0; k < r->nframes; k++)
+				fr[k] = symbolize(d, &st, r->frames[k], 1);
+			int32_t prev = -1;
+			uint32_t pc;
+			if (r->call == DTP_A_REALLOC && r->buf[0] &&
+			    strmap_get(&lastc, (const char *)&r->buf[0], 8, &pc))
+				prev = (int32_t)pc;
+			/* a block still live at this address was freed without our seeing it */
+			if (strmap_get(&live, (const char *)&r->addr, 8, &ci) && ci != UINT32_MAX)
+				d->cont[ci].t_free = r->ts;
+			grow((void **)&d->cont, &d->capcont, d->ncont + 1, sizeof *d->cont);
+			d->cont[d->ncont] = (dt_bcontainer){
+				.rank = rank, .pid = pid,
+				.kind = r->call == DTP_A_MMAP ? DT_BC_MMAP : DT_BC_HEAP,
+				.addr = r->addr, .size = r->size ? r->size : 1, .t_alloc = r->ts,
+				.t_free = INT64_MAX,
+				.site = r->nframes ? path_intern(d, paths, fr, r->nframes) : -1,
+				.prev = prev, .alloc_call = r->call
+			};
+			ci = (uint32_t)d->ncont++;
+			strmap_put(&live, (const char *)&r->addr, 8, ci);
+			strmap_put(&lastc, (const char *)&r->addr, 8, ci);
+		}
+	}
+	strmap_free(&live);
+	strmap_free(&lastc);
+
+	struct cindex cx = { d->cont, NULL, 0 };
+	cx.n = d->ncont - first;
+	cx.ord = xmalloc((cx.n ? cx.n : 1) * sizeof *cx.ord);
+	for (size_t i = 0; i < cx.n; i++)
+		cx.ord[i] = (int32_t)(first + i);
+	cmp_base = d->cont;
+	qsort(cx.ord, cx.n, sizeof *cx.ord, by_addr);
+
+	/* the samples, grouped */
+	strmap groups;
+	strmap_init(&groups);
+	size_t nsamples = 0;
+	for (size_t i = 0; i < n; i++) {
+		dtp_record *r = &all[i].r;
+		if (r->kind != DTP_SAMPLE)
+			continue;
+		nsamples++;
+		if (r->weight > 1)
+			flags |= DT_BF_MERGED;
+		fr[0] = symbolize(d, &st, r->addr, 0);
+		for (int k = 0; k < r->nframes; k++)
+			fr[k + 1] = symbolize(d, &st, r->frames[k], 1);
+		struct sgroup_key key;
+		memset(&key, 0, sizeof key);
+		key.tid = all[i].tid;
+		key.path = path_intern(d, paths, fr, (size_t)r->nframes + 1);
+		key.call = r->call;
+		key.c0 = cfind(&cx, r->buf[0], r->ts);
+		key.c1 = cfind(&cx, r->buf[1], r->ts);
+		uint32_t gi;
+		if (!strmap_get(&groups, (const char *)&key, sizeof key, &gi)) {
+			grow((void **)&d->samp, &d->capsamp, d->nsamp + 1, sizeof *d->samp);
+			d->samp[d->nsamp] = (dt_bsample){ .rank = rank, .pid = pid, .tid = key.tid,
+							  .path = key.path, .call = key.call,
+							  .c0 = key.c0, .c1 = key.c1,
+							  .bytes = r->bytes };
+			gi = (uint32_t)d->nsamp++;
+			strmap_put(&groups, (const char *)&key, sizeof key, gi);
+		}
+		d->samp[gi].nrec++;
+		d->samp[gi].weight += r->weight;
+		d->samp[gi].cost += r->cost;
+	}
+	strmap_free(&groups);
+	free(cx.ord);
+	free(all);
+	if (!nsamples)
+		flags |= DT_BF_NO_SAMPLES;
+	grow((void **)&d->proc, &d->capproc, d->nproc + 1, sizeof *d->proc);
+	d->proc[d->nproc++] = (dt_bproc){ rank, pid, flags, source, period, xstrdup(event),
+					  xstrdup(st.exe ? st.exe : "") };
+	symtab_close(&st);
+	return 0;
+}
+
+/* ---- directories -------------------------------------------------------------------------- */
+
+static int by_name(const void *a, const void *b)
+{
+	return natcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One sample directory: its files grouped by pid. */
+static int import_dir(struct ictx *ic, const char *dir, int32_t rank, dt_blame_data *d,
+		      int *found, dt_err *e)
+{
+	DIR *dp = opendir(dir);
+	if (!dp)
+		return dt_err_at(e, dir, -1, "cannot read the directory");
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	while ((de = readdir(dp))) {
+		size_t l = strlen(de->d_name);
+		if (l > 4 && !strcmp(de->d_name + l - 4, ".dtp")) {
+			grow((void **)&names, &cap, n + 1, sizeof *names);
+			names[n++] = xstrdup(de->d_name);
+		}
+	}
+	closedir(dp);
+	qsort(names, n, sizeof *names, by_name);
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc;) {
+		int64_t pid = strtoll(names[i], NULL, 10);
+		size_t j = i;
+		while (j < n && strtoll(names[j], NULL, 10) == pid)
+			j++;
+		rc = import_process(ic, dir, rank, pid, names + i, j - i, d, e);
+		if (!rc)
+			(*found)++;
+		i = j;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+static int is_dir(const char *p)
+{
+	struct stat sb;
+	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static int32_t rank_of(const char *dir)
+{
+	const char *b = strrchr(dir, '/');
+	b = b ? b + 1 : dir;
+	if (strncmp(b, "rank-", 5) != 0)
+		return -1;
+	char *end;
+	long r = strtol(b + 5, &end, 10);
+	return *end || r < 0 || r > INT32_MAX ? -1 : (int32_t)r;
+}
+
+static int has_dtp(const char *dir)
+{
+	DIR *dp = opendir(dir);
+	if (!dp)
+		return 0;
+	struct dirent *de;
+	int yes = 0;
+	while (!yes && (de = readdir(dp))) {
+		size_t l = strlen(de->d_name);
+		yes = l > 4 && !strcmp(de->d_name + l - 4, ".dtp");
+	}
+	closedir(dp);
+	return yes;
+}
+
+static int import_path(struct ictx *ic, const char *path, dt_blame_data *d, int *found,
+		       dt_err *e)
+{
+	if (!is_dir(path))
+		return 0;
+	/* a sample directory itself */
+	if (has_dtp(path)) {
+		char *parent = xstrdup(path);
+		char *sl = strrchr(parent, '/');
+		int32_t rank = -1;
+		if (sl) {
+			*sl = 0;
+			rank = rank_of(parent);
+		}
+		free(parent);
+		return import_dir(ic, path, rank, d, found, e);
+	}
+	/* a rank directory */
+	char *sd = path_join(path, "sample");
+	if (is_dir(sd)) {
+		char *clean = xstrdup(path);
+		size_t l = strlen(clean);
+		while (l > 1 && clean[l - 1] == '/')
+			clean[--l] = 0;
+		int rc = import_dir(ic, sd, rank_of(clean), d, found, e);
+		free(clean);
+		free(sd);
+		return rc;
+	}
+	free(sd);
+	/* a recording directory: its rank-N directories */
+	DIR *dp = opendir(path);
+	if (!dp)
+		return 0;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	while ((de = readdir(dp)))
+		if (rank_of(de->d_name) >= 0) {
+			grow((void **)&names, &cap, n + 1, sizeof *names);
+			names[n++] = xstrdup(de->d_name);
+		}
+	closedir(dp);
+	qsort(names, n, sizeof *names, by_name);
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		char *rd = path_join(path, names[i]);
+		char *s2 = path_join(rd, "sample");
+		if (!rc && is_dir(s2))
+			rc = import_dir(ic, s2, rank_of(names[i]), d, found, e);
+		free(s2);
+		free(rd);
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+int sample_import(const char *path, dt_blame_data *d, int *found, dt_err *e)
+{
+	*found = 0;
+	struct ictx ic;
+	strmap_init(&ic.locs);
+	strmap_init(&ic.paths);
+	/* the maps are rebuilt from d, which may hold an earlier PATH's data */
+	for (size_t i = 0; i < d->nlocs; i++) {
+		const dt_bloc *l = &d->locs[i];
+		dt_buf k = { 0 };
+		buf_put(&k, l->func, strlen(l->func) + 1);
+		buf_put(&k, l->file, strlen(l->file) + 1);
+		buf_put(&k, &l->line, sizeof l->line);
+		buf_put(&k, l->module, strlen(l->module) + 1);
+		strmap_put(&ic.locs, (const char *)k.p, k.len, (uint32_t)i);
+		buf_free(&k);
+	}
+	for (size_t i = 0; i < d->npaths; i++)
+		strmap_put(&ic.paths, (const char *)(d->pathv + d->path_off[i]),
+			   (d->path_off[i + 1] - d->path_off[i]) * sizeof *d->pathv, (uint32_t)i);
+	int rc = import_path(&ic, path, d, found, e);
+	strmap_free(&ic.locs);
+	strmap_free(&ic.paths);
+	return rc;
+}

@@ -1,0 +1,1072 @@
+/* sample.c: libdifftrace-sample.so, the sampler and allocation record of variable blame,
+ * loaded with LD_PRELOAD by difftrace-record --sample (difftrace-sample(5) describes its files).
+ *
+ * Samples: every thread gets a timer on its own CPU-time clock (timer_create on
+ * CLOCK_THREAD_CPUTIME_ID, delivered to that thread with SIGEV_THREAD_ID), or, where PAPI
+ * reports the counter, a counter overflow; each tick records the interrupted PC and a libunwind
+ * walk of the stack from the signal context (local-only libunwind, whose unw_init_local2 and
+ * unw_step may be used in a signal handler). Allocations: malloc, calloc, realloc, free,
+ * posix_memalign, aligned_alloc, memalign, anonymous mmap and munmap are wrapped and recorded
+ * with their address, size and call path, so the importer can rebuild each block's lifetime.
+ * MPI calls that move data are wrapped too (before libdifftrace-sync.so in LD_PRELOAD, handing
+ * on to the next definition), so that a sample taken inside one knows its buffers.
+ *
+ * Reentrancy: a thread's record writer is used from ordinary code (allocations) and from the
+ * signal handler. While the thread is inside the writer, or inside libunwind, or inside the
+ * allocator wrappers' own work, a tick is not written but merged into the thread's next
+ * sample (its weight and cost add up), so no tick is lost or counted twice. Allocations made
+ * while recording (libunwind's, dlsym's) are passed on unrecorded; those made before dlsym has
+ * found the real allocator come from a small static arena and are never freed.
+ * Nothing is recorded unless DIFFTRACE_SAMPLE_DIR names a directory. */
+#define _GNU_SOURCE
+#define UNW_LOCAL_ONLY
+#include <dlfcn.h>
+#include <link.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libunwind.h>
+#include <mpi.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef HAVE_PAPI
+#include <papi.h>
+#endif
+
+#include "samplefmt.h"
+#include "syncfmt.h"
+
+#define CHUNK_BYTES ((size_t)DTP_CHUNK_RECORDS * DTP_RECORD_SIZE)
+#define ARENA_BYTES (256u * 1024u)
+#define REQ_SLOTS 4096u
+
+static void *(*real_malloc)(size_t);
+static void *(*real_calloc)(size_t, size_t);
+static void *(*real_realloc)(void *, size_t);
+static void (*real_free)(void *);
+static int (*real_memalign)(void **, size_t, size_t);
+static void *(*real_aligned)(size_t, size_t);
+static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
+static int (*real_munmap)(void *, size_t);
+static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
+				  void *);
+
+/* The process's settings, written by the constructor before any thread is sampled. */
+static struct {
+	int enabled;
+	int source;     /* enum dtp_source */
+	long hz;        /* timer rate */
+	long threshold; /* PAPI overflow threshold */
+	char event[64];
+	int sig;
+	char dir[3072];
+	pthread_key_t key;
+	int papi_event;
+} g = { .hz = 1000 };
+
+/* The dynamic loader's text: a tick that interrupts it (dlopen, dlclose with the loader's
+ * lock held) is recorded with its PC only, as the stack walk would need that lock. */
+static uintptr_t ld_lo, ld_hi;
+/* Held by the thread that walks a stack. libunwind holds locks of its own while it waits for
+ * the loader's lock; a thread ticked while it holds the loader's lock (dl_iterate_phdr, as
+ * uftrace's libmcount calls it) must not wait for those: only one stack walk at a time, and a
+ * walk that would wait is not made (the sample keeps its PC, the allocation has no path). */
+static atomic_flag walking = ATOMIC_FLAG_INIT;
+/* Under uftrace, which replaces return addresses with its own trampoline (no unwind
+ * information), a walk from a signal can read garbage: samples keep their PC only there. */
+static int pc_only;
+
+static _Alignas(64) unsigned char arena[ARENA_BYTES];
+static atomic_size_t arena_used;
+static _Atomic int resolving; /* inside dlsym: allocations come from the arena */
+
+/* The thread's record. `busy` is set while the thread is inside the writer or libunwind. */
+struct tstate {
+	int state; /* 0 not opened, 1 open, -1 cannot record */
+	int fd;
+	dtp_header *hdr;
+	dtp_record *chunk;
+	uint64_t nchunk;
+	uint32_t pos;
+	uint64_t seq;
+	volatile sig_atomic_t busy;
+	uint64_t missed, missed_cost; /* ticks merged into the next sample */
+	int64_t last_cpu;
+	int has_timer;
+	timer_t timer;
+#ifdef HAVE_PAPI
+	int papi_set;
+#endif
+	int quiet; /* inside MPI_Init or MPI_Finalize: the library's own blocks are not recorded */
+	/* the MPI call the thread is in */
+	uint16_t call;
+	uint64_t buf[2], bytes;
+};
+static _Thread_local struct tstate T __attribute__((tls_model("initial-exec")));
+
+static int64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void note(const char *what)
+{
+	char buf[3400];
+	int n = snprintf(buf, sizeof buf, "difftrace-sample: %s: %s\n", what, strerror(errno));
+	if (n > 0) {
+		ssize_t w = write(STDERR_FILENO, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+		(void)w;
+	}
+}
+
+/* ---- the bootstrap arena and the real functions ------------------------------------------ */
+
+static void *arena_alloc(size_t n, size_t align)
+{
+	if (align < 16)
+		align = 16;
+	size_t old = atomic_load(&arena_used), start;
+	do {
+		start = (old + align - 1) & ~(align - 1);
+		if (start + n > ARENA_BYTES)
+			return NULL;
+	} while (!atomic_compare_exchange_weak(&arena_used, &old, start + n));
+	return arena + start;
+}
+
+static int in_arena(const void *p)
+{
+	return (const unsigned char *)p >= arena && (const unsigned char *)p < arena + ARENA_BYTES;
+}
+
+static void resolve(void)
+{
+	if (real_malloc)
+		return;
+	atomic_store(&resolving, 1);
+	real_calloc = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "calloc");
+	real_realloc = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
+	real_free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
+	real_memalign = (int (*)(void **, size_t, size_t))dlsym(RTLD_NEXT, "posix_memalign");
+	real_aligned = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "aligned_alloc");
+	real_mmap = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_NEXT, "mmap");
+	real_munmap = (int (*)(void *, size_t))dlsym(RTLD_NEXT, "munmap");
+	real_pthread_create = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
+				       void *))dlsym(RTLD_NEXT, "pthread_create");
+	void *(*m)(size_t) = (void *(*)(size_t))dlsym(RTLD_NEXT, "malloc");
+	atomic_store(&resolving, 0);
+	real_malloc = m; /* last: it is the flag that the others are set */
+}
+
+/* ---- the thread's file -------------------------------------------------------------------- */
+
+static int map_chunk(struct tstate *t)
+{
+	off_t end = (off_t)DTP_HEADER_SIZE + (off_t)((t->nchunk + 1) * CHUNK_BYTES);
+	if (ftruncate(t->fd, end) != 0)
+		return -1;
+	void *p = real_mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd,
+			    end - (off_t)CHUNK_BYTES);
+	if (p == MAP_FAILED)
+		return -1;
+	if (t->chunk)
+		real_munmap(t->chunk, CHUNK_BYTES);
+	t->chunk = p;
+	t->nchunk++;
+	t->pos = 0;
+	return 0;
+}
+
+/* Opens the thread's file; called in ordinary context with t->busy set. */
+static void open_thread(struct tstate *t)
+{
+	t->state = -1;
+	if (!g.enabled)
+		return;
+	/* mkdir -p, here rather than in the constructor: uftrace moves an old rank directory
+	 * aside before it starts the program */
+	char p[sizeof g.dir];
+	snprintf(p, sizeof p, "%s", g.dir);
+	for (char *s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = 0;
+			mkdir(p, 0777);
+			*s = '/';
+		}
+	mkdir(p, 0777);
+	long pid = getpid(), tid = syscall(SYS_gettid);
+	char path[sizeof g.dir + 64];
+	int fd = -1;
+	for (int k = 1; fd < 0 && k < 100; k++) {
+		if (k == 1)
+			snprintf(path, sizeof path, "%s/%ld.%ld.dtp", g.dir, pid, tid);
+		else
+			snprintf(path, sizeof path, "%s/%ld.%ld-%d.dtp", g.dir, pid, tid, k);
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		note(path);
+		return;
+	}
+	t->fd = fd;
+	void *h = MAP_FAILED;
+	if (ftruncate(fd, DTP_HEADER_SIZE) == 0)
+		h = real_mmap(NULL, DTP_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED || map_chunk(t) != 0) {
+		note(path);
+		if (h != MAP_FAILED)
+			real_munmap(h, DTP_HEADER_SIZE);
+		close(fd);
+		return;
+	}
+	dtp_header *hd = h;
+	hd->version = DTP_VERSION;
+	hd->header_size = DTP_HEADER_SIZE;
+	hd->record_size = DTP_RECORD_SIZE;
+	hd->chunk_records = DTP_CHUNK_RECORDS;
+	hd->endian = 0x01020304u;
+	hd->source = g.source;
+	hd->pid = pid;
+	hd->tid = tid;
+	hd->is_main = pid == tid;
+	hd->period = g.source == DTP_SRC_PAPI ? g.threshold : 1000000000L / g.hz;
+	snprintf(hd->event, sizeof hd->event, "%s", g.event);
+	hd->mono_ns = now_ns(CLOCK_MONOTONIC);
+	atomic_thread_fence(memory_order_release);
+	memcpy(hd->magic, DTP_MAGIC, 8);
+	t->hdr = hd;
+	t->state = 1;
+	pthread_setspecific(g.key, t);
+}
+
+/* The next free record, or NULL; t->busy is set by the caller. */
+static dtp_record *slot(struct tstate *t)
+{
+	if (t->state == 0)
+		open_thread(t);
+	if (t->state != 1)
+		return NULL;
+	if (t->pos == DTP_CHUNK_RECORDS && map_chunk(t) != 0) {
+		note("growing the sample file");
+		t->state = -1;
+		return NULL;
+	}
+	return &t->chunk[t->pos];
+}
+
+static void commit(struct tstate *t, dtp_record *r)
+{
+	atomic_store_explicit((_Atomic uint32_t *)&r->commit, dtp_commit(t->seq),
+			      memory_order_release);
+	t->seq++;
+	t->pos++;
+}
+
+static void thread_gone(void *p)
+{
+	struct tstate *t = p;
+	if (!t || t != &T)
+		return;
+	t->busy = 1;
+	if (t->has_timer) {
+		timer_delete(t->timer);
+		t->has_timer = 0;
+	}
+#ifdef HAVE_PAPI
+	if (t->papi_set != PAPI_NULL && t->papi_set) {
+		long long v;
+		PAPI_stop(t->papi_set, &v);
+	}
+#endif
+	if (t->state == 1) {
+		real_munmap(t->chunk, CHUNK_BYTES);
+		real_munmap(t->hdr, DTP_HEADER_SIZE);
+		close(t->fd);
+	}
+	t->state = -1; /* the thread records nothing more */
+}
+
+/* ---- samples ------------------------------------------------------------------------------ */
+
+/* Writes one sample of `cost` from the signal context uc (NULL: walk from here, skipping the
+ * frames up to pc). Runs in a signal handler: no locks, no allocation. */
+static void take_sample(uint64_t cost, uint64_t ticks, void *uc, uint64_t pc)
+{
+	struct tstate *t = &T;
+	int saved = errno;
+	if (t->busy || t->state != 1) {
+		t->missed += ticks;
+		t->missed_cost += cost;
+		errno = saved;
+		return;
+	}
+	t->busy = 1;
+	dtp_record *r = slot(t);
+	if (r) {
+		unw_cursor_t c;
+		int n = 0, ok, locked = 0;
+		if (uc) {
+			uintptr_t ip = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+			if (pc_only || (ip >= ld_lo && ip < ld_hi) ||
+			    atomic_flag_test_and_set_explicit(&walking, memory_order_acquire)) {
+				pc = ip;
+				ok = 0;
+			} else {
+				locked = 1;
+				ok = unw_init_local2(&c, (unw_context_t *)uc,
+						     UNW_INIT_SIGNAL_FRAME) == 0;
+			}
+		}
+		else if (pc_only ||
+			 atomic_flag_test_and_set_explicit(&walking, memory_order_acquire))
+			ok = 0;
+		else {
+			locked = 1;
+			unw_context_t ctx;
+			ok = unw_getcontext(&ctx) == 0 && unw_init_local(&c, &ctx) == 0;
+			if (ok) { /* skip the handler's own frames, up to the interrupted pc */
+				unw_word_t ip = 0;
+				int k = 0;
+				while (k++ < 16 && unw_step(&c) > 0) {
+					unw_get_reg(&c, UNW_REG_IP, &ip);
+					if (ip == pc)
+						break;
+				}
+				ok = ip == pc;
+			}
+		}
+		uint64_t first = pc;
+		if (ok) {
+			unw_word_t ip;
+			if (unw_get_reg(&c, UNW_REG_IP, &ip) == 0)
+				first = ip;
+			while (n < DTP_FRAMES && unw_step(&c) > 0) {
+				if (unw_get_reg(&c, UNW_REG_IP, &ip) != 0 || !ip)
+					break;
+				r->frames[n++] = ip;
+			}
+		}
+		if (locked)
+			atomic_flag_clear_explicit(&walking, memory_order_release);
+		r->kind = DTP_SAMPLE;
+		r->nframes = (uint8_t)n;
+		r->call = t->call;
+		r->ts = now_ns(CLOCK_MONOTONIC);
+		r->cost = cost + t->missed_cost;
+		r->weight = ticks + t->missed;
+		r->addr = first;
+		r->size = 0;
+		r->buf[0] = t->buf[0];
+		r->buf[1] = t->buf[1];
+		r->bytes = t->bytes;
+		t->missed = t->missed_cost = 0;
+		commit(t, r);
+	}
+	t->busy = 0;
+	errno = saved;
+}
+
+static void on_tick(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	int64_t cpu = now_ns(CLOCK_THREAD_CPUTIME_ID);
+	int64_t cost = cpu - T.last_cpu;
+	T.last_cpu = cpu;
+	uint64_t ticks = 1;
+	if (si && si->si_code == SI_TIMER && si->si_overrun > 0)
+		ticks += (uint64_t)si->si_overrun;
+	take_sample(cost > 0 ? (uint64_t)cost : 0, ticks, uc, 0);
+}
+
+#ifdef HAVE_PAPI
+static void on_overflow(int set, void *address, long long vec, void *ctx)
+{
+	(void)set, (void)vec, (void)ctx;
+	take_sample((uint64_t)g.threshold, 1, NULL, (uint64_t)(uintptr_t)address);
+}
+#endif
+
+/* Starts sampling the calling thread (ordinary context). */
+static void start_thread(void)
+{
+	struct tstate *t = &T;
+	if (!g.enabled)
+		return;
+	if (t->state == 0) {
+		t->busy = 1;
+		open_thread(t);
+		t->busy = 0;
+	}
+	if (t->state != 1 || g.source == DTP_SRC_NONE || t->has_timer)
+		return;
+#ifdef HAVE_PAPI
+	if (t->papi_set)
+		return;
+#endif
+	t->last_cpu = now_ns(CLOCK_THREAD_CPUTIME_ID);
+#ifdef HAVE_PAPI
+	if (g.source == DTP_SRC_PAPI) {
+		int set = PAPI_NULL;
+		if (PAPI_create_eventset(&set) != PAPI_OK || PAPI_add_event(set, g.papi_event) != PAPI_OK ||
+		    PAPI_overflow(set, g.papi_event, (int)g.threshold, 0, on_overflow) != PAPI_OK ||
+		    PAPI_start(set) != PAPI_OK) {
+			errno = EINVAL;
+			note("PAPI counter overflow for this thread");
+			return;
+		}
+		t->papi_set = set;
+		return;
+	}
+#endif
+	struct sigevent sev;
+	memset(&sev, 0, sizeof sev);
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = g.sig;
+	sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->timer) != 0) {
+		note("timer_create");
+		return;
+	}
+	t->has_timer = 1;
+	long ns = 1000000000L / g.hz;
+	struct itimerspec its = { { ns / 1000000000L, ns % 1000000000L },
+				  { ns / 1000000000L, ns % 1000000000L } };
+	if (timer_settime(t->timer, 0, &its, NULL) != 0)
+		note("timer_settime");
+}
+
+struct start_arg {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *thread_main(void *p)
+{
+	struct start_arg a = *(struct start_arg *)p;
+	real_free(p);
+	start_thread();
+	return a.fn(a.arg);
+}
+
+int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	resolve();
+	if (!g.enabled)
+		return real_pthread_create(th, attr, fn, arg);
+	struct start_arg *a = real_malloc(sizeof *a);
+	if (!a)
+		return real_pthread_create(th, attr, fn, arg);
+	a->fn = fn;
+	a->arg = arg;
+	int rc = real_pthread_create(th, attr, thread_main, a);
+	if (rc)
+		real_free(a);
+	return rc;
+}
+
+/* ---- allocations -------------------------------------------------------------------------- */
+
+/* Records an allocation event with the call path of the caller of the wrapper. */
+static void record_mem(int kind, int call, const void *addr, size_t size, const void *old)
+{
+	struct tstate *t = &T;
+	if (!g.enabled || t->busy || t->state < 0 || t->quiet)
+		return;
+	t->busy = 1;
+	dtp_record *r = slot(t);
+	if (r) {
+		int n = 0;
+		if (kind == DTP_ALLOC &&
+		    !atomic_flag_test_and_set_explicit(&walking, memory_order_acquire)) {
+			void *fr[DTP_FRAMES + 2];
+			n = unw_backtrace(fr, DTP_FRAMES + 2);
+			atomic_flag_clear_explicit(&walking, memory_order_release);
+			/* fr[0] is here, fr[1] the wrapper: keep the wrapper's callers */
+			int k = 0;
+			for (int i = 2; i < n && k < DTP_FRAMES; i++)
+				r->frames[k++] = (uint64_t)(uintptr_t)fr[i];
+			n = k;
+		}
+		r->kind = (uint8_t)kind;
+		r->nframes = (uint8_t)n;
+		r->call = (uint16_t)call;
+		r->ts = now_ns(CLOCK_MONOTONIC);
+		r->cost = r->weight = 0;
+		r->addr = (uint64_t)(uintptr_t)addr;
+		r->size = size;
+		r->buf[0] = (uint64_t)(uintptr_t)old;
+		r->buf[1] = 0;
+		r->bytes = 0;
+		commit(t, r);
+	}
+	t->busy = 0;
+}
+
+void *malloc(size_t n)
+{
+	if (!real_malloc) {
+		if (atomic_load(&resolving))
+			return arena_alloc(n, 16);
+		resolve();
+	}
+	void *p = real_malloc(n);
+	if (p)
+		record_mem(DTP_ALLOC, DTP_A_MALLOC, p, n, NULL);
+	return p;
+}
+
+void *calloc(size_t n, size_t m)
+{
+	if (!real_malloc) {
+		if (atomic_load(&resolving)) {
+			if (m && n > SIZE_MAX / m)
+				return NULL;
+			return arena_alloc(n * m, 16); /* static: already zero */
+		}
+		resolve();
+	}
+	void *p = real_calloc(n, m);
+	if (p)
+		record_mem(DTP_ALLOC, DTP_A_CALLOC, p, n * m, NULL);
+	return p;
+}
+
+void free(void *p)
+{
+	if (!p || in_arena(p))
+		return;
+	if (!real_malloc)
+		resolve();
+	record_mem(DTP_FREE, DTP_A_FREE, p, 0, NULL);
+	real_free(p);
+}
+
+void *realloc(void *p, size_t n)
+{
+	if (!real_malloc) {
+		if (atomic_load(&resolving)) {
+			void *q = arena_alloc(n, 16);
+			if (q && p)
+				memcpy(q, p, n); /* the arena is one block: reading past p is safe */
+			return q;
+		}
+		resolve();
+	}
+	if (p && in_arena(p)) {
+		void *q = real_malloc(n);
+		if (q) {
+			size_t room = (size_t)(arena + ARENA_BYTES - (unsigned char *)p);
+			memcpy(q, p, n < room ? n : room);
+			record_mem(DTP_ALLOC, DTP_A_MALLOC, q, n, NULL);
+		}
+		return q;
+	}
+	void *q = real_realloc(p, n);
+	if (q || n == 0) {
+		if (p)
+			record_mem(DTP_FREE, DTP_A_REALLOC, p, 0, NULL);
+		if (q)
+			record_mem(DTP_ALLOC, DTP_A_REALLOC, q, n, p);
+	}
+	return q;
+}
+
+int posix_memalign(void **out, size_t align, size_t n)
+{
+	if (!real_malloc) {
+		if (atomic_load(&resolving)) {
+			*out = arena_alloc(n, align);
+			return *out ? 0 : ENOMEM;
+		}
+		resolve();
+	}
+	int rc = real_memalign(out, align, n);
+	if (rc == 0)
+		record_mem(DTP_ALLOC, DTP_A_MEMALIGN, *out, n, NULL);
+	return rc;
+}
+
+void *aligned_alloc(size_t align, size_t n)
+{
+	if (!real_malloc) {
+		if (atomic_load(&resolving))
+			return arena_alloc(n, align);
+		resolve();
+	}
+	void *p = real_aligned(align, n);
+	if (p)
+		record_mem(DTP_ALLOC, DTP_A_MEMALIGN, p, n, NULL);
+	return p;
+}
+
+void *memalign(size_t align, size_t n); /* obsolete, not declared by <stdlib.h> */
+void *memalign(size_t align, size_t n)
+{
+	void *p = NULL;
+	return posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, n) ? NULL : p;
+}
+
+void *mmap(void *a, size_t n, int prot, int flags, int fd, off_t off)
+{
+	if (!real_mmap) {
+		/* before dlsym has run: the system call itself */
+		return (void *)syscall(SYS_mmap, a, n, prot, flags, fd, off);
+	}
+	void *p = real_mmap(a, n, prot, flags, fd, off);
+	if (p != MAP_FAILED && (flags & MAP_ANONYMOUS))
+		record_mem(DTP_ALLOC, DTP_A_MMAP, p, n, NULL);
+	return p;
+}
+
+int munmap(void *a, size_t n)
+{
+	if (!real_munmap)
+		return (int)syscall(SYS_munmap, a, n);
+	record_mem(DTP_FREE, DTP_A_MUNMAP, a, n, NULL);
+	return real_munmap(a, n);
+}
+
+/* ---- the maps file ------------------------------------------------------------------------ */
+
+/* Copies /proc/self/maps to DIR/<pid>.maps (through a temporary file and rename, so a reader
+ * never sees half of one). */
+static void save_maps(void)
+{
+	if (!g.enabled)
+		return;
+	struct tstate *t = &T;
+	sig_atomic_t was = t->busy;
+	t->busy = 1;
+	char tmp[sizeof g.dir + 64], path[sizeof g.dir + 64], buf[8192];
+	long pid = getpid();
+	snprintf(tmp, sizeof tmp, "%s/.%ld.maps.tmp", g.dir, pid);
+	snprintf(path, sizeof path, "%s/%ld.maps", g.dir, pid);
+	int in = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	int out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	int ok = in >= 0 && out >= 0;
+	ssize_t k;
+	while (ok && (k = read(in, buf, sizeof buf)) > 0)
+		ok = write(out, buf, (size_t)k) == k;
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	if (ok && rename(tmp, path) == 0) {
+		t->busy = was;
+		return;
+	}
+	note(path);
+	unlink(tmp);
+	t->busy = was;
+}
+
+/* ---- MPI calls that move data: note the buffers for the samples taken inside them --------- */
+
+static struct {
+	_Atomic uint64_t key; /* the request handle's bits; 0 free */
+	uint64_t buf, bytes;
+} reqs[REQ_SLOTS];
+
+static uint64_t bytes_of(int count, MPI_Datatype t)
+{
+	int sz = 0;
+	if (count <= 0 || t == MPI_DATATYPE_NULL || PMPI_Type_size(t, &sz) != MPI_SUCCESS || sz < 0)
+		return 0;
+	return (uint64_t)count * (uint64_t)sz;
+}
+
+static uint64_t req_key(MPI_Request r)
+{
+	uint64_t k = 0;
+	memcpy(&k, &r, sizeof r < sizeof k ? sizeof r : sizeof k);
+	return k;
+}
+
+static void req_put(MPI_Request r, const void *buf, uint64_t bytes)
+{
+	uint64_t k = req_key(r);
+	if (!k)
+		return;
+	for (uint32_t i = 0; i < 64; i++) {
+		uint32_t s = (uint32_t)((k >> 4) + i) % REQ_SLOTS;
+		uint64_t want = 0;
+		if (atomic_load(&reqs[s].key) == k ||
+		    atomic_compare_exchange_strong(&reqs[s].key, &want, k)) {
+			reqs[s].buf = (uint64_t)(uintptr_t)buf;
+			reqs[s].bytes = bytes;
+			return;
+		}
+	}
+}
+
+static int req_get(MPI_Request r, uint64_t *buf, uint64_t *bytes)
+{
+	uint64_t k = req_key(r);
+	if (!k)
+		return 0;
+	for (uint32_t i = 0; i < 64; i++) {
+		uint32_t s = (uint32_t)((k >> 4) + i) % REQ_SLOTS;
+		if (atomic_load(&reqs[s].key) == k) {
+			*buf = reqs[s].buf;
+			*bytes = reqs[s].bytes;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void in_call(uint16_t call, const void *b0, const void *b1, uint64_t bytes)
+{
+	T.buf[0] = (uint64_t)(uintptr_t)b0;
+	T.buf[1] = (uint64_t)(uintptr_t)b1;
+	T.bytes = bytes;
+	atomic_signal_fence(memory_order_seq_cst);
+	T.call = call;
+}
+
+static void out_call(void)
+{
+	T.call = 0;
+	atomic_signal_fence(memory_order_seq_cst);
+	T.buf[0] = T.buf[1] = T.bytes = 0;
+}
+
+#define NEXT(name, type)                                                     \
+	static type next_##name;                                             \
+	if (!next_##name)                                                    \
+		next_##name = (type)dlsym(RTLD_NEXT, #name)
+
+#define WRAP(call, b0, b1, bytes, type, args)                 \
+	NEXT(call, type);                                     \
+	in_call(DTS_##call, b0, b1, bytes);                   \
+	int rc = next_##call args;                            \
+	out_call();                                           \
+	return rc
+
+typedef int (*send_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
+typedef int (*isend_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+
+int MPI_Send(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm)
+{
+	WRAP(MPI_Send, buf, NULL, bytes_of(count, t), send_fn, (buf, count, t, dest, tag, comm));
+}
+
+int MPI_Ssend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm)
+{
+	WRAP(MPI_Ssend, buf, NULL, bytes_of(count, t), send_fn, (buf, count, t, dest, tag, comm));
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
+	     MPI_Status *st)
+{
+	typedef int (*fn)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
+	WRAP(MPI_Recv, NULL, buf, bytes_of(count, t), fn, (buf, count, t, src, tag, comm, st));
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm,
+	      MPI_Request *req)
+{
+	uint64_t b = bytes_of(count, t);
+	NEXT(MPI_Isend, isend_fn);
+	in_call(DTS_MPI_Isend, buf, NULL, b);
+	int rc = next_MPI_Isend(buf, count, t, dest, tag, comm, req);
+	if (rc == MPI_SUCCESS && req)
+		req_put(*req, buf, b);
+	out_call();
+	return rc;
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
+	      MPI_Request *req)
+{
+	typedef int (*fn)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+	uint64_t b = bytes_of(count, t);
+	NEXT(MPI_Irecv, fn);
+	in_call(DTS_MPI_Irecv, NULL, buf, b);
+	int rc = next_MPI_Irecv(buf, count, t, src, tag, comm, req);
+	if (rc == MPI_SUCCESS && req)
+		req_put(*req, buf, b);
+	out_call();
+	return rc;
+}
+
+int MPI_Wait(MPI_Request *req, MPI_Status *st)
+{
+	typedef int (*fn)(MPI_Request *, MPI_Status *);
+	uint64_t b = 0, n = 0;
+	if (req)
+		req_get(*req, &b, &n);
+	WRAP(MPI_Wait, (void *)(uintptr_t)b, NULL, n, fn, (req, st));
+}
+
+int MPI_Waitall(int count, MPI_Request reqv[], MPI_Status st[])
+{
+	typedef int (*fn)(int, MPI_Request *, MPI_Status *);
+	uint64_t b[2] = { 0, 0 }, n = 0;
+	for (int i = 0, k = 0; i < count && k < 2; i++) {
+		uint64_t bb, nn;
+		if (req_get(reqv[i], &bb, &nn)) {
+			b[k++] = bb;
+			n = nn;
+		}
+	}
+	WRAP(MPI_Waitall, (void *)(uintptr_t)b[0], (void *)(uintptr_t)b[1], n, fn,
+	     (count, reqv, st));
+}
+
+int MPI_Sendrecv(const void *sb, int sc, MPI_Datatype st, int dest, int stag, void *rb, int rc_,
+		 MPI_Datatype rt, int src, int rtag, MPI_Comm comm, MPI_Status *status)
+{
+	typedef int (*fn)(const void *, int, MPI_Datatype, int, int, void *, int, MPI_Datatype,
+			  int, int, MPI_Comm, MPI_Status *);
+	WRAP(MPI_Sendrecv, sb, rb, bytes_of(sc, st), fn,
+	     (sb, sc, st, dest, stag, rb, rc_, rt, src, rtag, comm, status));
+}
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm)
+{
+	typedef int (*fn)(void *, int, MPI_Datatype, int, MPI_Comm);
+	WRAP(MPI_Bcast, buf, NULL, bytes_of(count, t), fn, (buf, count, t, root, comm));
+}
+
+int MPI_Reduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op, int root,
+	       MPI_Comm comm)
+{
+	typedef int (*fn)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm);
+	WRAP(MPI_Reduce, sb == MPI_IN_PLACE ? NULL : sb, rb, bytes_of(count, t), fn,
+	     (sb, rb, count, t, op, root, comm));
+}
+
+int MPI_Allreduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm)
+{
+	typedef int (*fn)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
+	WRAP(MPI_Allreduce, sb == MPI_IN_PLACE ? NULL : sb, rb, bytes_of(count, t), fn,
+	     (sb, rb, count, t, op, comm));
+}
+
+int MPI_Gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc_, MPI_Datatype rt,
+	       int root, MPI_Comm comm)
+{
+	typedef int (*fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int,
+			  MPI_Comm);
+	WRAP(MPI_Gather, sb == MPI_IN_PLACE ? NULL : sb, rb, bytes_of(sc, st), fn,
+	     (sb, sc, st, rb, rc_, rt, root, comm));
+}
+
+int MPI_Scatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc_, MPI_Datatype rt,
+		int root, MPI_Comm comm)
+{
+	typedef int (*fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int,
+			  MPI_Comm);
+	WRAP(MPI_Scatter, sb, rb == MPI_IN_PLACE ? NULL : rb, bytes_of(rc_, rt), fn,
+	     (sb, sc, st, rb, rc_, rt, root, comm));
+}
+
+int MPI_Allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc_, MPI_Datatype rt,
+		  MPI_Comm comm)
+{
+	typedef int (*fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
+	WRAP(MPI_Allgather, sb == MPI_IN_PLACE ? NULL : sb, rb, bytes_of(sc, st), fn,
+	     (sb, sc, st, rb, rc_, rt, comm));
+}
+
+int MPI_Alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc_, MPI_Datatype rt,
+		 MPI_Comm comm)
+{
+	typedef int (*fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
+	WRAP(MPI_Alltoall, sb == MPI_IN_PLACE ? NULL : sb, rb, bytes_of(sc, st), fn,
+	     (sb, sc, st, rb, rc_, rt, comm));
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+	typedef int (*fn)(int *, char ***);
+	NEXT(MPI_Init, fn);
+	T.quiet = 1;
+	int rc = next_MPI_Init(argc, argv);
+	T.quiet = 0;
+	save_maps(); /* the libraries MPI_Init loaded */
+	return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int req, int *prov)
+{
+	typedef int (*fn)(int *, char ***, int, int *);
+	NEXT(MPI_Init_thread, fn);
+	T.quiet = 1;
+	int rc = next_MPI_Init_thread(argc, argv, req, prov);
+	T.quiet = 0;
+	save_maps();
+	return rc;
+}
+
+int MPI_Finalize(void)
+{
+	typedef int (*fn)(void);
+	NEXT(MPI_Finalize, fn);
+	T.quiet = 1;
+	int rc = next_MPI_Finalize();
+	T.quiet = 0;
+	return rc;
+}
+
+/* ---- set-up ------------------------------------------------------------------------------- */
+
+/* DIFFTRACE_SAMPLE: "auto" (the default: PAPI cycles where PAPI reports the counter, else the
+ * timer), "timer[:HZ]", "papi[:EVENT[:THRESHOLD]]", or "none" (allocations only). */
+static int parse_spec(const char *s)
+{
+	char mode[16] = "auto";
+	const char *rest = "";
+	if (s && *s) {
+		size_t n = strcspn(s, ":");
+		if (n >= sizeof mode)
+			return -1;
+		memcpy(mode, s, n);
+		mode[n] = 0;
+		rest = s[n] ? s + n + 1 : "";
+	}
+	snprintf(g.event, sizeof g.event, "cpu-time");
+	if (!strcmp(mode, "none")) {
+		g.source = DTP_SRC_NONE;
+		return 0;
+	}
+	if (!strcmp(mode, "timer")) {
+		g.source = DTP_SRC_TIMER;
+		if (*rest) {
+			char *end;
+			long hz = strtol(rest, &end, 10);
+			if (*end || hz < 1 || hz > 100000)
+				return -1;
+			g.hz = hz;
+		}
+		return 0;
+	}
+	if (strcmp(mode, "papi") && strcmp(mode, "auto"))
+		return -1;
+	g.source = DTP_SRC_TIMER;
+#ifdef HAVE_PAPI
+	char ev[64] = "PAPI_TOT_CYC";
+	long th = 10000000; /* 10^7 cycles: about 1 kHz at a few GHz */
+	if (*rest) {
+		size_t n = strcspn(rest, ":");
+		if (n == 0 || n >= sizeof ev)
+			return -1;
+		memcpy(ev, rest, n);
+		ev[n] = 0;
+		if (rest[n]) {
+			char *end;
+			th = strtol(rest + n + 1, &end, 10);
+			if (*end || th < 1000)
+				return -1;
+		}
+	}
+	int code;
+	if (PAPI_library_init(PAPI_VER_CURRENT) == PAPI_VER_CURRENT &&
+	    PAPI_thread_init((unsigned long (*)(void))pthread_self) == PAPI_OK &&
+	    PAPI_event_name_to_code(ev, &code) == PAPI_OK && PAPI_query_event(code) == PAPI_OK) {
+		g.source = DTP_SRC_PAPI;
+		g.papi_event = code;
+		g.threshold = th;
+		snprintf(g.event, sizeof g.event, "%s", ev);
+		return 0;
+	}
+#endif
+	if (!strcmp(mode, "papi")) {
+		const char *m = "difftrace-sample: PAPI does not report the counter on this machine "
+				"(or difftrace was built without PAPI); sampling with the CPU-time timer\n";
+		ssize_t w = write(STDERR_FILENO, m, strlen(m));
+		(void)w;
+	}
+	return 0;
+}
+
+static int find_ld(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size, (void)arg;
+	if (!info->dlpi_name || !strstr(info->dlpi_name, "/ld-linux"))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		if (!ld_lo || a < ld_lo)
+			ld_lo = a;
+		if (a + ph->p_memsz > ld_hi)
+			ld_hi = a + ph->p_memsz;
+	}
+	return 1;
+}
+
+static void on_exit_save(void)
+{
+	save_maps();
+}
+
+/* A forked child shares the parent's files and has no timers: it records nothing (a program
+ * it execs is recorded afresh, LD_PRELOAD being inherited). */
+static void in_child(void)
+{
+	g.enabled = 0;
+	T.state = -1;
+}
+
+__attribute__((constructor)) static void sample_init(void)
+{
+	resolve();
+	const char *d = getenv("DIFFTRACE_SAMPLE_DIR");
+	if (!d || !*d || strlen(d) >= sizeof g.dir)
+		return;
+	/* preloaded into uftrace too, which starts the program: record the program only */
+	if (!strcmp(program_invocation_short_name, "uftrace"))
+		return;
+	snprintf(g.dir, sizeof g.dir, "%s", d);
+	if (parse_spec(getenv("DIFFTRACE_SAMPLE")) != 0) {
+		const char *m = "difftrace-sample: bad DIFFTRACE_SAMPLE (timer[:HZ], papi[:EVENT[:N]], "
+				"auto or none); nothing is recorded\n";
+		ssize_t w = write(STDERR_FILENO, m, strlen(m));
+		(void)w;
+		return;
+	}
+	pc_only = getenv("UFTRACE_SHMEM") != NULL || getenv("UFTRACE_DIR") != NULL;
+	g.sig = SIGRTMIN + 4;
+	if (pthread_key_create(&g.key, thread_gone) != 0)
+		return;
+	if (g.source == DTP_SRC_TIMER) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_sigaction = on_tick;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		sigaction(g.sig, &sa, NULL);
+	}
+	/* Per-thread caches: the global one has a lock that a tick could find held by a thread
+	 * that waits for the loader's lock, held by the ticking thread (dlclose). libunwind's
+	 * first use allocates its caches: do it before any signal can need it. */
+	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	dl_iterate_phdr(find_ld, NULL);
+	void *fr[4];
+	T.busy = 1;
+	unw_backtrace(fr, 4);
+	T.busy = 0;
+	g.enabled = 1;
+	start_thread(); /* makes the directory */
+	save_maps();
+	atexit(on_exit_save);
+	pthread_atfork(NULL, NULL, in_child);
+}

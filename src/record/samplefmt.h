@@ -1,0 +1,70 @@
+/* samplefmt.h: the file format of the sample record (difftrace-sample(5)), shared by the
+ * preloaded sampler (sample.c, libdifftrace-sample.so) and the importer (blame/sample_file.c).
+ *
+ * One file per thread, DIR/<pid>.<tid>.dtp, made like the sync record (difftrace-sync(5)): a
+ * 4096-byte header, then fixed-size records in chunks mapped MAP_SHARED as the file grows, each
+ * record's commit word written last with release order, so the records written before a
+ * kill -9 are in the page cache and a torn record ends the file. Beside the thread files,
+ * DIR/<pid>.maps is a copy of the process's /proc/self/maps, rewritten when MPI_Init returns
+ * and when the process exits, which maps program counters back to binaries. Append only. */
+#ifndef DT_SAMPLEFMT_H
+#define DT_SAMPLEFMT_H
+
+#include <stdint.h>
+
+#define DTP_MAGIC "DTSAMPL\n" /* 8 bytes, written last when the header is made */
+#define DTP_VERSION 1u
+#define DTP_HEADER_SIZE 4096u
+#define DTP_RECORD_SIZE 256u
+#define DTP_CHUNK_RECORDS 4096u /* records per chunk: 1 MiB */
+#define DTP_FRAMES 23           /* return addresses kept per record, innermost first */
+
+enum dtp_source { DTP_SRC_NONE = 0, DTP_SRC_TIMER = 1, DTP_SRC_PAPI = 2 };
+
+typedef struct dtp_header {
+	char magic[8];
+	uint32_t version, header_size, record_size, chunk_records;
+	uint32_t endian;  /* 0x01020304 */
+	int32_t source;   /* enum dtp_source: what a sample's cost counts */
+	int64_t pid, tid;
+	int32_t is_main;
+	int32_t reserved;
+	int64_t period;   /* timer: ns of thread CPU time between samples; PAPI: counter events */
+	char event[64];   /* "cpu-time" or the PAPI event name */
+	int64_t mono_ns;  /* CLOCK_MONOTONIC when the file was made */
+} dtp_header;
+
+enum dtp_kind {
+	DTP_SAMPLE = 1, /* addr: PC; cost, weight; call/buf/bytes: the MPI call the thread is in */
+	DTP_ALLOC = 2,  /* addr, size; call: enum dtp_alloc; buf[0]: the old block of a realloc */
+	DTP_FREE = 3,   /* addr; call: enum dtp_alloc (free or munmap); size for munmap */
+};
+
+enum dtp_alloc {
+	DTP_A_MALLOC = 1, DTP_A_CALLOC, DTP_A_REALLOC, DTP_A_MEMALIGN, DTP_A_MMAP, DTP_A_FREE,
+	DTP_A_MUNMAP
+};
+
+typedef struct dtp_record {
+	uint32_t commit; /* dtp_commit(seq), written last */
+	uint8_t kind;    /* enum dtp_kind */
+	uint8_t nframes; /* valid entries of frames[] */
+	uint16_t call;   /* DTP_SAMPLE: the MPI call (syncfmt.h code), 0 none; else dtp_alloc */
+	int64_t ts;      /* ns, CLOCK_MONOTONIC */
+	uint64_t cost;   /* DTP_SAMPLE: thread CPU ns (timer) or counter events (PAPI) */
+	uint64_t weight; /* DTP_SAMPLE: ticks it stands for (> 1 when ticks were merged) */
+	uint64_t addr, size;
+	uint64_t buf[2]; /* DTP_SAMPLE in an MPI call: its buffers (send, receive), 0 none */
+	uint64_t bytes;  /* DTP_SAMPLE in an MPI call: the bytes of one buffer (count x type) */
+	uint64_t frames[DTP_FRAMES]; /* return addresses, innermost first */
+} dtp_record;
+
+_Static_assert(sizeof(dtp_record) == DTP_RECORD_SIZE, "dtp_record is 256 bytes");
+_Static_assert(sizeof(dtp_header) <= DTP_HEADER_SIZE, "dtp_header fits its page");
+
+static inline uint32_t dtp_commit(uint64_t seq)
+{
+	return 0x80000000u | (uint32_t)((seq + 1) & 0x7fffffffu);
+}
+
+#endif

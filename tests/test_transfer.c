@@ -1,0 +1,191 @@
+/* test_transfer.c: the transfer-function files (their errors as file:line:col, the shipped
+ * mpi.transfer), the blame of samples inside MPI calls, and the sample file reader (a file cut
+ * by a kill, a file that is not one). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "blame/transfer.h"
+#include "check.h"
+#include "import/import_sample.h"
+#include "record/samplefmt.h"
+
+static void expect_error(const char *text, const char *want)
+{
+	transfer_set s = { 0 };
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK(transfer_parse(&s, "t.transfer", text, strlen(text), &e) == -1);
+	char buf[512];
+	dt_err_format(&e, buf, sizeof buf);
+	if (!strstr(buf, want)) {
+		fprintf(stderr, "error '%s' lacks '%s'\n", buf, want);
+		check_failures++;
+	}
+	transfer_free(&s);
+}
+
+static void test_parse(void)
+{
+	transfer_set s = { 0 };
+	dt_err e;
+	dt_err_clear(&e);
+	const char *t = "# a comment\n\n  MPI_Bcast blame=1 bytes=2*3 # the data broadcast\r\n"
+			"MPI_Reduce\tblame=2 from=1 bytes=3*4\nMPI_Wait wait=1\n"
+			"MPI_Isend blame=1 request=7\n";
+	CHECK(transfer_parse(&s, "t.transfer", t, strlen(t), &e) == 0);
+	CHECK_EQ_INT(s.n, 4);
+	const transfer_fn *f = transfer_find(&s, "MPI_Reduce");
+	CHECK(f && f->blame == 2 && f->from[0] == 1 && f->from[1] == 0 && f->count == 3 &&
+	      f->type == 4 && f->line == 4);
+	f = transfer_find(&s, "MPI_Isend");
+	CHECK(f && f->request == 7);
+	CHECK(transfer_find(&s, "MPI_Send") == NULL);
+	/* a later file replaces a function */
+	const char *u = "MPI_Reduce blame=1\n";
+	CHECK(transfer_parse(&s, "u.transfer", u, strlen(u), &e) == 0);
+	f = transfer_find(&s, "MPI_Reduce");
+	CHECK(f && f->blame == 1 && !strcmp(f->file, "u.transfer"));
+	transfer_free(&s);
+
+	expect_error("MPI_Bcast blame=0\n", "t.transfer:1:17:");
+	expect_error("\nMPI_Bcast blame=1 blame=2\n", "t.transfer:2:");
+	expect_error("MPI_Bcast colour=1\n", "t.transfer:1:11: unknown key 'colour'");
+	expect_error("1MPI_Bcast blame=1\n", "t.transfer:1:1:");
+	expect_error("MPI_Bcast bytes=2x3\n", "t.transfer:1:17:");
+	expect_error("MPI_Bcast\n", "t.transfer:1:");
+	expect_error("MPI_Bcast from=1\n", "neither blame= nor wait=");
+	expect_error("MPI_Bcast blame=1,2\n", "t.transfer:1:");
+	expect_error("MPI_Bcast blame\n", "t.transfer:1:11:");
+}
+
+static void test_shipped(void)
+{
+	const char *top = getenv("abs_top_srcdir");
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s/blame", top ? top : "..");
+	setenv("DIFFTRACE_BLAME_PATH", dir, 1);
+	char *p = transfer_default_path();
+	transfer_set s = { 0 };
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK(transfer_load(&s, p, &e) == 0);
+	free(p);
+	CHECK(s.n >= 15);
+	/* every function of the file is one the sampler wraps, and blames a buffer it records */
+	for (size_t i = 0; i < s.n; i++) {
+		int sa, ra;
+		const transfer_fn *f = &s.fn[i];
+		if (!transfer_recorded_args(f->name, &sa, &ra)) {
+			fprintf(stderr, "%s is not recorded by the sampler\n", f->name);
+			check_failures++;
+			continue;
+		}
+		int ok = f->wait ? f->wait == sa : (f->blame == sa || f->blame == ra);
+		if (!ok) {
+			fprintf(stderr, "%s blames an argument the sampler does not record\n", f->name);
+			check_failures++;
+		}
+	}
+	/* the data broadcast; the result of a reduction, else its input (not the root) */
+	CHECK_EQ_INT(transfer_blame(&s, "MPI_Bcast", 5, -1), 5);
+	CHECK_EQ_INT(transfer_blame(&s, "MPI_Reduce", 1, 2), 2);
+	CHECK_EQ_INT(transfer_blame(&s, "MPI_Reduce", 1, -1), 1);
+	CHECK_EQ_INT(transfer_blame(&s, "MPI_Recv", -1, 9), 9);
+	CHECK_EQ_INT(transfer_blame(&s, "MPI_Send", 8, -1), 8);
+	CHECK_EQ_INT(transfer_blame(&s, "MPI_Sendrecv", 3, 4), 4);
+	/* a wait: the buffer of the request it completes */
+	CHECK_EQ_INT(transfer_blame(&s, "MPI_Wait", 7, -1), 7);
+	CHECK_EQ_INT(transfer_blame(&s, "MPI_Waitall", -1, 6), 6);
+	/* nothing to blame */
+	CHECK_EQ_INT(transfer_blame(&s, "MPI_Barrier", -1, -1), -1);
+	CHECK_EQ_INT(transfer_blame(&s, "MPI_Bcast", -1, -1), -1);
+	transfer_free(&s);
+}
+
+static void put_rec(FILE *f, uint64_t seq, int kind)
+{
+	dtp_record r;
+	memset(&r, 0, sizeof r);
+	r.commit = dtp_commit(seq);
+	r.kind = (uint8_t)kind;
+	r.ts = (int64_t)seq;
+	r.weight = 1;
+	fwrite(&r, sizeof r, 1, f);
+}
+
+static void test_reader(void)
+{
+	char path[] = "/tmp/dt-dtp-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return;
+	FILE *f = fdopen(fd, "wb");
+	dtp_header h;
+	memset(&h, 0, sizeof h);
+	memcpy(h.magic, DTP_MAGIC, 8);
+	h.version = DTP_VERSION;
+	h.header_size = DTP_HEADER_SIZE;
+	h.record_size = DTP_RECORD_SIZE;
+	h.chunk_records = DTP_CHUNK_RECORDS;
+	h.endian = 0x01020304u;
+	h.source = DTP_SRC_TIMER;
+	h.tid = 42;
+	snprintf(h.event, sizeof h.event, "cpu-time");
+	char page[DTP_HEADER_SIZE] = { 0 };
+	memcpy(page, &h, sizeof h);
+	fwrite(page, sizeof page, 1, f);
+	put_rec(f, 0, DTP_SAMPLE);
+	put_rec(f, 1, DTP_ALLOC);
+	/* a record the kill cut: its commit word never written */
+	dtp_record r;
+	memset(&r, 0, sizeof r);
+	r.kind = DTP_SAMPLE;
+	r.ts = 99;
+	fwrite(&r, sizeof r, 1, f);
+	fclose(f);
+	dtp_record *recs;
+	size_t n;
+	int64_t tid;
+	int32_t src;
+	int64_t per;
+	char ev[64];
+	int torn;
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK(sample_file_read(path, &recs, &n, &tid, &src, &per, ev, sizeof ev, &torn, &e) == 0);
+	CHECK_EQ_INT(n, 2);
+	CHECK_EQ_INT(torn, 1);
+	CHECK_EQ_INT(tid, 42);
+	CHECK_EQ_STR(ev, "cpu-time");
+	free(recs);
+	/* a record of no known kind, with its offset */
+	f = fopen(path, "r+b");
+	fseek(f, DTP_HEADER_SIZE + DTP_RECORD_SIZE, SEEK_SET);
+	put_rec(f, 1, 9);
+	fclose(f);
+	CHECK(sample_file_read(path, &recs, &n, &tid, &src, &per, ev, sizeof ev, &torn, &e) == -1);
+	char msg[512];
+	dt_err_format(&e, msg, sizeof msg);
+	CHECK(strstr(msg, "offset 4352") && strstr(msg, "kind 9"));
+	dt_err_clear(&e);
+	/* not a sample file */
+	f = fopen(path, "wb");
+	fputs("something else entirely", f);
+	fclose(f);
+	CHECK(sample_file_read(path, &recs, &n, &tid, &src, &per, ev, sizeof ev, &torn, &e) == -1);
+	char buf[512];
+	dt_err_format(&e, buf, sizeof buf);
+	CHECK(strstr(buf, "offset 0") && strstr(buf, "bad magic"));
+	unlink(path);
+}
+
+int main(void)
+{
+	test_parse();
+	test_shipped();
+	test_reader();
+	return check_failures ? 1 : 0;
+}
