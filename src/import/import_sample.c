@@ -470,7 +470,8 @@ static int32_t path_intern(dt_blame_data *d, strmap *paths, const int32_t *v, si
 		d->path_off[0] = 0;
 	}
 	grow((void **)&d->pathv, &d->cappathv, d->npathv + n, sizeof *d->pathv);
-	memcpy(d->pathv + d->npathv, v, n * sizeof *v);
+	if (n)
+		memcpy(d->pathv + d->npathv, v, n * sizeof *v);
 	d->npathv += n;
 	grow((void **)&d->path_off, &d->cappaths, d->npaths + 2, sizeof *d->path_off);
 	d->path_off[d->npaths + 1] = (uint32_t)d->npathv;
@@ -560,7 +561,8 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 		n += k;
 		free(r);
 	}
-	qsort(all, n, sizeof *all, by_ts);
+	if (n > 1) /* qsort wants an array, even of nothing */
+		qsort(all, n, sizeof *all, by_ts);
 
 	char mname[64];
 	snprintf(mname, sizeof mname, "%" PRId64 ".maps", pid);
@@ -697,7 +699,8 @@ static int import_dir(struct ictx *ic, const char *dir, int32_t rank, dt_blame_d
 		}
 	}
 	closedir(dp);
-	qsort(names, n, sizeof *names, by_name);
+	if (n > 1)
+		qsort(names, n, sizeof *names, by_name);
 	int rc = 0;
 	for (size_t i = 0; i < n && !rc;) {
 		int64_t pid = strtoll(names[i], NULL, 10);
@@ -790,7 +793,8 @@ static int import_path(struct ictx *ic, const char *path, dt_blame_data *d, int 
 			names[n++] = xstrdup(de->d_name);
 		}
 	closedir(dp);
-	qsort(names, n, sizeof *names, by_name);
+	if (n > 1)
+		qsort(names, n, sizeof *names, by_name);
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		char *rd = path_join(path, names[i]);
