@@ -22,6 +22,8 @@
  *   tag         rank P sends its ring messages with a tag nobody receives, in iteration I
  *   recv-first  rank P receives first in the pairwise exchange of iteration I, as its partner
  *               does: both wait
+ *   spin        thread T of rank P never ends its relaxation in iteration I (an endless loop
+ *               that makes no call): its team, then every rank, waits for it
  * The options are parsed without calling anything, so that a faulty run's main thread makes the
  * same calls as a normal one's until the bug.
  *
@@ -43,12 +45,13 @@ enum {
 	B_CRIT,
 	B_TAG,
 	B_RECV,
+	B_SPIN,
 	B_COUNT
 };
 
 static const char *const bug_names[B_COUNT] = {
 	"",     "order",      "kernel",    "extra-call", "branch", "early-exit",
-	"bcast-root", "farm-drop", "crit-once", "tag",    "recv-first",
+	"bcast-root", "farm-drop", "crit-once", "tag",    "recv-first", "spin",
 };
 
 static int bug = B_NONE, bproc = 2, bthread = 1, biter = 3, iters = 12;
@@ -120,6 +123,11 @@ double compute(int rank, int it)
 			s += here(B_KERNEL, rank, tid, it) && task == 1 ? kernel_b(v, N, task)
 								       : kernel_a(v, N, task);
 		s += relax(v, N);
+		if (here(B_SPIN, rank, tid, it)) {
+			volatile int endless = 1;
+			while (endless)
+				s += v[1] * 1e-12;
+		}
 		if (bug == B_EXTRA && rank == bproc && tid == bthread && it >= biter)
 			s += relax(v, N);
 		s += here(B_BRANCH, rank, tid, it) ? boundary(v, N) : interior(v, N);

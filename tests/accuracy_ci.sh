@@ -10,7 +10,8 @@
 # two minutes on 2 cores. Skips (77) without mpicc, mpirun or uftrace. The kinds that hang
 # (early exit, wrong root, dropped result, unmatched tag, both receive first) lose calls when
 # a loaded machine is slow to flush them, so CI checks their rules on text runs
-# (tests/rank_verdict.sh) and ACCURACY.md measures them on recordings.
+# (tests/rank_verdict.sh), and on hang-safe sync-only recordings (tests/rank_hangs.sh); ACCURACY.md
+# measures them on full recordings.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 need mpi uftrace timeout built

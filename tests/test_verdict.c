@@ -1,14 +1,17 @@
 /* test_verdict.c: the default ranking's exact comparison of kept events (verdict.h): what
  * counts as identical, stopped early and diverged; that a trace whose kept events differ never
  * scores 0 and ranks above every identical trace whatever the row sums; ties sharing their
- * position; and the sweep table's scores with tied traces grouped. */
+ * position; the sweep table's scores with tied traces grouped; and, for hung runs, the
+ * hang-safe record's comparison of call entries and its tiers (culprits before victims). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
+#include "analysis/hangrank.h"
 #include "analysis/rank.h"
 #include "analysis/verdict.h"
 #include "util/util.h"
@@ -122,11 +125,108 @@ static void test_sweep_scores(void)
 	free(buf);
 }
 
+static dt_sync_event ent(uint32_t func, int32_t root, int32_t stag, int phase)
+{
+	dt_sync_event x;
+	memset(&x, 0, sizeof x);
+	x.func = func;
+	x.phase = (uint8_t)phase;
+	x.comm = 0;
+	x.dest = x.src = x.rtag = DT_SYNC_NONE;
+	x.root = root;
+	x.stag = stag;
+	x.datatype = x.op = DT_SYNC_NONE;
+	x.req = 0x1000 + func; /* requests and objects differ between correct runs: not compared */
+	x.obj = 0x5000 + (uint64_t)phase;
+	x.ts = 123 * (int64_t)func;
+	return x;
+}
+
+/* hr_compare: only entries count, compared by the call and its identifying arguments */
+static void test_hang_compare(void)
+{
+	dt_sync_event n[] = { ent(1, DT_SYNC_NONE, 7, 0), ent(1, DT_SYNC_NONE, 7, 1),
+			      ent(2, 0, DT_SYNC_NONE, 0), ent(2, 0, DT_SYNC_NONE, 1),
+			      ent(3, DT_SYNC_NONE, DT_SYNC_NONE, 0), ent(3, DT_SYNC_NONE, DT_SYNC_NONE, 1) };
+	dt_sync_event same[6], root[3], tag[2], prefix[3];
+	memcpy(same, n, sizeof same);
+	for (int k = 0; k < 6; k++) {
+		same[k].req += 77; /* another run: other requests, objects, times */
+		same[k].obj += 99;
+		same[k].ts += 1000;
+	}
+	hr_thread t;
+	memset(&t, 0, sizeof t);
+	hr_compare(n, 6, same, 6, &t);
+	CHECK_EQ_INT(t.cmp, HR_SAME);
+	CHECK(t.at == 3 && t.nn == 3 && t.nf == 3);
+	/* a wrong root: diverged at the second entry, even though the run stopped there */
+	memcpy(root, n, sizeof root);
+	root[2].root = 1;
+	hr_compare(n, 6, root, 3, &t);
+	CHECK_EQ_INT(t.cmp, HR_DIVERGED);
+	CHECK(t.at == 1 && t.en.root == 0 && t.ef.root == 1 && t.ef.func == 2);
+	/* another tag in the first call */
+	memcpy(tag, n, sizeof tag);
+	tag[0].stag = 99;
+	tag[1].stag = 99;
+	hr_compare(n, 6, tag, 2, &t);
+	CHECK_EQ_INT(t.cmp, HR_DIVERGED);
+	CHECK_EQ_INT((int)t.at, 0);
+	/* the same calls, stopped inside the second (an entry without its exit): a victim */
+	memcpy(prefix, n, sizeof prefix);
+	hr_compare(n, 6, prefix, 3, &t);
+	CHECK_EQ_INT(t.cmp, HR_PREFIX);
+	CHECK(t.at == 2 && t.nf == 2 && t.ef.func == 0 && t.en.func == 3);
+}
+
+/* The tiers come before everything: a culprit that the trace recording saw only stop early
+ * ranks above victims with higher scores, and the one the others wait for comes next. */
+static void test_hang_tiers(void)
+{
+	vd_item it[4];
+	memset(it, 0, sizeof it);
+	for (size_t k = 0; k < 4; k++) {
+		it[k].i = k;
+		it[k].change = VD_STOPPED;
+		it[k].kept_n = 100;
+		it[k].kept_f = it[k].at = 30;
+		it[k].share = 0.5;
+		it[k].rowsum = 1.0 + (double)k; /* victims with lost calls: high row sums */
+	}
+	it[1].tier = 2;
+	it[1].s_at = 40;
+	it[1].s_nn = 100;
+	it[1].rowsum = 0.1;
+	it[2].tier = 1;
+	vd_order(it, 4);
+	CHECK_EQ_INT((int)it[0].i, 1);
+	CHECK_EQ_INT((int)it[1].i, 2);
+	CHECK(it[0].pos == 1 && it[1].pos == 2 && it[2].pos == 3);
+	/* two that broke the pattern: the earlier departure first */
+	memset(it, 0, sizeof it);
+	for (size_t k = 0; k < 2; k++) {
+		it[k].i = k;
+		it[k].change = VD_DIVERGED;
+		it[k].tier = 2;
+		it[k].kept_n = it[k].s_nn = 50;
+		it[k].share = 0.2;
+	}
+	it[0].s_at = 30;
+	it[0].rowsum = 3;
+	it[1].s_at = 10;
+	vd_order(it, 2);
+	CHECK_EQ_INT((int)it[0].i, 1);
+	CHECK(it[0].pos == 1 && it[1].pos == 2);
+}
+
 int main(void)
 {
 	test_compare();
 	test_never_blind();
 	test_order_ties();
 	test_sweep_scores();
+	test_hang_compare();
+	test_hang_tiers();
 	CHECK_DONE();
 }

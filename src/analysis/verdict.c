@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/hangrank.h"
 #include "analysis/nlr.h"
 #include "analysis/verdict.h"
 #include "import/sink.h"
+#include "order/hang.h"
 #include "util/util.h"
 
 void vd_compare(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, vd_item *it)
@@ -51,9 +53,19 @@ static double rel_at(const vd_item *x)
 	return x->kept_n ? key9((double)x->at / (double)x->kept_n) : 0;
 }
 
+static double sync_at(const vd_item *x)
+{
+	return x->s_nn ? key9((double)x->s_at / (double)x->s_nn) : 0;
+}
+
 static int vd_cmp(const void *p, const void *q)
 {
 	const vd_item *a = p, *b = q;
+	if (a->tier != b->tier)
+		return a->tier > b->tier ? -1 : 1;
+	/* who broke the pattern first, relative to the length of its own pattern */
+	if (a->tier == 2 && sync_at(a) != sync_at(b))
+		return sync_at(a) < sync_at(b) ? -1 : 1;
 	if (a->change != b->change)
 		return a->change > b->change ? -1 : 1;
 	double sa = key9(a->score), sb = key9(b->score);
@@ -71,7 +83,8 @@ static int vd_cmp(const void *p, const void *q)
 
 static int vd_tied(const vd_item *a, const vd_item *b)
 {
-	return a->change == b->change && key9(a->score) == key9(b->score) &&
+	return a->tier == b->tier && (a->tier != 2 || sync_at(a) == sync_at(b)) &&
+	       a->change == b->change && key9(a->score) == key9(b->score) &&
 	       (a->change == VD_SAME || rel_at(a) == rel_at(b));
 }
 
@@ -113,6 +126,44 @@ static int same_entries(const nlr_entry *a, size_t na, const nlr_entry *b, size_
 		if (!nlr_entry_eq(a[k], b[k]))
 			return 0;
 	return 1;
+}
+
+/* The tiers of a hung run from the hang-safe record of both runs (hangrank.h). */
+static int vd_hang_tiers(store *s, const an_result *rn, const an_result *rf, const rank_jsmd *j,
+			 vd_rank *out, dt_err *e)
+{
+	hr_info h;
+	if (hr_build(s, rn->meta.run_id, rf->meta.run_id, &h, e))
+		return -1;
+	for (size_t k = 0; k < out->n && h.n; k++) {
+		vd_item *x = &out->it[k];
+		const store_trace *tf = &rf->traces[j->row_faulty[x->i]];
+		const hr_thread *t = hr_find(&h, tf->proc, tf->thread);
+		if (!t)
+			continue;
+		x->s_at = t->at;
+		x->s_nn = t->nn;
+		x->waiters = t->waiters;
+		x->s_state = t->state;
+		x->s_func = t->func;
+		x->s_en = t->en;
+		x->s_ef = t->ef;
+		if (t->cmp == HR_DIVERGED)
+			x->tier = 2;
+		else if (t->cmp == HR_PREFIX && t->waiters && !t->waits)
+			x->tier = 1;
+		if (x->tier && x->change == VD_SAME) {
+			/* the trace recording lost what the hang-safe record has: still a change */
+			x->change = VD_DIVERGED;
+			x->share = t->nn + t->nf ? (double)(t->nn + t->nf - 2 * t->at) /
+							   (double)(t->nn + t->nf)
+						 : 1.0;
+			x->at = x->kept_n;
+			x->s_only = 1;
+		}
+	}
+	hr_free(&h);
+	return 0;
 }
 
 int vd_build(store *s, const an_result *rn, const an_result *rf, const rank_jsmd *j,
@@ -187,6 +238,10 @@ int vd_build(store *s, const an_result *rn, const an_result *rf, const rank_jsmd
 			x->spun = 1;
 		}
 	}
+	if (run_cut && n && vd_hang_tiers(s, rn, rf, j, out, e)) {
+		vd_free(out);
+		return -1;
+	}
 	vd_order(out->it, n);
 	for (size_t k = 0; k < n; k++)
 		out->ndiff += out->it[k].change != VD_SAME;
@@ -220,10 +275,46 @@ static void name_of(store *s, uint32_t f, char *buf, size_t cap)
 	buf[k < cap ? k : cap - 1] = 0;
 }
 
+/* The hang-safe record's reason, then "; " (the trace comparison's follows); 0 when none. */
+static size_t tier_reason(store *s, const vd_item *it, char *buf, size_t cap)
+{
+	char a[160], b[160];
+	if (it->tier == 2) {
+		hr_event_text(s, &it->s_ef, &it->s_en, b, sizeof b);
+		hr_event_text(s, &it->s_en, &it->s_ef, a, sizeof a);
+		return (size_t)snprintf(buf, cap,
+					"broke the pattern of the hang-safe record at call %llu of "
+					"%llu: %s where the normal run has %s; ",
+					(unsigned long long)it->s_at + 1,
+					(unsigned long long)it->s_nn, b, a);
+	}
+	if (it->tier == 1) {
+		if (it->s_state == HANG_IN_CALL)
+			name_of(s, it->s_func, b, sizeof b);
+		return (size_t)snprintf(buf, cap,
+					"%zu thread%s wait%s for it and it waits for nobody: %s%s; ",
+					it->waiters, it->waiters == 1 ? "" : "s",
+					it->waiters == 1 ? "s" : "",
+					it->s_state == HANG_IN_CALL ? "in " : "in no recorded call "
+									      "(computing or spinning)",
+					it->s_state == HANG_IN_CALL ? b : "");
+	}
+	return 0;
+}
+
 void vd_reason(store *s, const vd_item *it, char *buf, size_t cap)
 {
 	char a[128], b[128];
-	size_t k = 0;
+	size_t k = cap ? tier_reason(s, it, buf, cap) : 0;
+	if (k >= cap)
+		return;
+	if (it->s_only) {
+		buf[k >= 2 ? k - 2 : k] = 0; /* no "; ": the trace comparison saw nothing */
+		return;
+	}
+	buf += k;
+	cap -= k;
+	k = 0;
 	switch (it->change) {
 	case VD_SAME:
 		k = (size_t)snprintf(buf, cap, "identical");

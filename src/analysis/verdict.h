@@ -23,6 +23,10 @@
  * earliest relative to its counterpart's length comes first (the one the others wait for),
  * then the score. Traces equal on all of these are tied and share their position.
  *
+ * In a hung run with a hang-safe record in both runs (hangrank.h), two tiers come before all
+ * of that: the threads whose recorded calls broke their counterpart's pattern (earliest
+ * departure first), then the threads the others wait for at the end that wait for nobody.
+ *
  * vd_compare and vd_order are pure (unit-tested); vd_build reads the analyses' NLR entries
  * from the store. */
 #ifndef DT_VERDICT_H
@@ -32,6 +36,7 @@
 #include <stdint.h>
 
 #include "analysis/analysis.h"
+#include "import/sync_event.h"
 
 enum vd_change { VD_SAME = 0, VD_STOPPED = 1, VD_DIVERGED = 2 };
 
@@ -50,6 +55,16 @@ typedef struct vd_item {
 	int running;       /* still running when a hung run was stopped */
 	int spun;          /* running and stopped early: busy out of the filter's sight */
 	int ended;         /* a prefix that ended normally (no open call): it ended early */
+	/* From the hang-safe record of a hung run (hangrank.h): 2, it broke the pattern of its
+	 * counterpart's calls; 1, the others wait for it at the end and it waits for nobody;
+	 * 0, neither (or no record). Ranked before everything else. */
+	int tier;
+	uint64_t s_at, s_nn;     /* entries in common at the start; the counterpart's entries */
+	size_t waiters;          /* threads that wait for it at the end */
+	int s_only;              /* only the hang-safe record shows a change */
+	int s_state;             /* where it is at the end (enum hang_state) */
+	uint32_t s_func;         /* the call it is in at the end */
+	dt_sync_event s_en, s_ef; /* the first entries that differ */
 	size_t pos;        /* 1-based; tied items share it */
 } vd_item;
 

@@ -640,6 +640,12 @@ static const char *change_word(int c)
 	return c == VD_DIVERGED ? "diverged" : c == VD_STOPPED ? "stopped-early" : "identical";
 }
 
+/* What the hang-safe record says of a trace (verdict.h's tier). */
+static const char *tier_word(int t)
+{
+	return t == 2 ? "broke-pattern" : t == 1 ? "waited-for" : "";
+}
+
 static void rank_rows_out(store *s, const struct ranked *r, size_t top, int fmt)
 {
 	const vd_rank *v = &r->v;
@@ -649,7 +655,7 @@ static void rank_rows_out(store *s, const struct ranked *r, size_t top, int fmt)
 		printf("%4s  %-9s  %9s  %-10s  %s\n", "#", "trace", "score", "kept", "what changed");
 	else if (fmt == 'c')
 		printf("position,trace,score,jsmd_row_sum,change,kept_normal,kept_faulty,"
-		       "diverges_at,running,reason\n");
+		       "diverges_at,running,hang_record,reason\n");
 	else
 		printf("  \"traces\": [");
 	for (size_t q = 0; q < m; q++) {
@@ -666,20 +672,22 @@ static void rank_rows_out(store *s, const struct ranked *r, size_t top, int fmt)
 		if (fmt == 't') {
 			printf("%4s  %-9s  %9.3f  %-10s  %s\n", pos, t, x->score, kept, why);
 		} else if (fmt == 'c') {
-			printf("%zu,%s,%.6f,%.6f,%s,%llu,%llu,%llu,%d,", x->pos, t, x->score, x->rowsum,
-			       change_word(x->change), (unsigned long long)x->kept_n,
-			       (unsigned long long)x->kept_f, (unsigned long long)x->at, x->running);
+			printf("%zu,%s,%.6f,%.6f,%s,%llu,%llu,%llu,%d,%s,", x->pos, t, x->score,
+			       x->rowsum, change_word(x->change), (unsigned long long)x->kept_n,
+			       (unsigned long long)x->kept_f, (unsigned long long)x->at, x->running,
+			       tier_word(x->tier));
 			cli_csv_str(why);
 			putchar('\n');
 		} else {
 			printf("%s\n    {\"position\": %zu, \"tied\": %s, \"trace\": \"%s\", "
 			       "\"score\": %.6f, \"jsmd_row_sum\": %.6f, \"change\": \"%s\", "
 			       "\"kept_normal\": %llu, \"kept_faulty\": %llu, \"diverges_at\": %llu, "
-			       "\"running\": %s, \"reason\": ",
+			       "\"running\": %s, \"hang_record\": %s%s%s, \"reason\": ",
 			       q ? "," : "", x->pos, tied ? "true" : "false", t, x->score, x->rowsum,
 			       change_word(x->change), (unsigned long long)x->kept_n,
 			       (unsigned long long)x->kept_f, (unsigned long long)x->at,
-			       x->running ? "true" : "false");
+			       x->running ? "true" : "false", x->tier ? "\"" : "",
+			       x->tier ? tier_word(x->tier) : "null", x->tier ? "\"" : "");
 			cli_json_str(why);
 			putchar('}');
 		}
@@ -793,8 +801,12 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 	} else {
 		printf("# %zu of %zu traces differ in their kept events%s\n", use->v.ndiff, n,
 		       use->v.ndiff == n ? "" : "; the others score 0");
-		printf("\nmost changed traces (diverged, then stopped early, then by score; ties "
-		       "share a position, marked =):\n");
+		int tiers = 0;
+		for (size_t q = 0; q < use->v.n; q++)
+			tiers |= use->v.it[q].tier != 0;
+		printf("\nmost changed traces (%sdiverged, then stopped early, then by score; ties "
+		       "share a position, marked =):\n",
+		       tiers ? "the hang-safe record's pattern broken, then waited for, then " : "");
 	}
 	rank_rows_out(s, use, top, 't');
 	rank_pair *pr = xmalloc((top ? top : 1) * sizeof *pr);

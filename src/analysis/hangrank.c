@@ -1,0 +1,242 @@
+/* hangrank.c: the hang-safe record's evidence for the ranking of a hung run (see hangrank.h). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/hangrank.h"
+#include "import/sync_file.h"
+#include "order/hang.h"
+#include "store/store_sync.h"
+#include "util/esc.h"
+#include "util/util.h"
+
+/* The fields that identify a call across runs. Not the request, the object (a per-process
+ * address), the timestamps or an exit's actual source: those differ between correct runs. */
+static int same_call(const dt_sync_event *a, const dt_sync_event *b)
+{
+	return a->func == b->func && a->comm == b->comm && a->dest == b->dest &&
+	       a->stag == b->stag && a->src == b->src && a->rtag == b->rtag &&
+	       a->root == b->root && a->count == b->count && a->datatype == b->datatype &&
+	       a->op == b->op;
+}
+
+/* The entries of a thread's events, as indices. */
+static size_t entries(const dt_sync_event *ev, size_t n, size_t *out)
+{
+	size_t m = 0;
+	for (size_t k = 0; k < n; k++)
+		if (ev[k].phase == DT_SYNC_ENTER)
+			out[m++] = k;
+	return m;
+}
+
+void hr_compare(const dt_sync_event *a, size_t na, const dt_sync_event *b, size_t nb,
+		hr_thread *t)
+{
+	size_t *ia = xcalloc(na ? na : 1, sizeof *ia), *ib = xcalloc(nb ? nb : 1, sizeof *ib);
+	size_t ma = entries(a, na, ia), mb = entries(b, nb, ib);
+	size_t pre = 0, lim = ma < mb ? ma : mb;
+	while (pre < lim && same_call(&a[ia[pre]], &b[ib[pre]]))
+		pre++;
+	t->at = pre;
+	t->nn = ma;
+	t->nf = mb;
+	memset(&t->en, 0, sizeof t->en);
+	memset(&t->ef, 0, sizeof t->ef);
+	if (pre < ma)
+		t->en = a[ia[pre]];
+	if (pre < mb)
+		t->ef = b[ib[pre]];
+	t->cmp = pre == ma && pre == mb ? HR_SAME : pre == mb ? HR_PREFIX : HR_DIVERGED;
+	free(ia);
+	free(ib);
+}
+
+/* [lo, hi) of each thread's events in ev (sorted by proc, thread, seq) */
+typedef struct span {
+	int32_t proc, thread;
+	size_t lo, hi;
+} span;
+
+static size_t spans(const dt_sync_event *ev, size_t n, span **out)
+{
+	size_t m = 0, cap = 0;
+	*out = NULL;
+	for (size_t k = 0; k < n;) {
+		size_t j = k;
+		while (j < n && ev[j].proc == ev[k].proc && ev[j].thread == ev[k].thread)
+			j++;
+		if (m == cap) {
+			cap = cap ? 2 * cap : 16;
+			*out = xrealloc(*out, cap * sizeof **out);
+		}
+		(*out)[m++] = (span){ ev[k].proc, ev[k].thread, k, j };
+		k = j;
+	}
+	return m;
+}
+
+int hr_build(store *s, int64_t run_normal, int64_t run_faulty, hr_info *out, dt_err *e)
+{
+	memset(out, 0, sizeof *out);
+	dt_sync_event *en = NULL, *ef = NULL;
+	size_t nn = 0, nf = 0;
+	if (store_sync_list(s, run_faulty, &ef, &nf, e))
+		return -1;
+	if (!nf)
+		return 0;
+	if (store_sync_list(s, run_normal, &en, &nn, e)) {
+		free(ef);
+		return -1;
+	}
+	if (!nn) {
+		free(ef);
+		return 0;
+	}
+	size_t nnames = 0;
+	const char *const *names = store_func_names(s, &nnames);
+	hang_report rep;
+	if (hang_analyze(ef, nf, names, nnames, &rep, e)) {
+		free(en);
+		free(ef);
+		return -1;
+	}
+	int hung = 0;
+	for (size_t k = 0; k < rep.nthreads; k++)
+		hung |= rep.threads[k].state == HANG_IN_CALL;
+	if (hung) {
+		span *sn, *sf;
+		size_t mn = spans(en, nn, &sn), mf = spans(ef, nf, &sf);
+		out->t = xcalloc(mf ? mf : 1, sizeof *out->t);
+		size_t a = 0;
+		for (size_t b = 0; b < mf; b++) {
+			while (a < mn && (sn[a].proc < sf[b].proc ||
+					  (sn[a].proc == sf[b].proc && sn[a].thread < sf[b].thread)))
+				a++;
+			if (a == mn || sn[a].proc != sf[b].proc || sn[a].thread != sf[b].thread)
+				continue;
+			hr_thread *t = &out->t[out->n++];
+			t->proc = sf[b].proc;
+			t->thread = sf[b].thread;
+			hr_compare(en + sn[a].lo, sn[a].hi - sn[a].lo, ef + sf[b].lo,
+				   sf[b].hi - sf[b].lo, t);
+		}
+		/* the wait-for graph at the end: rep.threads is in P.T order, as out->t */
+		size_t *in = xcalloc(rep.nthreads ? rep.nthreads : 1, sizeof *in);
+		unsigned char *outd = xcalloc(rep.nthreads ? rep.nthreads : 1, 1);
+		for (size_t k = 0; k < rep.nedges; k++)
+			if (rep.edges[k].from != rep.edges[k].to) {
+				in[rep.edges[k].to]++;
+				outd[rep.edges[k].from] = 1;
+			}
+		size_t r = 0;
+		for (size_t k = 0; k < out->n; k++) {
+			hr_thread *t = &out->t[k];
+			while (r < rep.nthreads && (rep.threads[r].proc < t->proc ||
+						    (rep.threads[r].proc == t->proc &&
+						     rep.threads[r].thread < t->thread)))
+				r++;
+			if (r == rep.nthreads || rep.threads[r].proc != t->proc ||
+			    rep.threads[r].thread != t->thread)
+				continue;
+			t->waiters = in[r];
+			t->waits = outd[r];
+			t->state = rep.threads[r].state;
+			t->func = rep.threads[r].func;
+			t->occurrence = rep.threads[r].occurrence;
+		}
+		free(in);
+		free(outd);
+		free(sn);
+		free(sf);
+	}
+	hang_report_free(&rep);
+	free(en);
+	free(ef);
+	return 0;
+}
+
+const hr_thread *hr_find(const hr_info *h, int proc, int thread)
+{
+	size_t lo = 0, hi = h->n;
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+		const hr_thread *t = &h->t[m];
+		if (t->proc == proc && t->thread == thread)
+			return t;
+		if (t->proc < proc || (t->proc == proc && t->thread < thread))
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return NULL;
+}
+
+void hr_free(hr_info *h)
+{
+	free(h->t);
+	memset(h, 0, sizeof *h);
+}
+
+static void peer_text(char *b, size_t cap, int64_t v)
+{
+	if (v == DT_SYNC_ANY_SOURCE)
+		snprintf(b, cap, "ANY");
+	else if (v == DT_SYNC_PROC_NULL)
+		snprintf(b, cap, "PROC_NULL");
+	else
+		snprintf(b, cap, "%" PRId64, v);
+}
+
+void hr_event_text(store *s, const dt_sync_event *x, const dt_sync_event *other, char *buf,
+		   size_t cap)
+{
+	if (!cap)
+		return;
+	if (!x->func) {
+		snprintf(buf, cap, "(end)");
+		return;
+	}
+	const char *nm = store_func_name(s, x->func);
+	char name[128];
+	esc_str(nm ? nm : "?", name, sizeof name);
+	int same = other && other->func == x->func;
+	struct {
+		const char *key;
+		int64_t v, o;
+		int kind; /* 0 number, 1 peer, 2 datatype, 3 op */
+	} f[] = {
+		{ "comm", x->comm, other ? other->comm : 0, 0 },
+		{ "dest", x->dest, other ? other->dest : 0, 1 },
+		{ "tag", x->stag, other ? other->stag : 0, 1 },
+		{ "source", x->src, other ? other->src : 0, 1 },
+		{ "tag", x->rtag, other ? other->rtag : 0, 1 },
+		{ "root", x->root, other ? other->root : 0, 0 },
+		{ "count", x->count, other ? other->count : 0, 0 },
+		{ "datatype", x->datatype, other ? other->datatype : 0, 2 },
+		{ "op", x->op, other ? other->op : 0, 3 },
+	};
+	size_t k = (size_t)snprintf(buf, cap, "%s", name);
+	int open = 0;
+	for (size_t i = 0; i < sizeof f / sizeof *f && k < cap; i++) {
+		if (f[i].v == DT_SYNC_NONE || (same && f[i].v == f[i].o))
+			continue;
+		/* without a counterpart, the communicator only when not WORLD, no count */
+		if (!same && ((i == 0 && f[i].v == 0) || i == 6))
+			continue;
+		char v[48];
+		if (f[i].kind == 1)
+			peer_text(v, sizeof v, f[i].v);
+		else if (f[i].kind == 2)
+			snprintf(v, sizeof v, "%s", sync_type_name((int32_t)f[i].v));
+		else if (f[i].kind == 3)
+			snprintf(v, sizeof v, "%s", sync_op_name((int32_t)f[i].v));
+		else
+			snprintf(v, sizeof v, "%" PRId64, f[i].v);
+		k += (size_t)snprintf(buf + k, cap - k, "%s%s=%s", open ? "," : "[", f[i].key, v);
+		open = 1;
+	}
+	if (open && k < cap)
+		snprintf(buf + k, cap - k, "]");
+}
