@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "cli/cli.h"
+#include "cli/cli_par.h"
 #include "util/esc.h"
 #include "util/util.h"
 
@@ -230,7 +231,7 @@ int cli_out_format(const char *s)
 	return -1;
 }
 
-int main(int argc, char **argv)
+int cli_main(int argc, char **argv)
 {
 	cli c = { getenv("DIFFTRACE_DB"), NULL };
 	if (!c.db || !*c.db)
@@ -269,6 +270,9 @@ int main(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
+	/* in an MPI job (difftrace-mpi), the commands other than import run in process 0 */
+	if (cli_par_job && cli_par_job->rank > 0 && strcmp(argv[i], "import"))
+		return 0;
 	for (size_t v = 0; v < sizeof verbs / sizeof *verbs; v++) {
 		if (!strcmp(argv[i], verbs[v].name)) {
 			optind = 1;

@@ -78,4 +78,7 @@ int cmd_order(cli *c, int argc, char **argv);
 
 #define CLI_HELP_DONE (-100)
 
+/* The program: main.c's, and difftrace-mpi's (src/par/par_mpi.c). */
+int cli_main(int argc, char **argv);
+
 #endif

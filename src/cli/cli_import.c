@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_par.h"
 #include "import/import.h"
 #include "import/import_sample.h"
 #include "store/store_blame.h"
@@ -41,7 +42,9 @@ static const char help[] =
 	"PATH is a uftrace.data directory, a directory of rank-N recordings (difftrace-record),\n"
 	"a ParLOT directory or per-thread file (with its .info), or text traces (*.txt).\n"
 	"The sample record of difftrace-record --sample (rank-N/sample) is imported with it\n"
-	"for 'difftrace blame'.\n";
+	"for 'difftrace blame'.\n"
+	"Under mpirun or srun with more than one process, the processes share the traces and\n"
+	"process 0 writes the store (difftrace-mpi; the same store as a serial import).\n";
 
 static volatile sig_atomic_t interrupted;
 
@@ -146,19 +149,29 @@ int cmd_import(cli *c, int argc, char **argv)
 
 	dt_err e;
 	dt_err_clear(&e);
+	dt_par *job = cli_par_job;
 	/* Detect every format first, so a wrong PATH fails before the store is touched. */
 	dt_format *fmts = xcalloc((size_t)(argc - optind), sizeof *fmts);
 	for (int i = optind; i < argc; i++) {
 		fmts[i - optind] = fmt != DT_FMT_AUTO ? fmt : import_detect(argv[i], &e);
 		if (!fmts[i - optind]) {
 			free(fmts);
-			return cli_fail(&e);
+			/* every process of a job finds the same: process 0 says it */
+			return job && job->rank ? e.status : cli_fail(&e);
 		}
+	}
+	if (job && job->rank) {
+		r = par_worker_import(job, argv + optind, fmts, argc - optind, &io);
+		free(fmts);
+		return r;
 	}
 	store *s = NULL;
 	if (cli_open_store(c, STORE_OPEN_CREATE, &s, &e)) {
 		free(fmts);
-		return cli_fail(&e);
+		r = cli_fail(&e);
+		if (job)
+			job->abort(job, r);
+		return r;
 	}
 	struct sigaction sa = { 0 }, old_int, old_term;
 	sa.sa_handler = on_signal;
@@ -190,11 +203,19 @@ int cmd_import(cli *c, int argc, char **argv)
 		goto fail;
 	}
 	store_writer_on_progress(w, show_progress, &pr);
+	/* in a job, the other processes' units are replayed in their places (cli_par.h) */
+	par_root root = { job, store_writer_sink(w), 0 };
+	if (job) {
+		io.unit = par_root_unit;
+		io.unit_ctx = &root;
+	}
 	for (int i = optind; i < argc; i++) {
 		pr.path = argv[i];
 		if (import_path(argv[i], fmts[i - optind], &io, store_writer_sink(w), &e))
 			goto fail;
 	}
+	if (job && par_root_finish(&root, &e))
+		goto fail;
 	if (!store_writer_traces(w)) {
 		dt_err_at(&e, argv[optind], -1, "no traces found");
 		goto fail;
@@ -285,6 +306,12 @@ fail:
 	} else {
 		rc = cli_fail(&e);
 		fprintf(stderr, "difftrace: nothing was imported; the store is unchanged\n");
+	}
+	if (job) {
+		/* the other processes may wait to send: end the job */
+		store_close(s);
+		s = NULL;
+		job->abort(job, rc);
 	}
 out:
 	sigaction(SIGINT, &old_int, NULL);

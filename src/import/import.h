@@ -23,7 +23,19 @@ typedef struct dt_import_opts {
 	 * tokens), to reproduce its texTrace output; 0 (default): by lines, as the tracer wrote
 	 * them. The two differ after any name containing a space (Go's `type..eq.struct { ... }`). */
 	int parlot_token_names;
+	/* A parallel import (difftrace import under mpirun): called before each unit of work (a
+	 * rank directory, a trace file), in the same order in every process; the importer does
+	 * the unit when it returns 1, skips it on 0, and fails on -1. NULL: every unit. With it,
+	 * an importer with no unit of its own to do is no error. */
+	int (*unit)(void *ctx, dt_err *e);
+	void *unit_ctx;
 } dt_import_opts;
+
+/* Whether to do the next unit (1), skip it (0), or fail (-1): see dt_import_opts.unit. */
+static inline int import_unit(const dt_import_opts *o, dt_err *e)
+{
+	return o && o->unit ? o->unit(o->unit_ctx, e) : 1;
+}
 
 const char *dt_format_name(dt_format f);
 /* Parses "uftrace", "parlot", "parlot-raw", "text", "sync"; -1 when unknown. */

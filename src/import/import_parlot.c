@@ -544,6 +544,11 @@ int import_parlot(const char *path, int raw, const dt_import_opts *o, dt_sink *s
 	parlot_info info = { 0 };
 	/* Files come grouped by process, so each table is read once. */
 	for (size_t i = 0; i < nfiles && !r; i++) {
+		int mine = import_unit(o, e);
+		if (mine <= 0) {
+			r = mine;
+			continue;
+		}
 		char *ip = parlot_info_path(&files[i]);
 		if (!info.path || strcmp(info.path, ip)) {
 			parlot_info_free(&info);

@@ -303,7 +303,6 @@ static int import_one(const char *dir, int64_t rank, dt_sink *s, size_t *made, d
 
 int import_sync(const char *path, const dt_import_opts *o, dt_sink *s, dt_err *e)
 {
-	(void)o;
 	size_t made = 0;
 	char *sd = sync_dir_find(path);
 	int rc = 0;
@@ -318,7 +317,8 @@ int import_sync(const char *path, const dt_import_opts *o, dt_sink *s, dt_err *e
 		base = strrchr(p, '/');
 		parse_rank(base ? base + 1 : p, &rank);
 		free(p);
-		rc = import_one(sd, rank, s, &made, e);
+		int mine = import_unit(o, e);
+		rc = mine < 0 ? -1 : mine ? import_one(sd, rank, s, &made, e) : 0;
 		free(sd);
 	} else {
 		DIR *dp = opendir(path);
@@ -340,7 +340,10 @@ int import_sync(const char *path, const dt_import_opts *o, dt_sink *s, dt_err *e
 			char *rd = path_join(path, names[i]);
 			char *sub = sync_dir_find(rd);
 			parse_rank(names[i], &rank);
-			if (sub)
+			int mine = sub ? import_unit(o, e) : 0;
+			if (mine < 0)
+				rc = -1;
+			else if (mine)
 				rc = import_one(sub, rank, s, &made, e);
 			free(sub);
 			free(rd);
@@ -349,7 +352,7 @@ int import_sync(const char *path, const dt_import_opts *o, dt_sink *s, dt_err *e
 			free(names[i]);
 		free(names);
 	}
-	if (!rc && !made)
+	if (!rc && !made && !(o && o->unit))
 		rc = dt_err_at(e, path, -1, "no sync record here: no .dts files in DIR, DIR/sync "
 			       "or DIR/rank-N/sync");
 	return rc;

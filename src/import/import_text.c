@@ -173,12 +173,13 @@ static int cmp_nat(const void *a, const void *b)
 
 int import_text(const char *path, const dt_import_opts *o, dt_sink *s, dt_err *e)
 {
-	(void)o;
 	struct stat st;
 	if (stat(path, &st) != 0)
 		return dt_err_at(e, path, -1, "cannot read: %s", strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		return import_one(path, 0, s, e);
+	if (!S_ISDIR(st.st_mode)) {
+		int mine = import_unit(o, e);
+		return mine < 0 ? -1 : mine ? import_one(path, 0, s, e) : 0;
+	}
 	DIR *d = opendir(path);
 	if (!d)
 		return dt_err_at(e, path, -1, "cannot open directory: %s", strerror(errno));
@@ -215,7 +216,8 @@ int import_text(const char *path, const dt_import_opts *o, dt_sink *s, dt_err *e
 	for (size_t i = 0; i < n && !rc; i++) {
 		char full[4096];
 		snprintf(full, sizeof full, "%.*s/%s", (int)plen, path, names[i]);
-		rc = import_one(full, (int64_t)i, s, e);
+		int mine = import_unit(o, e);
+		rc = mine < 0 ? -1 : mine ? import_one(full, (int64_t)i, s, e) : 0;
 	}
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);

@@ -1309,6 +1309,11 @@ int import_uftrace(const char *path, const dt_import_opts *o, dt_sink *s, dt_err
 	char *skipped = NULL;
 	for (size_t i = 0; i < ndirs; i++) {
 		ufi_dir *ud = &dirs[i];
+		int mine = import_unit(o, e);
+		if (mine < 0)
+			goto out;
+		if (!mine)
+			continue;
 		/* a note for the directory's first trace about the launchers left out */
 		dt_buf note = { 0 };
 		for (size_t k = 0; k < ud->nprocs; k++) {
@@ -1352,7 +1357,7 @@ int import_uftrace(const char *path, const dt_import_opts *o, dt_sink *s, dt_err
 			goto out;
 		pushed += made;
 	}
-	if (!pushed) {
+	if (!pushed && !(o && o->unit)) {
 		if (skipped)
 			dt_err_at(e, path, -1, "no traces to import: only launcher processes were "
 				  "recorded (%s); record the ranks instead (difftrace-record)",

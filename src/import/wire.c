@@ -1,0 +1,334 @@
+/* wire.c: the wire sink and its replay (see wire.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "import/wire.h"
+
+#define NOSTR UINT32_MAX
+
+static void put_u32(dt_buf *b, uint32_t v) { buf_put(b, &v, sizeof v); }
+static void put_u64(dt_buf *b, uint64_t v) { buf_put(b, &v, sizeof v); }
+
+static void put_str(dt_buf *b, const char *s, size_t n)
+{
+	if (!s) {
+		put_u32(b, NOSTR);
+		return;
+	}
+	put_u32(b, (uint32_t)n);
+	buf_put(b, s, n);
+}
+
+static int w_begin(void *ctx, const dt_trace_meta *m, dt_err *e)
+{
+	(void)e;
+	wire_sink *w = ctx;
+	buf_byte(w->out, 'B');
+	put_u64(w->out, (uint64_t)m->pid);
+	put_u64(w->out, (uint64_t)m->tid);
+	put_u64(w->out, (uint64_t)m->rank);
+	put_u32(w->out, (uint32_t)m->is_main);
+	put_str(w->out, m->host, m->host ? strlen(m->host) : 0);
+	put_str(w->out, m->source, m->source ? strlen(m->source) : 0);
+	return 0;
+}
+
+static uint32_t w_func(void *ctx, const char *name, size_t len, dt_err *e)
+{
+	(void)e;
+	wire_sink *w = ctx;
+	uint32_t id;
+	if (strmap_get(&w->names, name, len, &id))
+		return id;
+	id = ++w->nfuncs;
+	strmap_put(&w->names, name, len, id);
+	buf_byte(w->out, 'F');
+	put_u32(w->out, id);
+	put_str(w->out, name, len);
+	return id;
+}
+
+static int w_events(void *ctx, const uint32_t *ev, const uint64_t *ts, size_t n, dt_err *e)
+{
+	(void)e;
+	wire_sink *w = ctx;
+	buf_byte(w->out, 'E');
+	put_u64(w->out, n);
+	buf_byte(w->out, ts != NULL);
+	buf_put(w->out, ev, n * sizeof *ev);
+	if (ts)
+		buf_put(w->out, ts, n * sizeof *ts);
+	return 0;
+}
+
+static int w_arg(void *ctx, uint64_t idx, int kind, const char *text, dt_err *e)
+{
+	(void)e;
+	wire_sink *w = ctx;
+	buf_byte(w->out, 'A');
+	put_u64(w->out, idx);
+	put_u32(w->out, (uint32_t)kind);
+	put_str(w->out, text, strlen(text));
+	return 0;
+}
+
+static int w_gap(void *ctx, uint64_t idx, uint64_t lost, dt_err *e)
+{
+	(void)e;
+	wire_sink *w = ctx;
+	buf_byte(w->out, 'G');
+	put_u64(w->out, idx);
+	put_u64(w->out, lost);
+	return 0;
+}
+
+static int w_end(void *ctx, unsigned flags, const char *note, dt_err *e)
+{
+	(void)e;
+	wire_sink *w = ctx;
+	buf_byte(w->out, 'Z');
+	put_u32(w->out, flags);
+	put_str(w->out, note, note ? strlen(note) : 0);
+	return 0;
+}
+
+static int w_sync(void *ctx, const dt_sync_clock *clk, const dt_sync_event *ev, size_t n,
+		  dt_err *e)
+{
+	(void)e;
+	wire_sink *w = ctx;
+	buf_byte(w->out, 'Y');
+	buf_byte(w->out, clk != NULL);
+	if (clk)
+		buf_put(w->out, clk, sizeof *clk);
+	put_u64(w->out, n);
+	buf_put(w->out, ev, n * sizeof *ev);
+	return 0;
+}
+
+void wire_sink_init(wire_sink *w, dt_buf *out)
+{
+	memset(w, 0, sizeof *w);
+	w->out = out;
+	strmap_init(&w->names);
+	w->sink = (dt_sink){ w, w_begin, w_func, w_events, w_arg, w_gap, w_end, w_sync };
+}
+
+void wire_sink_reset(wire_sink *w)
+{
+	strmap_free(&w->names);
+	strmap_init(&w->names);
+	w->nfuncs = 0;
+}
+
+void wire_sink_free(wire_sink *w)
+{
+	strmap_free(&w->names);
+}
+
+void wire_error(dt_buf *out, const dt_err *err)
+{
+	buf_byte(out, 'X');
+	buf_put(out, err, sizeof *err);
+}
+
+/* ---- replay -------------------------------------------------------------------------------- */
+
+typedef struct rd {
+	const uint8_t *p, *end;
+	int bad;
+} rd;
+
+static int get(rd *r, void *dst, size_t n)
+{
+	if ((size_t)(r->end - r->p) < n) {
+		r->bad = 1;
+		return -1;
+	}
+	memcpy(dst, r->p, n);
+	r->p += n;
+	return 0;
+}
+
+static uint32_t get_u32(rd *r)
+{
+	uint32_t v = 0;
+	get(r, &v, sizeof v);
+	return v;
+}
+
+static uint64_t get_u64(rd *r)
+{
+	uint64_t v = 0;
+	get(r, &v, sizeof v);
+	return v;
+}
+
+/* A string (malloc'd, NUL-terminated; NULL for none), or sets bad. */
+static char *get_str(rd *r, size_t *len)
+{
+	uint32_t n = get_u32(r);
+	if (r->bad || n == NOSTR)
+		return NULL;
+	if ((size_t)(r->end - r->p) < n) {
+		r->bad = 1;
+		return NULL;
+	}
+	char *s = xstrndup((const char *)r->p, n);
+	r->p += n;
+	if (len)
+		*len = n;
+	return s;
+}
+
+int wire_replay(const uint8_t *p, size_t n, dt_sink *s, const char *what, dt_err *e)
+{
+	rd r = { p, p + n, 0 };
+	uint32_t *map = NULL; /* the unit's function ids -> the sink's */
+	size_t nmap = 0, capmap = 0;
+	uint32_t *ev = NULL;
+	size_t capev = 0;
+	int rc = 0;
+	while (!rc && r.p < r.end) {
+		uint8_t tag = *r.p++;
+		switch (tag) {
+		case 'B': {
+			dt_trace_meta m;
+			memset(&m, 0, sizeof m);
+			m.pid = (int64_t)get_u64(&r);
+			m.tid = (int64_t)get_u64(&r);
+			m.rank = (int64_t)get_u64(&r);
+			m.is_main = (int)get_u32(&r);
+			char *host = get_str(&r, NULL), *src = get_str(&r, NULL);
+			m.host = host;
+			m.source = src;
+			if (!r.bad)
+				rc = s->begin(s->ctx, &m, e);
+			free(host);
+			free(src);
+			break;
+		}
+		case 'F': {
+			uint32_t id = get_u32(&r);
+			size_t len = 0;
+			char *name = get_str(&r, &len);
+			if (r.bad || !name || id != nmap + 1) {
+				free(name);
+				r.bad = 1;
+				break;
+			}
+			GROW(map, capmap, nmap + 2);
+			map[0] = DT_RET;
+			uint32_t g = s->func(s->ctx, name, len, e);
+			free(name);
+			if (!g) {
+				rc = -1;
+				break;
+			}
+			map[++nmap] = g;
+			break;
+		}
+		case 'E': {
+			uint64_t m = get_u64(&r);
+			uint8_t hasts = 0;
+			get(&r, &hasts, 1);
+			if (r.bad || m > (uint64_t)(r.end - r.p) / sizeof *ev) {
+				r.bad = 1;
+				break;
+			}
+			GROW(ev, capev, (size_t)m ? (size_t)m : 1);
+			get(&r, ev, (size_t)m * sizeof *ev);
+			for (size_t i = 0; i < m && !r.bad; i++) {
+				if (ev[i] > nmap)
+					r.bad = 1;
+				else
+					ev[i] = ev[i] == DT_RET ? DT_RET : map[ev[i]];
+			}
+			uint64_t *ts = NULL;
+			if (!r.bad && hasts) {
+				if (m > (uint64_t)(r.end - r.p) / sizeof *ts) {
+					r.bad = 1;
+					break;
+				}
+				ts = xmalloc((size_t)m * sizeof *ts + 1);
+				get(&r, ts, (size_t)m * sizeof *ts);
+			}
+			if (!r.bad)
+				rc = s->events(s->ctx, ev, ts, (size_t)m, e);
+			free(ts);
+			break;
+		}
+		case 'A': {
+			uint64_t idx = get_u64(&r);
+			int kind = (int)get_u32(&r);
+			char *text = get_str(&r, NULL);
+			if (!r.bad && text)
+				rc = s->arg(s->ctx, idx, kind, text, e);
+			else
+				r.bad = 1;
+			free(text);
+			break;
+		}
+		case 'G': {
+			uint64_t idx = get_u64(&r), lost = get_u64(&r);
+			if (!r.bad)
+				rc = s->gap(s->ctx, idx, lost, e);
+			break;
+		}
+		case 'Y': {
+			uint8_t hasclk = 0;
+			dt_sync_clock clk;
+			get(&r, &hasclk, 1);
+			if (hasclk)
+				get(&r, &clk, sizeof clk);
+			uint64_t m = get_u64(&r);
+			if (r.bad || m > (uint64_t)(r.end - r.p) / sizeof(dt_sync_event)) {
+				r.bad = 1;
+				break;
+			}
+			dt_sync_event *se = xmalloc((size_t)m * sizeof *se + 1);
+			get(&r, se, (size_t)m * sizeof *se);
+			for (size_t i = 0; i < m && !r.bad; i++) {
+				if (se[i].func > nmap)
+					r.bad = 1;
+				else if (se[i].func)
+					se[i].func = map[se[i].func];
+			}
+			if (!r.bad && s->sync)
+				rc = s->sync(s->ctx, hasclk ? &clk : NULL, se, (size_t)m, e);
+			free(se);
+			break;
+		}
+		case 'Z': {
+			unsigned flags = get_u32(&r);
+			char *note = get_str(&r, NULL);
+			if (!r.bad)
+				rc = s->end(s->ctx, flags, note, e);
+			free(note);
+			break;
+		}
+		case 'X': {
+			dt_err w;
+			if (get(&r, &w, sizeof w))
+				break;
+			w.file[sizeof w.file - 1] = 0;
+			w.msg[sizeof w.msg - 1] = 0;
+			*e = w;
+			if (!e->status)
+				e->status = DT_EDATA;
+			rc = -1;
+			break;
+		}
+		default:
+			r.bad = 1;
+		}
+		if (r.bad)
+			break;
+	}
+	free(map);
+	free(ev);
+	if (!rc && r.bad)
+		rc = dt_errf(e, DT_EDATA, "%s: a damaged unit of a parallel import (byte %zu)", what,
+			     (size_t)(r.p - p));
+	return rc;
+}

@@ -1,0 +1,26 @@
+/* par.h: the processes of a parallel difftrace job (difftrace import under mpirun or srun).
+ *
+ * difftrace itself has no MPI in it: under a launcher with more than one process, `difftrace
+ * import` runs difftrace-mpi (src/par/par_mpi.c), which is the same program with this
+ * transport set. Process 0 writes the store; the others decode their share of the traces and
+ * send it to process 0, one message per unit of work, then one last message (empty when
+ * they succeeded, an error otherwise). */
+#ifndef DT_PAR_H
+#define DT_PAR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/err.h"
+
+typedef struct dt_par {
+	int rank, size;
+	/* process 0: the next message of process `from` (*buf malloc'd, may be NULL when n is 0) */
+	int (*recv)(struct dt_par *p, int from, uint8_t **buf, size_t *n, dt_err *e);
+	/* the others: a message to process 0 */
+	int (*send)(struct dt_par *p, const uint8_t *buf, size_t n, dt_err *e);
+	/* ends every process of the job with this status (process 0, after a failure) */
+	void (*abort)(struct dt_par *p, int status);
+} dt_par;
+
+#endif
