@@ -91,7 +91,8 @@ has "saved in $T/cfg/difftrace/filters/custom-tui.filter"
 # U in the trace view runs uftrace tui on the trace's own recording ($UFTRACE stands in for it)
 printf '#!/bin/sh\necho "$@" > "%s/uf-args"\n' "$T" > "$T/fakeuf"
 chmod +x "$T/fakeuf"
-UFTRACE="$T/fakeuf" ui : '"trace normal 1.1"' Enter wait U
+# (wide: the message holds the recording's path, long in a distcheck build)
+UFTRACE="$T/fakeuf" SIZE=24x400 ui : '"trace normal 1.1"' Enter wait U
 grep -q "^tui -d $abs_top_srcdir/examples/traces/normal/rank-1 --tid [0-9][0-9]*\$" "$T/uf-args" ||
 	fail "uftrace tui arguments: $(cat "$T/uf-args" 2>&1)"
 has 'uftrace tui -d .*/rank-1 --tid [0-9]* ended'
