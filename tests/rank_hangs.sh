@@ -56,7 +56,7 @@ reason() { # BUG REGEX: the text ranking's first row says REGEX
 }
 
 first early-exit 2.0 broke-pattern
-reason early-exit 'broke the pattern of the hang-safe record at call [0-9]+ of [0-9]+: MPI_Reduce\[root=0.* where the normal run has GOMP_parallel'
+reason early-exit 'hang-safe record, call [0-9]+ of [0-9]+: MPI_Reduce\[root=0.* where the normal run has GOMP_parallel'
 first bcast-root 2.0 broke-pattern
 reason bcast-root 'MPI_Bcast\[root=1\] where the normal run has MPI_Bcast\[root=0\]'
 first farm-drop 2.0 broke-pattern

@@ -283,8 +283,8 @@ static size_t tier_reason(store *s, const vd_item *it, char *buf, size_t cap)
 		hr_event_text(s, &it->s_ef, &it->s_en, b, sizeof b);
 		hr_event_text(s, &it->s_en, &it->s_ef, a, sizeof a);
 		return (size_t)snprintf(buf, cap,
-					"broke the pattern of the hang-safe record at call %llu of "
-					"%llu: %s where the normal run has %s; ",
+					"hang-safe record, call %llu of %llu: %s where the normal run "
+					"has %s; ",
 					(unsigned long long)it->s_at + 1,
 					(unsigned long long)it->s_nn, b, a);
 	}
