@@ -454,9 +454,27 @@ static const char *short_name(const struct tl *d, uint32_t f)
 	if (!nm)
 		return "?";
 	static const char *const pfx[] = { "MPI_", "GOMP_", "omp_" };
+	/* names that would be cut to the same or to nothing clear (the footer has them whole) */
+	static const char *const abbr[][2] = {
+		{ "critical_start", "crit_in" },     { "critical_end", "crit_out" },
+		{ "critical_name_start", "ncrit_in" }, { "critical_name_end", "ncrit_out" },
+		{ "parallel_body", "par_body" },     { "parallel_start", "par_start" },
+		{ "parallel_end", "par_end" },       { "set_nest_lock", "set_nlock" },
+		{ "unset_nest_lock", "unset_nlk" },  { "unset_lock", "unset_lk" },
+		{ "Comm_split", "Csplit" },          { "Comm_split_type", "Csplit_t" },
+		{ "Comm_create", "Ccreate" },        { "Init_thread", "Init_thr" },
+		{ "Allgatherv", "Allgathv" },        { "Reduce_scatter", "Red_scat" },
+		{ "Reduce_scatter_block", "Red_scat_b" }, { "Sendrecv_replace", "Sendrecv_r" },
+		{ "Iallreduce", "Iallred" },
+	};
 	for (size_t k = 0; k < 3; k++)
-		if (!strncmp(nm, pfx[k], strlen(pfx[k])) && nm[strlen(pfx[k])])
-			return nm + strlen(pfx[k]);
+		if (!strncmp(nm, pfx[k], strlen(pfx[k])) && nm[strlen(pfx[k])]) {
+			nm += strlen(pfx[k]);
+			for (size_t a = 0; a < sizeof abbr / sizeof *abbr; a++)
+				if (!strcmp(nm, abbr[a][0]))
+					return abbr[a][1];
+			return nm;
+		}
 	return nm;
 }
 
@@ -536,6 +554,7 @@ static void tl_line(tui *t, view *v, size_t r, tui_out *o)
 	}
 	int m = d->mode;
 	size_t k = d->rstart[m][r], end = d->rstart[m][r + 1];
+	int close = 0; /* the cell before was the cursor's: its ']' is this separator */
 	for (size_t c = d->left; c < d->left + (size_t)vis && c < d->ncols; c++) {
 		/* the row's events are sorted by lane, the columns too */
 		while (k < end && d->colof[d->lane_of[d->it[d->rows[m][k]].id]] < c)
@@ -550,8 +569,9 @@ static void tl_line(tui *t, view *v, size_t r, tui_out *o)
 		}
 		int is_cur = r == v->cur && c == d->col;
 		int is_peer = x >= 0 && peer >= 0 && d->it[x].id == (uint64_t)peer;
-		out_text(o, is_cur ? ST_KEY : is_peer ? ST_MATCH : ST_DIM,
-			 is_cur ? "[" : is_peer ? "@" : bar);
+		out_text(o, is_cur ? ST_KEY : is_peer ? ST_MATCH : close ? ST_KEY : ST_DIM,
+			 is_cur ? "[" : is_peer ? "@" : close ? "]" : bar);
+		close = is_cur;
 		char txt[16] = "";
 		if (x >= 0)
 			cell_text(d, (size_t)x, count, txt);
@@ -561,9 +581,9 @@ static void tl_line(tui *t, view *v, size_t r, tui_out *o)
 		if (x < 0)
 			style = ST_DIM;
 		out_printf(o, style, "%-10s", txt);
-		if (is_cur)
-			out_text(o, ST_KEY, "]");
 	}
+	if (close)
+		out_text(o, ST_KEY, "]");
 }
 
 static void tl_header(tui *t, view *v, tui_out *o)
@@ -642,9 +662,18 @@ static void tl_footer(tui *t, view *v, int row, tui_out *o)
 		const ord_rule *ru = &d->rules->rule[dep[k].rule];
 		const char *file = strrchr(ru->file, '/');
 		char tup[200];
-		ord_tuple_str(d->rules, dep[k].kind, dep[k].t, dep[k].nt, tup, sizeof tup);
-		out_printf(o, ST_NORMAL, "%s%s%s (%s:%d) = ", k ? "; " : "", dep[k].count ? "#" : "",
-			   tup, file ? file + 1 : ru->file, ru->line);
+		size_t tl = (size_t)snprintf(tup, sizeof tup, "%s%s(", dep[k].count ? "#" : "",
+					     d->rules->kind[dep[k].kind].name);
+		for (int q = 0; q < dep[k].nt && tl < sizeof tup; q++) {
+			if (dep[k].given >> q & 1)
+				tl += (size_t)snprintf(tup + tl, sizeof tup - tl, "%s%" PRId64,
+						       q ? ", " : "", dep[k].t[q]);
+			else
+				tl += (size_t)snprintf(tup + tl, sizeof tup - tl, "%s_", q ? ", " : "");
+		}
+		if (tl < sizeof tup)
+			snprintf(tup + tl, sizeof tup - tl, ")");
+		out_printf(o, ST_NORMAL, "%s%s = ", k ? "; " : "", tup);
 		if (dep[k].ev < 0) {
 			out_text(o, ST_DIM, dep[k].count ? "none yet" : "initially true");
 		} else {
@@ -654,6 +683,7 @@ static void tl_footer(tui *t, view *v, int row, tui_out *o)
 			else
 				out_text(o, ST_HEADER, b);
 		}
+		out_printf(o, ST_DIM, " [%s:%d]", file ? file + 1 : ru->file, ru->line);
 	}
 }
 
@@ -884,6 +914,15 @@ static int kept_events(store *s, const an_result *r, nlr_table *tab, int p, int 
 	return rc;
 }
 
+static const char *nth(uint64_t k, char *b, size_t n)
+{
+	const char *suf = "th";
+	if (k % 100 < 11 || k % 100 > 13)
+		suf = k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd" : "th";
+	snprintf(b, n, "%" PRIu64 "%s", k, suf);
+	return b;
+}
+
 /* A call the sync recorder records (difftrace-sync(5)): MPI and OpenMP runtime calls. */
 static int is_sync_name(const char *nm)
 {
@@ -993,17 +1032,18 @@ int view_timeline_diverge(tui *t, const char *run_a, int pa, int ta, const char 
 				a.occ += !strcmp(nm, a.fname);
 			}
 			a.after = use != k;
-			char fe[160];
+			char fe[160], o[32];
 			esc_name(a.fname, fe, sizeof fe, 100);
+			nth(a.occ, o, sizeof o);
 			if (past)
-				snprintf(a.why, sizeof a.why, "%d.%d stopped early: at its last call, %s (%" PRIu64 ")",
-					 pb, tb, fe, a.occ);
+				snprintf(a.why, sizeof a.why, "%d.%d stopped early: at its last call, %s (%s)",
+					 pb, tb, fe, o);
 			else if (use == k)
-				snprintf(a.why, sizeof a.why, "first diverging call of %d.%d (kept event %zu): %s (%" PRIu64 ")",
-					 pb, tb, at + 1, fe, a.occ);
+				snprintf(a.why, sizeof a.why, "first diverging call of %d.%d (kept event %zu): %s (%s)",
+					 pb, tb, at + 1, fe, o);
 			else
 				snprintf(a.why, sizeof a.why, "%d.%d diverges in a call the sync record does not "
-					 "have: at the event after %s (%" PRIu64 ")", pb, tb, fe, a.occ);
+					 "have: at the event after %s (%s)", pb, tb, fe, o);
 		}
 	}
 	free(ea);

@@ -295,6 +295,7 @@ static void atom(struct walk *w, const ord_expr *c)
 	}
 	if (best != SIZE_MAX)
 		d.ev = (int64_t)x->order[best];
+	d.given = given;
 	if (w->n < w->max)
 		w->out[w->n] = d;
 	w->n++;

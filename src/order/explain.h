@@ -21,6 +21,7 @@ typedef struct ord_dep {
 	int kind;                      /* the kind the atom names */
 	int64_t t[ORD_MAXKEY + 1];     /* its tuple (the key and n; for a count, `_` is -1) */
 	int nt;
+	unsigned given;                /* bit i: position i given (a count's `_` are not) */
 	int count;                     /* 0: an atom; 1: a count (#KIND(...)) */
 	size_t nmatch;                 /* a count: the matching instances delivered before */
 	int64_t ev;                    /* the event that is the instance (a count: the latest of
