@@ -13,9 +13,10 @@ static const tui_keyhelp common[] = {
 	{ "PgDn PgUp  Space -  C-f C-b", "page" },
 	{ "C-d C-u", "half a page" },
 	{ "g G  Home End", "first, last line" },
-	{ "Enter  l  Right", "open what the line shows (the diff view scrolls with Right)" },
+	{ "Enter  l  Right", "open what the line shows (the diff view scrolls with Right, the "
+			     "timeline goes to the next lane)" },
 	{ "q  Esc  h  Left", "back to the previous view, quits from the first (the diff view scrolls "
-			     "with Left)" },
+			     "with Left, the timeline goes to the previous lane)" },
 	{ "Q", "quit" },
 	{ "/  ?", "search down, up (PCRE2, as in less); n N: the next match the same way, the "
 		  "other way; ? and Enter before any search opens this help" },
