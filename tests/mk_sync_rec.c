@@ -5,7 +5,9 @@
  *         critical section while its main thread takes it too; MPI_Barrier; MPI_Finalize.
  *   hung  MPI_Init; ranks 0 and 1 each wait in MPI_Recv for the other (a cycle), rank 2 waits in
  *         MPI_Barrier: entries without exits, as a run stopped by the recorder's timeout.
- * Usage: mk_sync_rec DIR ok|hung */
+ *   ring P N  P processes, N iterations of a ring exchange (MPI_Send to the next, MPI_Recv from
+ *         the previous) and an MPI_Allreduce: a moderate store for measuring the views.
+ * Usage: mk_sync_rec DIR ok|hung|ring P N */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
@@ -17,11 +19,11 @@
 
 struct file {
 	dts_header h;
-	dts_record r[64];
-	size_t n;
+	dts_record *r;
+	size_t n, cap;
 };
 
-static struct file files[4];
+static struct file *files;
 static int64_t clock_ns = 1000000;
 
 static void file_init(struct file *f, int rank, int64_t tid_off)
@@ -47,6 +49,12 @@ static void file_init(struct file *f, int rank, int64_t tid_off)
 /* One record; ts from a shared clock, so that the order of the calls below is their time. */
 static dts_record *rec(struct file *f, enum dts_call c, int phase)
 {
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 64;
+		f->r = realloc(f->r, f->cap * sizeof *f->r);
+		if (!f->r)
+			abort();
+	}
 	dts_record *r = &f->r[f->n];
 	memset(r, 0, sizeof *r);
 	r->call = (uint16_t)c;
@@ -109,10 +117,38 @@ static int write_all(const char *dir, size_t nf)
 
 int main(int argc, char **argv)
 {
+	if (argc == 5 && !strcmp(argv[2], "ring")) {
+		int np = atoi(argv[3]), it = atoi(argv[4]);
+		if (np < 2 || it < 1)
+			return 2;
+		files = calloc((size_t)np, sizeof *files);
+		if (!files)
+			return 1;
+		for (int r = 0; r < np; r++) {
+			file_init(&files[r], r, 0);
+			call(&files[r], DTS_MPI_Init, 0, -1, -1, -1, -1, -1, 0);
+			call(&files[r], DTS_MPI_Init, 1, -1, -1, -1, -1, -1, 0);
+		}
+		for (int i = 0; i < it; i++) {
+			for (int ph = 0; ph < 2; ph++)
+				for (int r = 0; r < np; r++)
+					call(&files[r], DTS_MPI_Send, ph, 0, (r + 1) % np, i, -1, -1, np);
+			for (int ph = 0; ph < 2; ph++)
+				for (int r = 0; r < np; r++)
+					call(&files[r], DTS_MPI_Recv, ph, 0, -1, -1, (r + np - 1) % np, i, np);
+			for (int ph = 0; ph < 2; ph++)
+				for (int r = 0; r < np; r++)
+					call(&files[r], DTS_MPI_Allreduce, ph, 0, -1, -1, -1, -1, np);
+		}
+		return write_all(argv[1], (size_t)np) ? 1 : 0;
+	}
 	if (argc != 3 || (strcmp(argv[2], "ok") && strcmp(argv[2], "hung"))) {
-		fprintf(stderr, "usage: mk_sync_rec DIR ok|hung\n");
+		fprintf(stderr, "usage: mk_sync_rec DIR ok|hung|ring P N\n");
 		return 2;
 	}
+	files = calloc(4, sizeof *files);
+	if (!files)
+		return 1;
 	int ok = !strcmp(argv[2], "ok");
 	for (int r = 0; r < 3; r++)
 		file_init(&files[r], r, 0);

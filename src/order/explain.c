@@ -39,20 +39,70 @@ static int irec_cmp(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
+/* The counters of counted kinds: a hash table by (kind, key), open addressing. */
 struct ctr {
-	int kind;
+	int kind; /* -1: empty */
 	int64_t t[ORD_MAXKEY];
 	int64_t n;
 };
 
-static int ctr_cmp(const struct ctr *x, int kind, const int64_t *t, int nk)
+struct ctrs {
+	struct ctr *v;
+	size_t cap, n;
+};
+
+static uint64_t ctr_hash(int kind, const int64_t *t, int nk)
 {
-	if (x->kind != kind)
-		return x->kind < kind ? -1 : 1;
-	for (int i = 0; i < nk; i++)
-		if (x->t[i] != t[i])
-			return x->t[i] < t[i] ? -1 : 1;
-	return 0;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)kind;
+	for (int i = 0; i < nk; i++) {
+		h ^= (uint64_t)t[i] + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+		h *= 0xff51afd7ed558ccdull;
+	}
+	return h ^ (h >> 33);
+}
+
+static struct ctr *ctr_slot(struct ctr *v, size_t cap, int kind, const int64_t *t, int nk)
+{
+	size_t i = (size_t)ctr_hash(kind, t, nk) & (cap - 1);
+	for (;; i = (i + 1) & (cap - 1)) {
+		struct ctr *c = &v[i];
+		if (c->kind < 0)
+			return c;
+		if (c->kind == kind && !memcmp(c->t, t, (size_t)nk * sizeof *t))
+			return c;
+	}
+}
+
+static void ctrs_grow(struct ctrs *h, const ord_rules *r)
+{
+	size_t cap = h->cap ? h->cap * 2 : 1024;
+	struct ctr *v = xmalloc(cap * sizeof *v);
+	for (size_t i = 0; i < cap; i++)
+		v[i].kind = -1;
+	for (size_t i = 0; i < h->cap; i++)
+		if (h->v[i].kind >= 0) {
+			int nk = r->kind[h->v[i].kind].nkey;
+			*ctr_slot(v, cap, h->v[i].kind, h->v[i].t, nk) = h->v[i];
+		}
+	free(h->v);
+	h->v = v;
+	h->cap = cap;
+}
+
+/* The next n of (kind, key). */
+static int64_t ctr_next(struct ctrs *h, const ord_rules *r, int kind, const int64_t *t)
+{
+	int nk = r->kind[kind].nkey;
+	if (2 * (h->n + 1) > h->cap)
+		ctrs_grow(h, r);
+	struct ctr *c = ctr_slot(h->v, h->cap, kind, t, nk);
+	if (c->kind < 0) {
+		memset(c, 0, sizeof *c);
+		c->kind = kind;
+		memcpy(c->t, t, (size_t)nk * sizeof *t);
+		h->n++;
+	}
+	return ++c->n;
 }
 
 ord_explain *ord_explain_new(const ord_rules *r, const dt_sync_event *ev, size_t n,
@@ -77,8 +127,7 @@ ord_explain *ord_explain_new(const ord_rules *r, const dt_sync_event *ev, size_t
 		size_t pos;
 	} *links = NULL;
 	size_t nlinks = 0, caplinks = 0;
-	struct ctr *ctr = NULL;
-	size_t nctr = 0, capctr = 0;
+	struct ctrs ctr = { NULL, 0, 0 };
 	for (size_t p = 0; p < norder; p++) {
 		const dt_sync_event *e = &ev[order[p]];
 		x->posof[order[p]] = (int64_t)p;
@@ -112,23 +161,7 @@ ord_explain *ord_explain_new(const ord_rules *r, const dt_sync_event *ev, size_t
 					if (in[q].kind == kd->seqarg)
 						nn = in[q].t[r->kind[kd->seqarg].nkey];
 			} else {
-				size_t lo = 0, hi = nctr;
-				while (lo < hi) {
-					size_t m = (lo + hi) / 2;
-					if (ctr_cmp(&ctr[m], in[j].kind, in[j].t, kd->nkey) < 0)
-						lo = m + 1;
-					else
-						hi = m;
-				}
-				if (lo == nctr || ctr_cmp(&ctr[lo], in[j].kind, in[j].t, kd->nkey)) {
-					GROW(ctr, capctr, nctr + 1);
-					memmove(&ctr[lo + 1], &ctr[lo], (nctr - lo) * sizeof *ctr);
-					memset(&ctr[lo], 0, sizeof *ctr);
-					ctr[lo].kind = in[j].kind;
-					memcpy(ctr[lo].t, in[j].t, (size_t)kd->nkey * sizeof *in[j].t);
-					nctr++;
-				}
-				nn = ++ctr[lo].n;
+				nn = ctr_next(&ctr, r, in[j].kind, in[j].t);
 			}
 			in[j].t[kd->nkey] = nn;
 			GROW(x->inst, cap, x->ninst + 1);
@@ -141,7 +174,7 @@ ord_explain *ord_explain_new(const ord_rules *r, const dt_sync_event *ev, size_t
 	}
 	x->istart[norder] = x->ninst;
 	free(links);
-	free(ctr);
+	free(ctr.v);
 	x->sorted = xmalloc((x->ninst ? x->ninst : 1) * sizeof *x->sorted);
 	memcpy(x->sorted, x->inst, x->ninst * sizeof *x->sorted);
 	qsort(x->sorted, x->ninst, sizeof *x->sorted, irec_cmp);
