@@ -758,7 +758,6 @@ static void draw_noref(tui *t)
 			draw_out(t, o, y + rows + f, 0, t->cols, A_NORMAL);
 		}
 	/* status line */
-	o->width = t->cols;
 	out_reset(o);
 	char job[128];
 	int pct = tui_job_progress(t, job, sizeof job);
