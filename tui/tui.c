@@ -685,7 +685,8 @@ static int title_rows(tui *t, const view *v)
 
 static int list_rows(tui *t, const view *v)
 {
-	int rows = t->rows - 2 - title_rows(t, v) - (v->ops->header ? 1 : 0);
+	int rows = t->rows - 2 - title_rows(t, v) - (v->ops->header ? 1 : 0) -
+		   (v->ops->footer ? v->ops->nfooter : 0);
 	return rows < 1 ? 1 : rows;
 }
 
@@ -749,8 +750,14 @@ static void draw_noref(tui *t)
 		attrset(A_NORMAL);
 		draw_at(t, o, y + r, TUI_GUTTER, v->hscroll, t->cols - TUI_GUTTER, extra);
 	}
-	/* status line */
 	o->width = t->cols;
+	if (v->ops->footer)
+		for (int f = 0; f < v->ops->nfooter; f++) {
+			out_reset(o);
+			v->ops->footer(t, v, f, o);
+			draw_out(t, o, y + rows + f, 0, t->cols, A_NORMAL);
+		}
+	/* status line */
 	out_reset(o);
 	char job[128];
 	int pct = tui_job_progress(t, job, sizeof job);
@@ -1286,6 +1293,10 @@ static void command(tui *t, const char *line)
 			tui_msg(t, ST_WARN, "usage: :report RUN:P.T RUN:P.T");
 		else
 			view_report_open(t, ra, pa, ta, rb, pb, tb);
+	} else if (!strcmp(w[0], "timeline") && n == 2) {
+		view_timeline_open(t, w[1], (tui_tl_at){ -1, -1, -1 });
+	} else if (!strcmp(w[0], "hang") && n == 2) {
+		view_hang_open(t, w[1]);
 	} else if (!strcmp(w[0], "filters")) {
 		view_filters_open(t);
 	} else if (!strcmp(w[0], "filter") && n == 2) {
@@ -1325,7 +1336,8 @@ static void command(tui *t, const char *line)
 	} else {
 		tui_msg(t, ST_WARN,
 			"unknown command ':%s' (runs, classes RUN, trace RUN P.T, lattice RUN, jsm RUN [delta], "
-			"rank NORMAL FAULTY, diff RUN:P.T RUN:P.T, report RUN:P.T RUN:P.T, filters, filter SPEC, attrs MODE, "
+			"rank NORMAL FAULTY, diff RUN:P.T RUN:P.T, report RUN:P.T RUN:P.T, timeline RUN, hang RUN, "
+			"filters, filter SPEC, attrs MODE, "
 			"K N, w FILE, dump FILE, q)",
 			line);
 	}

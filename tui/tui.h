@@ -90,6 +90,10 @@ typedef struct view_ops {
 	void (*close)(view *v);            /* frees v->data */
 	/* Optional: a line fixed above the list (column headers), drawn under the title. */
 	void (*header)(tui *t, view *v, tui_out *o);
+	/* Optional: nfooter lines fixed under the list, above the status line (what the cursor is
+	 * on, in detail); footer draws line row (0 .. nfooter-1). */
+	int nfooter;
+	void (*footer)(tui *t, view *v, int row, tui_out *o);
 } view_ops;
 
 struct view {
@@ -174,6 +178,20 @@ int view_diff_open(tui *t, const char *run_a, int pa, int ta, const char *run_b,
 int view_report_open(tui *t, const char *run_a, int pa, int ta, const char *run_b, int pb, int tb);
 int view_jsm_open(tui *t, const char *run, int delta);
 int view_filters_open(tui *t);
+/* The timeline of a run's sync events (view_timeline.c); at.proc < 0: at the first event. */
+typedef struct tui_tl_at {
+	int proc, thread; /* the trace, -1 for none */
+	int64_t seq;      /* its sync event with this seq; -1: its last event */
+} tui_tl_at;
+int view_timeline_open(tui *t, const char *run, tui_tl_at at);
+/* The timeline at the first event of trace B of run_b that differs from trace A of run_a
+ * (their kept events under the current analysis, as the diff view aligns them). */
+int view_timeline_diverge(tui *t, const char *run_a, int pa, int ta, const char *run_b, int pb,
+			  int tb);
+/* Whether run has a sync record: 1 yes, 0 no, -1 error (message set). */
+int tui_has_sync(tui *t, const char *run);
+/* The hang report of a run (view_hang.c). */
+int view_hang_open(tui *t, const char *run);
 
 /* ---- running ---- */
 

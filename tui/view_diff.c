@@ -83,6 +83,7 @@ static const tui_keyhelp keys[] = {
 	{ "/  ?  n  N", "search both panes (regex), the focused one first; ? upwards" },
 	{ "H L  Left Right", "scroll the focused pane's long lines left / right" },
 	{ "R", "the report of the two traces: calls, total and self time per function" },
+	{ "T", "the timeline of the right trace's run at its first diverging event" },
 	{ NULL, NULL },
 };
 
@@ -827,6 +828,9 @@ static int diff_key(tui *t, view *v, int k)
 	case '/':
 	case '?':
 		search(t, v, k == '/' ? 1 : -1);
+		return 1;
+	case 'T':
+		view_timeline_diverge(t, d->run[0], d->p[0], d->t[0], d->run[1], d->p[1], d->t[1]);
 		return 1;
 	case 'R':
 		view_report_open(t, d->run[0], d->p[0], d->t[0], d->run[1], d->p[1], d->t[1]);

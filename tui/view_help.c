@@ -13,9 +13,10 @@ static const tui_keyhelp common[] = {
 	{ "PgDn PgUp  Space -  C-f C-b", "page" },
 	{ "C-d C-u", "half a page" },
 	{ "g G  Home End", "first, last line" },
-	{ "Enter  l  Right", "open what the line shows (the diff view scrolls with Right)" },
+	{ "Enter  l  Right", "open what the line shows (the diff view scrolls with Right, the "
+			     "timeline goes to the next lane)" },
 	{ "q  Esc  h  Left", "back to the previous view, quits from the first (the diff view scrolls "
-			     "with Left)" },
+			     "with Left, the timeline goes to the previous lane)" },
 	{ "Q", "quit" },
 	{ "/  ?", "search down, up (PCRE2, as in less); n N: the next match the same way, the "
 		  "other way; ? and Enter before any search opens this help" },
@@ -24,7 +25,8 @@ static const tui_keyhelp common[] = {
 	{ "' a-z  ''", "back to a marked line; '' back to where the last jump started" },
 	{ "H L", "scroll left, right" },
 	{ ":", "command line: runs, classes RUN, trace RUN P.T, lattice RUN, jsm RUN [delta], "
-	       "rank NORMAL FAULTY, diff RUN:P.T RUN:P.T, report RUN:P.T RUN:P.T, filters, "
+	       "rank NORMAL FAULTY, diff RUN:P.T RUN:P.T, report RUN:P.T RUN:P.T, timeline RUN, "
+	       "hang RUN, filters, "
 	       "filter SPEC, attrs MODE, K N, "
 	       "w FILE, dump FILE, help, q" },
 	{ "w", "write this view to a text file" },

@@ -121,6 +121,9 @@ static const tui_keyhelp keys[] = {
 	{ "", "sweep row: use its filter, attributes and K" },
 	{ "p", "pair i j: diff of i | j in the normal run" },
 	{ "t", "trace: its nested loops in the faulty run" },
+	{ "T", "trace (pair: its second): the timeline at its first diverging" },
+	{ "", "  event, in the faulty run's sync record" },
+	{ "S", "where each thread of the faulty run is stuck (hang report)" },
 	{ "Tab  BTab", "next / previous section" },
 	{ "", "traces as rank orders them: diverged, then stopped" },
 	{ "", "  early, then identical (score 0); 3= marks a" },
@@ -804,6 +807,22 @@ static int rank_key_fn(tui *t, view *v, int k)
 		rank_key a = d->j.keys[d->pr[l->i].i], b = d->j.keys[d->pr[l->i].j];
 		use_every_call(t, d);
 		view_diff_open(t, d->normal, a.proc, a.thread, d->normal, b.proc, b.thread);
+		return 1;
+	}
+	if (k == 'T' && l) {
+		if (l->kind == L_TRACE) {
+			rank_key a = d->j.keys[d->it[l->i].i];
+			view_timeline_diverge(t, d->normal, a.proc, a.thread, d->faulty, a.proc, a.thread);
+		} else if (l->kind == L_PAIR) {
+			rank_key a = d->j.keys[d->pr[l->i].i], b = d->j.keys[d->pr[l->i].j];
+			view_timeline_diverge(t, d->faulty, a.proc, a.thread, d->faulty, b.proc, b.thread);
+		} else {
+			tui_msg(t, ST_WARN, "T works on a trace or a pair");
+		}
+		return 1;
+	}
+	if (k == 'S') {
+		view_hang_open(t, d->faulty);
 		return 1;
 	}
 	if (k == 't' && l) {

@@ -24,6 +24,8 @@ static const tui_keyhelp keys[] = {
 	{ "1  2", "mark the run as the normal (1) or the faulty (2) one" },
 	{ "r", "the ranking of the faulty run against the normal one" },
 	{ "f", "the filter families (change the filter, recompute)" },
+	{ "T", "the timeline of the run's MPI and OpenMP calls (its sync record)" },
+	{ "S", "where each thread is stuck at the end (the hang report)" },
 	{ NULL, NULL },
 };
 
@@ -136,6 +138,12 @@ static int runs_key(tui *t, view *v, int k)
 		return 1;
 	case 'f':
 		view_filters_open(t);
+		return 1;
+	case 'T':
+		view_timeline_open(t, run, (tui_tl_at){ -1, -1, -1 });
+		return 1;
+	case 'S':
+		view_hang_open(t, run);
 		return 1;
 	}
 	return 0;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "order/arrival.h"
 #include "order/check.h"
 #include "order/filter.h"
 #include "order/rules.h"
@@ -41,59 +42,6 @@ static const char order_help[] =
 	"                    csv format of --format csv (its proc, thread, seq and, for the\n"
 	"                    timestamp policy, ts columns); exit status 1 when it breaks a rule\n"
 	"  -h, --help        this help\n";
-
-/* Host offsets that put every host's monotonic clock on the wall clock, relative to host 0's
- * (so that the numbers stay those of the recording): real - mono of a trace of that host. */
-static int64_t *host_offsets(const dt_sync_event *ev, size_t n, const store_sync_clock *ck,
-			     size_t nck, size_t *nhost)
-{
-	size_t nh = 0;
-	for (size_t i = 0; i < n; i++)
-		if (ev[i].host >= 0 && (size_t)ev[i].host + 1 > nh)
-			nh = (size_t)ev[i].host + 1;
-	int64_t *off = xcalloc(nh ? nh : 1, sizeof *off);
-	unsigned char *known = xcalloc(nh ? nh : 1, 1);
-	for (size_t i = 0; i < n; i++) {
-		int32_t h = ev[i].host;
-		if (h < 0 || known[h])
-			continue;
-		for (size_t k = 0; k < nck; k++)
-			if (ck[k].proc == ev[i].proc && ck[k].thread == ev[i].thread &&
-			    ck[k].real_ns && ck[k].mono_ns) {
-				off[h] = ck[k].real_ns - ck[k].mono_ns;
-				known[h] = 1;
-				break;
-			}
-	}
-	int64_t base = known[0] ? off[0] : 0;
-	for (size_t h = 0; h < nh; h++)
-		off[h] = known[h] ? off[h] - base : 0;
-	free(known);
-	*nhost = nh;
-	return off;
-}
-
-static const int64_t *g_off; /* for the comparison below: qsort has no context argument */
-static const dt_sync_event *g_ev;
-
-static int64_t aligned(const dt_sync_event *v)
-{
-	return v->ts + (v->host >= 0 ? g_off[v->host] : 0);
-}
-
-/* Arrival order: by aligned timestamp; a thread's own events keep their order. */
-static int by_arrival(const void *a, const void *b)
-{
-	const dt_sync_event *x = &g_ev[*(const size_t *)a], *y = &g_ev[*(const size_t *)b];
-	if (x->proc == y->proc && x->thread == y->thread)
-		return x->seq < y->seq ? -1 : x->seq > y->seq;
-	int64_t tx = aligned(x), ty = aligned(y);
-	if (tx != ty)
-		return tx < ty ? -1 : 1;
-	if (x->proc != y->proc)
-		return x->proc < y->proc ? -1 : 1;
-	return x->thread < y->thread ? -1 : 1;
-}
 
 static int cmp_key(int32_t p, int32_t t, uint32_t q, const dt_sync_event *v)
 {
@@ -235,13 +183,9 @@ int cmd_order(cli *c, int argc, char **argv)
 		goto out;
 	}
 
-	off = host_offsets(ev, n, ck, nck, &nhost);
+	off = ord_host_offsets(ev, n, ck, nck, &nhost);
 	idx = xmalloc(n * sizeof *idx);
-	for (size_t i = 0; i < n; i++)
-		idx[i] = i;
-	g_off = off;
-	g_ev = ev;
-	qsort(idx, n, sizeof *idx, by_arrival);
+	ord_arrival(ev, n, off, idx);
 	arr = xmalloc(n * sizeof *arr);
 	for (size_t i = 0; i < n; i++)
 		arr[i] = ev[idx[i]];

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "import/sync_file.h"
+#include "order/args.h"
 #include "order/hang.h"
 #include "store/store_sync.h"
 #include "util/ptrange.h"
@@ -53,61 +54,6 @@ static const char *fname(store *s, uint32_t f)
 {
 	const char *n = store_func_name(s, f);
 	return n ? n : "?";
-}
-
-static void peer_str(char *b, size_t n, int32_t v)
-{
-	if (v == DT_SYNC_ANY_SOURCE)
-		snprintf(b, n, "any");
-	else if (v == DT_SYNC_PROC_NULL)
-		snprintf(b, n, "null");
-	else
-		snprintf(b, n, "%" PRId32, v);
-}
-
-/* The arguments a call has, as "name=value" words. */
-static void args_str(const dt_sync_event *v, char *b, size_t n)
-{
-	size_t len = 0;
-	char tmp[64];
-#define ADD(...)                                                                  \
-	do {                                                                      \
-		int w_ = snprintf(b + len, n - len, __VA_ARGS__);                 \
-		if (w_ > 0)                                                       \
-			len = len + (size_t)w_ < n ? len + (size_t)w_ : n - 1;    \
-	} while (0)
-	b[0] = 0;
-	if (v->comm != DT_SYNC_NONE)
-		ADD(" comm=%" PRId32, v->comm);
-	if (v->dest != DT_SYNC_NONE) {
-		peer_str(tmp, sizeof tmp, v->dest);
-		ADD(" dest=%s tag=%" PRId32, tmp, v->stag);
-	}
-	if (v->src != DT_SYNC_NONE) {
-		peer_str(tmp, sizeof tmp, v->src);
-		ADD(" src=%s", tmp);
-		peer_str(tmp, sizeof tmp, v->rtag);
-		ADD(" tag=%s", tmp);
-	}
-	if (v->root != DT_SYNC_NONE)
-		ADD(" root=%" PRId32, v->root);
-	if (v->count != DT_SYNC_NONE)
-		ADD(" count=%" PRId64, v->count);
-	if (v->datatype != DT_SYNC_NONE)
-		ADD(" type=%s", sync_type_name(v->datatype));
-	if (v->op != DT_SYNC_NONE)
-		ADD(" op=%s", sync_op_name(v->op));
-	if (v->req)
-		ADD(" req=%" PRIu64, v->req);
-	if (v->obj)
-		ADD(" obj=%#" PRIx64, v->obj);
-	if (v->objseq)
-		ADD(" seq=%" PRIu64, v->objseq);
-	if (v->team != DT_SYNC_NONE)
-		ADD(" team=%" PRId32, v->team);
-	if (v->tnum != DT_SYNC_NONE && (v->team != DT_SYNC_NONE || v->obj))
-		ADD(" tnum=%" PRId32, v->tnum);
-#undef ADD
 }
 
 int cmd_sync(cli *c, int argc, char **argv)
@@ -170,7 +116,7 @@ int cmd_sync(cli *c, int argc, char **argv)
 			int h = v->host >= 0 && v->host < 64 ? v->host : 63;
 			int64_t rel = v->ts - t0[h];
 			snprintf(pt, sizeof pt, "%d.%d", v->proc, v->thread);
-			args_str(v, a, sizeof a);
+			ord_event_args(v, a, sizeof a);
 			printf("%-8s %6" PRIu32 " %2s %4" PRId64 ".%09" PRId64 "  ", pt, v->seq,
 			       v->phase == DT_SYNC_ENTER ? ">" : v->phase == DT_SYNC_EXIT ? "<" : "=",
 			       rel / 1000000000, rel % 1000000000);
@@ -373,7 +319,7 @@ int cmd_hang(cli *c, int argc, char **argv)
 			printf("  %-8s waits for %s (%s: ", pt, pts, hang_why_name(a->why));
 			put_name(stdout, fname(s, h->func));
 			char args[512];
-			args_str(&ev[h->entry], args, sizeof args);
+			ord_event_args(&ev[h->entry], args, sizeof args);
 			printf("%s)\n", args);
 			free(pts);
 			free(to);

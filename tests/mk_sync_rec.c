@@ -1,0 +1,208 @@
+/* mk_sync_rec.c: writes a made-up sync recording (difftrace-sync(5): DIR/rank-R/sync/PID.TID.dts)
+ * for the interface's tests on machines without MPI. Three processes:
+ *   ok    MPI_Init; rank 1 and 2 send rank 0 a message (tag 5, then 6), rank 0 receives both
+ *         (the first with MPI_ANY_SOURCE); rank 0 has a second thread that takes the unnamed
+ *         critical section while its main thread takes it too; MPI_Barrier; MPI_Finalize.
+ *   hung  MPI_Init; ranks 0 and 1 each wait in MPI_Recv for the other (a cycle), rank 2 waits in
+ *         MPI_Barrier: entries without exits, as a run stopped by the recorder's timeout.
+ *   ring P N  P processes, N iterations of a ring exchange (MPI_Send to the next, MPI_Recv from
+ *         the previous) and an MPI_Allreduce: a moderate store for measuring the views.
+ * Usage: mk_sync_rec DIR ok|hung|ring P N */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "record/syncfmt.h"
+
+struct file {
+	dts_header h;
+	dts_record *r;
+	size_t n, cap;
+};
+
+static struct file *files;
+static int64_t clock_ns = 1000000;
+
+static void file_init(struct file *f, int rank, int64_t tid_off)
+{
+	memset(f, 0, sizeof *f);
+	dts_header *h = &f->h;
+	memcpy(h->magic, DTS_MAGIC, 8);
+	h->version = DTS_VERSION;
+	h->header_size = DTS_HEADER_SIZE;
+	h->record_size = DTS_RECORD_SIZE;
+	h->chunk_records = DTS_CHUNK_RECORDS;
+	h->endian = 0x01020304u;
+	h->rank = rank;
+	h->pid = 1000 + rank;
+	h->tid = 1000 + rank + tid_off;
+	h->is_main = tid_off == 0;
+	h->clock_id = 1;
+	h->mono_ns = 1000;
+	h->real_ns = 1700000000000000000;
+	snprintf(h->host, sizeof h->host, "node1");
+}
+
+/* One record; ts from a shared clock, so that the order of the calls below is their time. */
+static dts_record *rec(struct file *f, enum dts_call c, int phase)
+{
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 64;
+		f->r = realloc(f->r, f->cap * sizeof *f->r);
+		if (!f->r)
+			abort();
+	}
+	dts_record *r = &f->r[f->n];
+	memset(r, 0, sizeof *r);
+	r->call = (uint16_t)c;
+	r->phase = (uint8_t)phase;
+	r->comm = -1;
+	r->ts = (clock_ns += 1000);
+	r->dest = r->stag = r->src = r->rtag = r->root = r->datatype = r->op = r->team = -1;
+	r->tnum = r->index = -1;
+	r->count = -1;
+	r->commit = dts_commit(f->n);
+	f->n++;
+	return r;
+}
+
+static void call(struct file *f, enum dts_call c, int phase, int comm, int dest, int stag,
+		 int src, int rtag, int csize)
+{
+	dts_record *r = rec(f, c, phase);
+	r->comm = comm;
+	r->dest = dest;
+	r->stag = stag;
+	r->src = src;
+	r->rtag = rtag;
+	r->csize = csize;
+	if (dest >= 0 || src != -1) {
+		r->count = 1;
+		r->datatype = 7; /* MPI_INT */
+	}
+}
+
+static int write_all(const char *dir, size_t nf)
+{
+	char p[512];
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		return -1;
+	for (size_t i = 0; i < nf; i++) {
+		const struct file *f = &files[i];
+		snprintf(p, sizeof p, "%s/rank-%d", dir, f->h.rank);
+		mkdir(p, 0777);
+		snprintf(p, sizeof p, "%s/rank-%d/sync", dir, f->h.rank);
+		mkdir(p, 0777);
+		snprintf(p, sizeof p, "%s/rank-%d/sync/%lld.%lld.dts", dir, f->h.rank,
+			 (long long)f->h.pid, (long long)f->h.tid);
+		FILE *o = fopen(p, "wb");
+		if (!o) {
+			perror(p);
+			return -1;
+		}
+		unsigned char page[DTS_HEADER_SIZE] = { 0 };
+		memcpy(page, &f->h, sizeof f->h);
+		fwrite(page, 1, sizeof page, o);
+		fwrite(f->r, sizeof *f->r, f->n, o);
+		if (fclose(o)) {
+			perror(p);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 5 && !strcmp(argv[2], "ring")) {
+		int np = atoi(argv[3]), it = atoi(argv[4]);
+		if (np < 2 || it < 1)
+			return 2;
+		files = calloc((size_t)np, sizeof *files);
+		if (!files)
+			return 1;
+		for (int r = 0; r < np; r++) {
+			file_init(&files[r], r, 0);
+			call(&files[r], DTS_MPI_Init, 0, -1, -1, -1, -1, -1, 0);
+			call(&files[r], DTS_MPI_Init, 1, -1, -1, -1, -1, -1, 0);
+		}
+		for (int i = 0; i < it; i++) {
+			for (int ph = 0; ph < 2; ph++)
+				for (int r = 0; r < np; r++)
+					call(&files[r], DTS_MPI_Send, ph, 0, (r + 1) % np, i, -1, -1, np);
+			for (int ph = 0; ph < 2; ph++)
+				for (int r = 0; r < np; r++)
+					call(&files[r], DTS_MPI_Recv, ph, 0, -1, -1, (r + np - 1) % np, i, np);
+			for (int ph = 0; ph < 2; ph++)
+				for (int r = 0; r < np; r++)
+					call(&files[r], DTS_MPI_Allreduce, ph, 0, -1, -1, -1, -1, np);
+		}
+		return write_all(argv[1], (size_t)np) ? 1 : 0;
+	}
+	if (argc != 3 || (strcmp(argv[2], "ok") && strcmp(argv[2], "hung"))) {
+		fprintf(stderr, "usage: mk_sync_rec DIR ok|hung|ring P N\n");
+		return 2;
+	}
+	files = calloc(4, sizeof *files);
+	if (!files)
+		return 1;
+	int ok = !strcmp(argv[2], "ok");
+	for (int r = 0; r < 3; r++)
+		file_init(&files[r], r, 0);
+	file_init(&files[3], 0, 1); /* rank 0's second thread */
+	for (int r = 0; r < 3; r++) {
+		call(&files[r], DTS_MPI_Init, 0, -1, -1, -1, -1, -1, 0);
+		call(&files[r], DTS_MPI_Init, 1, -1, -1, -1, -1, -1, 0);
+	}
+	if (ok) {
+		/* 1 and 2 send; 0 receives from any source, then from the other */
+		call(&files[1], DTS_MPI_Send, 0, 0, 0, 5, -1, -1, 3);
+		call(&files[2], DTS_MPI_Send, 0, 0, 0, 6, -1, -1, 3);
+		call(&files[0], DTS_MPI_Recv, 0, 0, -1, -1, -2, -2, 3);
+		call(&files[1], DTS_MPI_Send, 1, 0, 0, 5, -1, -1, 3);
+		call(&files[0], DTS_MPI_Recv, 1, 0, -1, -1, 1, 5, 3);
+		call(&files[0], DTS_MPI_Recv, 0, 0, -1, -1, 2, 6, 3);
+		call(&files[2], DTS_MPI_Send, 1, 0, 0, 6, -1, -1, 3);
+		call(&files[0], DTS_MPI_Recv, 1, 0, -1, -1, 2, 6, 3);
+		/* the critical section, by both threads of rank 0 */
+		dts_record *x;
+		x = rec(&files[3], DTS_GOMP_critical_start, 0);
+		x->obj = DTS_UNNAMED_CRITICAL;
+		x = rec(&files[3], DTS_GOMP_critical_start, 1);
+		x->obj = DTS_UNNAMED_CRITICAL;
+		x->objseq = 1;
+		x = rec(&files[0], DTS_GOMP_critical_start, 0);
+		x->obj = DTS_UNNAMED_CRITICAL;
+		x = rec(&files[3], DTS_GOMP_critical_end, 0);
+		x->obj = DTS_UNNAMED_CRITICAL;
+		x->objseq = 1;
+		x = rec(&files[3], DTS_GOMP_critical_end, 1);
+		x->obj = DTS_UNNAMED_CRITICAL;
+		x->objseq = 1;
+		x = rec(&files[0], DTS_GOMP_critical_start, 1);
+		x->obj = DTS_UNNAMED_CRITICAL;
+		x->objseq = 2;
+		x = rec(&files[0], DTS_GOMP_critical_end, 0);
+		x->obj = DTS_UNNAMED_CRITICAL;
+		x->objseq = 2;
+		x = rec(&files[0], DTS_GOMP_critical_end, 1);
+		x->obj = DTS_UNNAMED_CRITICAL;
+		x->objseq = 2;
+		for (int r = 0; r < 3; r++)
+			call(&files[r], DTS_MPI_Barrier, 0, 0, -1, -1, -1, -1, 3);
+		for (int r = 0; r < 3; r++)
+			call(&files[r], DTS_MPI_Barrier, 1, 0, -1, -1, -1, -1, 3);
+		for (int r = 0; r < 3; r++) {
+			call(&files[r], DTS_MPI_Finalize, 0, -1, -1, -1, -1, -1, 0);
+			call(&files[r], DTS_MPI_Finalize, 1, -1, -1, -1, -1, -1, 0);
+		}
+		return write_all(argv[1], 4) ? 1 : 0;
+	}
+	call(&files[0], DTS_MPI_Recv, 0, 0, -1, -1, 1, 0, 3);
+	call(&files[1], DTS_MPI_Recv, 0, 0, -1, -1, 0, 0, 3);
+	call(&files[2], DTS_MPI_Barrier, 0, 0, -1, -1, -1, -1, 3);
+	return write_all(argv[1], 3) ? 1 : 0;
+}

@@ -1,0 +1,336 @@
+/* view_hang.c: the hang report of a run (src/order/hang.c, as `difftrace hang` prints it):
+ * the threads grouped by where they are at the end (the call they are inside and which of its
+ * calls it is, with their P.T ranges, STAT-like), the wait-for graph (who waits for whom and
+ * why), the locks and critical sections held, and the cycles of the graph (deadlocks).
+ * Enter on a group, an edge, a lock or a cycle opens the timeline at the last event of its
+ * (first) thread. Computed once when the view opens. */
+#include <curses.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "order/args.h"
+#include "order/hang.h"
+#include "store/store_sync.h"
+#include "tui.h"
+#include "util/ptrange.h"
+#include "util/util.h"
+
+enum hkind { H_MSG, H_SUMMARY, H_BLANK, H_TITLE, H_GROUP, H_EDGE, H_NONE, H_HELD, H_CYCLE };
+
+struct hline {
+	int kind;
+	size_t i, j; /* group, first edge and end of its run, thread and lock, cycle */
+};
+
+struct hang {
+	char run[128];
+	int state; /* 1 ready, -1 no report (msg says why) */
+	char msg[600];
+	unsigned flags;
+	dt_sync_event *ev;
+	size_t n;
+	hang_report r;
+	struct hline *ln;
+	size_t nln, cap;
+};
+
+static const tui_keyhelp keys[] = {
+	{ "Enter", "the timeline at the last event of the line's (first) thread" },
+	{ "T", "the timeline of the run from its start" },
+	{ "", "groups: P.T ranges of the threads in the same call (the" },
+	{ "", "  how-manieth call of it in the thread), as difftrace hang" },
+	{ NULL, NULL },
+};
+
+static void push(struct hang *d, int kind, size_t i, size_t j)
+{
+	GROW(d->ln, d->cap, d->nln + 1);
+	d->ln[d->nln++] = (struct hline){ kind, i, j };
+}
+
+static int hang_open(tui *t, view *v)
+{
+	struct hang *d = v->data;
+	if (d->state) {
+		v->nlines = d->nln;
+		return 0;
+	}
+	store *s = tui_store(t);
+	dt_err e;
+	dt_err_clear(&e);
+	store_run run;
+	if (store_run_get(s, d->run, &run, &e)) {
+		tui_msg(t, ST_WARN, "%s", e.msg);
+		return -1;
+	}
+	d->flags = run.flags;
+	int rc = store_sync_list(s, run.id, &d->ev, &d->n, &e);
+	store_run_free(&run);
+	if (rc) {
+		tui_msg(t, ST_WARN, "%s", e.msg);
+		return -1;
+	}
+	d->state = 1;
+	if (!d->n) {
+		d->state = -1;
+		snprintf(d->msg, sizeof d->msg,
+			 "run %s has no sync record: no hang report. Record it with difftrace-record "
+			 "(without --no-sync): its MPI and OpenMP calls are then written before they "
+			 "can block.", d->run);
+	} else {
+		size_t nn;
+		const char *const *names = store_func_names(s, &nn);
+		if (hang_analyze(d->ev, d->n, names, nn, &d->r, &e)) {
+			d->state = -1;
+			snprintf(d->msg, sizeof d->msg, "no hang report: %s", e.msg);
+		}
+	}
+	if (d->state < 0) {
+		push(d, H_MSG, 0, 0);
+		v->nlines = d->nln;
+		return 0;
+	}
+	const hang_report *r = &d->r;
+	push(d, H_SUMMARY, 0, 0);
+	push(d, H_BLANK, 0, 0);
+	push(d, H_TITLE, 0, 0);
+	for (size_t i = 0; i < r->ngroups; i++)
+		push(d, H_GROUP, i, 0);
+	push(d, H_BLANK, 0, 0);
+	push(d, H_TITLE, 1, 0);
+	for (size_t i = 0; i < r->nedges;) {
+		size_t j = i;
+		while (j < r->nedges && r->edges[j].from == r->edges[i].from &&
+		       r->edges[j].why == r->edges[i].why)
+			j++;
+		push(d, H_EDGE, i, j);
+		i = j;
+	}
+	if (!r->nedges)
+		push(d, H_NONE, 0, 0);
+	int held = 0;
+	for (size_t i = 0; i < r->nthreads; i++)
+		for (size_t k = 0; k < r->threads[i].nheld; k++) {
+			if (!held++) {
+				push(d, H_BLANK, 0, 0);
+				push(d, H_TITLE, 2, 0);
+			}
+			push(d, H_HELD, i, k);
+		}
+	push(d, H_BLANK, 0, 0);
+	push(d, H_TITLE, 3, 0);
+	for (size_t i = 0; i < r->ncycles; i++)
+		push(d, H_CYCLE, i, 0);
+	v->nlines = d->nln;
+	/* the cursor on the first group */
+	v->cur = 3 < d->nln ? 3 : 0;
+	return 0;
+}
+
+static const char *nth(uint64_t k, char *b, size_t n)
+{
+	const char *suf = "th";
+	if (k % 100 < 11 || k % 100 > 13)
+		suf = k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd" : "th";
+	snprintf(b, n, "%" PRIu64 "%s", k, suf);
+	return b;
+}
+
+static void put_name(tui_out *o, int style, store *s, uint32_t f)
+{
+	const char *nm = store_func_name(s, f);
+	char b[200];
+	size_t k = 0;
+	for (; nm && *nm && k + 5 < sizeof b; nm++) {
+		unsigned char c = (unsigned char)*nm;
+		if (c < 0x20 || c == 0x7f)
+			k += (size_t)snprintf(b + k, sizeof b - k, "\\x%02x", c);
+		else
+			b[k++] = (char)c;
+	}
+	b[k] = 0;
+	out_text(o, style, k ? b : "?");
+}
+
+static void pts(tui_out *o, int style, const hang_report *r, const size_t *idx, size_t n)
+{
+	if (n == 1) {
+		out_printf(o, style, "%d.%d", r->threads[idx[0]].proc, r->threads[idx[0]].thread);
+		return;
+	}
+	ptr_pt *v = xmalloc((n ? n : 1) * sizeof *v);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (ptr_pt){ (uint32_t)r->threads[idx[i]].proc,
+				 (uint32_t)r->threads[idx[i]].thread };
+	char *s = ptr_format(v, n);
+	out_text(o, style, s);
+	free(s);
+	free(v);
+}
+
+static void hang_line(tui *t, view *v, size_t i, tui_out *o)
+{
+	struct hang *d = v->data;
+	const struct hline *l = &d->ln[i];
+	const hang_report *r = &d->r;
+	store *s = tui_store(t);
+	char b[32];
+	switch (l->kind) {
+	case H_MSG:
+		out_text(o, ST_WARN, d->msg);
+		break;
+	case H_SUMMARY: {
+		char fl[200];
+		dt_flags_str(d->flags, fl, sizeof fl);
+		out_printf(o, ST_NORMAL, "run %s: %zu threads with sync events", d->run, r->nthreads);
+		if (d->flags & DT_TF_TIMEOUT)
+			out_text(o, ST_WARN, ", stopped by difftrace-record --timeout");
+		out_printf(o, ST_DIM, " (flags %s)", fl);
+		if (r->ncycles)
+			out_printf(o, ST_WARN, "; deadlock: %zu cycle%s", r->ncycles,
+				   r->ncycles == 1 ? "" : "s");
+		break;
+	}
+	case H_BLANK:
+		break;
+	case H_TITLE: {
+		static const char *const tt[] = { "where each thread is at the end:",
+						  "wait-for graph:",
+						  "locks and critical sections held at the end:",
+						  "wait-for cycles (deadlock):" };
+		out_text(o, ST_HEADER, tt[l->i]);
+		if (l->i == 1)
+			out_printf(o, ST_DIM, " %zu edge%s", r->nedges, r->nedges == 1 ? "" : "s");
+		if (l->i == 3 && !r->ncycles)
+			out_text(o, ST_DIM, " none");
+		break;
+	}
+	case H_GROUP: {
+		const hang_group *g = &r->groups[l->i];
+		const hang_thread *h = &r->threads[g->threads[0]];
+		size_t c0 = (size_t)out_cols(o);
+		pts(o, ST_HEADER, r, g->threads, g->n);
+		out_pad(o, (int)c0 + 20);
+		out_text(o, ST_NORMAL, " ");
+		if (h->state == HANG_FINISHED) {
+			out_text(o, ST_DIM, "finished (returned from MPI_Finalize)");
+		} else if (h->state == HANG_OUTSIDE) {
+			out_text(o, ST_NORMAL, "not in a recorded call");
+			if (h->func) {
+				out_text(o, ST_DIM, " (after ");
+				put_name(o, ST_DIM, s, h->func);
+				out_printf(o, ST_DIM, ", %s)", nth(h->occurrence, b, sizeof b));
+			}
+		} else {
+			out_text(o, ST_NORMAL, "in ");
+			put_name(o, ST_WARN, s, h->func);
+			out_printf(o, ST_NORMAL, " (%s)", nth(h->occurrence, b, sizeof b));
+		}
+		out_printf(o, ST_DIM, "  %zu thread%s", g->n, g->n == 1 ? "" : "s");
+		break;
+	}
+	case H_EDGE: {
+		const hang_edge *a = &r->edges[l->i];
+		const hang_thread *h = &r->threads[a->from];
+		size_t k = l->j - l->i;
+		size_t *to = xmalloc(k * sizeof *to);
+		for (size_t q = 0; q < k; q++)
+			to[q] = r->edges[l->i + q].to;
+		char pt[32];
+		snprintf(pt, sizeof pt, "%d.%d", h->proc, h->thread);
+		out_printf(o, ST_HEADER, "%-8s", pt);
+		out_text(o, ST_NORMAL, " waits for ");
+		pts(o, ST_HEADER, r, to, k);
+		out_printf(o, ST_NORMAL, " (%s: ", hang_why_name(a->why));
+		put_name(o, ST_NORMAL, s, h->func);
+		char args[512];
+		ord_event_args(&d->ev[h->entry], args, sizeof args);
+		out_printf(o, ST_NORMAL, "%s)", args);
+		free(to);
+		break;
+	}
+	case H_NONE:
+		out_text(o, ST_DIM, "(none)");
+		break;
+	case H_HELD: {
+		const hang_thread *h = &r->threads[l->i];
+		const dt_sync_event *e = &d->ev[h->held[l->j]];
+		out_printf(o, ST_HEADER, "%d.%d", h->proc, h->thread);
+		out_text(o, ST_NORMAL, " holds ");
+		put_name(o, ST_NORMAL, s, e->func);
+		out_printf(o, ST_NORMAL, " obj=%#" PRIx64 " (%s acquisition)", e->obj,
+			   nth(e->objseq, b, sizeof b));
+		break;
+	}
+	case H_CYCLE: {
+		const hang_cycle *c = &r->cycles[l->i];
+		for (size_t k = 0; k <= c->n; k++) {
+			const hang_thread *h = &r->threads[c->threads[k % c->n]];
+			out_printf(o, ST_WARN, "%s%d.%d", k ? " -> " : "", h->proc, h->thread);
+		}
+		break;
+	}
+	}
+}
+
+/* The thread a line is about, or SIZE_MAX. */
+static size_t line_thread(const struct hang *d, size_t i)
+{
+	if (d->state != 1 || i >= d->nln)
+		return SIZE_MAX;
+	const struct hline *l = &d->ln[i];
+	switch (l->kind) {
+	case H_GROUP: return d->r.groups[l->i].threads[0];
+	case H_EDGE: return d->r.edges[l->i].from;
+	case H_HELD: return l->i;
+	case H_CYCLE: return d->r.cycles[l->i].threads[0];
+	}
+	return SIZE_MAX;
+}
+
+static void hang_enter(tui *t, view *v, size_t i)
+{
+	struct hang *d = v->data;
+	size_t th = line_thread(d, i);
+	if (th == SIZE_MAX) {
+		tui_msg(t, ST_DIM, "Enter works on a group, an edge, a lock or a cycle");
+		return;
+	}
+	const hang_thread *h = &d->r.threads[th];
+	view_timeline_open(t, d->run, (tui_tl_at){ h->proc, h->thread, -1 });
+}
+
+static int hang_key(tui *t, view *v, int k)
+{
+	struct hang *d = v->data;
+	if (k == 'T') {
+		view_timeline_open(t, d->run, (tui_tl_at){ -1, -1, -1 });
+		return 1;
+	}
+	return 0;
+}
+
+static void hang_close(view *v)
+{
+	struct hang *d = v->data;
+	hang_report_free(&d->r);
+	free(d->ev);
+	free(d->ln);
+	free(d);
+}
+
+static const view_ops hang_ops = {
+	.name = "hang", .keys = keys, .open = hang_open, .line = hang_line, .enter = hang_enter,
+	.key = hang_key, .close = hang_close,
+};
+
+int view_hang_open(tui *t, const char *run)
+{
+	struct hang *d = xcalloc(1, sizeof *d);
+	snprintf(d->run, sizeof d->run, "%s", run);
+	return tui_push(t, &hang_ops, d, "difftrace: where each thread of %s is at the end", d->run)
+		       ? 0
+		       : -1;
+}

@@ -1,0 +1,1052 @@
+/* view_timeline.c: the sync events of a run (the MPI and OpenMP calls of its sync record) merged
+ * by the causality filter under maximal concurrency, drawn as a timeline: a column (lane) per
+ * trace, grouped by process (a process collapses into one lane and back), a row per step of the
+ * order (the events of one step are concurrent) or, toggled, per instant of the aligned clocks.
+ *
+ * A cell shows the call without its MPI_/GOMP_/omp_ prefix and its phase: "Recv(" entered,
+ * "Recv)" returned, "Waitall*" one completed request. An MPI message is marked on both of its
+ * lanes: ">2" on the send (to process 2), "<0" on the receive that matched it (from process 0);
+ * with the cursor on one end, the other end is marked '@'. The cursor's cell is in [ ]. Under
+ * the list, two lines tell the event under the cursor: its arguments, its step and time, and
+ * what it waited for: the rule of the ordering rules that held it and the event that satisfied
+ * it (a receive's send, a lock's release, the last entry a collective counted).
+ *
+ * Everything is computed once when the view opens (the filter over the whole run, the rows of
+ * both modes, the message partners); drawing a row only looks at that row's events. Colour is
+ * never needed: the markers are characters. */
+#include <curses.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/diff.h"
+#include "analysis/nlr.h"
+#include "analysis/verdict.h"
+#include "order/args.h"
+#include "order/arrival.h"
+#include "order/explain.h"
+#include "order/filter.h"
+#include "order/rules.h"
+#include "store/store_analysis.h"
+#include "store/store_sync.h"
+#include "tui.h"
+#include "util/util.h"
+
+#define CELL 11  /* columns of a lane: a separator and 10 of text */
+#define LSTEP 4  /* lanes H and L move by */
+
+struct lane {
+	int32_t proc, thread;
+};
+
+/* What to put the cursor on when the view opens. */
+struct at {
+	int proc, thread;
+	int64_t seq;       /* -1: the trace's last event */
+	char fname[128];   /* when set: the occ-th entry of this call in the trace */
+	uint64_t occ;
+	int after;         /* with fname: the event after that entry */
+	char why[300];     /* said when the view opens there */
+};
+
+struct tl {
+	char run[128];
+	int state;          /* 1 ready, -1 nothing to show (err says why) */
+	char err[1200];
+	struct at at;
+	dt_sync_event *ev;  /* in arrival order */
+	size_t n;
+	const char *const *names;
+	size_t nnames;
+	ord_rules *rules;
+	ord_explain *ex;
+	ord_item *it;       /* the order */
+	size_t nit;
+	uint64_t *order;
+	size_t nheld;       /* events never delivered */
+	int64_t *itof;      /* per event: its index in it, -1 when held */
+	struct lane *lanes; /* per trace, by P.T */
+	size_t nlanes;
+	uint32_t *lane_of;  /* per event */
+	/* rows, per mode (0 steps, 1 time): item indices, a row's sorted by lane */
+	size_t *rows[2], *rstart[2], nrows[2];
+	int64_t *rowof[2];  /* per item: its row */
+	int64_t t0;         /* the earliest aligned time */
+	int mode;
+	/* columns: a lane, or a collapsed process (all its lanes) */
+	unsigned char *collapsed; /* per lane: its process is collapsed (set on all its lanes) */
+	size_t *col_first;  /* per column: its first lane */
+	size_t *col_n;      /* and how many lanes it shows */
+	size_t ncols;
+	size_t *colof;      /* per lane: its column */
+	size_t col, left;   /* the cursor's column, the first column shown */
+	int64_t cur_ev;     /* the event the cursor was on last drawn, -1 */
+};
+
+static const tui_keyhelp keys[] = {
+	{ "Left Right  h l", "the previous / next lane (q goes back)" },
+	{ "H L", "scroll the lanes by four" },
+	{ "]  [", "the next / previous event of the cursor's lane" },
+	{ "Enter  o", "collapse / expand the cursor's process (its threads in one lane)" },
+	{ "z", "collapse every process, or expand all" },
+	{ "t", "rows: steps of the order (concurrent events share one), or time" },
+	{ "p", "to what the event waited for, or the other end of its message" },
+	{ "", "cells: Name( entered, Name) returned, Name* a request completed;" },
+	{ "", "  >P a message sent to process P, <P received from P;" },
+	{ "", "  [ ] the cursor, @ the other end of its message" },
+	{ NULL, NULL },
+};
+
+/* ---- building ---- */
+
+static int lane_cmp(const void *a, const void *b)
+{
+	const struct lane *x = a, *y = b;
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	return (x->thread > y->thread) - (x->thread < y->thread);
+}
+
+static size_t lane_find(const struct tl *d, int32_t p, int32_t t)
+{
+	size_t lo = 0, hi = d->nlanes;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		struct lane k = { p, t };
+		int c = lane_cmp(&d->lanes[m], &k);
+		if (!c)
+			return m;
+		if (c < 0)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return SIZE_MAX;
+}
+
+static const struct tl *g_d; /* qsort has no context: the rows are sorted one at a time */
+
+static int by_lane(const void *a, const void *b)
+{
+	uint32_t x = g_d->lane_of[g_d->it[*(const size_t *)a].id];
+	uint32_t y = g_d->lane_of[g_d->it[*(const size_t *)b].id];
+	return (x > y) - (x < y);
+}
+
+static const ord_item *g_it;
+
+static int by_time(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	if (g_it[x].ts != g_it[y].ts)
+		return g_it[x].ts < g_it[y].ts ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/* Rows of one mode from the items in seq order: a new row when the key changes or the lane
+ * already has an event in the row. */
+static void make_rows(struct tl *d, int mode, const size_t *seq)
+{
+	size_t n = d->nit;
+	d->rows[mode] = xmalloc((n ? n : 1) * sizeof *d->rows[mode]);
+	d->rstart[mode] = xmalloc((n + 1) * sizeof *d->rstart[mode]);
+	d->rowof[mode] = xmalloc((n ? n : 1) * sizeof *d->rowof[mode]);
+	int64_t *last = xmalloc((d->nlanes ? d->nlanes : 1) * sizeof *last);
+	for (size_t l = 0; l < d->nlanes; l++)
+		last[l] = -1;
+	size_t nr = 0;
+	int64_t key = 0;
+	for (size_t k = 0; k < n; k++) {
+		const ord_item *x = &d->it[seq[k]];
+		int64_t kk = mode ? x->ts / 1000 : (int64_t)x->step; /* time: to the microsecond */
+		uint32_t l = d->lane_of[x->id];
+		if (!nr || kk != key || last[l] == (int64_t)nr - 1) {
+			d->rstart[mode][nr++] = k;
+			key = kk;
+		}
+		last[l] = (int64_t)nr - 1;
+		d->rows[mode][k] = seq[k];
+		d->rowof[mode][seq[k]] = (int64_t)nr - 1;
+	}
+	d->rstart[mode][nr] = n;
+	d->nrows[mode] = nr;
+	free(last);
+	g_d = d;
+	for (size_t r = 0; r < nr; r++)
+		qsort(d->rows[mode] + d->rstart[mode][r], d->rstart[mode][r + 1] - d->rstart[mode][r],
+		      sizeof(size_t), by_lane);
+}
+
+static void make_cols(struct tl *d)
+{
+	free(d->col_first);
+	free(d->col_n);
+	d->col_first = xmalloc((d->nlanes ? d->nlanes : 1) * sizeof *d->col_first);
+	d->col_n = xmalloc((d->nlanes ? d->nlanes : 1) * sizeof *d->col_n);
+	d->ncols = 0;
+	for (size_t l = 0; l < d->nlanes;) {
+		size_t e = l + 1;
+		if (d->collapsed[l])
+			while (e < d->nlanes && d->lanes[e].proc == d->lanes[l].proc)
+				e++;
+		d->col_first[d->ncols] = l;
+		d->col_n[d->ncols] = e - l;
+		for (size_t k = l; k < e; k++)
+			d->colof[k] = d->ncols;
+		d->ncols++;
+		l = e;
+	}
+	if (d->col >= d->ncols)
+		d->col = d->ncols ? d->ncols - 1 : 0;
+}
+
+static int build(tui *t, struct tl *d)
+{
+	store *s = tui_store(t);
+	dt_err e;
+	dt_err_clear(&e);
+	store_run run;
+	dt_sync_event *ev = NULL;
+	store_sync_clock *ck = NULL;
+	size_t n = 0, nck = 0;
+	if (store_run_get(s, d->run, &run, &e)) {
+		tui_msg(t, ST_WARN, "%s", e.msg);
+		return -1;
+	}
+	int rc = store_sync_list(s, run.id, &ev, &n, &e);
+	if (!rc)
+		rc = store_sync_clocks(s, run.id, &ck, &nck, &e);
+	store_run_free(&run);
+	if (rc) {
+		free(ev);
+		free(ck);
+		tui_msg(t, ST_WARN, "%s", e.msg);
+		return -1;
+	}
+	if (!n) {
+		d->state = -1;
+		snprintf(d->err, sizeof d->err,
+			 "run %s has no sync record: no timeline. Record it with difftrace-record "
+			 "(without --no-sync) to see its MPI and OpenMP calls in order.", d->run);
+		free(ev);
+		free(ck);
+		return 0;
+	}
+	/* lanes: every trace with sync events (ev is sorted by P.T) */
+	for (size_t i = 0; i < n; i++)
+		if (!i || ev[i].proc != ev[i - 1].proc || ev[i].thread != ev[i - 1].thread) {
+			d->lanes = xrealloc(d->lanes, (d->nlanes + 1) * sizeof *d->lanes);
+			d->lanes[d->nlanes++] = (struct lane){ ev[i].proc, ev[i].thread };
+		}
+	size_t nhost = 0;
+	int64_t *off = ord_host_offsets(ev, n, ck, nck, &nhost);
+	size_t *idx = xmalloc(n * sizeof *idx);
+	ord_arrival(ev, n, off, idx);
+	d->ev = xmalloc(n * sizeof *d->ev);
+	for (size_t i = 0; i < n; i++)
+		d->ev[i] = ev[idx[i]];
+	d->n = n;
+	free(idx);
+	free(ev);
+	free(ck);
+	d->names = store_func_names(s, &d->nnames);
+	d->rules = ord_rules_new();
+	char *held = NULL;
+	ord_filter_opts fo = { ORD_CONCURRENT, off, nhost, 0 };
+	rc = ord_rules_load_default(d->rules, &e);
+	if (!rc)
+		rc = ord_rules_bind(d->rules, d->names, (uint32_t)d->nnames, &e);
+	if (!rc)
+		rc = ord_order(d->rules, &fo, d->ev, n, &d->it, &d->nit, &held, &e);
+	free(off);
+	free(held);
+	if (rc) {
+		d->state = -1;
+		snprintf(d->err, sizeof d->err, "no timeline of %s: %s", d->run, e.msg);
+		return 0;
+	}
+	d->nheld = n - d->nit;
+	d->lane_of = xmalloc(n * sizeof *d->lane_of);
+	d->itof = xmalloc(n * sizeof *d->itof);
+	for (size_t i = 0; i < n; i++) {
+		d->lane_of[i] = (uint32_t)lane_find(d, d->ev[i].proc, d->ev[i].thread);
+		d->itof[i] = -1;
+	}
+	d->order = xmalloc((d->nit ? d->nit : 1) * sizeof *d->order);
+	d->t0 = d->nit ? d->it[0].ts : 0;
+	for (size_t k = 0; k < d->nit; k++) {
+		d->order[k] = d->it[k].id;
+		d->itof[d->it[k].id] = (int64_t)k;
+		d->t0 = d->it[k].ts < d->t0 ? d->it[k].ts : d->t0;
+	}
+	d->ex = ord_explain_new(d->rules, d->ev, n, d->order, d->nit);
+	ord_explain_peer(d->ex, 0); /* the message partners of every event, now */
+	size_t *seq = xmalloc((d->nit ? d->nit : 1) * sizeof *seq);
+	for (size_t k = 0; k < d->nit; k++)
+		seq[k] = k;
+	make_rows(d, 0, seq);
+	g_it = d->it;
+	qsort(seq, d->nit, sizeof *seq, by_time);
+	make_rows(d, 1, seq);
+	free(seq);
+	d->collapsed = xcalloc(d->nlanes ? d->nlanes : 1, 1);
+	d->colof = xmalloc((d->nlanes ? d->nlanes : 1) * sizeof *d->colof);
+	make_cols(d);
+	d->state = 1;
+	return 0;
+}
+
+/* ---- where things are ---- */
+
+static int visible_cols(tui *t, const struct tl *d)
+{
+	int lw = d->mode ? 12 : 7;
+	int n = (tui_cols(t) - 2 - lw) / CELL;
+	return n < 1 ? 1 : n;
+}
+
+/* The item of the cursor's column in row r (the first of a collapsed process's), -1 none. */
+static int64_t cell_item(const struct tl *d, size_t r, size_t col, size_t *count)
+{
+	int m = d->mode;
+	int64_t found = -1;
+	size_t c = 0;
+	if (r >= d->nrows[m])
+		return -1;
+	for (size_t k = d->rstart[m][r]; k < d->rstart[m][r + 1]; k++) {
+		size_t x = d->rows[m][k];
+		if (d->colof[d->lane_of[d->it[x].id]] == col) {
+			if (found < 0)
+				found = (int64_t)x;
+			c++;
+		}
+	}
+	if (count)
+		*count = c;
+	return found;
+}
+
+static void show_col(tui *t, struct tl *d)
+{
+	size_t vis = (size_t)visible_cols(t, d);
+	if (d->col < d->left)
+		d->left = d->col;
+	if (d->col >= d->left + vis)
+		d->left = d->col - vis + 1;
+}
+
+/* Puts the cursor on event i (an index into ev), its row in sight. */
+static void goto_event(tui *t, view *v, struct tl *d, size_t i)
+{
+	int64_t x = d->itof[i];
+	if (x < 0)
+		return;
+	size_t r = (size_t)d->rowof[d->mode][x];
+	v->cur = r;
+	size_t rows = tui_rows(t) > 10 ? (size_t)tui_rows(t) - 8 : 1;
+	if (r < v->top || r >= v->top + rows)
+		v->top = r > rows / 2 ? r - rows / 2 : 0;
+	d->col = d->colof[d->lane_of[i]];
+	show_col(t, d);
+}
+
+/* The event `at` names, -1 when none (why in msg). */
+static int64_t locate(const struct tl *d, const struct at *a, char *msg, size_t cap)
+{
+	int64_t best = -1, bestseq = -1, entry = -1;
+	uint64_t occ = 0;
+	int64_t after = -1; /* a.fname: the first event after the entry */
+	for (size_t i = 0; i < d->n; i++) {
+		const dt_sync_event *e = &d->ev[i];
+		if (e->proc != a->proc || e->thread != a->thread)
+			continue;
+		if (a->fname[0]) {
+			const char *nm = e->func < d->nnames ? d->names[e->func] : NULL;
+			if (e->phase == DT_SYNC_ENTER && nm && !strcmp(nm, a->fname) &&
+			    ++occ == a->occ)
+				entry = (int64_t)i;
+			continue;
+		}
+		if (a->seq >= 0 ? e->seq == (uint32_t)a->seq : (int64_t)e->seq > bestseq) {
+			best = (int64_t)i;
+			bestseq = e->seq;
+		}
+	}
+	if (a->fname[0] && entry >= 0 && a->after) {
+		uint32_t want = d->ev[entry].seq + 1;
+		for (size_t i = 0; i < d->n; i++)
+			if (d->ev[i].proc == a->proc && d->ev[i].thread == a->thread &&
+			    d->ev[i].seq == want)
+				after = (int64_t)i;
+		best = after >= 0 ? after : entry;
+	} else if (a->fname[0]) {
+		best = entry;
+	}
+	if (best < 0) {
+		snprintf(msg, cap, "trace %d.%d has no such event in the sync record of %s", a->proc,
+			 a->thread, d->run);
+		return -1;
+	}
+	if (d->itof[best] < 0) {
+		/* never delivered (a hung run): its thread's last delivered event */
+		int64_t alt = -1;
+		for (size_t i = 0; i < d->n; i++)
+			if (d->ev[i].proc == a->proc && d->ev[i].thread == a->thread &&
+			    d->itof[i] >= 0 && d->ev[i].seq < d->ev[best].seq &&
+			    (alt < 0 || d->ev[i].seq > d->ev[alt].seq))
+				alt = (int64_t)i;
+		snprintf(msg, cap, "%d.%d #%u is never delivered (what it waits for never happened): "
+			 "at its last delivered event", a->proc, a->thread, d->ev[best].seq);
+		return alt;
+	}
+	return best;
+}
+
+/* ---- the view ---- */
+
+static void set_title(view *v, const struct tl *d)
+{
+	if (d->mode)
+		snprintf(v->title, sizeof v->title,
+			 "difftrace: timeline of %s: %zu traces, %zu instants (aligned clocks)",
+			 d->run, d->nlanes, d->nrows[1]);
+	else
+		snprintf(v->title, sizeof v->title,
+			 "difftrace: timeline of %s: %zu traces, %zu steps (maximal concurrency)",
+			 d->run, d->nlanes, d->nrows[0]);
+	if (d->nheld) {
+		size_t l = strlen(v->title);
+		snprintf(v->title + l, sizeof v->title - l, ", %zu events never delivered",
+			 d->nheld);
+	}
+}
+
+static int tl_open(tui *t, view *v)
+{
+	struct tl *d = v->data;
+	if (d->state)
+		return 0; /* computed once: the sync record does not change */
+	if (build(t, d))
+		return -1;
+	if (d->state < 0) {
+		v->nlines = 1;
+		return 0;
+	}
+	v->nlines = d->nrows[0];
+	set_title(v, d);
+	if (d->at.proc >= 0) {
+		char msg[300] = "";
+		int64_t i = locate(d, &d->at, msg, sizeof msg);
+		if (i >= 0)
+			goto_event(t, v, d, (size_t)i);
+		if (msg[0])
+			tui_msg(t, ST_WARN, "%s", msg);
+		else if (d->at.why[0])
+			tui_msg(t, ST_DIM, "%s", d->at.why);
+	}
+	return 0;
+}
+
+static const char *short_name(const struct tl *d, uint32_t f)
+{
+	const char *nm = f < d->nnames ? d->names[f] : NULL;
+	if (!nm)
+		return "?";
+	static const char *const pfx[] = { "MPI_", "GOMP_", "omp_" };
+	/* names that would be cut to the same or to nothing clear (the footer has them whole) */
+	static const char *const abbr[][2] = {
+		{ "critical_start", "crit_in" },     { "critical_end", "crit_out" },
+		{ "critical_name_start", "ncrit_in" }, { "critical_name_end", "ncrit_out" },
+		{ "parallel_body", "par_body" },     { "parallel_start", "par_start" },
+		{ "parallel_end", "par_end" },       { "set_nest_lock", "set_nlock" },
+		{ "unset_nest_lock", "unset_nlk" },  { "unset_lock", "unset_lk" },
+		{ "Comm_split", "Csplit" },          { "Comm_split_type", "Csplit_t" },
+		{ "Comm_create", "Ccreate" },        { "Init_thread", "Init_thr" },
+		{ "Allgatherv", "Allgathv" },        { "Reduce_scatter", "Red_scat" },
+		{ "Reduce_scatter_block", "Red_scat_b" }, { "Sendrecv_replace", "Sendrecv_r" },
+		{ "Iallreduce", "Iallred" },
+	};
+	for (size_t k = 0; k < 3; k++)
+		if (!strncmp(nm, pfx[k], strlen(pfx[k])) && nm[strlen(pfx[k])]) {
+			nm += strlen(pfx[k]);
+			for (size_t a = 0; a < sizeof abbr / sizeof *abbr; a++)
+				if (!strcmp(nm, abbr[a][0]))
+					return abbr[a][1];
+			return nm;
+		}
+	return nm;
+}
+
+/* Escaped into buf, at most max bytes of name. */
+static void esc_name(const char *nm, char *buf, size_t cap, size_t max)
+{
+	size_t k = 0;
+	for (size_t i = 0; nm[i] && k + 5 < cap && i < max; i++) {
+		unsigned char c = (unsigned char)nm[i];
+		if (c < 0x20 || c == 0x7f || c >= 0x80)
+			k += (size_t)snprintf(buf + k, cap - k, "?");
+		else
+			buf[k++] = (char)c;
+	}
+	buf[k] = 0;
+}
+
+/* The 10 columns of a cell. */
+static void cell_text(struct tl *d, size_t x, size_t count, char *out)
+{
+	const dt_sync_event *e = &d->ev[d->it[x].id];
+	char suf[48] = "";
+	const char *ph = e->phase == DT_SYNC_ENTER ? "(" : e->phase == DT_SYNC_EXIT ? ")" : "*";
+	int64_t peer = ord_explain_peer(d->ex, d->it[x].id);
+	if (peer >= 0)
+		snprintf(suf, sizeof suf, "%s%s%d", ph,
+			 d->ev[peer].proc == e->proc ? "=" : (d->itof[peer] >= 0 &&
+							      d->itof[peer] < (int64_t)x) ? "<" : ">",
+			 d->ev[peer].proc);
+	else
+		snprintf(suf, sizeof suf, "%s", ph);
+	if (count > 1) {
+		size_t l = strlen(suf);
+		snprintf(suf + l, sizeof suf - l, "+%zu", count - 1);
+	}
+	suf[9] = 0;
+	size_t ls = strlen(suf), room = 10 - ls;
+	char nm[64];
+	esc_name(short_name(d, e->func), nm, sizeof nm, room);
+	size_t ln = strlen(nm);
+	memcpy(out, nm, ln);
+	memcpy(out + ln, suf, ls + 1);
+}
+
+static void row_label(const struct tl *d, size_t r, tui_out *o)
+{
+	int m = d->mode;
+	if (r >= d->nrows[m])
+		return;
+	const ord_item *x = &d->it[d->rows[m][d->rstart[m][r]]];
+	if (!m) {
+		out_printf(o, ST_DIM, "%6" PRIu64 " ", x->step + 1);
+	} else {
+		double ms = (double)(x->ts - d->t0) / 1e6;
+		if (ms < 100000)
+			out_printf(o, ST_DIM, "%9.3fms ", ms);
+		else
+			out_printf(o, ST_DIM, "%10.2fs ", ms / 1e3);
+	}
+}
+
+static void tl_line(tui *t, view *v, size_t r, tui_out *o)
+{
+	struct tl *d = v->data;
+	if (d->state != 1) {
+		out_text(o, ST_WARN, d->err);
+		return;
+	}
+	row_label(d, r, o);
+	int vis = visible_cols(t, d);
+	const char *bar = o->utf8 ? "\xe2\x94\x82" : "|";
+	int64_t peer = -1;
+	if (v->cur < d->nrows[d->mode]) {
+		int64_t ci = cell_item(d, v->cur, d->col, NULL);
+		if (ci >= 0)
+			peer = ord_explain_peer(d->ex, d->it[ci].id);
+	}
+	int m = d->mode;
+	size_t k = d->rstart[m][r], end = d->rstart[m][r + 1];
+	int close = 0; /* the cell before was the cursor's: its ']' is this separator */
+	for (size_t c = d->left; c < d->left + (size_t)vis && c < d->ncols; c++) {
+		/* the row's events are sorted by lane, the columns too */
+		while (k < end && d->colof[d->lane_of[d->it[d->rows[m][k]].id]] < c)
+			k++;
+		int64_t x = -1;
+		size_t count = 0;
+		while (k < end && d->colof[d->lane_of[d->it[d->rows[m][k]].id]] == c) {
+			if (x < 0)
+				x = (int64_t)d->rows[m][k];
+			count++;
+			k++;
+		}
+		int is_cur = r == v->cur && c == d->col;
+		int is_peer = x >= 0 && peer >= 0 && d->it[x].id == (uint64_t)peer;
+		out_text(o, is_cur ? ST_KEY : is_peer ? ST_MATCH : close ? ST_KEY : ST_DIM,
+			 is_cur ? "[" : is_peer ? "@" : close ? "]" : bar);
+		close = is_cur;
+		char txt[16] = "";
+		if (x >= 0)
+			cell_text(d, (size_t)x, count, txt);
+		int style = is_peer ? ST_MATCH : x >= 0 && d->ev[d->it[x].id].phase == DT_SYNC_ENTER
+						 ? ST_NORMAL
+						 : ST_HEADER;
+		if (x < 0)
+			style = ST_DIM;
+		out_printf(o, style, "%-10s", txt);
+	}
+	if (close)
+		out_text(o, ST_KEY, "]");
+}
+
+static void tl_header(tui *t, view *v, tui_out *o)
+{
+	struct tl *d = v->data;
+	if (d->state != 1)
+		return;
+	out_text(o, ST_HEADER, d->mode ? "       TIME " : "  STEP ");
+	int vis = visible_cols(t, d);
+	for (size_t c = d->left; c < d->left + (size_t)vis && c < d->ncols; c++) {
+		const struct lane *l = &d->lanes[d->col_first[c]];
+		char b[32];
+		if (d->col_n[c] > 1 || d->collapsed[d->col_first[c]])
+			snprintf(b, sizeof b, "%d.*(%zu)", l->proc, d->col_n[c]);
+		else
+			snprintf(b, sizeof b, "%d.%d", l->proc, l->thread);
+		out_printf(o, c == d->col ? ST_KEY : ST_HEADER, "%s%-10s",
+			   c == d->col ? ">" : " ", b);
+	}
+	if (d->left + (size_t)vis < d->ncols)
+		out_printf(o, ST_DIM, " +%zu", d->ncols - d->left - (size_t)vis);
+}
+
+static void event_str(const struct tl *d, size_t i, char *b, size_t cap)
+{
+	const dt_sync_event *e = &d->ev[i];
+	static const char *const ph[] = { "enter", "exit", "done" };
+	char nm[160];
+	esc_name(e->func < d->nnames && d->names[e->func] ? d->names[e->func] : "?", nm, sizeof nm,
+		 120);
+	int64_t x = d->itof[i];
+	if (x >= 0)
+		snprintf(b, cap, "%d.%d #%u %s %s (step %" PRIu64 ")", e->proc, e->thread, e->seq, nm,
+			 e->phase <= 2 ? ph[e->phase] : "?", d->it[x].step + 1);
+	else
+		snprintf(b, cap, "%d.%d #%u %s %s (never delivered)", e->proc, e->thread, e->seq, nm,
+			 e->phase <= 2 ? ph[e->phase] : "?");
+}
+
+static void tl_footer(tui *t, view *v, int row, tui_out *o)
+{
+	(void)t;
+	struct tl *d = v->data;
+	if (d->state != 1)
+		return;
+	size_t count = 0;
+	int64_t x = cell_item(d, v->cur, d->col, &count);
+	if (x < 0) {
+		if (!row)
+			out_printf(o, ST_DIM, "no event of lane %d.%s in this %s ([ ] go to the lane's events)",
+				   d->lanes[d->col_first[d->col]].proc,
+				   d->col_n[d->col] > 1 ? "*" : "", d->mode ? "row" : "step");
+		return;
+	}
+	size_t i = d->it[x].id;
+	const dt_sync_event *e = &d->ev[i];
+	char b[400], args[512];
+	if (row == 0) {
+		event_str(d, i, b, sizeof b);
+		ord_event_args(e, args, sizeof args);
+		out_text(o, ST_HEADER, b);
+		out_text(o, ST_NORMAL, args);
+		out_printf(o, ST_DIM, "  t=%.3fms", (double)(d->it[x].ts - d->t0) / 1e6);
+		if (count > 1)
+			out_printf(o, ST_DIM, "  (+%zu more threads here)", count - 1);
+		return;
+	}
+	ord_dep dep[8];
+	size_t nd = ord_explain_deps(d->ex, i, dep, 8);
+	if (!nd) {
+		out_text(o, ST_DIM, "waited for: its thread's previous event only (no rule)");
+		return;
+	}
+	out_text(o, ST_NORMAL, "waited for: ");
+	for (size_t k = 0; k < nd && k < 8; k++) {
+		const ord_rule *ru = &d->rules->rule[dep[k].rule];
+		const char *file = strrchr(ru->file, '/');
+		char tup[200];
+		size_t tl = (size_t)snprintf(tup, sizeof tup, "%s%s(", dep[k].count ? "#" : "",
+					     d->rules->kind[dep[k].kind].name);
+		for (int q = 0; q < dep[k].nt && tl < sizeof tup; q++) {
+			if (dep[k].given >> q & 1)
+				tl += (size_t)snprintf(tup + tl, sizeof tup - tl, "%s%" PRId64,
+						       q ? ", " : "", dep[k].t[q]);
+			else
+				tl += (size_t)snprintf(tup + tl, sizeof tup - tl, "%s_", q ? ", " : "");
+		}
+		if (tl < sizeof tup)
+			snprintf(tup + tl, sizeof tup - tl, ")");
+		out_printf(o, ST_NORMAL, "%s%s = ", k ? "; " : "", tup);
+		if (dep[k].ev < 0) {
+			out_text(o, ST_DIM, dep[k].count ? "none yet" : "initially true");
+		} else {
+			event_str(d, (size_t)dep[k].ev, b, sizeof b);
+			if (dep[k].count)
+				out_printf(o, ST_HEADER, "%zu, the last %s", dep[k].nmatch, b);
+			else
+				out_text(o, ST_HEADER, b);
+		}
+		out_printf(o, ST_DIM, " [%s:%d]", file ? file + 1 : ru->file, ru->line);
+	}
+}
+
+static void next_in_lane(tui *t, view *v, struct tl *d, int dir)
+{
+	size_t nr = d->nrows[d->mode];
+	for (size_t r = v->cur; dir > 0 ? r + 1 < nr : r > 0;) {
+		r = dir > 0 ? r + 1 : r - 1;
+		if (cell_item(d, r, d->col, NULL) >= 0) {
+			v->cur = r;
+			return;
+		}
+	}
+	tui_msg(t, ST_DIM, "no %s event in this lane", dir > 0 ? "later" : "earlier");
+}
+
+static void toggle_proc(tui *t, struct tl *d, size_t col)
+{
+	size_t l = d->col_first[col];
+	int32_t p = d->lanes[l].proc;
+	size_t nthr = 0;
+	for (size_t k = 0; k < d->nlanes; k++)
+		nthr += d->lanes[k].proc == p;
+	if (nthr < 2 && !d->collapsed[l]) {
+		tui_msg(t, ST_DIM, "process %d has one thread: nothing to collapse", p);
+		return;
+	}
+	unsigned char to = !d->collapsed[l];
+	for (size_t k = 0; k < d->nlanes; k++)
+		if (d->lanes[k].proc == p)
+			d->collapsed[k] = to;
+	make_cols(d);
+	d->col = d->colof[l];
+	tui_msg(t, ST_DIM, "process %d %s", p, to ? "collapsed into one lane" : "expanded");
+}
+
+static int tl_key(tui *t, view *v, int k)
+{
+	struct tl *d = v->data;
+	if (d->state != 1)
+		return 0;
+	int64_t x = cell_item(d, v->cur, d->col, NULL);
+	int64_t ev = x >= 0 ? (int64_t)d->it[x].id : -1;
+	switch (k) {
+	case KEY_LEFT:
+	case 'h':
+		if (d->col)
+			d->col--;
+		show_col(t, d);
+		return 1;
+	case KEY_RIGHT:
+	case 'l':
+		if (d->col + 1 < d->ncols)
+			d->col++;
+		show_col(t, d);
+		return 1;
+	case 'H':
+		d->col = d->col > LSTEP ? d->col - LSTEP : 0;
+		d->left = d->left > LSTEP ? d->left - LSTEP : 0;
+		show_col(t, d);
+		return 1;
+	case 'L':
+		d->col = d->col + LSTEP < d->ncols ? d->col + LSTEP : (d->ncols ? d->ncols - 1 : 0);
+		d->left += LSTEP;
+		if (d->left + (size_t)visible_cols(t, d) > d->ncols)
+			d->left = d->ncols > (size_t)visible_cols(t, d) ? d->ncols - (size_t)visible_cols(t, d) : 0;
+		show_col(t, d);
+		return 1;
+	case ']':
+	case '[':
+		next_in_lane(t, v, d, k == ']' ? 1 : -1);
+		return 1;
+	case 'o':
+		toggle_proc(t, d, d->col);
+		return 1;
+	case 'z': {
+		int any = 0;
+		for (size_t l = 0; l < d->nlanes; l++)
+			any |= d->collapsed[l];
+		size_t keep = d->col_first[d->col];
+		for (size_t l = 0; l < d->nlanes; l++) {
+			int multi = (l && d->lanes[l - 1].proc == d->lanes[l].proc) ||
+				    (l + 1 < d->nlanes && d->lanes[l + 1].proc == d->lanes[l].proc);
+			d->collapsed[l] = !any && multi;
+		}
+		make_cols(d);
+		d->col = d->colof[keep];
+		show_col(t, d);
+		tui_msg(t, ST_DIM, any ? "every process expanded" : "every process collapsed");
+		return 1;
+	}
+	case 't': {
+		d->mode = !d->mode;
+		v->nlines = d->nrows[d->mode];
+		set_title(v, d);
+		if (ev >= 0)
+			goto_event(t, v, d, (size_t)ev);
+		else if (v->cur >= v->nlines)
+			v->cur = v->nlines ? v->nlines - 1 : 0;
+		tui_msg(t, ST_DIM, d->mode ? "rows: time (aligned clocks, to the microsecond)"
+					   : "rows: steps of the order (maximal concurrency)");
+		return 1;
+	}
+	case 'p': {
+		if (ev < 0) {
+			tui_msg(t, ST_WARN, "no event under the cursor");
+			return 1;
+		}
+		int64_t to = ord_explain_peer(d->ex, (size_t)ev);
+		if (to < 0) {
+			ord_dep dep[8];
+			size_t nd = ord_explain_deps(d->ex, (size_t)ev, dep, 8);
+			for (size_t q = 0; q < nd && q < 8 && to < 0; q++)
+				to = dep[q].ev;
+		}
+		if (to < 0) {
+			tui_msg(t, ST_DIM, "it waited for nothing but its thread's previous event");
+			return 1;
+		}
+		char b[400];
+		event_str(d, (size_t)to, b, sizeof b);
+		goto_event(t, v, d, (size_t)to);
+		tui_msg(t, ST_DIM, "%s", b);
+		return 1;
+	}
+	}
+	return 0;
+}
+
+static void tl_enter(tui *t, view *v, size_t i)
+{
+	(void)i;
+	struct tl *d = v->data;
+	if (d->state == 1)
+		toggle_proc(t, d, d->col);
+}
+
+static void tl_close(view *v)
+{
+	struct tl *d = v->data;
+	free(d->ev);
+	ord_explain_free(d->ex);
+	ord_rules_free(d->rules);
+	free(d->it);
+	free(d->order);
+	free(d->itof);
+	free(d->lanes);
+	free(d->lane_of);
+	for (int m = 0; m < 2; m++) {
+		free(d->rows[m]);
+		free(d->rstart[m]);
+		free(d->rowof[m]);
+	}
+	free(d->collapsed);
+	free(d->col_first);
+	free(d->col_n);
+	free(d->colof);
+	free(d);
+}
+
+static const view_ops tl_ops = {
+	.name = "timeline", .keys = keys, .open = tl_open, .line = tl_line, .enter = tl_enter,
+	.key = tl_key, .close = tl_close, .header = tl_header, .nfooter = 2, .footer = tl_footer,
+};
+
+static int open_at(tui *t, const char *run, const struct at *a)
+{
+	struct tl *d = xcalloc(1, sizeof *d);
+	snprintf(d->run, sizeof d->run, "%s", run);
+	d->at = *a;
+	return tui_push(t, &tl_ops, d, "difftrace: timeline of %s", d->run) ? 0 : -1;
+}
+
+int view_timeline_open(tui *t, const char *run, tui_tl_at at)
+{
+	struct at a;
+	memset(&a, 0, sizeof a);
+	a.proc = at.proc;
+	a.thread = at.thread;
+	a.seq = at.seq;
+	return open_at(t, run, &a);
+}
+
+int tui_has_sync(tui *t, const char *run)
+{
+	store *s = tui_store(t);
+	dt_err e;
+	dt_err_clear(&e);
+	store_run r;
+	store_sync_clock *ck = NULL;
+	size_t n = 0;
+	if (store_run_get(s, run, &r, &e)) {
+		tui_msg(t, ST_WARN, "%s", e.msg);
+		return -1;
+	}
+	int rc = store_sync_clocks(s, r.id, &ck, &n, &e);
+	store_run_free(&r);
+	free(ck);
+	if (rc) {
+		tui_msg(t, ST_WARN, "%s", e.msg);
+		return -1;
+	}
+	return n > 0;
+}
+
+/* ---- from a diff: the first diverging call ---- */
+
+static int load_loop(void *ctx, uint32_t id, const nlr_entry *body, size_t n)
+{
+	dt_err e;
+	dt_err_clear(&e);
+	return nlr_table_load(ctx, id, body, n, &e);
+}
+
+/* The kept events of trace p.t under analysis r, expanded. */
+static int kept_events(store *s, const an_result *r, nlr_table *tab, int p, int th, uint32_t **ev,
+		       size_t *n, dt_err *e)
+{
+	int obj = analysis_object(r, p, th);
+	if (obj < 0)
+		return dt_errf(e, DT_EDATA, "no trace %d.%d in the analysis", p, th);
+	nlr_entry *v = NULL;
+	size_t nv = 0;
+	if (store_analysis_get_trace(s, r->meta.id, obj, NULL, NULL, &v, &nv, NULL, NULL, e))
+		return -1;
+	int rc = nlr_expand(tab, v, nv, ev, n, e);
+	free(v);
+	return rc;
+}
+
+static const char *nth(uint64_t k, char *b, size_t n)
+{
+	const char *suf = "th";
+	if (k % 100 < 11 || k % 100 > 13)
+		suf = k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd" : "th";
+	snprintf(b, n, "%" PRIu64 "%s", k, suf);
+	return b;
+}
+
+/* A call the sync recorder records (difftrace-sync(5)): MPI and OpenMP runtime calls. */
+static int is_sync_name(const char *nm)
+{
+	return !strncmp(nm, "MPI_", 4) || !strncmp(nm, "GOMP_", 5) || !strncmp(nm, "omp_", 4);
+}
+
+static void base_name(const char *nm, char *b, size_t cap)
+{
+	snprintf(b, cap, "%s", nm ? nm : "");
+	b[strcspn(b, "[")] = 0; /* a call with its arguments (attributes .args) */
+}
+
+int view_timeline_diverge(tui *t, const char *run_a, int pa, int ta, const char *run_b, int pb,
+			  int tb)
+{
+	int hs = tui_has_sync(t, run_b);
+	if (hs < 0)
+		return -1;
+	if (!hs) {
+		tui_msg(t, ST_WARN, "run %s has no sync record: no timeline (record it with "
+			"difftrace-record, without --no-sync)", run_b);
+		return -1;
+	}
+	const an_result *ra = NULL, *rb = NULL;
+	int sa = tui_analysis(t, run_a, &ra), sb = tui_analysis(t, run_b, &rb);
+	if (sa < 0 || sb < 0)
+		return -1;
+	if (!sa || !sb) {
+		tui_msg(t, ST_DIM, "the analyses are being computed: try again when they are done");
+		return -1;
+	}
+	store *s = tui_store(t);
+	dt_err e;
+	dt_err_clear(&e);
+	nlr_table *tab = nlr_table_new();
+	uint32_t *ea = NULL, *eb = NULL;
+	size_t na = 0, nb = 0;
+	int rc = store_loops_each(s, load_loop, tab, &e);
+	if (!rc)
+		rc = kept_events(s, ra, tab, pa, ta, &ea, &na, &e);
+	if (!rc)
+		rc = kept_events(s, rb, tab, pb, tb, &eb, &nb, &e);
+	nlr_table_free(tab);
+	if (rc) {
+		free(ea);
+		free(eb);
+		tui_msg(t, ST_WARN, "%s", e.msg);
+		return -1;
+	}
+	vd_item it;
+	memset(&it, 0, sizeof it);
+	vd_compare(ea, na, eb, nb, &it);
+	struct at a;
+	memset(&a, 0, sizeof a);
+	a.proc = pb;
+	a.thread = tb;
+	a.seq = -1;
+	size_t at = (size_t)it.at;
+	/* the call at the divergence (or the first call after a differing return); when the
+	 * trace ended early, its last call */
+	size_t k = at;
+	while (k < nb && eb[k] == DT_RET)
+		k++;
+	int past = k >= nb;
+	if (past) {
+		k = at < nb ? at : nb;
+		while (k > 0 && eb[k - 1] == DT_RET)
+			k--;
+		k = k ? k - 1 : SIZE_MAX;
+	}
+	if (it.change == VD_SAME) {
+		snprintf(a.why, sizeof a.why, "%d.%d does not differ from %s %d.%d: at its last event",
+			 pb, tb, run_a, pa, ta);
+	} else if (k == SIZE_MAX) {
+		snprintf(a.why, sizeof a.why, "%d.%d has no call before its divergence: at its last event",
+			 pb, tb);
+	} else {
+		/* its occurrence among the calls of that name; a call the sync record does not
+		 * have (a function of the program): the sync event after the last call before
+		 * it that the record has */
+		char want[128], nm[128];
+		const char *nmk = store_func_name(s, eb[k]);
+		base_name(nmk, want, sizeof want);
+		size_t use = k;
+		if (!is_sync_name(want)) {
+			use = SIZE_MAX;
+			for (size_t q = k; q-- > 0;) {
+				if (eb[q] == DT_RET)
+					continue;
+				base_name(store_func_name(s, eb[q]), nm, sizeof nm);
+				if (is_sync_name(nm)) {
+					use = q;
+					break;
+				}
+			}
+		}
+		if (use == SIZE_MAX) {
+			snprintf(a.why, sizeof a.why, "the first diverging call of %d.%d (%s) follows no "
+				 "MPI or OpenMP call: at the trace's first event", pb, tb, want);
+			a.seq = 0;
+		} else {
+			base_name(store_func_name(s, eb[use]), a.fname, sizeof a.fname);
+			for (size_t q = 0; q <= use; q++) {
+				if (eb[q] == DT_RET)
+					continue;
+				base_name(store_func_name(s, eb[q]), nm, sizeof nm);
+				a.occ += !strcmp(nm, a.fname);
+			}
+			a.after = use != k;
+			char fe[160], o[32];
+			esc_name(a.fname, fe, sizeof fe, 100);
+			nth(a.occ, o, sizeof o);
+			if (past)
+				snprintf(a.why, sizeof a.why, "%d.%d stopped early: at its last call, %s (%s)",
+					 pb, tb, fe, o);
+			else if (use == k)
+				snprintf(a.why, sizeof a.why, "first diverging call of %d.%d (kept event %zu): %s (%s)",
+					 pb, tb, at + 1, fe, o);
+			else
+				snprintf(a.why, sizeof a.why, "%d.%d diverges in a call the sync record does not "
+					 "have: at the event after %s (%s)", pb, tb, fe, o);
+		}
+	}
+	free(ea);
+	free(eb);
+	return open_at(t, run_b, &a);
+}
