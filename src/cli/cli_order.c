@@ -33,6 +33,8 @@ static const char order_help[] =
 	"                    (timestamps moved just enough to agree with the order); default:\n"
 	"                    the rule files' policy statement, else minimal\n"
 	"  --rules FILE      read the ordering rules from FILE instead of the shipped ones\n"
+	"  --max-held N      the bound on held events (default 1048576): rules that hold more\n"
+	"                    are reported as never releasing (exit status 1)\n"
 	"  --format FMT      text (default), csv, json, or chrome (the Chrome trace event JSON\n"
 	"                    that Perfetto and chrome://tracing open: a row per trace, MPI\n"
 	"                    messages as arrows)\n"
@@ -93,6 +95,22 @@ static int by_arrival(const void *a, const void *b)
 	if (x->proc != y->proc)
 		return x->proc < y->proc ? -1 : 1;
 	return x->thread < y->thread ? -1 : 1;
+}
+
+dt_sync_event *cli_sync_arrival(const dt_sync_event *ev, size_t n, const store_sync_clock *ck,
+			       size_t nck, int64_t **off, size_t *nhost)
+{
+	*off = host_offsets(ev, n, ck, nck, nhost);
+	size_t *idx = xmalloc((n ? n : 1) * sizeof *idx);
+	for (size_t i = 0; i < n; i++)
+		idx[i] = i;
+	g_off = *off;
+	g_ev = ev;
+	qsort(idx, n, sizeof *idx, by_arrival);
+	dt_sync_event *arr = xmalloc((n ? n : 1) * sizeof *arr);
+	for (size_t i = 0; i < n; i++)
+		arr[i] = ev[idx[i]];
+	return arr;
 }
 
 static int cmp_key(int32_t p, int32_t t, uint32_t q, const dt_sync_event *v)
@@ -170,10 +188,12 @@ int cmd_order(cli *c, int argc, char **argv)
 	static const struct option lo[] = {
 		{ "policy", required_argument, NULL, 'p' }, { "rules", required_argument, NULL, 'r' },
 		{ "format", required_argument, NULL, 'f' }, { "check", optional_argument, NULL, 'c' },
+		{ "max-held", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
 	int o, r, fmt = ORD_FMT_TEXT, policy = -1, check = 0;
 	const char *rules_file = NULL, *check_file = NULL;
+	size_t max_held = 0;
 	while ((r = cli_getopt(argc, argv, ":h", lo, &o, "order", order_help)) == 0 && o != -1) {
 		if (o == 'p' && (policy = ord_policy_parse(optarg)) < 0)
 			return cli_usage("order", "unknown policy '%s' (minimal, concurrent, timestamp)",
@@ -183,6 +203,14 @@ int cmd_order(cli *c, int argc, char **argv)
 					 optarg);
 		if (o == 'r')
 			rules_file = optarg;
+		if (o == 'm') {
+			char *end;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (*end || !v || optarg[0] == '-')
+				return cli_usage("order", "--max-held needs a positive number, not '%s'",
+						 optarg);
+			max_held = (size_t)v;
+		}
 		if (o == 'c') {
 			check = 1;
 			check_file = optarg;
@@ -203,7 +231,6 @@ int cmd_order(cli *c, int argc, char **argv)
 	int64_t *off = NULL, *ots = NULL;
 	ord_item *items = NULL;
 	uint64_t *order = NULL;
-	size_t *idx = NULL;
 	char *held = NULL;
 	int status = 0;
 	ord_rules *rules = ord_rules_new();
@@ -235,17 +262,8 @@ int cmd_order(cli *c, int argc, char **argv)
 		goto out;
 	}
 
-	off = host_offsets(ev, n, ck, nck, &nhost);
-	idx = xmalloc(n * sizeof *idx);
-	for (size_t i = 0; i < n; i++)
-		idx[i] = i;
-	g_off = off;
-	g_ev = ev;
-	qsort(idx, n, sizeof *idx, by_arrival);
-	arr = xmalloc(n * sizeof *arr);
-	for (size_t i = 0; i < n; i++)
-		arr[i] = ev[idx[i]];
-	ord_filter_opts fo = { policy, off, nhost, 0 };
+	arr = cli_sync_arrival(ev, n, ck, nck, &off, &nhost);
+	ord_filter_opts fo = { policy, off, nhost, max_held };
 	if (ord_order(rules, &fo, arr, n, &items, &nitems, &held, &e))
 		goto fail;
 	if (ord_write(stdout, fmt, arr, items, nitems, names, (uint32_t)nnames, &e))
@@ -278,7 +296,6 @@ out:
 	free(items);
 	free(order);
 	free(ots);
-	free(idx);
 	free(arr);
 	free(off);
 	free(ck);
