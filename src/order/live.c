@@ -19,6 +19,7 @@
 #include "util/util.h"
 
 #define BATCH 1024 /* records read at a time */
+#define ROUND 64   /* records of one file given to the filter in a turn */
 
 typedef struct lfile {
 	char *path;
@@ -39,6 +40,7 @@ typedef struct lfile {
 	uint64_t *occ;     /* entries per call code */
 	int finished;
 	int64_t since;     /* ts of the last change of state */
+	int32_t proc;      /* its rank at the last poll, -1 unknown */
 } lfile;
 
 struct live {
@@ -378,18 +380,22 @@ static void on_deliver(void *ctx, const ord_out *o)
 	((live *)ctx)->delivered++;
 }
 
-/* The records read since the filter last saw the file, with the file's P.T. */
-static void feed(live *l, lfile *f, int32_t proc, int32_t thread)
+/* Up to `max` of the records read since the filter last saw the file, with the file's P.T.
+ * Returns how many went in. */
+static uint64_t feed(live *l, lfile *f, int32_t proc, int32_t thread, uint64_t max)
 {
 	if (!l->filter || l->stopped || f->fd < 0 || proc < 0)
-		return;
-	while (f->seen < f->nrec) {
+		return 0;
+	uint64_t done = 0;
+	while (f->seen < f->nrec && done < max) {
 		uint64_t want = f->nrec - f->seen;
+		if (want > max - done)
+			want = max - done;
 		size_t nr = want < BATCH ? (size_t)want : BATCH;
 		off_t off = (off_t)DTS_HEADER_SIZE + (off_t)(f->seen * DTS_RECORD_SIZE);
 		ssize_t got = pread(f->fd, l->buf, nr * sizeof *l->buf, off);
 		if (got < (ssize_t)(nr * sizeof *l->buf))
-			return;
+			return done;
 		for (size_t i = 0; i < nr; i++) {
 			dt_sync_event v;
 			ev_from(&l->buf[i], f->seen, &v);
@@ -401,11 +407,13 @@ static void feed(live *l, lfile *f, int32_t proc, int32_t thread)
 				char b[1024];
 				dt_err_format(&e, b, sizeof b);
 				l->stopped = xstrdup(b);
-				return;
+				return done;
 			}
 			f->seen++;
+			done++;
 		}
 	}
+	return done;
 }
 
 /* ---- threads and groups ------------------------------------------------------------------------ */
@@ -499,9 +507,15 @@ static void build(live *l, int64_t now_mono, int64_t now_real)
 					  : now_real - (f->since - f->h.mono_ns + f->h.real_ns);
 			t->elapsed_ns = el > 0 ? el : 0;
 		}
-		/* the filter's queue of the file: its index, which stays while thread numbers may
-		 * move as threads appear */
-		feed(l, f, t->proc, (int32_t)i);
+		f->proc = t->proc;
+	}
+	/* the new records into the filter, a few from each file in turn, so that the disorder it
+	 * holds stays near that of the program rather than that of the files; the queue of a
+	 * file is its index, which stays while thread numbers may move as threads appear */
+	for (uint64_t went = 1; went;) {
+		went = 0;
+		for (size_t i = 0; i < l->n; i++)
+			went += feed(l, &l->f[i], l->f[i].proc, (int32_t)i, ROUND);
 	}
 	if (l->nth > 1)
 		qsort(l->th, l->nth, sizeof *l->th, cmp_th);
