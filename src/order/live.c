@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "import/sync_file.h"
@@ -41,15 +42,18 @@ typedef struct lfile {
 	int finished;
 	int64_t since;     /* ts of the last change of state */
 	int32_t proc;      /* its rank at the last poll, -1 unknown */
+	int32_t thread;    /* its number in the process, computed when the files change */
 } lfile;
 
 struct live {
 	char **dirs;       /* the sync directories found, with their rank (-1 none) */
 	int64_t *dir_rank;
+	struct timespec *dir_mtime; /* when each was last listed: a new file changes it */
 	size_t ndirs;
 	char *top;
 	lfile *f;
 	size_t n, cap;
+	size_t numbered;   /* the files when the threads were last numbered */
 	live_thread *th;
 	size_t nth, capth;
 	live_group *groups;
@@ -171,6 +175,8 @@ static void add_dir(live *l, char *d, int64_t rank)
 		}
 	l->dirs = xrealloc(l->dirs, (l->ndirs + 1) * sizeof *l->dirs);
 	l->dir_rank = xrealloc(l->dir_rank, (l->ndirs + 1) * sizeof *l->dir_rank);
+	l->dir_mtime = xrealloc(l->dir_mtime, (l->ndirs + 1) * sizeof *l->dir_mtime);
+	memset(&l->dir_mtime[l->ndirs], 0, sizeof *l->dir_mtime);
 	l->dirs[l->ndirs] = d;
 	l->dir_rank[l->ndirs++] = rank;
 }
@@ -214,8 +220,21 @@ static void find_dirs(live *l)
 		add_dir(l, xstrdup(l->top), -1);
 }
 
-static void scan_dir(live *l, const char *dir, int64_t rank)
+static void scan_dir(live *l, size_t di)
 {
+	const char *dir = l->dirs[di];
+	int64_t rank = l->dir_rank[di];
+	/* listed again only when it changed (a second's worth of slack: a file made in the same
+	 * clock tick as the last listing would otherwise be missed) */
+	struct stat st;
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (stat(dir, &st) != 0)
+		return;
+	if (st.st_mtim.tv_sec == l->dir_mtime[di].tv_sec &&
+	    st.st_mtim.tv_nsec == l->dir_mtime[di].tv_nsec && now.tv_sec > st.st_mtim.tv_sec + 1)
+		return;
+	l->dir_mtime[di] = st.st_mtim;
 	DIR *d = opendir(dir);
 	if (!d)
 		return;
@@ -339,9 +358,12 @@ static int read_new(live *l, lfile *f, dt_err *e)
 			f->h.rank = rank;
 	}
 	f->torn = 0;
+	/* a few records first: most polls find few new ones, and the rest of the recorder's
+	 * chunk is zeros not worth copying */
+	size_t want = 16;
 	for (;;) {
 		off_t off = (off_t)DTS_HEADER_SIZE + (off_t)(f->nrec * DTS_RECORD_SIZE);
-		ssize_t got = pread(f->fd, l->buf, BATCH * sizeof *l->buf, off);
+		ssize_t got = pread(f->fd, l->buf, want * sizeof *l->buf, off);
 		if (got < 0)
 			return dt_err_at(e, f->path, (int64_t)off, "cannot read: %s", strerror(errno));
 		size_t nr = (size_t)got / DTS_RECORD_SIZE, i;
@@ -367,8 +389,9 @@ static int read_new(live *l, lfile *f, dt_err *e)
 			f->nrec++;
 			l->records++;
 		}
-		if (nr < BATCH)
+		if (nr < want)
 			return 0;
+		want = BATCH;
 	}
 }
 
@@ -396,13 +419,13 @@ static uint64_t feed(live *l, lfile *f, int32_t proc, int32_t thread, uint64_t m
 		ssize_t got = pread(f->fd, l->buf, nr * sizeof *l->buf, off);
 		if (got < (ssize_t)(nr * sizeof *l->buf))
 			return done;
+		dt_err e;
+		dt_err_clear(&e);
 		for (size_t i = 0; i < nr; i++) {
 			dt_sync_event v;
 			ev_from(&l->buf[i], f->seen, &v);
 			v.proc = proc;
 			v.thread = thread;
-			dt_err e;
-			dt_err_clear(&e);
 			if (ord_filter_push(l->filter, &v, f->seen, &e)) {
 				char b[1024];
 				dt_err_format(&e, b, sizeof b);
@@ -480,7 +503,9 @@ static void build(live *l, int64_t now_mono, int64_t now_real)
 		live_thread *t = &l->th[l->nth++];
 		memset(t, 0, sizeof *t);
 		t->proc = rank_of(l, f);
-		t->thread = thread_number(l, f);
+		if (l->numbered != l->n)
+			f->thread = thread_number(l, f);
+		t->thread = f->thread;
 		t->pid = f->pid;
 		t->tid = f->tid;
 		t->host = f->fd >= 0 ? f->h.host : "";
@@ -517,6 +542,7 @@ static void build(live *l, int64_t now_mono, int64_t now_real)
 		for (size_t i = 0; i < l->n; i++)
 			went += feed(l, &l->f[i], l->f[i].proc, (int32_t)i, ROUND);
 	}
+	l->numbered = l->n;
 	if (l->nth > 1)
 		qsort(l->th, l->nth, sizeof *l->th, cmp_th);
 	for (size_t i = 0; i < l->ngroups; i++)
@@ -587,6 +613,7 @@ void live_free(live *l)
 		free(l->dirs[i]);
 	free(l->dirs);
 	free(l->dir_rank);
+	free(l->dir_mtime);
 	free(l->th);
 	for (size_t i = 0; i < l->ngroups; i++)
 		free(l->groups[i].threads);
@@ -603,7 +630,7 @@ int live_poll(live *l, int64_t now_mono_ns, int64_t now_real_ns, dt_err *e)
 {
 	find_dirs(l);
 	for (size_t i = 0; i < l->ndirs; i++)
-		scan_dir(l, l->dirs[i], l->dir_rank[i]);
+		scan_dir(l, i);
 	for (size_t i = 0; i < l->n; i++)
 		if (read_new(l, &l->f[i], e))
 			return -1;
