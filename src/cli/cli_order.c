@@ -110,6 +110,7 @@ dt_sync_event *cli_sync_arrival(const dt_sync_event *ev, size_t n, const store_s
 	dt_sync_event *arr = xmalloc((n ? n : 1) * sizeof *arr);
 	for (size_t i = 0; i < n; i++)
 		arr[i] = ev[idx[i]];
+	free(idx);
 	return arr;
 }
 
