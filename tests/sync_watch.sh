@@ -67,7 +67,8 @@ while command -v pgrep >/dev/null && pgrep -f "$T/hangs" >/dev/null && [ $n -lt 
 	sleep 0.2
 done
 expect_status 0 "$DT" watch --once "$T/live"
-grep -Eq '^0\.0 +[0-9.]+s +in MPI_Recv' "$T/out" || { cat "$T/out" >&2; fail "0.0 lost after the kill"; }
+grep -Eq '^0\.0 +[0-9.]+s +in MPI_Recv \(1st\) src=1 tag=0 \[process gone\]$' "$T/out" ||
+	{ cat "$T/out" >&2; fail "0.0 lost after the kill, or its process not said gone"; }
 
 # bad use
 expect_status 1 "$DT" watch --once "$T/nosuchdir"

@@ -255,21 +255,29 @@ int main(int argc, char **argv)
 	CHECK_EQ_INT(n, 3);
 	t = find(l, 0, 1);
 	CHECK(t && t->state == LIVE_IN_CALL && t->cur.func == DTS_GOMP_critical_start);
+	CHECK(t && t->nholds == 0); /* waiting to enter: holds nothing yet */
 	CHECK(find(l, 1, 0) != NULL); /* rank-1's directory */
 	set_rank(d, 1);
 	put(d, 0, rec(DTS_MPI_Init, 0, t0 + 40), 1);
 	put(d, 1, rec(DTS_MPI_Init, 1, t0 + 50), 1);
 	put(d, 2, rec(DTS_MPI_Finalize, 0, t0 + 60), 1);
 	put(d, 3, rec(DTS_MPI_Finalize, 1, t0 + 70), 1);
+	/* 0.1 enters its critical section: it holds it, inside no call */
+	c.phase = 1;
+	c.ts = t0 + 45;
+	c.objseq = 1;
+	put(b, 1, c, 1);
 	CHECK_EQ_INT(poll1(l), 0);
 	t = find(l, 1, 0);
 	CHECK(t && t->state == LIVE_FINISHED && t->nrec == 4);
+	t = find(l, 0, 1);
+	CHECK(t && t->state == LIVE_OUTSIDE && t->nholds == 1 && t->holds == 1);
 
-	/* the groups: one per state and call, inside a call first */
+	/* the groups: one per state and call, inside a call first, then computing, finished */
 	size_t ng;
 	const live_group *g = live_groups(l, &ng);
 	CHECK_EQ_INT(ng, 3);
-	CHECK(ng == 3 && g[0].state == LIVE_IN_CALL && g[1].state == LIVE_IN_CALL &&
+	CHECK(ng == 3 && g[0].state == LIVE_IN_CALL && g[1].state == LIVE_OUTSIDE &&
 	      g[2].state == LIVE_FINISHED);
 
 	/* the online filter saw every record (the thread 0.0's receive waits for no send: it
@@ -277,8 +285,8 @@ int main(int argc, char **argv)
 	uint64_t recs, del, held;
 	const char *stopped;
 	live_counts(l, &recs, &del, &held, &stopped);
-	CHECK_EQ_INT(recs, 8);
-	CHECK_EQ_INT(del + held, 8);
+	CHECK_EQ_INT(recs, 9);
+	CHECK_EQ_INT(del + held, 9);
 	CHECK(stopped == NULL);
 
 	/* many records at once (more than one read's batch), ending inside a call */

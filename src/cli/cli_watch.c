@@ -117,6 +117,15 @@ static void what(FILE *f, const live_thread *t)
 	}
 }
 
+/* What follows it: the locks held, a process that ended. */
+static void notes(FILE *f, const live_thread *t)
+{
+	if (t->nholds)
+		fprintf(f, ", holding obj=%#" PRIx64 "%s", t->holds, t->nholds > 1 ? " and more" : "");
+	if (t->gone)
+		fprintf(f, " [process gone]");
+}
+
 /* The P.T set of a group: the ranked threads in ptrange form, then the others by pid. */
 static char *group_pts(const live_thread *th, const live_group *g)
 {
@@ -189,6 +198,7 @@ void watch_text(FILE *f, const live *l, const char *dir, int group, size_t rows)
 					? ""
 					: dur(t->elapsed_ns, d, sizeof d));
 			what(f, t);
+			notes(f, t);
 			fputc('\n', f);
 		}
 		return;
@@ -250,17 +260,18 @@ static void watch_json(const live *l, const char *dir)
 		const live_thread *t = &th[i];
 		char a[256];
 		live_args(&t->cur, a, sizeof a);
-		printf("%s{\"pt\": \"%d.%d\", \"rank\": %d, \"thread\": %d, \"pid\": %" PRId64
+		char pt[48];
+		printf("%s{\"pt\": \"%s\", \"rank\": %d, \"thread\": %d, \"pid\": %" PRId64
 		       ", \"tid\": %" PRId64 ", \"host\": ",
-		       i ? ", " : "", t->proc, t->thread, t->proc, t->thread, t->pid, t->tid);
+		       i ? ", " : "", pt_str(t, pt, sizeof pt), t->proc, t->thread, t->pid, t->tid);
 		cli_json_str(t->host);
 		printf(", \"state\": \"%s\", \"call\": ", st[t->state]);
 		cli_json_str(t->cur.func ? live_call_name(t->cur.func) : "");
 		printf(", \"occurrence\": %" PRIu64 ", \"args\": ", t->occurrence);
 		cli_json_str(t->state == LIVE_IN_CALL ? a : "");
 		printf(", \"depth\": %" PRIu32 ", \"elapsed_ns\": %" PRId64 ", \"events\": %" PRIu64
-		       "}",
-		       t->depth, t->elapsed_ns, t->nrec);
+		       ", \"holds\": %" PRIu32 ", \"gone\": %s}",
+		       t->depth, t->elapsed_ns, t->nrec, t->nholds, t->gone ? "true" : "false");
 	}
 	printf("], \"groups\": [");
 	for (size_t i = 0; i < ng; i++) {

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,8 @@ typedef struct lfile {
 	int have_last;
 	uint64_t *occ;     /* entries per call code */
 	int finished;
+	uint64_t *held;    /* the locks and critical sections it holds */
+	size_t nheld, capheld;
 	int64_t since;     /* ts of the last change of state */
 	int32_t proc;      /* its rank at the last poll, -1 unknown */
 	int32_t thread;    /* its number in the process, computed when the files change */
@@ -320,9 +323,32 @@ static void ev_from(const dts_record *r, uint64_t i, dt_sync_event *ev)
 	ev->csize = r->csize;
 }
 
-/* One event into the thread's state: the stack of open calls. */
+static int is_acquire(uint32_t c)
+{
+	return c == DTS_GOMP_critical_start || c == DTS_GOMP_critical_name_start ||
+	       c == DTS_omp_set_lock || c == DTS_omp_set_nest_lock;
+}
+
+static int is_release(uint32_t c)
+{
+	return c == DTS_GOMP_critical_end || c == DTS_GOMP_critical_name_end ||
+	       c == DTS_omp_unset_lock || c == DTS_omp_unset_nest_lock;
+}
+
+/* One event into the thread's state: the stack of open calls, the locks held. */
 static void track(lfile *f, const dt_sync_event *v)
 {
+	if (v->phase == DT_SYNC_EXIT && is_acquire(v->func)) {
+		GROW(f->held, f->capheld, f->nheld + 1);
+		f->held[f->nheld++] = v->obj;
+	} else if (v->phase == DT_SYNC_ENTER && is_release(v->func)) {
+		for (size_t i = f->nheld; i-- > 0;)
+			if (f->held[i] == v->obj) {
+				memmove(f->held + i, f->held + i + 1, (f->nheld - i - 1) * sizeof *f->held);
+				f->nheld--;
+				break;
+			}
+	}
 	if (v->phase == DT_SYNC_ENTER) {
 		GROW(f->ev, f->evcap, f->sp + 1);
 		f->ev[f->sp++] = *v;
@@ -511,6 +537,12 @@ static void build(live *l, int64_t now_mono, int64_t now_real)
 		t->host = f->fd >= 0 ? f->h.host : "";
 		t->nrec = f->nrec;
 		t->torn = f->torn;
+		t->nholds = (uint32_t)f->nheld;
+		t->holds = f->nheld ? f->held[0] : 0;
+		/* a process of this host that ended (killed, crashed): its thread stays where the
+		 * record left it */
+		t->gone = f->fd >= 0 && !strcmp(f->h.host, l->host) && f->pid > 0 &&
+			  kill((pid_t)f->pid, 0) != 0 && errno == ESRCH;
 		if (!f->nrec) {
 			t->state = LIVE_STARTING;
 		} else if (f->sp) {
@@ -607,6 +639,7 @@ void live_free(live *l)
 		free(f->path);
 		free(f->ev);
 		free(f->occ);
+		free(f->held);
 	}
 	free(l->f);
 	for (size_t i = 0; i < l->ndirs; i++)

@@ -42,6 +42,9 @@ typedef struct live_thread {
 	int64_t elapsed_ns;    /* how long it has been in that state, at the last poll */
 	uint64_t nrec;         /* records read */
 	int torn;              /* the last poll stopped at a record not complete yet */
+	uint64_t holds;        /* a lock or critical section it holds (the first), 0 none */
+	uint32_t nholds;       /* how many it holds */
+	int gone;              /* its process is no longer running (known on this host only) */
 } live_thread;
 
 /* A STAT-like group: the threads in the same state and call. */
