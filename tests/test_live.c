@@ -3,9 +3,9 @@
  * complete yet (read again once its commit word is in place), the rank written into the header
  * later, calls opened and closed, and a file that is not a sync file.
  *
- * `test_live --make DIR` writes a small recording in progress into DIR (rank-0 in MPI_Recv
- * from 1, rank-1 computing after its MPI_Send, timestamps of now) and exits: the live screen's
- * tmux test watches it. */
+ * `test_live --make DIR [N]` writes a small recording in progress into DIR (rank-0 in MPI_Recv
+ * from 1, rank-1 computing after its MPI_Init, and N more threads of rank 1 in an OpenMP
+ * barrier; timestamps of now) and exits: the tests of the command and its screen watch it. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
 #include <stdint.h>
@@ -147,7 +147,7 @@ static void mkdirs(const char *top)
 	mkdir(p, 0755);
 }
 
-static int make_fixture(const char *top)
+static int make_fixture(const char *top, int extra)
 {
 	char p[4096];
 	mkdirs(top);
@@ -170,13 +170,21 @@ static int make_fixture(const char *top)
 	put(b, 1, rec(DTS_MPI_Init, 1, now - 1000000), 1);
 	set_magic(b);
 	close(b);
+	/* more threads of rank 1, all in the same barrier */
+	for (int i = 0; i < extra; i++) {
+		snprintf(p, sizeof p, "%s/rank-1/sync/4001.%d.dts", top, 5000 + i);
+		int x = make_file(p, 4001, 5000 + i, 1);
+		put(x, 0, rec(DTS_GOMP_barrier, 0, now), 1);
+		set_magic(x);
+		close(x);
+	}
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && !strcmp(argv[1], "--make"))
-		return make_fixture(argv[2]);
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "--make"))
+		return make_fixture(argv[2], argc == 4 ? atoi(argv[3]) : 0);
 	char top[] = "/tmp/test_live.XXXXXX";
 	if (!mkdtemp(top))
 		SKIP("no temporary directory");

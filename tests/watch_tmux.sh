@@ -2,7 +2,7 @@
 # The live screen of difftrace watch in a real terminal (tmux, 80x24): it shows each rank's
 # call on a recording in progress (written by test_live --make), refreshes by itself (the
 # time in the call grows between two captures, past several refreshes), g groups the
-# threads, ? shows the keys, NO_COLOR is honoured, and q quits.
+# threads, ? shows the keys, NO_COLOR is honoured, q quits, and TERM=dumb is refused.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 command -v tmux >/dev/null || skip "tmux is not installed"
 [ -x "$abs_top_builddir/tests/test_live" ] || fail "tests/test_live not built"
@@ -11,7 +11,8 @@ command -v tmux >/dev/null || skip "tmux is not installed"
 sock="dtw$$"
 tm() { tmux -L "$sock" "$@"; }
 trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT
-screen() { tm capture-pane -p -t ui > "$T/screen" 2>/dev/null; }
+ui=ui
+screen() { tm capture-pane -p -t "$ui" > "$T/screen" 2>/dev/null; }
 wait_for() { # pattern: up to 15 s
 	n=0
 	while :; do
@@ -48,4 +49,10 @@ tm send-keys -t ui Space
 wait_for '^0\.0 .* in MPI_Recv'
 tm send-keys -t ui q
 wait_for 'EXITED 0'
+# a terminal that cannot move its cursor is refused, with the way out
+ui=dumb
+tm new-session -d -s dumb -x 80 -y 24 \
+	"TERM=dumb '$DT' watch '$T/rec'; echo EXITED \$?; sleep 30"
+wait_for 'EXITED 2'
+grep -q "the terminal 'dumb' cannot move its cursor: use --once" "$T/screen" || { cat "$T/screen" >&2; fail "TERM=dumb not refused"; }
 pass
