@@ -100,6 +100,14 @@ grep -Eq '^  [0-2]\.0 #[0-9]+ MPI_Allreduce exit \([0-9]+ held\): rule never\.ru
 	fail "the held exits not listed: $(cat "$T/out")"
 expect_status 2 "$DT" hang --max-held 0 early
 
+# receives posted and waited for together (Waitall), one of them never sent: the completion
+# the filter holds is the receive from rank 0, not the one rank 2 sent
+hang irecv --sync-only
+has irecv '^  1\.0 +in MPI_Waitall \(1st\)' "rank 1 not in MPI_Waitall"
+has irecv '^  1\.0 in MPI_Waitall \(1st\): rule mpi-p2p\.rules:[0-9]+: RECV\(0, 0, 1, 3, 1\): needs SEND\(0, 0, 1, 3, 1\): none of that key delivered' \
+	"the receive from 0 that was never sent not named"
+hasnt irecv 'RECV\(0, 2, 1, 4' "the receive rank 2 sent named as never completing"
+
 # a thread that never leaves its critical section, recorded next to uftrace when it is here
 opt=--sync-only
 [ -n "${UFTRACE:-$(command -v uftrace || true)}" ] && opt=

@@ -317,7 +317,8 @@ static int never_released(store *s, const store_run *run, const dt_sync_event *e
 	size_t np = hang_pending(ev, n, names, nnames, rep, &pend, thread_of);
 	all = xmalloc((n + np) * sizeof *all);
 	memcpy(all, ev, n * sizeof *all);
-	memcpy(all + n, pend, np * sizeof *all);
+	if (np)
+		memcpy(all + n, pend, np * sizeof *all);
 	arr = cli_sync_arrival(all, n + np, ck, nck, &off, &nhost);
 	/* ids: the position in all[] (cli_sync_arrival keeps no index: match by P.T and seq) */
 	ord_filter_opts fo = { ORD_MINIMAL, off, nhost, max_held };
