@@ -309,8 +309,20 @@ static int never_released(store *s, const store_run *run, const dt_sync_event *e
 	*stopped = NULL;
 	*thread_of = NULL;
 	ord_rules *rules = ord_rules_new();
-	if (rules_file ? ord_rules_load_file(rules, rules_file, e) : ord_rules_load_default(rules, e))
+	if (rules_file && ord_rules_load_file(rules, rules_file, e))
 		goto out;
+	if (!rules_file) {
+		/* without the shipped rules the rest of the report still stands */
+		dt_err re;
+		dt_err_clear(&re);
+		if (ord_rules_load_default(rules, &re)) {
+			char b[1024];
+			dt_err_format(&re, b, sizeof b);
+			*stopped = xstrdup(b);
+			rc = 0;
+			goto out;
+		}
+	}
 	if (ord_rules_bind(rules, names, (uint32_t)nnames, e) ||
 	    store_sync_clocks(s, run->id, &ck, &nck, e))
 		goto out;
