@@ -35,6 +35,7 @@ static const char usage[] =
 	"  sync     the MPI and OpenMP calls recorded by libdifftrace-sync.so\n"
 	"  hang     where each thread of a stopped run is, and who waits for whom\n"
 	"  order    the sync events of a run in one order consistent across processes\n"
+	"  watch    where each rank and thread of a running program is, live\n"
 	"  report   calls, total and self time per function of two runs, and their change\n"
 	"  tui      browse all of it in a terminal interface (also plain 'difftrace')\n"
 	"\n"
@@ -53,7 +54,7 @@ static const struct verb {
 	{ "show", cmd_show },     { "rm", cmd_rm },           { "analyze", cmd_analyze },
 	{ "classes", cmd_classes }, { "jsm", cmd_jsm },       { "lattice", cmd_lattice },
 	{ "filters", cmd_filters }, { "nlr", cmd_nlr },   { "tui", cmd_tui },       { "rank", cmd_rank },       { "diff", cmd_diff },
-	{ "sync", cmd_sync },     { "hang", cmd_hang },   { "order", cmd_order },
+	{ "sync", cmd_sync },     { "hang", cmd_hang },   { "order", cmd_order }, { "watch", cmd_watch },
 	{ "report", cmd_report },
 };
 

@@ -9,6 +9,7 @@
 
 #include "util/err.h"
 #include "store/store.h"
+#include "store/store_sync.h"
 
 typedef struct cli {
 	const char *db; /* -d FILE, DIFFTRACE_DB, or ./difftrace.db */
@@ -75,10 +76,18 @@ int cmd_tui(cli *c, int argc, char **argv);
 int cmd_sync(cli *c, int argc, char **argv);
 int cmd_hang(cli *c, int argc, char **argv);
 int cmd_order(cli *c, int argc, char **argv);
+int cmd_watch(cli *c, int argc, char **argv);
 
 #define CLI_HELP_DONE (-100)
 
 /* The program: main.c's, and difftrace-mpi's (src/par/par_mpi.c). */
 int cli_main(int argc, char **argv);
+/* The sync events of a run in the order they arrive at the causality filter: by timestamp,
+ * each host's clock put on host 0's wall clock from the clock readings of the record (*off,
+ * one offset per host, for ord_filter_opts), a thread's own events in their order. Both
+ * malloc'ed. (cli_order.c) */
+dt_sync_event *cli_sync_arrival(const dt_sync_event *ev, size_t n,
+				const store_sync_clock *ck, size_t nck, int64_t **off,
+				size_t *nhost);
 
 #endif

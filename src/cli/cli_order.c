@@ -34,6 +34,8 @@ static const char order_help[] =
 	"                    (timestamps moved just enough to agree with the order); default:\n"
 	"                    the rule files' policy statement, else minimal\n"
 	"  --rules FILE      read the ordering rules from FILE instead of the shipped ones\n"
+	"  --max-held N      the bound on held events (default 1048576): rules that hold more\n"
+	"                    are reported as never releasing (exit status 1)\n"
 	"  --format FMT      text (default), csv, json, or chrome (the Chrome trace event JSON\n"
 	"                    that Perfetto and chrome://tracing open: a row per trace, MPI\n"
 	"                    messages as arrows)\n"
@@ -42,6 +44,19 @@ static const char order_help[] =
 	"                    csv format of --format csv (its proc, thread, seq and, for the\n"
 	"                    timestamp policy, ts columns); exit status 1 when it breaks a rule\n"
 	"  -h, --help        this help\n";
+
+dt_sync_event *cli_sync_arrival(const dt_sync_event *ev, size_t n, const store_sync_clock *ck,
+			       size_t nck, int64_t **off, size_t *nhost)
+{
+	*off = ord_host_offsets(ev, n, ck, nck, nhost);
+	size_t *idx = xmalloc((n ? n : 1) * sizeof *idx);
+	ord_arrival(ev, n, *off, idx);
+	dt_sync_event *arr = xmalloc((n ? n : 1) * sizeof *arr);
+	for (size_t i = 0; i < n; i++)
+		arr[i] = ev[idx[i]];
+	free(idx);
+	return arr;
+}
 
 static int cmp_key(int32_t p, int32_t t, uint32_t q, const dt_sync_event *v)
 {
@@ -118,10 +133,12 @@ int cmd_order(cli *c, int argc, char **argv)
 	static const struct option lo[] = {
 		{ "policy", required_argument, NULL, 'p' }, { "rules", required_argument, NULL, 'r' },
 		{ "format", required_argument, NULL, 'f' }, { "check", optional_argument, NULL, 'c' },
+		{ "max-held", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
 	int o, r, fmt = ORD_FMT_TEXT, policy = -1, check = 0;
 	const char *rules_file = NULL, *check_file = NULL;
+	size_t max_held = 0;
 	while ((r = cli_getopt(argc, argv, ":h", lo, &o, "order", order_help)) == 0 && o != -1) {
 		if (o == 'p' && (policy = ord_policy_parse(optarg)) < 0)
 			return cli_usage("order", "unknown policy '%s' (minimal, concurrent, timestamp)",
@@ -131,6 +148,14 @@ int cmd_order(cli *c, int argc, char **argv)
 					 optarg);
 		if (o == 'r')
 			rules_file = optarg;
+		if (o == 'm') {
+			char *end;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (*end || !v || optarg[0] == '-')
+				return cli_usage("order", "--max-held needs a positive number, not '%s'",
+						 optarg);
+			max_held = (size_t)v;
+		}
 		if (o == 'c') {
 			check = 1;
 			check_file = optarg;
@@ -151,7 +176,6 @@ int cmd_order(cli *c, int argc, char **argv)
 	int64_t *off = NULL, *ots = NULL;
 	ord_item *items = NULL;
 	uint64_t *order = NULL;
-	size_t *idx = NULL;
 	char *held = NULL;
 	int status = 0;
 	ord_rules *rules = ord_rules_new();
@@ -183,13 +207,8 @@ int cmd_order(cli *c, int argc, char **argv)
 		goto out;
 	}
 
-	off = ord_host_offsets(ev, n, ck, nck, &nhost);
-	idx = xmalloc(n * sizeof *idx);
-	ord_arrival(ev, n, off, idx);
-	arr = xmalloc(n * sizeof *arr);
-	for (size_t i = 0; i < n; i++)
-		arr[i] = ev[idx[i]];
-	ord_filter_opts fo = { policy, off, nhost, 0 };
+	arr = cli_sync_arrival(ev, n, ck, nck, &off, &nhost);
+	ord_filter_opts fo = { policy, off, nhost, max_held };
 	if (ord_order(rules, &fo, arr, n, &items, &nitems, &held, &e))
 		goto fail;
 	if (ord_write(stdout, fmt, arr, items, nitems, names, (uint32_t)nnames, &e))
@@ -222,7 +241,6 @@ out:
 	free(items);
 	free(order);
 	free(ots);
-	free(idx);
 	free(arr);
 	free(off);
 	free(ck);

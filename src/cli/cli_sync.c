@@ -9,7 +9,9 @@
 #include "cli/cli.h"
 #include "import/sync_file.h"
 #include "order/args.h"
+#include "order/filter.h"
 #include "order/hang.h"
+#include "order/rules.h"
 #include "store/store_sync.h"
 #include "util/ptrange.h"
 #include "util/util.h"
@@ -26,16 +28,23 @@ static const char sync_help[] =
 	"  -h, --help     this help\n";
 
 static const char hang_help[] =
-	"usage: difftrace hang [--format text|json] RUN\n"
+	"usage: difftrace hang [--format text|json] [--rules FILE] [--max-held N] RUN\n"
 	"\n"
 	"Where each thread of RUN was when it ended (a hang stopped with difftrace-record\n"
 	"--timeout, a kill, a crash or an abort), from its sync events: the threads grouped by\n"
 	"the call they are inside and which occurrence of it (STAT-like), the wait-for graph\n"
 	"between threads (a receive waits for its source, a collective for the members that\n"
-	"have not entered it, a lock for its holder, a barrier for the team), and its cycles.\n"
+	"have not entered it, a lock for its holder, a barrier for the team), its cycles, and\n"
+	"the calls that can never complete: the completion of every open call is put through\n"
+	"the causality filter after the run's events, and those the ordering rules still hold\n"
+	"at the end are listed with the rule that holds them (a receive whose send never\n"
+	"happened, a collective some members never entered, a lock never released).\n"
 	"Exit status 0 also when there is a deadlock: the report is the result.\n"
 	"\n"
 	"  --format FMT   text (default) or json\n"
+	"  --rules FILE   the ordering rules (difftrace-rules(5)); default: the shipped ones\n"
+	"  --max-held N   the causality filter's bound on held events (default 1048576): rules\n"
+	"                 that hold more are reported as never releasing\n"
 	"  -h, --help     this help\n";
 
 /* A name for people: control characters escaped. */
@@ -218,17 +227,123 @@ static void where_text(store *s, const dt_sync_event *ev, const hang_thread *h, 
 	printf(" (%s)", nth(h->occurrence, b, sizeof b));
 }
 
+static int cmp_held(const void *a, const void *b)
+{
+	const ord_held *x = a, *y = b;
+	if (x->ev.proc != y->ev.proc)
+		return x->ev.proc < y->ev.proc ? -1 : 1;
+	return (x->ev.thread > y->ev.thread) - (x->ev.thread < y->ev.thread);
+}
+
+/* The calls that can never complete, from the causality filter's hold queues at the end of
+ * the input (hang.h, hang_pending): *held the held queue heads, *nheld their number, or
+ * *stopped the filter's own error when the rules hold more than its bound. */
+static int never_released(store *s, const store_run *run, const dt_sync_event *ev, size_t n,
+			  const hang_report *rep, const char *rules_file, size_t max_held,
+			  ord_held **held, size_t *nheld, size_t **thread_of, char **stopped,
+			  dt_err *e)
+{
+	size_t nnames, nck = 0, nhost = 0, nitems = 0;
+	const char *const *names = store_func_names(s, &nnames);
+	dt_sync_event *pend = NULL, *all = NULL, *arr = NULL;
+	store_sync_clock *ck = NULL;
+	int64_t *off = NULL;
+	ord_item *items = NULL;
+	int rc = -1;
+	*held = NULL;
+	*nheld = 0;
+	*stopped = NULL;
+	*thread_of = NULL;
+	ord_rules *rules = ord_rules_new();
+	if (rules_file && ord_rules_load_file(rules, rules_file, e))
+		goto out;
+	if (!rules_file) {
+		/* without the shipped rules the rest of the report still stands */
+		dt_err re;
+		dt_err_clear(&re);
+		if (ord_rules_load_default(rules, &re)) {
+			char b[1024];
+			dt_err_format(&re, b, sizeof b);
+			*stopped = xstrdup(b);
+			rc = 0;
+			goto out;
+		}
+	}
+	if (ord_rules_bind(rules, names, (uint32_t)nnames, e) ||
+	    store_sync_clocks(s, run->id, &ck, &nck, e))
+		goto out;
+	size_t np = hang_pending(ev, n, names, nnames, rep, &pend, thread_of);
+	all = xmalloc((n + np) * sizeof *all);
+	memcpy(all, ev, n * sizeof *all);
+	if (np)
+		memcpy(all + n, pend, np * sizeof *all);
+	arr = cli_sync_arrival(all, n + np, ck, nck, &off, &nhost);
+	/* ids: the position in all[] (cli_sync_arrival keeps no index: match by P.T and seq) */
+	ord_filter_opts fo = { ORD_MINIMAL, off, nhost, max_held };
+	dt_err fe;
+	dt_err_clear(&fe);
+	if (ord_order_held(rules, &fo, arr, n + np, &items, &nitems, held, nheld, &fe)) {
+		char b[2048];
+		dt_err_format(&fe, b, sizeof b);
+		*stopped = xstrdup(b);
+	}
+	/* in P.T order, for people */
+	if (*nheld > 1)
+		qsort(*held, *nheld, sizeof **held, cmp_held);
+	/* the ids are positions in arr: say which are the pending completions */
+	for (size_t i = 0; i < *nheld; i++) {
+		const dt_sync_event *v = &(*held)[i].ev;
+		(*held)[i].id = SIZE_MAX;
+		for (size_t k = 0; k < np; k++)
+			if (pend[k].proc == v->proc && pend[k].thread == v->thread &&
+			    pend[k].seq == v->seq)
+				(*held)[i].id = k;
+	}
+	rc = 0;
+out:
+	free(items);
+	free(arr);
+	free(all);
+	free(pend);
+	free(off);
+	free(ck);
+	ord_rules_free(rules);
+	return rc;
+}
+
+/* A rule's place "dir/file.rules:12" as "file.rules:12". */
+static const char *base_of(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
 int cmd_hang(cli *c, int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "format", required_argument, 0, 'f' },
+		{ "rules", required_argument, 0, 'r' },
+		{ "max-held", required_argument, 0, 'm' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	int fmt = OUT_TEXT, o, r;
-	while ((r = cli_getopt(argc, argv, ":h", lo, &o, "hang", hang_help)) == 0 && o != -1)
+	const char *rules_file = NULL;
+	size_t max_held = 0;
+	while ((r = cli_getopt(argc, argv, ":h", lo, &o, "hang", hang_help)) == 0 && o != -1) {
 		if (o == 'f' && ((fmt = cli_out_format(optarg)) < 0 || fmt == OUT_CSV))
 			return cli_usage("hang", "unknown format '%s' (text, json)", optarg);
+		if (o == 'r')
+			rules_file = optarg;
+		if (o == 'm') {
+			char *end;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (*end || !v || optarg[0] == '-')
+				return cli_usage("hang", "--max-held needs a positive number, not '%s'",
+						 optarg);
+			max_held = (size_t)v;
+		}
+	}
 	if (r == CLI_HELP_DONE)
 		return 0;
 	if (r)
@@ -243,6 +358,9 @@ int cmd_hang(cli *c, int argc, char **argv)
 	size_t n = 0, nnames = 0;
 	hang_report rep;
 	memset(&rep, 0, sizeof rep);
+	ord_held *held = NULL;
+	size_t nheld = 0, *thread_of = NULL;
+	char *stopped = NULL;
 	int rc = 1;
 	if (cli_open_run(c, argv[optind], &s, &run, &e) || store_sync_list(s, run.id, &ev, &n, &e))
 		goto out;
@@ -254,7 +372,9 @@ int cmd_hang(cli *c, int argc, char **argv)
 		goto out;
 	}
 	const char *const *names = store_func_names(s, &nnames);
-	if (hang_analyze(ev, n, names, nnames, &rep, &e))
+	if (hang_analyze(ev, n, names, nnames, &rep, &e) ||
+	    never_released(s, &run, ev, n, &rep, rules_file, max_held, &held, &nheld, &thread_of,
+			   &stopped, &e))
 		goto out;
 	char fl[200];
 	dt_flags_str(run.flags, fl, sizeof fl);
@@ -290,7 +410,30 @@ int cmd_hang(cli *c, int argc, char **argv)
 			}
 			printf("]");
 		}
-		printf("]}\n");
+		printf("],\n \"never_released\": [");
+		for (size_t i = 0; i < nheld; i++) {
+			const ord_held *h = &held[i];
+			printf("%s\n  {\"pt\": \"%d.%d\", \"call\": ", i ? "," : "", h->ev.proc,
+			       h->ev.thread);
+			cli_json_str(fname(s, h->ev.func));
+			if (h->id != SIZE_MAX)
+				printf(", \"pending\": true, \"occurrence\": %" PRIu64,
+				       rep.threads[thread_of[h->id]].occurrence);
+			else
+				printf(", \"pending\": false, \"seq\": %" PRIu32 ", \"phase\": \"%s\"",
+				       h->ev.seq, h->ev.phase == DT_SYNC_ENTER ? "enter" : "exit");
+			printf(", \"held\": %zu, \"rule\": ", h->nheld);
+			cli_json_str(h->rule);
+			printf(", \"why\": ");
+			cli_json_str(h->why);
+			printf("}");
+		}
+		printf("]");
+		if (stopped) {
+			printf(",\n \"filter_stopped\": ");
+			cli_json_str(stopped);
+		}
+		printf("}\n");
 	} else {
 		printf("run %s: %zu threads with sync events", run.name, rep.nthreads);
 		if (run.flags & DT_TF_TIMEOUT)
@@ -327,18 +470,44 @@ int cmd_hang(cli *c, int argc, char **argv)
 		}
 		if (!rep.nedges)
 			printf("  (none)\n");
-		int held = 0;
+		int nlocks = 0;
 		for (size_t i = 0; i < rep.nthreads; i++)
 			for (size_t k = 0; k < rep.threads[i].nheld; k++) {
 				const dt_sync_event *v = &ev[rep.threads[i].held[k]];
 				char b[32];
-				if (!held++)
+				if (!nlocks++)
 					printf("\nlocks and critical sections held at the end:\n");
 				printf("  %d.%d holds ", rep.threads[i].proc, rep.threads[i].thread);
 				put_name(stdout, fname(s, v->func));
 				printf(" obj=%#" PRIx64 " (%s acquisition)\n", v->obj,
 				       nth(v->objseq, b, sizeof b));
 			}
+		printf("\ncalls that can never complete (held by the causality filter at the end):\n");
+		for (size_t i = 0; i < nheld; i++) {
+			const ord_held *h = &held[i];
+			char b[32];
+			printf("  %d.%d ", h->ev.proc, h->ev.thread);
+			if (h->id != SIZE_MAX) {
+				printf("in ");
+				put_name(stdout, fname(s, h->ev.func));
+				printf(" (%s)", nth(rep.threads[thread_of[h->id]].occurrence, b, sizeof b));
+			} else {
+				printf("#%" PRIu32 " ", h->ev.seq);
+				put_name(stdout, fname(s, h->ev.func));
+				printf(" %s (%zu held)", h->ev.phase == DT_SYNC_ENTER ? "enter" : "exit",
+				       h->nheld);
+			}
+			printf(": rule %s: ", h->rule[0] ? base_of(h->rule) : "(none)");
+			put_name(stdout, h->why);
+			putchar('\n');
+		}
+		if (stopped) {
+			printf("  the causality filter stopped: ");
+			put_name(stdout, stopped);
+			putchar('\n');
+		} else if (!nheld) {
+			printf("  (none)\n");
+		}
 		if (rep.ncycles) {
 			printf("\ndeadlock: %zu wait-for cycle%s:\n", rep.ncycles,
 			       rep.ncycles == 1 ? "" : "s");
@@ -361,6 +530,9 @@ int cmd_hang(cli *c, int argc, char **argv)
 	}
 	rc = 0;
 out:
+	ord_held_free(held, nheld);
+	free(thread_of);
+	free(stopped);
 	hang_report_free(&rep);
 	free(ev);
 	store_run_free(&run);

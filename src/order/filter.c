@@ -918,6 +918,67 @@ static void why(ord_filter *f, const ord_expr *x, const dt_sync_event *e, const 
 	}
 }
 
+/* Why the head of queue qi is held: the rule and the words into h. */
+static void held_one(ord_filter *f, uint32_t qi, ord_held *h)
+{
+	oq *q = &f->q[qi];
+	memset(h, 0, sizeof *h);
+	h->ev = q->buf[q->head].ev;
+	h->id = q->buf[q->head].id;
+	h->nheld = q->len;
+	const dt_sync_event *e = &q->buf[q->head].ev;
+	sbuf b = { 0 };
+	ord_inst in[MAXINST];
+	uint32_t own[MAXINST];
+	int n;
+	int64_t bound;
+	if (check_event(f, e, in, own, &n, &bound)) {
+		sb_printf(&b, "valid, not yet released");
+		h->why = b.s;
+		return;
+	}
+	dt_sync_event buf;
+	const dt_sync_event *res;
+	resolve(f, e, &buf, &res);
+	for (int i = 0; i < n; i++) {
+		const ord_kind *kd = &f->r->kind[in[i].kind];
+		for (int j = 0; j < kd->nrules; j++) {
+			const ord_rule *ru = &f->r->rule[kd->rules[j]];
+			if (holds(f, ru->cond, res, in[i].t, &bound))
+				continue;
+			char ts[256];
+			ord_tuple_str(f->r, in[i].kind, in[i].t, kd->nkey + 1, ts, sizeof ts);
+			snprintf(h->rule, sizeof h->rule, "%s:%d", ru->file, ru->line);
+			sb_printf(&b, "%s: ", ts);
+			why(f, ru->cond, res, in[i].t, &b);
+			h->why = b.s;
+			return;
+		}
+	}
+	sb_printf(&b, "held");
+	h->why = b.s;
+}
+
+void ord_filter_held_list(ord_filter *f, ord_held **out, size_t *n)
+{
+	size_t k = 0;
+	for (uint32_t qi = 0; qi < f->nq; qi++)
+		k += f->q[qi].len > 0;
+	*out = k ? xcalloc(k, sizeof **out) : NULL;
+	*n = k;
+	k = 0;
+	for (uint32_t qi = 0; qi < f->nq; qi++)
+		if (f->q[qi].len)
+			held_one(f, qi, &(*out)[k++]);
+}
+
+void ord_held_free(ord_held *h, size_t n)
+{
+	for (size_t i = 0; h && i < n; i++)
+		free(h[i].why);
+	free(h);
+}
+
 char *ord_filter_explain(ord_filter *f, size_t max_lines)
 {
 	sbuf b = { 0 };
@@ -931,35 +992,19 @@ char *ord_filter_explain(ord_filter *f, size_t max_lines)
 			continue;
 		}
 		lines++;
-		const dt_sync_event *e = &q->buf[q->head].ev;
+		ord_held h;
+		held_one(f, qi, &h);
 		char es[200];
-		ord_event_str(f->r, e, es, sizeof es);
-		sb_printf(&b, "%s%s (%zu held): ", lines > 1 ? "\n" : "", es, q->len);
-		ord_inst in[MAXINST];
-		uint32_t own[MAXINST];
-		int n;
-		int64_t bound;
-		if (check_event(f, e, in, own, &n, &bound)) {
-			sb_printf(&b, "valid, not yet released");
-			continue;
-		}
-		dt_sync_event buf;
-		const dt_sync_event *res;
-		resolve(f, e, &buf, &res);
-		for (int i = 0; i < n; i++) {
-			const ord_kind *kd = &f->r->kind[in[i].kind];
-			for (int j = 0; j < kd->nrules; j++) {
-				const ord_rule *ru = &f->r->rule[kd->rules[j]];
-				if (holds(f, ru->cond, res, in[i].t, &bound))
-					continue;
-				char ts[256];
-				ord_tuple_str(f->r, in[i].kind, in[i].t, kd->nkey + 1, ts, sizeof ts);
-				sb_printf(&b, "%s, rule %s:%d: ", ts, ru->file, ru->line);
-				why(f, ru->cond, res, in[i].t, &b);
-				goto next;
-			}
-		}
-	next:;
+		ord_event_str(f->r, &h.ev, es, sizeof es);
+		sb_printf(&b, "%s%s (%zu held): ", lines > 1 ? "\n" : "", es, h.nheld);
+		/* the tuple, then the rule, then what it waits for */
+		const char *colon = h.rule[0] ? strstr(h.why, ": ") : NULL;
+		if (colon)
+			sb_printf(&b, "%.*s, rule %s:%s", (int)(colon - h.why), h.why, h.rule,
+				  colon + 1);
+		else
+			sb_printf(&b, "%s", h.why);
+		free(h.why);
 	}
 	if (more)
 		sb_printf(&b, "\n... and %zu more held threads", more);
@@ -985,8 +1030,9 @@ static void collect_one(void *ctx, const ord_out *o)
 	c->it[c->n++] = (ord_item){ o->id, o->step, o->ts, o->adj };
 }
 
-int ord_order(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev, size_t n,
-	      ord_item **out, size_t *nout, char **held, dt_err *err)
+static int order_any(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev,
+		     size_t n, ord_item **out, size_t *nout, char **held, ord_held **hl,
+		     size_t *nhl, dt_err *err)
 {
 	collect c = { 0 };
 	ord_filter *f = ord_filter_new(r, o, collect_one, &c);
@@ -998,6 +1044,12 @@ int ord_order(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event 
 		ord_filter_drain(f);
 	if (held)
 		*held = !rc && ord_filter_held(f) ? ord_filter_explain(f, 50) : NULL;
+	if (hl) {
+		*hl = NULL;
+		*nhl = 0;
+		if (!rc)
+			ord_filter_held_list(f, hl, nhl);
+	}
 	ord_filter_free(f);
 	if (rc) {
 		free(c.it);
@@ -1008,4 +1060,17 @@ int ord_order(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event 
 	*out = c.it;
 	*nout = c.n;
 	return 0;
+}
+
+int ord_order(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev, size_t n,
+	      ord_item **out, size_t *nout, char **held, dt_err *err)
+{
+	return order_any(r, o, ev, n, out, nout, held, NULL, NULL, err);
+}
+
+int ord_order_held(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev,
+		   size_t n, ord_item **out, size_t *nout, ord_held **held, size_t *nheld,
+		   dt_err *err)
+{
+	return order_any(r, o, ev, n, out, nout, NULL, held, nheld, err);
 }

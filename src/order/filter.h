@@ -63,6 +63,21 @@ size_t ord_filter_bytes(const ord_filter *f);
  * the rest. malloc'ed. */
 char *ord_filter_explain(ord_filter *f, size_t max_lines);
 
+/* One held queue, for reports that print them their own way (the hang report). */
+typedef struct ord_held {
+	dt_sync_event ev; /* the head of the queue: the event that cannot go out */
+	uint64_t id;      /* the caller's id given to ord_filter_push */
+	size_t nheld;     /* events held in that queue, the head included */
+	char rule[160];   /* the first rule that holds it back, "file:line", or "" when it is
+			   * valid and only waits for its round */
+	char *why;        /* what the rule waits for, in words (malloc'ed) */
+} ord_held;
+
+/* Every held queue, in the order the queues were made (the first thread to arrive first).
+ * Free with ord_held_free. */
+void ord_filter_held_list(ord_filter *f, ord_held **out, size_t *n);
+void ord_held_free(ord_held *h, size_t n);
+
 /* ---- on arrays -------------------------------------------------------------------------------- */
 
 typedef struct ord_item {
@@ -77,5 +92,10 @@ typedef struct ord_item {
  * (malloc'ed, NULL when every event was released). Fails only on the max_held limit. */
 int ord_order(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev, size_t n,
 	      ord_item **out, size_t *nout, char **held, dt_err *err);
+/* The same, with the held queues at the end of the input as a list (ord_filter_held_list)
+ * instead of a text; *held NULL and *nheld 0 when everything was released. */
+int ord_order_held(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev,
+		   size_t n, ord_item **out, size_t *nout, ord_held **held, size_t *nheld,
+		   dt_err *err);
 
 #endif

@@ -720,3 +720,81 @@ void hang_report_free(hang_report *r)
 	free(r->cycles);
 	memset(r, 0, sizeof *r);
 }
+
+size_t hang_pending(const dt_sync_event *ev, size_t n, const char *const *names, size_t nnames,
+		    const hang_report *r, dt_sync_event **out, size_t **thread_of)
+{
+	size_t k = 0, cap = 0;
+	*out = NULL;
+	*thread_of = NULL;
+	for (size_t t = 0; t < r->nthreads; t++) {
+		const hang_thread *h = &r->threads[t];
+		if (h->state != HANG_IN_CALL || h->entry >= n)
+			continue;
+		const dt_sync_event *e = &ev[h->entry];
+		size_t last = h->entry;
+		while (last + 1 < n && ev[last + 1].proc == e->proc && ev[last + 1].thread == e->thread)
+			last++;
+		dt_sync_event x = *e;
+		x.phase = DT_SYNC_EXIT;
+		x.seq = ev[last].seq + 1;
+		x.ts = ev[last].ts;
+		const char *name = e->func < nnames ? names[e->func] : NULL;
+		int acquire = 0;
+		for (size_t i = 0; name && i < sizeof kinds / sizeof *kinds; i++)
+			if (!strcmp(name, kinds[i].name))
+				acquire = kinds[i].kind == K_ACQUIRE;
+		if (acquire && e->obj) {
+			/* the acquisitions of the lock in the process so far: the next is ours */
+			uint64_t max = 0;
+			size_t b = h->entry;
+			while (b > 0 && ev[b - 1].proc == e->proc)
+				b--;
+			for (size_t i = b; i < n && ev[i].proc == e->proc; i++)
+				if (ev[i].obj == e->obj && ev[i].objseq > max &&
+				    ev[i].func < nnames && names[ev[i].func] &&
+				    strncmp(names[ev[i].func], "GOMP_parallel", 13))
+					max = ev[i].objseq;
+			x.objseq = max + 1;
+		}
+		GROW(*out, cap, k + 1);
+		*thread_of = xrealloc(*thread_of, cap * sizeof **thread_of);
+		(*out)[k] = x;
+		(*thread_of)[k++] = t;
+		/* a wait for several requests: after its exit, one completion per request the
+		 * thread started and nothing completed (which of them it waits for is not
+		 * recorded: all of them) */
+		if (!name || (strcmp(name, "MPI_Waitall") && strcmp(name, "MPI_Waitsome")))
+			continue;
+		(*out)[k - 1].req = 0;
+		size_t b = h->entry;
+		while (b > 0 && ev[b - 1].proc == e->proc && ev[b - 1].thread == e->thread)
+			b--;
+		uint32_t seq = x.seq;
+		for (size_t i = b; i < h->entry; i++) {
+			const dt_sync_event *v = &ev[i];
+			const char *vn = v->func < nnames ? names[v->func] : NULL;
+			if (v->phase != DT_SYNC_EXIT || !v->req || !vn ||
+			    (strcmp(vn, "MPI_Irecv") && strcmp(vn, "MPI_Isend") &&
+			     strcmp(vn, "MPI_Issend") && strcmp(vn, "MPI_Ibsend") &&
+			     strcmp(vn, "MPI_Irsend")))
+				continue;
+			int completed = 0;
+			for (size_t j = b; j < n && ev[j].proc == e->proc && !completed; j++)
+				completed = j != i && ev[j].req == v->req && ev[j].phase != DT_SYNC_ENTER &&
+					    ev[j].func != v->func;
+			if (completed)
+				continue;
+			dt_sync_event d = x;
+			d.phase = DT_SYNC_DONE;
+			d.seq = ++seq;
+			d.req = v->req;
+			d.src = d.rtag = d.dest = d.stag = DT_SYNC_NONE;
+			GROW(*out, cap, k + 1);
+			*thread_of = xrealloc(*thread_of, cap * sizeof **thread_of);
+			(*out)[k] = d;
+			(*thread_of)[k++] = t;
+		}
+	}
+	return k;
+}

@@ -87,6 +87,16 @@ typedef struct hang_report {
 int hang_analyze(const dt_sync_event *ev, size_t n, const char *const *names, size_t nnames,
 		 hang_report *r, dt_err *e);
 void hang_report_free(hang_report *r);
+
+/* The completions the stopped threads wait for: for every thread of r inside a call, the exit
+ * event that call would write if it returned (its entry's arguments; for a lock or critical
+ * section, the acquisition number it would get). Pushed after the run's events through the
+ * causality filter, those the rules can never release are the calls that can never complete
+ * (a receive whose send never happened, a collective some members never entered, a lock never
+ * released). *out and *thread_of (the index into r->threads of each) are malloc'ed (NULL when
+ * none); returns their number. */
+size_t hang_pending(const dt_sync_event *ev, size_t n, const char *const *names, size_t nnames,
+		    const hang_report *r, dt_sync_event **out, size_t **thread_of);
 const char *hang_why_name(int why);
 
 #endif

@@ -10,6 +10,8 @@
  *   hangs early     rank 1 leaves the loop of allreduces after 3 of 10
  *   hangs critical  thread 1 of rank 0 never leaves its critical section; thread 0 waits to
  *                   enter it, the other ranks wait in a barrier
+ *   hangs irecv     rank 1 posts receives from ranks 0 and 2 and waits for both (Waitall);
+ *                   rank 2 sends, rank 0 never does; ranks 0 and 2 then wait in a barrier
  * Run it with 3 ranks. */
 #include <mpi.h>
 #include <omp.h>
@@ -106,6 +108,17 @@ int main(int argc, char **argv)
 					v++;
 				}
 			}
+		}
+		MPI_Barrier(MPI_COMM_WORLD);
+	} else if (!strcmp(mode, "irecv")) {
+		if (rank == 1) {
+			int in[2];
+			MPI_Request q[2];
+			MPI_Irecv(&in[0], 1, MPI_INT, 0, 3, MPI_COMM_WORLD, &q[0]);
+			MPI_Irecv(&in[1], 1, MPI_INT, 2, 4, MPI_COMM_WORLD, &q[1]);
+			MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+		} else if (rank == 2) {
+			MPI_Send(&v, 1, MPI_INT, 1, 4, MPI_COMM_WORLD);
 		}
 		MPI_Barrier(MPI_COMM_WORLD);
 	} else {
