@@ -2,12 +2,13 @@
  *
  * For two synthetic traces of N events (default 10^8): workload.h's time-step loop (nested
  * loops, 1 in 64 compute iterations irregular), and a more irregular one (inner trip counts
- * that vary, branches, rare calls among hundreds of functions). For each it prints the rate of
- * src/analysis/nlr.c at K = 10 (streamed in blocks of 2^20 events, as the analysis does) and of the
- * plain algorithm (bench/nlr_ref.h), in M events/s on one core, the compression ratio
- * (entries out / events in) and the number of loop bodies, and checks that the two outputs
- * and loop tables are identical (exit status 1 if not). Rates are on the thread's CPU time.
- * Usage: bench_nlr [N] */
+ * that vary, branches, rare calls among hundreds of functions). For each K given (default 10)
+ * it prints the rate of src/analysis/nlr.c (streamed in blocks of 2^20 events, as the analysis
+ * does) and of the plain algorithm (bench/nlr_ref.h), in M events/s on one core, the
+ * compression ratio (entries out / events in) and the number of loop bodies, and checks that
+ * the two outputs and loop tables are identical (exit status 1 if not). Rates are on the
+ * thread's CPU time, both in process.
+ * Usage: bench_nlr [N [K...]] */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,14 +85,18 @@ static size_t irregular_fill(uint32_t *ev, size_t n, uint32_t seed)
 }
 
 /* Compresses ev both ways; returns 0 when the outputs agree. */
-static int run(const char *what, const uint32_t *ev, size_t n)
+static int run(const char *what, const uint32_t *ev, size_t n, unsigned k)
 {
 	dt_err e;
 	dt_err_clear(&e);
-	nlr_opts o = { 10, 0, 0 };
+	nlr_opts o = { k, 0, 0 };
 
 	nlr_table *t = nlr_table_new();
 	nlr_comp *c = nlr_comp_new(t, &o, &e);
+	if (!c) {
+		fprintf(stderr, "bench_nlr: %s\n", e.msg);
+		return 1;
+	}
 	nlr_entry *out = NULL;
 	size_t nout = 0, cap = 0;
 	double t0 = now();
@@ -127,8 +132,8 @@ static int run(const char *what, const uint32_t *ev, size_t n)
 	int same = r.nout == nout && !memcmp(r.out, out, nout * sizeof *out) && nlr_table_equal(t, tr);
 	printf("%s: %zu events -> %zu entries (ratio %.5f), %u loop bodies\n", what, n, nout,
 	       (double)nout / (double)n, nlr_table_count(t));
-	printf("  nlr.c   K=10  %8.1f M events/s  (%.2f s CPU)\n", n / tnlr / 1e6, tnlr);
-	printf("  plain   K=10  %8.1f M events/s  (%.2f s CPU)   nlr.c is %.1fx faster\n",
+	printf("  nlr.c   K=%-3u %8.1f M events/s  (%.2f s CPU)\n", k, n / tnlr / 1e6, tnlr);
+	printf("  plain   K=%-3u %8.1f M events/s  (%.2f s CPU)   nlr.c is %.1fx faster\n", k,
 	       n / tref / 1e6, tref, tref / tnlr);
 	printf("  outputs %s\n\n", same ? "identical" : "DIFFER");
 	nlr_ref_free(&r);
@@ -142,11 +147,17 @@ int main(int argc, char **argv)
 {
 	size_t n = argc > 1 ? (size_t)strtoull(argv[1], NULL, 10) : 100000000u;
 	uint32_t *ev = xmalloc((n ? n : 1) * sizeof *ev);
+	unsigned ks[16] = { 10 }, nk = 1;
+	if (argc > 2)
+		for (nk = 0; nk < 16 && (int)nk + 2 < argc; nk++)
+			ks[nk] = (unsigned)strtoul(argv[nk + 2], NULL, 10);
 	int bad = 0;
 	workload_fill(ev, n, 42);
-	bad |= run("workload (nested loops, 1/64 irregular)", ev, n);
+	for (unsigned i = 0; i < nk; i++)
+		bad |= run("workload (nested loops, 1/64 irregular)", ev, n, ks[i]);
 	irregular_fill(ev, n, 7);
-	bad |= run("irregular (varying trip counts, branches, rare calls)", ev, n);
+	for (unsigned i = 0; i < nk; i++)
+		bad |= run("irregular (varying trip counts, branches, rare calls)", ev, n, ks[i]);
 	free(ev);
 	return bad;
 }
