@@ -18,6 +18,7 @@
 #include "analysis/nlr.h"
 #include "nlr_ref.h"
 #include "util/util.h"
+#include "bench_build.h"
 #include "workload.h"
 
 /* CPU time of this thread: the rates are per core, whatever else the machine runs. */
@@ -26,62 +27,6 @@ static double now(void)
 	struct timespec t;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
 	return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
-
-/* A solver-like thread: an outer iteration loop; inside, a sweep over a random number of
- * blocks, each a kernel loop whose trip count depends on the block (and on every 5th
- * iteration), with a boundary call on odd blocks' last trip and a random branch in 1 of 64
- * trips; now and then a call among 500 rarely seen functions; a halo exchange whose length
- * depends on the iteration. Its compute blocks differ from their neighbours, so most of its
- * top level stays unfolded. */
-static size_t irregular_fill(uint32_t *ev, size_t n, uint32_t seed)
-{
-	size_t i = 0;
-	uint32_t x = seed ? seed : 1;
-#define EMIT(v)                   \
-	do {                      \
-		if (i == n)       \
-			return n; \
-		ev[i++] = (v);    \
-	} while (0)
-#define RND() (x = x * 1103515245u + 12345u, x >> 16)
-	for (uint32_t it = 0;; it++) {
-		EMIT(200); /* iterate */
-		uint32_t blocks = 3 + RND() % 4;
-		for (uint32_t bl = 0; bl < blocks; bl++) {
-			EMIT(210); /* block */
-			uint32_t trips = 3 + (bl % 3) * 2 + (it % 5 == 0);
-			for (uint32_t j = 0; j < trips; j++) {
-				EMIT(220); /* stencil */
-				EMIT(0);
-				if (j + 1 == trips && (bl & 1)) { /* boundary handling */
-					EMIT(230);
-					EMIT(0);
-				}
-				if (RND() % 64 == 0) { /* a data-dependent branch */
-					EMIT(230);
-					EMIT(0);
-				}
-			}
-			if (RND() % 16 == 0) {
-				EMIT(1000 + RND() % 500);
-				EMIT(0);
-			}
-			EMIT(0);
-		}
-		uint32_t halo = 1 + it % 4;
-		for (uint32_t h = 0; h < halo; h++) {
-			EMIT(240); /* MPI_Isend */
-			EMIT(0);
-			EMIT(241); /* MPI_Irecv */
-			EMIT(0);
-		}
-		EMIT(242); /* MPI_Waitall */
-		EMIT(0);
-		EMIT(0);
-	}
-#undef RND
-#undef EMIT
 }
 
 /* Compresses ev both ways; returns 0 when the outputs agree. */
@@ -145,6 +90,7 @@ static int run(const char *what, const uint32_t *ev, size_t n, unsigned k)
 
 int main(int argc, char **argv)
 {
+	bench_build();
 	size_t n = argc > 1 ? (size_t)strtoull(argv[1], NULL, 10) : 100000000u;
 	uint32_t *ev = xmalloc((n ? n : 1) * sizeof *ev);
 	unsigned ks[16] = { 10 }, nk = 1;

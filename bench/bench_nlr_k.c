@@ -145,57 +145,6 @@ static void examine(const char *what, const uint32_t *ev, size_t n)
 		printf("bodies of 33..%d unfolded: none\n", BMAX);
 }
 
-/* bench_nlr.c's irregular workload, the same generator */
-static size_t irregular(uint32_t *ev, size_t n, uint32_t seed)
-{
-	size_t i = 0;
-	uint32_t x = seed ? seed : 1;
-#define EMIT(v)                   \
-	do {                      \
-		if (i == n)       \
-			return n; \
-		ev[i++] = (v);    \
-	} while (0)
-#define RND() (x = x * 1103515245u + 12345u, x >> 16)
-	for (uint32_t it = 0;; it++) {
-		EMIT(200);
-		uint32_t blocks = 3 + RND() % 4;
-		for (uint32_t bl = 0; bl < blocks; bl++) {
-			EMIT(210);
-			uint32_t trips = 3 + (bl % 3) * 2 + (it % 5 == 0);
-			for (uint32_t j = 0; j < trips; j++) {
-				EMIT(220);
-				EMIT(0);
-				if (j + 1 == trips && (bl & 1)) {
-					EMIT(230);
-					EMIT(0);
-				}
-				if (RND() % 64 == 0) {
-					EMIT(230);
-					EMIT(0);
-				}
-			}
-			if (RND() % 16 == 0) {
-				EMIT(1000 + RND() % 500);
-				EMIT(0);
-			}
-			EMIT(0);
-		}
-		uint32_t halo = 1 + it % 4;
-		for (uint32_t h = 0; h < halo; h++) {
-			EMIT(240);
-			EMIT(0);
-			EMIT(241);
-			EMIT(0);
-		}
-		EMIT(242);
-		EMIT(0);
-		EMIT(0);
-	}
-#undef RND
-#undef EMIT
-}
-
 int main(int argc, char **argv)
 {
 	int first = 1;
@@ -208,7 +157,7 @@ int main(int argc, char **argv)
 		uint32_t *ev = xmalloc(n * sizeof *ev);
 		workload_fill(ev, n, 42);
 		examine("workload (bench_nlr)", ev, n);
-		irregular(ev, n, 7);
+		irregular_fill(ev, n, 7);
 		examine("irregular (bench_nlr)", ev, n);
 		free(ev);
 		return 0;
