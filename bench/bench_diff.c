@@ -12,7 +12,14 @@
  *   - `diff` and `git diff --no-index` on the decoded text (one function name per line, `[ret]`
  *     for a return) of the same two traces, each timed as a whole command;
  *   - the diffNLR time on a harder pair: A against a trace from another seed, whose irregular
- *     iterations fall elsewhere, so that the NLR forms differ all along.
+ *     iterations fall elsewhere, so that the NLR forms differ all along;
+ *   - whole commands on the same text files, for the nested pair and for a pair of irregular
+ *     traces (bench/workload.h's irregular_fill, B with an MPI_Send more at 20% and 50% and an
+ *     MPI_Waitall that is an MPI_Barrier at 80%): `difftrace import` of both, `difftrace diff
+ *     --filter everything` (which computes the analysis, NLR included, the first time; timed
+ *     again with the analysis cached), next to GNU `diff`, `diff -y --suppress-common-lines`
+ *     and `diff -u` on the files. Wall time of each command, started through the shell,
+ *     output to a file. difftrace is $DIFFTRACE, else ../difftrace next to this program.
  * Usage: bench_diff [N] */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -25,6 +32,8 @@
 #include "analysis/diff.h"
 #include "analysis/nlr.h"
 #include "util/util.h"
+#include "bench_build.h"
+#include <limits.h>
 #include "workload.h"
 
 static double now(void)
@@ -165,8 +174,102 @@ static void print_stats(const char *what, const diff_script *s, double best, dou
 	       st.same, st.count, st.replace, st.left, st.right);
 }
 
+/* B = irregular A with an MPI_Send (60) before the iteration at 20% and at 50%, and the
+ * MPI_Waitall (242) after 80% an MPI_Barrier (53). Returns B's length. */
+static size_t plant_irregular(const uint32_t *a, size_t n, uint32_t *b)
+{
+	static const uint32_t it[] = { 200 }, wait[] = { 242 };
+	size_t p1 = find(a, n, n / 5, it, 1), p2 = find(a, n, n / 2, it, 1);
+	size_t p3 = find(a, n, n / 5 * 4, wait, 1), nb = 0;
+	memcpy(b, a, p1 * sizeof *a);
+	nb = p1;
+	b[nb++] = 60;
+	b[nb++] = 0;
+	memcpy(b + nb, a + p1, (p2 - p1) * sizeof *a);
+	nb += p2 - p1;
+	b[nb++] = 60;
+	b[nb++] = 0;
+	memcpy(b + nb, a + p2, (p3 - p2) * sizeof *a);
+	nb += p3 - p2;
+	b[nb++] = 53;
+	memcpy(b + nb, a + p3 + 1, (n - p3 - 1) * sizeof *a);
+	nb += n - p3 - 1;
+	return nb;
+}
+
+static long count_lines(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long lines = 0;
+	int ch;
+	if (!f)
+		return -1;
+	while ((ch = getc(f)) != EOF)
+		lines += ch == '\n';
+	fclose(f);
+	return lines;
+}
+
+static void whole_line(const char *what, const char *cmd, const char *out)
+{
+	int rc;
+	double t = timed(cmd, &rc);
+	printf("  %-44s %9.3f s  (exit %d, %ld lines of output)\n", what, t, rc, count_lines(out));
+}
+
+/* The whole commands on text files of a and b. */
+static void whole(const char *what, const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
+		  const char *dt)
+{
+	char dir[] = "/tmp/dt-bench-diff-XXXXXX";
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+	char pa[PATH_MAX], pb[PATH_MAX], out[PATH_MAX], db[PATH_MAX], cmd[4 * PATH_MAX];
+	snprintf(cmd, sizeof cmd, "mkdir '%s/a' '%s/b'", dir, dir);
+	if (system(cmd) != 0)
+		exit(1);
+	snprintf(pa, sizeof pa, "%s/a/0.0.txt", dir);
+	snprintf(pb, sizeof pb, "%s/b/0.0.txt", dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(db, sizeof db, "%s/s.db", dir);
+	write_text(pa, a, na);
+	write_text(pb, b, nb);
+	printf("\nwhole commands on the same text files, %s (A %zu lines, B %zu lines):\n", what, na,
+	       nb);
+	int rc;
+	snprintf(cmd, sizeof cmd,
+		 "DIFFTRACE_NO_PROGRESS=1 '%s' -d '%s' import -q --run a '%s/a' && "
+		 "DIFFTRACE_NO_PROGRESS=1 '%s' -d '%s' import -q --run b '%s/b'",
+		 dt, db, dir, dt, db, dir);
+	double timp = timed(cmd, &rc);
+	printf("  %-44s %9.3f s  (exit %d)\n", "difftrace import (both runs)", timp, rc);
+	snprintf(cmd, sizeof cmd,
+		 "DIFFTRACE_NO_PROGRESS=1 '%s' -d '%s' diff --filter everything a:0.0 b:0.0 > '%s'",
+		 dt, db, out);
+	int st;
+	double tan = timed(cmd, &st);
+	printf("  %-44s %9.3f s  (exit %d, %ld lines of output)\n",
+	       "difftrace diff (analysis computed: NLR)", tan, st, count_lines(out));
+	double tdc = timed(cmd, &st);
+	printf("  %-44s %9.3f s  (exit %d, %ld lines of output)\n",
+	       "difftrace diff (analysis cached)", tdc, st, count_lines(out));
+	printf("  %-44s %9.3f s\n", "difftrace: import + diff (first time)", timp + tan);
+	snprintf(cmd, sizeof cmd, "diff '%s' '%s' > '%s'", pa, pb, out);
+	whole_line("diff", cmd, out);
+	snprintf(cmd, sizeof cmd, "diff -y --suppress-common-lines '%s' '%s' > '%s'", pa, pb, out);
+	whole_line("diff -y --suppress-common-lines", cmd, out);
+	snprintf(cmd, sizeof cmd, "diff -u '%s' '%s' > '%s'", pa, pb, out);
+	whole_line("diff -u", cmd, out);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "bench_diff: could not remove %s\n", dir);
+}
+
 int main(int argc, char **argv)
 {
+	bench_build();
 	size_t n = argc > 1 ? (size_t)strtoull(argv[1], NULL, 10) : 10000000u;
 	if (n < 10000) {
 		fprintf(stderr, "usage: bench_diff [N >= 10000]\n");
@@ -248,6 +351,9 @@ int main(int argc, char **argv)
 	/* A harder case: another seed puts the irregular iterations elsewhere all along the
 	 * trace, so the NLR forms differ in many places (Myers is O((N+M)·D)). */
 	diff_script_free(&s);
+	uint32_t *b0 = xmalloc(nb * sizeof *b0);
+	size_t nb0 = nb;
+	memcpy(b0, b, nb * sizeof *b);
 	workload_fill(b, n, 43);
 	nlr_entry *lc;
 	size_t nlc;
@@ -262,6 +368,30 @@ int main(int argc, char **argv)
 	best = time_diff(la, nla, lc, nlc, &minimal, &s, &med);
 	print_stats("diffNLR (minimal)       ", &s, best, med);
 	free(lc);
+
+	/* whole commands: difftrace from the text files to the diff, and GNU diff on them */
+	char dt[PATH_MAX];
+	const char *env = getenv("DIFFTRACE");
+	if (env && *env) {
+		snprintf(dt, sizeof dt, "%s", env);
+	} else {
+		ssize_t l = readlink("/proc/self/exe", dt, sizeof dt - 16);
+		if (l <= 0) {
+			perror("readlink");
+			return 1;
+		}
+		dt[l] = 0;
+		char *slash = strrchr(dt, '/');
+		snprintf(slash ? slash + 1 : dt, 16, "../difftrace");
+	}
+	whole("nested pair", a, n, b0, nb0, dt);
+	uint32_t *ia = xmalloc(n * sizeof *ia), *ib = xmalloc((n + 8) * sizeof *ib);
+	irregular_fill(ia, n, 7);
+	size_t nib = plant_irregular(ia, n, ib);
+	whole("irregular pair", ia, n, ib, nib, dt);
+	free(ia);
+	free(ib);
+	free(b0);
 
 	diff_script_free(&s);
 	free(la);

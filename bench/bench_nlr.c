@@ -2,12 +2,13 @@
  *
  * For two synthetic traces of N events (default 10^8): workload.h's time-step loop (nested
  * loops, 1 in 64 compute iterations irregular), and a more irregular one (inner trip counts
- * that vary, branches, rare calls among hundreds of functions). For each it prints the rate of
- * src/analysis/nlr.c at K = 10 (streamed in blocks of 2^20 events, as the analysis does) and of the
- * plain algorithm (bench/nlr_ref.h), in M events/s on one core, the compression ratio
- * (entries out / events in) and the number of loop bodies, and checks that the two outputs
- * and loop tables are identical (exit status 1 if not). Rates are on the thread's CPU time.
- * Usage: bench_nlr [N] */
+ * that vary, branches, rare calls among hundreds of functions). For each K given (default 10)
+ * it prints the rate of src/analysis/nlr.c (streamed in blocks of 2^20 events, as the analysis
+ * does) and of the plain algorithm (bench/nlr_ref.h), in M events/s on one core, the
+ * compression ratio (entries out / events in) and the number of loop bodies, and checks that
+ * the two outputs and loop tables are identical (exit status 1 if not). Rates are on the
+ * thread's CPU time, both in process.
+ * Usage: bench_nlr [N [K...]] */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "analysis/nlr.h"
 #include "nlr_ref.h"
 #include "util/util.h"
+#include "bench_build.h"
 #include "workload.h"
 
 /* CPU time of this thread: the rates are per core, whatever else the machine runs. */
@@ -27,71 +29,19 @@ static double now(void)
 	return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
-/* A solver-like thread: an outer iteration loop; inside, a sweep over a random number of
- * blocks, each a kernel loop whose trip count depends on the block (and on every 5th
- * iteration), with a boundary call on odd blocks' last trip and a random branch in 1 of 64
- * trips; now and then a call among 500 rarely seen functions; a halo exchange whose length
- * depends on the iteration. Its compute blocks differ from their neighbours, so most of its
- * top level stays unfolded. */
-static size_t irregular_fill(uint32_t *ev, size_t n, uint32_t seed)
-{
-	size_t i = 0;
-	uint32_t x = seed ? seed : 1;
-#define EMIT(v)                   \
-	do {                      \
-		if (i == n)       \
-			return n; \
-		ev[i++] = (v);    \
-	} while (0)
-#define RND() (x = x * 1103515245u + 12345u, x >> 16)
-	for (uint32_t it = 0;; it++) {
-		EMIT(200); /* iterate */
-		uint32_t blocks = 3 + RND() % 4;
-		for (uint32_t bl = 0; bl < blocks; bl++) {
-			EMIT(210); /* block */
-			uint32_t trips = 3 + (bl % 3) * 2 + (it % 5 == 0);
-			for (uint32_t j = 0; j < trips; j++) {
-				EMIT(220); /* stencil */
-				EMIT(0);
-				if (j + 1 == trips && (bl & 1)) { /* boundary handling */
-					EMIT(230);
-					EMIT(0);
-				}
-				if (RND() % 64 == 0) { /* a data-dependent branch */
-					EMIT(230);
-					EMIT(0);
-				}
-			}
-			if (RND() % 16 == 0) {
-				EMIT(1000 + RND() % 500);
-				EMIT(0);
-			}
-			EMIT(0);
-		}
-		uint32_t halo = 1 + it % 4;
-		for (uint32_t h = 0; h < halo; h++) {
-			EMIT(240); /* MPI_Isend */
-			EMIT(0);
-			EMIT(241); /* MPI_Irecv */
-			EMIT(0);
-		}
-		EMIT(242); /* MPI_Waitall */
-		EMIT(0);
-		EMIT(0);
-	}
-#undef RND
-#undef EMIT
-}
-
 /* Compresses ev both ways; returns 0 when the outputs agree. */
-static int run(const char *what, const uint32_t *ev, size_t n)
+static int run(const char *what, const uint32_t *ev, size_t n, unsigned k)
 {
 	dt_err e;
 	dt_err_clear(&e);
-	nlr_opts o = { 10, 0, 0 };
+	nlr_opts o = { k, 0, 0 };
 
 	nlr_table *t = nlr_table_new();
 	nlr_comp *c = nlr_comp_new(t, &o, &e);
+	if (!c) {
+		fprintf(stderr, "bench_nlr: %s\n", e.msg);
+		return 1;
+	}
 	nlr_entry *out = NULL;
 	size_t nout = 0, cap = 0;
 	double t0 = now();
@@ -127,8 +77,8 @@ static int run(const char *what, const uint32_t *ev, size_t n)
 	int same = r.nout == nout && !memcmp(r.out, out, nout * sizeof *out) && nlr_table_equal(t, tr);
 	printf("%s: %zu events -> %zu entries (ratio %.5f), %u loop bodies\n", what, n, nout,
 	       (double)nout / (double)n, nlr_table_count(t));
-	printf("  nlr.c   K=10  %8.1f M events/s  (%.2f s CPU)\n", n / tnlr / 1e6, tnlr);
-	printf("  plain   K=10  %8.1f M events/s  (%.2f s CPU)   nlr.c is %.1fx faster\n",
+	printf("  nlr.c   K=%-3u %8.1f M events/s  (%.2f s CPU)\n", k, n / tnlr / 1e6, tnlr);
+	printf("  plain   K=%-3u %8.1f M events/s  (%.2f s CPU)   nlr.c is %.1fx faster\n", k,
 	       n / tref / 1e6, tref, tref / tnlr);
 	printf("  outputs %s\n\n", same ? "identical" : "DIFFER");
 	nlr_ref_free(&r);
@@ -140,13 +90,20 @@ static int run(const char *what, const uint32_t *ev, size_t n)
 
 int main(int argc, char **argv)
 {
+	bench_build();
 	size_t n = argc > 1 ? (size_t)strtoull(argv[1], NULL, 10) : 100000000u;
 	uint32_t *ev = xmalloc((n ? n : 1) * sizeof *ev);
+	unsigned ks[16] = { 10 }, nk = 1;
+	if (argc > 2)
+		for (nk = 0; nk < 16 && (int)nk + 2 < argc; nk++)
+			ks[nk] = (unsigned)strtoul(argv[nk + 2], NULL, 10);
 	int bad = 0;
 	workload_fill(ev, n, 42);
-	bad |= run("workload (nested loops, 1/64 irregular)", ev, n);
+	for (unsigned i = 0; i < nk; i++)
+		bad |= run("workload (nested loops, 1/64 irregular)", ev, n, ks[i]);
 	irregular_fill(ev, n, 7);
-	bad |= run("irregular (varying trip counts, branches, rare calls)", ev, n);
+	for (unsigned i = 0; i < nk; i++)
+		bad |= run("irregular (varying trip counts, branches, rare calls)", ev, n, ks[i]);
 	free(ev);
 	return bad;
 }

@@ -31,6 +31,57 @@ if locale -a 2>/dev/null | grep -qi '^C\.utf-\{0,1\}8$'; then
 		fail "no ellipsis in UTF-8: $(cat "$T/out")"
 fi
 
+# side by side shows the changed hunks by default: an @@ line with the entry positions (from 1),
+# then the change with 3 common entries on each side; --context N, --all for every entry
+mkdir -p "$T/h1" "$T/h2"
+i=1
+while [ $i -le 30 ]; do echo "f$i"; i=$((i + 1)); done > "$T/h1/0.0.txt"
+sed -e 's/^f10$/g10/' -e '/^f25$/d' "$T/h1/0.0.txt" > "$T/h2/0.0.txt"
+expect_status 0 "$DT" import -q --run h1 "$T/h1"
+expect_status 0 "$DT" import -q --run h2 "$T/h2"
+expect_status 0 "$DT" diff --filter everything -W 60 h1:0.0 h2:0.0
+cat > "$T/want" <<'EOT'
+A: h1 0.0                      B: h2 0.0  (1 changed, 1 only in A, 0 only in B)
+@@ -7,7 +7,7 @@
+f7                             f7
+f8                             f8
+f9                             f9
+f10                          | g10
+f11                            f11
+f12                            f12
+f13                            f13
+@@ -22,7 +22,6 @@
+f22                            f22
+f23                            f23
+f24                            f24
+f25                          <
+f26                            f26
+f27                            f27
+f28                            f28
+EOT
+cmp -s "$T/out" "$T/want" || { diff "$T/want" "$T/out" >&2; fail "default side by side"; }
+expect_status 0 "$DT" diff --filter everything -W 60 --context 1 h1:0.0 h2:0.0
+[ "$(grep -c . "$T/out")" = 9 ] || fail "--context 1: $(cat "$T/out")"
+grep -q '^@@ -9,3 +9,3 @@$' "$T/out" || fail "--context 1 header: $(cat "$T/out")"
+expect_status 0 "$DT" diff --filter everything --context 0 h1:0.0 h2:0.0
+grep -q '^@@ -10,1 +10,1 @@$' "$T/out" || fail "--context 0: $(cat "$T/out")"
+grep -q '^@@ -25,1 +24,0 @@$' "$T/out" || fail "--context 0, only in A: $(cat "$T/out")"
+# close changes share a hunk
+expect_status 0 "$DT" diff --filter everything --context 8 h1:0.0 h2:0.0
+[ "$(grep -c '^@@' "$T/out")" = 1 ] || fail "--context 8, one hunk: $(cat "$T/out")"
+expect_status 0 "$DT" diff --filter everything --all h1:0.0 h2:0.0
+[ "$(grep -c . "$T/out")" = 31 ] || fail "--all: $(cat "$T/out")"
+grep -q '^@@' "$T/out" && fail "--all has hunk lines: $(cat "$T/out")"
+expect_status 0 "$DT" diff --filter everything -a h1:0.0 h2:0.0
+[ "$(grep -c . "$T/out")" = 31 ] || fail "-a: $(cat "$T/out")"
+expect_status 0 "$DT" diff --filter everything --fold h1:0.0 h2:0.0
+grep -q 'identical entries' "$T/out" || fail "--fold: $(cat "$T/out")"
+expect_status 0 "$DT" diff --filter everything h1:0.0 h1:0.0
+[ "$(cat "$T/out")" = "$(printf 'A: h1 0.0%57sB: h1 0.0  (identical)' '')" ] ||
+	fail "identical: $(cat "$T/out")"
+expect_status 2 "$DT" diff --context many h1:0.0 h2:0.0
+expect_err "--context takes a number of entries"
+
 # colour: only when asked or at a terminal; the differing word in reverse video
 esc=$(printf '\033')
 expect_status 0 "$DT" diff --color=always -W 200 a:0.0 b:0.0

@@ -296,13 +296,13 @@ static void check_lossless(const nlr_table *t, const nlr_entry *v, size_t nv, co
  * count limits; each output must expand back to its input, streamed or not. */
 static void test_random(void)
 {
-	static const unsigned ks[] = { 1, 2, 3, 4, 6, 10, 16, 20 };
+	static const unsigned ks[] = { 1, 2, 3, 4, 6, 10, 16, 20, 25, 32 };
 	rng_state = 12345;
 	int diffs = 0, folded = 0;
-	for (int round = 0; round < 320; round++) {
+	for (int round = 0; round < 400; round++) {
 		uint32_t *ev;
 		size_t n = random_trace(&ev, 200 + rnd(4000));
-		unsigned k = ks[round % 8];
+		unsigned k = ks[round % 10];
 		nlr_opts o = { k, 0, 0 };
 		if (round % 5 == 3)
 			o.window = 1 + rnd(2 * k + 2); /* small windows emit often */
@@ -350,6 +350,61 @@ static void test_random(void)
 	}
 	CHECK_EQ_INT(diffs, 0);
 	CHECK(folded > 60); /* the programs do have loops to find */
+}
+
+/* Bodies of up to 34 entries repeated over a small alphabet, for K from 17 to 32 (the four-word
+ * runs): partial matches and hash collisions are common; the output must be the plain
+ * algorithm's, streamed or not, and expand back to the input. */
+static void test_long_bodies(void)
+{
+	static const unsigned ks[] = { 17, 24, 31, 32 };
+	rng_state = 777;
+	int diffs = 0, folded = 0;
+	for (int round = 0; round < 80; round++) {
+		unsigned k = ks[round % 4];
+		size_t n = 0, max = 2000 + rnd(20000);
+		uint32_t *ev = xmalloc(max * sizeof *ev);
+		uint32_t alpha = 2 + rnd(6);
+		while (n < max) {
+			size_t len = 1 + rnd(34), reps = 1 + rnd(6);
+			uint32_t body[34];
+			for (size_t j = 0; j < len; j++)
+				body[j] = 1 + rnd(alpha);
+			for (size_t r = 0; r < reps; r++)
+				for (size_t j = 0; j < len && n < max; j++)
+					ev[n++] = body[j];
+		}
+		nlr_opts o = { k, 0, 0 };
+		if (round % 5 == 3)
+			o.window = 1 + rnd(2 * k + 2);
+		nlr_table *t = nlr_table_new(), *tr = nlr_table_new(), *ts = nlr_table_new();
+		size_t na, nr, ns;
+		nlr_entry *a, *r, *st;
+		dt_err e;
+		dt_err_clear(&e);
+		CHECK(nlr_compress(t, &o, ev, n, &a, &na, &e) == 0);
+		r = reference(tr, &o, ev, n, &nr);
+		st = stream(ts, &o, ev, n, &ns);
+		if (!same_entries(a, na, r, nr) || !nlr_table_equal(t, tr))
+			diffs++;
+		CHECK(same_entries(a, na, st, ns));
+		CHECK(nlr_table_equal(t, ts));
+		check_lossless(t, a, na, ev, n);
+		for (uint32_t id = 0; id < nlr_table_count(t); id++) {
+			size_t bl;
+			nlr_table_body(t, id, &bl);
+			folded += bl > 16;
+		}
+		free(a);
+		free(r);
+		free(st);
+		free(ev);
+		nlr_table_free(t);
+		nlr_table_free(tr);
+		nlr_table_free(ts);
+	}
+	CHECK_EQ_INT(diffs, 0);
+	CHECK(folded > 40); /* bodies longer than 16 were found */
 }
 
 /* The p (q (x y)^3)^3 nest completes with one event that collapses 15 stack entries, more
@@ -691,6 +746,7 @@ int main(void)
 {
 	test_examples();
 	test_random();
+	test_long_bodies();
 	test_window();
 	test_ids();
 	test_threads();

@@ -672,6 +672,72 @@ out:
 	return rc;
 }
 
+/* One row of the side-by-side view: its lines (a loop pair expanded with its bodies aligned,
+ * when asked), then the note on where two different loops part. */
+static int side_row(FILE *f, const diff_render_opts *o, const nlr_entry *a, const nlr_entry *b,
+		    const diff_row *r, size_t lw, size_t rw, lines *l1, lines *l2, dt_err *e)
+{
+	int loops2 = r->kind == DIFF_ROW_REPLACE && nlr_is_loop(a[r->a]) && nlr_is_loop(b[r->b]);
+	if (loops2 && o->expand) {
+		if (side_loops(f, o, a[r->a], b[r->b], lw, rw, e))
+			return -1;
+	} else {
+		if (row_lines(o, a, b, r, l1, l2, e))
+			return -1;
+		size_t m = l1->n > l2->n ? l1->n : l2->n;
+		for (size_t k = 0; k < m; k++)
+			side_line(f, o, k < l1->n ? l1->s[k] : "", line_marker(r->kind, k, l1->n, l2->n),
+				  k < l2->n ? l2->s[k] : "", lw, rw);
+	}
+	diff_part dp;
+	if (loops2 && !diff_loop_part(o->loop_body, o->ctx, a[r->a], b[r->b], &dp)) {
+		/* a note under the pair, across both columns, never cut */
+		char note[256];
+		diff_part_text(&dp, a[r->a], b[r->b], note, sizeof note);
+		fprintf(f, "    (%s)\n", note);
+	}
+	return 0;
+}
+
+/* The hunk that begins with the change at row i: from c rows before it to c rows after the last
+ * change within 2c common rows of the one before, rows [*start, *end). */
+static void hunk_rows(const diff_row *r, size_t n, size_t i, size_t c, size_t *start, size_t *end)
+{
+	size_t last = i;
+	for (size_t j = i + 1; j < n; j++) {
+		if (r[j].kind == DIFF_ROW_SAME)
+			continue;
+		if (j - last - 1 > 2 * c)
+			break;
+		last = j;
+	}
+	*start = i > c ? i - c : 0;
+	*end = last + 1 + c < n ? last + 1 + c : n;
+}
+
+static void hunk_range(FILE *f, char sign, size_t first, size_t count)
+{
+	/* 1-based; an empty side names the entry before it, as GNU diff does */
+	fprintf(f, "%c%zu,%zu", sign, count ? first + 1 : first, count);
+}
+
+/* "@@ -a,b +c,d @@": where rows [start, end) are in A and in B (entries, from 1) */
+static void hunk_header(FILE *f, const diff_row *r, size_t start, size_t end, int color)
+{
+	size_t ca = 0, cb = 0;
+	for (size_t j = start; j < end; j++) {
+		ca += r[j].kind != DIFF_ROW_RIGHT;
+		cb += r[j].kind != DIFF_ROW_LEFT;
+	}
+	if (color)
+		fputs("\033[36m", f);
+	fputs("@@ ", f);
+	hunk_range(f, '-', r[start].a, ca);
+	fputc(' ', f);
+	hunk_range(f, '+', r[start].b, cb);
+	fputs(color ? " @@" SGR_RESET "\n" : " @@\n", f);
+}
+
 int diff_render_side(FILE *f, const nlr_entry *a, const nlr_entry *b, const diff_script *s,
 		     const diff_render_opts *o, dt_err *e)
 {
@@ -692,9 +758,29 @@ int diff_render_side(FILE *f, const nlr_entry *a, const nlr_entry *b, const diff
 		snprintf(lb, sizeof lb, "B: %s  (identical)", o->label_b ? o->label_b : "B");
 	/* the header may run past the width: it is read, not aligned */
 	side_line(f, o, la, ' ', lb, lw, (size_t)-1);
-	unsigned char *hide = o->fold ? fold_mask(r, n, o->context) : xcalloc(n ? n : 1, 1);
 	lines l1 = { 0 }, l2 = { 0 };
 	int rc = 0;
+	if (o->changes) {
+		/* the hunks around the changes, each under its @@ line, as unified shows them */
+		size_t c = o->context < 0 ? 0 : (size_t)o->context;
+		for (size_t i = 0; i < n && !rc;) {
+			if (r[i].kind == DIFF_ROW_SAME) {
+				i++;
+				continue;
+			}
+			size_t start, end;
+			hunk_rows(r, n, i, c, &start, &end);
+			hunk_header(f, r, start, end, o->color);
+			for (size_t j = start; j < end && !rc; j++)
+				rc = side_row(f, o, a, b, &r[j], lw, rw, &l1, &l2, e);
+			i = end;
+		}
+		lines_free(&l1);
+		lines_free(&l2);
+		free(r);
+		return rc ? rc : write_status(f, e);
+	}
+	unsigned char *hide = o->fold ? fold_mask(r, n, o->context) : xcalloc(n ? n : 1, 1);
 	for (size_t i = 0; i < n && !rc; i++) {
 		if (hide[i]) {
 			size_t j = i;
@@ -707,31 +793,7 @@ int diff_render_side(FILE *f, const nlr_entry *a, const nlr_entry *b, const diff
 			i = j - 1;
 			continue;
 		}
-		int loops2 = r[i].kind == DIFF_ROW_REPLACE && nlr_is_loop(a[r[i].a]) &&
-			     nlr_is_loop(b[r[i].b]);
-		if (loops2 && o->expand) {
-			if (side_loops(f, o, a[r[i].a], b[r[i].b], lw, rw, e)) {
-				rc = -1;
-				break;
-			}
-		} else {
-			if (row_lines(o, a, b, &r[i], &l1, &l2, e)) {
-				rc = -1;
-				break;
-			}
-			size_t m = l1.n > l2.n ? l1.n : l2.n;
-			for (size_t k = 0; k < m; k++)
-				side_line(f, o, k < l1.n ? l1.s[k] : "",
-					  line_marker(r[i].kind, k, l1.n, l2.n), k < l2.n ? l2.s[k] : "",
-					  lw, rw);
-		}
-		diff_part dp;
-		if (loops2 && !diff_loop_part(o->loop_body, o->ctx, a[r[i].a], b[r[i].b], &dp)) {
-			/* a note under the pair, across both columns, never cut */
-			char note[256];
-			diff_part_text(&dp, a[r[i].a], b[r[i].b], note, sizeof note);
-			fprintf(f, "    (%s)\n", note);
-		}
+		rc = side_row(f, o, a, b, &r[i], lw, rw, &l1, &l2, e);
 	}
 	lines_free(&l1);
 	lines_free(&l2);
@@ -741,12 +803,6 @@ int diff_render_side(FILE *f, const nlr_entry *a, const nlr_entry *b, const diff
 }
 
 /* ---- unified ------------------------------------------------------------------------------- */
-
-static void hunk_range(FILE *f, char sign, size_t first, size_t count)
-{
-	/* 1-based; an empty side names the entry before it, as GNU diff does */
-	fprintf(f, "%c%zu,%zu", sign, count ? first + 1 : first, count);
-}
 
 int diff_render_unified(FILE *f, const nlr_entry *a, const nlr_entry *b, const diff_script *s,
 			const diff_render_opts *o, dt_err *e)
@@ -762,35 +818,15 @@ int diff_render_unified(FILE *f, const nlr_entry *a, const nlr_entry *b, const d
 			i++;
 			continue;
 		}
-		/* a hunk: from c rows before this change to c rows after the last change that is
-		 * within 2c common rows of the previous one */
-		size_t start = i > c ? i - c : 0, last = i;
-		for (size_t j = i + 1; j < n; j++) {
-			if (r[j].kind == DIFF_ROW_SAME)
-				continue;
-			if (j - last - 1 > 2 * c)
-				break;
-			last = j;
-		}
-		size_t end = last + 1 + c < n ? last + 1 + c : n;
-		size_t ca = 0, cb = 0;
-		for (size_t j = start; j < end; j++) {
-			ca += r[j].kind != DIFF_ROW_RIGHT;
-			cb += r[j].kind != DIFF_ROW_LEFT;
-		}
+		size_t start, end;
+		hunk_rows(r, n, i, c, &start, &end);
 		if (!header) {
 			const char *bold = o->color ? "\033[1m" : "", *off = o->color ? SGR_RESET : "";
 			fprintf(f, "%s--- %s%s\n%s+++ %s%s\n", bold, o->label_a ? o->label_a : "A",
 				off, bold, o->label_b ? o->label_b : "B", off);
 			header = 1;
 		}
-		if (o->color)
-			fputs("\033[36m", f);
-		fputs("@@ ", f);
-		hunk_range(f, '-', r[start].a, ca);
-		fputc(' ', f);
-		hunk_range(f, '+', r[start].b, cb);
-		fputs(o->color ? " @@" SGR_RESET "\n" : " @@\n", f);
+		hunk_header(f, r, start, end, o->color);
 		for (size_t j = start; j < end && !rc; j++) {
 			if (row_lines(o, a, b, &r[j], &l1, &l2, e)) {
 				rc = -1;

@@ -112,12 +112,16 @@ typedef struct diff_render_opts {
 	int fold;    /* side-by-side and DOT: fold common runs, keeping context entries next to
 			each change, into "... N identical entries ..." (side by side: one line
 			centred across both columns) */
-	int context; /* entries of context around changes: unified hunks, fold (default 3) */
+	int changes; /* side by side: only the rows around changes, `context` rows of common
+			entries on each side, each hunk under an "@@ -a,b +c,d @@" line giving its
+			entry positions as unified does (diff -y --suppress-common-lines with
+			context); 0: every row */
+	int context; /* entries of context around changes: unified hunks, changes, fold (default 3) */
 	const char *cut; /* side by side: the mark of a cut line, one column ("~"; "…" in a UTF-8 locale) */
 	int color;   /* side by side and unified: ANSI colours as git diff's */
 } diff_render_opts;
 
-/* width 130, context 3, no labels ("A", "B"), no names, no expansion, no folding. */
+/* width 130, context 3, no labels ("A", "B"), no names, no expansion, no folding, every row. */
 void diff_render_opts_init(diff_render_opts *o);
 
 /* GNU diff -y style: a header line naming the traces over their columns and counting the
@@ -126,7 +130,9 @@ void diff_render_opts_init(diff_render_opts *o);
  * in the cut mark (o->cut, default "~"); a changed pair that does not fit shows its differing
  * part (diff_elide) with the cut mark where the common part was left out. With o->color, the
  * lines are coloured as git diff colours them (red left, green right, the differing words of a
- * changed pair in reverse video). Loops print as L<id>^<count>. */
+ * changed pair in reverse video). Loops print as L<id>^<count>. With o->changes, only the
+ * hunks around the changes, as the unified form chooses them, each under its @@ line; two
+ * traces that are the same print the header line alone. */
 int diff_render_side(FILE *f, const nlr_entry *a, const nlr_entry *b, const diff_script *s,
 		     const diff_render_opts *o, dt_err *e);
 /* Unified: "--- A", "+++ B", then "@@ -a,b +c,d @@" hunks (1-based entry positions; a count of

@@ -8,10 +8,11 @@
  *   - ext[q] = the set of d such that the entry d below q is a loop whose body starts with the
  *     d entries above it. The extension rule fires for d when that body is d long.
  * Every rule rewrites the top (a triplet replaces the top 3b entries by one, an extension pops
- * down to its loop), so the summaries below the rewritten position stay valid. For K <= 16 the
- * runs are 16 byte counters updated together in two words (runs_wide), so a write costs a few
- * dozen instructions instead of Θ(K²) comparisons; and when the next events are one more
- * iteration of the loop on top, the iteration costs one write (push_loop). */
+ * down to its loop), so the summaries below the rewritten position stay valid. The runs are
+ * byte counters updated together, eight to a word (runs_wide: two words for K <= 16, four for
+ * K <= 32), so a write costs a few dozen instructions instead of Θ(K²) comparisons; and when
+ * the next events are one more iteration of the loop on top, the iteration costs one write
+ * (push_loop). */
 #include "analysis/nlr.h"
 
 #include <stdlib.h>
@@ -268,18 +269,18 @@ struct nlr_comp {
 	uint64_t *st0, *st; /* packed entries */
 	struct pos *ps0, *ps;
 	uint8_t *rn0, *rn;  /* K > WIDE: rows of rs bytes, the runs (see runs_narrow) */
-	uint64_t *rw0, *rw; /* K <= WIDE: 4 words per position, see runs_wide */
+	uint64_t *rw0, *rw; /* K <= WIDE: 2 * wide words per position, see runs_wide */
 	size_t rs;
-	int wide;
-	uint64_t lane[2], twob[2];
+	int wide;           /* words of counters: 2 (K <= 16), 4 (K <= 32), 0 (narrow runs) */
+	uint64_t lane[4], twob[4];
 	nlr_entry *out;
 	size_t nout, capout;
 	int taken;
 	uint64_t nev;
 };
 
-/* K up to WIDE uses the word-parallel runs: 16 one-byte counters in two words. */
-#define WIDE 16
+/* K up to WIDE uses the word-parallel runs: one-byte counters, eight to a word. */
+#define WIDE 32
 #define GUARD 32 /* >= NLR_KMAX and >= WIDE */
 /* Count 0 never occurs in a real entry. */
 #define GUARD_ENTRY mk(0x7fffffffu, 0)
@@ -314,13 +315,13 @@ nlr_comp *nlr_comp_new(nlr_table *t, const nlr_opts *o, dt_err *e)
 	c->window = d.window;
 	c->cmax = d.count_max;
 	c->cap = 2 * (ptrdiff_t)d.window;
-	c->wide = d.k <= WIDE;
+	c->wide = d.k <= 16 ? 2 : d.k <= WIDE ? 4 : 0;
 	size_t n = (size_t)c->cap + GUARD + 1;
 	c->st0 = xmalloc(n * sizeof *c->st0);
 	c->ps0 = xcalloc(n, sizeof *c->ps0);
 	c->rs = c->wide ? 0 : (d.k + 8) & ~(size_t)7;
 	c->rn0 = c->wide ? NULL : xcalloc(n, c->rs);
-	c->rw0 = c->wide ? xcalloc(n, 4 * sizeof *c->rw0) : NULL;
+	c->rw0 = c->wide ? xcalloc(n, 2 * (size_t)c->wide * sizeof *c->rw0) : NULL;
 	for (size_t i = 0; i < n; i++) {
 		c->st0[i] = GUARD_ENTRY;
 		c->ps0[i].first = GUARD_ENTRY;
@@ -328,8 +329,9 @@ nlr_comp *nlr_comp_new(nlr_table *t, const nlr_opts *o, dt_err *e)
 	c->st = c->st0 + GUARD;
 	c->ps = c->ps0 + GUARD;
 	c->rn = c->wide ? NULL : c->rn0 + GUARD * c->rs;
-	c->rw = c->wide ? c->rw0 + 4 * GUARD : NULL;
-	/* wide runs: byte i of the word pair (i = 0..15, from the low byte) is for b = i + 1 */
+	c->rw = c->wide ? c->rw0 + 2 * c->wide * GUARD : NULL;
+	/* wide runs: byte i of the counter words (i = 0..31, from the low byte of the first) is
+	 * for b = i + 1 */
 	for (unsigned i = 0; i < WIDE; i++) {
 		unsigned b = i + 1;
 		c->lane[i / 8] |= (uint64_t)(b <= d.k ? 0x80 : 0) << (8 * (i % 8));
@@ -352,11 +354,11 @@ void nlr_comp_free(nlr_comp *c)
 
 /* Candidates of runs_wide, in increasing b: confirms one on the entries (it is returned, the
  * triplet applies) or sets the counter to the true run. */
-static unsigned resolve(nlr_comp *c, ptrdiff_t q, uint64_t c0, uint64_t c1)
+static unsigned resolve(nlr_comp *c, ptrdiff_t q, const uint64_t *cand, int nw)
 {
-	uint64_t cw[2] = { c0, c1 };
-	uint64_t *r = c->rw + 4 * q + 2;
-	for (int w = 0; w < 2; w++) {
+	uint64_t cw[4] = { cand[0], cand[1], nw > 2 ? cand[2] : 0, nw > 2 ? cand[3] : 0 };
+	uint64_t *r = c->rw + 2 * nw * q + nw;
+	for (int w = 0; w < nw; w++) {
 		for (; cw[w]; cw[w] &= cw[w] - 1) {
 			unsigned sh = (unsigned)__builtin_ctzll(cw[w]) & ~7u, b = 8 * w + sh / 8 + 1;
 			unsigned n = 0;
@@ -370,10 +372,11 @@ static unsigned resolve(nlr_comp *c, ptrdiff_t q, uint64_t c0, uint64_t c1)
 	return 0;
 }
 
-/* The runs for K <= 16, word-parallel. Position q keeps two pairs of words: an 8-bit hash of
- * the entries q, q-1, ... q-15 (byte i for q-i), and 16 counters (byte b-1 for b): how many
- * consecutive positions ending at q hold the same entry as the position b below them. The
- * top 3b entries are three equal blocks when counter b reaches 2b.
+/* The runs for K <= 32, word-parallel, in nw = 2 words (K <= 16) or 4. Position q keeps nw
+ * words of an 8-bit hash of the entries q, q-1, ... q-8nw+1 (byte i for q-i), then nw words of
+ * 8nw counters (byte b-1 for b): how many consecutive positions ending at q hold the same entry
+ * as the position b below them. The top 3b entries are three equal blocks when counter b
+ * reaches 2b (at most 64: a counter never carries into the next byte).
  *
  * The counters compare hashes, with a zero-byte test that may also flag a byte next to a
  * real match, so they may run ahead of the truth. One that reaches 2b is checked on the
@@ -381,24 +384,25 @@ static unsigned resolve(nlr_comp *c, ptrdiff_t q, uint64_t c0, uint64_t c1)
  * Everything a position needs comes from the words of the position below, written whole:
  * no loads of bytes just stored one at a time (those stall store-to-load forwarding). */
 static inline __attribute__((always_inline)) unsigned runs_wide(nlr_comp *c, ptrdiff_t q,
-								 uint64_t x)
+								 uint64_t x, int nw)
 {
 	const uint64_t hi = 0x8080808080808080ULL;
 	uint64_t tx = (x * 0x9e3779b97f4a7c15ULL) >> 56;
-	uint64_t *r = c->rw + 4 * q;
-	const uint64_t *p = r - 4;
-	uint64_t h0 = p[0], h1 = p[1], bt = tx * ONES;
-	r[0] = (h0 << 8) | tx;
-	r[1] = (h1 << 8) | (h0 >> 56);
-	uint64_t v0 = h0 ^ bt, v1 = h1 ^ bt;
-	uint64_t e0 = (v0 - ONES) & ~v0 & c->lane[0], e1 = (v1 - ONES) & ~v1 & c->lane[1];
-	uint64_t r0 = (p[2] + ONES) & (e0 | (e0 - (e0 >> 7)));
-	uint64_t r1 = (p[3] + ONES) & (e1 | (e1 - (e1 >> 7)));
-	r[2] = r0;
-	r[3] = r1;
-	/* twob holds 128 - 2b per byte: the sum reaches bit 7 exactly at 2b, with no carry */
-	uint64_t c0 = (r0 + c->twob[0]) & hi, c1 = (r1 + c->twob[1]) & hi;
-	return (c0 | c1) ? resolve(c, q, c0, c1) : 0;
+	uint64_t *r = c->rw + 2 * nw * q;
+	const uint64_t *p = r - 2 * nw;
+	uint64_t bt = tx * ONES, any = 0, cand[4];
+	for (int w = 0; w < nw; w++) {
+		uint64_t h = p[w];
+		r[w] = (h << 8) | (w ? p[w - 1] >> 56 : tx);
+		uint64_t v = h ^ bt;
+		uint64_t e = (v - ONES) & ~v & c->lane[w];
+		uint64_t rr = (p[nw + w] + ONES) & (e | (e - (e >> 7)));
+		r[nw + w] = rr;
+		/* twob holds 128 - 2b per byte: the sum reaches bit 7 exactly at 2b, with no carry */
+		cand[w] = (rr + c->twob[w]) & hi;
+		any |= cand[w];
+	}
+	return any ? resolve(c, q, cand, nw) : 0;
 }
 
 /* The same for K > 16, one exact counter at a time. */
@@ -419,7 +423,7 @@ static inline unsigned runs_narrow(nlr_comp *c, ptrdiff_t q, uint64_t x)
 /* Writes x at position q (the new top) and computes q's summary. Returns the b for which the
  * triplet rule applies (0 for none); *ext gets the bits d for which the extension rule does. */
 static inline __attribute__((always_inline)) unsigned
-slot_set(nlr_comp *c, ptrdiff_t q, uint64_t x, uint64_t *ext, int wide)
+slot_set(nlr_comp *c, ptrdiff_t q, uint64_t x, uint64_t *ext, int wide) /* wide: as c->wide */
 {
 	const nlr_entry *pool = c->t->pool;
 	struct pos *ps = c->ps + q;
@@ -433,7 +437,9 @@ slot_set(nlr_comp *c, ptrdiff_t q, uint64_t x, uint64_t *ext, int wide)
 		if (xe.count < c->cmax)
 			ps->first = pack(pool[ps->bo]);
 	}
-	unsigned trip = wide ? runs_wide(c, q, x) : runs_narrow(c, q, x);
+	unsigned trip = wide == 2   ? runs_wide(c, q, x, 2)
+			: wide == 4 ? runs_wide(c, q, x, 4)
+				    : runs_narrow(c, q, x);
 
 	uint64_t em = 0, dm = 0;
 	if (ps[-1].first == x) {
@@ -473,7 +479,7 @@ static void emit_bottom(nlr_comp *c)
 	memmove(c->st, c->st + cut, (size_t)keep * sizeof *c->st);
 	memmove(c->ps, c->ps + cut, (size_t)keep * sizeof *c->ps);
 	if (c->wide)
-		memmove(c->rw, c->rw + 4 * cut, (size_t)keep * 4 * sizeof *c->rw);
+		memmove(c->rw, c->rw + 2 * c->wide * cut, (size_t)keep * 2 * c->wide * sizeof *c->rw);
 	else
 		memmove(c->rn, c->rn + cut * (ptrdiff_t)c->rs, (size_t)keep * c->rs);
 	c->h = keep;
@@ -496,8 +502,12 @@ static inline void take_reset(nlr_comp *c)
 static inline __attribute__((always_inline)) int top_unrepeated(const nlr_comp *c, ptrdiff_t p,
 								 int wide)
 {
-	if (wide)
+	if (wide == 2)
 		return !(c->rw[4 * p + 2] | c->rw[4 * p + 3]);
+	if (wide == 4) {
+		const uint64_t *r = c->rw + 8 * p + 4;
+		return !(r[0] | r[1] | r[2] | r[3]);
+	}
 	const uint8_t *r = c->rn + p * (ptrdiff_t)c->rs;
 	for (unsigned b = 1; b <= c->k; b++)
 		if (r[b])
@@ -579,7 +589,9 @@ static inline __attribute__((always_inline)) size_t push_loop(nlr_comp *c, const
 int nlr_comp_push(nlr_comp *c, const uint32_t *ev, size_t n, dt_err *e)
 {
 	take_reset(c);
-	size_t i = c->wide ? push_loop(c, ev, n, 1) : push_loop(c, ev, n, 0);
+	size_t i = c->wide == 2   ? push_loop(c, ev, n, 2)
+		   : c->wide == 4 ? push_loop(c, ev, n, 4)
+				  : push_loop(c, ev, n, 0);
 	c->nev += i;
 	if (i < n)
 		return dt_errf(e, DT_EDATA, "event %llu: function id %u out of range",

@@ -35,13 +35,19 @@ static const char diff_help[] =
 	"is one changed line (L3^6 | L3^4).\n"
 	"\n"
 	"  -y, --side-by-side    two columns with diff -y markers: ' ' same, '|' changed,\n"
-	"                        '<' only left, '>' only right (the default)\n"
+	"                        '<' only left, '>' only right (the default): the changed\n"
+	"                        hunks, each under an @@ -a,b +c,d @@ line giving its entry\n"
+	"                        positions in A and B (from 1), with --context common entries\n"
+	"                        around each change\n"
+	"  -a, --all             side by side: every entry, the common ones too\n"
+	"  --context N           common entries shown around each change (default 3), side by\n"
+	"                        side and unified\n"
 	"  -u, --unified         unified diff hunks\n"
 	"  --format dot          a Graphviz picture, as the DiffTrace prototype draws it\n"
 	"  --format json         the entries of both traces, the hunks of the edit script and\n"
 	"                        the bodies of the loops they use, for scripts\n"
 	"  --expand              show each loop's body under it\n"
-	"  --fold                fold long common runs into one line\n"
+	"  --fold                every entry, long common runs folded into one line\n"
 	"  -W, --width N         side-by-side line width (default: the terminal's, else 130)\n"
 	"  --color[=WHEN]        auto (default: at a terminal, unless NO_COLOR is set or\n"
 	"                        TERM=dumb), always or never: colours as git diff's, the\n"
@@ -219,6 +225,7 @@ out0:
 
 struct diff_cli {
 	int style; /* 'y', 'u', 'd' */
+	int all;   /* side by side: every row */
 	int color; /* -1 auto, 0 never, 1 always */
 	diff_render_opts r;
 };
@@ -250,6 +257,14 @@ static int diff_opt(void *ud, int o, const char *arg)
 		break;
 	case 'L':
 		d->r.fold = 1;
+		break;
+	case 'a':
+		d->all = 1;
+		break;
+	case 'X':
+		if (cli_parse_u64(arg, &w) || w > 1000000)
+			return cli_usage("diff", "--context takes a number of entries, not '%s'", arg);
+		d->r.context = (int)w;
 		break;
 	case 'W':
 		if (cli_parse_u64(arg, &w) || w < 20 || w > 100000)
@@ -389,16 +404,17 @@ int cmd_diff(cli *c, int argc, char **argv)
 		{ "unified", no_argument, 0, 'u' },    { "format", required_argument, 0, 'F' },
 		{ "expand", no_argument, 0, 'E' },     { "fold", no_argument, 0, 'L' },
 		{ "width", required_argument, 0, 'W' }, { "color", optional_argument, 0, 'C' },
-		{ "colour", optional_argument, 0, 'C' }, { 0, 0, 0, 0 },
+		{ "colour", optional_argument, 0, 'C' }, { "all", no_argument, 0, 'a' },
+		{ "context", required_argument, 0, 'X' }, { 0, 0, 0, 0 },
 	};
 	cli_an a;
 	cli_an_init(&a);
-	struct diff_cli d = { 'y', -1, { 0 } };
+	struct diff_cli d = { 'y', 0, -1, { 0 } };
 	diff_render_opts_init(&d.r);
 	const char *cols = getenv("COLUMNS");
 	if (cols && atoi(cols) >= 40)
 		d.r.width = atoi(cols);
-	int r = parse(argc, argv, "diff", diff_help, own, ":hK:yuW:", &a, diff_opt, &d);
+	int r = parse(argc, argv, "diff", diff_help, own, ":hK:yuaW:", &a, diff_opt, &d);
 	if (r == CLI_HELP_DONE)
 		return 0;
 	if (r)
@@ -406,6 +422,7 @@ int cmd_diff(cli *c, int argc, char **argv)
 	if (argc - optind != 2)
 		return cli_usage("diff", "needs two traces, RUN:P.T RUN:P.T");
 	d.r.color = cli_use_color(d.color);
+	d.r.changes = !d.all && !d.r.fold; /* --fold shows every entry, folded */
 	setlocale(LC_CTYPE, "");
 	const char *cs = nl_langinfo(CODESET);
 	d.r.cut = cs && !strcmp(cs, "UTF-8") ? "\xe2\x80\xa6" : "~";

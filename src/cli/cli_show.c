@@ -29,46 +29,239 @@ static const char help[] =
 #define SHOW_BLOCK 4096
 #define MAX_INDENT 64
 
-struct tree {
+/* The output, buffered here and written in large blocks straight to the real stdout: every
+ * byte put into it is escaped already (names once per function id), so the escaping stream
+ * that guards stdout would only copy it again. */
+struct out {
+	FILE *f;
+	char *b;
+	size_t n, cap;
+	int err;
+};
+
+static void out_flush(struct out *o)
+{
+	if (o->n && fwrite(o->b, 1, o->n, o->f) != o->n)
+		o->err = 1;
+	o->n = 0;
+}
+
+static void out_put_slow(struct out *o, const char *s, size_t n)
+{
+	out_flush(o);
+	if (n > o->cap) {
+		if (fwrite(s, 1, n, o->f) != n)
+			o->err = 1;
+		return;
+	}
+	memcpy(o->b, s, n);
+	o->n = n;
+}
+
+static inline void out_put(struct out *o, const char *s, size_t n)
+{
+	if (o->cap - o->n < n) {
+		out_put_slow(o, s, n);
+		return;
+	}
+	memcpy(o->b + o->n, s, n);
+	o->n += n;
+}
+
+static inline void out_byte(struct out *o, char c)
+{
+	if (o->n == o->cap)
+		out_flush(o);
+	o->b[o->n++] = c;
+}
+
+/* Room for n more bytes (n well under the buffer's size): the caller writes them at o->b+o->n. */
+static inline char *out_room(struct out *o, size_t n)
+{
+	if (o->cap - o->n < n)
+		out_flush(o);
+	return o->b + o->n;
+}
+
+/* v in decimal, ending just before end; returns where the digits start (at most 20) */
+static inline char *u64_dec(uint64_t v, char *end)
+{
+	static const char two[] = "00010203040506070809101112131415161718192021222324252627282930"
+				  "31323334353637383940414243444546474849505152535455565758596061"
+				  "62636465666768697071727374757677787980818283848586878889909192"
+				  "939495969798999";
+	char *p = end;
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		*--p = two[2 * r + 1];
+		*--p = two[2 * r];
+	}
+	if (v >= 10) {
+		*--p = two[2 * v + 1];
+		*--p = two[2 * v];
+	} else {
+		*--p = (char)('0' + v);
+	}
+	return p;
+}
+
+/* Text from the recording, escaped (ESC_KEEP_NL when keep_nl) unless it needs none. */
+static void out_esc(struct out *o, const char *s, dt_buf *tmp, int flags)
+{
+	size_t n = strlen(s);
+	if (esc_clean(s)) {
+		out_put(o, s, n);
+		return;
+	}
+	tmp->len = 0;
+	esc_append(tmp, s, n, flags);
+	out_put(o, (const char *)tmp->p, tmp->len);
+}
+
+/* The names as printed, made once per function id. */
+#define NAME_PAD 32
+struct names {
 	store *s;
+	int mode; /* 0 raw, 1 escaped, 2 escaped but newlines and tabs kept */
+	char **txt;
+	size_t *len;
+	size_t cap;
+};
+
+static void name_get(struct names *nm, uint32_t id, const char **txt, size_t *len)
+{
+	if (id >= nm->cap) {
+		size_t cap = nm->cap ? nm->cap : 256;
+		while (cap <= id)
+			cap *= 2;
+		nm->txt = xrealloc(nm->txt, cap * sizeof *nm->txt);
+		nm->len = xrealloc(nm->len, cap * sizeof *nm->len);
+		memset(nm->txt + nm->cap, 0, (cap - nm->cap) * sizeof *nm->txt);
+		nm->cap = cap;
+	}
+	if (!nm->txt[id]) {
+		const char *raw = store_func_name(nm->s, id);
+		char unknown[32];
+		if (!raw) {
+			snprintf(unknown, sizeof unknown, "?%u", (unsigned)id);
+			raw = unknown;
+		}
+		dt_buf b = { 0 };
+		if (nm->mode == 0)
+			buf_put(&b, raw, strlen(raw));
+		else
+			esc_append(&b, raw, strlen(raw), nm->mode == 2 ? ESC_KEEP_NL : 0);
+		nm->len[id] = b.len;
+		/* NUL-padded to NAME_PAD bytes at least, so short names copy in one fixed move */
+		do
+			buf_byte(&b, 0);
+		while (b.len < NAME_PAD);
+		nm->txt[id] = (char *)b.p;
+	}
+	*txt = nm->txt[id];
+	*len = nm->len[id];
+}
+
+static void names_free(struct names *nm)
+{
+	for (size_t i = 0; i < nm->cap; i++)
+		free(nm->txt[i]);
+	free(nm->txt);
+	free(nm->len);
+}
+
+static inline void out_name(struct out *o, struct names *nm, uint32_t id)
+{
+	const char *t;
+	size_t n;
+	if (id < nm->cap && nm->txt[id]) {
+		t = nm->txt[id];
+		n = nm->len[id];
+	} else {
+		name_get(nm, id, &t, &n);
+	}
+	if (n < NAME_PAD && o->cap - o->n >= NAME_PAD) {
+		memcpy(o->b + o->n, t, NAME_PAD);
+		o->n += n;
+		return;
+	}
+	out_put(o, t, n);
+}
+
+struct tree {
 	const store_trace *t;
+	struct out *o;
+	struct names *nm;
+	dt_buf tmp;      /* escaping arguments */
 	uint32_t *stack; /* ids of the open calls we saw, so returns can name their function */
 	size_t nstack, capstack;
-	int base_depth;  /* depth before the first event shown: those frames have no name here */
 	/* a call not printed yet, because a return right after it folds it into one line */
 	int pending;
 	uint64_t p_idx, p_ts;
 	uint32_t p_id;
 	int p_depth;
 	char *p_args;
+	size_t p_argcap;
+	int p_has_args;
 };
 
-static void print_prefix(const struct tree *tr, uint64_t idx, uint64_t ts, int depth)
+static const char spaces[2 * MAX_INDENT] =
+	"                                                                "
+	"                                                                ";
+
+static void print_prefix(struct tree *tr, uint64_t idx, uint64_t ts, int depth)
 {
-	printf("%10llu  ", (unsigned long long)idx);
+	/* "%10llu  ", then "%14s  " for the time, then the indent: at most 20 + 2 + 30 + 2 +
+	 * 2 * MAX_INDENT bytes */
+	char *w = out_room(tr->o, 256), *start = w;
+	if (idx < 10000000000u) {
+		memcpy(w, spaces, 12);
+		u64_dec(idx, w + 10);
+		w += 12;
+	} else {
+		char d[24], *p = u64_dec(idx, d + sizeof d);
+		size_t nd = (size_t)(d + sizeof d - p);
+		memcpy(w, p, nd);
+		memcpy(w + nd, spaces, 2);
+		w += nd + 2;
+	}
 	if (tr->t->has_time) {
 		/* an event before the first one is a clock that went back (time-regressed):
 		 * shown as a negative offset, never as an unsigned wrap */
 		int neg = ts < tr->t->first_ts;
 		uint64_t rel = neg ? tr->t->first_ts - ts : ts - tr->t->first_ts;
 		char num[48];
-		snprintf(num, sizeof num, "%s%llu.%09llu", neg ? "-" : "",
-			 (unsigned long long)(rel / 1000000000u),
-			 (unsigned long long)(rel % 1000000000u));
-		printf("%14s  ", num);
+		char *q = num + sizeof num;
+		uint64_t ns = rel % 1000000000u;
+		for (int k = 0; k < 9; k++, ns /= 10)
+			*--q = (char)('0' + ns % 10);
+		*--q = '.';
+		q = u64_dec(rel / 1000000000u, q);
+		if (neg)
+			*--q = '-';
+		size_t nn = (size_t)(num + sizeof num - q);
+		for (size_t k = nn; k < 14; k++)
+			*w++ = ' ';
+		memcpy(w, q, nn);
+		w += nn;
+		*w++ = ' ';
+		*w++ = ' ';
 	}
 	int ind = depth < MAX_INDENT ? depth : MAX_INDENT;
-	printf("%*s", ind * 2, "");
+	memcpy(w, spaces, sizeof spaces); /* one fixed-size copy; only ind * 2 of it count */
+	w += ind * 2;
+	tr->o->n += (size_t)(w - start);
 }
 
 /* "name(args)", escaped: both come from the recording */
-static void put_call(const struct tree *tr)
+static void put_call(struct tree *tr)
 {
-	esc_fputs(store_func_name(tr->s, tr->p_id), stdout);
-	putchar('(');
-	if (tr->p_args)
-		esc_fputs(tr->p_args, stdout);
-	putchar(')');
+	out_name(tr->o, tr->nm, tr->p_id);
+	out_byte(tr->o, '(');
+	if (tr->p_has_args)
+		out_esc(tr->o, tr->p_args, &tr->tmp, 0);
+	out_byte(tr->o, ')');
 }
 
 static void flush_pending(struct tree *tr)
@@ -77,18 +270,17 @@ static void flush_pending(struct tree *tr)
 		return;
 	print_prefix(tr, tr->p_idx, tr->p_ts, tr->p_depth);
 	put_call(tr);
-	fputs(" {\n", stdout);
+	out_put(tr->o, " {\n", 3);
 	GROW(tr->stack, tr->capstack, tr->nstack + 1);
 	tr->stack[tr->nstack++] = tr->p_id;
 	tr->pending = 0;
-	free(tr->p_args);
-	tr->p_args = NULL;
 }
 
 static void tree_event(struct tree *tr, store_cursor *c, uint64_t idx, uint32_t v, uint64_t ts,
 		       int depth_before)
 {
 	const char *a;
+	struct out *o = tr->o;
 	if (v != DT_RET) {
 		flush_pending(tr);
 		tr->pending = 1;
@@ -96,39 +288,42 @@ static void tree_event(struct tree *tr, store_cursor *c, uint64_t idx, uint32_t 
 		tr->p_ts = ts;
 		tr->p_id = v;
 		tr->p_depth = depth_before;
-		a = store_cursor_arg(c, idx, DT_ARG);
-		tr->p_args = a ? xstrdup(a) : NULL;
+		a = tr->t->nargs ? store_cursor_arg(c, idx, DT_ARG) : NULL;
+		tr->p_has_args = a != NULL;
+		if (a) {
+			size_t n = strlen(a) + 1;
+			GROW(tr->p_args, tr->p_argcap, n);
+			memcpy(tr->p_args, a, n);
+		}
 		return;
 	}
-	const char *ret = store_cursor_arg(c, idx, DT_RETVAL);
+	const char *ret = tr->t->nargs ? store_cursor_arg(c, idx, DT_RETVAL) : NULL;
 	if (tr->pending) {
 		print_prefix(tr, tr->p_idx, tr->p_ts, tr->p_depth);
 		put_call(tr);
-		putchar(';');
+		out_byte(o, ';');
 		if (ret) {
-			fputs(" = ", stdout);
-			esc_fputs(ret, stdout);
-			putchar(';');
+			out_put(o, " = ", 3);
+			out_esc(o, ret, &tr->tmp, 0);
+			out_byte(o, ';');
 		}
-		putchar('\n');
+		out_byte(o, '\n');
 		tr->pending = 0;
-		free(tr->p_args);
-		tr->p_args = NULL;
 		return;
 	}
 	int d = depth_before > 0 ? depth_before - 1 : 0;
 	print_prefix(tr, idx, ts, d);
-	putchar('}');
+	out_byte(o, '}');
 	if (ret) {
-		fputs(" = ", stdout);
-		esc_fputs(ret, stdout);
+		out_put(o, " = ", 3);
+		out_esc(o, ret, &tr->tmp, 0);
 	}
 	if (tr->nstack) {
-		fputs(" /* ", stdout);
-		esc_fputs(store_func_name(tr->s, tr->stack[--tr->nstack]), stdout);
-		fputs(" */", stdout);
+		out_put(o, " /* ", 4);
+		out_name(o, tr->nm, tr->stack[--tr->nstack]);
+		out_put(o, " */", 3);
 	}
-	putchar('\n');
+	out_byte(o, '\n');
 }
 
 int cmd_show(cli *c, int argc, char **argv)
@@ -188,27 +383,39 @@ int cmd_show(cli *c, int argc, char **argv)
 	}
 	if (store_cursor_open(s, &tr, from, &cur, &e))
 		goto out;
-	if (text && !isatty(1))
-		cli_raw_stdout(c); /* the round trip to import --format text: the names as they are */
+	int tty = isatty(1);
 	uint32_t *ev = xmalloc(SHOW_BLOCK * sizeof *ev);
 	uint64_t *ts = xmalloc(SHOW_BLOCK * sizeof *ts);
-	struct tree tt = { .s = s, .t = &tr };
+	/* text to a file or a pipe: the round trip to import --format text, the names as they
+	 * are; at a terminal, escaped as the escaping stream would (newlines and tabs kept) */
+	struct names nm = { .s = s, .mode = !text ? 1 : tty ? 2 : 0 };
+	struct out ob = { .cap = (size_t)1 << 16 };
+	ob.b = xmalloc(ob.cap);
+	struct tree tt = { .t = &tr, .o = &ob, .nm = &nm };
 	if (!text) {
 		char fl[200];
 		dt_flags_str(tr.flags, fl, sizeof fl);
-		char nm[300];
+		char nmb[300];
 		printf("# run %s, trace %d.%d (pid %lld, tid %lld), %llu events, flags %s\n",
-		       esc_str(run.name, nm, sizeof nm), p, t, (long long)tr.pid, (long long)tr.tid,
+		       esc_str(run.name, nmb, sizeof nmb), p, t, (long long)tr.pid, (long long)tr.tid,
 		       (unsigned long long)tr.nevents, fl);
 		printf("# %8s  %s%s\n", "EVENT", tr.has_time ? "    TIME(s)    " : "", "FUNCTION");
 	}
+	/* from here on, everything written is escaped already (or raw on purpose) */
+	cli_raw_stdout(c);
+	ob.f = stdout;
 	uint64_t idx = from, left = count;
 	int64_t k = 0;
-	while (left && (k = store_cursor_next(cur, ev, ts, SHOW_BLOCK, &e)) > 0) {
+	while (left && !ob.err && (k = store_cursor_next(cur, ev, ts, SHOW_BLOCK, &e)) > 0) {
 		int depth = store_cursor_depth(cur);
 		for (int64_t i = 0; i < k && left; i++, idx++, left--) {
 			if (text) {
-				puts(ev[i] == DT_RET ? "[ret]" : store_func_name(s, ev[i]));
+				if (ev[i] == DT_RET)
+					out_put(&ob, "[ret]\n", 6);
+				else {
+					out_name(&ob, &nm, ev[i]);
+					out_byte(&ob, '\n');
+				}
 				continue;
 			}
 			tree_event(&tt, cur, idx, ev[i], ts[i], depth);
@@ -217,15 +424,22 @@ int cmd_show(cli *c, int argc, char **argv)
 			else if (depth > 0)
 				depth--;
 		}
+		if (tty)
+			out_flush(&ob); /* a terminal sees each block as it comes */
 	}
 	if (!text)
 		flush_pending(&tt);
+	out_flush(&ob);
 	free(tt.stack);
+	free(tt.p_args);
+	buf_free(&tt.tmp);
+	names_free(&nm);
+	free(ob.b);
 	free(ev);
 	free(ts);
 	if (k < 0)
 		goto out;
-	if (fflush(stdout) != 0) {
+	if (ob.err || fflush(stdout) != 0) {
 		dt_errf(&e, DT_EDATA, "cannot write output");
 		goto out;
 	}

@@ -25,8 +25,40 @@ struct store_cursor {
 	size_t nargs_bytes;
 	char *argtext;
 	size_t argcap;
+	/* lookups in order: when the chunk's records are sorted by event, the next lookup starts
+	 * at arg_p, the first record at or past event arg_off of the last one */
+	int args_sorted;
+	size_t arg_p;
+	uint64_t arg_off;
 	int done;
 };
+
+/* One record of a chunk's args at *p: its event offset, kind and text; -1 when damaged. */
+static int arg_record(const store_cursor *c, size_t *p, uint64_t *o, int *k, size_t *tp,
+		      uint64_t *len)
+{
+	if (uvar_get(c->args, c->nargs_bytes, p, o) || *p >= c->nargs_bytes)
+		return -1;
+	*k = c->args[(*p)++];
+	if (uvar_get(c->args, c->nargs_bytes, p, len) || *len > c->nargs_bytes - *p)
+		return -1;
+	*tp = *p;
+	*p += *len;
+	return 0;
+}
+
+static int args_in_order(const store_cursor *c)
+{
+	size_t p = 0, tp;
+	uint64_t o, len, prev = 0;
+	int k;
+	while (p < c->nargs_bytes) {
+		if (arg_record(c, &p, &o, &k, &tp, &len) || o < prev)
+			return 0;
+		prev = o;
+	}
+	return 1;
+}
 
 static int load_next_chunk(store_cursor *c, dt_err *e)
 {
@@ -79,6 +111,9 @@ static int load_next_chunk(store_cursor *c, dt_err *e)
 	c->args = xmalloc(c->nargs_bytes + 1);
 	if (c->nargs_bytes)
 		memcpy(c->args, sqlite3_column_blob(c->sel, 5), c->nargs_bytes);
+	c->args_sorted = args_in_order(c);
+	c->arg_p = 0;
+	c->arg_off = 0;
 	/* Skip to the requested start, keeping the depth right. */
 	while (c->pos < c->n && c->chunk_first + c->pos < c->skip_to) {
 		if (c->ev[c->pos] != DT_RET)
@@ -147,21 +182,46 @@ const char *store_cursor_arg(store_cursor *c, uint64_t idx, int kind)
 	if (idx < c->chunk_first || idx >= c->chunk_first + c->n)
 		return NULL;
 	uint64_t off = idx - c->chunk_first;
-	size_t p = 0;
-	while (p < c->nargs_bytes) {
-		uint64_t o, len;
-		if (uvar_get(c->args, c->nargs_bytes, &p, &o) || p >= c->nargs_bytes)
+	size_t p = 0, tp;
+	uint64_t o, len;
+	int k;
+	if (c->args_sorted) {
+		/* records before arg_p are all for events before arg_off */
+		if (off >= c->arg_off)
+			p = c->arg_p;
+		size_t first_at = (size_t)-1;
+		const char *hit = NULL;
+		while (p < c->nargs_bytes) {
+			size_t p0 = p;
+			if (arg_record(c, &p, &o, &k, &tp, &len))
+				break;
+			if (o >= off && first_at == (size_t)-1)
+				first_at = p0;
+			if (o > off)
+				break;
+			if (o == off && k == kind) {
+				hit = (const char *)c->args + tp;
+				break;
+			}
+		}
+		c->arg_p = first_at == (size_t)-1 ? c->nargs_bytes : first_at;
+		c->arg_off = off;
+		if (!hit)
 			return NULL;
-		int k = c->args[p++];
-		if (uvar_get(c->args, c->nargs_bytes, &p, &len) || len > c->nargs_bytes - p)
+		GROW(c->argtext, c->argcap, len + 1);
+		memcpy(c->argtext, hit, len);
+		c->argtext[len] = 0;
+		return c->argtext;
+	}
+	while (p < c->nargs_bytes) {
+		if (arg_record(c, &p, &o, &k, &tp, &len))
 			return NULL;
 		if (o == off && k == kind) {
 			GROW(c->argtext, c->argcap, len + 1);
-			memcpy(c->argtext, c->args + p, len);
+			memcpy(c->argtext, c->args + tp, len);
 			c->argtext[len] = 0;
 			return c->argtext;
 		}
-		p += len;
 	}
 	return NULL;
 }
