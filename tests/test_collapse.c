@@ -377,6 +377,49 @@ static void compare_both(store *s, an_result *rn, an_result *rf, enum clu_linkag
 	rank_jsmd_free(&b);
 }
 
+/* The worker pool: progress reported, the last report complete, and the results of two
+ * threads those of one. */
+struct prog {
+	size_t calls;
+	uint64_t done, total;
+};
+
+static void on_progress(void *arg, uint64_t done, uint64_t total)
+{
+	struct prog *g = arg;
+	g->calls++;
+	CHECK(done <= total);
+	g->done = done;
+	g->total = total;
+}
+
+static void test_pool(store *s, const store_run *run)
+{
+	dt_err e;
+	dt_err_clear(&e);
+	an_result r[2];
+	for (int t = 0; t < 2; t++) {
+		an_params p = { 0 };
+		CHECK(attrs_mode_parse_args(AN_DEFAULT_ATTRS, &p.mode, &p.args, &e) == 0);
+		p.threads = t + 1;
+		p.force = 1;
+		struct prog g = { 0 };
+		p.progress = on_progress;
+		p.progress_arg = &g;
+		int64_t id;
+		int reused;
+		CHECK(analysis_run(s, run, &p, &id, &reused, &e) == 0);
+		CHECK(g.calls >= 1 && g.done == g.total && g.total >= (uint64_t)run->nevents);
+		CHECK(analysis_load(s, id, &r[t], &e) == 0);
+	}
+	CHECK_EQ_INT(r[0].nrows, r[1].nrows);
+	CHECK(!memcmp(r[0].identical, r[1].identical, r[0].n * sizeof *r[0].identical));
+	CHECK(!memcmp(r[0].jsm, r[1].jsm, r[0].nrows * r[0].nrows * sizeof *r[0].jsm));
+	CHECK(same_merges(r[0].merges, r[1].merges, r[0].nrows));
+	analysis_result_free(&r[0]);
+	analysis_result_free(&r[1]);
+}
+
 static void test_store(const char *path)
 {
 	store *s;
@@ -390,6 +433,8 @@ static void test_store(const char *path)
 	store_run *runs;
 	size_t nruns;
 	CHECK(store_run_list(s, &runs, &nruns, &e) == 0);
+	if (nruns)
+		test_pool(s, &runs[0]);
 	const char *modes[] = { AN_DEFAULT_ATTRS, "doub.log10.w", "sing.orig" };
 	for (size_t mi = 0; mi < 3; mi++)
 		for (int l = CLU_WARD; l <= CLU_MEDIAN; l += 2) {

@@ -44,6 +44,8 @@ struct an_pool {
 	size_t njobs, next;
 	uint64_t done_events, total_events;
 	pthread_mutex_t mu;
+	pthread_cond_t done;   /* signalled by each worker as it ends */
+	int ended;             /* workers that ended */
 	int stop;
 	const an_params *p;
 	/* args mode (attrs `.args`): cand[fid] for the MPI functions whose calls may carry argument
@@ -207,6 +209,10 @@ static void *an_worker(void *arg)
 	free(in);
 	free(out);
 	store_close(s);
+	pthread_mutex_lock(&pool->mu);
+	pool->ended++;
+	pthread_cond_signal(&pool->done);
+	pthread_mutex_unlock(&pool->mu);
 	return NULL;
 }
 
@@ -408,18 +414,30 @@ static int an_pool_run(struct an_pool *pool, const an_params *p, dt_err *e)
 			started++;
 	if (!started)
 		an_worker(pool);
+	/* progress every 100 ms while the workers run; the last one to end wakes this thread at
+	 * once, so a short analysis waits for nothing */
+	pthread_mutex_lock(&pool->mu);
 	for (;;) {
-		pthread_mutex_lock(&pool->mu);
 		uint64_t d = pool->done_events;
-		int finished = pool->next >= pool->njobs + (size_t)started || pool->stop;
+		int finished = pool->ended >= started;
 		pthread_mutex_unlock(&pool->mu);
 		if (p->progress)
 			p->progress(p->progress_arg, d, pool->total_events);
-		if (finished || !started)
+		pthread_mutex_lock(&pool->mu);
+		if (finished)
 			break;
-		struct timespec ts = { 0, 100 * 1000 * 1000 };
-		nanosleep(&ts, NULL);
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 100 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		while (pool->ended < started &&
+		       pthread_cond_timedwait(&pool->done, &pool->mu, &ts) == 0)
+			;
 	}
+	pthread_mutex_unlock(&pool->mu);
 	for (int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	free(th);
@@ -549,6 +567,7 @@ static int an_run_once(store *s, const store_run *run, const an_params *p, int64
 	strmap_init(&smap);
 	struct an_pool pool = { .path = store_path(s), .keep = &keep, .p = p };
 	pthread_mutex_init(&pool.mu, NULL);
+	pthread_cond_init(&pool.done, NULL);
 	dt_buf b = { 0 };
 	int in_tx = 0;
 
@@ -615,6 +634,7 @@ static int an_run_once(store *s, const store_run *run, const an_params *p, int64
 		pool.smap = &smap;
 		pool.collect = 0;
 		pool.next = 0;
+		pool.ended = 0;
 	}
 	if (an_pool_run(&pool, p, e))
 		goto out;
@@ -752,6 +772,7 @@ out:
 	if (have_lattice)
 		fca_free(&L);
 	pthread_mutex_destroy(&pool.mu);
+	pthread_cond_destroy(&pool.done);
 	for (size_t i = 0; jobs && i < n; i++) {
 		for (size_t j = 0; j < jobs[i].nsnames; j++)
 			free(jobs[i].snames[j].name);
