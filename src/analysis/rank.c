@@ -472,14 +472,49 @@ size_t rank_jsmd_top_pairs(const rank_jsmd *j, size_t top, rank_pair *out)
 		off[c + 2] += off[c + 1];
 	for (size_t i = 0; i < n; i++)
 		memb[off[j->cls[i] + 1]++] = i;
-	/* the class pairs that hold a pair of traces, by value */
-	size_t np = 0;
-	cpair *cp = xmalloc((nc * (nc + 1) / 2 + 1) * sizeof *cp);
+	/* each class pair that holds a pair of traces gives at least one: only those at or above
+	 * the top-th largest of their values can be listed (a min-heap of top values finds it) */
+	double *hp = xmalloc(top * sizeof *hp);
+	size_t hn = 0;
+	for (size_t a = 0; a < nc; a++)
+		for (size_t b = a; b < nc; b++) {
+			if (b == a && j->mult[a] < 2)
+				continue;
+			double v = j->cd[a * nc + b];
+			size_t i;
+			if (hn < top) {
+				for (i = hn++; i && hp[(i - 1) / 2] > v; i = (i - 1) / 2)
+					hp[i] = hp[(i - 1) / 2];
+			} else if (v > hp[0]) {
+				for (i = 0;;) {
+					size_t l = 2 * i + 1, r = l + 1, w = l;
+					if (l >= hn)
+						break;
+					if (r < hn && hp[r] < hp[l])
+						w = r;
+					if (hp[w] >= v)
+						break;
+					hp[i] = hp[w];
+					i = w;
+				}
+			} else {
+				continue;
+			}
+			hp[i] = v;
+		}
+	double thr = hn < top ? -INFINITY : hp[0];
+	free(hp);
+	/* those class pairs, by value */
+	size_t np = 0, capp = 16;
+	cpair *cp = xmalloc(capp * sizeof *cp);
 	for (uint32_t a = 0; a < nc; a++)
 		for (uint32_t b = a; b < nc; b++)
-			if (b > a || j->mult[a] > 1)
+			if ((b > a || j->mult[a] > 1) && j->cd[(size_t)a * nc + b] >= thr) {
+				GROW(cp, capp, np + 1);
 				cp[np++] = (cpair){ j->cd[(size_t)a * nc + b], a, b };
-	qsort(cp, np, sizeof *cp, cpair_cmp);
+			}
+	if (np)
+		qsort(cp, np, sizeof *cp, cpair_cmp);
 	/* per group of equal values: each class's partners in the group, then the pairs of traces
 	 * in (i, j) order until enough; every group gives at least one pair */
 	uint32_t *pn = xcalloc(nc ? nc : 1, sizeof *pn);
