@@ -11,7 +11,8 @@
 # same on both sides) and the store copied for the other side; then, on each side,
 # `analyze normal`, `analyze faulty` (computing the analyses) and `rank` (analyses cached) are
 # timed, and the size of the analysis blobs in the store measured. The worst case for the
-# collapse, WORST traces (default 8192) all distinct, follows. Sizes default to 1024 4096 8192.
+# collapse, WORST traces (default 8192) all distinct, follows (-w 0: not run). Sizes default to
+# 1024 4096 8192 (`none`: only the worst case).
 # A side that fails (the base's dense matrix past SQLite's blob limit) is shown as failed. A size
 # written +N is run on this tree's side only (the base's n x n matrices would not fit in memory).
 set -eu
@@ -133,6 +134,6 @@ echo "(analyze: both runs, elapsed and CPU summed, peak RSS the larger; rank wit
 printf "%-6s %7s %8s  %9s %9s %11s  %9s %9s %11s  %12s %12s\n" side traces distinct \
 	"analyze" "CPU" "peak RSS" "rank" "CPU" "peak RSS" "an. blobs" "store"
 for n in "$@"; do
-	one "$n" "$distinct"
+	[ "$n" = none ] || one "$n" "$distinct"
 done
 [ "$worst" -gt 0 ] && one "$worst" 0

@@ -287,6 +287,10 @@ void clu_cut_classes(const clu_merge *m, size_t nc, const uint32_t *cls, size_t 
 		k = 1;
 	if (k > n)
 		k = n;
+	if (nc == n) { /* every trace its own class: cls[i] = i */
+		clu_cut(m, n, k, label);
+		return;
+	}
 	uint32_t *lab = xmalloc((nc ? nc : 1) * sizeof *lab);
 	if (k <= nc) {
 		clu_cut(m, nc, k, lab);
