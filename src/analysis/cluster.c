@@ -331,12 +331,11 @@ void clu_expand_merges(const clu_merge *m, size_t nc, const uint32_t *cls, size_
 		return;
 	/* id[c]: the full dendrogram's id of class c once collapsed */
 	uint32_t *id = xmalloc((nc ? nc : 1) * sizeof *id), *sz = xcalloc(nc ? nc : 1, sizeof *sz);
-	uint32_t *first = xmalloc((nc ? nc : 1) * sizeof *first);
 	size_t s = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t c = cls[i];
 		if (!sz[c]++)
-			first[c] = id[c] = (uint32_t)i;
+			id[c] = (uint32_t)i;
 	}
 	/* the zero-height merges, classes in order of their first trace, copies in trace order */
 	memset(sz, 0, (nc ? nc : 1) * sizeof *sz);
@@ -361,10 +360,8 @@ void clu_expand_merges(const clu_merge *m, size_t nc, const uint32_t *cls, size_
 		uint32_t b = m[q].b < nc ? id[m[q].b] : (uint32_t)(n + z + (m[q].b - nc));
 		out[s++] = (clu_merge){ a < b ? a : b, a < b ? b : a, m[q].height, m[q].size };
 	}
-	(void)first;
 	free(members);
 	free(off);
-	free(first);
 	free(id);
 	free(sz);
 }
