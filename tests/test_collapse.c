@@ -4,6 +4,8 @@
  * repeated rows under every linkage; and, given store paths, the cached analyses of every run
  * computed both ways (an_params.uncollapsed) and every pair of runs compared both ways. */
 #include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -420,6 +422,54 @@ static void test_pool(store *s, const store_run *run)
 	analysis_result_free(&r[1]);
 }
 
+/* An analysis cached before the collapse (a dense n x n matrix, no row map, an older version)
+ * still reads back, with one row per trace, and is stale. The uncollapsed analysis stands in
+ * for one: its row map is deleted and its version set back. */
+static void test_dense(store **s, const char *path, const store_run *run)
+{
+	dt_err e;
+	dt_err_clear(&e);
+	an_params p = { 0 };
+	CHECK(attrs_mode_parse_args(AN_DEFAULT_ATTRS, &p.mode, &p.args, &e) == 0);
+	p.force = 1;
+	p.uncollapsed = 1;
+	int64_t id;
+	int reused;
+	an_result a, b;
+	CHECK(analysis_run(*s, run, &p, &id, &reused, &e) == 0);
+	CHECK(analysis_load(*s, id, &a, &e) == 0);
+	store_close(*s);
+	sqlite3 *db;
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	char sql[256];
+	snprintf(sql, sizeof sql,
+		 "DELETE FROM analysis_blobs WHERE analysis_id = %lld AND key = 'rows';"
+		 "UPDATE analyses SET version = 'difftrace-analysis-3' WHERE id = %lld;",
+		 (long long)id, (long long)id);
+	CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	CHECK(store_open(path, STORE_OPEN_EXISTING, s, &e) == 0);
+	CHECK(analysis_load(*s, id, &b, &e) == 0);
+	CHECK_EQ_INT(b.nrows, b.n);
+	CHECK(!memcmp(a.jsm, b.jsm, a.nrows * a.nrows * sizeof *a.jsm));
+	CHECK(!memcmp(a.cluster, b.cluster, a.n * sizeof *a.cluster));
+	CHECK(!memcmp(a.identical, b.identical, a.n * sizeof *a.identical));
+	fca_lattice L;
+	char *why = NULL;
+	int g = analysis_lattice(*s, id, &L, &why, &e);
+	CHECK(g >= 0);
+	if (g == 1) {
+		CHECK_EQ_INT(L.n, a.n);
+		fca_free(&L);
+	}
+	free(why);
+	int64_t id2;
+	p.uncollapsed = 0;
+	CHECK(analysis_lookup(*s, run, &p, &id2, &e) == 0); /* stale: to be computed again */
+	analysis_result_free(&a);
+	analysis_result_free(&b);
+}
+
 static void test_store(const char *path)
 {
 	store *s;
@@ -433,8 +483,10 @@ static void test_store(const char *path)
 	store_run *runs;
 	size_t nruns;
 	CHECK(store_run_list(s, &runs, &nruns, &e) == 0);
-	if (nruns)
+	if (nruns) {
 		test_pool(s, &runs[0]);
+		test_dense(&s, path, &runs[0]);
+	}
 	const char *modes[] = { AN_DEFAULT_ATTRS, "doub.log10.w", "sing.orig" };
 	for (size_t mi = 0; mi < 3; mi++)
 		for (int l = CLU_WARD; l <= CLU_MEDIAN; l += 2) {
