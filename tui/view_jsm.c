@@ -590,17 +590,36 @@ static void extreme(tui *t, struct jsm *d, view *v)
 		tui_msg(t, ST_WARN, "one trace: no pair");
 		return;
 	}
-	size_t bi = 0, bj = 1;
-	float best = val(d, 0, 1);
-	for (size_t i = 0; i < d->n; i++)
-		for (size_t j = i + 1; j < d->n; j++) {
-			float x = val(d, i, j);
-			if (d->delta ? x > best : x < best) {
+	/* by classes of rows: the first pair (i < j) of a pair of classes is its first traces'
+	 * (the first two of one class); the first pair at the extreme value wins */
+	size_t nm = d->nm, *first = xmalloc(nm * sizeof *first), *second = xmalloc(nm * sizeof *second);
+	for (size_t c = 0; c < nm; c++)
+		first[c] = second[c] = SIZE_MAX;
+	for (size_t i = 0; i < d->n; i++) {
+		uint32_t c = d->mc[i];
+		if (first[c] == SIZE_MAX)
+			first[c] = i;
+		else if (second[c] == SIZE_MAX)
+			second[c] = i;
+	}
+	size_t bi = SIZE_MAX, bj = SIZE_MAX;
+	float best = 0;
+	for (size_t a = 0; a < nm; a++)
+		for (size_t b = a; b < nm; b++) {
+			if (first[a] == SIZE_MAX || first[b] == SIZE_MAX || (a == b && second[a] == SIZE_MAX))
+				continue;
+			size_t i = a == b ? first[a] : first[a] < first[b] ? first[a] : first[b];
+			size_t j = a == b ? second[a] : first[a] < first[b] ? first[b] : first[a];
+			float x = d->m[a * nm + b];
+			if (bi == SIZE_MAX || (d->delta ? x > best : x < best) ||
+			    (x == best && (i < bi || (i == bi && j < bj)))) {
 				best = x;
 				bi = i;
 				bj = j;
 			}
 		}
+	free(first);
+	free(second);
 	v->cur = bi / d->zoom;
 	d->col = bj / d->zoom;
 }
