@@ -13,6 +13,7 @@
 # timed, and the size of the analysis blobs in the store measured. The worst case for the
 # collapse, WORST traces (default 8192) all distinct, follows (-w 0: not run). Sizes default to
 # 1024 4096 8192 (`none`: only the worst case).
+# Needs git (the base is built from `git archive`), /usr/bin/time and sqlite3.
 # A side that fails (the base's dense matrix past SQLite's blob limit) is shown as failed. A size
 # written +N is run on this tree's side only (the base's n x n matrices would not fit in memory).
 set -eu
