@@ -30,8 +30,8 @@ static void test_jsmd(void)
 	CHECK_EQ_INT(j.row_faulty[0], 1);
 	CHECK_EQ_INT(j.row_faulty[1], 0);
 	/* |0.875 - 0.25| off the diagonal, 0 on it */
-	CHECK(NEAR(j.d[0], 0) && NEAR(j.d[3], 0));
-	CHECK(NEAR(j.d[1], .625) && NEAR(j.d[2], .625));
+	CHECK(NEAR(rank_jsmd_at(&j, 0, 0), 0) && NEAR(rank_jsmd_at(&j, 1, 1), 0));
+	CHECK(NEAR(rank_jsmd_at(&j, 0, 1), .625) && NEAR(rank_jsmd_at(&j, 1, 0), .625));
 	CHECK_EQ_INT(j.n_only_normal, 1);
 	CHECK(j.only_normal[0].proc == 0 && j.only_normal[0].thread == 1);
 	CHECK_EQ_INT(j.n_only_faulty, 1);
@@ -324,10 +324,15 @@ static void test_running(void)
 	CHECK_EQ_INT(rank_running(first, last, valid, 2, run, &quiet), 0);
 
 	/* rank_order puts the running traces first, in their row-sum order, then the others */
-	double d[9] = { 3, 0, 0, 0, 1, 0, 0, 0, 2 };
+	double d[9] = { 3, 0, 0, 0, 1, 0, 0, 0, 2 }, dg[3] = { 3, 1, 2 };
+	uint32_t cl[3] = { 0, 1, 2 }, mu[3] = { 1, 1, 1 };
 	rank_jsmd j = { 0 };
 	j.n = 3;
-	j.d = d;
+	j.nc = 3;
+	j.cd = d;
+	j.diag = dg;
+	j.cls = cl;
+	j.mult = mu;
 	rank_item it[3];
 	CHECK_EQ_INT(rank_order(&j, 3, it), 3);
 	CHECK(it[0].i == 0 && it[1].i == 2 && it[2].i == 1);

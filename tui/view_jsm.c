@@ -26,7 +26,10 @@ struct jsm {
 	int state;                /* 1 ready, 0 being computed, -1 failed */
 	char why[512];            /* why it failed, when the framework did not say */
 	size_t n;                 /* traces: rows = columns */
-	const float *m;           /* n x n, the values shown */
+	const float *m;           /* nm x nm, the values shown: row i is row mc[i] of m */
+	size_t nm;
+	const uint32_t *mc;
+	uint32_t *own_mc;         /* mc when this view computed it (JSM_D) */
 	int utf8;                 /* the shades are block elements (the legend says so) */
 	float *own;               /* m when this view computed it (JSM_D) */
 	rank_key *keys;           /* the P.T of row i */
@@ -64,6 +67,9 @@ static const tui_keyhelp keys[] = {
 static void drop(struct jsm *d)
 {
 	free(d->own);
+	free(d->own_mc);
+	d->own_mc = NULL;
+	d->mc = NULL;
 	free(d->keys);
 	free(d->row_a);
 	free(d->row_b);
@@ -92,6 +98,11 @@ static void label(const struct jsm *d, size_t tr, char *buf, size_t n)
 }
 
 /* The block of cell (ci, cj): its mean, minimum and maximum. */
+static float val(const struct jsm *d, size_t i, size_t j)
+{
+	return d->m[(size_t)d->mc[i] * d->nm + d->mc[j]];
+}
+
 static void block(const struct jsm *d, size_t ci, size_t cj, float *mean, float *lo, float *hi)
 {
 	size_t i0 = ci * d->zoom, j0 = cj * d->zoom;
@@ -101,7 +112,7 @@ static void block(const struct jsm *d, size_t ci, size_t cj, float *mean, float 
 	float mn = 1, mx = 0;
 	for (size_t i = i0; i < i1; i++)
 		for (size_t j = j0; j < j1; j++) {
-			float x = d->m[i * d->n + j];
+			float x = val(d, i, j);
 			sum += x;
 			if (x < mn)
 				mn = x;
@@ -116,7 +127,7 @@ static void block(const struct jsm *d, size_t ci, size_t cj, float *mean, float 
 static float shade_value(const struct jsm *d, size_t ci, size_t cj)
 {
 	if (d->zoom == 1)
-		return d->m[ci * d->n + cj];
+		return val(d, ci, cj);
 	float mean, lo, hi;
 	block(d, ci, cj, &mean, &lo, &hi);
 	return d->delta ? hi : mean;
@@ -154,7 +165,7 @@ static float pair_value(const struct jsm *d, int which, size_t i, size_t j)
 {
 	const an_result *r = which ? d->rf : d->r;
 	const size_t *rows = which ? d->row_b : d->row_a;
-	return r->jsm[rows[i] * r->n + rows[j]];
+	return analysis_sim(r, rows[i], rows[j]);
 }
 
 /* ---- layout: shared by the header, the lines and the keys, so that they agree ---- */
@@ -244,10 +255,10 @@ static void set_title(struct jsm *d, view *v)
 			 b1, mean, lo, hi);
 	} else if (d->delta) {
 		snprintf(cell, sizeof cell, "%s x %s = %.4f (%.3f -> %.3f)", a, b,
-			 d->m[i * d->n + j], pair_value(d, 0, i, j), pair_value(d, 1, i, j));
+			 val(d, i, j), pair_value(d, 0, i, j), pair_value(d, 1, i, j));
 	} else {
 		snprintf(cell, sizeof cell, "%s x %s = %.4f  (clusters %u, %u)", a, b,
-			 d->m[i * d->n + j], cluster_of(d->r, d->row_a, i),
+			 val(d, i, j), cluster_of(d->r, d->row_a, i),
 			 cluster_of(d->r, d->row_a, j));
 	}
 	char extra[64] = "";
@@ -282,13 +293,13 @@ static void cell_msg(tui *t, struct jsm *d, view *v)
 		tui_msg(t, ST_NORMAL, "%s: cluster %u->%u  %s: cluster %u->%u  |%.6f - %.6f| = %.6f",
 			a, cluster_of(d->r, d->row_a, i), cluster_of(d->rf, d->row_b, i), b,
 			cluster_of(d->r, d->row_a, j), cluster_of(d->rf, d->row_b, j),
-			pair_value(d, 1, i, j), pair_value(d, 0, i, j), d->m[i * d->n + j]);
+			pair_value(d, 1, i, j), pair_value(d, 0, i, j), val(d, i, j));
 		return;
 	}
 	size_t oi = d->row_a ? d->row_a[i] : i, oj = d->row_a ? d->row_a[j] : j;
 	tui_msg(t, ST_NORMAL, "%s: class %u, cluster %u   %s: class %u, cluster %u   J = %.6f", a,
 		d->r->identical[oi], d->r->cluster[oi], b, d->r->identical[oj], d->r->cluster[oj],
-		d->m[i * d->n + j]);
+		val(d, i, j));
 }
 
 /* ---- opening ---- */
@@ -302,6 +313,8 @@ static void load_run(tui *t, struct jsm *d)
 	d->r = r;
 	d->n = r->n;
 	d->m = r->jsm;
+	d->nm = r->nrows;
+	d->mc = r->row;
 	d->keys = analysis_keys(r);
 }
 
@@ -332,7 +345,8 @@ static void load_delta(tui *t, struct jsm *d)
 	rank_jsmd j;
 	dt_err e;
 	dt_err_clear(&e);
-	int r = rank_jsmd_build(kn, jn, rn->n, kf, jf, rf->n, &j, &e);
+	int r = rank_jsmd_build_rows(kn, rn->row, jn, rn->nrows, rn->n, kf, rf->row, jf, rf->nrows,
+				     rf->n, &j, &e);
 	free(kn);
 	free(kf);
 	free(jn);
@@ -346,10 +360,13 @@ static void load_delta(tui *t, struct jsm *d)
 	d->r = rn;
 	d->rf = rf;
 	d->n = j.n;
-	d->own = xmalloc((j.n ? j.n * j.n : 1) * sizeof *d->own);
-	for (size_t i = 0; i < j.n * j.n; i++)
-		d->own[i] = (float)j.d[i];
+	d->own = xmalloc((j.nc ? j.nc * j.nc : 1) * sizeof *d->own);
+	for (size_t i = 0; i < j.nc * j.nc; i++)
+		d->own[i] = (float)j.cd[i];
 	d->m = d->own;
+	d->nm = j.nc;
+	d->mc = d->own_mc = j.cls;
+	j.cls = NULL;
 	/* the view keeps the match: steal it from j before freeing the rest */
 	d->keys = j.keys;
 	d->row_a = j.row_normal;
@@ -573,17 +590,36 @@ static void extreme(tui *t, struct jsm *d, view *v)
 		tui_msg(t, ST_WARN, "one trace: no pair");
 		return;
 	}
-	size_t bi = 0, bj = 1;
-	float best = d->m[1];
-	for (size_t i = 0; i < d->n; i++)
-		for (size_t j = i + 1; j < d->n; j++) {
-			float x = d->m[i * d->n + j];
-			if (d->delta ? x > best : x < best) {
+	/* by classes of rows: the first pair (i < j) of a pair of classes is its first traces'
+	 * (the first two of one class); the first pair at the extreme value wins */
+	size_t nm = d->nm, *first = xmalloc(nm * sizeof *first), *second = xmalloc(nm * sizeof *second);
+	for (size_t c = 0; c < nm; c++)
+		first[c] = second[c] = SIZE_MAX;
+	for (size_t i = 0; i < d->n; i++) {
+		uint32_t c = d->mc[i];
+		if (first[c] == SIZE_MAX)
+			first[c] = i;
+		else if (second[c] == SIZE_MAX)
+			second[c] = i;
+	}
+	size_t bi = SIZE_MAX, bj = SIZE_MAX;
+	float best = 0;
+	for (size_t a = 0; a < nm; a++)
+		for (size_t b = a; b < nm; b++) {
+			if (first[a] == SIZE_MAX || first[b] == SIZE_MAX || (a == b && second[a] == SIZE_MAX))
+				continue;
+			size_t i = a == b ? first[a] : first[a] < first[b] ? first[a] : first[b];
+			size_t j = a == b ? second[a] : first[a] < first[b] ? first[b] : first[a];
+			float x = d->m[a * nm + b];
+			if (bi == SIZE_MAX || (d->delta ? x > best : x < best) ||
+			    (x == best && (i < bi || (i == bi && j < bj)))) {
 				best = x;
 				bi = i;
 				bj = j;
 			}
 		}
+	free(first);
+	free(second);
 	v->cur = bi / d->zoom;
 	d->col = bj / d->zoom;
 }

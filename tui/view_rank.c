@@ -358,7 +358,7 @@ static int build(tui *t, struct rank *d, const an_result *rn, const an_result *r
 	for (size_t i = 0; i < n; i++)
 		d->topscore = d->it[i].score > d->topscore ? d->it[i].score : d->topscore;
 	d->pr = xmalloc(PAIRS_MAX * sizeof *d->pr);
-	d->npr = rank_top_pairs(d->j.d, n, PAIRS_MAX, d->pr);
+	d->npr = rank_jsmd_top_pairs(&d->j, PAIRS_MAX, d->pr);
 	while (d->npr && d->pr[d->npr - 1].score <= 1e-12)
 		d->npr--; /* pairs whose similarity did not change are no suspects */
 	d->only_n = keys_text(d->j.only_normal, d->j.n_only_normal);
@@ -654,9 +654,8 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 		const rank_pair *p = &d->pr[l->i];
 		pt(a, sizeof a, d->j.keys[p->i]);
 		pt(b, sizeof b, d->j.keys[p->j]);
-		size_t nn = d->rn->n, nf = d->rf->n;
-		double jn = d->rn->jsm[d->j.row_normal[p->i] * nn + d->j.row_normal[p->j]];
-		double jf = d->rf->jsm[d->j.row_faulty[p->i] * nf + d->j.row_faulty[p->j]];
+		double jn = analysis_sim(d->rn, d->j.row_normal[p->i], d->j.row_normal[p->j]);
+		double jf = analysis_sim(d->rf, d->j.row_faulty[p->i], d->j.row_faulty[p->j]);
 		out_printf(o, ST_NORMAL, "%4zu %-7s %-7s  %6.3f   %5.3f   %5.3f", l->i + 1, a, b,
 			   p->score, jn, jf);
 		break;

@@ -44,6 +44,8 @@ struct an_pool {
 	size_t njobs, next;
 	uint64_t done_events, total_events;
 	pthread_mutex_t mu;
+	pthread_cond_t done;   /* signalled by each worker as it ends */
+	int ended;             /* workers that ended */
 	int stop;
 	const an_params *p;
 	/* args mode (attrs `.args`): cand[fid] for the MPI functions whose calls may carry argument
@@ -207,6 +209,10 @@ static void *an_worker(void *arg)
 	free(in);
 	free(out);
 	store_close(s);
+	pthread_mutex_lock(&pool->mu);
+	pool->ended++;
+	pthread_cond_signal(&pool->done);
+	pthread_mutex_unlock(&pool->mu);
 	return NULL;
 }
 
@@ -408,18 +414,30 @@ static int an_pool_run(struct an_pool *pool, const an_params *p, dt_err *e)
 			started++;
 	if (!started)
 		an_worker(pool);
+	/* progress every 100 ms while the workers run; the last one to end wakes this thread at
+	 * once, so a short analysis waits for nothing */
+	pthread_mutex_lock(&pool->mu);
 	for (;;) {
-		pthread_mutex_lock(&pool->mu);
 		uint64_t d = pool->done_events;
-		int finished = pool->next >= pool->njobs + (size_t)started || pool->stop;
+		int finished = pool->ended >= started;
 		pthread_mutex_unlock(&pool->mu);
 		if (p->progress)
 			p->progress(p->progress_arg, d, pool->total_events);
-		if (finished || !started)
+		pthread_mutex_lock(&pool->mu);
+		if (finished)
 			break;
-		struct timespec ts = { 0, 100 * 1000 * 1000 };
-		nanosleep(&ts, NULL);
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 100 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		while (pool->ended < started &&
+		       pthread_cond_timedwait(&pool->done, &pool->mu, &ts) == 0)
+			;
 	}
+	pthread_mutex_unlock(&pool->mu);
 	for (int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	free(th);
@@ -534,9 +552,9 @@ static int an_run_once(store *s, const store_run *run, const an_params *p, int64
 	struct an_job *jobs = NULL;
 	nlr_table *loops = nlr_table_new();
 	attrs_set *as = NULL;
-	ctx_bits ctx = { 0 };
-	double *jsm = NULL, *dist = NULL;
-	uint32_t *labels = NULL, *map = NULL;
+	ctx_bits ctx = { 0 }, cctx = { 0 };
+	double *jsm = NULL;
+	uint32_t *labels = NULL, *map = NULL, *rows = NULL, *mult = NULL;
 	clu_merge *merges = NULL;
 	fca_lattice L;
 	int have_lattice = 0;
@@ -549,6 +567,7 @@ static int an_run_once(store *s, const store_run *run, const an_params *p, int64
 	strmap_init(&smap);
 	struct an_pool pool = { .path = store_path(s), .keep = &keep, .p = p };
 	pthread_mutex_init(&pool.mu, NULL);
+	pthread_cond_init(&pool.done, NULL);
 	dt_buf b = { 0 };
 	int in_tx = 0;
 
@@ -615,6 +634,7 @@ static int an_run_once(store *s, const store_run *run, const an_params *p, int64
 		pool.smap = &smap;
 		pool.collect = 0;
 		pool.next = 0;
+		pool.ended = 0;
 	}
 	if (an_pool_run(&pool, p, e))
 		goto out;
@@ -635,22 +655,38 @@ static int an_run_once(store *s, const store_run *run, const an_params *p, int64
 	for (size_t i = 0; i < n; i++)
 		attrs_add(as, jobs[i].ent, jobs[i].nent);
 	attrs_context(as, &ctx);
-	jsm = xmalloc(n * n * sizeof *jsm);
-	jac_matrix(&ctx, jsm);
 	labels = xmalloc(n * sizeof *labels);
 	size_t nident = clu_identical(&ctx, labels);
-	merges = xmalloc((n > 1 ? n - 1 : 1) * sizeof *merges);
-	dist = xmalloc((n * (n - 1) / 2 + 1) * sizeof *dist);
-	clu_condensed_from_jsm(jsm, n, dist);
-	if (n > 1 && clu_linkage(dist, n, p->linkage, merges, e))
+	/* The rows of the matrix, the clustering and the lattice: one per class of identical
+	 * attribute sets, with its multiplicity (cluster.h says why the results are those of the
+	 * full n x n matrix); p->uncollapsed, for the tests, keeps one row per trace. */
+	size_t nr = p->uncollapsed ? n : nident;
+	rows = xmalloc(n * sizeof *rows);
+	mult = xcalloc(nr, sizeof *mult);
+	for (size_t i = 0; i < n; i++) {
+		rows[i] = p->uncollapsed ? (uint32_t)i : labels[i];
+		mult[rows[i]]++;
+	}
+	ctx_init(&cctx, nr, ctx.m);
+	for (size_t i = 0; i < n; i++) /* identical rows: any copy will do */
+		memcpy(ctx_row(&cctx, rows[i]), ctx_row(&ctx, i), ctx.words * sizeof *ctx.bits);
+	ctx_free(&ctx);
+	jsm = xmalloc(nr * nr * sizeof *jsm);
+	jac_matrix(&cctx, jsm);
+	merges = xmalloc((nr > 1 ? nr - 1 : 1) * sizeof *merges);
+	if (nr > 1 && clu_linkage_classes(jsm, nr, mult, p->linkage, merges, e))
 		goto out;
-	size_t kcut = p->kcut ? p->kcut : (n > 1 ? clu_auto_k(merges, n, n < 16 ? n : 16) : 1);
+	/* the full clustering's largest gap is never past the D classes (the merges there are
+	 * all at height 0) */
+	size_t kmax = n < 16 ? n : 16;
+	size_t kcut = p->kcut ? p->kcut : (nr > 1 ? clu_auto_k(merges, nr, kmax < nr ? kmax : nr) : 1);
 	if (kcut > n)
 		kcut = n;
 	dt_err lerr;
 	dt_err_clear(&lerr);
-	/* too many concepts: the analysis stands without its lattice, and says why */
-	have_lattice = fca_build(&ctx, ANALYSIS_MAX_CONCEPTS, &L, &lerr) == 0;
+	/* too many concepts: the analysis stands without its lattice, and says why. Its objects
+	 * are the rows: duplicate objects change no concept (fca.h numbers them by intent). */
+	have_lattice = fca_build(&cctx, ANALYSIS_MAX_CONCEPTS, &L, &lerr) == 0;
 
 	/* 4. write it all, one transaction */
 	if (store_cache_writable(s, e) || store_begin(s, e))
@@ -684,10 +720,10 @@ static int an_run_once(store *s, const store_run *run, const an_params *p, int64
 		if (store_analysis_put_attr(s, *id, a, scratch, e))
 			goto out;
 	}
-	float *fj = xmalloc(n * n * sizeof *fj);
-	for (size_t i = 0; i < n * n; i++)
+	float *fj = xmalloc(nr * nr * sizeof *fj);
+	for (size_t i = 0; i < nr * nr; i++)
 		fj[i] = (float)jsm[i];
-	int wr = store_analysis_put_blob(s, *id, "jsm", fj, n * n * sizeof *fj, e);
+	int wr = store_analysis_put_blob(s, *id, "jsm", fj, nr * nr * sizeof *fj, e);
 	free(fj);
 	if (wr)
 		goto out;
@@ -695,8 +731,14 @@ static int an_run_once(store *s, const store_run *run, const an_params *p, int64
 	put_u32s(&b, labels, n);
 	if (store_analysis_put_blob(s, *id, "identical", b.p, b.len, e))
 		goto out;
+	if (p->uncollapsed) {
+		b.len = 0;
+		put_u32s(&b, rows, n);
+		if (store_analysis_put_blob(s, *id, "rows", b.p, b.len, e))
+			goto out;
+	}
 	b.len = 0;
-	put_merges(&b, merges, n > 1 ? n - 1 : 0);
+	put_merges(&b, merges, nr > 1 ? nr - 1 : 0);
 	char key[64];
 	snprintf(key, sizeof key, "merges.%s", clu_linkage_name(p->linkage));
 	if (store_analysis_put_blob(s, *id, key, b.p, b.len, e))
@@ -730,6 +772,7 @@ out:
 	if (have_lattice)
 		fca_free(&L);
 	pthread_mutex_destroy(&pool.mu);
+	pthread_cond_destroy(&pool.done);
 	for (size_t i = 0; jobs && i < n; i++) {
 		for (size_t j = 0; j < jobs[i].nsnames; j++)
 			free(jobs[i].snames[j].name);
@@ -745,9 +788,11 @@ out:
 	buf_free(&b);
 	free(labels);
 	free(merges);
-	free(dist);
+	free(rows);
+	free(mult);
 	free(jsm);
 	ctx_free(&ctx);
+	ctx_free(&cctx);
 	attrs_free(as);
 	nlr_table_free(loops);
 	filt_table_free(&keep);
@@ -765,6 +810,8 @@ void analysis_result_free(an_result *r)
 	store_traces_free(r->traces, r->n);
 	free(r->nfiltered);
 	free(r->jsm);
+	free(r->row);
+	free(r->rowmult);
 	free(r->identical);
 	free(r->merges);
 	free(r->cluster);
@@ -790,8 +837,8 @@ int analysis_object(const an_result *r, int p, int t)
 int analysis_load(store *s, int64_t id, an_result *r, dt_err *e)
 {
 	memset(r, 0, sizeof *r);
-	uint8_t *p = NULL;
-	size_t len = 0;
+	uint8_t *p = NULL, *rb = NULL;
+	size_t len = 0, rlen = 0;
 	if (store_analysis_get(s, id, &r->meta, e))
 		return -1;
 	if (attrs_mode_parse_args(r->meta.attrs, &r->mode, &r->args, e))
@@ -822,16 +869,6 @@ int analysis_load(store *s, int64_t id, an_result *r, dt_err *e)
 	}
 	free(tids);
 	store_traces_free(all, nall);
-	int g = store_analysis_get_blob(s, id, "jsm", &p, &len, e);
-	if (g < 0)
-		goto fail;
-	if (!g || len != r->n * r->n * sizeof(float)) {
-		dt_err_at(e, store_path(s), -1, "analysis %lld: damaged similarity matrix",
-			  (long long)id);
-		goto fail;
-	}
-	r->jsm = (float *)p;
-	p = NULL;
 	size_t pos = 0, cnt;
 	if (store_analysis_get_blob(s, id, "identical", &p, &len, e) != 1 ||
 	    get_u32s(p, len, &pos, &r->identical, &cnt) || cnt != r->n) {
@@ -844,6 +881,40 @@ int analysis_load(store *s, int64_t id, an_result *r, dt_err *e)
 	for (size_t i = 0; i < r->n; i++)
 		if (r->identical[i] + 1 > r->nidentical)
 			r->nidentical = r->identical[i] + 1;
+	int g = store_analysis_get_blob(s, id, "jsm", &p, &len, e);
+	if (g < 0)
+		goto fail;
+	/* the rows: the classes; an explicit map (uncollapsed); or, in an analysis cached before
+	 * the collapse, the objects (a dense n x n matrix) */
+	int gr = g ? store_analysis_get_blob(s, id, "rows", &rb, &rlen, e) : 0;
+	if (gr < 0)
+		goto fail;
+	pos = 0;
+	if (gr) {
+		if (get_u32s(rb, rlen, &pos, &r->row, &cnt) || cnt != r->n) {
+			dt_err_at(e, store_path(s), -1, "analysis %lld: damaged rows", (long long)id);
+			goto fail;
+		}
+	} else {
+		r->row = xmalloc((r->n ? r->n : 1) * sizeof *r->row);
+		int dense = r->nidentical < r->n && len == r->n * r->n * sizeof(float);
+		for (size_t i = 0; i < r->n; i++)
+			r->row[i] = dense ? (uint32_t)i : r->identical[i];
+	}
+	r->nrows = 0;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->row[i] + 1 > r->nrows)
+			r->nrows = r->row[i] + 1;
+	r->rowmult = xcalloc(r->nrows ? r->nrows : 1, sizeof *r->rowmult);
+	for (size_t i = 0; i < r->n; i++)
+		r->rowmult[r->row[i]]++;
+	if (!g || len != r->nrows * r->nrows * sizeof(float)) {
+		dt_err_at(e, store_path(s), -1, "analysis %lld: damaged similarity matrix",
+			  (long long)id);
+		goto fail;
+	}
+	r->jsm = (float *)p;
+	p = NULL;
 	if (store_analysis_get_blob(s, id, "cut", &p, &len, e) != 1) {
 		dt_err_at(e, store_path(s), -1, "analysis %lld: no clustering", (long long)id);
 		goto fail;
@@ -863,7 +934,7 @@ int analysis_load(store *s, int64_t id, an_result *r, dt_err *e)
 	snprintf(key, sizeof key, "merges.%s", r->linkage);
 	size_t nm;
 	if (store_analysis_get_blob(s, id, key, &p, &len, e) != 1 ||
-	    get_merges(p, len, &r->merges, &nm) || nm != (r->n ? r->n - 1 : 0)) {
+	    get_merges(p, len, &r->merges, &nm) || nm != (r->nrows ? r->nrows - 1 : 0)) {
 		dt_err_at(e, store_path(s), -1, "analysis %lld: damaged clustering", (long long)id);
 		goto fail;
 	}
@@ -871,7 +942,7 @@ int analysis_load(store *s, int64_t id, an_result *r, dt_err *e)
 	p = NULL;
 	r->cluster = xmalloc((r->n ? r->n : 1) * sizeof *r->cluster);
 	if (r->n)
-		clu_cut(r->merges, r->n, r->kcut ? r->kcut : 1, r->cluster);
+		clu_cut_classes(r->merges, r->nrows, r->row, r->n, r->kcut ? r->kcut : 1, r->cluster);
 	if (store_analysis_attr_names(s, id, &r->attr_names, &r->nattrs, e))
 		goto fail;
 	r->oattrs = xcalloc(r->n ? r->n : 1, sizeof *r->oattrs);
@@ -884,11 +955,53 @@ int analysis_load(store *s, int64_t id, an_result *r, dt_err *e)
 		r->filter_alias = xstrdup(r->meta.filter);
 	}
 	free(p);
+	free(rb);
 	return 0;
 fail:
 	free(p);
+	free(rb);
 	analysis_result_free(r);
 	return -1;
+}
+
+/* The row of each of the n objects of analysis id (analysis.h): the "rows" map when there is
+ * one, else the classes, except in an analysis cached before the collapse (one row per object);
+ * *nrows their number. */
+static int an_rows(store *s, int64_t id, int current, size_t n, uint32_t **row, size_t *nrows,
+		   dt_err *e)
+{
+	uint8_t *p = NULL;
+	size_t len = 0, pos = 0, cnt = 0;
+	*row = NULL;
+	int g = store_analysis_get_blob(s, id, "rows", &p, &len, e);
+	if (g < 0)
+		return -1;
+	if (!g && current) {
+		free(p);
+		p = NULL;
+		g = store_analysis_get_blob(s, id, "identical", &p, &len, e);
+		if (g < 0)
+			return -1;
+	}
+	if (g) {
+		int bad = get_u32s(p, len, &pos, row, &cnt) || cnt != n;
+		free(p);
+		if (bad) {
+			free(*row);
+			*row = NULL;
+			return dt_err_at(e, store_path(s), -1, "analysis %lld: damaged classes",
+					 (long long)id);
+		}
+	} else {
+		*row = xmalloc((n ? n : 1) * sizeof **row);
+		for (size_t i = 0; i < n; i++)
+			(*row)[i] = (uint32_t)i;
+	}
+	*nrows = 0;
+	for (size_t i = 0; i < n; i++)
+		if ((*row)[i] + 1 > *nrows)
+			*nrows = (*row)[i] + 1;
+	return 0;
 }
 
 int analysis_lattice(store *s, int64_t id, fca_lattice *L, char **why, dt_err *e)
@@ -898,14 +1011,30 @@ int analysis_lattice(store *s, int64_t id, fca_lattice *L, char **why, dt_err *e
 	store_analysis a;
 	if (store_analysis_get(s, id, &a, e))
 		return -1;
-	size_t n = (size_t)a.ntraces, m = (size_t)a.nattrs;
+	size_t n = (size_t)a.ntraces, m = (size_t)a.nattrs, nr = 0;
+	int current = !strcmp(a.version, ANALYSIS_VERSION);
 	store_analysis_free(&a);
+	uint32_t *row;
+	if (an_rows(s, id, current, n, &row, &nr, e))
+		return -1;
+	/* the objects of each row, in order */
+	size_t *off = xcalloc(nr + 2, sizeof *off);
+	uint32_t *obj = xmalloc((n ? n : 1) * sizeof *obj);
+	for (size_t i = 0; i < n; i++)
+		off[row[i] + 2]++;
+	for (size_t r = 0; r < nr; r++)
+		off[r + 2] += off[r + 1];
+	for (size_t i = 0; i < n; i++)
+		obj[off[row[i] + 1]++] = (uint32_t)i;
+	free(row);
 	uint8_t *p;
 	size_t len;
 	int g = store_analysis_get_blob(s, id, "lattice", &p, &len, e);
 	if (g < 0)
-		return -1;
+		goto fail;
 	if (!g) {
+		free(off);
+		free(obj);
 		if (store_analysis_get_blob(s, id, "lattice.error", &p, &len, e) == 1) {
 			*why = xstrndup((const char *)p, len);
 			free(p);
@@ -930,10 +1059,13 @@ int analysis_lattice(store *s, int64_t id, fca_lattice *L, char **why, dt_err *e
 		c->intent = xcalloc(wm, sizeof *c->intent);
 		if (get_u32s(p, len, &pos, &v, &k))
 			goto bad;
+		c->next = 0;
 		for (size_t j = 0; j < k; j++)
-			if (v[j] < n)
-				ctx_bset(c->extent, v[j]);
-		c->next = k;
+			if (v[j] < nr)
+				for (size_t q = off[v[j]]; q < off[v[j] + 1]; q++) {
+					ctx_bset(c->extent, obj[q]);
+					c->next++;
+				}
 		free(v);
 		if (get_u32s(p, len, &pos, &v, &k))
 			goto bad;
@@ -968,14 +1100,17 @@ int analysis_lattice(store *s, int64_t id, fca_lattice *L, char **why, dt_err *e
 	 * smallest intent holding it */
 	L->obj_concept = xcalloc(n ? n : 1, sizeof *L->obj_concept);
 	L->attr_concept = xcalloc(m ? m : 1, sizeof *L->attr_concept);
-	for (size_t g2 = 0; g2 < n; g2++) {
+	for (size_t r = 0; r < nr; r++) { /* the objects of a row share their concept */
+		if (off[r] == off[r + 1])
+			continue;
 		size_t best = 0, bi = 0;
 		for (size_t i = 0; i < L->nconcepts; i++)
-			if (ctx_btest(L->c[i].extent, g2) && L->c[i].nint >= best) {
+			if (ctx_btest(L->c[i].extent, obj[off[r]]) && L->c[i].nint >= best) {
 				best = L->c[i].nint;
 				bi = i;
 			}
-		L->obj_concept[g2] = (uint32_t)bi;
+		for (size_t q = off[r]; q < off[r + 1]; q++)
+			L->obj_concept[obj[q]] = (uint32_t)bi;
 	}
 	for (size_t at = 0; at < m; at++) {
 		size_t best = SIZE_MAX, bi = L->bottom;
@@ -987,11 +1122,17 @@ int analysis_lattice(store *s, int64_t id, fca_lattice *L, char **why, dt_err *e
 		L->attr_concept[at] = (uint32_t)bi;
 	}
 	free(p);
+	free(off);
+	free(obj);
 	return 1;
 bad:
 	free(p);
 	fca_free(L);
-	return dt_err_at(e, store_path(s), -1, "analysis %lld: damaged lattice", (long long)id);
+	dt_err_at(e, store_path(s), -1, "analysis %lld: damaged lattice", (long long)id);
+fail:
+	free(off);
+	free(obj);
+	return -1;
 }
 
 /* ---- comparing two runs ---- */
@@ -1006,53 +1147,59 @@ rank_key *analysis_keys(const an_result *r)
 
 double *analysis_jsm(const an_result *r)
 {
-	double *d = xmalloc((r->n ? r->n * r->n : 1) * sizeof *d);
-	for (size_t i = 0; i < r->n * r->n; i++)
+	size_t nr = r->nrows;
+	double *d = xmalloc((nr ? nr * nr : 1) * sizeof *d);
+	for (size_t i = 0; i < nr * nr; i++)
 		d[i] = r->jsm[i];
 	return d;
 }
 
-/* The dendrogram of r restricted to rows[0..m): the cached one when the rows are all of r in
- * order and the linkage is the cached one; else computed on the submatrix. */
-static int merges_on(const an_result *r, const double *jsm, const size_t *rows, size_t m,
-		     enum clu_linkage l, clu_merge *out, dt_err *e)
+/* The dendrogram of r restricted to the objects obj[0..m) (ascending), over their rows: *cls
+ * gets each one's class there (renumbered in order of first object), *nc their number, and
+ * *out the nc - 1 merges: the cached ones when the objects are all of r and the linkage is the
+ * cached one; else computed on the rows they use, with the multiplicities they have. */
+static int merges_on(const an_result *r, const double *jsm, const size_t *obj, size_t m,
+		     enum clu_linkage l, uint32_t **cls, size_t *nc, clu_merge **out, dt_err *e)
 {
+	size_t nr = r->nrows;
+	uint32_t *renum = xmalloc((nr ? nr : 1) * sizeof *renum);
+	for (size_t i = 0; i < nr; i++)
+		renum[i] = UINT32_MAX;
+	uint32_t *c = xmalloc((m ? m : 1) * sizeof *c), *orig = xmalloc((nr ? nr : 1) * sizeof *orig);
+	size_t k = 0;
+	for (size_t i = 0; i < m; i++) {
+		uint32_t x = r->row[obj[i]];
+		if (renum[x] == UINT32_MAX) {
+			orig[k] = x;
+			renum[x] = (uint32_t)k++;
+		}
+		c[i] = renum[x];
+	}
 	int all = m == r->n && !strcmp(r->linkage, clu_linkage_name(l));
-	for (size_t i = 0; all && i < m; i++)
-		all = rows[i] == i;
+	for (size_t i = 0; all && i < k; i++)
+		all = orig[i] == i;
+	*cls = c;
+	*nc = k;
+	*out = xmalloc((k > 1 ? k - 1 : 1) * sizeof **out);
+	int rc = 0;
 	if (all) {
-		memcpy(out, r->merges, (m - 1) * sizeof *out);
-		return 0;
+		if (k > 1)
+			memcpy(*out, r->merges, (k - 1) * sizeof **out);
+	} else {
+		uint32_t *mult = xcalloc(k ? k : 1, sizeof *mult);
+		for (size_t i = 0; i < m; i++)
+			mult[c[i]]++;
+		double *sub = xmalloc((k ? k * k : 1) * sizeof *sub);
+		for (size_t i = 0; i < k; i++)
+			for (size_t j = 0; j < k; j++)
+				sub[i * k + j] = jsm[(size_t)orig[i] * nr + orig[j]];
+		rc = clu_linkage_classes(sub, k, mult, l, *out, e);
+		free(sub);
+		free(mult);
 	}
-	size_t n = r->n;
-	double *sub = xmalloc(m * m * sizeof *sub), *d = xmalloc((m * (m - 1) / 2 + 1) * sizeof *d);
-	for (size_t i = 0; i < m; i++)
-		for (size_t j = 0; j < m; j++)
-			sub[i * m + j] = jsm[rows[i] * n + rows[j]];
-	clu_condensed_from_jsm(sub, m, d);
-	int rc = clu_linkage(d, m, l, out, e);
-	free(sub);
-	free(d);
+	free(renum);
+	free(orig);
 	return rc;
-}
-
-struct bcuts {
-	size_t n;
-	const clu_merge *mn, *mf;
-	uint32_t *x, *y;
-};
-
-static int bcut(void *ctx, size_t k, int *la, int *lb, dt_err *e)
-{
-	(void)e;
-	struct bcuts *b = ctx;
-	clu_cut(b->mn, b->n, k, b->x);
-	clu_cut(b->mf, b->n, k, b->y);
-	for (size_t i = 0; i < b->n; i++) {
-		la[i] = (int)b->x[i];
-		lb[i] = (int)b->y[i];
-	}
-	return 0;
 }
 
 /* For each attribute id of rb, the id of the attribute of the same name in ra, or UINT32_MAX:
@@ -1171,7 +1318,8 @@ int analysis_compare(const an_result *rn, const an_result *rf, enum clu_linkage 
 	memset(j, 0, sizeof *j);
 	rank_key *kn = analysis_keys(rn), *kf = analysis_keys(rf);
 	double *jn = analysis_jsm(rn), *jf = analysis_jsm(rf);
-	int r = rank_jsmd_build(kn, jn, rn->n, kf, jf, rf->n, j, e);
+	int r = rank_jsmd_build_rows(kn, rn->row, jn, rn->nrows, rn->n, kf, rf->row, jf, rf->nrows,
+				     rf->n, j, e);
 	if (!r && rn->oattrs && rf->oattrs && j->n) {
 		uint32_t *map = attr_map(rn, rf);
 		uint8_t *novel = attr_novel(rn, rf);
@@ -1179,10 +1327,14 @@ int analysis_compare(const an_result *rn, const an_result *rf, enum clu_linkage 
 		for (size_t i = 0; i < rf->n; i++)
 			most = rf->noattrs[i] > most ? rf->noattrs[i] : most;
 		uint32_t *scratch = xmalloc(most * sizeof *scratch);
+		/* a class's traces have the same attributes in both runs: its first one says */
+		uint8_t *done = xcalloc(j->nc ? j->nc : 1, 1);
 		for (size_t i = 0; i < j->n; i++)
-			j->d[i * j->n + i] = self_change(rn, j->row_normal[i], rf, j->row_faulty[i],
-							 map, scratch) +
-					     novelty(rf, j->row_faulty[i], novel);
+			if (!done[j->cls[i]]++)
+				j->diag[j->cls[i]] = self_change(rn, j->row_normal[i], rf,
+								 j->row_faulty[i], map, scratch) +
+						     novelty(rf, j->row_faulty[i], novel);
+		free(done);
 		free(scratch);
 		free(map);
 		free(novel);
@@ -1191,19 +1343,18 @@ int analysis_compare(const an_result *rn, const an_result *rf, enum clu_linkage 
 		find_running(rf, j);
 	*bscore = NAN;
 	if (!r && j->n >= 3) {
-		size_t m = j->n;
-		clu_merge *mn = xmalloc((m - 1) * sizeof *mn), *mf = xmalloc((m - 1) * sizeof *mf);
-		struct bcuts b = { m, mn, mf, xmalloc(m * sizeof(uint32_t)),
-				   xmalloc(m * sizeof(uint32_t)) };
-		r = merges_on(rn, jn, j->row_normal, m, l, mn, e);
+		size_t m = j->n, dn = 0, df = 0;
+		clu_merge *mn = NULL, *mf = NULL;
+		uint32_t *cn = NULL, *cf = NULL;
+		r = merges_on(rn, jn, j->row_normal, m, l, &cn, &dn, &mn, e);
 		if (!r)
-			r = merges_on(rf, jf, j->row_faulty, m, l, mf, e);
+			r = merges_on(rf, jf, j->row_faulty, m, l, &cf, &df, &mf, e);
 		if (!r)
-			r = rank_bscore_mean(m, bcut, &b, bscore, NULL, e);
+			r = rank_bscore_mean_classes(m, cn, mn, dn, cf, mf, df, bscore, NULL);
 		free(mn);
 		free(mf);
-		free(b.x);
-		free(b.y);
+		free(cn);
+		free(cf);
 	}
 	if (r) {
 		rank_jsmd_free(j);

@@ -23,7 +23,7 @@
 
 /* Bumped whenever a change in the pipeline changes its results: cached analyses of another
  * version are recomputed. */
-#define ANALYSIS_VERSION "difftrace-analysis-3"
+#define ANALYSIS_VERSION "difftrace-analysis-4"
 
 /* The defaults of every command and of the interface: the MPI and OpenMP calls, each MPI call
  * with its identifying arguments (`.args`), frequencies by order of magnitude, loop bodies of up
@@ -50,6 +50,8 @@ typedef struct an_params {
 	size_t kcut;                     /* clusters; 0: chosen at the largest gap */
 	int threads;                     /* 0: one per core */
 	int force;                       /* recompute even when cached */
+	int uncollapsed;                 /* tests only: one matrix row per trace instead of one per
+					    class of identical attribute sets (the same results) */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
 } an_params;
@@ -76,10 +78,18 @@ typedef struct an_result {
 	size_t n;                /* objects (traces), in P.T order */
 	store_trace *traces;     /* traces[i] is object i */
 	uint64_t *nfiltered;     /* events left after the filter, per object */
-	float *jsm;              /* n x n Jaccard similarity */
+	/* The matrix, the clustering and the lattice are over rows, not objects: one row per
+	 * class of identical attribute sets (all its objects are alike in every one of them), so
+	 * that nothing is n x n. An analysis cached before the classes were collapsed has one row
+	 * per object and reads back the same way. */
+	size_t nrows;
+	uint32_t *row;           /* row per object (nondecreasing first objects: row r's first
+				    object comes before row r + 1's) */
+	uint32_t *rowmult;       /* objects per row */
+	float *jsm;              /* nrows x nrows Jaccard similarity: analysis_sim for objects */
 	uint32_t *identical;     /* class per object: identical attribute sets */
 	size_t nidentical;
-	clu_merge *merges;       /* n - 1 merges of the hierarchical clustering */
+	clu_merge *merges;       /* nrows - 1 merges of the clustering of the rows (cluster.h) */
 	char linkage[16];
 	size_t kcut;
 	uint32_t *cluster;       /* cluster per object at kcut */
@@ -110,9 +120,15 @@ int analysis_lattice(store *s, int64_t id, fca_lattice *L, char **why, dt_err *e
  * running when it was stopped (rank_running on the traces' event times). */
 int analysis_compare(const an_result *rn, const an_result *rf, enum clu_linkage l, rank_jsmd *j,
 		     double *bscore, dt_err *e);
-/* The (P, T) of each object, and the JSM as doubles, as the rank module takes them (malloc'ed). */
+/* The (P, T) of each object, and the nrows x nrows JSM as doubles, as the rank module takes them
+ * (malloc'ed). */
 rank_key *analysis_keys(const an_result *r);
 double *analysis_jsm(const an_result *r);
+/* The similarity of objects i and j. */
+static inline float analysis_sim(const an_result *r, size_t i, size_t j)
+{
+	return r->jsm[(size_t)r->row[i] * r->nrows + r->row[j]];
+}
 /* The object index of trace P.T, or -1. */
 int analysis_object(const an_result *r, int p, int t);
 

@@ -139,27 +139,17 @@ static void rescan(hac *h, size_t i)
 		}
 }
 
-int clu_linkage(const double *d, size_t n, enum clu_linkage l, clu_merge *merges, dt_err *e)
+/* The primitive algorithm on n slots with condensed distances d and initial sizes size0 (NULL:
+ * all 1); d is taken over (freed here). */
+static void hac_run(double *d, size_t n, const uint32_t *size0, enum clu_linkage l,
+		    clu_merge *merges)
 {
-	if (n > UINT32_MAX / 2)
-		return dt_errf(e, DT_EDATA, "too many traces to cluster (%zu)", n);
-	if (n < 2)
-		return 0;
-	size_t nd = n * (n - 1) / 2;
-	for (size_t k = 0; k < nd; k++)
-		if (!(d[k] >= 0)) /* also catches NaN */
-			return dt_errf(e, DT_EDATA,
-				       "distance %g at condensed index %zu is not a non-negative "
-				       "number",
-				       d[k], k);
-	hac h = { n, xmalloc(nd * sizeof *h.d), xmalloc(n), xmalloc(n * sizeof *h.nn),
-		  xmalloc(n * sizeof *h.nd) };
-	memcpy(h.d, d, nd * sizeof *d);
+	hac h = { n, d, xmalloc(n), xmalloc(n * sizeof *h.nn), xmalloc(n * sizeof *h.nd) };
 	memset(h.alive, 1, n);
 	uint32_t *id = xmalloc(n * sizeof *id), *size = xmalloc(n * sizeof *size);
 	for (size_t i = 0; i < n; i++) {
 		id[i] = (uint32_t)i;
-		size[i] = 1;
+		size[i] = size0 ? size0[i] : 1;
 	}
 	for (size_t i = 0; i < n; i++)
 		rescan(&h, i);
@@ -202,7 +192,178 @@ int clu_linkage(const double *d, size_t n, enum clu_linkage l, clu_merge *merges
 	free(h.alive);
 	free(h.nn);
 	free(h.nd);
+}
+
+static int check_dist(const double *d, size_t nd, dt_err *e)
+{
+	for (size_t k = 0; k < nd; k++)
+		if (!(d[k] >= 0)) /* also catches NaN */
+			return dt_errf(e, DT_EDATA,
+				       "distance %g at condensed index %zu is not a non-negative "
+				       "number",
+				       d[k], k);
 	return 0;
+}
+
+int clu_linkage(const double *d, size_t n, enum clu_linkage l, clu_merge *merges, dt_err *e)
+{
+	if (n > UINT32_MAX / 2)
+		return dt_errf(e, DT_EDATA, "too many traces to cluster (%zu)", n);
+	if (n < 2)
+		return 0;
+	size_t nd = n * (n - 1) / 2;
+	if (check_dist(d, nd, e))
+		return -1;
+	double *c = xmalloc(nd * sizeof *c);
+	memcpy(c, d, nd * sizeof *d);
+	hac_run(c, n, NULL, l, merges);
+	return 0;
+}
+
+/* ---- classes of identical traces ---- */
+
+/* The distance, once both are collapsed, between the cluster of the wp copies of class P and
+ * that of the wq copies of class Q, P's first trace coming before Q's, at distance x between
+ * one copy of each: the Lance-Williams updates replayed in the order the full clustering makes
+ * them (P collapses one copy at a time into its first slot while Q's copies are single, then Q
+ * does the same against the whole of P), so that the value is the very double the full
+ * clustering reaches, rounding included. */
+static double collapsed_dist(enum clu_linkage l, double x, uint32_t wp, uint32_t wq)
+{
+	double y = x;
+	for (uint32_t t = 1; t < wp; t++)
+		y = lw(l, y, x, 0, t, 1, 1);
+	double z = y;
+	for (uint32_t s = 1; s < wq; s++)
+		z = lw(l, z, y, 0, s, 1, wp);
+	return z;
+}
+
+int clu_linkage_classes(const double *jsm, size_t nc, const uint32_t *mult, enum clu_linkage l,
+			clu_merge *merges, dt_err *e)
+{
+	if (nc > UINT32_MAX / 2)
+		return dt_errf(e, DT_EDATA, "too many traces to cluster (%zu)", nc);
+	uint64_t total = 0;
+	for (size_t i = 0; i < nc; i++)
+		total += mult[i];
+	if (total > UINT32_MAX / 2)
+		return dt_errf(e, DT_EDATA, "too many traces to cluster (%llu)",
+			       (unsigned long long)total);
+	if (nc < 2)
+		return 0;
+	size_t nd = nc * (nc - 1) / 2;
+	double *d = xmalloc(nd * sizeof *d);
+	clu_condensed_from_jsm(jsm, nc, d);
+	if (check_dist(d, nd, e)) {
+		free(d);
+		return -1;
+	}
+	for (size_t i = 0, k = 0; i < nc; i++)
+		for (size_t j = i + 1; j < nc; j++, k++)
+			if (mult[i] > 1 || mult[j] > 1)
+				d[k] = collapsed_dist(l, d[k], mult[i], mult[j]);
+	hac_run(d, nc, mult, l, merges);
+	return 0;
+}
+
+/* The budget of zero-height merges z shared out over the classes in order: t[c] copies of class
+ * c joined to its first one (0..mult[c]-1). */
+static void chain_share(const uint32_t *mult, size_t nc, uint64_t z, uint32_t *t)
+{
+	for (size_t c = 0; c < nc; c++) {
+		uint32_t w = mult[c] ? mult[c] - 1 : 0;
+		t[c] = z >= w ? w : (uint32_t)z;
+		z -= t[c];
+	}
+}
+
+void clu_cut_classes(const clu_merge *m, size_t nc, const uint32_t *cls, size_t n, size_t k,
+		     uint32_t *label)
+{
+	if (!n)
+		return;
+	if (k < 1)
+		k = 1;
+	if (k > n)
+		k = n;
+	if (nc == n) { /* every trace its own class: cls[i] = i */
+		clu_cut(m, n, k, label);
+		return;
+	}
+	uint32_t *lab = xmalloc((nc ? nc : 1) * sizeof *lab);
+	if (k <= nc) {
+		clu_cut(m, nc, k, lab);
+		for (size_t i = 0; i < n; i++)
+			label[i] = lab[cls[i]];
+		free(lab);
+		return;
+	}
+	/* more clusters than classes: the first n - k zero-height merges, class by class */
+	uint32_t *mult = xcalloc(nc ? nc : 1, sizeof *mult), *t = xmalloc((nc ? nc : 1) * sizeof *t);
+	for (size_t i = 0; i < n; i++)
+		mult[cls[i]]++;
+	chain_share(mult, nc, n - k, t);
+	uint32_t *seen = xcalloc(nc ? nc : 1, sizeof *seen);
+	for (size_t c = 0; c < nc; c++)
+		lab[c] = UINT32_MAX;
+	uint32_t next = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t c = cls[i], r = seen[c]++;
+		if (r <= t[c]) { /* with its class's first trace */
+			if (lab[c] == UINT32_MAX)
+				lab[c] = next++;
+			label[i] = lab[c];
+		} else {
+			label[i] = next++;
+		}
+	}
+	free(seen);
+	free(t);
+	free(mult);
+	free(lab);
+}
+
+void clu_expand_merges(const clu_merge *m, size_t nc, const uint32_t *cls, size_t n,
+		       clu_merge *out)
+{
+	if (n < 2)
+		return;
+	/* id[c]: the full dendrogram's id of class c once collapsed */
+	uint32_t *id = xmalloc((nc ? nc : 1) * sizeof *id), *sz = xcalloc(nc ? nc : 1, sizeof *sz);
+	size_t s = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t c = cls[i];
+		if (!sz[c]++)
+			id[c] = (uint32_t)i;
+	}
+	/* the zero-height merges, classes in order of their first trace, copies in trace order */
+	memset(sz, 0, (nc ? nc : 1) * sizeof *sz);
+	uint32_t *members = xmalloc(n * sizeof *members);
+	size_t *off = xcalloc(nc + 1, sizeof *off);
+	for (size_t i = 0; i < n; i++)
+		off[cls[i] + 1]++;
+	for (size_t c = 0; c < nc; c++)
+		off[c + 1] += off[c];
+	for (size_t i = 0; i < n; i++)
+		members[off[cls[i]] + sz[cls[i]]++] = (uint32_t)i;
+	for (size_t c = 0; c < nc; c++)
+		for (size_t q = off[c] + 1; q < off[c + 1]; q++) {
+			uint32_t a = id[c], b = members[q];
+			out[s] = (clu_merge){ a < b ? a : b, a < b ? b : a, 0,
+					      (uint32_t)(q - off[c] + 1) };
+			id[c] = (uint32_t)(n + s++);
+		}
+	size_t z = s;
+	for (size_t q = 0; q + 1 < nc; q++) {
+		uint32_t a = m[q].a < nc ? id[m[q].a] : (uint32_t)(n + z + (m[q].a - nc));
+		uint32_t b = m[q].b < nc ? id[m[q].b] : (uint32_t)(n + z + (m[q].b - nc));
+		out[s++] = (clu_merge){ a < b ? a : b, a < b ? b : a, m[q].height, m[q].size };
+	}
+	free(members);
+	free(off);
+	free(id);
+	free(sz);
 }
 
 /* ---- cuts ---- */

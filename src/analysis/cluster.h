@@ -75,6 +75,37 @@ void clu_condensed_from_jsm(const double *jsm, size_t n, double *d);
  * distance is negative or not a number. */
 int clu_linkage(const double *d, size_t n, enum clu_linkage l, clu_merge *merges, dt_err *e);
 
+/* ---- classes of identical traces (collapsed clustering) ----
+ *
+ * Traces with identical attribute sets are at distance 0 from each other and at the same
+ * distance from everything else. The full clustering of n traces in D such classes (numbered in
+ * order of their first trace, cls[i] the class of trace i, mult[c] its traces) therefore starts
+ * with n - D merges at height 0: the classes in order of their first trace, each collapsing
+ * one copy at a time, in trace order, into its first trace's slot (every other distance is
+ * positive, and ties go to the lowest slots). What follows is the clustering of the D collapsed
+ * classes, whose slots keep the order of their first traces, with their sizes and with the
+ * distances the Lance-Williams updates left between them: for single, complete, weighted and
+ * median 1 - J itself; for average, centroid and ward a function of both sizes, which
+ * clu_linkage_classes replays step by step as the full clustering computes it, so that every
+ * height, and so every tie and every choice between equal distances, is the very double the
+ * full clustering has. clu_expand_merges rebuilds the full dendrogram from the class one; the
+ * tests check both ways give the same merges. */
+
+/* The D - 1 merges of the D classes whose D x D similarity is jsm (upper triangle read), with
+ * mult[c] traces each; ids below D are classes, D + s the cluster of merge s; size counts
+ * traces. */
+int clu_linkage_classes(const double *jsm, size_t nc, const uint32_t *mult, enum clu_linkage l,
+			clu_merge *merges, dt_err *e);
+/* clu_cut of the full dendrogram, from the class one: labels of the n traces (cls[i] < nc) in
+ * k clusters, numbered in order of their first trace. Up to D clusters it is the class cut;
+ * beyond, the first n - k zero-height merges (above) are kept: the classes in order, each
+ * gathering its traces in trace order, until the budget runs out. O(n + D). */
+void clu_cut_classes(const clu_merge *m, size_t nc, const uint32_t *cls, size_t n, size_t k,
+		     uint32_t *label);
+/* The n - 1 merges of the full dendrogram (ids over traces) from the nc - 1 class merges. */
+void clu_expand_merges(const clu_merge *m, size_t nc, const uint32_t *cls, size_t n,
+		       clu_merge *out);
+
 /* Labels after the first n - k merges (so exactly k clusters; k is clamped to 1..n): clusters
  * numbered 0, 1, ... in order of their first trace. Where heights tie, SciPy's fcluster cannot
  * always reach k; this cut follows the merge order and always does. */

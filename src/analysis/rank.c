@@ -66,11 +66,56 @@ static int check_jsm(const double *m, size_t n, const char *what, dt_err *e)
 	return 0;
 }
 
+/* An open-addressing map from 64-bit keys to ids 0, 1, ... in order of insertion. */
+typedef struct idmap {
+	uint64_t *k;
+	uint32_t *v; /* UINT32_MAX: empty */
+	size_t mask;
+	uint32_t n;
+} idmap;
+
+static void idmap_init(idmap *m, size_t n)
+{
+	size_t cap = 16;
+	while (cap < 2 * n)
+		cap *= 2;
+	m->k = xmalloc(cap * sizeof *m->k);
+	m->v = xmalloc(cap * sizeof *m->v);
+	memset(m->v, 0xff, cap * sizeof *m->v);
+	m->mask = cap - 1;
+	m->n = 0;
+}
+
+static uint32_t idmap_get(idmap *m, uint64_t key)
+{
+	size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 17) & m->mask;
+	while (m->v[h] != UINT32_MAX && m->k[h] != key)
+		h = (h + 1) & m->mask;
+	if (m->v[h] == UINT32_MAX) {
+		m->k[h] = key;
+		m->v[h] = m->n++;
+	}
+	return m->v[h];
+}
+
+static void idmap_free(idmap *m)
+{
+	free(m->k);
+	free(m->v);
+}
+
 int rank_jsmd_build(const rank_key *kn, const double *jn, size_t nn, const rank_key *kf,
 		    const double *jf, size_t nf, rank_jsmd *out, dt_err *e)
 {
+	return rank_jsmd_build_rows(kn, NULL, jn, nn, nn, kf, NULL, jf, nf, nf, out, e);
+}
+
+int rank_jsmd_build_rows(const rank_key *kn, const uint32_t *rn, const double *jn, size_t dn,
+			 size_t nn, const rank_key *kf, const uint32_t *rf, const double *jf,
+			 size_t df, size_t nf, rank_jsmd *out, dt_err *e)
+{
 	memset(out, 0, sizeof *out);
-	if (check_jsm(jn, nn, "normal", e) || check_jsm(jf, nf, "faulty", e))
+	if (check_jsm(jn, dn, "normal", e) || check_jsm(jf, df, "faulty", e))
 		return -1;
 	keyed *sn = NULL, *sf = NULL;
 	if (sort_keys(kn, nn, "normal", &sn, e))
@@ -80,11 +125,11 @@ int rank_jsmd_build(const rank_key *kn, const double *jn, size_t nn, const rank_
 		return -1;
 	}
 	size_t cap = nn < nf ? nn : nf;
-	out->keys = xmalloc(cap * sizeof *out->keys);
-	out->row_normal = xmalloc(cap * sizeof *out->row_normal);
-	out->row_faulty = xmalloc(cap * sizeof *out->row_faulty);
-	out->only_normal = xmalloc(nn * sizeof *out->only_normal);
-	out->only_faulty = xmalloc(nf * sizeof *out->only_faulty);
+	out->keys = xmalloc((cap ? cap : 1) * sizeof *out->keys);
+	out->row_normal = xmalloc((cap ? cap : 1) * sizeof *out->row_normal);
+	out->row_faulty = xmalloc((cap ? cap : 1) * sizeof *out->row_faulty);
+	out->only_normal = xmalloc((nn ? nn : 1) * sizeof *out->only_normal);
+	out->only_faulty = xmalloc((nf ? nf : 1) * sizeof *out->only_faulty);
 	size_t i = 0, j = 0, n = 0;
 	while (i < nn || j < nf) {
 		int c = i == nn ? 1 : j == nf ? -1 : key_cmp(sn[i].k, sf[j].k);
@@ -99,13 +144,34 @@ int rank_jsmd_build(const rank_key *kn, const double *jn, size_t nn, const rank_
 		}
 	}
 	out->n = n;
-	out->d = xmalloc((n ? n * n : 1) * sizeof *out->d);
+	/* the classes: the pairs (normal row, faulty row) */
+	idmap m;
+	idmap_init(&m, n);
+	out->cls = xmalloc((n ? n : 1) * sizeof *out->cls);
+	uint32_t *an = xmalloc((n ? n : 1) * sizeof *an), *af = xmalloc((n ? n : 1) * sizeof *af);
 	for (size_t a = 0; a < n; a++) {
-		const double *rn = jn + out->row_normal[a] * nn;
-		const double *rf = jf + out->row_faulty[a] * nf;
-		for (size_t b = 0; b < n; b++)
-			out->d[a * n + b] = fabs(rf[out->row_faulty[b]] - rn[out->row_normal[b]]);
+		uint32_t x = rn ? rn[out->row_normal[a]] : (uint32_t)out->row_normal[a];
+		uint32_t y = rf ? rf[out->row_faulty[a]] : (uint32_t)out->row_faulty[a];
+		uint32_t c = idmap_get(&m, (uint64_t)x << 32 | y);
+		out->cls[a] = c;
+		an[c] = x;
+		af[c] = y;
 	}
+	size_t nc = out->nc = m.n;
+	idmap_free(&m);
+	out->mult = xcalloc(nc ? nc : 1, sizeof *out->mult);
+	for (size_t a = 0; a < n; a++)
+		out->mult[out->cls[a]]++;
+	out->cd = xmalloc((nc ? nc * nc : 1) * sizeof *out->cd);
+	out->diag = xmalloc((nc ? nc : 1) * sizeof *out->diag);
+	for (size_t a = 0; a < nc; a++) {
+		const double *xn = jn + (size_t)an[a] * dn, *xf = jf + (size_t)af[a] * df;
+		for (size_t b = 0; b < nc; b++)
+			out->cd[a * nc + b] = fabs(xf[af[b]] - xn[an[b]]);
+		out->diag[a] = out->cd[a * nc + a];
+	}
+	free(an);
+	free(af);
 	free(sn);
 	free(sf);
 	return 0;
@@ -116,11 +182,25 @@ void rank_jsmd_free(rank_jsmd *j)
 	free(j->keys);
 	free(j->row_normal);
 	free(j->row_faulty);
-	free(j->d);
+	free(j->cls);
+	free(j->mult);
+	free(j->cd);
+	free(j->diag);
 	free(j->only_normal);
 	free(j->only_faulty);
 	free(j->running);
 	memset(j, 0, sizeof *j);
+}
+
+void rank_jsmd_rowsums(const rank_jsmd *j, double *sum)
+{
+	size_t nc = j->nc;
+	for (size_t a = 0; a < nc; a++) {
+		double s = 0;
+		for (size_t b = 0; b < nc; b++)
+			s += (double)(b == a ? j->mult[b] - 1 : j->mult[b]) * j->cd[a * nc + b];
+		sum[a] = s + j->diag[a];
+	}
 }
 
 /* ---- orderings ------------------------------------------------------------------------------ */
@@ -143,9 +223,11 @@ void rank_traces(const double *d, size_t n, rank_item *out)
 	rank_top_traces(d, n, n, out);
 }
 
+static size_t top_of(sum_item *s, size_t n, size_t top, rank_item *out);
+
 size_t rank_top_traces(const double *d, size_t n, size_t top, rank_item *out)
 {
-	sum_item *s = xmalloc(n * sizeof *s);
+	sum_item *s = xmalloc((n ? n : 1) * sizeof *s);
 	for (size_t i = 0; i < n; i++) {
 		double sum = 0;
 		for (size_t j = 0; j < n; j++)
@@ -153,6 +235,26 @@ size_t rank_top_traces(const double *d, size_t n, size_t top, rank_item *out)
 		s[i].it = (rank_item){ i, sum };
 		s[i].key = nearbyint(sum * 1e9);
 	}
+	return top_of(s, n, top, out);
+}
+
+/* The JSM_D row sums of j's traces, ordered as rank_top_traces orders a dense matrix's. */
+static size_t jsmd_top(const rank_jsmd *j, size_t top, rank_item *out)
+{
+	size_t n = j->n;
+	double *cs = xmalloc((j->nc ? j->nc : 1) * sizeof *cs);
+	rank_jsmd_rowsums(j, cs);
+	sum_item *s = xmalloc((n ? n : 1) * sizeof *s);
+	for (size_t i = 0; i < n; i++) {
+		s[i].it = (rank_item){ i, cs[j->cls[i]] };
+		s[i].key = nearbyint(cs[j->cls[i]] * 1e9);
+	}
+	free(cs);
+	return top_of(s, n, top, out);
+}
+
+static size_t top_of(sum_item *s, size_t n, size_t top, rank_item *out)
+{
 	if (n)
 		qsort(s, n, sizeof *s, sum_cmp);
 	size_t m = top < n ? top : n;
@@ -166,9 +268,9 @@ size_t rank_order(const rank_jsmd *j, size_t top, rank_item *out)
 {
 	size_t n = j->n;
 	if (!j->running || !j->n_running)
-		return rank_top_traces(j->d, n, top, out);
+		return jsmd_top(j, top, out);
 	rank_item *all = xmalloc((n ? n : 1) * sizeof *all);
-	rank_traces(j->d, n, all);
+	jsmd_top(j, n, all);
 	size_t m = 0;
 	for (int pass = 1; pass >= 0; pass--)
 		for (size_t r = 0; r < n && m < top; r++)
@@ -335,6 +437,151 @@ size_t rank_top_pairs(const double *d, size_t n, size_t top, rank_pair *out)
 	return m;
 }
 
+/* A class pair's value, for rank_jsmd_top_pairs. */
+typedef struct cpair {
+	double v;
+	uint32_t a, b; /* a ≤ b */
+} cpair;
+
+static int cpair_cmp(const void *x, const void *y)
+{
+	const cpair *p = x, *q = y;
+	if (p->v != q->v)
+		return p->v > q->v ? -1 : 1;
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	return (p->b > q->b) - (p->b < q->b);
+}
+
+static int size_cmp(const void *x, const void *y)
+{
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	return (a > b) - (a < b);
+}
+
+size_t rank_jsmd_top_pairs(const rank_jsmd *j, size_t top, rank_pair *out)
+{
+	size_t n = j->n, nc = j->nc, m = 0;
+	if (!top || n < 2)
+		return 0;
+	/* the traces of each class, ascending */
+	size_t *off = xcalloc(nc + 2, sizeof *off), *memb = xmalloc(n * sizeof *memb);
+	for (size_t i = 0; i < n; i++)
+		off[j->cls[i] + 2]++;
+	for (size_t c = 0; c < nc; c++)
+		off[c + 2] += off[c + 1];
+	for (size_t i = 0; i < n; i++)
+		memb[off[j->cls[i] + 1]++] = i;
+	/* each class pair that holds a pair of traces gives at least one: only those at or above
+	 * the top-th largest of their values can be listed (a min-heap of top values finds it) */
+	double *hp = xmalloc(top * sizeof *hp);
+	size_t hn = 0;
+	for (size_t a = 0; a < nc; a++)
+		for (size_t b = a; b < nc; b++) {
+			if (b == a && j->mult[a] < 2)
+				continue;
+			double v = j->cd[a * nc + b];
+			size_t i;
+			if (hn < top) {
+				for (i = hn++; i && hp[(i - 1) / 2] > v; i = (i - 1) / 2)
+					hp[i] = hp[(i - 1) / 2];
+			} else if (v > hp[0]) {
+				for (i = 0;;) {
+					size_t l = 2 * i + 1, r = l + 1, w = l;
+					if (l >= hn)
+						break;
+					if (r < hn && hp[r] < hp[l])
+						w = r;
+					if (hp[w] >= v)
+						break;
+					hp[i] = hp[w];
+					i = w;
+				}
+			} else {
+				continue;
+			}
+			hp[i] = v;
+		}
+	double thr = hn < top ? -INFINITY : hp[0];
+	free(hp);
+	/* those class pairs, by value */
+	size_t np = 0, capp = 16;
+	cpair *cp = xmalloc(capp * sizeof *cp);
+	for (uint32_t a = 0; a < nc; a++)
+		for (uint32_t b = a; b < nc; b++)
+			if ((b > a || j->mult[a] > 1) && j->cd[(size_t)a * nc + b] >= thr) {
+				GROW(cp, capp, np + 1);
+				cp[np++] = (cpair){ j->cd[(size_t)a * nc + b], a, b };
+			}
+	if (np)
+		qsort(cp, np, sizeof *cp, cpair_cmp);
+	/* per group of equal values: each class's partners in the group, then the pairs of traces
+	 * in (i, j) order until enough; every group gives at least one pair */
+	uint32_t *pn = xcalloc(nc ? nc : 1, sizeof *pn);
+	uint32_t **pl = xcalloc(nc ? nc : 1, sizeof *pl);
+	size_t ncand;
+	for (size_t g = 0; g < np && m < top;) {
+		size_t h = g;
+		while (h < np && cp[h].v == cp[g].v)
+			h++;
+		for (size_t q = g; q < h; q++) {
+			pn[cp[q].a]++;
+			if (cp[q].b != cp[q].a)
+				pn[cp[q].b]++;
+		}
+		for (size_t q = g; q < h; q++) {
+			uint32_t a = cp[q].a, b = cp[q].b;
+			if (!pl[a])
+				pl[a] = xmalloc(pn[a] * sizeof **pl), pn[a] = 0;
+			if (!pl[b])
+				pl[b] = xmalloc(pn[b] * sizeof **pl), pn[b] = 0;
+			pl[a][pn[a]++] = b;
+			if (b != a)
+				pl[b][pn[b]++] = a;
+		}
+		size_t need = top - m;
+		size_t *buf = xmalloc(need * (h - g) * 2 * sizeof *buf + sizeof *buf);
+		for (size_t i = 0; i < n && need; i++) {
+			uint32_t a = j->cls[i];
+			if (!pl[a])
+				continue;
+			ncand = 0;
+			for (uint32_t q = 0; q < pn[a]; q++) {
+				uint32_t b = pl[a][q];
+				size_t lo = off[b], hi = off[b + 1];
+				while (lo < hi) { /* the first trace of b after i */
+					size_t mid = lo + (hi - lo) / 2;
+					if (memb[mid] <= i)
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				for (size_t r = lo; r < off[b + 1] && r - lo < need; r++)
+					buf[ncand++] = memb[r];
+			}
+			if (ncand > 1)
+				qsort(buf, ncand, sizeof *buf, size_cmp);
+			for (size_t r = 0; r < ncand && need; r++, need--)
+				out[m++] = (rank_pair){ i, buf[r], cp[g].v };
+		}
+		free(buf);
+		for (size_t q = g; q < h; q++) {
+			free(pl[cp[q].a]);
+			pl[cp[q].a] = NULL;
+			free(pl[cp[q].b]);
+			pl[cp[q].b] = NULL;
+			pn[cp[q].a] = pn[cp[q].b] = 0;
+		}
+		g = h;
+	}
+	free(pn);
+	free(pl);
+	free(cp);
+	free(off);
+	free(memb);
+	return m;
+}
+
 /* ---- B-score ------------------------------------------------------------------------------- */
 
 /* Sum over distinct keys of (occurrences of the key)^2, by counting in an open-addressing table
@@ -427,6 +674,150 @@ double rank_bscore_mean_arr(const int *la, const int *lb, size_t n, double *bk)
 	return sum / (double)(n - 2);
 }
 
+/* B_k from the contingency table's sums of squares, as rank_bscore computes it. */
+static double bscore_of(uint64_t st, uint64_t sp, uint64_t sq, size_t n)
+{
+	uint64_t t = st - n, p = sp - n, q = sq - n;
+	if (!p && !q)
+		return 1.0;
+	if (!p || !q)
+		return 0.0;
+	return (double)t / (sqrt((double)p) * sqrt((double)q));
+}
+
+/* A side of rank_bscore_mean_classes: the order of its zero-height merges. */
+typedef struct zside {
+	uint32_t *seq; /* the trace each zero-height merge adds, in merge order */
+	uint32_t *lab; /* the trace's current label: its class once added, else nc + trace */
+	uint64_t *size;
+} zside;
+
+static void zside_init(zside *z, size_t n, const uint32_t *c, size_t nc)
+{
+	size_t *off = xcalloc(nc + 2, sizeof *off);
+	uint8_t *first = xcalloc(nc ? nc : 1, 1);
+	z->seq = xmalloc((n ? n : 1) * sizeof *z->seq);
+	z->lab = xmalloc((n ? n : 1) * sizeof *z->lab);
+	z->size = xcalloc(nc ? nc : 1, sizeof *z->size);
+	for (size_t i = 0; i < n; i++)
+		off[c[i] + 2] += first[c[i]]++ ? 1 : 0;
+	for (size_t k = 0; k < nc; k++)
+		off[k + 2] += off[k + 1];
+	memset(first, 0, nc ? nc : 1);
+	for (size_t i = 0; i < n; i++) {
+		if (first[c[i]]++) {
+			z->seq[off[c[i] + 1]++] = (uint32_t)i;
+			z->lab[i] = (uint32_t)(nc + i);
+		} else {
+			z->lab[i] = c[i];
+			z->size[c[i]] = 1;
+		}
+	}
+	free(off);
+	free(first);
+}
+
+static void zside_free(zside *z)
+{
+	free(z->seq);
+	free(z->lab);
+	free(z->size);
+}
+
+/* The counts of the contingency table's cells, keyed by the two labels. */
+typedef struct cells {
+	uint64_t *k;
+	uint64_t *c;
+	size_t mask;
+} cells;
+
+static uint64_t *cell(cells *t, uint64_t key)
+{
+	size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 17) & t->mask;
+	while (t->c[h] != UINT64_MAX && t->k[h] != key)
+		h = (h + 1) & t->mask;
+	if (t->c[h] == UINT64_MAX) {
+		t->k[h] = key;
+		t->c[h] = 0;
+	}
+	return &t->c[h];
+}
+
+int rank_bscore_mean_classes(size_t n, const uint32_t *ca, const clu_merge *ma, size_t da,
+			     const uint32_t *cb, const clu_merge *mb, size_t db, double *mean,
+			     double *bk)
+{
+	if (n <= 2) {
+		*mean = 1.0;
+		return 0;
+	}
+	double *b = xmalloc((n - 2) * sizeof *b);
+	size_t kmax = da > db ? da : db; /* cuts at k <= kmax: one by one */
+	/* k = n - 1 down to kmax + 1: both in their zero-height merges, one trace added each */
+	if (kmax + 1 <= n - 1) {
+		zside x, y;
+		zside_init(&x, n, ca, da);
+		zside_init(&y, n, cb, db);
+		cells t;
+		size_t cap = 16;
+		while (cap < 4 * n)
+			cap *= 2;
+		t.k = xmalloc(cap * sizeof *t.k);
+		t.c = xmalloc(cap * sizeof *t.c);
+		memset(t.c, 0xff, cap * sizeof *t.c);
+		t.mask = cap - 1;
+		for (size_t i = 0; i < n; i++)
+			(*cell(&t, (uint64_t)x.lab[i] << 32 | y.lab[i]))++;
+		uint64_t st = n, sp = n, sq = n; /* all singletons */
+		for (size_t z = 1; n - z >= kmax + 1; z++) {
+			uint32_t i = x.seq[z - 1], c = ca[i];
+			(*cell(&t, (uint64_t)x.lab[i] << 32 | y.lab[i]))--; /* was 1 */
+			uint64_t *q = cell(&t, (uint64_t)c << 32 | y.lab[i]);
+			st += 2 * *q; /* - 1 + (q + 1)^2 - q^2 */
+			(*q)++;
+			sp += 2 * x.size[c]++;
+			x.lab[i] = c;
+			i = y.seq[z - 1];
+			c = cb[i];
+			(*cell(&t, (uint64_t)x.lab[i] << 32 | y.lab[i]))--;
+			q = cell(&t, (uint64_t)x.lab[i] << 32 | c);
+			st += 2 * *q;
+			(*q)++;
+			sq += 2 * y.size[c]++;
+			y.lab[i] = c;
+			b[n - z - 2] = bscore_of(st, sp, sq, n);
+		}
+		free(t.k);
+		free(t.c);
+		zside_free(&x);
+		zside_free(&y);
+	}
+	uint32_t *la = xmalloc(n * sizeof *la), *lb = xmalloc(n * sizeof *lb);
+	int *ia = xmalloc(n * sizeof *ia), *ib = xmalloc(n * sizeof *ib);
+	for (size_t k = 2; k <= kmax && k <= n - 1; k++) {
+		clu_cut_classes(ma, da, ca, n, k, la);
+		clu_cut_classes(mb, db, cb, n, k, lb);
+		for (size_t i = 0; i < n; i++) {
+			ia[i] = (int)la[i];
+			ib[i] = (int)lb[i];
+		}
+		b[k - 2] = rank_bscore(ia, ib, n);
+	}
+	free(la);
+	free(lb);
+	free(ia);
+	free(ib);
+	double sum = 0;
+	for (size_t k = 2; k <= n - 1; k++) {
+		if (bk)
+			bk[k - 2] = b[k - 2];
+		sum += b[k - 2];
+	}
+	free(b);
+	*mean = sum / (double)(n - 2);
+	return 0;
+}
+
 /* ---- one run only -------------------------------------------------------------------------- */
 
 static int outlier_cmp(const void *x, const void *y)
@@ -464,6 +855,77 @@ int rank_outliers(const double *jsm, const int *cls, size_t n, rank_outlier *out
 	}
 	if (n)
 		qsort(out, n, sizeof *out, outlier_cmp);
+	return 0;
+}
+
+int rank_outliers_rows(const double *jsm, size_t nr, const uint32_t *row, const int *cls,
+		       size_t n, rank_outlier *out, dt_err *e)
+{
+	if (check_jsm(jsm, nr, "run", e))
+		return -1;
+	/* groups: the distinct (class, row) pairs, in order of their first trace; each class's
+	 * groups listed with their counts */
+	idmap gm, cm;
+	idmap_init(&gm, n);
+	idmap_init(&cm, n);
+	uint32_t *g = xmalloc((n ? n : 1) * sizeof *g), *gc = xmalloc((n ? n : 1) * sizeof *gc);
+	uint32_t *gr = xmalloc((n ? n : 1) * sizeof *gr);
+	size_t *gcount = xcalloc(n ? n : 1, sizeof *gcount);
+	size_t *rmult = xcalloc(nr ? nr : 1, sizeof *rmult);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t c = idmap_get(&cm, (uint64_t)(uint32_t)cls[i]);
+		g[i] = idmap_get(&gm, (uint64_t)c << 32 | row[i]);
+		gc[g[i]] = c;
+		gr[g[i]] = row[i];
+		gcount[g[i]]++;
+		rmult[row[i]]++;
+	}
+	size_t ng = gm.n, ncl = cm.n;
+	idmap_free(&gm);
+	idmap_free(&cm);
+	size_t *coff = xcalloc(ncl + 2, sizeof *coff), *cg = xmalloc((ng ? ng : 1) * sizeof *cg);
+	size_t *csize = xcalloc(ncl ? ncl : 1, sizeof *csize);
+	for (size_t q = 0; q < ng; q++) {
+		coff[gc[q] + 2]++;
+		csize[gc[q]] += gcount[q];
+	}
+	for (size_t c = 0; c < ncl; c++)
+		coff[c + 2] += coff[c + 1];
+	for (size_t q = 0; q < ng; q++)
+		cg[coff[gc[q] + 1]++] = q;
+	double *score = xmalloc((ng ? ng : 1) * sizeof *score);
+	size_t *nsame = xmalloc((ng ? ng : 1) * sizeof *nsame);
+	for (size_t q = 0; q < ng; q++) {
+		const double *x = jsm + (size_t)gr[q] * nr;
+		double same = 0, all = 0;
+		for (size_t r = coff[gc[q]]; r < coff[gc[q] + 1]; r++) {
+			size_t o = cg[r];
+			same += (double)(o == q ? gcount[o] - 1 : gcount[o]) * x[gr[o]];
+		}
+		for (size_t r = 0; r < nr; r++)
+			all += (double)(r == gr[q] ? rmult[r] - 1 : rmult[r]) * x[r];
+		nsame[q] = csize[gc[q]] - 1;
+		if (nsame[q])
+			score[q] = 1.0 - same / (double)nsame[q];
+		else if (n > 1)
+			score[q] = 1.0 - all / (double)(n - 1);
+		else
+			score[q] = 0.0;
+	}
+	for (size_t i = 0; i < n; i++)
+		out[i] = (rank_outlier){ i, score[g[i]], nsame[g[i]] + 1 };
+	if (n)
+		qsort(out, n, sizeof *out, outlier_cmp);
+	free(score);
+	free(nsame);
+	free(coff);
+	free(cg);
+	free(csize);
+	free(g);
+	free(gc);
+	free(gr);
+	free(gcount);
+	free(rmult);
 	return 0;
 }
 

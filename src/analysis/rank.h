@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis/cluster.h"
 #include "util/err.h"
 
 /* The identity of a trace across runs: process index P and thread index T. */
@@ -31,7 +32,15 @@ typedef struct rank_jsmd {
 	rank_key *keys;         /* their keys, in (P, T) order: row/column i of d is keys[i] */
 	size_t *row_normal;     /* row of keys[i] in the normal run's JSM */
 	size_t *row_faulty;     /* row of keys[i] in the faulty run's JSM */
-	double *d;              /* n×n, d[i*n+j] = |JSM_faulty - JSM_normal| of keys[i], keys[j] */
+	/* JSM_D by classes: traces alike in both runs (the same row of the normal run's matrix and
+	 * the same of the faulty run's) have the same JSM_D row, so it is kept once per class:
+	 * rank_jsmd_at(j, a, b) = |JSM_faulty - JSM_normal| of keys[a], keys[b]. Nothing is n×n
+	 * unless every trace is its own class. */
+	size_t nc;              /* classes */
+	uint32_t *cls;          /* class of keys[i], numbered in order of their first trace */
+	uint32_t *mult;         /* traces per class */
+	double *cd;             /* nc×nc: JSM_D between two traces of classes a, b (a ≠ b trace) */
+	double *diag;           /* nc: JSM_D of a trace with itself (0; see analysis_compare) */
 	rank_key *only_normal;  /* traces of the normal run missing from the faulty run, (P, T) order */
 	size_t n_only_normal;
 	rank_key *only_faulty;  /* traces of the faulty run missing from the normal run */
@@ -49,7 +58,22 @@ typedef struct rank_jsmd {
  * out, never dropped silently. Free with rank_jsmd_free. */
 int rank_jsmd_build(const rank_key *kn, const double *jn, size_t nn, const rank_key *kf,
 		    const double *jf, size_t nf, rank_jsmd *out, dt_err *e);
+/* The same from matrices over rows: trace i of the normal run is row rn[i] of jn (dn×dn), and
+ * likewise for the faulty run (rn, rf NULL: row i). */
+int rank_jsmd_build_rows(const rank_key *kn, const uint32_t *rn, const double *jn, size_t dn,
+			 size_t nn, const rank_key *kf, const uint32_t *rf, const double *jf,
+			 size_t df, size_t nf, rank_jsmd *out, dt_err *e);
 void rank_jsmd_free(rank_jsmd *j);
+static inline double rank_jsmd_at(const rank_jsmd *j, size_t a, size_t b)
+{
+	return a == b ? j->diag[j->cls[a]] : j->cd[(size_t)j->cls[a] * j->nc + j->cls[b]];
+}
+/* The JSM_D row sum of each class's traces into sum[0..nc): the other traces' entries, in
+ * class order (mult times each class's entry), then the diagonal. When the JSM values are
+ * float32 Jaccard indices of sets of up to 2^16 attributes and there are up to 2^13 traces,
+ * every partial sum is exact, so the order does not change the value; otherwise the sums
+ * agree to rounding, and the orderings compare them rounded to 1e-9. */
+void rank_jsmd_rowsums(const rank_jsmd *j, double *sum);
 
 /* ---- orderings ------------------------------------------------------------------------------ */
 
@@ -99,6 +123,9 @@ size_t rank_running(const uint64_t *first, const uint64_t *last, const uint8_t *
 /* The min(top, n(n-1)/2) pairs i < j with the largest d[i*n+j] (the upper triangle is read),
  * descending, ties by (i, j) ascending; returns how many were written. Memory O(top). */
 size_t rank_top_pairs(const double *d, size_t n, size_t top, rank_pair *out);
+/* The same on JSM_D by classes: the pairs of each value, highest first, in (i, j) order, found
+ * class pair by class pair without going through every pair of traces. */
+size_t rank_jsmd_top_pairs(const rank_jsmd *j, size_t top, rank_pair *out);
 
 /* ---- B-score ------------------------------------------------------------------------------- */
 
@@ -120,6 +147,18 @@ typedef int (*rank_cut_fn)(void *ctx, size_t k, int *la, int *lb, dt_err *e);
 int rank_bscore_mean(size_t n, rank_cut_fn cut, void *ctx, double *mean, double *bk, dt_err *e);
 /* The same from arrays: la[(k-2)*n + i] and lb[(k-2)*n + i] label object i at k clusters. */
 double rank_bscore_mean_arr(const int *la, const int *lb, size_t n, double *bk);
+/* The mean B-score of two clusterings of the same n traces given by dendrograms over classes of
+ * identical traces (cluster.h): trace i is in class ca[i] < da of the first (classes numbered
+ * in order of their first trace) whose da - 1 merges are ma, and likewise cb, db, mb. The same
+ * value as rank_bscore_mean over clu_cut of the full dendrograms (clu_expand_merges), computed
+ * thus: a cut at k ≤ max(da, db) clusters is made (clu_cut_classes) and scored, O(n) each;
+ * beyond, both full dendrograms are in their zero-height merges, each of which adds one trace
+ * to its class's cluster, so that B_k follows from B_(k+1) in O(1): the contingency table's
+ * sums of squares change by the count of the one cell the trace joins. So the n - 2 cuts cost
+ * O(n · max(da, db)) in all instead of O(n²). */
+int rank_bscore_mean_classes(size_t n, const uint32_t *ca, const clu_merge *ma, size_t da,
+			     const uint32_t *cb, const clu_merge *mb, size_t db, double *mean,
+			     double *bk);
 
 /* ---- one run only -------------------------------------------------------------------------- */
 
@@ -136,6 +175,10 @@ typedef struct rank_outlier {
  * Descending score, ties by index. Fails (DT_EDATA) on a similarity that is not a number in
  * [0, 1]. */
 int rank_outliers(const double *jsm, const int *cls, size_t n, rank_outlier *out, dt_err *e);
+/* The same from a matrix over rows (jsm nr×nr, trace i on row row[i]), in O(groups · nr) where
+ * groups are the distinct (class, row) pairs: the sums over a class are counts times entries. */
+int rank_outliers_rows(const double *jsm, size_t nr, const uint32_t *row, const int *cls,
+		       size_t n, rank_outlier *out, dt_err *e);
 
 /* ---- the sweep table ----------------------------------------------------------------------- */
 

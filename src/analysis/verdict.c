@@ -174,14 +174,13 @@ int vd_build(store *s, const an_result *rn, const an_result *rf, const rank_jsmd
 	out->it = xcalloc(n ? n : 1, sizeof *out->it);
 	out->n = n;
 	nlr_table *t = nlr_table_new();
+	double *sums = xmalloc((j->nc ? j->nc : 1) * sizeof *sums);
+	rank_jsmd_rowsums(j, sums);
 	int rc = store_loops_each(s, load_loop, t, e);
 	for (size_t k = 0; !rc && k < n; k++) {
 		vd_item *x = &out->it[k];
 		x->i = k;
-		double sum = 0;
-		for (size_t c = 0; c < n; c++)
-			sum += j->d[k * n + c];
-		x->rowsum = sum;
+		x->rowsum = sums[j->cls[k]];
 		x->running = j->running && j->running[k];
 		nlr_entry *va = NULL, *vb = NULL;
 		size_t na = 0, nb = 0;
@@ -208,6 +207,7 @@ int vd_build(store *s, const an_result *rn, const an_result *rf, const rank_jsmd
 		free(vb);
 	}
 	nlr_table_free(t);
+	free(sums);
 	if (rc) {
 		vd_free(out);
 		return -1;

@@ -275,7 +275,7 @@ int cmd_jsm(cli *c, int argc, char **argv)
 		for (size_t i = 0; i < res.n; i++) {
 			printf("%s\n  [", i ? "," : "");
 			for (size_t j = 0; j < res.n; j++)
-				printf("%s%.6f", j ? ", " : "", (double)res.jsm[i * res.n + j]);
+				printf("%s%.6f", j ? ", " : "", (double)analysis_sim(&res, i, j));
 			printf("]");
 		}
 		printf("\n ]\n}\n");
@@ -299,7 +299,7 @@ int cmd_jsm(cli *c, int argc, char **argv)
 		printf(fmt == OUT_TEXT ? "%-7s" : "%s", l);
 		free(l);
 		for (size_t j = 0; j < res.n; j++)
-			printf(fmt == OUT_TEXT ? " %6.3f" : ",%.6f", (double)res.jsm[i * res.n + j]);
+			printf(fmt == OUT_TEXT ? " %6.3f" : ",%.6f", (double)analysis_sim(&res, i, j));
 		putchar('\n');
 	}
 	analysis_result_free(&res);

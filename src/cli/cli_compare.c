@@ -827,7 +827,7 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 	}
 	rank_rows_out(s, use, top, 't');
 	rank_pair *pr = xmalloc((top ? top : 1) * sizeof *pr);
-	size_t np = rank_top_pairs(use->c.j.d, n, top, pr);
+	size_t np = rank_jsmd_top_pairs(&use->c.j, top, pr);
 	while (np && pr[np - 1].score <= 1e-12)
 		np--; /* pairs whose similarity did not change are not listed */
 	printf("\nmost changed pairs (JSM_D):\n");
@@ -855,7 +855,7 @@ static int rank_one(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 		cls[i] = (int)r.cluster[i];
 	rank_outlier *o = xmalloc((r.n ? r.n : 1) * sizeof *o);
 	rank_key *k = analysis_keys(&r);
-	int rc = rank_outliers(j, cls, r.n, o, e);
+	int rc = rank_outliers_rows(j, r.nrows, r.row, cls, r.n, o, e);
 	if (!rc) {
 		printf("# outliers of run %s: filter %s, attributes %s, K %d, %zu clusters (%s)\n",
 		       ro->run, r.filter_alias, r.meta.attrs, r.meta.k, r.kcut, r.linkage);
