@@ -193,6 +193,7 @@ typedef struct target {
 } target;
 
 static int expr(walk *w, CXCursor c, vset *out);
+static CXSourceLocation file_loc(walk *w, CXSourceLocation l);
 static void stmt(walk *w, CXCursor c);
 
 /* ---- cursors ---------------------------------------------------------------------------- */
@@ -300,7 +301,16 @@ static char *text_of(walk *w, CXCursor c)
 {
 	CXToken *t = NULL;
 	unsigned nt = 0;
-	clang_tokenize(w->tu, clang_getCursorExtent(c), &t, &nt);
+	CXSourceRange ext = clang_getCursorExtent(c);
+	CXSourceLocation a = file_loc(w, clang_getRangeStart(ext)),
+			 z = file_loc(w, clang_getRangeEnd(ext));
+	if (off_of(a) < off_of(z))
+		clang_tokenize(w->tu, clang_getRange(a, z), &t, &nt);
+	if (nt == 0) {
+		/* all of it comes from one macro: its name */
+		t = clang_getToken(w->tu, a);
+		nt = t != NULL;
+	}
 	dt_buf b = { 0 };
 	int prev_word = 0;
 	for (unsigned i = 0; i < nt && b.len < 200; i++) {
@@ -341,20 +351,33 @@ static int var_add(walk *w, const char *name, const char *type, int line, int ki
 	return (int)fn->nvars++;
 }
 
+/* The location in the file of l: for a location inside a macro, where the macro is used. */
+static CXSourceLocation file_loc(walk *w, CXSourceLocation l)
+{
+	CXFile f;
+	unsigned line, col;
+	clang_getExpansionLocation(l, &f, &line, &col, NULL);
+	return f ? clang_getLocation(w->tu, f, line, col) : l;
+}
+
 /* Whether a reference comes from a macro of another file naming one of its own globals
- * (MPI_COMM_WORLD, MPI_INT in Open MPI): a library constant, not a program variable. */
+ * (MPI_COMM_WORLD, MPI_INT in Open MPI): a library constant, not a program variable. The
+ * token where the reference is used is then the macro's name, not the variable's. */
 static int library_constant(walk *w, CXCursor ref, CXCursor decl)
 {
-	CXSourceLocation l = clang_getCursorLocation(ref);
-	CXFile sf, ef;
-	unsigned so, eo;
-	clang_getSpellingLocation(l, &sf, NULL, NULL, &so);
-	clang_getExpansionLocation(l, &ef, NULL, NULL, &eo);
-	if (clang_File_isEqual(sf, ef) && so == eo)
-		return 0;
 	CXFile df;
 	clang_getExpansionLocation(clang_getCursorLocation(decl), &df, NULL, NULL, NULL);
-	return !clang_File_isEqual(df, w->main);
+	if (clang_File_isEqual(df, w->main))
+		return 0;
+	CXToken *t = clang_getToken(w->tu, file_loc(w, clang_getCursorLocation(ref)));
+	if (!t)
+		return 0;
+	CXString ts = clang_getTokenSpelling(w->tu, *t), ds = clang_getCursorSpelling(decl);
+	int macro = strcmp(clang_getCString(ts), clang_getCString(ds)) != 0;
+	clang_disposeString(ts);
+	clang_disposeString(ds);
+	clang_disposeTokens(w->tu, t, 1);
+	return macro;
 }
 
 /* The variable index of a VarDecl or ParmDecl, added on first sight; -1 for anything else. */
