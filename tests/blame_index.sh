@@ -12,7 +12,7 @@ if grep -q "built without libclang" "$T/err"; then
 	skip "difftrace was built without libclang (apt-get install libclang-dev)"
 fi
 [ $rc = 0 ] || { cat "$T/err" >&2; fail "indexing flow.c: exit $rc"; }
-grep -q "indexed 1 file, 10 functions, 79 lines" "$T/out" || fail "summary: $(cat "$T/out")"
+grep -q "indexed 1 file, 11 functions, 88 lines" "$T/out" || fail "summary: $(cat "$T/out")"
 
 show() {
 	expect_status 0 "$DT" blame-index --show "$1"
@@ -89,6 +89,12 @@ show caller
 has caller "call 77:2 produce(4 {}; &r {r} out r)"
 has caller "line 77 out r"
 
+# twenty calls inside the arguments of one: each its own site, the outer one writes r
+show nest
+[ "$(grep -c '^  call 85:2 produce(' "$T/nest")" = 1 ] || fail "nest: the outer call"
+[ "$(grep -c '^  call 8[56]:[0-9]* twice(' "$T/nest")" = 20 ] || fail "nest: 20 inner calls"
+has nest "explicit r <- x (line 85, arg)"
+
 # the same as JSON
 expect_status 0 "$DT" blame-index --show add --format json
 grep -q '"kind":"explicit","dst":"c","src":"a","line":13' "$T/out" || fail "json: $(cat "$T/out")"
@@ -101,7 +107,7 @@ fi
 expect_status 0 "$DT" blame-index "$SRC/flow.c"
 expect_status 0 "$DT" blame-index --list
 [ "$(grep -c 'flow.c' "$T/out")" = 1 ] || fail "indexed twice: $(cat "$T/out")"
-grep -q "(all runs) *79 *10 *0 .*flow.c" "$T/out" || fail "list: $(cat "$T/out")"
+grep -q "(all runs) *88 *11 *0 .*flow.c" "$T/out" || fail "list: $(cat "$T/out")"
 
 # MPI calls: call sites with the variables of each argument; the library's constants
 # (MPI_INT, MPI_COMM_WORLD) are not variables of the program
@@ -129,7 +135,7 @@ cat >"$T/build/compile_commands.json" <<EOF
 EOF
 expect_status 0 "$DT" import --run small "$DATA/text/small"
 expect_status 0 "$DT" blame-index -p "$T/build" --run small
-grep -q "indexed 1 file, 10 functions" "$T/out" || fail "-p: $(cat "$T/out")"
+grep -q "indexed 1 file, 11 functions" "$T/out" || fail "-p: $(cat "$T/out")"
 expect_status 0 "$DT" blame-index --list --run small
 grep -q "^small .*flow.c" "$T/out" || fail "list --run: $(cat "$T/out")"
 expect_status 0 "$DT" blame-index --show add --run small

@@ -603,6 +603,7 @@ static void call(walk *w, CXCursor c, vset *out)
 	where(clang_getCursorLocation(c), NULL, &line, &col, NULL);
 	k->line = (int)line;
 	k->col = (int)col;
+	int at = (int)line;
 	CXCursor ref = clang_getCursorReferenced(c);
 	if (clang_getCursorKind(ref) == CXCursor_FunctionDecl) {
 		k->callee = str_take(clang_getCursorSpelling(ref));
@@ -655,13 +656,13 @@ static void call(walk *w, CXCursor c, vset *out)
 		for (int j = 0; j < n; j++)
 			if (j != i)
 				vset_addall(&src, &av[j]);
-		record_write(w, &t, &src, NULL, k->line, BX_OUT, BX_ARG);
+		record_write(w, &t, &src, NULL, at, BX_OUT, BX_ARG);
 		vset_free(&src);
 	}
 	for (int i = 0; i < n; i++)
 		vset_free(&av[i]);
 	free(av);
-	k = &fn->calls[id]; /* write() does not add calls, but stay safe */
+	k = &fn->calls[id]; /* the arguments' calls may have moved the array */
 	k->args = args;
 	k->nargs = (size_t)n;
 	vset_call(out, id);

@@ -77,3 +77,12 @@ int caller(void)
 	produce(4, &r);
 	return r;
 }
+
+/* calls inside the arguments of a call with an out-argument */
+int nest(int x)
+{
+	int r;
+	produce(twice(twice(twice(twice(twice(twice(twice(twice(twice(twice(twice(twice(twice(
+			twice(twice(twice(twice(twice(twice(twice(x)))))))))))))))))))), &r);
+	return r;
+}
