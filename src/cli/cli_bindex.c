@@ -168,6 +168,14 @@ static int index_db(job *j, const char *dir, char **files, int nfiles, dt_err *e
 	clang_CompilationDatabase_dispose(db);
 	return rc;
 }
+#else
+static int index_db(job *j, const char *dir, char **files, int nfiles, dt_err *e)
+{
+	(void)j;
+	(void)files;
+	(void)nfiles;
+	return dt_err_at(e, dir, -1, "difftrace was built without libclang: no compile commands");
+}
 #endif
 
 /* --compile-commands FILE: libclang reads a folder's compile_commands.json, so a file of
@@ -520,7 +528,6 @@ int cmd_bindex(cli *c, int argc, char **argv)
 	j.s = s;
 	j.run_id = run_id;
 	j.version = bx_clang_version();
-#ifdef HAVE_LIBCLANG
 	if (ccfile && !(dbdir = db_folder(ccfile, tmpdir, sizeof tmpdir, &e)))
 		goto out;
 	if (build || dbdir) {
@@ -531,10 +538,6 @@ int cmd_bindex(cli *c, int argc, char **argv)
 			if (index_one(&j, files[i], NULL, (const char *const *)flags, nflags, 0, &e))
 				goto out;
 	}
-#else
-	(void)flags;
-	(void)db_folder;
-#endif
 	printf("indexed %zu file%s, %zu function%s, %zu lines", j.nfiles, j.nfiles == 1 ? "" : "s",
 	       j.nfuncs, j.nfuncs == 1 ? "" : "s", j.nlines);
 	if (j.nbad)
