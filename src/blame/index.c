@@ -108,7 +108,7 @@ int bx_index_file(const char *path, const char *dir, const char *const *argv, in
 
 #else
 
-#include <clang-c/Index.h>
+#include "blame/libclang.h"
 
 int bx_available(void)
 {
@@ -117,6 +117,10 @@ int bx_available(void)
 
 char *bx_clang_version(void)
 {
+	dt_err e;
+	dt_err_clear(&e);
+	if (bx_libclang_load(&e))
+		return xstrdup("");
 	CXString s = clang_getClangVersion();
 	char *r = xstrdup(clang_getCString(s));
 	clang_disposeString(s);
@@ -966,6 +970,8 @@ int bx_index_file(const char *path, const char *dir, const char *const *argv, in
 		  bx_file *f, dt_err *e)
 {
 	memset(f, 0, sizeof *f);
+	if (bx_libclang_load(e))
+		return -1;
 	int here = -1;
 	if (dir && *dir) {
 		here = open(".", O_RDONLY | O_DIRECTORY);

@@ -14,7 +14,7 @@
 #include "util/util.h"
 
 #ifdef HAVE_LIBCLANG
-#include <clang-c/CXCompilationDatabase.h>
+#include "blame/libclang.h"
 #endif
 
 static const char bindex_help[] =
@@ -129,6 +129,8 @@ static int index_command(job *j, CXCompileCommand cmd, dt_err *e)
 /* Indexes the files of the compile commands in dir (all of them, or files[0..nfiles)). */
 static int index_db(job *j, const char *dir, char **files, int nfiles, dt_err *e)
 {
+	if (bx_libclang_load(e))
+		return -1;
 	CXCompilationDatabase_Error err;
 	CXCompilationDatabase db = clang_CompilationDatabase_fromDirectory(dir, &err);
 	if (err != CXCompilationDatabase_NoError || !db) {
