@@ -12,7 +12,7 @@ if grep -q "built without libclang" "$T/err"; then
 	skip "difftrace was built without libclang (apt-get install libclang-dev)"
 fi
 [ $rc = 0 ] || { cat "$T/err" >&2; fail "indexing flow.c: exit $rc"; }
-grep -q "indexed 1 file, 11 functions, 88 lines" "$T/out" || fail "summary: $(cat "$T/out")"
+grep -q "indexed 1 file, 12 functions, 107 lines" "$T/out" || fail "summary: $(cat "$T/out")"
 
 show() {
 	expect_status 0 "$DT" blame-index --show "$1"
@@ -44,6 +44,14 @@ has sum "explicit s <- v (line 21)"
 has sum "explicit s <- i (line 21)"
 has sum "line 20 condition i"
 hasnt sum "implicit <return>"
+
+# while, do and switch: their conditions control what their bodies write
+show loops
+has loops "implicit t <- j (line 94)"
+has loops "explicit t <- j (line 95)"
+has loops "implicit t <- mode (line 98)"
+has loops "implicit t <- mode (line 99)"
+has loops "line 95 write j"
 
 # a branch on a flag controls both arms
 show pick
@@ -107,7 +115,7 @@ fi
 expect_status 0 "$DT" blame-index "$SRC/flow.c"
 expect_status 0 "$DT" blame-index --list
 [ "$(grep -c 'flow.c' "$T/out")" = 1 ] || fail "indexed twice: $(cat "$T/out")"
-grep -q "(all runs) *88 *11 *0 .*flow.c" "$T/out" || fail "list: $(cat "$T/out")"
+grep -q "(all runs) *107 *12 *0 .*flow.c" "$T/out" || fail "list: $(cat "$T/out")"
 
 # MPI calls: call sites with the variables of each argument; the library's constants
 # (MPI_INT, MPI_COMM_WORLD) are not variables of the program
@@ -135,7 +143,7 @@ cat >"$T/build/compile_commands.json" <<EOF
 EOF
 expect_status 0 "$DT" import --run small "$DATA/text/small"
 expect_status 0 "$DT" blame-index -p "$T/build" --run small
-grep -q "indexed 1 file, 11 functions" "$T/out" || fail "-p: $(cat "$T/out")"
+grep -q "indexed 1 file, 12 functions" "$T/out" || fail "-p: $(cat "$T/out")"
 expect_status 0 "$DT" blame-index --list --run small
 grep -q "^small .*flow.c" "$T/out" || fail "list --run: $(cat "$T/out")"
 expect_status 0 "$DT" blame-index --show add --run small

@@ -86,3 +86,22 @@ int nest(int x)
 			twice(twice(twice(twice(twice(twice(twice(x)))))))))))))))))))), &r);
 	return r;
 }
+
+/* while, do and switch conditions */
+int loops(int n, int mode)
+{
+	int t = 0, j = n;
+	while (j > 0)
+		t += j--;
+	do
+		t++;
+	while (t < mode);
+	switch (mode) {
+	case 1:
+		t = 0;
+		break;
+	default:
+		break;
+	}
+	return t;
+}
