@@ -171,6 +171,10 @@ grep -q "^function bad .*has parse errors" "$T/bad" || fail "bad is not flagged"
 expect_status 1 "$DT" blame-index "$T/missing.c"
 expect_err "missing.c"
 
+# a flag clang lacks (gcc's) is said and left out; the file is indexed without errors
+expect_status 0 "$DT" blame-index "$SRC/flow.c" -- -fbogus-gcc-flag
+expect_err "flow.c: the compile command, ignored: unknown argument: '-fbogus-gcc-flag'"
+
 # requests that make no sense
 expect_status 1 "$DT" blame-index --show no_such_function
 expect_err "no indexed function 'no_such_function'"

@@ -52,15 +52,25 @@ typedef struct job {
 	size_t nfiles, nfuncs, nlines, nbad;
 } job;
 
-static void print_diags(const bx_file *f)
+/* Prints the errors of f as FILE:LINE:COL and returns how many there were. An error without a
+ * place is about the compile command (a flag of gcc's that clang lacks): the parse goes on
+ * without the flag, so it is said and not counted. */
+static size_t print_diags(const bx_file *f)
 {
+	size_t n = 0;
 	for (size_t i = 0; i < f->ndiags; i++) {
 		const bx_diag *d = &f->diags[i];
-		fprintf(stderr, "%s:%d:%d: %s: ", d->file ? d->file : f->path, d->line, d->col,
-			d->fatal ? "fatal error" : "error");
+		if (d->line <= 0) {
+			fprintf(stderr, "%s: the compile command, ignored: ", f->path);
+		} else {
+			fprintf(stderr, "%s:%d:%d: %s: ", d->file ? d->file : f->path, d->line, d->col,
+				d->fatal ? "fatal error" : "error");
+			n++;
+		}
 		esc_fputs(d->msg, stderr);
 		fputc('\n', stderr);
 	}
+	return n;
 }
 
 /* Parses one file and stores what it gave, in a transaction of its own. -1 only when the
@@ -81,8 +91,7 @@ static int index_one(job *j, const char *path, const char *dir, const char *cons
 		j->nbad++;
 		return 0;
 	}
-	print_diags(&f);
-	if (f.ndiags)
+	if (print_diags(&f))
 		j->nbad++;
 	int rc = store_begin(j->s, e);
 	if (!rc && store_bindex_write(j->s, j->run_id, &f, j->version, e)) {

@@ -144,7 +144,10 @@ int store_bindex_write(store *s, int64_t run_id, const bx_file *f, const char *c
 	sqlite3_bind_text(q, 3, f->directory ? f->directory : "", -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 4, f->args ? f->args : "", -1, SQLITE_STATIC);
 	sqlite3_bind_int(q, 5, f->lines);
-	sqlite3_bind_int64(q, 6, (int64_t)f->ndiags);
+	int64_t nerr = 0; /* the errors in the sources, not those of the command line */
+	for (size_t i = 0; i < f->ndiags; i++)
+		nerr += f->diags[i].line > 0;
+	sqlite3_bind_int64(q, 6, nerr);
 	sqlite3_bind_text(q, 7, clang_version ? clang_version : "", -1, SQLITE_STATIC);
 	char created[32];
 	time_t now = time(NULL);
