@@ -127,6 +127,55 @@ static const char *const migrations[] = {
 	"  cost INTEGER NOT NULL, bytes INTEGER NOT NULL);"
 	"CREATE INDEX IF NOT EXISTS blame_samples_run ON blame_samples(run_id);"
 	"CREATE INDEX IF NOT EXISTS blame_procs_run ON blame_procs(run_id);",
+
+	/* 4 -> 5: the static data flow of the program's C functions (blame/index.h), written by
+	 * `blame-index`: per source file (of one run, or of the whole store when run_id is NULL)
+	 * its functions; per function its variables (id: their order in the function), the
+	 * explicit and implicit relations dst <- src between them, its call sites and their
+	 * arguments (the variables each mentions), and the map from a source line to the
+	 * variables written there. Re-indexing a file replaces its rows. */
+	"CREATE TABLE IF NOT EXISTS bindex_files("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER REFERENCES runs(id) ON DELETE CASCADE,"
+	"  path TEXT NOT NULL, directory TEXT NOT NULL, args TEXT NOT NULL,"
+	"  lines INTEGER NOT NULL, nerrors INTEGER NOT NULL, clang TEXT NOT NULL,"
+	"  created TEXT NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS bindex_files_path ON bindex_files(path);"
+	"CREATE TABLE IF NOT EXISTS bindex_funcs("
+	"  id INTEGER PRIMARY KEY,"
+	"  file_id INTEGER NOT NULL REFERENCES bindex_files(id) ON DELETE CASCADE,"
+	"  name TEXT NOT NULL, line INTEGER NOT NULL, end_line INTEGER NOT NULL,"
+	"  flags INTEGER NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS bindex_funcs_name ON bindex_funcs(name);"
+	"CREATE INDEX IF NOT EXISTS bindex_funcs_file ON bindex_funcs(file_id, line);"
+	"CREATE TABLE IF NOT EXISTS bindex_vars("
+	"  func_id INTEGER NOT NULL REFERENCES bindex_funcs(id) ON DELETE CASCADE,"
+	"  id INTEGER NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL, line INTEGER NOT NULL,"
+	"  kind TEXT NOT NULL, exit INTEGER NOT NULL,"
+	"  PRIMARY KEY(func_id, id)) WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS bindex_rels("
+	"  func_id INTEGER NOT NULL REFERENCES bindex_funcs(id) ON DELETE CASCADE,"
+	"  implicit INTEGER NOT NULL, dst INTEGER NOT NULL, src INTEGER NOT NULL,"
+	"  line INTEGER NOT NULL, through INTEGER NOT NULL, role TEXT NOT NULL, field TEXT);"
+	"CREATE INDEX IF NOT EXISTS bindex_rels_func ON bindex_rels(func_id, dst);"
+	"CREATE TABLE IF NOT EXISTS bindex_calls("
+	"  func_id INTEGER NOT NULL REFERENCES bindex_funcs(id) ON DELETE CASCADE,"
+	"  id INTEGER NOT NULL, callee TEXT, via TEXT, line INTEGER NOT NULL,"
+	"  col INTEGER NOT NULL, result INTEGER NOT NULL,"
+	"  PRIMARY KEY(func_id, id)) WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS bindex_args("
+	"  func_id INTEGER NOT NULL REFERENCES bindex_funcs(id) ON DELETE CASCADE,"
+	"  call_id INTEGER NOT NULL, argno INTEGER NOT NULL, text TEXT NOT NULL,"
+	"  out INTEGER NOT NULL, out_var INTEGER NOT NULL, out_through INTEGER NOT NULL,"
+	"  PRIMARY KEY(func_id, call_id, argno)) WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS bindex_argvars("
+	"  func_id INTEGER NOT NULL REFERENCES bindex_funcs(id) ON DELETE CASCADE,"
+	"  call_id INTEGER NOT NULL, argno INTEGER NOT NULL, var INTEGER NOT NULL,"
+	"  PRIMARY KEY(func_id, call_id, argno, var)) WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS bindex_lines("
+	"  func_id INTEGER NOT NULL REFERENCES bindex_funcs(id) ON DELETE CASCADE,"
+	"  line INTEGER NOT NULL, var INTEGER NOT NULL, how TEXT NOT NULL,"
+	"  PRIMARY KEY(func_id, line, var, how)) WITHOUT ROWID;",
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
