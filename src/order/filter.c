@@ -41,7 +41,7 @@ typedef struct qev {
 typedef struct oq {
 	int32_t proc, thread;
 	qev *buf;
-	size_t cap, head, len;
+	size_t cap, head, len; /* cap: 0 or a power of two */
 	uint32_t gen;
 	uint8_t inready;
 	int64_t lastts;
@@ -111,6 +111,9 @@ struct ord_filter {
 	uint64_t index, stepno;
 	size_t held, peak;
 	uint64_t next_sweep;
+	/* per kind: whether some rule reads its facts (an atom KIND(...)); the facts of a kind no
+	 * rule reads and that is not numbered by counting are never looked up */
+	uint8_t *kread;
 };
 
 /* ---- hashing -------------------------------------------------------------------------------------- */
@@ -532,7 +535,9 @@ static int check_event(ord_filter *f, const dt_sync_event *e, ord_inst *in, uint
 		int64_t k[ORD_MAXKEY + 2];
 		k[0] = in[i].kind;
 		memcpy(k + 1, in[i].t, (size_t)kd->nkey * sizeof *k);
-		own[i] = fact(f, k, kd->nkey + 1, kd);
+		own[i] = kd->seq == ORD_SEQ_COUNT || f->kread[in[i].kind]
+				 ? fact(f, k, kd->nkey + 1, kd)
+				 : UINT32_MAX;
 		if (kd->seq == ORD_SEQ_FIELD) {
 			in[i].t[kd->nkey] = ord_field_get(res, kd->seqarg);
 		} else if (kd->seq == ORD_SEQ_AS) {
@@ -646,20 +651,22 @@ static void deliver(ord_filter *f, uint32_t qi, const ord_inst *in, const uint32
 	/* facts */
 	for (int i = 0; i < n; i++) {
 		const ord_kind *kd = &f->r->kind[in[i].kind];
-		fent *fe = &f->ent[own[i]];
 		int64_t nn = in[i].t[kd->nkey];
-		if (fe->hw == ORD_NONE_HW || nn > fe->hw)
-			fe->hw = nn;
-		if (kd->seq == ORD_SEQ_COUNT && nn > fe->cnt)
-			fe->cnt = nn;
-		if (f->ring) {
-			int slot = (int)((uint64_t)nn % RING);
-			f->ring[own[i]].n[slot] = nn;
-			f->ring[own[i]].ts[slot] = ts;
+		if (own[i] != UINT32_MAX) {
+			fent *fe = &f->ent[own[i]];
+			if (fe->hw == ORD_NONE_HW || nn > fe->hw)
+				fe->hw = nn;
+			if (kd->seq == ORD_SEQ_COUNT && nn > fe->cnt)
+				fe->cnt = nn;
+			if (f->ring) {
+				int slot = (int)((uint64_t)nn % RING);
+				f->ring[own[i]].n[slot] = nn;
+				f->ring[own[i]].ts[slot] = ts;
+			}
+			if (ts > fe->tsmax)
+				fe->tsmax = ts;
+			wake(f, fe, fe->hw);
 		}
-		if (ts > fe->tsmax)
-			fe->tsmax = ts;
-		wake(f, fe, fe->hw);
 		for (int c = 0; c < f->r->ncix; c++) {
 			const ord_countix *cx = &f->r->cix[c];
 			if (cx->kind != in[i].kind)
@@ -682,7 +689,7 @@ static void deliver(ord_filter *f, uint32_t qi, const ord_inst *in, const uint32
 	o.step = f->o.policy == ORD_CONCURRENT ? f->stepno : o.index;
 	if (f->emit)
 		f->emit(f->ctx, &o);
-	q->head = (q->head + 1) % q->cap;
+	q->head = (q->head + 1) & (q->cap - 1);
 	q->len--;
 	f->held--;
 }
@@ -755,6 +762,19 @@ static void run_concurrent(ord_filter *f)
 	}
 }
 
+static void mark_read(uint8_t *kread, const ord_expr *x)
+{
+	if (!x)
+		return;
+	if (x->op == ORD_X_ATOM)
+		kread[x->kind] = 1;
+	mark_read(kread, x->a);
+	mark_read(kread, x->b);
+	if (x->op == ORD_X_ATOM || x->op == ORD_X_COUNT)
+		for (int i = 0; i < x->narg; i++)
+			mark_read(kread, x->arg[i]);
+}
+
 /* ---- the interface -------------------------------------------------------------------------------- */
 
 ord_filter *ord_filter_new(const ord_rules *r, const ord_filter_opts *o, ord_emit_fn emit, void *ctx)
@@ -768,6 +788,9 @@ ord_filter *ord_filter_new(const ord_rules *r, const ord_filter_opts *o, ord_emi
 	f->emit = emit;
 	f->ctx = ctx;
 	f->recent = xcalloc((size_t)1 << RECENT_BITS, sizeof *f->recent);
+	f->kread = xcalloc((size_t)r->nkind + 1, 1);
+	for (int i = 0; i < r->nrule; i++)
+		mark_read(f->kread, r->rule[i].cond);
 	return f;
 }
 
@@ -785,6 +808,7 @@ void ord_filter_free(ord_filter *f)
 	free(f->ring);
 	free(f->slot);
 	free(f->recent);
+	free(f->kread);
 	free(f->wn);
 	free(f->link);
 	free(f->step);
@@ -817,13 +841,13 @@ int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *
 		size_t cap = q->cap ? q->cap * 2 : 16;
 		qev *b = xmalloc(cap * sizeof *b);
 		for (size_t i = 0; i < q->len; i++)
-			b[i] = q->buf[(q->head + i) % q->cap];
+			b[i] = q->buf[(q->head + i) & (q->cap - 1)];
 		free(q->buf);
 		q->buf = b;
 		q->cap = cap;
 		q->head = 0;
 	}
-	qev *qe = &q->buf[(q->head + q->len) % q->cap];
+	qev *qe = &q->buf[(q->head + q->len) & (q->cap - 1)];
 	qe->ev = *e;
 	qe->id = id;
 	q->len++;
