@@ -68,9 +68,9 @@ static size_t one(const ord_rules *r, uint64_t seed)
 	uint64_t g = seed * 0x9e3779b97f4a7c15ull + 1;
 	int nproc = 2 + (int)(rnd(&g) % 23), nthr = 1 + (int)(rnd(&g) % 4);
 	int per_host = 1 + (int)(rnd(&g) % 4);
+	int64_t skew = (int64_t)(rnd(&g) % 40000), drift = (int64_t)(rnd(&g) % 40);
 	synth s;
-	synth_init(&s, nproc, nthr, per_host, (int64_t)(rnd(&g) % 40000), (int64_t)(rnd(&g) % 40),
-		   seed);
+	synth_init(&s, nproc, nthr, per_host, skew, drift, seed);
 	size_t want = 200 + rnd(&g) % 6000;
 	while (s.n < want)
 		synth_round(&s, rnd(&g) % 4 ? -1 : (int)(rnd(&g) % 13));
@@ -83,10 +83,13 @@ static size_t one(const ord_rules *r, uint64_t seed)
 		off[h] = (int64_t)(rnd(&g) % 30000) - 15000;
 	/* small limits: count entries are swept every 8 x limit deliveries */
 	static const size_t limits[] = { 0, 64, 200, 1000, 5000 };
-	ord_filter_opts o = { policy, rnd(&g) % 2 ? off : NULL, nhost < 64 ? nhost : 64,
-			      limits[rnd(&g) % 5] };
+	const int64_t *use_off = rnd(&g) % 2 ? off : NULL;
+	size_t limit = limits[rnd(&g) % 5];
+	ord_filter_opts o = { policy, use_off, nhost < 64 ? nhost : 64, limit };
 	/* cut short: the last events never come, so some stay held */
-	size_t n = rnd(&g) % 3 ? s.n : s.n - s.n / (2 + rnd(&g) % 8);
+	size_t n = s.n;
+	if (rnd(&g) % 3 == 0)
+		n -= s.n / (2 + rnd(&g) % 8);
 	outs a = { 0 }, b = { 0 };
 	ord_filter *fa = ord_filter_new(r, &o, keep, &a), *fb = ordref_filter_new(r, &o, keep, &b);
 	int fail_a = 0, fail_b = 0;
