@@ -19,8 +19,8 @@
 #define MAXINST 8
 #define NOTS INT64_MIN
 
-/* One entry of the facts: 128 bytes on a 128-byte boundary, the fields a lookup and the rules
- * read first (the key's first values, hw, cnt) in its first cache line. */
+/* One entry of the facts: 128 bytes on a 128-byte boundary, what a lookup and the rules read
+ * first (nk, hw, cnt, tsmax and the key's first three values) in its first cache line. */
 typedef struct fent {
 	uint32_t waiters;          /* first node, 0 for none */
 	uint8_t nk;

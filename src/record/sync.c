@@ -153,13 +153,21 @@ static int map_chunk(struct tstate *t)
 		n = MAX_MAP_CHUNKS;
 	size_t len = (size_t)n * CHUNK_BYTES;
 	off_t start = (off_t)DTS_HEADER_SIZE + (off_t)(t->nchunk * CHUNK_BYTES);
-	if (fallocate(t->fd, 0, start, (off_t)len) != 0 && ftruncate(t->fd, start + (off_t)len) != 0)
+	/* a full disk stops the recording here (a store into a page the file has no block for
+	 * would kill the program with SIGBUS); a filesystem without fallocate gets a sparse file */
+	if (fallocate(t->fd, 0, start, (off_t)len) != 0 &&
+	    ((errno != EOPNOTSUPP && errno != ENOSYS) ||
+	     ftruncate(t->fd, start + (off_t)len) != 0))
 		return -1;
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd, start);
 	if (p == MAP_FAILED)
 		return -1;
 	if (madvise(p, len, MADV_POPULATE_WRITE) != 0) {
-		/* an older kernel: made readable at least, as before */
+		if (errno != EINVAL) {
+			munmap(p, len);
+			return -1;
+		}
+		/* a kernel before 5.14: made readable at least, as before */
 		munmap(p, len);
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, t->fd, start);
 		if (p == MAP_FAILED)
