@@ -19,14 +19,19 @@
 #define MAXINST 8
 #define NOTS INT64_MIN
 
+/* One entry of the facts: 128 bytes on a 128-byte boundary, what a lookup and the rules read
+ * first (nk, hw, cnt, tsmax and the key's first three values) in its first cache line. */
 typedef struct fent {
-	int64_t k[ORD_MAXKEY + 2]; /* tag, values */
-	int64_t hw, ihw, cnt, tsmax;
-	int64_t minneed;           /* the lowest level a parked queue waits for */
-	uint64_t last;             /* the output index when it was last read or changed */
 	uint32_t waiters;          /* first node, 0 for none */
 	uint8_t nk;
+	uint64_t last;             /* the output index when it was last read or changed */
+	int64_t hw, cnt, tsmax;
+	int64_t k[ORD_MAXKEY + 2]; /* tag, values */
+	int64_t ihw;
+	int64_t minneed;           /* the lowest level a parked queue waits for */
+	int64_t pad_;
 } fent;
+_Static_assert(sizeof(fent) == 128, "a fact entry is two cache lines");
 
 typedef struct qev {
 	dt_sync_event ev;
@@ -36,7 +41,7 @@ typedef struct qev {
 typedef struct oq {
 	int32_t proc, thread;
 	qev *buf;
-	size_t cap, head, len;
+	size_t cap, head, len; /* cap: 0 or a power of two */
 	uint32_t gen;
 	uint8_t inready;
 	int64_t lastts;
@@ -86,6 +91,9 @@ struct ord_filter {
 	struct ring { int64_t n[RING], ts[RING]; } *ring;
 	uint32_t *slot;  /* -> ent + 1 */
 	size_t slotcap;
+	/* the entries found last, by hash: a small direct-mapped table in front of slot (which
+	 * is large and read at random: a cache miss for most lookups). Emptied when entries move */
+	struct recent { uint32_t tag, ent; } *recent; /* ent + 1, 0 for none */
 	/* parked queues */
 	wnode *wn;
 	uint32_t nwn, capwn, wfree;
@@ -103,6 +111,9 @@ struct ord_filter {
 	uint64_t index, stepno;
 	size_t held, peak;
 	uint64_t next_sweep;
+	/* per kind: whether some rule reads its facts (an atom KIND(...)); the facts of a kind no
+	 * rule reads and that is not numbered by counting are never looked up */
+	uint8_t *kread;
 };
 
 /* ---- hashing -------------------------------------------------------------------------------------- */
@@ -137,26 +148,56 @@ static void slots_grow(ord_filter *f)
 	f->slotcap = cap;
 }
 
+#define RECENT_BITS 14
+
+static inline int key_eq(const fent *e, const int64_t *k, int nk)
+{
+	if (e->nk != nk)
+		return 0;
+	for (int i = 0; i < nk; i++)
+		if (e->k[i] != k[i])
+			return 0;
+	return 1;
+}
+
 /* The entry of key k (tag first), made when absent. */
 static uint32_t fact(ord_filter *f, const int64_t *k, int nk, const ord_kind *kind)
 {
+	uint64_t h = khash(k, nk);
+	struct recent *rc = &f->recent[h >> (64 - RECENT_BITS)];
+	uint32_t tag = (uint32_t)h;
+	if (rc->ent && rc->tag == tag) {
+		fent *e = &f->ent[rc->ent - 1];
+		if (key_eq(e, k, nk)) {
+			e->last = f->index;
+			return rc->ent - 1;
+		}
+	}
 	if ((f->nent + 1) * 2 > f->slotcap)
 		slots_grow(f);
-	size_t j = khash(k, nk) & (f->slotcap - 1);
+	size_t j = h & (f->slotcap - 1);
 	for (;;) {
 		uint32_t s = f->slot[j];
 		if (!s)
 			break;
 		fent *e = &f->ent[s - 1];
-		if (e->nk == nk && !memcmp(e->k, k, (size_t)nk * sizeof *k)) {
+		if (key_eq(e, k, nk)) {
 			e->last = f->index;
+			*rc = (struct recent){ tag, s };
 			return s - 1;
 		}
 		j = (j + 1) & (f->slotcap - 1);
 	}
 	if (f->nent == f->capent) {
-		f->capent = f->capent ? f->capent * 2 : 1024;
-		f->ent = xrealloc(f->ent, f->capent * sizeof *f->ent);
+		size_t cap = f->capent ? f->capent * 2 : 1024;
+		fent *ne = aligned_alloc(sizeof(fent), cap * sizeof *ne);
+		if (!ne) /* (then xmalloc reports the lack of memory) */
+			ne = xmalloc(cap * sizeof *ne);
+		if (f->nent)
+			memcpy(ne, f->ent, f->nent * sizeof *ne);
+		free(f->ent);
+		f->ent = ne;
+		f->capent = cap;
 		if (f->o.policy == ORD_TIMESTAMP)
 			f->ring = xrealloc(f->ring, f->capent * sizeof *f->ring);
 	}
@@ -172,6 +213,7 @@ static uint32_t fact(ord_filter *f, const int64_t *k, int nk, const ord_kind *ki
 		for (int i = 0; i < RING; i++)
 			f->ring[f->nent].n[i] = ORD_NONE_HW;
 	f->slot[j] = (uint32_t)f->nent + 1;
+	*rc = (struct recent){ tag, (uint32_t)f->nent + 1 };
 	return (uint32_t)f->nent++;
 }
 
@@ -201,6 +243,7 @@ static void sweep(ord_filter *f)
 	if (o == f->nent)
 		return;
 	f->nent = o;
+	memset(f->recent, 0, ((size_t)1 << RECENT_BITS) * sizeof *f->recent);
 	memset(f->slot, 0, f->slotcap * sizeof *f->slot);
 	for (size_t i = 0; i < f->nent; i++) {
 		size_t j = khash(f->ent[i].k, f->ent[i].nk) & (f->slotcap - 1);
@@ -492,7 +535,9 @@ static int check_event(ord_filter *f, const dt_sync_event *e, ord_inst *in, uint
 		int64_t k[ORD_MAXKEY + 2];
 		k[0] = in[i].kind;
 		memcpy(k + 1, in[i].t, (size_t)kd->nkey * sizeof *k);
-		own[i] = fact(f, k, kd->nkey + 1, kd);
+		own[i] = kd->seq == ORD_SEQ_COUNT || f->kread[in[i].kind]
+				 ? fact(f, k, kd->nkey + 1, kd)
+				 : UINT32_MAX;
 		if (kd->seq == ORD_SEQ_FIELD) {
 			in[i].t[kd->nkey] = ord_field_get(res, kd->seqarg);
 		} else if (kd->seq == ORD_SEQ_AS) {
@@ -606,20 +651,22 @@ static void deliver(ord_filter *f, uint32_t qi, const ord_inst *in, const uint32
 	/* facts */
 	for (int i = 0; i < n; i++) {
 		const ord_kind *kd = &f->r->kind[in[i].kind];
-		fent *fe = &f->ent[own[i]];
 		int64_t nn = in[i].t[kd->nkey];
-		if (fe->hw == ORD_NONE_HW || nn > fe->hw)
-			fe->hw = nn;
-		if (kd->seq == ORD_SEQ_COUNT && nn > fe->cnt)
-			fe->cnt = nn;
-		if (f->ring) {
-			int slot = (int)((uint64_t)nn % RING);
-			f->ring[own[i]].n[slot] = nn;
-			f->ring[own[i]].ts[slot] = ts;
+		if (own[i] != UINT32_MAX) {
+			fent *fe = &f->ent[own[i]];
+			if (fe->hw == ORD_NONE_HW || nn > fe->hw)
+				fe->hw = nn;
+			if (kd->seq == ORD_SEQ_COUNT && nn > fe->cnt)
+				fe->cnt = nn;
+			if (f->ring) {
+				int slot = (int)((uint64_t)nn % RING);
+				f->ring[own[i]].n[slot] = nn;
+				f->ring[own[i]].ts[slot] = ts;
+			}
+			if (ts > fe->tsmax)
+				fe->tsmax = ts;
+			wake(f, fe, fe->hw);
 		}
-		if (ts > fe->tsmax)
-			fe->tsmax = ts;
-		wake(f, fe, fe->hw);
 		for (int c = 0; c < f->r->ncix; c++) {
 			const ord_countix *cx = &f->r->cix[c];
 			if (cx->kind != in[i].kind)
@@ -642,7 +689,7 @@ static void deliver(ord_filter *f, uint32_t qi, const ord_inst *in, const uint32
 	o.step = f->o.policy == ORD_CONCURRENT ? f->stepno : o.index;
 	if (f->emit)
 		f->emit(f->ctx, &o);
-	q->head = (q->head + 1) % q->cap;
+	q->head = (q->head + 1) & (q->cap - 1);
 	q->len--;
 	f->held--;
 }
@@ -715,6 +762,19 @@ static void run_concurrent(ord_filter *f)
 	}
 }
 
+static void mark_read(uint8_t *kread, const ord_expr *x)
+{
+	if (!x)
+		return;
+	if (x->op == ORD_X_ATOM)
+		kread[x->kind] = 1;
+	mark_read(kread, x->a);
+	mark_read(kread, x->b);
+	if (x->op == ORD_X_ATOM || x->op == ORD_X_COUNT)
+		for (int i = 0; i < x->narg; i++)
+			mark_read(kread, x->arg[i]);
+}
+
 /* ---- the interface -------------------------------------------------------------------------------- */
 
 ord_filter *ord_filter_new(const ord_rules *r, const ord_filter_opts *o, ord_emit_fn emit, void *ctx)
@@ -727,6 +787,10 @@ ord_filter *ord_filter_new(const ord_rules *r, const ord_filter_opts *o, ord_emi
 		f->o.max_held = (size_t)1 << 20;
 	f->emit = emit;
 	f->ctx = ctx;
+	f->recent = xcalloc((size_t)1 << RECENT_BITS, sizeof *f->recent);
+	f->kread = xcalloc((size_t)r->nkind + 1, 1);
+	for (int i = 0; i < r->nrule; i++)
+		mark_read(f->kread, r->rule[i].cond);
 	return f;
 }
 
@@ -743,6 +807,8 @@ void ord_filter_free(ord_filter *f)
 	free(f->ent);
 	free(f->ring);
 	free(f->slot);
+	free(f->recent);
+	free(f->kread);
 	free(f->wn);
 	free(f->link);
 	free(f->step);
@@ -775,13 +841,13 @@ int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *
 		size_t cap = q->cap ? q->cap * 2 : 16;
 		qev *b = xmalloc(cap * sizeof *b);
 		for (size_t i = 0; i < q->len; i++)
-			b[i] = q->buf[(q->head + i) % q->cap];
+			b[i] = q->buf[(q->head + i) & (q->cap - 1)];
 		free(q->buf);
 		q->buf = b;
 		q->cap = cap;
 		q->head = 0;
 	}
-	qev *qe = &q->buf[(q->head + q->len) % q->cap];
+	qev *qe = &q->buf[(q->head + q->len) & (q->cap - 1)];
 	qe->ev = *e;
 	qe->id = id;
 	q->len++;
@@ -817,7 +883,7 @@ size_t ord_filter_bytes(const ord_filter *f)
 {
 	size_t b = sizeof *f + f->capq * sizeof *f->q + f->qslotcap * 4 + f->capent * sizeof *f->ent +
 		   (f->ring ? f->capent * sizeof *f->ring : 0) +
-		   f->slotcap * 4 + f->capwn * sizeof *f->wn + f->linkcap * sizeof *f->link +
+		   f->slotcap * 4 + ((size_t)1 << RECENT_BITS) * sizeof *f->recent + f->capwn * sizeof *f->wn + f->linkcap * sizeof *f->link +
 		   (f->capready + f->capcur) * 4 + f->capstep * sizeof *f->step;
 	for (uint32_t i = 0; i < f->nq; i++)
 		b += f->q[i].cap * sizeof(qev);

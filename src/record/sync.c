@@ -93,9 +93,10 @@ struct tstate {
 	int state; /* 0 not opened, 1 open, -1 cannot record */
 	int fd;
 	dts_header *hdr;
-	dts_record *chunk;
-	uint64_t nchunk; /* chunks mapped so far */
-	uint32_t pos;    /* next record in the chunk */
+	dts_record *chunk; /* the mapped run of chunks */
+	size_t maplen;     /* its bytes */
+	uint64_t nchunk;   /* chunks mapped so far */
+	uint32_t pos, end; /* next record in the mapping, and its record count */
 	uint64_t seq;
 	long tid;
 };
@@ -128,29 +129,57 @@ static void thread_gone(void *p)
 {
 	struct tstate *t = p;
 	if (t && t->state == 1 && t->gen == atomic_load(&g.gen)) {
-		munmap(t->chunk, CHUNK_BYTES);
+		munmap(t->chunk, t->maplen);
 		munmap(t->hdr, DTS_HEADER_SIZE);
 		close(t->fd);
 		t->state = 0;
 	}
 }
 
+/* The next chunks of the file, mapped and their pages made, before any record goes in. The
+ * mapping doubles from one chunk to MAX_MAP_CHUNKS (a thread with few calls keeps a small file).
+ * The pages are made for writing in one call (MADV_POPULATE_WRITE, Linux 5.14): in a virtual
+ * machine a page fault costs microseconds, and MAP_POPULATE alone makes the pages of a shared
+ * mapping readable only, so that the first store to each still faults. The file's blocks are
+ * allocated first (fallocate), which saves the filesystem a reservation per page. */
+#define MAX_MAP_CHUNKS 8
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
 static int map_chunk(struct tstate *t)
 {
-	off_t end = (off_t)DTS_HEADER_SIZE + (off_t)((t->nchunk + 1) * CHUNK_BYTES);
-	if (ftruncate(t->fd, end) != 0)
+	uint64_t n = t->nchunk ? t->nchunk : 1;
+	if (n > MAX_MAP_CHUNKS)
+		n = MAX_MAP_CHUNKS;
+	size_t len = (size_t)n * CHUNK_BYTES;
+	off_t start = (off_t)DTS_HEADER_SIZE + (off_t)(t->nchunk * CHUNK_BYTES);
+	/* a full disk stops the recording here (a store into a page the file has no block for
+	 * would kill the program with SIGBUS); a filesystem without fallocate gets a sparse file */
+	if (fallocate(t->fd, 0, start, (off_t)len) != 0 &&
+	    ((errno != EOPNOTSUPP && errno != ENOSYS) ||
+	     ftruncate(t->fd, start + (off_t)len) != 0))
 		return -1;
-	/* the chunk's pages are made now, in one call, rather than by one page fault every 42
-	 * records in the middle of the program's calls (a fault costs microseconds in a VM) */
-	void *p = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-		       t->fd, end - (off_t)CHUNK_BYTES);
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd, start);
 	if (p == MAP_FAILED)
 		return -1;
+	if (madvise(p, len, MADV_POPULATE_WRITE) != 0) {
+		if (errno != EINVAL) {
+			munmap(p, len);
+			return -1;
+		}
+		/* a kernel before 5.14: made readable at least, as before */
+		munmap(p, len);
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, t->fd, start);
+		if (p == MAP_FAILED)
+			return -1;
+	}
 	if (t->chunk)
-		munmap(t->chunk, CHUNK_BYTES);
+		munmap(t->chunk, t->maplen);
 	t->chunk = p;
-	t->nchunk++;
+	t->maplen = len;
+	t->nchunk += n;
 	t->pos = 0;
+	t->end = (uint32_t)(n * DTS_CHUNK_RECORDS);
 	return 0;
 }
 
@@ -243,7 +272,7 @@ static void emit(dts_record *r, int phase)
 		if (t->state != 1)
 			return;
 	}
-	if (__builtin_expect(t->pos == DTS_CHUNK_RECORDS, 0) && map_chunk(t) != 0) {
+	if (__builtin_expect(t->pos == t->end, 0) && map_chunk(t) != 0) {
 		note("growing the record file");
 		t->state = -1;
 		return;
