@@ -127,6 +127,14 @@ static const char *const migrations[] = {
 	"  cost INTEGER NOT NULL, bytes INTEGER NOT NULL);"
 	"CREATE INDEX IF NOT EXISTS blame_samples_run ON blame_samples(run_id);"
 	"CREATE INDEX IF NOT EXISTS blame_procs_run ON blame_procs(run_id);",
+	/* 4 -> 5: the scan of a sample (import/blame_data.h): the containers its frames' words
+	 * point into, as (frame, container) int32 pairs, innermost frame first, little-endian;
+	 * samples imported before have none (-1). */
+	"CREATE TABLE IF NOT EXISTS blame_scans("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  id INTEGER NOT NULL, refs BLOB NOT NULL,"
+	"  PRIMARY KEY(run_id, id)) WITHOUT ROWID;"
+	"ALTER TABLE blame_samples ADD COLUMN scan INTEGER NOT NULL DEFAULT -1;",
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
