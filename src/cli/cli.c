@@ -35,6 +35,7 @@ static const char usage[] =
 	"  hang     where each thread of a stopped run is, and who waits for whom\n"
 	"  order    the sync events of a run in one order consistent across processes\n"
 	"  report   calls, total and self time per function of two runs, and their change\n"
+	"  blame    variable blame: which program variables a run's samples were spent on\n"
 	"  tui      browse all of it in a terminal interface (also plain 'difftrace')\n"
 	"\n"
 	"Options:\n"
@@ -53,7 +54,7 @@ static const struct verb {
 	{ "classes", cmd_classes }, { "jsm", cmd_jsm },       { "lattice", cmd_lattice },
 	{ "filters", cmd_filters }, { "nlr", cmd_nlr },   { "tui", cmd_tui },       { "rank", cmd_rank },       { "diff", cmd_diff },
 	{ "sync", cmd_sync },     { "hang", cmd_hang },   { "order", cmd_order },
-	{ "report", cmd_report },
+	{ "report", cmd_report }, { "blame", cmd_blame },
 };
 
 int cli_fail(const dt_err *e)

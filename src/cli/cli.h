@@ -75,6 +75,7 @@ int cmd_tui(cli *c, int argc, char **argv);
 int cmd_sync(cli *c, int argc, char **argv);
 int cmd_hang(cli *c, int argc, char **argv);
 int cmd_order(cli *c, int argc, char **argv);
+int cmd_blame(cli *c, int argc, char **argv);
 
 #define CLI_HELP_DONE (-100)
 

@@ -428,11 +428,15 @@ static int read_globals(struct symtab *s, dt_blame_data *d, int32_t rank, int64_
 	size_t before = d->ncont;
 	Dwarf_Die *cu = NULL;
 	Dwarf_Addr bias;
+	int cus = 0;
 	while ((cu = dwfl_module_nextcu(s->exe_mod, cu, &bias))) {
 		g.bias = bias;
 		scan_vars(&g, cu, NULL, 0);
+		cus++;
 	}
-	if (d->ncont > before)
+	/* a program with DWARF but no globals of its own has none: the symbol table would
+	 * only add the MPI library's handles that the program's references copied in */
+	if (d->ncont > before || cus)
 		return 1;
 	int n = dwfl_module_getsymtab(s->exe_mod);
 	for (int i = 1; i < n; i++) {
