@@ -286,8 +286,8 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 			const int32_t *p = d->scanv + d->scan_off[s->scan];
 			size_t np = (d->scan_off[s->scan + 1] - d->scan_off[s->scan]) / 2;
 			for (size_t i = 0; i < np && !nc;) {
-				int32_t fr = p[2 * i];
-				if ((size_t)fr > top && m1)
+				int32_t fr = p[2 * i]; /* the level: 2 x frame, + 1 stack words */
+				if ((size_t)fr / 2 > top && m1)
 					break;
 				for (; i < np && p[2 * i] == fr; i++)
 					if (visible(x, p[2 * i + 1], S, m1, k)) {

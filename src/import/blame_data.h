@@ -81,8 +81,8 @@ typedef struct dt_blame_data {
 	size_t npathv, cappathv;
 	uint32_t *path_off;  /* path i is pathv[path_off[i] .. path_off[i+1]) */
 	size_t npaths, cappaths;
-	int32_t *scanv;      /* the scans: (frame, container) pairs, one after another, innermost
-			      * frame first */
+	int32_t *scanv;      /* the scans: (level, container) pairs, one after another, by level:
+			      * 2 x frame for the frame's registers, + 1 for its stack words */
 	size_t nscanv, capscanv;
 	uint32_t *scan_off;  /* scan i is scanv[scan_off[i] .. scan_off[i+1]), 2 ints a pair */
 	size_t nscans, capscans;

@@ -117,7 +117,7 @@ int sample_file_read(const char *path, struct dtp_record **recs, size_t *n, int6
 			const dtp_words *w = (const dtp_words *)(const void *)&r[k];
 			bad = h.version < 2 || w->nwords > DTP_WORDS_MAX;
 			for (int i = 0; !bad && i < w->nwords; i++)
-				bad = w->fr[i] > DTP_FRAMES;
+				bad = (w->fr[i] & 0x7f) > DTP_FRAMES;
 		}
 		if (bad) {
 			unsigned kind = r[k].kind, nfr = r[k].nframes;
@@ -645,7 +645,9 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 					continue;
 				grow((void **)&words, &capw, nwords + x->nwords, sizeof *words);
 				for (int q = 0; q < x->nwords; q++)
-					words[nwords++] = (struct fword){ x->w[q], x->fr[q] };
+					/* the scan's level: a frame's registers, then its stack */
+					words[nwords++] = (struct fword){
+						x->w[q], 2 * (x->fr[q] & 0x7f) + (x->fr[q] >> 7) };
 				all[last].nw += x->nwords;
 				continue;
 			}

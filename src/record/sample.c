@@ -314,7 +314,8 @@ struct fwords {
 static void fw_put(struct fwords *fw, int frame, uint64_t v)
 {
 	/* user-space addresses above the first pages: small integers and most doubles are not */
-	if (v < 0x10000 || v >= 0x800000000000ull || fw->n == FW_MAX || frame > 255)
+	if (v < 0x10000 || v >= 0x800000000000ull || fw->n == FW_MAX || frame > 255 ||
+	    (frame & 0x7f) > DTP_FRAMES)
 		return;
 	fw->fr[fw->n] = (uint8_t)frame;
 	fw->w[fw->n++] = v;
@@ -349,7 +350,7 @@ static void stack_of(struct fwords *fw, int frame, uint64_t sp, uint64_t nsp, ui
 	const uint64_t *p = (const uint64_t *)(uintptr_t)sp;
 	for (uint64_t i = 0; i < DTP_STACK_WORDS && sp + 8 * (i + 1) <= nsp; i++)
 		if (p[i] != ret)
-			fw_put(fw, frame, p[i]);
+			fw_put(fw, frame | 0x80, p[i]);
 }
 
 /* Writes the words as DTP_WORDS records after their sample, less those that point into the

@@ -66,8 +66,10 @@ typedef struct dtp_record {
 } dtp_record;
 
 /* A DTP_WORDS record (version 2) follows its sample (or another DTP_WORDS record of it): words
- * of the sample's frames that look like pointers, w[i] found in frame fr[i] (0 the interrupted
- * frame, k the frame that return address frames[k-1] returns into), innermost frame first.
+ * of the sample's frames that look like pointers, w[i] found in frame fr[i] & 0x7f (0 the
+ * interrupted frame, k the frame that return address frames[k-1] returns into), innermost
+ * frame first; bit 0x80 of fr[i] is set for a word of the frame's stack (where a function also
+ * saves its caller's registers), clear for a register.
  * A frame's words are its registers (all general registers in frame 0, the callee-saved ones
  * in the others, as libunwind recovers them) and up to DTP_STACK_WORDS words of its stack
  * from its SP up to its caller's SP, less the frame's return address and the values that
