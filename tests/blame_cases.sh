@@ -88,10 +88,12 @@ while ! grep -q spinning "$T/killed.log" 2>/dev/null && [ $n -lt 600 ]; do
 done
 grep -q spinning "$T/killed.log" || { kill "$pid"; fail "the spinning run never got there"; }
 sleep 0.6
-app=$(pgrep -f "$APP spin" | head -1)
+# the program itself, not the timeout or mpirun whose command lines name it too
+app=$(pgrep -f "^$APP spin" | head -1)
 [ -n "$app" ] || fail "the spinning program is gone"
 kill -9 "$app"
 wait "$pid" 2>/dev/null
+kill "$pid" 2>/dev/null
 expect_status 0 "$DT" import -r killed "$T/killed"
 expect_status 0 "$DT" blame killed --format csv
 unquote "$T/out" >"$T/killed.csv"

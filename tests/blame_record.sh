@@ -103,10 +103,12 @@ while ! grep -q spinning "$T/killed.log" 2>/dev/null && [ $n -lt 600 ]; do
 done
 grep -q spinning "$T/killed.log" || { kill "$pid"; fail "the spinning run never got there"; }
 sleep 0.5
-app=$(pgrep -f "$APP spin" | head -1)
+# the program itself, not the timeout or mpirun whose command lines name it too
+app=$(pgrep -f "^$APP spin" | head -1)
 [ -n "$app" ] || fail "the spinning program is gone"
 kill -9 "$app"
 wait "$pid" 2>/dev/null
+kill "$pid" 2>/dev/null
 expect_status 0 "$DT" import -r killed "$T/killed"
 kid=$(q "SELECT id FROM runs WHERE name = 'killed'")
 n=$(q "SELECT count(*) FROM blame_samples WHERE run_id = $kid")
