@@ -90,6 +90,9 @@ struct bctx {
 	int32_t *var;        /* per container: its variable in the current table, -1 none yet */
 	int32_t *col;        /* per process: its rank column */
 	int32_t *pcol;       /* per sample group: its rank column */
+	uint8_t *output;     /* per location: an output routine */
+	int16_t *code;       /* per location: the MPI call it is (syncfmt.h code), 0 none */
+	uint8_t *ispoint;    /* per location: the current point's function */
 };
 
 /* The name of a container's variable: globals and statics by name, heap blocks by their
@@ -230,6 +233,8 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 	t.v[t.other].type = xstrdup("-");
 	t.v[t.output].type = xstrdup("-");
 	int is_main = !strcmp(point, "main");
+	for (size_t i = 0; i < d->nlocs; i++)
+		x->ispoint[i] = is_main ? x->fid[i] == x->main_fid : !strcmp(d->locs[i].func, point);
 	memset(out, 0, sizeof *out);
 	out->point = xstrdup(point);
 	out->rank = xcalloc(nranks ? nranks : 1, sizeof *out->rank);
@@ -241,13 +246,11 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 		size_t m1 = d->path_off[s->path + 1] - d->path_off[s->path];
 		/* the point's frame: its outermost occurrence */
 		size_t k = m1;
-		for (size_t j = m1; j-- > 0;) {
-			const char *f = d->locs[S[j]].func;
-			if (is_main ? x->fid[S[j]] == x->main_fid : !strcmp(f, point)) {
+		for (size_t j = m1; j-- > 0;)
+			if (x->ispoint[S[j]]) {
 				k = j;
 				break;
 			}
-		}
 		if (k == m1 && !is_main)
 			continue;
 		double amount = metric == BLAME_TIME    ? (double)s->cost
@@ -261,11 +264,9 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 		size_t top = k < m1 ? k : m1 - 1; /* the frames up to the point */
 		int output = 0, call = s->call;
 		for (size_t j = 0; j <= top && m1; j++) {
-			const char *f = d->locs[S[j]].func;
-			if (blame_is_output(f))
-				output = 1;
-			if (!s->call && call_code(f))
-				call = call_code(f); /* the outermost MPI function wins */
+			output |= x->output[S[j]];
+			if (!s->call && x->code[S[j]])
+				call = x->code[S[j]]; /* the outermost MPI function wins */
 		}
 		if (output) {
 			give(&t, t.output, col, amount, call);
@@ -401,6 +402,13 @@ int blame_compute(const dt_blame_data *d, const transfer_set *tf, const char *co
 			x.main_fid = (int32_t)id;
 	}
 	strmap_free(&fn);
+	x.output = xmalloc(d->nlocs ? d->nlocs : 1);
+	x.code = xmalloc((d->nlocs ? d->nlocs : 1) * sizeof *x.code);
+	x.ispoint = xmalloc(d->nlocs ? d->nlocs : 1);
+	for (size_t i = 0; i < d->nlocs; i++) {
+		x.output[i] = (uint8_t)blame_is_output(d->locs[i].func);
+		x.code[i] = (int16_t)call_code(d->locs[i].func);
+	}
 	x.libonly = xcalloc(d->ncont ? d->ncont : 1, 1);
 	for (size_t i = 0; i < d->ncont; i++) {
 		const dt_bcontainer *c = &d->cont[i];
@@ -435,6 +443,9 @@ int blame_compute(const dt_blame_data *d, const transfer_set *tf, const char *co
 		out->ntables++;
 	}
 	free(x.fid);
+	free(x.output);
+	free(x.code);
+	free(x.ispoint);
 	free(x.libonly);
 	free(x.var);
 	free(x.pcol);
