@@ -76,6 +76,26 @@ adds_up "$T/worker.csv" 7
 positive "$(blame_of "$T/worker.csv" "$(site THREAD worker)")" || fail "worker's table: $(cat "$T/worker.csv")"
 [ -z "$(blame_of "$T/worker.csv" "$(site A main)")" ] || fail "main's block in worker's table"
 
+# the interface: b on the run opens its blame, Enter a variable's details, p adds a point
+printf '%s\n' b >"$T/keys"
+"$DT" tui --script "$T/keys" --dump "$T/screen" --size 24x110 >"$T/tui.out" 2>"$T/tui.err" ||
+	fail "tui exited $?: $(cat "$T/tui.err")"
+grep -q '^difftrace: variable blame of ok' "$T/screen" || fail "no blame view: $(cat "$T/screen")"
+grep -q 'blame point main: ' "$T/screen" || fail "no point main: $(cat "$T/screen")"
+grep -q "^  $(site A main) *heap " "$T/screen" || fail "no row of the first block: $(cat "$T/screen")"
+grep -q '^  Total  ' "$T/screen" || fail "no Total row: $(cat "$T/screen")"
+grep -q 'R0(%)' "$T/screen" || fail "no rank column at 110 columns: $(cat "$T/screen")"
+printf '%s\n' : '"blame ok"' Enter j Enter >"$T/keys"
+"$DT" tui --script "$T/keys" --dump "$T/screen" --size 24x80 >"$T/tui.out" 2>"$T/tui.err" ||
+	fail "tui exited $?: $(cat "$T/tui.err")"
+grep -q '^difftrace: blame of .* at main in ok' "$T/screen" || fail "no details: $(cat "$T/screen")"
+grep -q 'allocation call path' "$T/screen" || fail "no allocation path: $(cat "$T/screen")"
+grep -q 'cases.c:[0-9]' "$T/screen" || fail "the path has no line: $(cat "$T/screen")"
+printf '%s\n' b p '"worker"' Enter >"$T/keys"
+"$DT" tui --script "$T/keys" --dump "$T/screen" --size 30x80 >"$T/tui.out" 2>"$T/tui.err" ||
+	fail "tui exited $?: $(cat "$T/tui.err")"
+grep -q 'blame point worker: ' "$T/screen" || fail "p did not add the point: $(cat "$T/screen")"
+
 # kill -9: the samples up to then import and are blamed
 # shellcheck disable=SC2086
 timeout -k 5 150 "$MPIRUN" $flags "$RECORD" --sample --sync-only -o "$T/killed" -- "$APP" spin \

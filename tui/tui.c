@@ -1286,6 +1286,8 @@ static void command(tui *t, const char *line)
 			tui_msg(t, ST_WARN, "usage: :report RUN:P.T RUN:P.T");
 		else
 			view_report_open(t, ra, pa, ta, rb, pb, tb);
+	} else if (!strcmp(w[0], "blame") && n >= 2) {
+		view_blame_open(t, w[1], w + 2, (size_t)n - 2);
 	} else if (!strcmp(w[0], "filters")) {
 		view_filters_open(t);
 	} else if (!strcmp(w[0], "filter") && n == 2) {
@@ -1325,7 +1327,7 @@ static void command(tui *t, const char *line)
 	} else {
 		tui_msg(t, ST_WARN,
 			"unknown command ':%s' (runs, classes RUN, trace RUN P.T, lattice RUN, jsm RUN [delta], "
-			"rank NORMAL FAULTY, diff RUN:P.T RUN:P.T, report RUN:P.T RUN:P.T, filters, filter SPEC, attrs MODE, "
+			"rank NORMAL FAULTY, diff RUN:P.T RUN:P.T, report RUN:P.T RUN:P.T, blame RUN [FUNC]..., filters, filter SPEC, attrs MODE, "
 			"K N, w FILE, dump FILE, q)",
 			line);
 	}

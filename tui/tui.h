@@ -174,6 +174,8 @@ int view_diff_open(tui *t, const char *run_a, int pa, int ta, const char *run_b,
 int view_report_open(tui *t, const char *run_a, int pa, int ta, const char *run_b, int pb, int tb);
 int view_jsm_open(tui *t, const char *run, int delta);
 int view_filters_open(tui *t);
+/* Variable blame of run at main and the points (difftrace blame). */
+int view_blame_open(tui *t, const char *run, char *const *points, size_t np);
 
 /* ---- running ---- */
 

@@ -24,7 +24,8 @@ static const tui_keyhelp common[] = {
 	{ "' a-z  ''", "back to a marked line; '' back to where the last jump started" },
 	{ "H L", "scroll left, right" },
 	{ ":", "command line: runs, classes RUN, trace RUN P.T, lattice RUN, jsm RUN [delta], "
-	       "rank NORMAL FAULTY, diff RUN:P.T RUN:P.T, report RUN:P.T RUN:P.T, filters, "
+	       "rank NORMAL FAULTY, diff RUN:P.T RUN:P.T, report RUN:P.T RUN:P.T, blame RUN [FUNC]..., "
+	       "filters, "
 	       "filter SPEC, attrs MODE, K N, "
 	       "w FILE, dump FILE, help, q" },
 	{ "w", "write this view to a text file" },

@@ -24,6 +24,7 @@ static const tui_keyhelp keys[] = {
 	{ "1  2", "mark the run as the normal (1) or the faulty (2) one" },
 	{ "r", "the ranking of the faulty run against the normal one" },
 	{ "f", "the filter families (change the filter, recompute)" },
+	{ "b", "variable blame of the run (a run recorded with --sample)" },
 	{ NULL, NULL },
 };
 
@@ -136,6 +137,9 @@ static int runs_key(tui *t, view *v, int k)
 		return 1;
 	case 'f':
 		view_filters_open(t);
+		return 1;
+	case 'b':
+		view_blame_open(t, run, NULL, 0);
 		return 1;
 	}
 	return 0;
