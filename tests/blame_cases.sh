@@ -91,6 +91,7 @@ printf '%s\n' : '"blame ok"' Enter j Enter >"$T/keys"
 grep -q '^difftrace: blame of .* at main in ok' "$T/screen" || fail "no details: $(cat "$T/screen")"
 grep -q 'allocation call path' "$T/screen" || fail "no allocation path: $(cat "$T/screen")"
 grep -q 'cases.c:[0-9]' "$T/screen" || fail "the path has no line: $(cat "$T/screen")"
+grep -q '^    work  ' "$T/screen" || fail "work is not among the functions that blamed it: $(cat "$T/screen")"
 printf '%s\n' b p '"worker"' Enter >"$T/keys"
 "$DT" tui --script "$T/keys" --dump "$T/screen" --size 30x80 >"$T/tui.out" 2>"$T/tui.err" ||
 	fail "tui exited $?: $(cat "$T/tui.err")"

@@ -91,8 +91,8 @@ static void make(dt_blame_data *d)
 	add_cont(d, DT_BC_HEAP, NULL, NULL, 6);                         /* C_T */
 	add_cont(d, DT_BC_HEAP, NULL, NULL, 7);                         /* C_L */
 	/* scans: (level, container), level 2 x frame (+1 stack words) */
-	add_scan(d, (int32_t[]){ 0, C_T, 4, C_X, 5, C_G }, 6);          /* 0: dot's t, cg's x, g */
-	add_scan(d, (int32_t[]){ 0, C_T, 4, C_X, 4, C_G }, 6);          /* 1: cg's x and g */
+	add_scan(d, (int32_t[]){ 0, C_T, 4, C_X, 5, C_G }, 6);          /* 0: dot's t, solve's x, g */
+	add_scan(d, (int32_t[]){ 0, C_T, 4, C_X, 4, C_G }, 6);          /* 1: solve's x and g */
 	add_scan(d, (int32_t[]){ 0, C_L }, 2);                          /* 2: a library block */
 	add_scan(d, (int32_t[]){ 0, C_T }, 2);                          /* 3: t */
 	add_scan(d, (int32_t[]){ 0, C_X }, 2);                          /* 4 */
@@ -100,7 +100,7 @@ static void make(dt_blame_data *d)
 	d->capproc = d->nproc = 2;
 	for (int r = 0; r < 2; r++)
 		d->proc[r] = (dt_bproc){ r, 100 + r, 0, 1, 1000000, xstrdup("cpu-time"), xstrdup("app") };
-	add_samp(d, 0, P_DOT, 0, 0, -1, 10);             /* main: x (registers of cg's frame) */
+	add_samp(d, 0, P_DOT, 0, 0, -1, 10);             /* main: x (registers of solve's frame) */
 	add_samp(d, 0, P_DOT, 1, 0, -1, 4);              /* main: x, g in halves */
 	add_samp(d, 1, P_OUT, 4, 0, -1, 3);              /* Output */
 	add_samp(d, 1, P_BCAST, -1, DTS_MPI_Bcast, C_G, 6); /* g through MPI_Bcast */
@@ -161,7 +161,7 @@ static void test_tables(void)
 	CHECK(x && g && t);
 	if (x && g && t) {
 		/* dot's temporary is not main's: the first frame further out with a visible one
-		 * (cg's registers: x alone in scan 0; x and g in scan 1, in halves) */
+		 * (solve's registers: x alone in scan 0; x and g in scan 1, in halves) */
 		CHECK(near(x->rank[0], 10 + 2));
 		CHECK(near(g->rank[0], 2));
 		CHECK(near(g->rank[1], 6));
@@ -169,6 +169,13 @@ static void test_tables(void)
 		CHECK(x->calls == 0);
 		CHECK_EQ_STR(g->type, "int");
 		CHECK_EQ_STR(x->type, "heap");
+		/* the functions credited: the frame the scan found x in (frame 2, solve); for the
+		 * broadcast, the program's function that made the call */
+		CHECK(x->nfn == 1 && x->fn[0] >= 0 && !strcmp(d.locs[x->fn[0]].func, "solve"));
+		int has_main = 0;
+		for (int i = 0; i < g->nfn; i++)
+			has_main |= !strcmp(d.locs[g->fn[i]].func, "main");
+		CHECK(has_main && g->nfn == 2);
 		/* the thread's sample: main is not on its stack, nothing is a temporary there */
 		CHECK(near(t->rank[1], 7) && near(t->rank[0], 0));
 	}

@@ -1,8 +1,8 @@
 /* view_blame.c: variable blame of a run (difftrace blame RUN): one table per blame point, the
  * variables with their type, the MPI calls that contributed, the blame per rank (count and
  * percent of the rank) when the screen has room, the total, node mean and deviation. Enter on
- * a variable shows its details: the blame per rank, how many containers took it, and the
- * allocation call path of its first container. Opened with b on a run or ':blame RUN [FUNC]...';
+ * a variable shows its details: the functions that blamed it, the blame per rank, how many
+ * containers took it, and the allocation call path of its first container. Opened with b on a run or ':blame RUN [FUNC]...';
  * p adds a blame point. */
 #include <curses.h>
 #include <stdarg.h>
@@ -32,7 +32,7 @@ struct bview {
 };
 
 static const tui_keyhelp keys[] = {
-	{ "Enter", "the variable's blame per rank, containers and allocation call path" },
+	{ "Enter", "the variable's functions, blame per rank, containers and allocation path" },
 	{ "p", "add a blame point (a function): one more table" },
 	{ NULL, NULL },
 };
@@ -279,6 +279,23 @@ static void blame_enter(tui *t, view *v, size_t i)
 	buf_free(&cb);
 	if (x->vkind == BV_VAR)
 		dline(d, "  containers that took blame: %zu", x->ncont);
+	if (x->nfn) {
+		dline(d, "functions that blamed it");
+		int ord[BLAME_FUNCS];
+		for (int q = 0; q < x->nfn; q++)
+			ord[q] = q;
+		for (int q = 1; q < x->nfn; q++) /* by blame, largest first */
+			for (int j = q; j > 0 && x->fn_amount[ord[j]] > x->fn_amount[ord[j - 1]]; j--) {
+				int tmp = ord[j];
+				ord[j] = ord[j - 1];
+				ord[j - 1] = tmp;
+			}
+		for (int q = 0; q < x->nfn; q++)
+			dline(d, "  %-32s %10.1f", x->fn[ord[q]] >= 0 ? dd->locs[x->fn[ord[q]]].func : "?",
+			      x->fn_amount[ord[q]]);
+		if (x->fn_rest > 0)
+			dline(d, "  %-32s %10.1f", "(other functions)", x->fn_rest);
+	}
 	dline(d, "blame per rank");
 	for (size_t c = 0; c < b->r.nranks; c++)
 		dline(d, "  R%-4d %10.1f  (%5.1f%% of the rank)", (int)b->r.ranks[c], x->rank[c],

@@ -199,13 +199,25 @@ static int32_t cont_var(struct tacc *t, struct bctx *x, int32_t c)
 	return (int32_t)id;
 }
 
-static void give(struct tacc *t, int32_t vi, size_t col, double amount, int call)
+static void give(struct tacc *t, int32_t vi, size_t col, double amount, int call, int32_t loc)
 {
 	blame_var *v = &t->v[vi];
 	v->rank[col] += amount;
 	v->total += amount;
 	if (call > 0 && call <= 64)
 		v->calls |= 1ull << (call - 1);
+	int i = 0;
+	while (i < v->nfn && v->fn[i] != loc)
+		i++;
+	if (i == v->nfn && v->nfn < BLAME_FUNCS) {
+		v->fn[i] = loc;
+		v->fn_amount[i] = 0;
+		v->nfn++;
+	}
+	if (i < v->nfn)
+		v->fn_amount[i] += amount;
+	else
+		v->fn_rest += amount;
 }
 
 static int by_total(const void *a, const void *b)
@@ -268,8 +280,15 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 			if (!s->call && x->code[S[j]])
 				call = x->code[S[j]]; /* the outermost MPI function wins */
 		}
+		/* the function to credit: the innermost of the program on the stack */
+		int32_t here = m1 ? x->fid[S[0]] : -1;
+		for (size_t j = 0; j < m1; j++)
+			if (d->locs[S[j]].in_main) {
+				here = x->fid[S[j]];
+				break;
+			}
 		if (output) {
-			give(&t, t.output, col, amount, call);
+			give(&t, t.output, col, amount, call, here);
 			continue;
 		}
 		/* inside an MPI call: its transfer function's container */
@@ -277,12 +296,13 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 			const char *cn = sync_call_name((unsigned)s->call);
 			int32_t c = cn ? transfer_blame(x->tf, cn, s->c0, s->c1) : -1;
 			if (c >= 0 && visible(x, c, S, m1, k)) {
-				give(&t, cont_var(&t, x, c), col, amount, call);
+				give(&t, cont_var(&t, x, c), col, amount, call, here);
 				continue;
 			}
 		}
 		/* the scan, innermost frame first, up to the point */
 		size_t nc = 0;
+		int32_t level = 0;
 		if (s->scan >= 0) {
 			const int32_t *p = d->scanv + d->scan_off[s->scan];
 			size_t np = (d->scan_off[s->scan + 1] - d->scan_off[s->scan]) / 2;
@@ -290,6 +310,7 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 				int32_t fr = p[2 * i]; /* the level: 2 x frame, + 1 stack words */
 				if ((size_t)fr / 2 > top && m1)
 					break;
+				level = fr;
 				for (; i < np && p[2 * i] == fr; i++)
 					if (visible(x, p[2 * i + 1], S, m1, k)) {
 						grow((void **)&cand, &capcand, nc + 1, sizeof *cand);
@@ -298,11 +319,13 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 			}
 		}
 		if (!nc) {
-			give(&t, t.other, col, amount, call);
+			give(&t, t.other, col, amount, call, here);
 			continue;
 		}
+		/* the function of the frame the scan found them in */
+		int32_t by = (size_t)level / 2 < m1 ? x->fid[S[level / 2]] : here;
 		for (size_t i = 0; i < nc; i++)
-			give(&t, cont_var(&t, x, cand[i]), col, amount / (double)nc, call);
+			give(&t, cont_var(&t, x, cand[i]), col, amount / (double)nc, call, by);
 	}
 	free(cand);
 	/* the containers each variable took blame through */

@@ -43,7 +43,17 @@ typedef struct blame_var {
 	uint64_t calls;    /* bit c-1: MPI call c (syncfmt.h code) contributed */
 	size_t ncont;      /* containers that got blame */
 	int32_t first;     /* its first container (for the allocation site), -1 none */
+	/* the functions that blamed it: the function of the frame where the scan found it, else
+	 * (MPI transfer, Other, Output) the innermost function of the program on the stack; as
+	 * location ids of the function's first location (-1 none), the first BLAME_FUNCS seen,
+	 * the rest summed in fn_rest */
+	int32_t fn[8];
+	double fn_amount[8];
+	int nfn;
+	double fn_rest;
 } blame_var;
+
+#define BLAME_FUNCS 8
 
 typedef struct blame_table {
 	char *point;

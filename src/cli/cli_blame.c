@@ -279,6 +279,13 @@ static void print_json(const char *run, const blame_result *r, const dt_blame_da
 			json_nums(v->rank, r->nranks);
 			printf(",\"total\":%.6g,\"mean\":%.6g,\"sd\":%.6g,\"containers\":%zu", v->total,
 			       mean, sd, v->ncont);
+			printf(",\"functions\":[");
+			for (int f = 0; f < v->nfn; f++) {
+				printf("%s{\"func\":", f ? "," : "");
+				cli_json_str(v->fn[f] >= 0 ? d->locs[v->fn[f]].func : "?");
+				printf(",\"blame\":%.6g}", v->fn_amount[f]);
+			}
+			printf("],\"other_functions\":%.6g", v->fn_rest);
 			if (v->first >= 0 && d->cont[v->first].site >= 0) {
 				const dt_bcontainer *ct = &d->cont[v->first];
 				printf(",\"site\":[");
