@@ -1286,6 +1286,8 @@ static void command(tui *t, const char *line)
 			tui_msg(t, ST_WARN, "usage: :report RUN:P.T RUN:P.T");
 		else
 			view_report_open(t, ra, pa, ta, rb, pb, tb);
+	} else if (!strcmp(w[0], "blamediff") && n == 3) {
+		view_blame_change_open(t, w[1], w[2]);
 	} else if (!strcmp(w[0], "blame") && n >= 2) {
 		view_blame_open(t, w[1], w + 2, (size_t)n - 2);
 	} else if (!strcmp(w[0], "filters")) {
@@ -1327,7 +1329,7 @@ static void command(tui *t, const char *line)
 	} else {
 		tui_msg(t, ST_WARN,
 			"unknown command ':%s' (runs, classes RUN, trace RUN P.T, lattice RUN, jsm RUN [delta], "
-			"rank NORMAL FAULTY, diff RUN:P.T RUN:P.T, report RUN:P.T RUN:P.T, blame RUN [FUNC]..., filters, filter SPEC, attrs MODE, "
+			"rank NORMAL FAULTY, diff RUN:P.T RUN:P.T, report RUN:P.T RUN:P.T, blame RUN [FUNC]..., blamediff NORMAL FAULTY, filters, filter SPEC, attrs MODE, "
 			"K N, w FILE, dump FILE, q)",
 			line);
 	}

@@ -176,6 +176,8 @@ int view_jsm_open(tui *t, const char *run, int delta);
 int view_filters_open(tui *t);
 /* Variable blame of run at main and the points (difftrace blame). */
 int view_blame_open(tui *t, const char *run, char *const *points, size_t np);
+/* The variables whose share of the blame changed most between two runs, per rank. */
+int view_blame_change_open(tui *t, const char *normal, const char *faulty);
 
 /* ---- running ---- */
 

@@ -365,3 +365,108 @@ int view_blame_open(tui *t, const char *run, char *const *points, size_t np)
 			b->points[b->np++] = xstrdup(points[i]);
 	return tui_push(t, &blame_ops, b, "difftrace: variable blame of %s", run) ? 0 : -1;
 }
+
+/* ---- two runs: the variables whose share changed most, per rank ---------------------------- */
+
+struct bchange {
+	char run[2][256];
+	dt_blame_data d[2];
+	blame_result r[2];
+	blame_change *ch;
+	size_t n;
+};
+
+static const tui_keyhelp change_keys[] = { { NULL, NULL } };
+
+static int change_open(tui *t, view *v)
+{
+	struct bchange *c = v->data;
+	if (c->ch || c->r[1].ntables) {
+		v->nlines = c->n ? c->n : 1;
+		return 0;
+	}
+	dt_err e;
+	dt_err_clear(&e);
+	transfer_set tf = { 0 };
+	char *dp = transfer_default_path();
+	int rc = transfer_load(&tf, dp, &e);
+	for (int i = 0; i < 2 && !rc; i++) {
+		store_run sr;
+		rc = store_run_get(tui_store(t), c->run[i], &sr, &e);
+		if (!rc) {
+			rc = store_blame_read(tui_store(t), sr.id, &c->d[i], &e);
+			store_run_free(&sr);
+		}
+		if (!rc && !c->d[i].nproc && !c->d[i].nsamp)
+			rc = dt_errf(&e, DT_EDATA, "run '%s' has no samples (record it with "
+						   "difftrace-record --sample)", c->run[i]);
+		if (!rc)
+			rc = blame_compute(&c->d[i], &tf, NULL, 0, BLAME_SAMPLES, &c->r[i], &e);
+	}
+	transfer_free(&tf);
+	free(dp);
+	if (rc) {
+		tui_msg(t, ST_WARN, "%s", e.msg);
+		return -1;
+	}
+	blame_diff(&c->r[0], &c->r[0].tables[0], &c->r[1], &c->r[1].tables[0], 0, &c->ch, &c->n);
+	v->nlines = c->n ? c->n : 1;
+	return 0;
+}
+
+static void change_line(tui *t, view *v, size_t i, tui_out *o)
+{
+	(void)t;
+	struct bchange *c = v->data;
+	if (!c->n) {
+		out_text(o, ST_DIM, "no blame in either run");
+		return;
+	}
+	const blame_change *x = &c->ch[i];
+	out_printf(o, ST_NORMAL, "R%-4d ", (int)x->rank);
+	fit(o, ST_NORMAL, x->name, 23);
+	fit(o, ST_DIM, x->type, 9);
+	out_printf(o, ST_NORMAL, " %7.1f(%5.1f) %7.1f(%5.1f)", x->a, x->pa, x->b, x->pb);
+	double d = x->pb - x->pa;
+	out_printf(o, d > 0.05 || d < -0.05 ? ST_CHANGED : ST_DIM, " %+8.1f%%", d);
+}
+
+static void change_header(tui *t, view *v, tui_out *o)
+{
+	(void)t, (void)v;
+	out_text(o, ST_HEADER, "RANK  ");
+	int c0 = out_cols(o);
+	out_text(o, ST_HEADER, "VARIABLE");
+	out_pad(o, c0 + 23);
+	out_text(o, ST_HEADER, "TYPE");
+	out_pad(o, c0 + 32);
+	out_printf(o, ST_HEADER, " %13s %13s %9s", "NORMAL(%)", "FAULTY(%)", "CHANGE");
+}
+
+static void change_close(view *v)
+{
+	struct bchange *c = v->data;
+	free(c->ch);
+	for (int i = 0; i < 2; i++) {
+		blame_result_free(&c->r[i]);
+		dt_blame_data_free(&c->d[i]);
+	}
+	free(c);
+}
+
+static const view_ops change_ops = {
+	.name = "blame-change", .keys = change_keys, .open = change_open, .line = change_line,
+	.close = change_close, .header = change_header,
+};
+
+int view_blame_change_open(tui *t, const char *normal, const char *faulty)
+{
+	struct bchange *c = xcalloc(1, sizeof *c);
+	snprintf(c->run[0], sizeof c->run[0], "%s", normal);
+	snprintf(c->run[1], sizeof c->run[1], "%s", faulty);
+	return tui_push(t, &change_ops, c,
+			"difftrace: blame of %s against %s at main: per rank, largest change first",
+			faulty, normal)
+		       ? 0
+		       : -1;
+}
