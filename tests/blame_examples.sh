@@ -39,7 +39,7 @@ record() { # NAME PROGRAM ARGS...
 # the quadrature program
 Q="$abs_top_srcdir/examples/blame/quad_mpi.c"
 "$MPICC" -g -O1 -o "$T/quad" "$Q" -lm >"$T/cc.log" 2>&1 || { cat "$T/cc.log" >&2; fail "mpicc failed on quad_mpi.c"; }
-record quad "$T/quad" 200000 1500
+record quad "$T/quad" 200000 600
 expect_status 0 "$DT" blame quad --format csv
 unquote "$T/out" >"$T/quad.csv"
 head -1 "$T/quad.csv" | grep -q '^point,variable,type,mpi_calls,R0,R0_pct,R1,R1_pct,total,total_pct,mean,sd$' ||
@@ -82,7 +82,7 @@ field "$T/sparse.csv" cg "sparse_mpi.c:$pline (cg)" 4 | grep -q MPI_Allgather ||
 [ -z "$(row "$T/sparse.csv" main "sparse_mpi.c:$pline (cg)")" ] || fail "cg's temporary is a variable of main"
 
 # two runs: the faulty quadrature sums three times as long, so rank 1's share of dim_num falls
-record quad6 "$T/quad" 200000 4500
+record quad6 "$T/quad" 200000 1800
 expect_status 0 "$DT" blame --normal quad --faulty quad6 --format csv --top 0
 unquote "$T/out" >"$T/change.csv"
 head -1 "$T/change.csv" | grep -q '^point,rank,variable,type,normal,normal_pct,faulty,faulty_pct,change_pct$' ||
