@@ -51,8 +51,11 @@ positive "$b" || fail "the block made at its address has no blame ($b): $(cat "$
 grep -q 'moved 1' "$T/ok.log" || fail "the realloc did not move"
 m=$(blame_of "$T/ok.csv" "$(site REALLOC main)")
 positive "$m" || fail "the moved block has no blame: $(cat "$T/ok.csv")"
+# the block before the move has only the samples taken inside realloc itself, where it is
+# still live and its address in a register
 s=$(blame_of "$T/ok.csv" "$(site SMALL main)")
-positive "$s" && fail "the block before the realloc took blame ($s)"
+awk -v s="${s:-0}" -v m="$m" 'BEGIN { exit !(s < m / 4) }' ||
+	fail "the block before the realloc took $s, the moved one $m"
 # the second thread's block, in main's table though main is not on the thread's stack
 w=$(blame_of "$T/ok.csv" "$(site THREAD worker)")
 positive "$w" || fail "the thread's block has no blame: $(cat "$T/ok.csv")"
