@@ -128,8 +128,8 @@ static const char *const migrations[] = {
 	"CREATE INDEX IF NOT EXISTS blame_samples_run ON blame_samples(run_id);"
 	"CREATE INDEX IF NOT EXISTS blame_procs_run ON blame_procs(run_id);",
 	/* 4 -> 5: the scan of a sample (import/blame_data.h): the containers its frames' words
-	 * point into, as (level, container) int32 pairs (level: 2 x frame, + 1 for stack words), innermost first;
-	 * samples imported before have none (-1). */
+	 * point into, as (level, container) int32 pairs, little-endian, by level (2 x frame,
+	 * + 1 for the frame's stack words); samples imported before have none (-1). */
 	"CREATE TABLE IF NOT EXISTS blame_scans("
 	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
 	"  id INTEGER NOT NULL, refs BLOB NOT NULL,"
