@@ -162,7 +162,9 @@ int main(void)
 	/* a version-1 store (before the analysis tables) is migrated on open */
 	raw_sql("DROP TABLE analysis_blobs; DROP TABLE analysis_attrs; DROP TABLE analysis_traces;"
 		"DROP TABLE analyses; DROP TABLE loops; DROP TABLE sync_events;"
-		"DROP TABLE sync_clocks; PRAGMA user_version = 1;");
+		"DROP TABLE sync_clocks; DROP TABLE blame_procs; DROP TABLE blame_locs;"
+		"DROP TABLE blame_paths; DROP TABLE blame_containers; DROP TABLE blame_samples;"
+		"DROP TABLE blame_scans; PRAGMA user_version = 1;");
 	CHECK(store_open(path, STORE_OPEN_EXISTING, &s, &e) == 0);
 	CHECK(store_loops_count(s, &nloops, &e) == 0 && nloops == 0);
 	store_close(s);

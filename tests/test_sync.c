@@ -313,7 +313,10 @@ static void test_store(void)
 	sqlite3_finalize(st);
 	/* a store of schema 2 is migrated */
 	CHECK(sqlite3_exec(q, "DROP TABLE sync_events; DROP TABLE sync_clocks; "
-			      "PRAGMA user_version = 2;", NULL, NULL, NULL) == SQLITE_OK);
+			      "DROP TABLE blame_procs; DROP TABLE blame_locs; DROP TABLE blame_paths; "
+			      "DROP TABLE blame_containers; DROP TABLE blame_samples; "
+			      "DROP TABLE blame_scans; PRAGMA user_version = 2;",
+			      NULL, NULL, NULL) == SQLITE_OK);
 	sqlite3_close(q);
 	CHECK(store_open(db, STORE_OPEN_EXISTING, &s, &e) == 0);
 	CHECK(store_sync_list(s, run, &ev, &n, &e) == 0);

@@ -182,10 +182,103 @@ static void test_reader(void)
 	unlink(path);
 }
 
+/* Writes a sample file of version `version` with a sample and, as record 1, a frame-words
+ * record of n words in frame fr. */
+static void words_file(const char *path, uint32_t version, int n, int fr)
+{
+	FILE *f = fopen(path, "wb");
+	dtp_header h;
+	memset(&h, 0, sizeof h);
+	memcpy(h.magic, DTP_MAGIC, 8);
+	h.version = version;
+	h.header_size = DTP_HEADER_SIZE;
+	h.record_size = DTP_RECORD_SIZE;
+	h.chunk_records = DTP_CHUNK_RECORDS;
+	h.endian = 0x01020304u;
+	h.source = DTP_SRC_TIMER;
+	char page[DTP_HEADER_SIZE] = { 0 };
+	memcpy(page, &h, sizeof h);
+	fwrite(page, sizeof page, 1, f);
+	put_rec(f, 0, DTP_SAMPLE);
+	dtp_words w;
+	memset(&w, 0, sizeof w);
+	w.commit = dtp_commit(1);
+	w.kind = DTP_WORDS;
+	w.nwords = (uint8_t)n;
+	for (int i = 0; i < DTP_WORDS_MAX; i++) {
+		w.fr[i] = (uint8_t)fr;
+		w.w[i] = 0x10000u + (uint64_t)i;
+	}
+	fwrite(&w, sizeof w, 1, f);
+	put_rec(f, 2, DTP_SAMPLE);
+	fclose(f);
+}
+
+/* Version 2's frame-words records: read, checked, and refused in a version 1 file. */
+static void test_words(void)
+{
+	char path[] = "/tmp/dt-dtw-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return;
+	close(fd);
+	dtp_record *recs;
+	size_t n;
+	int64_t tid;
+	int32_t src;
+	int64_t per;
+	char ev[64], msg[512];
+	int torn;
+	dt_err e;
+	dt_err_clear(&e);
+	words_file(path, 2, 5, 3 | 0x80);
+	CHECK(sample_file_read(path, &recs, &n, &tid, &src, &per, ev, sizeof ev, &torn, &e) == 0);
+	CHECK_EQ_INT(n, 3);
+	if (n == 3) {
+		const dtp_words *w = (const dtp_words *)(const void *)&recs[1];
+		CHECK_EQ_INT(w->kind, DTP_WORDS);
+		CHECK_EQ_INT(w->nwords, 5);
+		CHECK_EQ_INT(w->fr[0], 0x83);
+		CHECK(w->w[4] == 0x10004u);
+	}
+	free(recs);
+	/* more words than a record holds */
+	words_file(path, 2, DTP_WORDS_MAX + 1, 1);
+	CHECK(sample_file_read(path, &recs, &n, &tid, &src, &per, ev, sizeof ev, &torn, &e) == -1);
+	dt_err_format(&e, msg, sizeof msg);
+	CHECK(strstr(msg, "offset 4352") != NULL);
+	dt_err_clear(&e);
+	/* a frame past the walk's */
+	words_file(path, 2, 2, DTP_FRAMES + 1);
+	CHECK(sample_file_read(path, &recs, &n, &tid, &src, &per, ev, sizeof ev, &torn, &e) == -1);
+	dt_err_clear(&e);
+	/* version 1 has no frame words: such a record is bad there */
+	words_file(path, 1, 2, 0);
+	CHECK(sample_file_read(path, &recs, &n, &tid, &src, &per, ev, sizeof ev, &torn, &e) == -1);
+	dt_err_clear(&e);
+	/* a version 1 file of samples alone still reads */
+	words_file(path, 1, 2, 0);
+	FILE *f = fopen(path, "r+b");
+	fseek(f, DTP_HEADER_SIZE + DTP_RECORD_SIZE, SEEK_SET);
+	put_rec(f, 1, DTP_SAMPLE);
+	fclose(f);
+	CHECK(sample_file_read(path, &recs, &n, &tid, &src, &per, ev, sizeof ev, &torn, &e) == 0);
+	CHECK_EQ_INT(n, 3);
+	free(recs);
+	/* and a version this difftrace does not know */
+	words_file(path, DTP_VERSION + 1, 2, 0);
+	CHECK(sample_file_read(path, &recs, &n, &tid, &src, &per, ev, sizeof ev, &torn, &e) == -1);
+	dt_err_format(&e, msg, sizeof msg);
+	CHECK(strstr(msg, "version") != NULL);
+	dt_err_clear(&e);
+	unlink(path);
+}
+
 int main(void)
 {
 	test_parse();
 	test_shipped();
 	test_reader();
+	test_words();
 	return check_failures ? 1 : 0;
 }

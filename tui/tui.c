@@ -1297,6 +1297,10 @@ static void command(tui *t, const char *line)
 		view_timeline_open(t, w[1], (tui_tl_at){ -1, -1, -1 });
 	} else if (!strcmp(w[0], "hang") && n == 2) {
 		view_hang_open(t, w[1]);
+	} else if (!strcmp(w[0], "blamediff") && n == 3) {
+		view_blame_change_open(t, w[1], w[2]);
+	} else if (!strcmp(w[0], "blame") && n >= 2) {
+		view_blame_open(t, w[1], w + 2, (size_t)n - 2);
 	} else if (!strcmp(w[0], "filters")) {
 		view_filters_open(t);
 	} else if (!strcmp(w[0], "filter") && n == 2) {
@@ -1337,7 +1341,7 @@ static void command(tui *t, const char *line)
 		tui_msg(t, ST_WARN,
 			"unknown command ':%s' (runs, classes RUN, trace RUN P.T, lattice RUN, jsm RUN [delta], "
 			"rank NORMAL FAULTY, diff RUN:P.T RUN:P.T, report RUN:P.T RUN:P.T, timeline RUN, hang RUN, "
-			"filters, filter SPEC, attrs MODE, "
+			"blame RUN [FUNC]..., blamediff NORMAL FAULTY, filters, filter SPEC, attrs MODE, "
 			"K N, w FILE, dump FILE, q)",
 			line);
 	}

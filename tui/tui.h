@@ -192,6 +192,10 @@ int view_timeline_diverge(tui *t, const char *run_a, int pa, int ta, const char 
 int tui_has_sync(tui *t, const char *run);
 /* The hang report of a run (view_hang.c). */
 int view_hang_open(tui *t, const char *run);
+/* Variable blame of run at main and the points (difftrace blame). */
+int view_blame_open(tui *t, const char *run, char *const *points, size_t np);
+/* The variables whose share of the blame changed most between two runs, per rank. */
+int view_blame_change_open(tui *t, const char *normal, const char *faulty);
 
 /* ---- running ---- */
 

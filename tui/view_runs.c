@@ -26,6 +26,8 @@ static const tui_keyhelp keys[] = {
 	{ "f", "the filter families (change the filter, recompute)" },
 	{ "T", "the timeline of the run's MPI and OpenMP calls (its sync record)" },
 	{ "S", "where each thread is stuck at the end (the hang report)" },
+	{ "b", "variable blame of the run (a run recorded with --sample)" },
+	{ "B", "the variables whose blame changed most from the normal run to the faulty one" },
 	{ NULL, NULL },
 };
 
@@ -144,6 +146,15 @@ static int runs_key(tui *t, view *v, int k)
 		return 1;
 	case 'S':
 		view_hang_open(t, run);
+		return 1;
+	case 'b':
+		view_blame_open(t, run, NULL, 0);
+		return 1;
+	case 'B':
+		if (normal && faulty && *normal && *faulty)
+			view_blame_change_open(t, normal, faulty);
+		else
+			tui_msg(t, ST_WARN, "mark the normal run with 1 and the faulty one with 2");
 		return 1;
 	}
 	return 0;

@@ -1,7 +1,8 @@
 /* quad_mpi.c: a quadrature program of the QUAD_MPI kind, the first example of variable blame
  * (difftrace blame). Rank 0 makes the input (the sample points, as if read from a file) and
  * broadcasts it; every rank sums the integrand over its share of the points, with more work
- * on higher ranks, so the lower ranks wait in the reduction; rank 0 prints the result.
+ * on higher ranks (a share growing as the cube of the rank), so the lower ranks wait in the
+ * reduction; rank 0 prints the result.
  *
  *   mpirun -np 4 difftrace-record --sample --sync-only -- ./quad_mpi [POINTS [REPEAT]]
  *
@@ -57,9 +58,13 @@ int main(int argc, char **argv)
 		read_points(x, n);
 	MPI_Bcast(&dim_num, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	MPI_Bcast(x, (int)n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-	/* rank r gets a share proportional to r + 1 */
-	long tot = (long)size * (size + 1) / 2, lo = n * ((long)rank * (rank + 1) / 2) / tot,
-	     hi = n * ((long)(rank + 1) * (rank + 2) / 2) / tot;
+	/* rank r gets a share proportional to (r + 1)^3: the sum of the first k cubes is
+	 * (k (k + 1) / 2)^2, so rank r sums from S(r) to S(r + 1), and the lower ranks wait in
+	 * the reduction for long, even on a loaded machine that runs some ranks slower */
+	long tr = (long)size * (size + 1) / 2, t0 = (long)rank * (rank + 1) / 2,
+	     t1 = (long)(rank + 1) * (rank + 2) / 2;
+	long lo = (long)((double)n * (double)(t0 * t0) / (double)(tr * tr)),
+	     hi = (long)((double)n * (double)(t1 * t1) / (double)(tr * tr));
 	quad_local = sum_points(x, lo, hi, repeat * dim_num) * (1.0 / (double)n);
 	MPI_Reduce(&quad_local, &quad, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
 	if (rank == 0) {

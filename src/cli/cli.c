@@ -38,6 +38,7 @@ static const char usage[] =
 	"  watch    where each rank and thread of a running program is, live\n"
 	"  report   calls, total and self time per function of two runs, and their change\n"
 	"  blame-index  the data flow of a program's C functions, from its sources, for blame\n"
+	"  blame    variable blame: which program variables a run's samples were spent on\n"
 	"  tui      browse all of it in a terminal interface (also plain 'difftrace')\n"
 	"\n"
 	"Options:\n"
@@ -56,7 +57,7 @@ static const struct verb {
 	{ "classes", cmd_classes }, { "jsm", cmd_jsm },       { "lattice", cmd_lattice },
 	{ "filters", cmd_filters }, { "nlr", cmd_nlr },   { "tui", cmd_tui },       { "rank", cmd_rank },       { "diff", cmd_diff },
 	{ "sync", cmd_sync },     { "hang", cmd_hang },   { "order", cmd_order }, { "watch", cmd_watch },
-	{ "report", cmd_report }, { "blame-index", cmd_bindex },
+	{ "report", cmd_report }, { "blame-index", cmd_bindex }, { "blame", cmd_blame },
 };
 
 int cli_fail(const dt_err *e)

@@ -7,7 +7,9 @@
  * to: heap blocks and anonymous mappings from their allocation to their free, and the program's
  * globals and statics for the whole run. Samples are grouped: one row per (process, thread, call
  * path, MPI call, containers of its buffers), with the ticks, the cost and the records summed,
- * so the blame stage reads what it needs and never one row per tick. */
+ * so the blame stage reads what it needs and never one row per tick. A sample's scan is the
+ * list of (frame, container) pairs found by the conservative scan of its frames' words: the
+ * containers that the pointers of the functions on its stack point into. */
 #ifndef DT_BLAME_DATA_H
 #define DT_BLAME_DATA_H
 
@@ -54,6 +56,8 @@ typedef struct dt_bsample {
 	int32_t path;        /* PC first, then the return addresses */
 	int32_t call;        /* the MPI call the thread was in (syncfmt.h code), 0 none */
 	int32_t c0, c1;      /* the containers its buffers point into, -1 none */
+	int32_t scan;        /* the containers its frames point into, -1 none (difftrace-sample(5)
+			      * version 1, or no word of its frames points into a container) */
 	uint64_t nrec;       /* sample records grouped here */
 	uint64_t weight;     /* ticks */
 	uint64_t cost;       /* thread CPU ns, or counter events */
@@ -77,6 +81,11 @@ typedef struct dt_blame_data {
 	size_t npathv, cappathv;
 	uint32_t *path_off;  /* path i is pathv[path_off[i] .. path_off[i+1]) */
 	size_t npaths, cappaths;
+	int32_t *scanv;      /* the scans: (level, container) pairs, one after another, by level:
+			      * 2 x frame for the frame's registers, + 1 for its stack words */
+	size_t nscanv, capscanv;
+	uint32_t *scan_off;  /* scan i is scanv[scan_off[i] .. scan_off[i+1]), 2 ints a pair */
+	size_t nscans, capscans;
 	dt_bcontainer *cont;
 	size_t ncont, capcont;
 	dt_bsample *samp;

@@ -43,6 +43,8 @@ void dt_blame_data_free(dt_blame_data *d)
 	free(d->locs);
 	free(d->pathv);
 	free(d->path_off);
+	free(d->scanv);
+	free(d->scan_off);
 	free(d->cont);
 	free(d->samp);
 	free(d->proc);
@@ -82,12 +84,12 @@ int sample_file_read(const char *path, struct dtp_record **recs, size_t *n, int6
 		return dt_err_at(e, path, offsetof(dtp_header, endian),
 				 "recorded on a host of the other byte order");
 	}
-	if (h.version != DTP_VERSION || h.header_size != DTP_HEADER_SIZE ||
+	if (h.version < 1 || h.version > DTP_VERSION || h.header_size != DTP_HEADER_SIZE ||
 	    h.record_size != DTP_RECORD_SIZE) {
 		free(data);
 		return dt_err_at(e, path, offsetof(dtp_header, version),
 				 "sample file version %u (record %u bytes) is not one this difftrace "
-				 "reads (%u, %u bytes)",
+				 "reads (1 to %u, %u bytes)",
 				 h.version, h.record_size, DTP_VERSION, DTP_RECORD_SIZE);
 	}
 	*tid = h.tid;
@@ -109,7 +111,15 @@ int sample_file_read(const char *path, struct dtp_record **recs, size_t *n, int6
 				}
 			break;
 		}
-		if (r[k].kind < DTP_SAMPLE || r[k].kind > DTP_FREE || r[k].nframes > DTP_FRAMES) {
+		int bad = r[k].kind < DTP_SAMPLE || r[k].kind > DTP_WORDS ||
+			  (r[k].kind != DTP_WORDS && r[k].nframes > DTP_FRAMES);
+		if (r[k].kind == DTP_WORDS) {
+			const dtp_words *w = (const dtp_words *)(const void *)&r[k];
+			bad = h.version < 2 || w->nwords > DTP_WORDS_MAX;
+			for (int i = 0; !bad && i < w->nwords; i++)
+				bad = (w->fr[i] & 0x7f) > DTP_FRAMES;
+		}
+		if (bad) {
 			unsigned kind = r[k].kind, nfr = r[k].nframes;
 			free(r);
 			free(data);
@@ -142,7 +152,7 @@ struct symtab {
 
 /* What is shared by the processes of one import: locations and paths are interned once. */
 struct ictx {
-	strmap locs, paths;
+	strmap locs, paths, scans;
 };
 
 static char *find_debuginfo_path = NULL;
@@ -418,11 +428,15 @@ static int read_globals(struct symtab *s, dt_blame_data *d, int32_t rank, int64_
 	size_t before = d->ncont;
 	Dwarf_Die *cu = NULL;
 	Dwarf_Addr bias;
+	int cus = 0;
 	while ((cu = dwfl_module_nextcu(s->exe_mod, cu, &bias))) {
 		g.bias = bias;
 		scan_vars(&g, cu, NULL, 0);
+		cus++;
 	}
-	if (d->ncont > before)
+	/* a program with DWARF but no globals of its own has none: the symbol table would
+	 * only add the MPI library's handles that the program's references copied in */
+	if (d->ncont > before || cus)
 		return 1;
 	int n = dwfl_module_getsymtab(s->exe_mod);
 	for (int i = 1; i < n; i++) {
@@ -444,7 +458,13 @@ static int read_globals(struct symtab *s, dt_blame_data *d, int32_t rank, int64_
 struct trec {
 	dtp_record r;
 	int64_t tid;
-	size_t idx; /* position in the files, which keeps a thread's order on equal times */
+	size_t idx;    /* position in the files, which keeps a thread's order on equal times */
+	size_t w0, nw; /* a sample's frame words: words[w0 .. w0 + nw) */
+};
+
+struct fword {
+	uint64_t w;
+	int32_t frame;
 };
 
 static int by_ts(const void *a, const void *b)
@@ -480,10 +500,13 @@ static int32_t path_intern(dt_blame_data *d, strmap *paths, const int32_t *v, si
 	return (int32_t)id;
 }
 
-/* Containers of the process sorted by address, for the lookup of a buffer at a time. */
+/* Containers of the process sorted by address, for the lookup of an address at a time;
+ * maxend[i] is the highest end of the containers ord[0..i], so a lookup stops at the first
+ * position below which nothing reaches the address. */
 struct cindex {
 	const dt_bcontainer *c;
 	int32_t *ord;
+	uint64_t *maxend;
 	size_t n;
 };
 
@@ -496,9 +519,9 @@ static int by_addr(const void *a, const void *b)
 	return x->t_alloc < y->t_alloc ? -1 : x->t_alloc > y->t_alloc;
 }
 
-/* The container holding addr at time ts, -1 none. Blocks are looked for among the 4096
- * nearest starts below addr: a buffer inside a block that starts further down (a huge block
- * with many small ones after its start) is not found; documented in difftrace-sample(5). */
+/* The container holding addr at time ts, -1 none; of nested ones (a block inside a mapping
+ * the program made, a field inside its structure) the outermost: blame on a field bubbles up
+ * to the enclosing container. */
 static int32_t cfind(const struct cindex *x, uint64_t addr, int64_t ts)
 {
 	if (!addr || !x->n)
@@ -511,17 +534,72 @@ static int32_t cfind(const struct cindex *x, uint64_t addr, int64_t ts)
 		else
 			hi = mid;
 	}
-	for (size_t i = lo, k = 0; i-- > 0 && k < 4096; k++) {
+	int32_t best = -1;
+	for (size_t i = lo; i-- > 0 && x->maxend[i] > addr;) {
 		const dt_bcontainer *c = &x->c[x->ord[i]];
 		if (addr < c->addr + c->size && c->t_alloc <= ts && ts < c->t_free)
-			return x->ord[i];
+			best = x->ord[i]; /* lower starts come later: the outermost wins */
 	}
-	return -1;
+	return best;
+}
+
+static int32_t scan_intern(dt_blame_data *d, strmap *scans, const int32_t *v, size_t n)
+{
+	uint32_t id;
+	if (strmap_get(scans, (const char *)v, n * sizeof *v, &id))
+		return (int32_t)id;
+	if (!d->nscans) {
+		grow((void **)&d->scan_off, &d->capscans, 1, sizeof *d->scan_off);
+		d->scan_off[0] = 0;
+	}
+	grow((void **)&d->scanv, &d->capscanv, d->nscanv + n, sizeof *d->scanv);
+	memcpy(d->scanv + d->nscanv, v, n * sizeof *v);
+	d->nscanv += n;
+	grow((void **)&d->scan_off, &d->capscans, d->nscans + 2, sizeof *d->scan_off);
+	d->scan_off[d->nscans + 1] = (uint32_t)d->nscanv;
+	id = (uint32_t)d->nscans++;
+	strmap_put(scans, (const char *)(d->scanv + d->scan_off[id]), n * sizeof *v, id);
+	return (int32_t)id;
+}
+
+static int by_pair(const void *a, const void *b)
+{
+	const int32_t *x = a, *y = b;
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* The scan of a sample: the containers its frames' words point into, as sorted, distinct
+ * (frame, container) pairs; -1 when there are none. */
+static int32_t scan_of(dt_blame_data *d, strmap *scans, const struct cindex *cx,
+		       const struct fword *w, size_t nw, int64_t ts, int32_t *buf)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < nw; i++) {
+		int32_t c = cfind(cx, w[i].w, ts);
+		if (c < 0)
+			continue;
+		buf[2 * k] = w[i].frame;
+		buf[2 * k + 1] = c;
+		k++;
+	}
+	if (!k)
+		return -1;
+	qsort(buf, k, 2 * sizeof *buf, by_pair);
+	size_t m = 1;
+	for (size_t i = 1; i < k; i++)
+		if (buf[2 * i] != buf[2 * (m - 1)] || buf[2 * i + 1] != buf[2 * (m - 1) + 1]) {
+			buf[2 * m] = buf[2 * i];
+			buf[2 * m + 1] = buf[2 * i + 1];
+			m++;
+		}
+	return scan_intern(d, scans, buf, 2 * m);
 }
 
 struct sgroup_key {
 	int64_t tid;
-	int32_t path, call, c0, c1;
+	int32_t path, call, c0, c1, scan, pad;
 };
 
 static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_t pid,
@@ -529,6 +607,8 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 {
 	struct trec *all = NULL;
 	size_t n = 0, cap = 0;
+	struct fword *words = NULL;
+	size_t nwords = 0, capw = 0;
 	uint32_t flags = 0;
 	int32_t source = 0;
 	int64_t period = 0;
@@ -546,6 +626,7 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 		free(p);
 		if (rc) {
 			free(all);
+			free(words);
 			return -1;
 		}
 		if (torn)
@@ -556,9 +637,25 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 			snprintf(event, sizeof event, "%s", ev);
 		}
 		grow((void **)&all, &cap, n + k, sizeof *all);
-		for (size_t j = 0; j < k; j++)
-			all[n + j] = (struct trec){ r[j], tid, n + j };
-		n += k;
+		size_t m = n, last = SIZE_MAX; /* the thread's last sample, for its words */
+		for (size_t j = 0; j < k; j++) {
+			if (r[j].kind == DTP_WORDS) {
+				const dtp_words *x = (const dtp_words *)(const void *)&r[j];
+				if (last == SIZE_MAX)
+					continue;
+				grow((void **)&words, &capw, nwords + x->nwords, sizeof *words);
+				for (int q = 0; q < x->nwords; q++)
+					/* the scan's level: a frame's registers, then its stack */
+					words[nwords++] = (struct fword){
+						x->w[q], 2 * (x->fr[q] & 0x7f) + (x->fr[q] >> 7) };
+				all[last].nw += x->nwords;
+				continue;
+			}
+			last = r[j].kind == DTP_SAMPLE ? m : SIZE_MAX;
+			all[m] = (struct trec){ r[j], tid, m, nwords, 0 };
+			m++;
+		}
+		n = m;
 		free(r);
 	}
 	if (n > 1) /* qsort wants an array, even of nothing */
@@ -619,13 +716,21 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 	strmap_free(&live);
 	strmap_free(&lastc);
 
-	struct cindex cx = { d->cont, NULL, 0 };
+	struct cindex cx = { d->cont, NULL, NULL, 0 };
 	cx.n = d->ncont - first;
 	cx.ord = xmalloc((cx.n ? cx.n : 1) * sizeof *cx.ord);
+	cx.maxend = xmalloc((cx.n ? cx.n : 1) * sizeof *cx.maxend);
 	for (size_t i = 0; i < cx.n; i++)
 		cx.ord[i] = (int32_t)(first + i);
 	cmp_base = d->cont;
-	qsort(cx.ord, cx.n, sizeof *cx.ord, by_addr);
+	if (cx.n > 1)
+		qsort(cx.ord, cx.n, sizeof *cx.ord, by_addr);
+	for (size_t i = 0; i < cx.n; i++) {
+		const dt_bcontainer *c = &d->cont[cx.ord[i]];
+		uint64_t end = c->addr + c->size < c->addr ? UINT64_MAX : c->addr + c->size;
+		cx.maxend[i] = i && cx.maxend[i - 1] > end ? cx.maxend[i - 1] : end;
+	}
+	int32_t *sbuf = xmalloc(2 * (DTP_WORDS_MAX * DTP_WORDS_RECORDS + 1) * sizeof *sbuf);
 
 	/* the samples, grouped */
 	strmap groups;
@@ -648,13 +753,17 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 		key.call = r->call;
 		key.c0 = cfind(&cx, r->buf[0], r->ts);
 		key.c1 = cfind(&cx, r->buf[1], r->ts);
+		size_t nw = all[i].nw;
+		if (nw > DTP_WORDS_MAX * DTP_WORDS_RECORDS) /* a thread file written by hand */
+			nw = DTP_WORDS_MAX * DTP_WORDS_RECORDS;
+		key.scan = scan_of(d, &ic->scans, &cx, words + all[i].w0, nw, r->ts, sbuf);
 		uint32_t gi;
 		if (!strmap_get(&groups, (const char *)&key, sizeof key, &gi)) {
 			grow((void **)&d->samp, &d->capsamp, d->nsamp + 1, sizeof *d->samp);
 			d->samp[d->nsamp] = (dt_bsample){ .rank = rank, .pid = pid, .tid = key.tid,
 							  .path = key.path, .call = key.call,
 							  .c0 = key.c0, .c1 = key.c1,
-							  .bytes = r->bytes };
+							  .scan = key.scan, .bytes = r->bytes };
 			gi = (uint32_t)d->nsamp++;
 			strmap_put(&groups, (const char *)&key, sizeof key, gi);
 		}
@@ -663,8 +772,11 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 		d->samp[gi].cost += r->cost;
 	}
 	strmap_free(&groups);
+	free(sbuf);
 	free(cx.ord);
+	free(cx.maxend);
 	free(all);
+	free(words);
 	if (!nsamples)
 		flags |= DT_BF_NO_SAMPLES;
 	grow((void **)&d->proc, &d->capproc, d->nproc + 1, sizeof *d->proc);
@@ -829,8 +941,13 @@ int sample_import(const char *path, dt_blame_data *d, int *found, dt_err *e)
 	for (size_t i = 0; i < d->npaths; i++)
 		strmap_put(&ic.paths, (const char *)(d->pathv + d->path_off[i]),
 			   (d->path_off[i + 1] - d->path_off[i]) * sizeof *d->pathv, (uint32_t)i);
+	strmap_init(&ic.scans);
+	for (size_t i = 0; i < d->nscans; i++)
+		strmap_put(&ic.scans, (const char *)(d->scanv + d->scan_off[i]),
+			   (d->scan_off[i + 1] - d->scan_off[i]) * sizeof *d->scanv, (uint32_t)i);
 	int rc = import_path(&ic, path, d, found, e);
 	strmap_free(&ic.locs);
 	strmap_free(&ic.paths);
+	strmap_free(&ic.scans);
 	return rc;
 }

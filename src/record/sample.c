@@ -300,6 +300,86 @@ static void thread_gone(void *p)
 	t->state = -1; /* the thread records nothing more */
 }
 
+/* ---- the words of a sample's frames (DTP_WORDS) ------------------------------------------- */
+
+#define FW_MAX (DTP_WORDS_MAX * DTP_WORDS_RECORDS)
+
+struct fwords {
+	int n;
+	uint64_t sp_lo, sp_hi; /* the stack the walk covered */
+	uint8_t fr[FW_MAX];
+	uint64_t w[FW_MAX];
+};
+
+static void fw_put(struct fwords *fw, int frame, uint64_t v)
+{
+	/* user-space addresses above the first pages: small integers and most doubles are not */
+	if (v < 0x10000 || v >= 0x800000000000ull || fw->n == FW_MAX || frame > 255 ||
+	    (frame & 0x7f) > DTP_FRAMES)
+		return;
+	fw->fr[fw->n] = (uint8_t)frame;
+	fw->w[fw->n++] = v;
+}
+
+/* The registers of frame `frame`: all general registers in the interrupted frame, the
+ * callee-saved ones (which libunwind recovers) in its callers. */
+static void regs_of(struct fwords *fw, unw_cursor_t *c, int frame)
+{
+	static const int all[] = { UNW_X86_64_RAX, UNW_X86_64_RDX, UNW_X86_64_RCX,
+				   UNW_X86_64_RBX, UNW_X86_64_RSI, UNW_X86_64_RDI,
+				   UNW_X86_64_RBP, UNW_X86_64_R8,  UNW_X86_64_R9,
+				   UNW_X86_64_R10, UNW_X86_64_R11, UNW_X86_64_R12,
+				   UNW_X86_64_R13, UNW_X86_64_R14, UNW_X86_64_R15 };
+	static const int saved[] = { UNW_X86_64_RBX, UNW_X86_64_RBP, UNW_X86_64_R12,
+				     UNW_X86_64_R13, UNW_X86_64_R14, UNW_X86_64_R15 };
+	const int *r = frame ? saved : all;
+	int k = frame ? (int)(sizeof saved / sizeof *saved) : (int)(sizeof all / sizeof *all);
+	for (int i = 0; i < k; i++) {
+		unw_word_t v;
+		if (unw_get_reg(c, r[i], &v) == 0)
+			fw_put(fw, frame, v);
+	}
+}
+
+/* Up to DTP_STACK_WORDS words of frame `frame`'s stack, from its sp up to its caller's (nsp),
+ * less its return address (ret). Read only when the caller's sp is above and near. */
+static void stack_of(struct fwords *fw, int frame, uint64_t sp, uint64_t nsp, uint64_t ret)
+{
+	if (!sp || nsp <= sp || nsp - sp > (1u << 20) || (sp & 7))
+		return;
+	const uint64_t *p = (const uint64_t *)(uintptr_t)sp;
+	for (uint64_t i = 0; i < DTP_STACK_WORDS && sp + 8 * (i + 1) <= nsp; i++)
+		if (p[i] != ret)
+			fw_put(fw, frame | 0x80, p[i]);
+}
+
+/* Writes the words as DTP_WORDS records after their sample, less those that point into the
+ * stack the walk covered (saved frame pointers, addresses of locals). */
+static void write_words(struct tstate *t, struct fwords *fw)
+{
+	uint64_t lo = fw->sp_lo > 4096 ? fw->sp_lo - 4096 : 0, hi = fw->sp_hi + 4096;
+	int i = 0;
+	while (i < fw->n) {
+		dtp_record *r = slot(t);
+		if (!r)
+			return;
+		dtp_words *x = (dtp_words *)(void *)r;
+		int k = 0;
+		for (; i < fw->n && k < DTP_WORDS_MAX; i++)
+			if (fw->w[i] < lo || fw->w[i] >= hi) {
+				x->fr[k] = fw->fr[i];
+				x->w[k++] = fw->w[i];
+			}
+		if (!k)
+			return;
+		x->kind = DTP_WORDS;
+		x->nwords = (uint8_t)k;
+		x->reserved = 0;
+		memset(x->pad, 0, sizeof x->pad);
+		commit(t, r);
+	}
+}
+
 /* ---- samples ------------------------------------------------------------------------------ */
 
 /* Writes one sample of `cost` from the signal context uc (NULL: walk from here, skipping the
@@ -350,14 +430,27 @@ static void take_sample(uint64_t cost, uint64_t ticks, void *uc, uint64_t pc)
 			}
 		}
 		uint64_t first = pc;
+		struct fwords fw;
+		fw.n = 0;
+		fw.sp_lo = fw.sp_hi = 0;
 		if (ok) {
-			unw_word_t ip;
+			unw_word_t ip, sp = 0, nsp;
 			if (unw_get_reg(&c, UNW_REG_IP, &ip) == 0)
 				first = ip;
+			unw_get_reg(&c, UNW_REG_SP, &sp);
+			fw.sp_lo = fw.sp_hi = sp;
+			regs_of(&fw, &c, 0);
 			while (n < DTP_FRAMES && unw_step(&c) > 0) {
 				if (unw_get_reg(&c, UNW_REG_IP, &ip) != 0 || !ip)
 					break;
 				r->frames[n++] = ip;
+				if (unw_get_reg(&c, UNW_REG_SP, &nsp) != 0)
+					nsp = 0;
+				stack_of(&fw, n - 1, sp, nsp, ip);
+				regs_of(&fw, &c, n);
+				sp = nsp;
+				if (nsp > fw.sp_hi)
+					fw.sp_hi = nsp;
 			}
 		}
 		if (locked)
@@ -375,6 +468,7 @@ static void take_sample(uint64_t cost, uint64_t ticks, void *uc, uint64_t pc)
 		r->bytes = t->bytes;
 		t->missed = t->missed_cost = 0;
 		commit(t, r);
+		write_words(t, &fw);
 	}
 	t->busy = 0;
 	errno = saved;

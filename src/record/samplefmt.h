@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define DTP_MAGIC "DTSAMPL\n" /* 8 bytes, written last when the header is made */
-#define DTP_VERSION 1u
+#define DTP_VERSION 2u     /* 2: DTP_WORDS records after a sample; 1 is still read */
 #define DTP_HEADER_SIZE 4096u
 #define DTP_RECORD_SIZE 256u
 #define DTP_CHUNK_RECORDS 4096u /* records per chunk: 1 MiB */
@@ -38,7 +38,13 @@ enum dtp_kind {
 	DTP_SAMPLE = 1, /* addr: PC; cost, weight; call/buf/bytes: the MPI call the thread is in */
 	DTP_ALLOC = 2,  /* addr, size; call: enum dtp_alloc; buf[0]: the old block of a realloc */
 	DTP_FREE = 3,   /* addr; call: enum dtp_alloc (free or munmap); size for munmap */
+	DTP_WORDS = 4,  /* (version 2) follows a sample: the pointer-like words of one of its
+			 * frames, as struct dtp_words */
 };
+
+#define DTP_WORDS_MAX 27    /* words of one DTP_WORDS record */
+#define DTP_WORDS_RECORDS 6 /* DTP_WORDS records per sample at most */
+#define DTP_STACK_WORDS 16  /* stack words scanned per frame, from its SP up */
 
 enum dtp_alloc {
 	DTP_A_MALLOC = 1, DTP_A_CALLOC, DTP_A_REALLOC, DTP_A_MEMALIGN, DTP_A_MMAP, DTP_A_FREE,
@@ -59,7 +65,28 @@ typedef struct dtp_record {
 	uint64_t frames[DTP_FRAMES]; /* return addresses, innermost first */
 } dtp_record;
 
+/* A DTP_WORDS record (version 2) follows its sample (or another DTP_WORDS record of it): words
+ * of the sample's frames that look like pointers, w[i] found in frame fr[i] & 0x7f (0 the
+ * interrupted frame, k the frame that return address frames[k-1] returns into), innermost
+ * frame first; bit 0x80 of fr[i] is set for a word of the frame's stack (where a function also
+ * saves its caller's registers), clear for a register.
+ * A frame's words are its registers (all general registers in frame 0, the callee-saved ones
+ * in the others, as libunwind recovers them) and up to DTP_STACK_WORDS words of its stack
+ * from its SP up to its caller's SP, less the frame's return address and the values that
+ * point into the part of the stack the walk covered. The importer keeps those that point into
+ * a live container: a conservative scan of the frames' pointers. */
+typedef struct dtp_words {
+	uint32_t commit;
+	uint8_t kind;    /* DTP_WORDS */
+	uint8_t nwords;  /* valid entries of w[] and fr[] */
+	uint16_t reserved;
+	uint8_t fr[DTP_WORDS_MAX];
+	uint8_t pad[5];
+	uint64_t w[DTP_WORDS_MAX];
+} dtp_words;
+
 _Static_assert(sizeof(dtp_record) == DTP_RECORD_SIZE, "dtp_record is 256 bytes");
+_Static_assert(sizeof(dtp_words) == DTP_RECORD_SIZE, "dtp_words is 256 bytes");
 _Static_assert(sizeof(dtp_header) <= DTP_HEADER_SIZE, "dtp_header fits its page");
 
 static inline uint32_t dtp_commit(uint64_t seq)

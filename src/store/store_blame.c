@@ -61,6 +61,18 @@ int store_blame_write(store *s, int64_t run_id, const dt_blame_data *d, dt_err *
 			goto out;
 	}
 	sqlite3_finalize(st);
+	if (store_prepare(s, "INSERT INTO blame_scans VALUES(?1,?2,?3)", &st, e))
+		return -1;
+	for (size_t i = 0; i < d->nscans; i++) {
+		uint32_t a = d->scan_off[i], b = d->scan_off[i + 1];
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_int64(st, 2, (int64_t)i);
+		sqlite3_bind_blob(st, 3, d->scanv + a, (int)((b - a) * sizeof *d->scanv),
+				  SQLITE_STATIC);
+		if (step_done(s, st, e))
+			goto out;
+	}
+	sqlite3_finalize(st);
 	if (store_prepare(s, "INSERT INTO blame_containers VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,"
 			     "?11,?12,?13,?14)", &st, e))
 		return -1;
@@ -90,8 +102,9 @@ int store_blame_write(store *s, int64_t run_id, const dt_blame_data *d, dt_err *
 			goto out;
 	}
 	sqlite3_finalize(st);
-	if (store_prepare(s, "INSERT INTO blame_samples VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,"
-			     "?11,?12)", &st, e))
+	if (store_prepare(s, "INSERT INTO blame_samples(run_id, rank, pid, tid, path, call, c0, c1, "
+			     "nrec, weight, cost, bytes, scan) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,"
+			     "?10,?11,?12,?13)", &st, e))
 		return -1;
 	for (size_t i = 0; i < d->nsamp; i++) {
 		const dt_bsample *p = &d->samp[i];
@@ -107,6 +120,7 @@ int store_blame_write(store *s, int64_t run_id, const dt_blame_data *d, dt_err *
 		sqlite3_bind_int64(st, 10, (int64_t)p->weight);
 		sqlite3_bind_int64(st, 11, (int64_t)p->cost);
 		sqlite3_bind_int64(st, 12, (int64_t)p->bytes);
+		sqlite3_bind_int(st, 13, p->scan);
 		if (step_done(s, st, e))
 			goto out;
 	}
@@ -167,6 +181,22 @@ int store_blame_read(store *s, int64_t run_id, dt_blame_data *d, dt_err *e)
 		d->path_off[++d->npaths] = (uint32_t)d->npathv;
 	}
 	sqlite3_finalize(st);
+	if (store_prepare(s, "SELECT refs FROM blame_scans WHERE run_id = ?1 ORDER BY id", &st, e))
+		goto fail;
+	sqlite3_bind_int64(st, 1, run_id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		size_t n = (size_t)sqlite3_column_bytes(st, 0) / (2 * sizeof(int32_t)) * 2;
+		const void *b = sqlite3_column_blob(st, 0);
+		grow((void **)&d->scan_off, &d->capscans, d->nscans + 2, sizeof *d->scan_off);
+		if (!d->nscans)
+			d->scan_off[0] = 0;
+		grow((void **)&d->scanv, &d->capscanv, d->nscanv + n + 1, sizeof *d->scanv);
+		if (n)
+			memcpy(d->scanv + d->nscanv, b, n * sizeof(int32_t));
+		d->nscanv += n;
+		d->scan_off[++d->nscans] = (uint32_t)d->nscanv;
+	}
+	sqlite3_finalize(st);
 	if (store_prepare(s, "SELECT rank, pid, kind, addr, size, t_alloc, t_free, name, type, site, "
 			     "prev, alloc_call FROM blame_containers WHERE run_id = ?1 ORDER BY id",
 			  &st, e))
@@ -186,8 +216,8 @@ int store_blame_read(store *s, int64_t run_id, dt_blame_data *d, dt_err *e)
 		};
 	}
 	sqlite3_finalize(st);
-	if (store_prepare(s, "SELECT rank, pid, tid, path, call, c0, c1, nrec, weight, cost, bytes "
-			     "FROM blame_samples WHERE run_id = ?1", &st, e))
+	if (store_prepare(s, "SELECT rank, pid, tid, path, call, c0, c1, nrec, weight, cost, bytes, "
+			     "scan FROM blame_samples WHERE run_id = ?1", &st, e))
 		goto fail;
 	sqlite3_bind_int64(st, 1, run_id);
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -200,7 +230,8 @@ int store_blame_read(store *s, int64_t run_id, dt_blame_data *d, dt_err *e)
 			.nrec = (uint64_t)sqlite3_column_int64(st, 7),
 			.weight = (uint64_t)sqlite3_column_int64(st, 8),
 			.cost = (uint64_t)sqlite3_column_int64(st, 9),
-			.bytes = (uint64_t)sqlite3_column_int64(st, 10)
+			.bytes = (uint64_t)sqlite3_column_int64(st, 10),
+			.scan = sqlite3_column_int(st, 11)
 		};
 	}
 	sqlite3_finalize(st);

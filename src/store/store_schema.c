@@ -176,6 +176,15 @@ static const char *const migrations[] = {
 	"  func_id INTEGER NOT NULL REFERENCES bindex_funcs(id) ON DELETE CASCADE,"
 	"  line INTEGER NOT NULL, var INTEGER NOT NULL, how TEXT NOT NULL,"
 	"  PRIMARY KEY(func_id, line, var, how)) WITHOUT ROWID;",
+
+	/* 5 -> 6: the scan of a sample (import/blame_data.h): the containers its frames' words
+	 * point into, as (level, container) int32 pairs, little-endian, by level (2 x frame,
+	 * + 1 for the frame's stack words); samples imported before have none (-1). */
+	"CREATE TABLE IF NOT EXISTS blame_scans("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  id INTEGER NOT NULL, refs BLOB NOT NULL,"
+	"  PRIMARY KEY(run_id, id)) WITHOUT ROWID;"
+	"ALTER TABLE blame_samples ADD COLUMN scan INTEGER NOT NULL DEFAULT -1;",
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))

@@ -1,0 +1,540 @@
+/* blame.c: variable blame without source analysis (blame.h says how a sample is blamed). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blame/blame.h"
+#include "import/sync_file.h"
+#include "util/util.h"
+
+int blame_is_output(const char *func)
+{
+	static const char *const names[] = {
+		"write",	"writev",	   "pwrite",	     "pwrite64",    "printf",
+		"fprintf",	"vprintf",	   "vfprintf",	     "dprintf",     "vdprintf",
+		"puts",		"fputs",	   "fputc",	     "putc",	    "putchar",
+		"fwrite",	"fflush",	   "IO_fwrite",	     "IO_puts",	    "IO_fflush",
+		"IO_file_write", "IO_new_file_write", "IO_do_write", "IO_new_do_write",
+		"libc_write",	"vfprintf_internal", "printf_positional", "fwrite_unlocked",
+	};
+	const char *f = func;
+	while (*f == '_')
+		f++;
+	if (!strncmp(f, "GI_", 3))
+		for (f += 3; *f == '_'; f++)
+			;
+	if (!strncmp(f, "MPI_File_", 9) || !strncmp(f, "PMPI_File_", 10))
+		return 1;
+	size_t n = strlen(f);
+	if (n > 4 && !strcmp(f + n - 4, "_chk"))
+		n -= 4;
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (strlen(names[i]) == n && !strncmp(names[i], f, n))
+			return 1;
+	return 0;
+}
+
+/* The code of an MPI function named on the stack (PMPI_X is X), 0 when not one we know. */
+static int call_code(const char *func)
+{
+	if (!strncmp(func, "PMPI_", 5))
+		func++;
+	if (strncmp(func, "MPI_", 4))
+		return 0;
+	for (unsigned c = 1; sync_call_name(c); c++)
+		if (!strcmp(sync_call_name(c), func))
+			return (int)c;
+	return 0;
+}
+
+void blame_result_free(blame_result *r)
+{
+	for (size_t t = 0; t < r->ntables; t++) {
+		blame_table *b = &r->tables[t];
+		for (size_t i = 0; i < b->nvars; i++) {
+			free(b->vars[i].name);
+			free(b->vars[i].type);
+			free(b->vars[i].rank);
+		}
+		free(b->vars);
+		free(b->rank);
+		free(b->point);
+	}
+	free(r->tables);
+	free(r->ranks);
+	memset(r, 0, sizeof *r);
+}
+
+void blame_var_stats(const blame_result *r, const blame_var *v, double *mean, double *sd)
+{
+	double m = 0, s = 0;
+	for (size_t i = 0; i < r->nranks; i++)
+		m += v->rank[i];
+	m = r->nranks ? m / (double)r->nranks : 0;
+	for (size_t i = 0; i < r->nranks; i++)
+		s += (v->rank[i] - m) * (v->rank[i] - m);
+	*mean = m;
+	*sd = r->nranks ? sqrt(s / (double)r->nranks) : 0;
+}
+
+/* What the computation shares between points. */
+struct bctx {
+	const dt_blame_data *d;
+	const transfer_set *tf;
+	int32_t *fid;        /* per location: its function's id (locations of one function differ
+			      * by line) */
+	int32_t main_fid;
+	uint8_t *libonly;    /* per container: allocated by libraries only (no program frame) */
+	int32_t *var;        /* per container: its variable in the current table, -1 none yet */
+	int32_t *col;        /* per process: its rank column */
+	int32_t *pcol;       /* per sample group: its rank column */
+	uint8_t *output;     /* per location: an output routine */
+	int16_t *code;       /* per location: the MPI call it is (syncfmt.h code), 0 none */
+	uint8_t *ispoint;    /* per location: the current point's function */
+};
+
+/* The name of a container's variable: globals and statics by name, heap blocks by their
+ * allocation site, "file:line (function)" of the innermost frame of the program. */
+static void var_name(const struct bctx *x, const dt_bcontainer *c, dt_buf *out)
+{
+	const dt_blame_data *d = x->d;
+	if (c->name) {
+		buf_put(out, c->name, strlen(c->name));
+		return;
+	}
+	const dt_bloc *l = NULL;
+	if (c->site >= 0)
+		for (uint32_t i = d->path_off[c->site]; i < d->path_off[c->site + 1] && !l; i++)
+			if (d->locs[d->pathv[i]].in_main)
+				l = &d->locs[d->pathv[i]];
+	if (!l && c->site >= 0 && d->path_off[c->site] < d->path_off[c->site + 1])
+		l = &d->locs[d->pathv[d->path_off[c->site]]];
+	if (!l) {
+		const char *s = c->kind == DT_BC_MMAP ? "mmap (no call path)" : "heap (no call path)";
+		buf_put(out, s, strlen(s));
+		return;
+	}
+	char tmp[64];
+	if (l->file[0]) {
+		const char *b = strrchr(l->file, '/');
+		b = b ? b + 1 : l->file;
+		buf_put(out, b, strlen(b));
+		snprintf(tmp, sizeof tmp, ":%d ", (int)l->line);
+		buf_put(out, tmp, strlen(tmp));
+	}
+	buf_put(out, "(", 1);
+	buf_put(out, l->func, strlen(l->func));
+	buf_put(out, ")", 1);
+}
+
+/* Whether container c may take blame at the point whose frame is S[k] of the sample's stack
+ * S[0..m] (k > m: the point is not on the stack, as main for another thread's sample). */
+static int visible(const struct bctx *x, int32_t c, const int32_t *S, size_t m1, size_t k)
+{
+	const dt_blame_data *d = x->d;
+	const dt_bcontainer *ct = &d->cont[c];
+	if (ct->kind == DT_BC_GLOBAL || ct->kind == DT_BC_STATIC)
+		return 1;
+	if (x->libonly[c])
+		return 0;
+	if (ct->site < 0 || k >= m1 || k == 0)
+		return 1;
+	/* allocated through the call that is still running below the point: the allocation's
+	 * path has the point's function, called from the same depth, calling the function the
+	 * sample's stack has below the point */
+	const int32_t *A = d->pathv + d->path_off[ct->site];
+	size_t n = d->path_off[ct->site + 1] - d->path_off[ct->site];
+	size_t above = m1 - 1 - k; /* frames above the point on the sample's stack */
+	if (n < above + 2)
+		return 1;
+	size_t i = n - 1 - above;  /* the point's position in A at the same depth */
+	return !(x->fid[A[i]] == x->fid[S[k]] && x->fid[A[i - 1]] == x->fid[S[k - 1]]);
+}
+
+struct tacc {
+	blame_var *v;
+	size_t n, cap;
+	strmap names;
+	int32_t other, output;
+	size_t nranks;
+};
+
+static int32_t new_var(struct tacc *t, const char *name, size_t len, int vkind)
+{
+	grow((void **)&t->v, &t->cap, t->n + 1, sizeof *t->v);
+	blame_var *v = &t->v[t->n];
+	memset(v, 0, sizeof *v);
+	v->name = xstrndup(name, len);
+	v->vkind = vkind;
+	v->first = -1;
+	v->rank = xcalloc(t->nranks ? t->nranks : 1, sizeof *v->rank);
+	return (int32_t)t->n++;
+}
+
+static int32_t cont_var(struct tacc *t, struct bctx *x, int32_t c)
+{
+	if (x->var[c] >= 0)
+		return x->var[c];
+	const dt_bcontainer *ct = &x->d->cont[c];
+	dt_buf b = { 0 };
+	/* globals and heap sites never share a row, even with equal names */
+	buf_byte(&b, ct->name ? 'g' : 'h');
+	var_name(x, ct, &b);
+	uint32_t id;
+	if (!strmap_get(&t->names, (const char *)b.p, b.len, &id)) {
+		id = (uint32_t)new_var(t, (const char *)b.p + 1, b.len - 1, BV_VAR);
+		blame_var *v = &t->v[id];
+		v->ckind = ct->kind;
+		v->first = c;
+		v->type = xstrdup(ct->type ? ct->type
+				   : ct->kind == DT_BC_MMAP ? "mmap"
+				   : ct->kind == DT_BC_HEAP ? "heap"
+							    : "-");
+		strmap_put(&t->names, (const char *)b.p, b.len, id);
+	}
+	buf_free(&b);
+	x->var[c] = (int32_t)id;
+	return (int32_t)id;
+}
+
+static void give(struct tacc *t, int32_t vi, size_t col, double amount, int call, int32_t loc)
+{
+	blame_var *v = &t->v[vi];
+	v->rank[col] += amount;
+	v->total += amount;
+	if (call > 0 && call <= 64)
+		v->calls |= 1ull << (call - 1);
+	int i = 0;
+	while (i < v->nfn && v->fn[i] != loc)
+		i++;
+	if (i == v->nfn && v->nfn < BLAME_FUNCS) {
+		v->fn[i] = loc;
+		v->fn_amount[i] = 0;
+		v->nfn++;
+	}
+	if (i < v->nfn)
+		v->fn_amount[i] += amount;
+	else
+		v->fn_rest += amount;
+}
+
+static int by_total(const void *a, const void *b)
+{
+	const blame_var *x = a, *y = b;
+	if (x->vkind != y->vkind)
+		return x->vkind - y->vkind;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* One table: the blame of every sample whose stack has the point (main: every sample). */
+static void table(struct bctx *x, const char *point, int metric, size_t nranks, blame_table *out)
+{
+	const dt_blame_data *d = x->d;
+	struct tacc t;
+	memset(&t, 0, sizeof t);
+	t.nranks = nranks;
+	strmap_init(&t.names);
+	for (size_t i = 0; i < d->ncont; i++)
+		x->var[i] = -1;
+	t.other = new_var(&t, "Other", 5, BV_OTHER);
+	t.output = new_var(&t, "Output", 6, BV_OUTPUT);
+	t.v[t.other].type = xstrdup("-");
+	t.v[t.output].type = xstrdup("-");
+	int is_main = !strcmp(point, "main");
+	for (size_t i = 0; i < d->nlocs; i++)
+		x->ispoint[i] = is_main ? x->fid[i] == x->main_fid : !strcmp(d->locs[i].func, point);
+	memset(out, 0, sizeof *out);
+	out->point = xstrdup(point);
+	out->rank = xcalloc(nranks ? nranks : 1, sizeof *out->rank);
+	int32_t *cand = NULL;
+	size_t capcand = 0;
+	for (size_t g = 0; g < d->nsamp; g++) {
+		const dt_bsample *s = &d->samp[g];
+		const int32_t *S = d->pathv + d->path_off[s->path];
+		size_t m1 = d->path_off[s->path + 1] - d->path_off[s->path];
+		/* the point's frame: its outermost occurrence */
+		size_t k = m1;
+		for (size_t j = m1; j-- > 0;)
+			if (x->ispoint[S[j]]) {
+				k = j;
+				break;
+			}
+		if (k == m1 && !is_main)
+			continue;
+		double amount = metric == BLAME_TIME    ? (double)s->cost
+				: metric == BLAME_BYTES ? (s->call ? (double)s->bytes * (double)s->nrec
+								   : 0.0)
+							: (double)s->weight;
+		size_t col = (size_t)x->pcol[g];
+		out->nsamples += s->nrec;
+		out->rank[col] += amount;
+		out->total += amount;
+		size_t top = k < m1 ? k : m1 - 1; /* the frames up to the point */
+		int output = 0, call = s->call;
+		for (size_t j = 0; j <= top && m1; j++) {
+			output |= x->output[S[j]];
+			if (!s->call && x->code[S[j]])
+				call = x->code[S[j]]; /* the outermost MPI function wins */
+		}
+		/* the function to credit: the innermost of the program on the stack */
+		int32_t here = m1 ? x->fid[S[0]] : -1;
+		for (size_t j = 0; j < m1; j++)
+			if (d->locs[S[j]].in_main) {
+				here = x->fid[S[j]];
+				break;
+			}
+		if (output) {
+			give(&t, t.output, col, amount, call, here);
+			continue;
+		}
+		/* inside an MPI call: its transfer function's container */
+		if (s->call && x->tf) {
+			const char *cn = sync_call_name((unsigned)s->call);
+			int32_t c = cn ? transfer_blame(x->tf, cn, s->c0, s->c1) : -1;
+			if (c >= 0 && visible(x, c, S, m1, k)) {
+				give(&t, cont_var(&t, x, c), col, amount, call, here);
+				continue;
+			}
+		}
+		/* the scan, innermost frame first, up to the point */
+		size_t nc = 0;
+		int32_t level = 0;
+		if (s->scan >= 0) {
+			const int32_t *p = d->scanv + d->scan_off[s->scan];
+			size_t np = (d->scan_off[s->scan + 1] - d->scan_off[s->scan]) / 2;
+			for (size_t i = 0; i < np && !nc;) {
+				int32_t fr = p[2 * i]; /* the level: 2 x frame, + 1 stack words */
+				if ((size_t)fr / 2 > top && m1)
+					break;
+				level = fr;
+				for (; i < np && p[2 * i] == fr; i++)
+					if (visible(x, p[2 * i + 1], S, m1, k)) {
+						grow((void **)&cand, &capcand, nc + 1, sizeof *cand);
+						cand[nc++] = p[2 * i + 1];
+					}
+			}
+		}
+		if (!nc) {
+			give(&t, t.other, col, amount, call, here);
+			continue;
+		}
+		/* the function of the frame the scan found them in */
+		int32_t by = (size_t)level / 2 < m1 ? x->fid[S[level / 2]] : here;
+		for (size_t i = 0; i < nc; i++)
+			give(&t, cont_var(&t, x, cand[i]), col, amount / (double)nc, call, by);
+	}
+	free(cand);
+	/* the containers each variable took blame through */
+	for (size_t i = 0; i < d->ncont; i++)
+		if (x->var[i] >= 0)
+			t.v[x->var[i]].ncont++;
+	qsort(t.v, t.n, sizeof *t.v, by_total);
+	strmap_free(&t.names);
+	out->vars = t.v;
+	out->nvars = t.n;
+}
+
+/* Checks that the data's references are in range (a damaged store is refused, not read past). */
+static int check(const dt_blame_data *d, dt_err *e)
+{
+	for (size_t i = 0; i < d->npaths; i++)
+		if (d->path_off[i] > d->path_off[i + 1] || d->path_off[i + 1] > d->npathv)
+			return dt_errf(e, DT_EDATA, "the blame data is damaged (call path %zu)", i);
+	for (size_t i = 0; i < d->npathv; i++)
+		if (d->pathv[i] < 0 || (size_t)d->pathv[i] >= d->nlocs)
+			return dt_errf(e, DT_EDATA, "the blame data is damaged (a call path names "
+						    "location %d of %zu)", d->pathv[i], d->nlocs);
+	for (size_t i = 0; i < d->nscans; i++)
+		if (d->scan_off[i] > d->scan_off[i + 1] || d->scan_off[i + 1] > d->nscanv ||
+		    (d->scan_off[i + 1] - d->scan_off[i]) % 2)
+			return dt_errf(e, DT_EDATA, "the blame data is damaged (scan %zu)", i);
+	for (size_t i = 0; i + 1 < d->nscanv; i += 2)
+		if (d->scanv[i] < 0 || d->scanv[i + 1] < 0 || (size_t)d->scanv[i + 1] >= d->ncont)
+			return dt_errf(e, DT_EDATA, "the blame data is damaged (a scan names "
+						    "container %d of %zu)", d->scanv[i + 1], d->ncont);
+	for (size_t i = 0; i < d->ncont; i++)
+		if (d->cont[i].site >= (int32_t)d->npaths || d->cont[i].site < -1)
+			return dt_errf(e, DT_EDATA, "the blame data is damaged (container %zu's "
+						    "allocation path)", i);
+	for (size_t i = 0; i < d->nsamp; i++) {
+		const dt_bsample *s = &d->samp[i];
+		if (s->path < 0 || (size_t)s->path >= d->npaths || s->scan < -1 ||
+		    (s->scan >= 0 && (size_t)s->scan >= d->nscans) || s->c0 < -1 || s->c1 < -1 ||
+		    (s->c0 >= 0 && (size_t)s->c0 >= d->ncont) ||
+		    (s->c1 >= 0 && (size_t)s->c1 >= d->ncont) || s->call < 0)
+			return dt_errf(e, DT_EDATA, "the blame data is damaged (sample group %zu)", i);
+	}
+	return 0;
+}
+
+static int by_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int blame_compute(const dt_blame_data *d, const transfer_set *tf, const char *const *points,
+		  size_t npoints, int metric, blame_result *out, dt_err *e)
+{
+	memset(out, 0, sizeof *out);
+	if (check(d, e))
+		return -1;
+	out->metric = metric;
+	int32_t src = d->nproc ? d->proc[0].source : 0;
+	out->unit = metric == BLAME_BYTES ? "bytes"
+		    : metric == BLAME_TIME ? (src == 2 ? "events" : "ns")
+					   : "ticks";
+	/* the rank columns: the ranks of the processes, in order */
+	int32_t *rk = xmalloc((d->nproc ? d->nproc : 1) * sizeof *rk);
+	for (size_t i = 0; i < d->nproc; i++) {
+		rk[i] = d->proc[i].rank;
+		out->flags |= d->proc[i].flags;
+	}
+	if (d->nproc > 1)
+		qsort(rk, d->nproc, sizeof *rk, by_i32);
+	size_t nr = 0;
+	for (size_t i = 0; i < d->nproc; i++)
+		if (!nr || rk[nr - 1] != rk[i])
+			rk[nr++] = rk[i];
+	if (!nr) /* samples without processes (a store written by hand): one column */
+		rk[nr++] = -1;
+	out->ranks = rk;
+	out->nranks = nr;
+
+	struct bctx x;
+	memset(&x, 0, sizeof x);
+	x.d = d;
+	x.tf = tf;
+	x.fid = xmalloc((d->nlocs ? d->nlocs : 1) * sizeof *x.fid);
+	strmap fn;
+	strmap_init(&fn);
+	x.main_fid = -1;
+	for (size_t i = 0; i < d->nlocs; i++) {
+		uint32_t id;
+		const char *f = d->locs[i].func;
+		if (!strmap_get(&fn, f, strlen(f), &id)) {
+			id = (uint32_t)i;
+			strmap_put(&fn, f, strlen(f), id);
+		}
+		x.fid[i] = (int32_t)id;
+		if (!strcmp(f, "main") && d->locs[i].in_main)
+			x.main_fid = (int32_t)id;
+	}
+	strmap_free(&fn);
+	x.output = xmalloc(d->nlocs ? d->nlocs : 1);
+	x.code = xmalloc((d->nlocs ? d->nlocs : 1) * sizeof *x.code);
+	x.ispoint = xmalloc(d->nlocs ? d->nlocs : 1);
+	for (size_t i = 0; i < d->nlocs; i++) {
+		x.output[i] = (uint8_t)blame_is_output(d->locs[i].func);
+		x.code[i] = (int16_t)call_code(d->locs[i].func);
+	}
+	x.libonly = xcalloc(d->ncont ? d->ncont : 1, 1);
+	for (size_t i = 0; i < d->ncont; i++) {
+		const dt_bcontainer *c = &d->cont[i];
+		if ((c->kind != DT_BC_HEAP && c->kind != DT_BC_MMAP) || c->site < 0)
+			continue;
+		int prog = 0;
+		for (uint32_t j = d->path_off[c->site]; j < d->path_off[c->site + 1] && !prog; j++)
+			prog = d->locs[d->pathv[j]].in_main;
+		x.libonly[i] = !prog;
+	}
+	x.var = xmalloc((d->ncont ? d->ncont : 1) * sizeof *x.var);
+	x.pcol = xmalloc((d->nsamp ? d->nsamp : 1) * sizeof *x.pcol);
+	for (size_t g = 0; g < d->nsamp; g++) {
+		size_t lo = 0, hi = nr;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (rk[mid] < d->samp[g].rank)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		x.pcol[g] = (int32_t)(lo < nr && rk[lo] == d->samp[g].rank ? lo : 0);
+	}
+	static const char *const dflt[] = { "main" };
+	if (!points || !npoints) {
+		points = dflt;
+		npoints = 1;
+	}
+	out->tables = xcalloc(npoints, sizeof *out->tables);
+	for (size_t p = 0; p < npoints; p++) {
+		table(&x, points[p], metric, nr, &out->tables[p]);
+		out->ntables++;
+	}
+	free(x.fid);
+	free(x.output);
+	free(x.code);
+	free(x.ispoint);
+	free(x.libonly);
+	free(x.var);
+	free(x.pcol);
+	return 0;
+}
+
+static int by_change(const void *a, const void *b)
+{
+	const blame_change *x = a, *y = b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	double dx = fabs(x->pb - x->pa), dy = fabs(y->pb - y->pa);
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static const blame_var *find_var(const blame_table *t, const char *name)
+{
+	for (size_t i = 0; i < t->nvars; i++)
+		if (!strcmp(t->vars[i].name, name))
+			return &t->vars[i];
+	return NULL;
+}
+
+void blame_diff(const blame_result *ra, const blame_table *ta, const blame_result *rb,
+		const blame_table *tb, size_t top, blame_change **out, size_t *n)
+{
+	blame_change *v = NULL;
+	size_t nv = 0, cap = 0;
+	for (size_t cb = 0; cb < rb->nranks; cb++) {
+		int32_t r = rb->ranks[cb];
+		size_t ca = SIZE_MAX;
+		for (size_t i = 0; i < ra->nranks; i++)
+			if (ra->ranks[i] == r)
+				ca = i;
+		double tota = ca != SIZE_MAX ? ta->rank[ca] : 0, totb = tb->rank[cb];
+		/* every variable of either run, once */
+		for (int side = 0; side < 2; side++) {
+			const blame_table *t = side ? ta : tb;
+			for (size_t i = 0; i < t->nvars; i++) {
+				const char *name = t->vars[i].name;
+				if (side && find_var(tb, name))
+					continue;
+				const blame_var *a = find_var(ta, name), *b = find_var(tb, name);
+				double va = a && ca != SIZE_MAX ? a->rank[ca] : 0, vb = b ? b->rank[cb] : 0;
+				if (va == 0 && vb == 0)
+					continue;
+				grow((void **)&v, &cap, nv + 1, sizeof *v);
+				v[nv++] = (blame_change){ r, name, (b ? b : a)->type, va, vb,
+							  tota > 0 ? 100.0 * va / tota : 0,
+							  totb > 0 ? 100.0 * vb / totb : 0 };
+			}
+		}
+	}
+	if (nv > 1)
+		qsort(v, nv, sizeof *v, by_change);
+	if (top) {
+		size_t k = 0, run = 0;
+		for (size_t i = 0; i < nv; i++) {
+			run = i && v[i].rank == v[i - 1].rank ? run + 1 : 0;
+			if (run < top)
+				v[k++] = v[i];
+		}
+		nv = k;
+	}
+	*out = v;
+	*n = nv;
+}

@@ -1,0 +1,102 @@
+/* blame.h: variable blame (Rutar and Hollingsworth, "Assigning Blame"), computed from the
+ * blame data of a run (import/blame_data.h) without source analysis.
+ *
+ * Every sample is blamed exactly once at each blame point whose function is on its stack
+ * (`main` takes every sample of the run, threads included):
+ *  - a sample with an output routine (write, the printf family, fwrite, MPI_File_*) on its
+ *    stack, at or below the point, goes to Output;
+ *  - a sample inside an MPI call goes to the container its transfer function blames
+ *    (difftrace-transfer(5)), when that container is visible at the point;
+ *  - otherwise (computation, or an MPI buffer not visible at the point) the frames are scanned
+ *    innermost first, up to the point's frame: the first frame whose words point into visible
+ *    containers divides the sample among them in equal parts (the paper's heuristic for
+ *    functions without source, which divides a function's blame between its parameters);
+ *  - a sample that reaches no container goes to Other.
+ * A container is visible at the point unless it belongs to the call still running below it:
+ * a heap block allocated through the same call path below the point's frame as the sample
+ * (a temporary of a callee, whose blame passes to what the callee's frames point to further
+ * out), or a block allocated only by libraries (the MPI library's own buffers). Fields bubble
+ * up: the import maps an address to the outermost container holding it. Containers are
+ * grouped into variables: globals and statics by their DWARF name, heap blocks by their
+ * allocation site (the innermost frame of the program on the allocation's call path). */
+#ifndef DT_BLAME_H
+#define DT_BLAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blame/transfer.h"
+#include "import/blame_data.h"
+#include "util/err.h"
+
+enum blame_metric { BLAME_SAMPLES, BLAME_TIME, BLAME_BYTES };
+
+enum blame_vkind { BV_VAR = 0, BV_OTHER = 1, BV_OUTPUT = 2 };
+
+typedef struct blame_var {
+	char *name;        /* escaped on output by the caller */
+	char *type;        /* the DWARF type, "heap", "mmap", or "-" */
+	int vkind;         /* enum blame_vkind */
+	int ckind;         /* the dt_bc_kind of its first container, 0 for Other and Output */
+	double *rank;      /* blame per rank column */
+	double total;
+	uint64_t calls;    /* bit c-1: MPI call c (syncfmt.h code) contributed */
+	size_t ncont;      /* containers that got blame */
+	int32_t first;     /* its first container (for the allocation site), -1 none */
+	/* the functions that blamed it: the function of the frame where the scan found it, else
+	 * (MPI transfer, Other, Output) the innermost function of the program on the stack; as
+	 * location ids of the function's first location (-1 none), the first BLAME_FUNCS seen,
+	 * the rest summed in fn_rest */
+	int32_t fn[8];
+	double fn_amount[8];
+	int nfn;
+	double fn_rest;
+} blame_var;
+
+#define BLAME_FUNCS 8
+
+typedef struct blame_table {
+	char *point;
+	blame_var *vars;   /* the variables by total blame, then Other, then Output */
+	size_t nvars;
+	double *rank;      /* the table's total per rank column */
+	double total;
+	uint64_t nsamples; /* sample records (not ticks) the point took */
+} blame_table;
+
+typedef struct blame_result {
+	int metric;
+	size_t nranks;
+	int32_t *ranks;    /* the rank of each column (-1 unknown) */
+	blame_table *tables;
+	size_t ntables;
+	uint32_t flags;    /* DT_BF_* of all processes */
+	const char *unit;  /* "ticks", "ns", "events", "bytes" */
+} blame_result;
+
+/* Blame tables of d at the points (NULL or none: main). tf may be NULL (no MPI transfer). */
+int blame_compute(const dt_blame_data *d, const transfer_set *tf, const char *const *points,
+		  size_t npoints, int metric, blame_result *out, dt_err *e);
+void blame_result_free(blame_result *r);
+
+/* Whether func is an output routine (Output row). */
+int blame_is_output(const char *func);
+
+/* The variables' node mean and (population) standard deviation over the rank columns. */
+void blame_var_stats(const blame_result *r, const blame_var *v, double *mean, double *sd);
+
+/* The change between two runs' tables at one point, per rank and variable (matched by name),
+ * in percent of the rank's total; rows sorted per rank by the size of the change. */
+typedef struct blame_change {
+	int32_t rank;
+	const char *name, *type;
+	double a, b;       /* blame in the normal and the faulty run */
+	double pa, pb;     /* the same in percent of the rank's total */
+} blame_change;
+
+/* Changes of table tb (faulty) against ta (normal); ranks matched by rank number. *out is
+ * allocated; at most top rows per rank (0: all). */
+void blame_diff(const blame_result *ra, const blame_table *ta, const blame_result *rb,
+		const blame_table *tb, size_t top, blame_change **out, size_t *n);
+
+#endif

@@ -1,0 +1,98 @@
+#!/bin/sh
+# blame_examples.sh: difftrace blame on the two examples of examples/blame. The quadrature
+# program: the broadcast input (dim_num) carries the blame of rank 1, which waits for rank 0 to
+# make the input, the points x the computation of rank 0, and the reduced result quad blame
+# through MPI_Reduce. The sparse solver: the solution vector and the matrix, behind a few
+# layers of functions, get most of the blame while few samples write them directly. Two runs
+# compared: the variables whose share changed, per rank. Shapes only, never timings.
+. "${abs_top_srcdir:-..}/tests/lib.sh"
+need built mpi
+[ -f "$abs_top_builddir/libdifftrace-sample.so" ] ||
+	skip "libdifftrace-sample.so not built (configure found no libunwind: apt-get install libunwind-dev)"
+export DIFFTRACE_BLAME_PATH="$abs_top_srcdir/blame"
+cd "$T" || fail "cd $T"
+flags="-np 2"
+"$MPIRUN" --version 2>&1 | grep -q 'Open MPI' && flags="$flags --oversubscribe"
+[ "$(id -u)" = 0 ] && "$MPIRUN" --version 2>&1 | grep -q 'Open MPI' && flags="$flags --allow-run-as-root"
+row() { awk -F, -v p="$2" -v n="$3" '$1 == p && $2 == n' "$1"; }
+# field $4 of row $3 at point $2
+field() { row "$1" "$2" "$3" | cut -d, -f"$4"; }
+# csv with the commas inside quoted fields (MPI calls) made '+', for awk -F,
+unquote() {
+	awk '{ o = ""; q = 0; for (i = 1; i <= length($0); i++) { c = substr($0, i, 1)
+		if (c == "\"") { q = !q; continue }; if (c == "," && q) c = "+"; o = o c }; print o }' "$1"
+}
+positive() { awk -v x="${1:-0}" 'BEGIN { exit !(x > 0) }'; }
+adds_up() {
+	awk -F, -v col="$2" 'NR > 1 && $2 != "Total" { s[$1] += $col } NR > 1 && $2 == "Total" { t[$1] = $col }
+	     END { for (p in t) if (s[p] - t[p] > 0.01 || t[p] - s[p] > 0.01) { print p, s[p], t[p]; exit 1 } }' "$1" ||
+		fail "the rows of $1 do not add up to the total"
+}
+record() { # NAME PROGRAM ARGS...
+	n=$1; shift
+	# shellcheck disable=SC2086
+	timeout -k 5 200 "$MPIRUN" $flags "$RECORD" --sample --sync-only -o "$T/$n.rec" -- "$@" \
+		</dev/null >"$T/$n.log" 2>&1 || { cat "$T/$n.log" >&2; fail "the run $n failed"; }
+	expect_status 0 "$DT" import -r "$n" "$T/$n.rec"
+}
+
+# the quadrature program
+Q="$abs_top_srcdir/examples/blame/quad_mpi.c"
+"$MPICC" -g -O1 -o "$T/quad" "$Q" -lm >"$T/cc.log" 2>&1 || { cat "$T/cc.log" >&2; fail "mpicc failed on quad_mpi.c"; }
+record quad "$T/quad" 200000 600
+expect_status 0 "$DT" blame quad --format csv
+unquote "$T/out" >"$T/quad.csv"
+head -1 "$T/quad.csv" | grep -q '^point,variable,type,mpi_calls,R0,R0_pct,R1,R1_pct,total,total_pct,mean,sd$' ||
+	fail "csv header: $(head -1 "$T/quad.csv")"
+adds_up "$T/quad.csv" 9
+# columns: 5 R0, 7 R1
+positive "$(field "$T/quad.csv" main dim_num 7)" || fail "dim_num has no blame on rank 1: $(cat "$T/quad.csv")"
+field "$T/quad.csv" main dim_num 4 | grep -q MPI_Bcast || fail "dim_num's blame is not through MPI_Bcast"
+xline=$(grep -n 'double \*x = malloc' "$Q" | cut -d: -f1)
+positive "$(field "$T/quad.csv" main "quad_mpi.c:$xline (main)" 5)" ||
+	fail "the points x have no blame on rank 0: $(cat "$T/quad.csv")"
+[ "$(field "$T/quad.csv" main quad 3)" = double ] || fail "quad is not typed or has no blame: $(cat "$T/quad.csv")"
+field "$T/quad.csv" main quad 4 | grep -q MPI_Reduce || fail "quad's blame is not through MPI_Reduce: $(cat "$T/quad.csv")"
+positive "$(field "$T/quad.csv" main quad 5)" || fail "quad has no blame on rank 0, the root"
+expect_status 0 "$DT" blame quad
+grep -q '^dim_num  *int  *MPI_Bcast ' "$T/out" || fail "text table: $(cat "$T/out")"
+
+# the sparse solver
+S="$abs_top_srcdir/examples/blame/sparse_mpi.c"
+"$MPICC" -g -O1 -o "$T/sparse" "$S" >"$T/cc.log" 2>&1 || { cat "$T/cc.log" >&2; fail "mpicc failed on sparse_mpi.c"; }
+record sparse "$T/sparse" 100000 100
+expect_status 0 "$DT" blame sparse --point main --point cg --point axpy_x --point csr_fill --format csv
+unquote "$T/out" >"$T/sparse.csv"
+adds_up "$T/sparse.csv" 9
+mline=$(grep -n 'struct csr \*A = malloc' "$S" | cut -d: -f1)
+xline=$(grep -n 'pb->x = calloc' "$S" | cut -d: -f1)
+matrix=$(field "$T/sparse.csv" main "sparse_mpi.c:$mline (csr_new)" 9)
+x=$(field "$T/sparse.csv" main "sparse_mpi.c:$xline (problem_new)" 9)
+total=$(field "$T/sparse.csv" main Total 9)
+direct=$(( $(field "$T/sparse.csv" axpy_x Total 9) + $(field "$T/sparse.csv" csr_fill Total 9) ))
+echo "sparse: matrix $matrix, x $x, total $total, samples writing them directly $direct"
+positive "$x" || fail "the solution vector has no blame at main: $(cat "$T/sparse.csv")"
+awk -v m="${matrix:-0}" -v x="$x" -v t="$total" -v d="$direct" \
+	'BEGIN { exit !(m + x > t / 2 && m > t / 10 && d < t / 5) }' ||
+	fail "the matrix ($matrix) and x ($x) do not take most of $total, or $direct samples write them: $(cat "$T/sparse.csv")"
+# at cg its own temporaries are variables of their own: the gathered vector through MPI_Allgather
+pline=$(grep -n 'double \*pall = malloc' "$S" | cut -d: -f1)
+field "$T/sparse.csv" cg "sparse_mpi.c:$pline (cg)" 4 | grep -q MPI_Allgather ||
+	fail "cg's gathered vector is not blamed through MPI_Allgather: $(cat "$T/sparse.csv")"
+[ -z "$(row "$T/sparse.csv" main "sparse_mpi.c:$pline (cg)")" ] || fail "cg's temporary is a variable of main"
+
+# two runs: the faulty quadrature sums three times as long, so rank 0, which sums the least,
+# waits longer in the reduction: the share of the reduced result quad grows there
+record quad6 "$T/quad" 200000 1800
+expect_status 0 "$DT" blame --normal quad --faulty quad6 --format csv --top 0
+unquote "$T/out" >"$T/change.csv"
+head -1 "$T/change.csv" | grep -q '^point,rank,variable,type,normal,normal_pct,faulty,faulty_pct,change_pct$' ||
+	fail "change csv header: $(head -1 "$T/change.csv")"
+ch=$(awk -F, '$2 == 0 && $3 == "quad" { print $9 }' "$T/change.csv")
+awk -v c="${ch:-0}" 'BEGIN { exit !(c > 0) }' || fail "quad's share on rank 0 did not grow ($ch): $(cat "$T/change.csv")"
+expect_status 0 "$DT" blame --normal quad --faulty quad6
+grep -q '^RANK  *VARIABLE  *TYPE  *NORMAL(%)  *FAULTY(%)  *CHANGE$' "$T/out" || fail "change text: $(cat "$T/out")"
+[ "$(grep -c '^R1 ' "$T/out")" -le 5 ] || fail "more than --top 5 rows for rank 1"
+expect_status 0 "$DT" blame --normal quad --faulty quad6 --format json
+grep -q '"changes":\[{"rank":0' "$T/out" || fail "change json: $(head -c 300 "$T/out")"
+pass
