@@ -136,24 +136,6 @@ void live_args(const dt_sync_event *v, char *b, size_t n)
 
 /* ---- files ---------------------------------------------------------------------------------- */
 
-static int parse_name(const char *s, int64_t *pid, int64_t *tid, int *k)
-{
-	char *end;
-	if (!isdigit((unsigned char)*s))
-		return 0;
-	*pid = strtoll(s, &end, 10);
-	if (*end != '.' || !isdigit((unsigned char)end[1]))
-		return 0;
-	*tid = strtoll(end + 1, &end, 10);
-	*k = 1;
-	if (*end == '-') {
-		if (!isdigit((unsigned char)end[1]))
-			return 0;
-		*k = (int)strtol(end + 1, &end, 10);
-	}
-	return !strcmp(end, ".dts");
-}
-
 static int parse_rank(const char *name, int64_t *rank)
 {
 	char *end;
@@ -214,7 +196,7 @@ static void find_dirs(live *l)
 			} else {
 				free(sd);
 			}
-		} else if (parse_name(de->d_name, &pid, &tid, &k)) {
+		} else if (sync_file_name(de->d_name, &pid, &tid, &k)) {
 			files = 1;
 		}
 	}
@@ -245,7 +227,7 @@ static void scan_dir(live *l, size_t di)
 	while ((de = readdir(d))) {
 		int64_t pid, tid;
 		int k;
-		if (!parse_name(de->d_name, &pid, &tid, &k))
+		if (!sync_file_name(de->d_name, &pid, &tid, &k))
 			continue;
 		char *p = path_join(dir, de->d_name);
 		size_t i;
