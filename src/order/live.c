@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "import/sync_file.h"
+#include "order/args.h"
 #include "order/filter.h"
 #include "order/live.h"
 #include "order/rules.h"
@@ -91,34 +92,19 @@ const char *live_nth(uint64_t k, char *b, size_t n)
 	return b;
 }
 
-static void peer(char *b, size_t n, int32_t v)
-{
-	if (v == DT_SYNC_ANY_SOURCE)
-		snprintf(b, n, "any");
-	else if (v == DT_SYNC_PROC_NULL)
-		snprintf(b, n, "null");
-	else
-		snprintf(b, n, "%" PRId32, v);
-}
-
 void live_args(const dt_sync_event *v, char *b, size_t n)
 {
 	size_t len = 0;
 	char p[24], t[24];
-#define ADD(...)                                                                  \
-	do {                                                                      \
-		int w_ = snprintf(b + len, n - len, __VA_ARGS__);                 \
-		if (w_ > 0)                                                       \
-			len = len + (size_t)w_ < n ? len + (size_t)w_ : n - 1;    \
-	} while (0)
+#define ADD(...) ord_addf(b, n, &len, __VA_ARGS__)
 	b[0] = 0;
 	if (v->dest != DT_SYNC_NONE) {
-		peer(p, sizeof p, v->dest);
+		ord_peer_str(p, sizeof p, v->dest);
 		ADD("%sdest=%s tag=%" PRId32, len ? " " : "", p, v->stag);
 	}
 	if (v->src != DT_SYNC_NONE) {
-		peer(p, sizeof p, v->src);
-		peer(t, sizeof t, v->rtag);
+		ord_peer_str(p, sizeof p, v->src);
+		ord_peer_str(t, sizeof t, v->rtag);
 		ADD("%ssrc=%s tag=%s", len ? " " : "", p, t);
 	}
 	if (v->root != DT_SYNC_NONE)
