@@ -324,14 +324,8 @@ int cmd_hang(cli *c, int argc, char **argv)
 			return cli_usage("hang", "unknown format '%s' (text, json)", optarg);
 		if (o == 'r')
 			rules_file = optarg;
-		if (o == 'm') {
-			char *end;
-			unsigned long long v = strtoull(optarg, &end, 10);
-			if (*end || !v || optarg[0] == '-')
-				return cli_usage("hang", "--max-held needs a positive number, not '%s'",
-						 optarg);
-			max_held = (size_t)v;
-		}
+		if (o == 'm' && (r = cli_max_held("hang", optarg, &max_held)) != 0)
+			return r;
 	}
 	if (r == CLI_HELP_DONE)
 		return 0;
