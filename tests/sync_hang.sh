@@ -99,6 +99,10 @@ expect_status 0 "$DT" hang --rules "$T/never.rules" early
 grep -Eq '^  [0-2]\.0 #[0-9]+ MPI_Allreduce exit \([0-9]+ held\): rule never\.rules:3: ' "$T/out" ||
 	fail "the held exits not listed: $(cat "$T/out")"
 expect_status 2 "$DT" hang --max-held 0 early
+grep -q "hang: --max-held needs a positive number, not '0'" "$T/err" || fail "hang --max-held 0: $(cat "$T/err")"
+expect_status 2 "$DT" order --max-held -3 early
+grep -q "order: --max-held needs a positive number, not '-3'" "$T/err" ||
+	fail "order --max-held -3: $(cat "$T/err")"
 
 # receives posted and waited for together (Waitall), one of them never sent: the completion
 # the filter holds is the receive from rank 0, not the one rank 2 sent

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_syncrun.h"
 #include "order/arrival.h"
 #include "order/check.h"
 #include "order/filter.h"
@@ -148,14 +149,8 @@ int cmd_order(cli *c, int argc, char **argv)
 					 optarg);
 		if (o == 'r')
 			rules_file = optarg;
-		if (o == 'm') {
-			char *end;
-			unsigned long long v = strtoull(optarg, &end, 10);
-			if (*end || !v || optarg[0] == '-')
-				return cli_usage("order", "--max-held needs a positive number, not '%s'",
-						 optarg);
-			max_held = (size_t)v;
-		}
+		if (o == 'm' && (r = cli_max_held("order", optarg, &max_held)) != 0)
+			return r;
 		if (o == 'c') {
 			check = 1;
 			check_file = optarg;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_syncrun.h"
 #include "import/sync_file.h"
 #include "order/args.h"
 #include "order/filter.h"
@@ -46,18 +47,6 @@ static const char hang_help[] =
 	"  --max-held N   the causality filter's bound on held events (default 1048576): rules\n"
 	"                 that hold more are reported as never releasing\n"
 	"  -h, --help     this help\n";
-
-/* A name for people: control characters escaped. */
-static void put_name(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch < 0x20 || ch == 0x7f)
-			fprintf(f, "\\x%02x", ch);
-		else
-			fputc(ch, f);
-	}
-}
 
 static const char *fname(store *s, uint32_t f)
 {
@@ -129,7 +118,7 @@ int cmd_sync(cli *c, int argc, char **argv)
 			printf("%-8s %6" PRIu32 " %2s %4" PRId64 ".%09" PRId64 "  ", pt, v->seq,
 			       v->phase == DT_SYNC_ENTER ? ">" : v->phase == DT_SYNC_EXIT ? "<" : "=",
 			       rel / 1000000000, rel % 1000000000);
-			put_name(stdout, name);
+			cli_put_ctl_esc(stdout, name);
 			printf("%*s%s\n", (int)(26 - (strlen(name) < 26 ? strlen(name) : 26)), "", a);
 		} else if (fmt == OUT_CSV) {
 			printf("%d,%d,%" PRIu32 ",%u,%" PRId64 ",", v->proc, v->thread, v->seq,
@@ -216,14 +205,14 @@ static void where_text(store *s, const dt_sync_event *ev, const hang_thread *h, 
 		printf("%snot in a recorded call", pfx);
 		if (h->func) {
 			printf(" (after ");
-			put_name(stdout, fname(s, h->func));
+			cli_put_ctl_esc(stdout, fname(s, h->func));
 			printf(", %s)", nth(h->occurrence, b, sizeof b));
 		}
 		return;
 	}
 	(void)ev;
 	printf("%sin ", pfx);
-	put_name(stdout, fname(s, h->func));
+	cli_put_ctl_esc(stdout, fname(s, h->func));
 	printf(" (%s)", nth(h->occurrence, b, sizeof b));
 }
 
@@ -335,14 +324,8 @@ int cmd_hang(cli *c, int argc, char **argv)
 			return cli_usage("hang", "unknown format '%s' (text, json)", optarg);
 		if (o == 'r')
 			rules_file = optarg;
-		if (o == 'm') {
-			char *end;
-			unsigned long long v = strtoull(optarg, &end, 10);
-			if (*end || !v || optarg[0] == '-')
-				return cli_usage("hang", "--max-held needs a positive number, not '%s'",
-						 optarg);
-			max_held = (size_t)v;
-		}
+		if (o == 'm' && (r = cli_max_held("hang", optarg, &max_held)) != 0)
+			return r;
 	}
 	if (r == CLI_HELP_DONE)
 		return 0;
@@ -460,7 +443,7 @@ int cmd_hang(cli *c, int argc, char **argv)
 			char *pts = pts_of(&rep, to, k), pt[32];
 			snprintf(pt, sizeof pt, "%d.%d", h->proc, h->thread);
 			printf("  %-8s waits for %s (%s: ", pt, pts, hang_why_name(a->why));
-			put_name(stdout, fname(s, h->func));
+			cli_put_ctl_esc(stdout, fname(s, h->func));
 			char args[512];
 			ord_event_args(&ev[h->entry], args, sizeof args);
 			printf("%s)\n", args);
@@ -478,7 +461,7 @@ int cmd_hang(cli *c, int argc, char **argv)
 				if (!nlocks++)
 					printf("\nlocks and critical sections held at the end:\n");
 				printf("  %d.%d holds ", rep.threads[i].proc, rep.threads[i].thread);
-				put_name(stdout, fname(s, v->func));
+				cli_put_ctl_esc(stdout, fname(s, v->func));
 				printf(" obj=%#" PRIx64 " (%s acquisition)\n", v->obj,
 				       nth(v->objseq, b, sizeof b));
 			}
@@ -489,21 +472,21 @@ int cmd_hang(cli *c, int argc, char **argv)
 			printf("  %d.%d ", h->ev.proc, h->ev.thread);
 			if (h->id != SIZE_MAX) {
 				printf("in ");
-				put_name(stdout, fname(s, h->ev.func));
+				cli_put_ctl_esc(stdout, fname(s, h->ev.func));
 				printf(" (%s)", nth(rep.threads[thread_of[h->id]].occurrence, b, sizeof b));
 			} else {
 				printf("#%" PRIu32 " ", h->ev.seq);
-				put_name(stdout, fname(s, h->ev.func));
+				cli_put_ctl_esc(stdout, fname(s, h->ev.func));
 				printf(" %s (%zu held)", h->ev.phase == DT_SYNC_ENTER ? "enter" : "exit",
 				       h->nheld);
 			}
 			printf(": rule %s: ", h->rule[0] ? base_of(h->rule) : "(none)");
-			put_name(stdout, h->why);
+			cli_put_ctl_esc(stdout, h->why);
 			putchar('\n');
 		}
 		if (stopped) {
 			printf("  the causality filter stopped: ");
-			put_name(stdout, stopped);
+			cli_put_ctl_esc(stdout, stopped);
 			putchar('\n');
 		} else if (!nheld) {
 			printf("  (none)\n");

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cli_syncrun.h"
 #include "order/live.h"
 #include "util/ptrange.h"
 #include "util/util.h"
@@ -57,17 +58,6 @@ static int64_t clock_ns(clockid_t id)
 	struct timespec ts;
 	clock_gettime(id, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static void put_esc(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch < 0x20 || ch == 0x7f)
-			fprintf(f, "\\x%02x", ch);
-		else
-			fputc(ch, f);
-	}
 }
 
 /* "12.3s", "4m05s", "2h03m" */
@@ -173,13 +163,13 @@ void watch_text(FILE *f, const live *l, const char *dir, int group, size_t rows)
 	if (localtime_r(&now, &tm))
 		strftime(clock, sizeof clock, "%H:%M:%S", &tm);
 	fprintf(f, "difftrace watch ");
-	put_esc(f, dir);
+	cli_put_ctl_esc(f, dir);
 	fprintf(f, "  %s\n%zu process%s, %zu thread%s, %" PRIu64 " events; in causal order %" PRIu64
 		   ", held %" PRIu64 "\n",
 		clock, procs, procs == 1 ? "" : "es", n, n == 1 ? "" : "s", rec, del, held);
 	if (stopped) {
 		fprintf(f, "the causality filter stopped: ");
-		put_esc(f, stopped);
+		cli_put_ctl_esc(f, stopped);
 		fputc('\n', f);
 	}
 	if (!n) {

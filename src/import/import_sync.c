@@ -32,24 +32,6 @@ struct sync_dir {
 	uint64_t *ts;
 };
 
-static int parse_name(const char *s, int64_t *pid, int64_t *tid, int *k)
-{
-	char *end;
-	if (!isdigit((unsigned char)*s))
-		return 0;
-	*pid = strtoll(s, &end, 10);
-	if (*end != '.' || !isdigit((unsigned char)end[1]))
-		return 0;
-	*tid = strtoll(end + 1, &end, 10);
-	*k = 1;
-	if (*end == '-') {
-		if (!isdigit((unsigned char)end[1]))
-			return 0;
-		*k = (int)strtol(end + 1, &end, 10);
-	}
-	return !strcmp(end, ".dts");
-}
-
 static int cmp_file(const void *a, const void *b)
 {
 	const struct sfile *x = a, *y = b;
@@ -68,7 +50,7 @@ static int has_dts(const char *dir)
 	int64_t p, t;
 	int k;
 	while (d && !found && (de = readdir(d)))
-		found = parse_name(de->d_name, &p, &t, &k);
+		found = sync_file_name(de->d_name, &p, &t, &k);
 	if (d)
 		closedir(d);
 	return found;
@@ -103,7 +85,7 @@ int sync_dir_open(const char *dir, sync_dir **out, dt_err *e)
 	struct dirent *de;
 	while ((de = readdir(dp))) {
 		struct sfile f = { 0 };
-		if (!parse_name(de->d_name, &f.pid, &f.tid, &f.k))
+		if (!sync_file_name(de->d_name, &f.pid, &f.tid, &f.k))
 			continue;
 		f.path = path_join(dir, de->d_name);
 		GROW(d->f, d->cap, d->n + 1);

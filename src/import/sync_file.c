@@ -1,5 +1,6 @@
 /* sync_file.c: one file of the sync record, mapped read-only and checked. */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -11,6 +12,24 @@
 
 #include "import/sync_file.h"
 #include "util/util.h"
+
+int sync_file_name(const char *s, int64_t *pid, int64_t *tid, int *k)
+{
+	char *end;
+	if (!isdigit((unsigned char)*s))
+		return 0;
+	*pid = strtoll(s, &end, 10);
+	if (*end != '.' || !isdigit((unsigned char)end[1]))
+		return 0;
+	*tid = strtoll(end + 1, &end, 10);
+	*k = 1;
+	if (*end == '-') {
+		if (!isdigit((unsigned char)end[1]))
+			return 0;
+		*k = (int)strtol(end + 1, &end, 10);
+	}
+	return !strcmp(end, ".dts");
+}
 
 static const char *const call_names[] = {
 	NULL,

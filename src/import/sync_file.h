@@ -27,6 +27,9 @@ typedef struct sync_file {
 				* while making the file; no header, no records */
 } sync_file;
 
+/* Whether S is the name of a sync file, <pid>.<tid>.dts or <pid>.<tid>-<k>.dts (k > 1: a
+ * thread id used again); sets pid, tid and k (1 for the first form). */
+int sync_file_name(const char *s, int64_t *pid, int64_t *tid, int *k);
 /* Maps PATH and checks it; on error e names the file and the offset. */
 int sync_file_open(sync_file *f, const char *path, dt_err *e);
 void sync_file_close(sync_file *f);

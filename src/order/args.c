@@ -1,11 +1,12 @@
 /* args.c: a sync event's arguments for people (args.h). */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "import/sync_file.h"
 #include "order/args.h"
 
-static void peer_str(char *b, size_t n, int32_t v)
+void ord_peer_str(char *b, size_t n, int32_t v)
 {
 	if (v == DT_SYNC_ANY_SOURCE)
 		snprintf(b, n, "any");
@@ -15,27 +16,32 @@ static void peer_str(char *b, size_t n, int32_t v)
 		snprintf(b, n, "%" PRId32, v);
 }
 
+void ord_addf(char *b, size_t n, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(b + *len, n - *len, fmt, ap);
+	va_end(ap);
+	if (w > 0)
+		*len = *len + (size_t)w < n ? *len + (size_t)w : n - 1;
+}
+
 void ord_event_args(const dt_sync_event *v, char *b, size_t n)
 {
 	size_t len = 0;
 	char tmp[64];
-#define ADD(...)                                                                  \
-	do {                                                                      \
-		int w_ = snprintf(b + len, n - len, __VA_ARGS__);                 \
-		if (w_ > 0)                                                       \
-			len = len + (size_t)w_ < n ? len + (size_t)w_ : n - 1;    \
-	} while (0)
+#define ADD(...) ord_addf(b, n, &len, __VA_ARGS__)
 	b[0] = 0;
 	if (v->comm != DT_SYNC_NONE)
 		ADD(" comm=%" PRId32, v->comm);
 	if (v->dest != DT_SYNC_NONE) {
-		peer_str(tmp, sizeof tmp, v->dest);
+		ord_peer_str(tmp, sizeof tmp, v->dest);
 		ADD(" dest=%s tag=%" PRId32, tmp, v->stag);
 	}
 	if (v->src != DT_SYNC_NONE) {
-		peer_str(tmp, sizeof tmp, v->src);
+		ord_peer_str(tmp, sizeof tmp, v->src);
 		ADD(" src=%s", tmp);
-		peer_str(tmp, sizeof tmp, v->rtag);
+		ord_peer_str(tmp, sizeof tmp, v->rtag);
 		ADD(" tag=%s", tmp);
 	}
 	if (v->root != DT_SYNC_NONE)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "import/sync_file.h"
+#include "order/args.h"
 #include "order/filter.h"
 #include "order/live.h"
 #include "order/rules.h"
@@ -91,34 +92,19 @@ const char *live_nth(uint64_t k, char *b, size_t n)
 	return b;
 }
 
-static void peer(char *b, size_t n, int32_t v)
-{
-	if (v == DT_SYNC_ANY_SOURCE)
-		snprintf(b, n, "any");
-	else if (v == DT_SYNC_PROC_NULL)
-		snprintf(b, n, "null");
-	else
-		snprintf(b, n, "%" PRId32, v);
-}
-
 void live_args(const dt_sync_event *v, char *b, size_t n)
 {
 	size_t len = 0;
 	char p[24], t[24];
-#define ADD(...)                                                                  \
-	do {                                                                      \
-		int w_ = snprintf(b + len, n - len, __VA_ARGS__);                 \
-		if (w_ > 0)                                                       \
-			len = len + (size_t)w_ < n ? len + (size_t)w_ : n - 1;    \
-	} while (0)
+#define ADD(...) ord_addf(b, n, &len, __VA_ARGS__)
 	b[0] = 0;
 	if (v->dest != DT_SYNC_NONE) {
-		peer(p, sizeof p, v->dest);
+		ord_peer_str(p, sizeof p, v->dest);
 		ADD("%sdest=%s tag=%" PRId32, len ? " " : "", p, v->stag);
 	}
 	if (v->src != DT_SYNC_NONE) {
-		peer(p, sizeof p, v->src);
-		peer(t, sizeof t, v->rtag);
+		ord_peer_str(p, sizeof p, v->src);
+		ord_peer_str(t, sizeof t, v->rtag);
 		ADD("%ssrc=%s tag=%s", len ? " " : "", p, t);
 	}
 	if (v->root != DT_SYNC_NONE)
@@ -135,24 +121,6 @@ void live_args(const dt_sync_event *v, char *b, size_t n)
 }
 
 /* ---- files ---------------------------------------------------------------------------------- */
-
-static int parse_name(const char *s, int64_t *pid, int64_t *tid, int *k)
-{
-	char *end;
-	if (!isdigit((unsigned char)*s))
-		return 0;
-	*pid = strtoll(s, &end, 10);
-	if (*end != '.' || !isdigit((unsigned char)end[1]))
-		return 0;
-	*tid = strtoll(end + 1, &end, 10);
-	*k = 1;
-	if (*end == '-') {
-		if (!isdigit((unsigned char)end[1]))
-			return 0;
-		*k = (int)strtol(end + 1, &end, 10);
-	}
-	return !strcmp(end, ".dts");
-}
 
 static int parse_rank(const char *name, int64_t *rank)
 {
@@ -214,7 +182,7 @@ static void find_dirs(live *l)
 			} else {
 				free(sd);
 			}
-		} else if (parse_name(de->d_name, &pid, &tid, &k)) {
+		} else if (sync_file_name(de->d_name, &pid, &tid, &k)) {
 			files = 1;
 		}
 	}
@@ -245,7 +213,7 @@ static void scan_dir(live *l, size_t di)
 	while ((de = readdir(d))) {
 		int64_t pid, tid;
 		int k;
-		if (!parse_name(de->d_name, &pid, &tid, &k))
+		if (!sync_file_name(de->d_name, &pid, &tid, &k))
 			continue;
 		char *p = path_join(dir, de->d_name);
 		size_t i;
