@@ -193,6 +193,7 @@ struct tui {
 	struct tui_task **tasks;
 	size_t ntasks;
 	int task_finished; /* a task ended since the last look: views must reopen */
+	const char *task_hold; /* DIFFTRACE_TUI_TASK_HOLD: tasks wait until this file exists */
 };
 
 struct tui_task {
@@ -514,6 +515,14 @@ static void *task_thread(void *arg)
 	dt_err e;
 	dt_err_clear(&e);
 	void *res = NULL;
+	if (t->task_hold) {
+		/* for the tests: the view while its work is not done, as long as they need */
+		tui_task_stage(k, "held until %s exists (DIFFTRACE_TUI_TASK_HOLD)", t->task_hold);
+		while (access(t->task_hold, F_OK) && !tui_task_cancelled(k)) {
+			struct timespec ts = { 0, 10 * 1000 * 1000 };
+			nanosleep(&ts, NULL);
+		}
+	}
 	if (store_open(t->path, STORE_OPEN_EXISTING, &s, &e) == 0) {
 		store_set_notice(s, NULL, NULL); /* nothing on stderr under curses */
 		res = k->ops->run(k, k->arg, s);
@@ -1760,6 +1769,8 @@ int tui_main(const tui_opts *o)
 			  NULL);
 	init_styles(t);
 	getmaxyx(stdscr, t->rows, t->cols);
+	const char *hold = getenv("DIFFTRACE_TUI_TASK_HOLD");
+	t->task_hold = hold && *hold ? hold : NULL;
 	const char *tf = getenv("DIFFTRACE_TUI_TIMING");
 	if (tf && *tf)
 		t->timing = fopen(tf, "a");

@@ -145,7 +145,7 @@ static int hang_open(tui *t, view *v)
 	void *res;
 	char stage[160];
 	if (!tui_task_result(t, d->task, &res, stage, sizeof stage)) {
-		v->nlines = 1; /* the keys work meanwhile */
+		v->nlines = 2; /* what it computes; the keys work meanwhile */
 		return 0;
 	}
 	const struct hres *h = res;
@@ -250,9 +250,13 @@ static void hang_line(tui *t, view *v, size_t i, tui_out *o)
 	if (!d->state) {
 		void *res;
 		char stage[160];
-		if (!tui_task_result(t, d->task, &res, stage, sizeof stage))
-			out_printf(o, ST_DIM, "computing the hang report of %s: %s ... (q goes back, "
-				   "the work goes on)", d->run, stage);
+		if (tui_task_result(t, d->task, &res, stage, sizeof stage))
+			return;
+		if (!i)
+			out_printf(o, ST_DIM, "computing the hang report of %s (q goes back, the work "
+				   "goes on)", d->run);
+		else
+			out_printf(o, ST_DIM, "  %s ...", stage);
 		return;
 	}
 	const struct hline *l = &d->ln[i];

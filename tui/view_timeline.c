@@ -508,7 +508,7 @@ static int tl_open(tui *t, view *v)
 	void *res;
 	char stage[160];
 	if (!tui_task_result(t, d->task, &res, stage, sizeof stage)) {
-		v->nlines = 1; /* the keys work meanwhile: q goes back, F1 helps */
+		v->nlines = 2; /* what it computes; the keys work meanwhile */
 		return 0;
 	}
 	if (!res) {
@@ -639,11 +639,14 @@ static void tl_line(tui *t, view *v, size_t r, tui_out *o)
 	if (!d->state) {
 		void *res;
 		char stage[160];
-		if (!tui_task_result(t, d->task, &res, stage, sizeof stage))
-			out_printf(o, ST_DIM, "computing the timeline of %s: %s ... (q goes back, the "
-				   "work goes on)", d->run, stage);
+		if (tui_task_result(t, d->task, &res, stage, sizeof stage)) {
+			if (!r)
+				out_text(o, ST_DIM, "computed: showing it");
+		} else if (!r)
+			out_printf(o, ST_DIM, "computing the timeline of %s (q goes back, the work goes "
+				   "on)", d->run);
 		else
-			out_text(o, ST_DIM, "computed: showing it");
+			out_printf(o, ST_DIM, "  %s ...", stage);
 		return;
 	}
 	if (d->state != 1) {
