@@ -194,6 +194,7 @@ struct tui {
 	size_t ntasks;
 	int task_finished; /* a task ended since the last look: views must reopen */
 	const char *task_hold; /* DIFFTRACE_TUI_TASK_HOLD: tasks wait until this file exists */
+	double idle_drawn; /* when the screen was last redrawn for no key, ms */
 };
 
 struct tui_task {
@@ -523,7 +524,8 @@ static void *task_thread(void *arg)
 			nanosleep(&ts, NULL);
 		}
 	}
-	if (store_open(t->path, STORE_OPEN_EXISTING, &s, &e) == 0) {
+	/* read only: the tasks only read, and never wait for a writer's lock */
+	if (store_open(t->path, STORE_OPEN_READ, &s, &e) == 0) {
 		store_set_notice(s, NULL, NULL); /* nothing on stderr under curses */
 		res = k->ops->run(k, k->arg, s);
 		store_close(s);
@@ -1028,8 +1030,8 @@ static void wait_job(tui *t, int tasks)
 	}
 }
 
-/* Checks whether background work ended; then views reopen with the new data. */
-static void poll_job(tui *t)
+/* Checks whether background work ended; then views reopen with the new data (returns 1). */
+static int poll_job(tui *t)
 {
 	pthread_mutex_lock(&t->mu);
 	int fin = t->job_finished;
@@ -1047,7 +1049,7 @@ static void poll_job(tui *t)
 	t->task_finished = 0;
 	pthread_mutex_unlock(&t->mu);
 	if (!fin)
-		return;
+		return 0;
 	/* the tasks that ended: their threads joined, the time until their view shows them */
 	tui_task *landed[8];
 	size_t nlanded = 0;
@@ -1080,6 +1082,7 @@ static void poll_job(tui *t)
 		t->said_unsaved = 1; /* once, as the CLI says it */
 		tui_msg(t, ST_DIM, "the store is read-only: analyses are computed in memory, not saved");
 	}
+	return 1;
 }
 
 static int dump_screen(tui *t, const char *path);
@@ -1109,10 +1112,11 @@ static int next_key(tui *t)
 		}
 	}
 	for (int eof = 0;;) {
-		/* while a view computes, look more often: its result shows soon after it is done */
+		/* while a view computes, look more often: its result shows soon after it is done
+		 * (the screen is still redrawn every 100 ms at most when nothing changed) */
 		timeout(tasks_running(t) ? 10 : 100);
 		int k = getch();
-		poll_job(t);
+		int changed = poll_job(t);
 		if (k != ERR)
 			return k;
 		/* no key, yet the input is readable: it is at its end (< /dev/null, a closed
@@ -1126,6 +1130,10 @@ static int next_key(tui *t)
 			t->quit = 1; /* ERR: a prompt cancels, the main loop ends */
 			return ERR;
 		}
+		double now = now_ms();
+		if (!changed && now - t->idle_drawn < 90)
+			continue;
+		t->idle_drawn = now;
 		if (t->in_prompt)
 			return TUI_KEY_TICK; /* the prompt redraws the screen with itself on it */
 		draw(t); /* the progress bar moves while no key comes */
