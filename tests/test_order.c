@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "order/arrival.h"
 #include "order/check.h"
 #include "order/filter.h"
 #include "order/rules.h"
@@ -427,6 +428,91 @@ static void bounded(const ord_rules *r)
 	synth_free(&s);
 }
 
+/* ---- the arrival order (arrival.c): its merge of the threads against a plain sort ---- */
+
+static const dt_sync_event *ref_ev;
+static const int64_t *ref_off;
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const dt_sync_event *x = &ref_ev[*(const size_t *)a], *y = &ref_ev[*(const size_t *)b];
+	if (x->proc == y->proc && x->thread == y->thread)
+		return x->seq < y->seq ? -1 : x->seq > y->seq;
+	int64_t tx = x->ts + ref_off[x->host], ty = y->ts + ref_off[y->host];
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	return x->thread < y->thread ? -1 : 1;
+}
+
+/* Threads x events, with timestamps that tie across threads and hosts with offsets; back: a
+ * thread's clock goes back once (then the plain sort decides); shuffled: threads not grouped. */
+static void arrival_case(int threads, int per, int back, int shuffled, unsigned seed)
+{
+	size_t n = (size_t)threads * (size_t)per;
+	dt_sync_event *ev = calloc(n, sizeof *ev);
+	size_t *got = malloc(n * sizeof *got), *want = malloc(n * sizeof *want);
+	int64_t off[3] = { 0, -700, 1300 };
+	srand(seed);
+	for (int t = 0; t < threads; t++) {
+		int64_t ts = rand() % 2 * 100; /* ties across threads and processes */
+		for (int k = 0; k < per; k++) {
+			dt_sync_event *e = &ev[(size_t)t * (size_t)per + (size_t)k];
+			e->proc = t / 2;
+			e->thread = t % 2;
+			e->host = (t / 2) % 3;
+			e->seq = (uint32_t)k * 2 + 1;
+			ts += rand() % 3 * 100; /* steps of 0: ties within and across threads */
+			if (back && t == threads / 2 && k == per / 2)
+				ts -= 1000;
+			e->ts = ts;
+		}
+	}
+	if (shuffled && n > 1) { /* the last thread first */
+		dt_sync_event *c = malloc(n * sizeof *c);
+		memcpy(c, ev + n - (size_t)per, (size_t)per * sizeof *c);
+		memcpy(c + per, ev, (n - (size_t)per) * sizeof *c);
+		memcpy(ev, c, n * sizeof *c);
+		free(c);
+	}
+	for (size_t i = 0; i < n; i++)
+		want[i] = i;
+	ref_ev = ev;
+	ref_off = off;
+	qsort(want, n, sizeof *want, ref_cmp);
+	ord_arrival(ev, n, off, got);
+	size_t diff = 0;
+	for (size_t i = 0; i < n; i++)
+		diff += !back && got[i] != want[i];
+	if (diff)
+		fprintf(stderr, "arrival order: %zu of %zu events differ from the plain sort "
+			"(%d threads, shuffled %d)\n", diff, n, threads, shuffled);
+	CHECK_EQ_INT(diff, 0);
+	/* a clock going back: each thread's own order is kept all the same */
+	uint32_t *last = calloc((size_t)threads, sizeof *last);
+	for (size_t i = 0; i < n; i++) {
+		const dt_sync_event *e = &ev[got[i]];
+		size_t t = (size_t)e->proc * 2 + (size_t)e->thread;
+		CHECK(e->seq > last[t]);
+		last[t] = e->seq;
+	}
+	free(last);
+	free(ev);
+	free(got);
+	free(want);
+}
+
+static void arrival(void)
+{
+	arrival_case(1, 10, 0, 0, 1);
+	arrival_case(8, 200, 0, 0, 2);
+	arrival_case(64, 50, 0, 0, 3);
+	arrival_case(8, 200, 0, 1, 4);
+	arrival_case(8, 200, 1, 0, 5);
+	arrival_case(0, 0, 0, 0, 6);
+}
+
 int main(void)
 {
 	ord_rules *r = shipped();
@@ -439,6 +525,7 @@ int main(void)
 	never_releases();
 	user_rules();
 	bounded(r);
+	arrival();
 	ord_rules_free(r);
 	CHECK_DONE();
 }

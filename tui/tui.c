@@ -189,6 +189,27 @@ struct tui {
 	/* read-only store: analyses the job computed in memory, handed over to ac by poll_job */
 	struct acache **done;
 	size_t ndone;
+	/* the views' background tasks (tui_task_get), kept for the session */
+	struct tui_task **tasks;
+	size_t ntasks;
+	int task_finished; /* a task ended since the last look: views must reopen */
+	const char *task_hold; /* DIFFTRACE_TUI_TASK_HOLD: tasks wait until this file exists */
+	double idle_drawn; /* when the screen was last redrawn for no key, ms */
+};
+
+struct tui_task {
+	tui *t;
+	char *key;
+	const tui_task_ops *ops;
+	void *arg;
+	pthread_t th;
+	int joinable;
+	int done;      /* under t->mu: run returned, res is set */
+	int landed;    /* the views were reopened with it (main thread only) */
+	int cancel;    /* under t->mu */
+	char stage[160];
+	void *res;
+	double t0;     /* when it started, ms */
 };
 
 store *tui_store(tui *t)
@@ -478,7 +499,7 @@ int tui_analysis_as(tui *t, const char *run, const tui_params *tp, const an_resu
 	return 1;
 }
 
-/* ---- the view stack ---- */
+/* ---- the views' background tasks ---- */
 
 static double now_ms(void)
 {
@@ -486,6 +507,133 @@ static double now_ms(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
+
+static void *task_thread(void *arg)
+{
+	tui_task *k = arg;
+	tui *t = k->t;
+	store *s = NULL;
+	dt_err e;
+	dt_err_clear(&e);
+	void *res = NULL;
+	if (t->task_hold) {
+		/* for the tests: the view while its work is not done, as long as they need */
+		tui_task_stage(k, "held until %s exists (DIFFTRACE_TUI_TASK_HOLD)", t->task_hold);
+		while (access(t->task_hold, F_OK) && !tui_task_cancelled(k)) {
+			struct timespec ts = { 0, 10 * 1000 * 1000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	/* read only: the tasks only read, and never wait for a writer's lock */
+	if (store_open(t->path, STORE_OPEN_READ, &s, &e) == 0) {
+		store_set_notice(s, NULL, NULL); /* nothing on stderr under curses */
+		res = k->ops->run(k, k->arg, s);
+		store_close(s);
+	} else {
+		tui_task_stage(k, "%s", e.msg);
+	}
+	pthread_mutex_lock(&t->mu);
+	k->res = res;
+	k->done = 1;
+	t->task_finished = 1;
+	pthread_mutex_unlock(&t->mu);
+	return NULL;
+}
+
+tui_task *tui_task_get(tui *t, const char *key, const tui_task_ops *ops, void *arg)
+{
+	for (size_t i = 0; i < t->ntasks; i++)
+		if (!strcmp(t->tasks[i]->key, key)) {
+			if (ops->free_arg)
+				ops->free_arg(arg);
+			return t->tasks[i];
+		}
+	tui_task *k = xcalloc(1, sizeof *k);
+	k->t = t;
+	k->key = xstrdup(key);
+	k->ops = ops;
+	k->arg = arg;
+	k->t0 = now_ms();
+	snprintf(k->stage, sizeof k->stage, "starting");
+	if (pthread_create(&k->th, NULL, task_thread, k)) {
+		tui_msg(t, ST_WARN, "cannot start a thread for the %s view", ops->name);
+		if (ops->free_arg)
+			ops->free_arg(arg);
+		free(k->key);
+		free(k);
+		return NULL;
+	}
+	k->joinable = 1;
+	t->tasks = xrealloc(t->tasks, (t->ntasks + 1) * sizeof *t->tasks);
+	t->tasks[t->ntasks++] = k;
+	return k;
+}
+
+int tui_task_result(tui *t, tui_task *k, void **res, char *stage, size_t n)
+{
+	pthread_mutex_lock(&t->mu);
+	int done = k->done;
+	*res = done ? k->res : NULL;
+	if (!*res && stage && n)
+		snprintf(stage, n, "%s", k->stage);
+	pthread_mutex_unlock(&t->mu);
+	return done;
+}
+
+void tui_task_stage(tui_task *k, const char *fmt, ...)
+{
+	char b[sizeof k->stage];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(b, sizeof b, fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&k->t->mu);
+	memcpy(k->stage, b, sizeof b);
+	pthread_mutex_unlock(&k->t->mu);
+}
+
+int tui_task_cancelled(tui_task *k)
+{
+	pthread_mutex_lock(&k->t->mu);
+	int c = k->cancel;
+	pthread_mutex_unlock(&k->t->mu);
+	return c;
+}
+
+static int tasks_running(tui *t)
+{
+	int n = 0;
+	pthread_mutex_lock(&t->mu);
+	for (size_t i = 0; i < t->ntasks; i++)
+		n += !t->tasks[i]->done;
+	pthread_mutex_unlock(&t->mu);
+	return n;
+}
+
+/* At the end: asks the tasks to stop, waits for them and frees them. */
+static void tasks_end(tui *t)
+{
+	pthread_mutex_lock(&t->mu);
+	for (size_t i = 0; i < t->ntasks; i++)
+		t->tasks[i]->cancel = 1;
+	pthread_mutex_unlock(&t->mu);
+	for (size_t i = 0; i < t->ntasks; i++) {
+		tui_task *k = t->tasks[i];
+		if (k->joinable)
+			pthread_join(k->th, NULL);
+		if (k->res && k->ops->free_result)
+			k->ops->free_result(k->res);
+		if (k->ops->free_arg)
+			k->ops->free_arg(k->arg);
+		free(k->key);
+		free(k);
+	}
+	free(t->tasks);
+	t->tasks = NULL;
+	t->ntasks = 0;
+}
+
+/* ---- the view stack ---- */
 
 static void draw(tui *t);
 
@@ -868,21 +1016,22 @@ int tui_script_pop(tui *t)
 	return ERR;
 }
 
-static void wait_job(tui *t)
+/* Waits for the analysis job, and for the views' tasks when tasks is set. */
+static void wait_job(tui *t, int tasks)
 {
 	for (;;) {
 		pthread_mutex_lock(&t->mu);
 		int running = t->th_running;
 		pthread_mutex_unlock(&t->mu);
-		if (!running)
+		if (!running && !(tasks && tasks_running(t)))
 			break;
-		struct timespec ts = { 0, 20 * 1000 * 1000 };
+		struct timespec ts = { 0, 2 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
 	}
 }
 
-/* Checks whether background work ended; then views reopen with the new data. */
-static void poll_job(tui *t)
+/* Checks whether background work ended; then views reopen with the new data (returns 1). */
+static int poll_job(tui *t)
 {
 	pthread_mutex_lock(&t->mu);
 	int fin = t->job_finished;
@@ -896,10 +1045,36 @@ static void poll_job(tui *t)
 		t->ac[t->nac++] = t->done[i];
 	}
 	t->ndone = 0;
+	fin |= t->task_finished;
+	t->task_finished = 0;
 	pthread_mutex_unlock(&t->mu);
 	if (!fin)
-		return;
+		return 0;
+	/* the tasks that ended: their threads joined, the time until their view shows them */
+	tui_task *landed[8];
+	size_t nlanded = 0;
+	for (size_t i = 0; i < t->ntasks; i++) {
+		tui_task *k = t->tasks[i];
+		pthread_mutex_lock(&t->mu);
+		int done = k->done;
+		pthread_mutex_unlock(&t->mu);
+		if (!done || k->landed)
+			continue;
+		if (k->joinable)
+			pthread_join(k->th, NULL);
+		k->joinable = 0;
+		k->landed = 1;
+		if (nlanded < sizeof landed / sizeof *landed)
+			landed[nlanded++] = k;
+	}
 	tui_reopen_all(t);
+	if (t->timing && nlanded) {
+		draw(t);
+		for (size_t i = 0; i < nlanded; i++)
+			fprintf(t->timing, "%s-ready %.3f ms\n", landed[i]->ops->name,
+				now_ms() - landed[i]->t0);
+		fflush(t->timing);
+	}
 	/* after the reopen, whose views may say something of their own */
 	if (err[0])
 		tui_msg(t, ST_WARN, "%s", err);
@@ -907,6 +1082,7 @@ static void poll_job(tui *t)
 		t->said_unsaved = 1; /* once, as the CLI says it */
 		tui_msg(t, ST_DIM, "the store is read-only: analyses are computed in memory, not saved");
 	}
+	return 1;
 }
 
 static int dump_screen(tui *t, const char *path);
@@ -917,7 +1093,7 @@ static int next_key(tui *t)
 		int k = tui_script_pop(t);
 		if (k != ERR)
 			return k;
-		wait_job(t);
+		wait_job(t, 1);
 		poll_job(t);
 		for (;;) {
 			k = script_key(t);
@@ -931,13 +1107,16 @@ static int next_key(tui *t)
 			}
 			if (k != TUI_KEY_WAIT)
 				return k;
-			wait_job(t);
+			wait_job(t, 1);
 			poll_job(t);
 		}
 	}
 	for (int eof = 0;;) {
+		/* while a view computes, look more often: its result shows soon after it is done
+		 * (the screen is still redrawn every 100 ms at most when nothing changed) */
+		timeout(tasks_running(t) ? 10 : 100);
 		int k = getch();
-		poll_job(t);
+		int changed = poll_job(t);
 		if (k != ERR)
 			return k;
 		/* no key, yet the input is readable: it is at its end (< /dev/null, a closed
@@ -951,6 +1130,10 @@ static int next_key(tui *t)
 			t->quit = 1; /* ERR: a prompt cancels, the main loop ends */
 			return ERR;
 		}
+		double now = now_ms();
+		if (!changed && now - t->idle_drawn < 90)
+			continue;
+		t->idle_drawn = now;
 		if (t->in_prompt)
 			return TUI_KEY_TICK; /* the prompt redraws the screen with itself on it */
 		draw(t); /* the progress bar moves while no key comes */
@@ -1598,6 +1781,8 @@ int tui_main(const tui_opts *o)
 			  NULL);
 	init_styles(t);
 	getmaxyx(stdscr, t->rows, t->cols);
+	const char *hold = getenv("DIFFTRACE_TUI_TASK_HOLD");
+	t->task_hold = hold && *hold ? hold : NULL;
 	const char *tf = getenv("DIFFTRACE_TUI_TIMING");
 	if (tf && *tf)
 		t->timing = fopen(tf, "a");
@@ -1621,11 +1806,12 @@ int tui_main(const tui_opts *o)
 	endwin();
 	if (scr)
 		delscreen(scr);
-	wait_job(t);
+	wait_job(t, 0); /* the views' tasks are stopped by tasks_end */
 	if (t->th_joinable)
 		pthread_join(t->th, NULL);
 	while (t->top)
 		pop(t);
+	tasks_end(t);
 	for (size_t i = 0; i < t->nac; i++) {
 		analysis_result_free(&t->ac[i]->r);
 		free(t->ac[i]);

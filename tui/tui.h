@@ -135,6 +135,32 @@ int tui_analysis(tui *t, const char *run, const an_result **r);
 int tui_analysis_as(tui *t, const char *run, const tui_params *p, const an_result **r);
 /* Progress of the background job: -1 when none, else 0..100. */
 int tui_job_progress(tui *t, char *what, size_t n);
+/* ---- background work of a view ----
+ * A task computes a view's data from the store in a thread of its own (with its own store
+ * connection) while the interface draws and answers keys; the view shows what it is doing
+ * meanwhile. Tasks are kept for the session by their key, so a view opened again on the same
+ * data (the same run, imported once) finds the result at once. When a task ends, the views
+ * reopen (tui_reopen_all) and their open finds it done. The headless script waits for tasks
+ * before each key, as for analyses. */
+typedef struct tui_task tui_task;
+typedef struct tui_task_ops {
+	const char *name; /* the view's name: DIFFTRACE_TUI_TIMING gets "NAME-ready MS ms" */
+	/* In the background: the result, kept until the interface ends (not NULL). It may call
+	 * tui_task_stage, and may stop early (with any result) once tui_task_cancelled. */
+	void *(*run)(tui_task *k, void *arg, store *s);
+	void (*free_result)(void *res);
+	void (*free_arg)(void *arg);
+} tui_task_ops;
+/* The task of key, started with arg (owned by it from now on) when there is none yet; when
+ * there is, arg is freed. NULL (message set) when no thread can be started. */
+tui_task *tui_task_get(tui *t, const char *key, const tui_task_ops *ops, void *arg);
+/* 1 when the task is done: *res its result, or NULL when the store could not be opened (stage
+ * says why); 0 while it runs: what it does now into stage. */
+int tui_task_result(tui *t, tui_task *k, void **res, char *stage, size_t n);
+/* In the task: what it does now ("reading the sync events"), shown by its view. */
+void tui_task_stage(tui_task *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* In the task: the interface is ending. */
+int tui_task_cancelled(tui_task *k);
 /* Runs as the previous views see them, for views that offer choices. */
 int tui_runs(tui *t, store_run **runs, size_t *n);
 /* The current run pair for the ranking (set by :rank or by choosing two runs). */

@@ -3,7 +3,8 @@
  * calls it is, with their P.T ranges, STAT-like), the wait-for graph (who waits for whom and
  * why), the locks and critical sections held, and the cycles of the graph (deadlocks).
  * Enter on a group, an edge, a lock or a cycle opens the timeline at the last event of its
- * (first) thread. Computed once when the view opens. */
+ * (first) thread. Computed in the background (a tui_task, kept for the session): the view opens
+ * at once, says what it computes and answers the keys meanwhile. */
 #include <curses.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -24,14 +25,24 @@ struct hline {
 	size_t i, j; /* group, first edge and end of its run, thread and lock, cycle */
 };
 
-struct hang {
-	char run[128];
+/* The report of a run, computed in the background and then read only. */
+struct hres {
 	int state; /* 1 ready, -1 no report (msg says why) */
 	char msg[600];
-	unsigned flags;
 	dt_sync_event *ev;
 	size_t n;
 	hang_report r;
+};
+
+struct hang {
+	char run[128];
+	int state; /* 0 computing, 1 ready, -1 no report (msg says why) */
+	char msg[600];
+	unsigned flags;
+	tui_task *task;
+	const dt_sync_event *ev;
+	size_t n;
+	const hang_report *rp;
 	struct hline *ln;
 	size_t nln, cap;
 };
@@ -50,6 +61,60 @@ static void push(struct hang *d, int kind, size_t i, size_t j)
 	d->ln[d->nln++] = (struct hline){ kind, i, j };
 }
 
+static void hres_free(void *p)
+{
+	struct hres *h = p;
+	if (!h)
+		return;
+	hang_report_free(&h->r);
+	free(h->ev);
+	free(h);
+}
+
+struct hang_arg {
+	char run[128];
+	int64_t id;
+};
+
+/* In the background (tui_task): the run's sync events and the report. */
+static void *hang_compute(tui_task *k, void *arg, store *s)
+{
+	const struct hang_arg *a = arg;
+	struct hres *h = xcalloc(1, sizeof *h);
+	dt_err e;
+	dt_err_clear(&e);
+	tui_task_stage(k, "reading the sync events");
+	if (store_sync_list(s, a->id, &h->ev, &h->n, &e)) {
+		h->state = -1;
+		snprintf(h->msg, sizeof h->msg, "no hang report: %s", e.msg);
+		return h;
+	}
+	if (!h->n) {
+		h->state = -1;
+		snprintf(h->msg, sizeof h->msg,
+			 "run %s has no sync record: no hang report. Record it with difftrace-record "
+			 "(without --no-sync): its MPI and OpenMP calls are then written before they "
+			 "can block.", a->run);
+		return h;
+	}
+	if (tui_task_cancelled(k))
+		return h;
+	tui_task_stage(k, "finding where each thread is among %zu sync events", h->n);
+	size_t nn;
+	const char *const *names = store_func_names(s, &nn);
+	if (hang_analyze(h->ev, h->n, names, nn, &h->r, &e)) {
+		h->state = -1;
+		snprintf(h->msg, sizeof h->msg, "no hang report: %s", e.msg);
+		return h;
+	}
+	h->state = 1;
+	return h;
+}
+
+static const tui_task_ops hang_task_ops = {
+	.name = "hang", .run = hang_compute, .free_result = hres_free, .free_arg = free,
+};
+
 static int hang_open(tui *t, view *v)
 {
 	struct hang *d = v->data;
@@ -57,42 +122,51 @@ static int hang_open(tui *t, view *v)
 		v->nlines = d->nln;
 		return 0;
 	}
-	store *s = tui_store(t);
-	dt_err e;
-	dt_err_clear(&e);
-	store_run run;
-	if (store_run_get(s, d->run, &run, &e)) {
-		tui_msg(t, ST_WARN, "%s", e.msg);
-		return -1;
-	}
-	d->flags = run.flags;
-	int rc = store_sync_list(s, run.id, &d->ev, &d->n, &e);
-	store_run_free(&run);
-	if (rc) {
-		tui_msg(t, ST_WARN, "%s", e.msg);
-		return -1;
-	}
-	d->state = 1;
-	if (!d->n) {
-		d->state = -1;
-		snprintf(d->msg, sizeof d->msg,
-			 "run %s has no sync record: no hang report. Record it with difftrace-record "
-			 "(without --no-sync): its MPI and OpenMP calls are then written before they "
-			 "can block.", d->run);
-	} else {
-		size_t nn;
-		const char *const *names = store_func_names(s, &nn);
-		if (hang_analyze(d->ev, d->n, names, nn, &d->r, &e)) {
-			d->state = -1;
-			snprintf(d->msg, sizeof d->msg, "no hang report: %s", e.msg);
+	if (!d->task) {
+		store *s = tui_store(t);
+		dt_err e;
+		dt_err_clear(&e);
+		store_run run;
+		if (store_run_get(s, d->run, &run, &e)) {
+			tui_msg(t, ST_WARN, "%s", e.msg);
+			return -1;
 		}
+		d->flags = run.flags;
+		struct hang_arg *a = xcalloc(1, sizeof *a);
+		snprintf(a->run, sizeof a->run, "%s", d->run);
+		a->id = run.id;
+		char key[512]; /* the run as imported (see view_timeline.c) */
+		snprintf(key, sizeof key, "hang\n%" PRId64 "\n%s\n%s", run.id,
+			 run.created ? run.created : "", d->run);
+		store_run_free(&run);
+		if (!(d->task = tui_task_get(t, key, &hang_task_ops, a)))
+			return -1;
+	}
+	void *res;
+	char stage[160];
+	if (!tui_task_result(t, d->task, &res, stage, sizeof stage)) {
+		v->nlines = 2; /* what it computes; the keys work meanwhile */
+		return 0;
+	}
+	const struct hres *h = res;
+	if (!h) {
+		d->state = -1;
+		snprintf(d->msg, sizeof d->msg, "no hang report: %s", stage);
+	} else if (h->state < 0) {
+		d->state = -1;
+		snprintf(d->msg, sizeof d->msg, "%s", h->msg);
+	} else {
+		d->state = 1;
+		d->ev = h->ev;
+		d->n = h->n;
+		d->rp = &h->r;
 	}
 	if (d->state < 0) {
 		push(d, H_MSG, 0, 0);
 		v->nlines = d->nln;
 		return 0;
 	}
-	const hang_report *r = &d->r;
+	const hang_report *r = d->rp;
 	push(d, H_SUMMARY, 0, 0);
 	push(d, H_BLANK, 0, 0);
 	push(d, H_TITLE, 0, 0);
@@ -173,8 +247,20 @@ static void pts(tui_out *o, int style, const hang_report *r, const size_t *idx, 
 static void hang_line(tui *t, view *v, size_t i, tui_out *o)
 {
 	struct hang *d = v->data;
+	if (!d->state) {
+		void *res;
+		char stage[160];
+		if (tui_task_result(t, d->task, &res, stage, sizeof stage))
+			return;
+		if (!i)
+			out_printf(o, ST_DIM, "computing the hang report of %s (q goes back, the work "
+				   "goes on)", d->run);
+		else
+			out_printf(o, ST_DIM, "  %s ...", stage);
+		return;
+	}
 	const struct hline *l = &d->ln[i];
-	const hang_report *r = &d->r;
+	const hang_report *r = d->rp;
 	store *s = tui_store(t);
 	char b[32];
 	switch (l->kind) {
@@ -282,10 +368,10 @@ static size_t line_thread(const struct hang *d, size_t i)
 		return SIZE_MAX;
 	const struct hline *l = &d->ln[i];
 	switch (l->kind) {
-	case H_GROUP: return d->r.groups[l->i].threads[0];
-	case H_EDGE: return d->r.edges[l->i].from;
+	case H_GROUP: return d->rp->groups[l->i].threads[0];
+	case H_EDGE: return d->rp->edges[l->i].from;
 	case H_HELD: return l->i;
-	case H_CYCLE: return d->r.cycles[l->i].threads[0];
+	case H_CYCLE: return d->rp->cycles[l->i].threads[0];
 	}
 	return SIZE_MAX;
 }
@@ -298,7 +384,7 @@ static void hang_enter(tui *t, view *v, size_t i)
 		tui_msg(t, ST_DIM, "Enter works on a group, an edge, a lock or a cycle");
 		return;
 	}
-	const hang_thread *h = &d->r.threads[th];
+	const hang_thread *h = &d->rp->threads[th];
 	view_timeline_open(t, d->run, (tui_tl_at){ h->proc, h->thread, -1 });
 }
 
@@ -315,9 +401,7 @@ static int hang_key(tui *t, view *v, int k)
 static void hang_close(view *v)
 {
 	struct hang *d = v->data;
-	hang_report_free(&d->r);
-	free(d->ev);
-	free(d->ln);
+	free(d->ln); /* the report belongs to its task, kept for the session */
 	free(d);
 }
 

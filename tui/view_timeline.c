@@ -11,9 +11,12 @@
  * what it waited for: the rule of the ordering rules that held it and the event that satisfied
  * it (a receive's send, a lock's release, the last entry a collective counted).
  *
- * Everything is computed once when the view opens (the filter over the whole run, the rows of
- * both modes, the message partners); drawing a row only looks at that row's events. Colour is
- * never needed: the markers are characters. */
+ * Everything is computed once per run and session, in the background (a tui_task: reading the
+ * events, the filter over the whole run, what each event waited for and its message partner,
+ * the rows of both modes): the view opens at once, says what is being computed and answers
+ * the keys meanwhile (q goes back; the work goes on and a timeline of the same run opened
+ * later finds it done). Drawing a row only looks at that row's events. Colour is never
+ * needed: the markers are characters. */
 #include <curses.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -50,17 +53,15 @@ struct at {
 	char why[300];     /* said when the view opens there */
 };
 
-struct tl {
-	char run[128];
+/* What the view shows of a run, computed in the background (tui_task) and then read only: the
+ * timelines of one run opened again share it. */
+struct tlm {
 	int state;          /* 1 ready, -1 nothing to show (err says why) */
 	char err[1200];
-	struct at at;
 	dt_sync_event *ev;  /* in arrival order */
 	size_t n;
-	const char *const *names;
-	size_t nnames;
 	ord_rules *rules;
-	ord_explain *ex;
+	ord_explain *ex;    /* its message partners computed (ord_explain_peer) */
 	ord_item *it;       /* the order */
 	size_t nit;
 	uint64_t *order;
@@ -73,6 +74,16 @@ struct tl {
 	size_t *rows[2], *rstart[2], nrows[2];
 	int64_t *rowof[2];  /* per item: its row */
 	int64_t t0;         /* the earliest aligned time */
+};
+
+struct tl {
+	char run[128];
+	int state;          /* 0 computing, 1 ready, -1 nothing to show (m->err says why) */
+	struct at at;
+	tui_task *task;     /* computes m */
+	const struct tlm *m;
+	const char *const *names;
+	size_t nnames;
 	int mode;
 	/* columns: a lane, or a collapsed process (all its lanes) */
 	unsigned char *collapsed; /* per lane: its process is collapsed (set on all its lanes) */
@@ -108,73 +119,73 @@ static int lane_cmp(const void *a, const void *b)
 	return (x->thread > y->thread) - (x->thread < y->thread);
 }
 
-static size_t lane_find(const struct tl *d, int32_t p, int32_t t)
+static size_t lane_find(const struct tlm *m, int32_t p, int32_t t)
 {
-	size_t lo = 0, hi = d->nlanes;
+	size_t lo = 0, hi = m->nlanes;
 	while (lo < hi) {
-		size_t m = (lo + hi) / 2;
+		size_t mid = (lo + hi) / 2;
 		struct lane k = { p, t };
-		int c = lane_cmp(&d->lanes[m], &k);
+		int c = lane_cmp(&m->lanes[mid], &k);
 		if (!c)
-			return m;
+			return mid;
 		if (c < 0)
-			lo = m + 1;
+			lo = mid + 1;
 		else
-			hi = m;
+			hi = mid;
 	}
 	return SIZE_MAX;
 }
 
-static const struct tl *g_d; /* qsort has no context: the rows are sorted one at a time */
+/* qsort has no context: the rows are sorted one at a time, in the task's thread */
+static _Thread_local const struct tlm *g_m;
 
 static int by_lane(const void *a, const void *b)
 {
-	uint32_t x = g_d->lane_of[g_d->it[*(const size_t *)a].id];
-	uint32_t y = g_d->lane_of[g_d->it[*(const size_t *)b].id];
+	uint32_t x = g_m->lane_of[g_m->it[*(const size_t *)a].id];
+	uint32_t y = g_m->lane_of[g_m->it[*(const size_t *)b].id];
 	return (x > y) - (x < y);
 }
-
-static const ord_item *g_it;
 
 static int by_time(const void *a, const void *b)
 {
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	if (g_it[x].ts != g_it[y].ts)
-		return g_it[x].ts < g_it[y].ts ? -1 : 1;
+	const ord_item *it = g_m->it;
+	if (it[x].ts != it[y].ts)
+		return it[x].ts < it[y].ts ? -1 : 1;
 	return (x > y) - (x < y);
 }
 
 /* Rows of one mode from the items in seq order: a new row when the key changes or the lane
  * already has an event in the row. */
-static void make_rows(struct tl *d, int mode, const size_t *seq)
+static void make_rows(struct tlm *m, int mode, const size_t *seq)
 {
-	size_t n = d->nit;
-	d->rows[mode] = xmalloc((n ? n : 1) * sizeof *d->rows[mode]);
-	d->rstart[mode] = xmalloc((n + 1) * sizeof *d->rstart[mode]);
-	d->rowof[mode] = xmalloc((n ? n : 1) * sizeof *d->rowof[mode]);
-	int64_t *last = xmalloc((d->nlanes ? d->nlanes : 1) * sizeof *last);
-	for (size_t l = 0; l < d->nlanes; l++)
+	size_t n = m->nit;
+	m->rows[mode] = xmalloc((n ? n : 1) * sizeof *m->rows[mode]);
+	m->rstart[mode] = xmalloc((n + 1) * sizeof *m->rstart[mode]);
+	m->rowof[mode] = xmalloc((n ? n : 1) * sizeof *m->rowof[mode]);
+	int64_t *last = xmalloc((m->nlanes ? m->nlanes : 1) * sizeof *last);
+	for (size_t l = 0; l < m->nlanes; l++)
 		last[l] = -1;
 	size_t nr = 0;
 	int64_t key = 0;
 	for (size_t k = 0; k < n; k++) {
-		const ord_item *x = &d->it[seq[k]];
+		const ord_item *x = &m->it[seq[k]];
 		int64_t kk = mode ? x->ts / 1000 : (int64_t)x->step; /* time: to the microsecond */
-		uint32_t l = d->lane_of[x->id];
+		uint32_t l = m->lane_of[x->id];
 		if (!nr || kk != key || last[l] == (int64_t)nr - 1) {
-			d->rstart[mode][nr++] = k;
+			m->rstart[mode][nr++] = k;
 			key = kk;
 		}
 		last[l] = (int64_t)nr - 1;
-		d->rows[mode][k] = seq[k];
-		d->rowof[mode][seq[k]] = (int64_t)nr - 1;
+		m->rows[mode][k] = seq[k];
+		m->rowof[mode][seq[k]] = (int64_t)nr - 1;
 	}
-	d->rstart[mode][nr] = n;
-	d->nrows[mode] = nr;
+	m->rstart[mode][nr] = n;
+	m->nrows[mode] = nr;
 	free(last);
-	g_d = d;
+	g_m = m;
 	for (size_t r = 0; r < nr; r++)
-		qsort(d->rows[mode] + d->rstart[mode][r], d->rstart[mode][r + 1] - d->rstart[mode][r],
+		qsort(m->rows[mode] + m->rstart[mode][r], m->rstart[mode][r + 1] - m->rstart[mode][r],
 		      sizeof(size_t), by_lane);
 }
 
@@ -182,13 +193,13 @@ static void make_cols(struct tl *d)
 {
 	free(d->col_first);
 	free(d->col_n);
-	d->col_first = xmalloc((d->nlanes ? d->nlanes : 1) * sizeof *d->col_first);
-	d->col_n = xmalloc((d->nlanes ? d->nlanes : 1) * sizeof *d->col_n);
+	d->col_first = xmalloc((d->m->nlanes ? d->m->nlanes : 1) * sizeof *d->col_first);
+	d->col_n = xmalloc((d->m->nlanes ? d->m->nlanes : 1) * sizeof *d->col_n);
 	d->ncols = 0;
-	for (size_t l = 0; l < d->nlanes;) {
+	for (size_t l = 0; l < d->m->nlanes;) {
 		size_t e = l + 1;
 		if (d->collapsed[l])
-			while (e < d->nlanes && d->lanes[e].proc == d->lanes[l].proc)
+			while (e < d->m->nlanes && d->m->lanes[e].proc == d->m->lanes[l].proc)
 				e++;
 		d->col_first[d->ncols] = l;
 		d->col_n[d->ncols] = e - l;
@@ -201,100 +212,165 @@ static void make_cols(struct tl *d)
 		d->col = d->ncols ? d->ncols - 1 : 0;
 }
 
-static int build(tui *t, struct tl *d)
+static void tlm_free(void *p)
+{
+	struct tlm *m = p;
+	if (!m)
+		return;
+	free(m->ev);
+	ord_explain_free(m->ex);
+	ord_rules_free(m->rules);
+	free(m->it);
+	free(m->order);
+	free(m->itof);
+	free(m->lanes);
+	free(m->lane_of);
+	for (int k = 0; k < 2; k++) {
+		free(m->rows[k]);
+		free(m->rstart[k]);
+		free(m->rowof[k]);
+	}
+	free(m);
+}
+
+/* What the task computes from: the run, by name and id. */
+struct tl_arg {
+	char run[128];
+	int64_t id;
+};
+
+/* In the background (tui_task): the sync events of the run in arrival order, the causality
+ * filter over them under maximal concurrency, what each event waited for and its message
+ * partner, the rows of both modes. */
+static void *tl_compute(tui_task *k, void *arg, store *s)
+{
+	const struct tl_arg *a = arg;
+	struct tlm *m = xcalloc(1, sizeof *m);
+	dt_err e;
+	dt_err_clear(&e);
+	dt_sync_event *ev = NULL;
+	store_sync_clock *ck = NULL;
+	size_t n = 0, nck = 0;
+	tui_task_stage(k, "reading the sync events");
+	int rc = store_sync_list(s, a->id, &ev, &n, &e);
+	if (!rc)
+		rc = store_sync_clocks(s, a->id, &ck, &nck, &e);
+	if (rc) {
+		free(ev);
+		free(ck);
+		m->state = -1;
+		snprintf(m->err, sizeof m->err, "no timeline of %s: %s", a->run, e.msg);
+		return m;
+	}
+	if (!n) {
+		m->state = -1;
+		snprintf(m->err, sizeof m->err,
+			 "run %s has no sync record: no timeline. Record it with difftrace-record "
+			 "(without --no-sync) to see its MPI and OpenMP calls in order.", a->run);
+		free(ev);
+		free(ck);
+		return m;
+	}
+	/* lanes: every trace with sync events (ev is sorted by P.T) */
+	size_t caplanes = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!i || ev[i].proc != ev[i - 1].proc || ev[i].thread != ev[i - 1].thread) {
+			GROW(m->lanes, caplanes, m->nlanes + 1);
+			m->lanes[m->nlanes++] = (struct lane){ ev[i].proc, ev[i].thread };
+		}
+	tui_task_stage(k, "putting %zu sync events in arrival order", n);
+	size_t nhost = 0;
+	int64_t *off = ord_host_offsets(ev, n, ck, nck, &nhost);
+	size_t *idx = xmalloc(n * sizeof *idx);
+	ord_arrival(ev, n, off, idx);
+	m->ev = xmalloc(n * sizeof *m->ev);
+	for (size_t i = 0; i < n; i++)
+		m->ev[i] = ev[idx[i]];
+	m->n = n;
+	free(idx);
+	free(ev);
+	free(ck);
+	size_t nnames = 0;
+	const char *const *names = store_func_names(s, &nnames);
+	m->rules = ord_rules_new();
+	char *held = NULL;
+	ord_filter_opts fo = { ORD_CONCURRENT, off, nhost, 0 };
+	rc = ord_rules_load_default(m->rules, &e);
+	if (!rc)
+		rc = ord_rules_bind(m->rules, names, (uint32_t)nnames, &e);
+	if (!rc && tui_task_cancelled(k))
+		rc = dt_errf(&e, DT_EDATA, "cancelled");
+	if (!rc) {
+		tui_task_stage(k, "ordering %zu sync events (causality filter, maximal concurrency)",
+			       n);
+		rc = ord_order(m->rules, &fo, m->ev, n, &m->it, &m->nit, &held, &e);
+	}
+	free(off);
+	free(held);
+	if (rc) {
+		m->state = -1;
+		snprintf(m->err, sizeof m->err, "no timeline of %s: %s", a->run, e.msg);
+		return m;
+	}
+	if (tui_task_cancelled(k))
+		return m;
+	tui_task_stage(k, "finding what each of %zu events waited for", m->nit);
+	m->nheld = n - m->nit;
+	m->lane_of = xmalloc(n * sizeof *m->lane_of);
+	m->itof = xmalloc(n * sizeof *m->itof);
+	for (size_t i = 0; i < n; i++) {
+		m->lane_of[i] = (uint32_t)lane_find(m, m->ev[i].proc, m->ev[i].thread);
+		m->itof[i] = -1;
+	}
+	m->order = xmalloc((m->nit ? m->nit : 1) * sizeof *m->order);
+	m->t0 = m->nit ? m->it[0].ts : 0;
+	for (size_t q = 0; q < m->nit; q++) {
+		m->order[q] = m->it[q].id;
+		m->itof[m->it[q].id] = (int64_t)q;
+		m->t0 = m->it[q].ts < m->t0 ? m->it[q].ts : m->t0;
+	}
+	m->ex = ord_explain_new(m->rules, m->ev, n, m->order, m->nit);
+	ord_explain_peer(m->ex, 0); /* the message partners of every event, now: read only after */
+	if (tui_task_cancelled(k))
+		return m;
+	tui_task_stage(k, "laying out the rows");
+	size_t *seq = xmalloc((m->nit ? m->nit : 1) * sizeof *seq);
+	for (size_t q = 0; q < m->nit; q++)
+		seq[q] = q;
+	make_rows(m, 0, seq);
+	g_m = m;
+	qsort(seq, m->nit, sizeof *seq, by_time);
+	make_rows(m, 1, seq);
+	free(seq);
+	m->state = 1;
+	return m;
+}
+
+static const tui_task_ops tl_task_ops = {
+	.name = "timeline", .run = tl_compute, .free_result = tlm_free, .free_arg = free,
+};
+
+/* Starts the computation, or finds the one of an earlier timeline of the same run. */
+static int start(tui *t, struct tl *d)
 {
 	store *s = tui_store(t);
 	dt_err e;
 	dt_err_clear(&e);
 	store_run run;
-	dt_sync_event *ev = NULL;
-	store_sync_clock *ck = NULL;
-	size_t n = 0, nck = 0;
 	if (store_run_get(s, d->run, &run, &e)) {
 		tui_msg(t, ST_WARN, "%s", e.msg);
 		return -1;
 	}
-	int rc = store_sync_list(s, run.id, &ev, &n, &e);
-	if (!rc)
-		rc = store_sync_clocks(s, run.id, &ck, &nck, &e);
+	struct tl_arg *a = xcalloc(1, sizeof *a);
+	snprintf(a->run, sizeof a->run, "%s", d->run);
+	a->id = run.id;
+	/* the run as imported: a run removed and imported again under its name is another */
+	char key[512];
+	snprintf(key, sizeof key, "timeline\n%" PRId64 "\n%s\n%s", run.id,
+		 run.created ? run.created : "", d->run);
 	store_run_free(&run);
-	if (rc) {
-		free(ev);
-		free(ck);
-		tui_msg(t, ST_WARN, "%s", e.msg);
-		return -1;
-	}
-	if (!n) {
-		d->state = -1;
-		snprintf(d->err, sizeof d->err,
-			 "run %s has no sync record: no timeline. Record it with difftrace-record "
-			 "(without --no-sync) to see its MPI and OpenMP calls in order.", d->run);
-		free(ev);
-		free(ck);
-		return 0;
-	}
-	/* lanes: every trace with sync events (ev is sorted by P.T) */
-	for (size_t i = 0; i < n; i++)
-		if (!i || ev[i].proc != ev[i - 1].proc || ev[i].thread != ev[i - 1].thread) {
-			d->lanes = xrealloc(d->lanes, (d->nlanes + 1) * sizeof *d->lanes);
-			d->lanes[d->nlanes++] = (struct lane){ ev[i].proc, ev[i].thread };
-		}
-	size_t nhost = 0;
-	int64_t *off = ord_host_offsets(ev, n, ck, nck, &nhost);
-	size_t *idx = xmalloc(n * sizeof *idx);
-	ord_arrival(ev, n, off, idx);
-	d->ev = xmalloc(n * sizeof *d->ev);
-	for (size_t i = 0; i < n; i++)
-		d->ev[i] = ev[idx[i]];
-	d->n = n;
-	free(idx);
-	free(ev);
-	free(ck);
-	d->names = store_func_names(s, &d->nnames);
-	d->rules = ord_rules_new();
-	char *held = NULL;
-	ord_filter_opts fo = { ORD_CONCURRENT, off, nhost, 0 };
-	rc = ord_rules_load_default(d->rules, &e);
-	if (!rc)
-		rc = ord_rules_bind(d->rules, d->names, (uint32_t)d->nnames, &e);
-	if (!rc)
-		rc = ord_order(d->rules, &fo, d->ev, n, &d->it, &d->nit, &held, &e);
-	free(off);
-	free(held);
-	if (rc) {
-		d->state = -1;
-		snprintf(d->err, sizeof d->err, "no timeline of %s: %s", d->run, e.msg);
-		return 0;
-	}
-	d->nheld = n - d->nit;
-	d->lane_of = xmalloc(n * sizeof *d->lane_of);
-	d->itof = xmalloc(n * sizeof *d->itof);
-	for (size_t i = 0; i < n; i++) {
-		d->lane_of[i] = (uint32_t)lane_find(d, d->ev[i].proc, d->ev[i].thread);
-		d->itof[i] = -1;
-	}
-	d->order = xmalloc((d->nit ? d->nit : 1) * sizeof *d->order);
-	d->t0 = d->nit ? d->it[0].ts : 0;
-	for (size_t k = 0; k < d->nit; k++) {
-		d->order[k] = d->it[k].id;
-		d->itof[d->it[k].id] = (int64_t)k;
-		d->t0 = d->it[k].ts < d->t0 ? d->it[k].ts : d->t0;
-	}
-	d->ex = ord_explain_new(d->rules, d->ev, n, d->order, d->nit);
-	ord_explain_peer(d->ex, 0); /* the message partners of every event, now */
-	size_t *seq = xmalloc((d->nit ? d->nit : 1) * sizeof *seq);
-	for (size_t k = 0; k < d->nit; k++)
-		seq[k] = k;
-	make_rows(d, 0, seq);
-	g_it = d->it;
-	qsort(seq, d->nit, sizeof *seq, by_time);
-	make_rows(d, 1, seq);
-	free(seq);
-	d->collapsed = xcalloc(d->nlanes ? d->nlanes : 1, 1);
-	d->colof = xmalloc((d->nlanes ? d->nlanes : 1) * sizeof *d->colof);
-	make_cols(d);
-	d->state = 1;
-	return 0;
+	d->task = tui_task_get(t, key, &tl_task_ops, a);
+	return d->task ? 0 : -1;
 }
 
 /* ---- where things are ---- */
@@ -312,11 +388,11 @@ static int64_t cell_item(const struct tl *d, size_t r, size_t col, size_t *count
 	int m = d->mode;
 	int64_t found = -1;
 	size_t c = 0;
-	if (r >= d->nrows[m])
+	if (r >= d->m->nrows[m])
 		return -1;
-	for (size_t k = d->rstart[m][r]; k < d->rstart[m][r + 1]; k++) {
-		size_t x = d->rows[m][k];
-		if (d->colof[d->lane_of[d->it[x].id]] == col) {
+	for (size_t k = d->m->rstart[m][r]; k < d->m->rstart[m][r + 1]; k++) {
+		size_t x = d->m->rows[m][k];
+		if (d->colof[d->m->lane_of[d->m->it[x].id]] == col) {
 			if (found < 0)
 				found = (int64_t)x;
 			c++;
@@ -339,15 +415,15 @@ static void show_col(tui *t, struct tl *d)
 /* Puts the cursor on event i (an index into ev), its row in sight. */
 static void goto_event(tui *t, view *v, struct tl *d, size_t i)
 {
-	int64_t x = d->itof[i];
+	int64_t x = d->m->itof[i];
 	if (x < 0)
 		return;
-	size_t r = (size_t)d->rowof[d->mode][x];
+	size_t r = (size_t)d->m->rowof[d->mode][x];
 	v->cur = r;
 	size_t rows = tui_rows(t) > 10 ? (size_t)tui_rows(t) - 8 : 1;
 	if (r < v->top || r >= v->top + rows)
 		v->top = r > rows / 2 ? r - rows / 2 : 0;
-	d->col = d->colof[d->lane_of[i]];
+	d->col = d->colof[d->m->lane_of[i]];
 	show_col(t, d);
 }
 
@@ -357,8 +433,8 @@ static int64_t locate(const struct tl *d, const struct at *a, char *msg, size_t 
 	int64_t best = -1, bestseq = -1, entry = -1;
 	uint64_t occ = 0;
 	int64_t after = -1; /* a.fname: the first event after the entry */
-	for (size_t i = 0; i < d->n; i++) {
-		const dt_sync_event *e = &d->ev[i];
+	for (size_t i = 0; i < d->m->n; i++) {
+		const dt_sync_event *e = &d->m->ev[i];
 		if (e->proc != a->proc || e->thread != a->thread)
 			continue;
 		if (a->fname[0]) {
@@ -374,10 +450,10 @@ static int64_t locate(const struct tl *d, const struct at *a, char *msg, size_t 
 		}
 	}
 	if (a->fname[0] && entry >= 0 && a->after) {
-		uint32_t want = d->ev[entry].seq + 1;
-		for (size_t i = 0; i < d->n; i++)
-			if (d->ev[i].proc == a->proc && d->ev[i].thread == a->thread &&
-			    d->ev[i].seq == want)
+		uint32_t want = d->m->ev[entry].seq + 1;
+		for (size_t i = 0; i < d->m->n; i++)
+			if (d->m->ev[i].proc == a->proc && d->m->ev[i].thread == a->thread &&
+			    d->m->ev[i].seq == want)
 				after = (int64_t)i;
 		best = after >= 0 ? after : entry;
 	} else if (a->fname[0]) {
@@ -388,16 +464,16 @@ static int64_t locate(const struct tl *d, const struct at *a, char *msg, size_t 
 			 a->thread, d->run);
 		return -1;
 	}
-	if (d->itof[best] < 0) {
+	if (d->m->itof[best] < 0) {
 		/* never delivered (a hung run): its thread's last delivered event */
 		int64_t alt = -1;
-		for (size_t i = 0; i < d->n; i++)
-			if (d->ev[i].proc == a->proc && d->ev[i].thread == a->thread &&
-			    d->itof[i] >= 0 && d->ev[i].seq < d->ev[best].seq &&
-			    (alt < 0 || d->ev[i].seq > d->ev[alt].seq))
+		for (size_t i = 0; i < d->m->n; i++)
+			if (d->m->ev[i].proc == a->proc && d->m->ev[i].thread == a->thread &&
+			    d->m->itof[i] >= 0 && d->m->ev[i].seq < d->m->ev[best].seq &&
+			    (alt < 0 || d->m->ev[i].seq > d->m->ev[alt].seq))
 				alt = (int64_t)i;
 		snprintf(msg, cap, "%d.%d #%u is never delivered (what it waits for never happened): "
-			 "at its last delivered event", a->proc, a->thread, d->ev[best].seq);
+			 "at its last delivered event", a->proc, a->thread, d->m->ev[best].seq);
 		return alt;
 	}
 	return best;
@@ -410,15 +486,15 @@ static void set_title(view *v, const struct tl *d)
 	if (d->mode)
 		snprintf(v->title, sizeof v->title,
 			 "difftrace: timeline of %s: %zu traces, %zu instants (aligned clocks)",
-			 d->run, d->nlanes, d->nrows[1]);
+			 d->run, d->m->nlanes, d->m->nrows[1]);
 	else
 		snprintf(v->title, sizeof v->title,
 			 "difftrace: timeline of %s: %zu traces, %zu steps (maximal concurrency)",
-			 d->run, d->nlanes, d->nrows[0]);
-	if (d->nheld) {
+			 d->run, d->m->nlanes, d->m->nrows[0]);
+	if (d->m->nheld) {
 		size_t l = strlen(v->title);
 		snprintf(v->title + l, sizeof v->title - l, ", %zu events never delivered",
-			 d->nheld);
+			 d->m->nheld);
 	}
 }
 
@@ -427,13 +503,34 @@ static int tl_open(tui *t, view *v)
 	struct tl *d = v->data;
 	if (d->state)
 		return 0; /* computed once: the sync record does not change */
-	if (build(t, d))
+	if (!d->task && start(t, d))
 		return -1;
-	if (d->state < 0) {
+	void *res;
+	char stage[160];
+	if (!tui_task_result(t, d->task, &res, stage, sizeof stage)) {
+		v->nlines = 2; /* what it computes; the keys work meanwhile */
+		return 0;
+	}
+	if (!res) {
+		tui_msg(t, ST_WARN, "%s", stage);
+		static const struct tlm none = { .state = -1, .err = "no timeline: the store cannot be read" };
+		d->m = &none;
+		d->state = -1;
 		v->nlines = 1;
 		return 0;
 	}
-	v->nlines = d->nrows[0];
+	d->m = res;
+	if (d->m->state < 0) {
+		d->state = -1;
+		v->nlines = 1;
+		return 0;
+	}
+	d->names = store_func_names(tui_store(t), &d->nnames);
+	d->collapsed = xcalloc(d->m->nlanes ? d->m->nlanes : 1, 1);
+	d->colof = xmalloc((d->m->nlanes ? d->m->nlanes : 1) * sizeof *d->colof);
+	make_cols(d);
+	d->state = 1;
+	v->nlines = d->m->nrows[0];
 	set_title(v, d);
 	if (d->at.proc >= 0) {
 		char msg[300] = "";
@@ -495,15 +592,15 @@ static void esc_name(const char *nm, char *buf, size_t cap, size_t max)
 /* The 10 columns of a cell. */
 static void cell_text(struct tl *d, size_t x, size_t count, char *out)
 {
-	const dt_sync_event *e = &d->ev[d->it[x].id];
+	const dt_sync_event *e = &d->m->ev[d->m->it[x].id];
 	char suf[48] = "";
 	const char *ph = e->phase == DT_SYNC_ENTER ? "(" : e->phase == DT_SYNC_EXIT ? ")" : "*";
-	int64_t peer = ord_explain_peer(d->ex, d->it[x].id);
+	int64_t peer = ord_explain_peer(d->m->ex, d->m->it[x].id);
 	if (peer >= 0)
 		snprintf(suf, sizeof suf, "%s%s%d", ph,
-			 d->ev[peer].proc == e->proc ? "=" : (d->itof[peer] >= 0 &&
-							      d->itof[peer] < (int64_t)x) ? "<" : ">",
-			 d->ev[peer].proc);
+			 d->m->ev[peer].proc == e->proc ? "=" : (d->m->itof[peer] >= 0 &&
+							      d->m->itof[peer] < (int64_t)x) ? "<" : ">",
+			 d->m->ev[peer].proc);
 	else
 		snprintf(suf, sizeof suf, "%s", ph);
 	if (count > 1) {
@@ -522,13 +619,13 @@ static void cell_text(struct tl *d, size_t x, size_t count, char *out)
 static void row_label(const struct tl *d, size_t r, tui_out *o)
 {
 	int m = d->mode;
-	if (r >= d->nrows[m])
+	if (r >= d->m->nrows[m])
 		return;
-	const ord_item *x = &d->it[d->rows[m][d->rstart[m][r]]];
+	const ord_item *x = &d->m->it[d->m->rows[m][d->m->rstart[m][r]]];
 	if (!m) {
 		out_printf(o, ST_DIM, "%6" PRIu64 " ", x->step + 1);
 	} else {
-		double ms = (double)(x->ts - d->t0) / 1e6;
+		double ms = (double)(x->ts - d->m->t0) / 1e6;
 		if (ms < 100000)
 			out_printf(o, ST_DIM, "%9.3fms ", ms);
 		else
@@ -539,43 +636,56 @@ static void row_label(const struct tl *d, size_t r, tui_out *o)
 static void tl_line(tui *t, view *v, size_t r, tui_out *o)
 {
 	struct tl *d = v->data;
+	if (!d->state) {
+		void *res;
+		char stage[160];
+		if (tui_task_result(t, d->task, &res, stage, sizeof stage)) {
+			if (!r)
+				out_text(o, ST_DIM, "computed: showing it");
+		} else if (!r)
+			out_printf(o, ST_DIM, "computing the timeline of %s (q goes back, the work goes "
+				   "on)", d->run);
+		else
+			out_printf(o, ST_DIM, "  %s ...", stage);
+		return;
+	}
 	if (d->state != 1) {
-		out_text(o, ST_WARN, d->err);
+		out_text(o, ST_WARN, d->m->err);
 		return;
 	}
 	row_label(d, r, o);
 	int vis = visible_cols(t, d);
 	const char *bar = o->utf8 ? "\xe2\x94\x82" : "|";
 	int64_t peer = -1;
-	if (v->cur < d->nrows[d->mode]) {
+	if (v->cur < d->m->nrows[d->mode]) {
 		int64_t ci = cell_item(d, v->cur, d->col, NULL);
 		if (ci >= 0)
-			peer = ord_explain_peer(d->ex, d->it[ci].id);
+			peer = ord_explain_peer(d->m->ex, d->m->it[ci].id);
 	}
 	int m = d->mode;
-	size_t k = d->rstart[m][r], end = d->rstart[m][r + 1];
+	size_t k = d->m->rstart[m][r], end = d->m->rstart[m][r + 1];
 	int close = 0; /* the cell before was the cursor's: its ']' is this separator */
 	for (size_t c = d->left; c < d->left + (size_t)vis && c < d->ncols; c++) {
 		/* the row's events are sorted by lane, the columns too */
-		while (k < end && d->colof[d->lane_of[d->it[d->rows[m][k]].id]] < c)
+		while (k < end && d->colof[d->m->lane_of[d->m->it[d->m->rows[m][k]].id]] < c)
 			k++;
 		int64_t x = -1;
 		size_t count = 0;
-		while (k < end && d->colof[d->lane_of[d->it[d->rows[m][k]].id]] == c) {
+		while (k < end && d->colof[d->m->lane_of[d->m->it[d->m->rows[m][k]].id]] == c) {
 			if (x < 0)
-				x = (int64_t)d->rows[m][k];
+				x = (int64_t)d->m->rows[m][k];
 			count++;
 			k++;
 		}
 		int is_cur = r == v->cur && c == d->col;
-		int is_peer = x >= 0 && peer >= 0 && d->it[x].id == (uint64_t)peer;
+		int is_peer = x >= 0 && peer >= 0 && d->m->it[x].id == (uint64_t)peer;
 		out_text(o, is_cur ? ST_KEY : is_peer ? ST_MATCH : close ? ST_KEY : ST_DIM,
 			 is_cur ? "[" : is_peer ? "@" : close ? "]" : bar);
 		close = is_cur;
 		char txt[16] = "";
 		if (x >= 0)
 			cell_text(d, (size_t)x, count, txt);
-		int style = is_peer ? ST_MATCH : x >= 0 && d->ev[d->it[x].id].phase == DT_SYNC_ENTER
+		int style = is_peer ? ST_MATCH : x >= 0 && d->m->ev[d->m->it[x].id].phase == DT_SYNC_ENTER
 						 ? ST_NORMAL
 						 : ST_HEADER;
 		if (x < 0)
@@ -594,7 +704,7 @@ static void tl_header(tui *t, view *v, tui_out *o)
 	out_text(o, ST_HEADER, d->mode ? "       TIME " : "  STEP ");
 	int vis = visible_cols(t, d);
 	for (size_t c = d->left; c < d->left + (size_t)vis && c < d->ncols; c++) {
-		const struct lane *l = &d->lanes[d->col_first[c]];
+		const struct lane *l = &d->m->lanes[d->col_first[c]];
 		char b[32];
 		if (d->col_n[c] > 1 || d->collapsed[d->col_first[c]])
 			snprintf(b, sizeof b, "%d.*(%zu)", l->proc, d->col_n[c]);
@@ -609,15 +719,15 @@ static void tl_header(tui *t, view *v, tui_out *o)
 
 static void event_str(const struct tl *d, size_t i, char *b, size_t cap)
 {
-	const dt_sync_event *e = &d->ev[i];
+	const dt_sync_event *e = &d->m->ev[i];
 	static const char *const ph[] = { "enter", "exit", "done" };
 	char nm[160];
 	esc_name(e->func < d->nnames && d->names[e->func] ? d->names[e->func] : "?", nm, sizeof nm,
 		 120);
-	int64_t x = d->itof[i];
+	int64_t x = d->m->itof[i];
 	if (x >= 0)
 		snprintf(b, cap, "%d.%d #%u %s %s (step %" PRIu64 ")", e->proc, e->thread, e->seq, nm,
-			 e->phase <= 2 ? ph[e->phase] : "?", d->it[x].step + 1);
+			 e->phase <= 2 ? ph[e->phase] : "?", d->m->it[x].step + 1);
 	else
 		snprintf(b, cap, "%d.%d #%u %s %s (never delivered)", e->proc, e->thread, e->seq, nm,
 			 e->phase <= 2 ? ph[e->phase] : "?");
@@ -634,36 +744,36 @@ static void tl_footer(tui *t, view *v, int row, tui_out *o)
 	if (x < 0) {
 		if (!row)
 			out_printf(o, ST_DIM, "no event of lane %d.%s in this %s ([ ] go to the lane's events)",
-				   d->lanes[d->col_first[d->col]].proc,
+				   d->m->lanes[d->col_first[d->col]].proc,
 				   d->col_n[d->col] > 1 ? "*" : "", d->mode ? "row" : "step");
 		return;
 	}
-	size_t i = d->it[x].id;
-	const dt_sync_event *e = &d->ev[i];
+	size_t i = d->m->it[x].id;
+	const dt_sync_event *e = &d->m->ev[i];
 	char b[400], args[512];
 	if (row == 0) {
 		event_str(d, i, b, sizeof b);
 		ord_event_args(e, args, sizeof args);
 		out_text(o, ST_HEADER, b);
 		out_text(o, ST_NORMAL, args);
-		out_printf(o, ST_DIM, "  t=%.3fms", (double)(d->it[x].ts - d->t0) / 1e6);
+		out_printf(o, ST_DIM, "  t=%.3fms", (double)(d->m->it[x].ts - d->m->t0) / 1e6);
 		if (count > 1)
 			out_printf(o, ST_DIM, "  (+%zu more threads here)", count - 1);
 		return;
 	}
 	ord_dep dep[8];
-	size_t nd = ord_explain_deps(d->ex, i, dep, 8);
+	size_t nd = ord_explain_deps(d->m->ex, i, dep, 8);
 	if (!nd) {
 		out_text(o, ST_DIM, "waited for: its thread's previous event only (no rule)");
 		return;
 	}
 	out_text(o, ST_NORMAL, "waited for: ");
 	for (size_t k = 0; k < nd && k < 8; k++) {
-		const ord_rule *ru = &d->rules->rule[dep[k].rule];
+		const ord_rule *ru = &d->m->rules->rule[dep[k].rule];
 		const char *file = strrchr(ru->file, '/');
 		char tup[200];
 		size_t tl = (size_t)snprintf(tup, sizeof tup, "%s%s(", dep[k].count ? "#" : "",
-					     d->rules->kind[dep[k].kind].name);
+					     d->m->rules->kind[dep[k].kind].name);
 		for (int q = 0; q < dep[k].nt && tl < sizeof tup; q++) {
 			if (dep[k].given >> q & 1)
 				tl += (size_t)snprintf(tup + tl, sizeof tup - tl, "%s%" PRId64,
@@ -689,7 +799,7 @@ static void tl_footer(tui *t, view *v, int row, tui_out *o)
 
 static void next_in_lane(tui *t, view *v, struct tl *d, int dir)
 {
-	size_t nr = d->nrows[d->mode];
+	size_t nr = d->m->nrows[d->mode];
 	for (size_t r = v->cur; dir > 0 ? r + 1 < nr : r > 0;) {
 		r = dir > 0 ? r + 1 : r - 1;
 		if (cell_item(d, r, d->col, NULL) >= 0) {
@@ -703,17 +813,17 @@ static void next_in_lane(tui *t, view *v, struct tl *d, int dir)
 static void toggle_proc(tui *t, struct tl *d, size_t col)
 {
 	size_t l = d->col_first[col];
-	int32_t p = d->lanes[l].proc;
+	int32_t p = d->m->lanes[l].proc;
 	size_t nthr = 0;
-	for (size_t k = 0; k < d->nlanes; k++)
-		nthr += d->lanes[k].proc == p;
+	for (size_t k = 0; k < d->m->nlanes; k++)
+		nthr += d->m->lanes[k].proc == p;
 	if (nthr < 2 && !d->collapsed[l]) {
 		tui_msg(t, ST_DIM, "process %d has one thread: nothing to collapse", p);
 		return;
 	}
 	unsigned char to = !d->collapsed[l];
-	for (size_t k = 0; k < d->nlanes; k++)
-		if (d->lanes[k].proc == p)
+	for (size_t k = 0; k < d->m->nlanes; k++)
+		if (d->m->lanes[k].proc == p)
 			d->collapsed[k] = to;
 	make_cols(d);
 	d->col = d->colof[l];
@@ -726,7 +836,7 @@ static int tl_key(tui *t, view *v, int k)
 	if (d->state != 1)
 		return 0;
 	int64_t x = cell_item(d, v->cur, d->col, NULL);
-	int64_t ev = x >= 0 ? (int64_t)d->it[x].id : -1;
+	int64_t ev = x >= 0 ? (int64_t)d->m->it[x].id : -1;
 	switch (k) {
 	case KEY_LEFT:
 	case 'h':
@@ -761,12 +871,12 @@ static int tl_key(tui *t, view *v, int k)
 		return 1;
 	case 'z': {
 		int any = 0;
-		for (size_t l = 0; l < d->nlanes; l++)
+		for (size_t l = 0; l < d->m->nlanes; l++)
 			any |= d->collapsed[l];
 		size_t keep = d->col_first[d->col];
-		for (size_t l = 0; l < d->nlanes; l++) {
-			int multi = (l && d->lanes[l - 1].proc == d->lanes[l].proc) ||
-				    (l + 1 < d->nlanes && d->lanes[l + 1].proc == d->lanes[l].proc);
+		for (size_t l = 0; l < d->m->nlanes; l++) {
+			int multi = (l && d->m->lanes[l - 1].proc == d->m->lanes[l].proc) ||
+				    (l + 1 < d->m->nlanes && d->m->lanes[l + 1].proc == d->m->lanes[l].proc);
 			d->collapsed[l] = !any && multi;
 		}
 		make_cols(d);
@@ -777,7 +887,7 @@ static int tl_key(tui *t, view *v, int k)
 	}
 	case 't': {
 		d->mode = !d->mode;
-		v->nlines = d->nrows[d->mode];
+		v->nlines = d->m->nrows[d->mode];
 		set_title(v, d);
 		if (ev >= 0)
 			goto_event(t, v, d, (size_t)ev);
@@ -792,10 +902,10 @@ static int tl_key(tui *t, view *v, int k)
 			tui_msg(t, ST_WARN, "no event under the cursor");
 			return 1;
 		}
-		int64_t to = ord_explain_peer(d->ex, (size_t)ev);
+		int64_t to = ord_explain_peer(d->m->ex, (size_t)ev);
 		if (to < 0) {
 			ord_dep dep[8];
-			size_t nd = ord_explain_deps(d->ex, (size_t)ev, dep, 8);
+			size_t nd = ord_explain_deps(d->m->ex, (size_t)ev, dep, 8);
 			for (size_t q = 0; q < nd && q < 8 && to < 0; q++)
 				to = dep[q].ev;
 		}
@@ -823,20 +933,7 @@ static void tl_enter(tui *t, view *v, size_t i)
 
 static void tl_close(view *v)
 {
-	struct tl *d = v->data;
-	free(d->ev);
-	ord_explain_free(d->ex);
-	ord_rules_free(d->rules);
-	free(d->it);
-	free(d->order);
-	free(d->itof);
-	free(d->lanes);
-	free(d->lane_of);
-	for (int m = 0; m < 2; m++) {
-		free(d->rows[m]);
-		free(d->rstart[m]);
-		free(d->rowof[m]);
-	}
+	struct tl *d = v->data; /* m belongs to its task, kept for the session */
 	free(d->collapsed);
 	free(d->col_first);
 	free(d->col_n);

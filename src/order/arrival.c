@@ -53,8 +53,87 @@ static int by_arrival(const void *a, const void *b)
 	return x->thread < y->thread ? -1 : 1;
 }
 
+/* A thread's events from b to e, in seq order, and the aligned time of the one at b. */
+struct run {
+	size_t b, e;
+	int64_t ts;
+	int32_t proc, thread;
+};
+
+static int run_less(const struct run *x, const struct run *y)
+{
+	if (x->ts != y->ts)
+		return x->ts < y->ts;
+	if (x->proc != y->proc)
+		return x->proc < y->proc;
+	return x->thread < y->thread;
+}
+
+static void sift_down(struct run *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < n && run_less(&h[l], &h[m]))
+			m = l;
+		if (l + 1 < n && run_less(&h[l + 1], &h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		struct run t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/* The common case, as the store gives the events: sorted by thread and seq, each thread's
+ * aligned times never going back. Then by_arrival is a total order that agrees with each
+ * thread's order, and merging the threads by their heads' (time, proc, thread) gives the same
+ * order as the sort, in O(n log threads). 0 when the input is not of that shape. */
+static int merge_threads(const dt_sync_event *ev, size_t n, const int64_t *off, size_t *idx)
+{
+	struct run *h = NULL;
+	size_t nh = 0, cap = 0;
+	int64_t prev = 0;
+	for (size_t i = 0; i < n; i++) {
+		int64_t ts = ev[i].ts + (ev[i].host >= 0 ? off[ev[i].host] : 0);
+		if (i && ev[i].proc == ev[i - 1].proc && ev[i].thread == ev[i - 1].thread) {
+			if (ev[i].seq <= ev[i - 1].seq || ts < prev) {
+				free(h);
+				return 0;
+			}
+		} else {
+			if (i && (ev[i].proc < ev[i - 1].proc ||
+				  (ev[i].proc == ev[i - 1].proc && ev[i].thread < ev[i - 1].thread))) {
+				free(h);
+				return 0; /* a thread seen again later: not one run per thread */
+			}
+			if (nh)
+				h[nh - 1].e = i;
+			GROW(h, cap, nh + 1);
+			h[nh++] = (struct run){ i, n, ts, ev[i].proc, ev[i].thread };
+		}
+		prev = ts;
+	}
+	for (size_t i = nh / 2; i-- > 0;)
+		sift_down(h, nh, i);
+	for (size_t k = 0; nh; k++) {
+		struct run *r = &h[0];
+		idx[k] = r->b++;
+		if (r->b < r->e)
+			r->ts = ev[r->b].ts + (ev[r->b].host >= 0 ? off[ev[r->b].host] : 0);
+		else
+			h[0] = h[--nh];
+		sift_down(h, nh, 0);
+	}
+	free(h);
+	return 1;
+}
+
 void ord_arrival(const dt_sync_event *ev, size_t n, const int64_t *off, size_t *idx)
 {
+	if (merge_threads(ev, n, off, idx))
+		return;
 	struct akey *k = xmalloc((n ? n : 1) * sizeof *k);
 	for (size_t i = 0; i < n; i++)
 		k[i] = (struct akey){ ev[i].ts + (ev[i].host >= 0 ? off[ev[i].host] : 0), ev[i].proc,

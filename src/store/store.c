@@ -140,7 +140,7 @@ static int open_db(store *s, const char *path, int ro, int create)
 {
 	int flags = ro ? SQLITE_OPEN_READONLY
 		       : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
-	if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_URI, NULL) != SQLITE_OK)
+	if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_busy_handler(s->db, on_busy, s);
 	return 0;

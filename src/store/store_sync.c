@@ -41,65 +41,85 @@ int store_sync_list(store *s, int64_t run_id, dt_sync_event **ev, size_t *n, dt_
 	size_t nh;
 	if (store_sync_hosts(s, run_id, &hosts, &nh, e))
 		return -1;
-	sqlite3_stmt *st;
-	int rc = -1;
-	if (store_prepare(s,
-			  "SELECT t.proc, t.thread, t.host, y.seq, y.phase, y.func, y.ts, y.comm,"
-			  " y.dest, y.stag, y.src, y.rtag, y.root, y.count, y.datatype, y.op, y.req,"
-			  " y.obj, y.objseq, y.team, y.tnum, y.csize FROM sync_events y"
-			  " JOIN traces t ON t.id = y.trace_id WHERE t.run_id = ?1"
-			  " ORDER BY t.proc, t.thread, y.seq",
-			  &st, e))
+	/* the traces first (a few), then each trace's events by their primary key: no join, no
+	 * trace columns read per event, one statement reset per trace */
+	struct tr {
+		int64_t id;
+		int32_t proc, thread, host;
+	} *tr = NULL;
+	size_t ntr = 0, captr = 0;
+	sqlite3_stmt *st = NULL, *sy = NULL;
+	int rc = -1, step;
+	if (store_prepare(s, "SELECT id, proc, thread, host FROM traces WHERE run_id = ?1"
+			  " ORDER BY proc, thread", &st, e))
 		goto out;
 	sqlite3_bind_int64(st, 1, run_id);
-	size_t cap = 0;
-	int step;
-	int32_t last = -1;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		GROW(*ev, cap, *n + 1);
-		dt_sync_event *v = &(*ev)[(*n)++];
-		memset(v, 0, sizeof *v);
-		v->proc = sqlite3_column_int(st, 0);
-		v->thread = sqlite3_column_int(st, 1);
-		const char *h = (const char *)sqlite3_column_text(st, 2);
-		/* rows come trace by trace: look the host up when it changes */
-		if (nh && (!h || last < 0 || strcmp(hosts[last], h))) {
-			last = 0;
-			for (size_t i = 0; i < nh; i++)
-				if (h && !strcmp(hosts[i], h))
-					last = (int32_t)i;
-		}
-		v->host = nh ? last : 0;
-		v->seq = (uint32_t)sqlite3_column_int64(st, 3);
-		v->phase = (uint8_t)sqlite3_column_int(st, 4);
-		v->func = (uint32_t)sqlite3_column_int64(st, 5);
-		v->ts = sqlite3_column_int64(st, 6);
-		v->comm = sqlite3_column_int(st, 7);
-		v->dest = sqlite3_column_int(st, 8);
-		v->stag = sqlite3_column_int(st, 9);
-		v->src = sqlite3_column_int(st, 10);
-		v->rtag = sqlite3_column_int(st, 11);
-		v->root = sqlite3_column_int(st, 12);
-		v->count = sqlite3_column_int64(st, 13);
-		v->datatype = sqlite3_column_int(st, 14);
-		v->op = sqlite3_column_int(st, 15);
-		v->req = (uint64_t)sqlite3_column_int64(st, 16);
-		v->obj = (uint64_t)sqlite3_column_int64(st, 17);
-		v->objseq = (uint64_t)sqlite3_column_int64(st, 18);
-		v->team = sqlite3_column_int(st, 19);
-		v->tnum = sqlite3_column_int(st, 20);
-		v->csize = sqlite3_column_int(st, 21);
+		GROW(tr, captr, ntr + 1);
+		struct tr *t = &tr[ntr++];
+		t->id = sqlite3_column_int64(st, 0);
+		t->proc = sqlite3_column_int(st, 1);
+		t->thread = sqlite3_column_int(st, 2);
+		const char *h = (const char *)sqlite3_column_text(st, 3);
+		t->host = 0;
+		for (size_t i = 0; h && i < nh; i++)
+			if (!strcmp(hosts[i], h))
+				t->host = (int32_t)i;
 	}
-	sqlite3_finalize(st);
 	if (step != SQLITE_DONE) {
 		store_sqlerr(s, e, "reading sync events");
-		free(*ev);
-		*ev = NULL;
-		*n = 0;
 		goto out;
+	}
+	if (store_prepare(s,
+			  "SELECT seq, phase, func, ts, comm, dest, stag, src, rtag, root, count,"
+			  " datatype, op, req, obj, objseq, team, tnum, csize FROM sync_events"
+			  " WHERE trace_id = ?1 ORDER BY seq",
+			  &sy, e))
+		goto out;
+	size_t cap = 0;
+	for (size_t k = 0; k < ntr; k++) {
+		sqlite3_reset(sy);
+		sqlite3_bind_int64(sy, 1, tr[k].id);
+		while ((step = sqlite3_step(sy)) == SQLITE_ROW) {
+			GROW(*ev, cap, *n + 1);
+			dt_sync_event *v = &(*ev)[(*n)++];
+			memset(v, 0, sizeof *v);
+			v->proc = tr[k].proc;
+			v->thread = tr[k].thread;
+			v->host = nh ? tr[k].host : 0;
+			v->seq = (uint32_t)sqlite3_column_int64(sy, 0);
+			v->phase = (uint8_t)sqlite3_column_int(sy, 1);
+			v->func = (uint32_t)sqlite3_column_int64(sy, 2);
+			v->ts = sqlite3_column_int64(sy, 3);
+			v->comm = sqlite3_column_int(sy, 4);
+			v->dest = sqlite3_column_int(sy, 5);
+			v->stag = sqlite3_column_int(sy, 6);
+			v->src = sqlite3_column_int(sy, 7);
+			v->rtag = sqlite3_column_int(sy, 8);
+			v->root = sqlite3_column_int(sy, 9);
+			v->count = sqlite3_column_int64(sy, 10);
+			v->datatype = sqlite3_column_int(sy, 11);
+			v->op = sqlite3_column_int(sy, 12);
+			v->req = (uint64_t)sqlite3_column_int64(sy, 13);
+			v->obj = (uint64_t)sqlite3_column_int64(sy, 14);
+			v->objseq = (uint64_t)sqlite3_column_int64(sy, 15);
+			v->team = sqlite3_column_int(sy, 16);
+			v->tnum = sqlite3_column_int(sy, 17);
+			v->csize = sqlite3_column_int(sy, 18);
+		}
+		if (step != SQLITE_DONE) {
+			store_sqlerr(s, e, "reading sync events");
+			free(*ev);
+			*ev = NULL;
+			*n = 0;
+			goto out;
+		}
 	}
 	rc = 0;
 out:
+	sqlite3_finalize(st);
+	sqlite3_finalize(sy);
+	free(tr);
 	for (size_t i = 0; i < nh; i++)
 		free(hosts[i]);
 	free(hosts);
