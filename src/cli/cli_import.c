@@ -18,6 +18,7 @@
 #include "store/store_blame.h"
 #include "util/progress.h"
 #include "import/sink.h"
+#include "store/store_srcline.h"
 #include "util/esc.h"
 #include "util/util.h"
 
@@ -95,6 +96,27 @@ static char *default_run_name(const char *path)
 	if (!o || !strcmp(out, ".") || !strcmp(out, "..") || !strcmp(out, "uftrace.data"))
 		return xstrdup("run");
 	return xstrdup(out);
+}
+
+/* The source lines the import found, and the programs without debug information, once. */
+static void say_srclines(store *s, int64_t run_id)
+{
+	dt_err e;
+	dt_err_clear(&e);
+	store_srclines *l;
+	if (store_srclines_load(s, run_id, &l, &e))
+		return;
+	size_t n, nd;
+	const char *const *nodebug = store_srclines_nodebug(l, &nd);
+	if ((n = store_srclines_count(l)))
+		printf("source lines of %zu function%s (from the debug information)\n", n,
+		       n == 1 ? "" : "s");
+	for (size_t i = 0; i < nd; i++) {
+		char safe[1024];
+		printf("no source lines for %s: it has no debug information (build it with -g)\n",
+		       esc_str(nodebug[i], safe, sizeof safe));
+	}
+	store_srclines_free(l);
 }
 
 int cmd_import(cli *c, int argc, char **argv)
@@ -277,6 +299,7 @@ int cmd_import(cli *c, int argc, char **argv)
 			if (sr.flags)
 				printf("; flagged: %s (see 'difftrace traces %s')", f, sr.name);
 			putchar('\n');
+			say_srclines(s, sr.id);
 			if (nbp) {
 				printf("samples of %d processes: %llu ticks, %zu containers", nbp,
 				       (unsigned long long)nticks, ncont);

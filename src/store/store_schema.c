@@ -176,6 +176,16 @@ static const char *const migrations[] = {
 	"  func_id INTEGER NOT NULL REFERENCES bindex_funcs(id) ON DELETE CASCADE,"
 	"  line INTEGER NOT NULL, var INTEGER NOT NULL, how TEXT NOT NULL,"
 	"  PRIMARY KEY(func_id, line, var, how)) WITHOUT ROWID;",
+
+	/* 5 -> 6: source lines of a run's functions, from the debug information (DWARF) of the
+	 * binaries the recording names: where each function is defined (file, line >= 1). Keyed
+	 * by the function's name, not its id, so that the ids an import publish renumbers need no
+	 * update. A row with func '' and line 0 names a program that has no debug information
+	 * (built without -g), said once per run. A store without this table has no lines. */
+	"CREATE TABLE IF NOT EXISTS srclines("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  func TEXT NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL,"
+	"  PRIMARY KEY(run_id, func, file)) WITHOUT ROWID;",
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
