@@ -1,7 +1,10 @@
 /* store_srcline.c: reading the srclines table (store_srcline.h); the writer's side is in
  * store_write.c. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "store/store_int.h"
 #include "store/store_srcline.h"
@@ -111,4 +114,17 @@ const char *const *store_srclines_nodebug(const store_srclines *l, size_t *n)
 {
 	*n = l ? l->nnodebug : 0;
 	return l ? (const char *const *)l->nodebug : NULL;
+}
+
+const char *store_srcline_show(const char *file, char *buf, size_t n)
+{
+	char cwd[4096];
+	if (!file || file[0] != '/' || !getcwd(cwd, sizeof cwd))
+		return file;
+	size_t k = strlen(cwd);
+	if (k > 1 && !strncmp(file, cwd, k) && file[k] == '/' && file[k + 1]) {
+		snprintf(buf, n, "%s", file + k + 1);
+		return buf;
+	}
+	return file;
 }

@@ -21,6 +21,9 @@ void store_srclines_free(store_srclines *l);
  * An MPI call named with its arguments (NAME[args]) is looked up by NAME. l may be NULL. */
 int store_srclines_find(const store_srclines *l, const char *name, const char **file,
 			int *line);
+/* file as people read it: relative to the current folder when it lies under it, else as is
+ * (into buf when shortened). */
+const char *store_srcline_show(const char *file, char *buf, size_t n);
 /* Functions with a line. */
 size_t store_srclines_count(const store_srclines *l);
 /* The programs of the run that had no debug information (no -g), n of them. */
