@@ -51,6 +51,28 @@ grep -q "no source lines for $T/prog_nog: it has no debug information (build it 
 	fail "import c: $(cat "$T/out")"
 [ "$(grep -c 'no source lines' "$T/out")" = 1 ] || fail "said more than once: $(cat "$T/out")"
 
+# a program that is gone since the recording: said so, not mistaken for one without -g; with
+# uftrace record --srcline the recording's own lines stand in for the binary's
+cp "$T/prog" "$T/gone"
+rec "$T/g.data" "$T/gone"
+if "$UFTRACE" record --srcline -d "$T/s.data" "$T/gone" >"$T/rec.log" 2>&1; then srcl=1; else srcl=0; fi
+rm "$T/gone"
+expect_status 0 "$DT" import --run gone "$T/g.data"
+grep -q "no source lines for $T/gone: it could not be read here" "$T/out" || fail "import gone: $(cat "$T/out")"
+grep -q 'no debug information' "$T/out" && fail "gone mistaken for no -g: $(cat "$T/out")"
+expect_status 0 "$DT" show gone 0.0
+grep -q "^# no source lines for $T/gone: it could not be read at import" "$T/out" ||
+	fail "show gone: $(cat "$T/out")"
+if [ $srcl = 1 ]; then
+	expect_status 0 "$DT" import --run srcl "$T/s.data"
+	grep -q 'source lines of 3 functions' "$T/out" || fail "import --srcline recording: $(cat "$T/out")"
+	grep -q 'no source lines' "$T/out" && fail "--srcline recording: $(cat "$T/out")"
+	expect_status 0 "$DT" show srcl 0.0
+	grep -q '  work() { /\* .*prog.c:7 \*/$' "$T/out" || fail "show srcl: $(cat "$T/out")"
+else
+	echo "uftrace record --srcline failed: the recording's own lines are not tested"
+fi
+
 # ---- show: /* FILE:LINE */ after calls (relative to the current folder under it) ----
 cd "$T" || fail "cd"
 expect_status 0 "$DT" show a 0.0
@@ -144,7 +166,7 @@ EDITOR="$T/ed" ui : '"trace a 0.0"' Enter wait j e
 [ -e "$T/edited" ] && fail "the editor ran on a call without a line"
 has 'no source line for __cxa_atexit (not in the program'
 EDITOR="$T/ed" ui : '"trace c 0.0"' Enter wait j j e
-has "no source line for main: $T/prog_nog has no debug information (-g)"
+has "no source line for main: $T/prog_nog: it has no debug information (-g)"
 EDITOR="$T/ed" ui : '"trace a 0.0"' Enter wait j j j j e
 has 'a loop, not a call'
 # the ranking view names where the changed call is defined

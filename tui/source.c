@@ -60,8 +60,8 @@ void tui_src_edit(tui *t, const store_srclines *l, const char *name)
 		size_t nd = 0;
 		const char *const *nodebug = store_srclines_nodebug(l, &nd);
 		if (nd)
-			tui_msg(t, ST_WARN, "no source line for %s: %s has no debug information (-g)",
-				name, nodebug[0]);
+			tui_msg(t, ST_WARN, "no source line for %s: %s: %s", name, nodebug[0],
+				store_srclines_why(l, 0));
 		else if (!store_srclines_count(l))
 			tui_msg(t, ST_WARN,
 				"no source line for %s: the run has none (recorded with uftrace from a "

@@ -113,8 +113,14 @@ static void say_srclines(store *s, int64_t run_id)
 		       n == 1 ? "" : "s");
 	for (size_t i = 0; i < nd; i++) {
 		char safe[1024];
-		printf("no source lines for %s: it has no debug information (build it with -g)\n",
-		       esc_str(nodebug[i], safe, sizeof safe));
+		if (store_srclines_unreadable(l, i))
+			printf("no source lines for %s: it could not be read here (moved, or "
+			       "recorded on another machine?)\n",
+			       esc_str(nodebug[i], safe, sizeof safe));
+		else
+			printf("no source lines for %s: it has no debug information (build it "
+			       "with -g)\n",
+			       esc_str(nodebug[i], safe, sizeof safe));
 	}
 	store_srclines_free(l);
 }

@@ -507,8 +507,8 @@ int cmd_show(cli *c, int argc, char **argv)
 		const char *const *nodebug = store_srclines_nodebug(lines, &nd);
 		for (size_t i = 0; i < nd; i++) {
 			char safe[1024];
-			printf("# no source lines for %s: it has no debug information (-g)\n",
-			       esc_str(nodebug[i], safe, sizeof safe));
+			printf("# no source lines for %s: %s\n",
+			       esc_str(nodebug[i], safe, sizeof safe), store_srclines_why(lines, i));
 		}
 		printf("# %8s  %s%s%s\n", "EVENT", tt.start ? "    TIME(s)    " : "",
 		       tt.dur ? "   DURATION(s)  " : "", "FUNCTION");

@@ -364,9 +364,12 @@ static int is_launcher(const char *exe)
 }
 
 /* The DWARF of the binary at path, read once per import; NULL when it has none. The first time
- * the program itself (the session's executable) is found without any, the sink hears so. */
-static srcmap *srcmap_for(ufi_ctx *c, ufd_data *d, int sess, const char *path, dt_err *e,
-			  int *fail)
+ * the program itself (the session's executable) is found without any, and the recording has
+ * no source lines of it either (uftrace record --srcline), the sink hears so: line 1 when
+ * the program cannot be read here (moved, or recorded on another machine), 0 when it has no
+ * debug information. */
+static srcmap *srcmap_for(ufi_ctx *c, ufd_data *d, int sess, int mod, const char *path,
+			  dt_err *e, int *fail)
 {
 	uint32_t at;
 	*fail = 0;
@@ -379,8 +382,8 @@ static srcmap *srcmap_for(ufi_ctx *c, ufd_data *d, int sess, const char *path, d
 	size_t ns;
 	const ufd_sess *ss = ufd_sessions(d, &ns);
 	if (!m && sess >= 0 && (size_t)sess < ns && ss[sess].exename &&
-	    !strcmp(ss[sess].exename, path) &&
-	    c->sink->srcline(c->sink->ctx, NULL, 0, path, 0, e))
+	    !strcmp(ss[sess].exename, path) && !ufd_has_srclines(d, mod) &&
+	    c->sink->srcline(c->sink->ctx, NULL, 0, path, access(path, R_OK) ? 1 : 0, e))
 		*fail = 1;
 	return m;
 }
@@ -403,14 +406,18 @@ static ufi_slot *resolve(ufi_ctx *c, ufd_data *d, int sess, uint64_t ts, uint64_
 				sym.name);
 		return NULL;
 	}
-	/* where the function is defined, when its binary has debug information */
+	/* where the function is defined: by its binary's debug information, else by the lines
+	 * uftrace record --srcline kept */
 	if (c->sink->srcline && sym.found && sym.path) {
 		char *fname = xstrndup(sym.name, sym.len);
 		int fail;
-		srcmap *m = srcmap_for(c, d, sess, sym.path, e, &fail);
+		srcmap *m = srcmap_for(c, d, sess, sym.module, sym.path, e, &fail);
 		const char *file;
 		unsigned line;
-		if (!fail && srcmap_find(m, fname, strlen(fname), &file, &line) &&
+		ufd_sym s2 = sym;
+		s2.name = fname;
+		if (!fail && (srcmap_find(m, fname, strlen(fname), &file, &line) ||
+			      ufd_srcline(d, &s2, &file, &line)) &&
 		    c->sink->srcline(c->sink->ctx, fname, strlen(fname), file, line, e))
 			fail = 1;
 		free(fname);

@@ -80,8 +80,9 @@ typedef struct dt_sink {
 	int (*sync)(void *ctx, const dt_sync_clock *clk, const dt_sync_event *ev, size_t n,
 		    dt_err *e);
 	/* Where function `func` (flen bytes) is defined: file and line (>= 1) from the binary's
-	 * debug information, at any time of the import. flen 0 and line 0: the program `file`
-	 * has no debug information (built without -g). NULL in a sink that keeps no lines. */
+	 * debug information, at any time of the import. flen 0: a note on the program `file`,
+	 * line 0: it has no debug information (built without -g), 1: it cannot be read here.
+	 * NULL in a sink that keeps no lines. */
 	int (*srcline)(void *ctx, const char *func, size_t flen, const char *file, unsigned line,
 		       dt_err *e);
 } dt_sink;

@@ -127,6 +127,13 @@ typedef struct ufd_sym {
  * next symbol), PLT entries included. The returned name stays valid until the next call. */
 int ufd_resolve(ufd_data *d, int sess, uint64_t ts, uint64_t addr, ufd_sym *out, dt_err *e);
 
+/* Where sym is defined by its module's .dbg file ("L: LINE FILE" lines, written by uftrace
+ * record --srcline): 1 with *file (as uftrace wrote it, often relative to the folder the
+ * program was compiled in; valid while d is open) and *line, else 0. */
+int ufd_srcline(ufd_data *d, const ufd_sym *sym, const char **file, unsigned *line);
+/* Whether module mod's .dbg file has source lines. */
+int ufd_has_srclines(ufd_data *d, int mod);
+
 /* The data symbol (an object such as Open MPI's ompi_mpi_op_max, not a function) that starts
  * exactly at addr in session sess at time ts: 1 and *name (valid while d is open), 0 when there
  * is none, -1 on a bad symbol or map file. .sym files list data symbols too (uftrace 0.13). */

@@ -180,8 +180,9 @@ static const char *const migrations[] = {
 	/* 5 -> 6: source lines of a run's functions, from the debug information (DWARF) of the
 	 * binaries the recording names: where each function is defined (file, line >= 1). Keyed
 	 * by the function's name, not its id, so that the ids an import publish renumbers need no
-	 * update. A row with func '' and line 0 names a program that has no debug information
-	 * (built without -g), said once per run. A store without this table has no lines. */
+	 * update. A row with func '' names a program without lines, said once per run: line 0,
+	 * it has no debug information (built without -g); 1, it could not be read at import.
+	 * A store without this table has no lines. */
 	"CREATE TABLE IF NOT EXISTS srclines("
 	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
 	"  func TEXT NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL,"

@@ -16,7 +16,8 @@ struct store_srclines {
 	int *line;
 	size_t n, cap;
 	char **nodebug;    /* programs without debug information */
-	size_t nnodebug, capnodebug;
+	unsigned char *unreadable; /* nodebug[i] could not be read at import */
+	size_t nnodebug, capnodebug, capunreadable;
 };
 
 void store_srclines_free(store_srclines *l)
@@ -31,6 +32,7 @@ void store_srclines_free(store_srclines *l)
 	free(l->file);
 	free(l->line);
 	free(l->nodebug);
+	free(l->unreadable);
 	free(l);
 }
 
@@ -60,6 +62,8 @@ int store_srclines_load(store *s, int64_t run_id, store_srclines **out, dt_err *
 			continue;
 		if (!*fn) {
 			GROW(l->nodebug, l->capnodebug, l->nnodebug + 1);
+			GROW(l->unreadable, l->capunreadable, l->nnodebug + 1);
+			l->unreadable[l->nnodebug] = line == 1;
 			l->nodebug[l->nnodebug++] = xstrdup(file);
 			continue;
 		}
@@ -127,4 +131,15 @@ const char *store_srcline_show(const char *file, char *buf, size_t n)
 		return buf;
 	}
 	return file;
+}
+
+int store_srclines_unreadable(const store_srclines *l, size_t i)
+{
+	return l && i < l->nnodebug && l->unreadable[i];
+}
+
+const char *store_srclines_why(const store_srclines *l, size_t i)
+{
+	return store_srclines_unreadable(l, i) ? "it could not be read at import"
+					       : "it has no debug information (-g)";
 }

@@ -26,7 +26,13 @@ int store_srclines_find(const store_srclines *l, const char *name, const char **
 const char *store_srcline_show(const char *file, char *buf, size_t n);
 /* Functions with a line. */
 size_t store_srclines_count(const store_srclines *l);
-/* The programs of the run that had no debug information (no -g), n of them. */
+/* The programs of the run that had no debug information (no -g) or could not be read at
+ * import, n of them. */
 const char *const *store_srclines_nodebug(const store_srclines *l, size_t *n);
+/* Why program i of store_srclines_nodebug has no lines: "it has no debug information (-g)" or
+ * "it could not be read at import". */
+const char *store_srclines_why(const store_srclines *l, size_t i);
+/* 1 when program i could not be read at import (rather than lacking debug information). */
+int store_srclines_unreadable(const store_srclines *l, size_t i);
 
 #endif
