@@ -2,7 +2,7 @@
 # Source lines and times of a uftrace recording: a tiny program built with -g -pg is recorded
 # twice (3 and 5 iterations of its loop) and once without -g; the import keeps where each
 # function is defined, show and diff print FILE:LINE (text and JSON), show --time prints
-# durations; the interface (headless) shows the lines, toggles the time column with T and opens
+# durations; the interface (headless) shows the lines, toggles the time column with D and opens
 # $EDITOR +LINE FILE with e; a store made before the source lines keeps working, read-only too.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
@@ -128,26 +128,26 @@ has '^  4 work  prog.c:7$'
 has '^  3 main  prog.c:15$'
 has '^  6 printf$'
 hasnt 'START'
-# T: since the start, T again: duration (a loop: all its iterations), T again: none
-ui : '"trace a 0.0"' Enter wait T
+# D: since the start, D again: duration (a loop: all its iterations), D again: none
+ui : '"trace a 0.0"' Enter wait D
 has '^  #      START '
 has '^> 1 *0 ns __monstartup'
 grep -Eq '^  4 +[0-9.]+ [num]?s work  prog.c:7$' "$T/screen" || { cat "$T/screen" >&2; fail "no start of work"; }
 has "since the trace's first event"
-ui : '"trace a 0.0"' Enter wait T T
+ui : '"trace a 0.0"' Enter wait D D
 has '^  #   DURATION '
 grep -Eq '^  5 +[0-9.]+ [num]?s \[\+\] L0 ' "$T/screen" || { cat "$T/screen" >&2; fail "no duration of the loop"; }
-ui : '"trace a 0.0"' Enter wait T T T
+ui : '"trace a 0.0"' Enter wait D D D
 hasnt 'DURATION'
 hasnt 'START'
 has 'time column off'
 # a trace without timestamps says so
-ui : '"trace txt 0.0"' Enter wait T
+ui : '"trace txt 0.0"' Enter wait D
 has 'has no timestamps'
 # the diff view: lines in both panes, the time column in both
 ui : '"diff a:0.0 b:0.0"' Enter wait
 grep -Eq '^  work  prog.c:7 {20,}work  prog.c:7$' "$T/screen" || { cat "$T/screen" >&2; fail "diff view lines"; }
-ui : '"diff a:0.0 b:0.0"' Enter wait T T
+ui : '"diff a:0.0 b:0.0"' Enter wait D D
 grep -Eq '^ +[0-9.]+ [num]?s L0\^3 .*\| +[0-9.]+ [num]?s L0\^5' "$T/screen" || { cat "$T/screen" >&2; fail "diff view durations"; }
 # e: the editor on the call's line ($VISUAL, then $EDITOR, then vi)
 cat > "$T/ed" <<ED
@@ -195,7 +195,7 @@ if command -v setpriv >/dev/null &&
 	grep -q 'work() {$' "$T/out" || fail "read-only old store: $(cat "$T/out")"
 	expect_status 0 nobody diff --format json a:0.0 b:0.0
 	[ "$(sqlite3 "$T/ro/store.db" 'PRAGMA user_version')" = 4 ] || fail "a read-only store was migrated"
-	printf '%s\n' : '"trace a 0.0"' Enter wait T e > "$T/keys"
+	printf '%s\n' : '"trace a 0.0"' Enter wait D e > "$T/keys"
 	HOME="$T/home" setpriv --reuid=65534 --regid=65534 --clear-groups "$DT" -d "$T/ro/store.db" \
 		tui --filter everything --script "$T/keys" --dump "$T/home/screen" >"$T/out" 2>"$T/err" ||
 		fail "tui on a read-only old store: $(cat "$T/err")"

@@ -8,6 +8,7 @@
 #include "check.h"
 #include "store/store.h"
 #include "store/store_srcline.h"
+#include "import/wire.h"
 
 static char path[256];
 
@@ -114,6 +115,29 @@ int main(void)
 	const char *const *nd = store_srclines_nodebug(sl, &nnd);
 	CHECK(nnd == 1 && !strcmp(nd[0], "/bin/plain"));
 	store_srclines_free(sl);
+	/* the lines cross a parallel import's wire: a unit's records replayed into the store */
+	{
+		dt_buf wb = { 0 };
+		wire_sink ws;
+		wire_sink_init(&ws, &wb);
+		CHECK(ws.sink.srcline(ws.sink.ctx, "solve", 5, "/src/s.c", 33, &e) == 0);
+		CHECK(ws.sink.srcline(ws.sink.ctx, NULL, 0, "/bin/gone", 1, &e) == 0);
+		int64_t wrun;
+		CHECK(store_begin(s, &e) == 0);
+		CHECK(store_run_create(s, "wired", "", "uftrace", "src", &wrun, &e) == 0);
+		store_writer *ww = store_writer_new(s, wrun, NULL);
+		CHECK(wire_replay(wb.p, wb.len, store_writer_sink(ww), "unit 0", &e) == 0);
+		CHECK(store_writer_finish(ww, &e) == 0);
+		store_writer_free(ww);
+		CHECK(store_commit(s, &e) == 0);
+		CHECK(store_srclines_load(s, wrun, &sl, &e) == 0);
+		CHECK(store_srclines_find(sl, "solve", &file, &line) == 1 && line == 33);
+		const char *const *gone = store_srclines_nodebug(sl, &nnd);
+		CHECK(nnd == 1 && !strcmp(gone[0], "/bin/gone") && store_srclines_unreadable(sl, 0));
+		store_srclines_free(sl);
+		wire_sink_free(&ws);
+		buf_free(&wb);
+	}
 	/* another run has none */
 	CHECK(store_srclines_load(s, run + 1000, &sl, &e) == 0);
 	CHECK_EQ_INT(store_srclines_count(sl), 0);

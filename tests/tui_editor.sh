@@ -62,7 +62,7 @@ sleep 1
 screen
 grep -q 'EDITOR IS RUNNING' "$T/screen" && { cat "$T/screen" >&2; fail "the editor's output stayed on the screen"; }
 grep -q '^difftrace: trace 0.0 of r' "$T/screen" || { cat "$T/screen" >&2; fail "the interface is not back"; }
-tm send-keys -t ui T
+tm send-keys -t ui D
 wait_for 'START'
 tm send-keys -t ui Q
 wait_for 'EXITED 0'

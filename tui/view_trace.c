@@ -85,7 +85,7 @@ static const tui_keyhelp keys[] = {
 	{ "d", "diff against the same P.T of the other run" },
 	{ "", "  of the marked pair" },
 	{ "U", "the trace's own recording in uftrace tui (runs recorded with uftrace)" },
-	{ "T", "time column: since the trace's start, duration, none (recordings with" },
+	{ "D", "time column: since the trace's start, duration, none (recordings with" },
 	{ "", "  timestamps; a loop line: all its iterations, a line in a body: the first)" },
 	{ "e", "the call's source in $EDITOR (+LINE FILE; programs built with -g)" },
 	{ NULL, NULL },
@@ -796,7 +796,7 @@ static void uftrace_tui(tui *t, struct trace *d)
 			rc ? " with an error" : "");
 }
 
-/* T: the time column, since the start, then duration, then none. The times are read on the
+/* D: the time column, since the start, then duration, then none. The times are read on the
  * first use (one pass over the trace's events). */
 static void time_key(tui *t, struct trace *d)
 {
@@ -820,7 +820,7 @@ static void time_key(tui *t, struct trace *d)
 		return;
 	}
 	d->tmode = 1;
-	tui_msg(t, ST_DIM, "time column: since the trace's first event (T again: duration)");
+	tui_msg(t, ST_DIM, "time column: since the trace's first event (D again: duration)");
 }
 
 /* e: the source of the call under the cursor */
@@ -841,7 +841,7 @@ static void edit_key(tui *t, struct trace *d, view *v)
 static int trace_key(tui *t, view *v, int k)
 {
 	struct trace *d = v->data;
-	if (ready(d) && k == 'T') {
+	if (ready(d) && k == 'D') {
 		time_key(t, d);
 		return 1;
 	}

@@ -17,7 +17,7 @@ static const char help[] =
 	"It needs a terminal that can move its cursor (not TERM=dumb), and ends at the end of\n"
 	"its input.\n"
 	"Where a uftrace recording has source lines (a program built with -g), calls show\n"
-	"FILE:LINE and e opens the line in $VISUAL, else $EDITOR, else vi; T shows when each\n"
+	"FILE:LINE and e opens the line in $VISUAL, else $EDITOR, else vi; D shows when each\n"
 	"entry of a trace or diff began, then how long it took.\n"
 	"\n"
 	"  --normal RUN --faulty RUN  open the ranking of this pair\n"
