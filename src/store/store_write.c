@@ -483,7 +483,8 @@ int store_writer_finish(store_writer *w, dt_err *e)
 	if (!ranks_ok)
 		for (size_t i = 0; i < n; i++)
 			t[i].rank = -1;
-	qsort(t, n, sizeof *t, cmp_proc);
+	if (n) /* a run of no traces (only source lines) has no array to sort */
+		qsort(t, n, sizeof *t, cmp_proc);
 	sqlite3_stmt *st;
 	if (store_prepare(w->s, "UPDATE traces SET proc = ?1, thread = ?2 WHERE id = ?3", &st, e))
 		return -1;
