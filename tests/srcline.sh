@@ -73,6 +73,20 @@ else
 	echo "uftrace record --srcline failed: the recording's own lines are not tested"
 fi
 
+# a binary rebuilt since the recording (another build id) is not read for lines
+cp "$T/prog" "$T/rebuilt"
+rec "$T/rb.data" "$T/rebuilt"
+sed 's/return x \* 2;/return x * 3;/' "$T/prog.c" > "$T/prog2.c"
+"$CC" -g -O0 -pg -o "$T/rebuilt" "$T/prog2.c" 2>"$T/cc.log" || fail "cc: $(cat "$T/cc.log")"
+expect_status 0 "$DT" import --run rebuilt "$T/rb.data"
+grep -q "no source lines for $T/rebuilt: the file there is another build than the one recorded" \
+	"$T/out" || fail "import rebuilt: $(cat "$T/out")"
+# --no-srclines: none kept, nothing said
+expect_status 0 "$DT" import --no-srclines --run plain "$T/a.data"
+grep -q 'source lines' "$T/out" && fail "--no-srclines: $(cat "$T/out")"
+expect_status 0 "$DT" show plain 0.0
+grep -q '/\* .*:[0-9]* \*/' "$T/out" && fail "--no-srclines: show has lines: $(cat "$T/out")"
+
 # ---- show: /* FILE:LINE */ after calls (relative to the current folder under it) ----
 cd "$T" || fail "cd"
 expect_status 0 "$DT" show a 0.0

@@ -37,6 +37,9 @@ static const char help[] =
 	"  --parlot-token-names ParLOT: number .info names by whitespace-separated tokens, as\n"
 	"                       the DiffTrace prototype does, to reproduce its decoded text\n"
 	"                       (default: by lines, as the tracer wrote them)\n"
+	"  --no-srclines        uftrace: keep no source lines (by default each function's\n"
+	"                       file and line, from the recorded binaries' debug information\n"
+	"                       or the recording's own, uftrace record --srcline)\n"
 	"  -q, --quiet          print nothing on success\n"
 	"  -h, --help           this help\n"
 	"\n"
@@ -113,7 +116,11 @@ static void say_srclines(store *s, int64_t run_id)
 		       n == 1 ? "" : "s");
 	for (size_t i = 0; i < nd; i++) {
 		char safe[1024];
-		if (store_srclines_unreadable(l, i))
+		if (store_srclines_unreadable(l, i) == 2)
+			printf("no source lines for %s: the file there is another build than the "
+			       "one recorded\n",
+			       esc_str(nodebug[i], safe, sizeof safe));
+		else if (store_srclines_unreadable(l, i))
 			printf("no source lines for %s: it could not be read here (moved, or "
 			       "recorded on another machine?)\n",
 			       esc_str(nodebug[i], safe, sizeof safe));
@@ -132,6 +139,7 @@ int cmd_import(cli *c, int argc, char **argv)
 		{ "label", required_argument, 0, 'l' },  { "manifest", required_argument, 0, 'm' },
 		{ "quiet", no_argument, 0, 'q' },        { "help", no_argument, 0, 'h' },
 		{ "parlot-token-names", no_argument, 0, 'T' },
+		{ "no-srclines", no_argument, 0, 'S' },
 		{ 0, 0, 0, 0 },
 	};
 	dt_format fmt = DT_FMT_AUTO;
@@ -162,6 +170,9 @@ int cmd_import(cli *c, int argc, char **argv)
 			break;
 		case 'T':
 			io.parlot_token_names = 1;
+			break;
+		case 'S':
+			io.no_srclines = 1;
 			break;
 		}
 	}

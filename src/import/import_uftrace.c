@@ -340,6 +340,7 @@ typedef struct ufi_ctx {
 	strmap srcpaths;
 	srcmap **maps;
 	size_t nmaps, capmaps;
+	int no_srclines; /* import --no-srclines */
 	ufi_reader rd;
 	ufi_trace *tr;
 	dt_buf text;
@@ -369,21 +370,22 @@ static int is_launcher(const char *exe)
  * the program cannot be read here (moved, or recorded on another machine), 0 when it has no
  * debug information. */
 static srcmap *srcmap_for(ufi_ctx *c, ufd_data *d, int sess, int mod, const char *path,
-			  dt_err *e, int *fail)
+			  const char *bid, dt_err *e, int *fail)
 {
 	uint32_t at;
 	*fail = 0;
 	if (strmap_get(&c->srcpaths, path, strlen(path), &at))
 		return c->maps[at];
 	GROW(c->maps, c->capmaps, c->nmaps + 1);
-	srcmap *m = srcmap_open(path);
+	int why;
+	srcmap *m = srcmap_open(path, bid, &why);
 	c->maps[c->nmaps] = m;
 	strmap_put(&c->srcpaths, path, strlen(path), (uint32_t)c->nmaps++);
 	size_t ns;
 	const ufd_sess *ss = ufd_sessions(d, &ns);
 	if (!m && sess >= 0 && (size_t)sess < ns && ss[sess].exename &&
 	    !strcmp(ss[sess].exename, path) && !ufd_has_srclines(d, mod) &&
-	    c->sink->srcline(c->sink->ctx, NULL, 0, path, access(path, R_OK) ? 1 : 0, e))
+	    c->sink->srcline(c->sink->ctx, NULL, 0, path, (unsigned)why, e))
 		*fail = 1;
 	return m;
 }
@@ -408,10 +410,10 @@ static ufi_slot *resolve(ufi_ctx *c, ufd_data *d, int sess, uint64_t ts, uint64_
 	}
 	/* where the function is defined: by its binary's debug information, else by the lines
 	 * uftrace record --srcline kept */
-	if (c->sink->srcline && sym.found && sym.path) {
+	if (c->sink->srcline && !c->no_srclines && sym.found && sym.path) {
 		char *fname = xstrndup(sym.name, sym.len);
 		int fail;
-		srcmap *m = srcmap_for(c, d, sess, sym.module, sym.path, e, &fail);
+		srcmap *m = srcmap_for(c, d, sess, sym.module, sym.path, sym.bid, e, &fail);
 		const char *file;
 		unsigned line;
 		ufd_sym s2 = sym;
@@ -1339,6 +1341,7 @@ int import_uftrace(const char *path, const dt_import_opts *o, dt_sink *s, dt_err
 	c.sink = s;
 	c.rd.fd = -1;
 	strmap_init(&c.srcpaths);
+	c.no_srclines = o && o->no_srclines;
 	int rc = -1;
 	if (find_dirs(path, &dirs, &ndirs, e))
 		goto out;

@@ -4,6 +4,7 @@
 #include <elfutils/libdwfl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "import/srcmap.h"
 #include "util/util.h"
@@ -100,17 +101,47 @@ static const Dwfl_Callbacks callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
-srcmap *srcmap_open(const char *path)
+/* Whether the module's build id is bid (hex); 1 when either has none, as nothing says
+ * otherwise. */
+static int same_build(Dwfl_Module *mod, const char *bid)
 {
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (!bid || !*bid || n <= 0)
+		return 1;
+	if (strlen(bid) != 2 * (size_t)n)
+		return 0;
+	static const char hex[] = "0123456789abcdef";
+	for (int i = 0; i < n; i++)
+		if ((bid[2 * i] | 0x20) != hex[bits[i] >> 4] ||
+		    (bid[2 * i + 1] | 0x20) != hex[bits[i] & 15])
+			return 0;
+	return 1;
+}
+
+srcmap *srcmap_open(const char *path, const char *bid, int *why)
+{
+	*why = SRCMAP_UNREADABLE;
+	if (access(path, R_OK) != 0)
+		return NULL;
 	Dwfl *dwfl = dwfl_begin(&callbacks);
 	if (!dwfl)
 		return NULL;
 	dwfl_report_begin(dwfl);
 	Dwfl_Module *mod = dwfl_report_elf(dwfl, "srcmap", path, -1, 0, false);
 	dwfl_report_end(dwfl, NULL, NULL);
+	if (mod && !same_build(mod, bid)) {
+		*why = SRCMAP_OTHER_BUILD;
+		dwfl_end(dwfl);
+		return NULL;
+	}
+	*why = SRCMAP_NO_DEBUG;
 	Dwarf_Addr bias;
 	Dwarf *dw = mod ? dwfl_module_getdwarf(mod, &bias) : NULL;
 	if (!dw) {
+		if (!mod)
+			*why = SRCMAP_UNREADABLE;
 		dwfl_end(dwfl);
 		return NULL;
 	}

@@ -12,9 +12,12 @@
 
 typedef struct srcmap srcmap;
 
-/* The function definitions of the ELF file at path; NULL when it cannot be read or has no
- * debug information (then there is nothing to look up). */
-srcmap *srcmap_open(const char *path);
+/* Why srcmap_open found nothing. */
+enum { SRCMAP_NO_DEBUG = 0, SRCMAP_UNREADABLE = 1, SRCMAP_OTHER_BUILD = 2 };
+
+/* The function definitions of the ELF file at path; NULL when it cannot be read, is not the
+ * build bid names (hex; NULL: any), or has no debug information (*why says which). */
+srcmap *srcmap_open(const char *path, const char *bid, int *why);
 void srcmap_free(srcmap *m);
 /* Where the function named name (len bytes) is defined: 1 with *file (absolute when the
  * binary says from which folder it was compiled; valid while m lives) and *line, else 0. */

@@ -1123,6 +1123,7 @@ int ufd_resolve(ufd_data *d, int sess, uint64_t ts, uint64_t addr, ufd_sym *out,
 	out->found = 0;
 	out->module_syms = 0;
 	out->path = NULL;
+	out->bid = NULL;
 	int mod = -1;
 	uint64_t base = 0;
 	if (sess >= 0 && (size_t)sess < d->nsess) {
@@ -1167,6 +1168,7 @@ int ufd_resolve(ufd_data *d, int sess, uint64_t ts, uint64_t addr, ufd_sym *out,
 	ufd_module *m = &d->mods[mod];
 	out->module = mod;
 	out->path = m->path;
+	out->bid = m->bid;
 	if (!m->loaded && load_syms(d, m, e))
 		return -1;
 	uint64_t key = addr - base;

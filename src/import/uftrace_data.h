@@ -120,6 +120,7 @@ typedef struct ufd_sym {
 	int found;            /* 1 when a symbol of the module's table contains the address */
 	int module_syms;      /* 1 when the module has a symbol table (found could be 1) */
 	const char *path;     /* the module's file as the recording names it, or NULL */
+	const char *bid;      /* its build id (hex) as the recording's map has it, or NULL */
 } ufd_sym;
 
 /* Resolves addr recorded at time ts in session sess: module from the session's map or a

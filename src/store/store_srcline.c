@@ -63,7 +63,7 @@ int store_srclines_load(store *s, int64_t run_id, store_srclines **out, dt_err *
 		if (!*fn) {
 			GROW(l->nodebug, l->capnodebug, l->nnodebug + 1);
 			GROW(l->unreadable, l->capunreadable, l->nnodebug + 1);
-			l->unreadable[l->nnodebug] = line == 1;
+			l->unreadable[l->nnodebug] = (unsigned char)(line == 1 || line == 2 ? line : 0);
 			l->nodebug[l->nnodebug++] = xstrdup(file);
 			continue;
 		}
@@ -135,11 +135,13 @@ const char *store_srcline_show(const char *file, char *buf, size_t n)
 
 int store_srclines_unreadable(const store_srclines *l, size_t i)
 {
-	return l && i < l->nnodebug && l->unreadable[i];
+	return l && i < l->nnodebug ? l->unreadable[i] : 0;
 }
 
 const char *store_srclines_why(const store_srclines *l, size_t i)
 {
-	return store_srclines_unreadable(l, i) ? "it could not be read at import"
-					       : "it has no debug information (-g)";
+	int k = l && i < l->nnodebug ? l->unreadable[i] : 0;
+	return k == 2	? "the file there is another build than the one recorded"
+	       : k == 1 ? "it could not be read at import"
+			: "it has no debug information (-g)";
 }

@@ -29,10 +29,11 @@ size_t store_srclines_count(const store_srclines *l);
 /* The programs of the run that had no debug information (no -g) or could not be read at
  * import, n of them. */
 const char *const *store_srclines_nodebug(const store_srclines *l, size_t *n);
-/* Why program i of store_srclines_nodebug has no lines: "it has no debug information (-g)" or
- * "it could not be read at import". */
+/* Why program i of store_srclines_nodebug has no lines: "it has no debug information (-g)",
+ * "it could not be read at import" or that the file there was another build. */
 const char *store_srclines_why(const store_srclines *l, size_t i);
-/* 1 when program i could not be read at import (rather than lacking debug information). */
+/* 1 when program i could not be read at import, 2 when the file there was another build than
+ * the one recorded, 0 when it has no debug information. */
 int store_srclines_unreadable(const store_srclines *l, size_t i);
 
 #endif
