@@ -187,14 +187,14 @@ has 'a loop, not a call'
 SIZE=24x160 ui : '"rank a b"' Enter wait
 has 'leaf where the normal run has printf.*prog.c:2'
 
-# ---- a store from before the source lines (schema 4) keeps working ----
+# ---- a store from before the source lines (schema 5) keeps working ----
 cp "$DIFFTRACE_DB" "$T/old.db"
-sqlite3 "$T/old.db" 'DROP TABLE srclines; PRAGMA user_version = 4;' || fail "sqlite3"
+sqlite3 "$T/old.db" 'DROP TABLE srclines; PRAGMA user_version = 5;' || fail "sqlite3"
 cp "$T/old.db" "$T/old-ro.db"
 expect_status 0 "$DT" -d "$T/old.db" show a 0.0
 grep -q 'work() {$' "$T/out" || fail "old store: $(cat "$T/out")"
 expect_status 0 "$DT" -d "$T/old.db" diff a:0.0 b:0.0
-[ "$(sqlite3 "$T/old.db" 'PRAGMA user_version')" -ge 5 ] || fail "old store not migrated"
+[ "$(sqlite3 "$T/old.db" 'PRAGMA user_version')" -ge 6 ] || fail "old store not migrated"
 expect_status 0 "$DT" -d "$T/old.db" import --run a2 "$T/a.data"
 grep -q 'source lines of 3 functions' "$T/out" || fail "import into a migrated store: $(cat "$T/out")"
 expect_status 0 "$DT" -d "$T/old.db" show a2 0.0
@@ -208,7 +208,7 @@ if command -v setpriv >/dev/null &&
 	expect_status 0 nobody show a 0.0
 	grep -q 'work() {$' "$T/out" || fail "read-only old store: $(cat "$T/out")"
 	expect_status 0 nobody diff --format json a:0.0 b:0.0
-	[ "$(sqlite3 "$T/ro/store.db" 'PRAGMA user_version')" = 4 ] || fail "a read-only store was migrated"
+	[ "$(sqlite3 "$T/ro/store.db" 'PRAGMA user_version')" = 5 ] || fail "a read-only store was migrated"
 	printf '%s\n' : '"trace a 0.0"' Enter wait D e > "$T/keys"
 	HOME="$T/home" setpriv --reuid=65534 --regid=65534 --clear-groups "$DT" -d "$T/ro/store.db" \
 		tui --filter everything --script "$T/keys" --dump "$T/home/screen" >"$T/out" 2>"$T/err" ||

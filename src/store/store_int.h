@@ -43,7 +43,7 @@ int store_exec(store *s, const char *sql, dt_err *e);
 int store_schema_migrate(store *s, dt_err *e);
 /* The oldest schema version a read-only store is read in without migrating it: the later
  * migrations only add tables that every reader does without (store_srclines_load). */
-#define STORE_SCHEMA_READ_MIN 4
+#define STORE_SCHEMA_READ_MIN 5
 /* The schema version this difftrace writes. */
 int store_schema_current(void);
 /* Remembers a newly interned function so that store_func_name sees it. */
