@@ -7,6 +7,8 @@
 
 #include "check.h"
 #include "store/store.h"
+#include "store/store_srcline.h"
+#include "import/wire.h"
 
 static char path[256];
 
@@ -89,9 +91,57 @@ int main(void)
 	write_trace(k, 100, 100, -1, 1, big, f, g, argat);
 	write_trace(k, 100, 120, -1, 0, 8, f, g, 100);
 	CHECK_EQ_INT(store_writer_traces(w), 5);
+	/* source lines: by name, the first of a name kept; a program without debug information */
+	CHECK(k->srcline(k->ctx, "compute", 7, "/src/a.c", 12, &e) == 0);
+	CHECK(k->srcline(k->ctx, "MPI_Allreduce", 13, "/src/mpi.c", 40, &e) == 0);
+	CHECK(k->srcline(k->ctx, "MPI_Allreduce", 13, "/src/mpi.c", 40, &e) == 0);
+	CHECK(k->srcline(k->ctx, NULL, 0, "/bin/plain", 0, &e) == 0);
 	CHECK(store_writer_finish(w, &e) == 0);
 	store_writer_free(w);
 	CHECK(store_commit(s, &e) == 0);
+	store_srclines *sl;
+	CHECK(store_srclines_load(s, run, &sl, &e) == 0);
+	const char *file;
+	int line;
+	CHECK_EQ_INT(store_srclines_count(sl), 2);
+	CHECK(store_srclines_find(sl, "compute", &file, &line) == 1);
+	CHECK(!strcmp(file, "/src/a.c") && line == 12);
+	/* an MPI call named with its arguments is looked up by its name */
+	CHECK(store_srclines_find(sl, "MPI_Allreduce[count=1,op=SUM]", &file, &line) == 1);
+	CHECK(line == 40);
+	CHECK(store_srclines_find(sl, "far_away", &file, &line) == 0);
+	CHECK(store_srclines_find(NULL, "compute", &file, &line) == 0);
+	size_t nnd;
+	const char *const *nd = store_srclines_nodebug(sl, &nnd);
+	CHECK(nnd == 1 && !strcmp(nd[0], "/bin/plain"));
+	store_srclines_free(sl);
+	/* the lines cross a parallel import's wire: a unit's records replayed into the store */
+	{
+		dt_buf wb = { 0 };
+		wire_sink ws;
+		wire_sink_init(&ws, &wb);
+		CHECK(ws.sink.srcline(ws.sink.ctx, "solve", 5, "/src/s.c", 33, &e) == 0);
+		CHECK(ws.sink.srcline(ws.sink.ctx, NULL, 0, "/bin/gone", 1, &e) == 0);
+		int64_t wrun;
+		CHECK(store_begin(s, &e) == 0);
+		CHECK(store_run_create(s, "wired", "", "uftrace", "src", &wrun, &e) == 0);
+		store_writer *ww = store_writer_new(s, wrun, NULL);
+		CHECK(wire_replay(wb.p, wb.len, store_writer_sink(ww), "unit 0", &e) == 0);
+		CHECK(store_writer_finish(ww, &e) == 0);
+		store_writer_free(ww);
+		CHECK(store_commit(s, &e) == 0);
+		CHECK(store_srclines_load(s, wrun, &sl, &e) == 0);
+		CHECK(store_srclines_find(sl, "solve", &file, &line) == 1 && line == 33);
+		const char *const *gone = store_srclines_nodebug(sl, &nnd);
+		CHECK(nnd == 1 && !strcmp(gone[0], "/bin/gone") && store_srclines_unreadable(sl, 0));
+		store_srclines_free(sl);
+		wire_sink_free(&ws);
+		buf_free(&wb);
+	}
+	/* another run has none */
+	CHECK(store_srclines_load(s, run + 1000, &sl, &e) == 0);
+	CHECK_EQ_INT(store_srclines_count(sl), 0);
+	store_srclines_free(sl);
 
 	store_run r;
 	CHECK(store_run_get(s, "normal", &r, &e) == 0);

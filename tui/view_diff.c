@@ -16,7 +16,9 @@
 #include <string.h>
 
 #include "analysis/diff.h"
+#include "analysis/evtimes.h"
 #include "analysis/nlr.h"
+#include "source.h"
 #include "store/store_analysis.h"
 #include "tui.h"
 #include "tui_int.h" /* tui_help: ? and Enter before any search */
@@ -71,6 +73,12 @@ struct diff {
 	char pat[256];
 	int dir; /* of the last search: 1 '/', -1 '?' */
 	store *s;
+	store_srclines *lines[2]; /* where each run's functions are defined */
+	int tmode;             /* the time column of each pane: 0 none, 1 start, 2 duration */
+	int tstate[2];         /* 0 not read, 1 read, -1 none */
+	evtimes tm[2];
+	uint64_t *pos[2];      /* per entry of each trace: its first kept event */
+	uint64_t *len[2];      /* and how many it stands for */
 };
 
 static const tui_keyhelp keys[] = {
@@ -84,6 +92,8 @@ static const tui_keyhelp keys[] = {
 	{ "H L  Left Right", "scroll the focused pane's long lines left / right" },
 	{ "R", "the report of the two traces: calls, total and self time per function" },
 	{ "T", "the timeline of the right trace's run at its first diverging event" },
+	{ "D", "time column in both panes: since the trace's start, duration, none" },
+	{ "e", "the source of the focused pane's call in $EDITOR (+LINE FILE)" },
 	{ NULL, NULL },
 };
 
@@ -106,6 +116,14 @@ static void data_free(struct diff *d)
 	}
 	nlr_table_free(d->loops);
 	d->loops = NULL;
+	for (int i = 0; i < 2; i++) {
+		evtimes_free(&d->tm[i]);
+		d->tstate[i] = 0;
+		free(d->pos[i]);
+		free(d->len[i]);
+		d->pos[i] = d->len[i] = NULL;
+	}
+	d->tmode = 0;
 	free(d->rows);
 	free(d->exp);
 	free(d->shown);
@@ -386,6 +404,13 @@ static int side_text(const struct diff *d, const dline *l, int side, char *txt, 
 	int ind = 2 * depth < (int)n - 1 ? 2 * depth : 0;
 	memset(txt, ' ', (size_t)ind);
 	nlr_token(txt + ind, n - (size_t)ind, x, fname, d->s);
+	const char *file;
+	int line;
+	if (!nlr_is_loop(x) &&
+	    store_srclines_find(d->lines[side], store_func_name(d->s, x.sym), &file, &line)) {
+		const char *base = strrchr(file, '/');
+		snprintf(pre, npre, "  %s:%d", base ? base + 1 : file, line);
+	}
 	int opened = l->kind == D_ROW ? d->exp[l->row] : 1; /* body loops are open below */
 	if (nlr_is_loop(x) && !opened) {
 		size_t bn, k = 0;
@@ -514,6 +539,30 @@ static void pane_widths(const tui_out *o, int *lw, int *rw)
 	*rw = w - 3 - *lw;
 }
 
+/* Columns of the time cell (evtimes_fmt), then a blank. */
+#define TIME_W 10
+
+/* The time cell of side s of line l: the row's entry (all of a loop's iterations); blank on
+ * body lines, whose entries stand for many. */
+static void time_cell(const struct diff *d, const dline *l, int s, tui_out *o)
+{
+	char buf[32] = "";
+	const diff_row *r = l->kind == D_ROW ? &d->rows[l->row] : NULL;
+	if (r && has_side(r, s) && d->tstate[s] == 1) {
+		size_t i = s ? r->b : r->a;
+		uint64_t p = d->pos[s][i], n = d->len[s][i];
+		const evtimes *tm = &d->tm[s];
+		if (n && p < tm->n && n - 1 < tm->n - p) {
+			uint64_t a = tm->start[p], b = tm->end[p + n - 1];
+			if (d->tmode == 1)
+				evtimes_fmt(a >= tm->t0 ? a - tm->t0 : 0, buf, sizeof buf);
+			else
+				evtimes_fmt(b >= a ? b - a : 0, buf, sizeof buf);
+		}
+	}
+	out_printf(o, ST_DIM, "%*s ", TIME_W, buf);
+}
+
 static void diff_line(tui *t, view *v, size_t i, tui_out *o)
 {
 	struct diff *d = v->data;
@@ -557,8 +606,12 @@ static void diff_line(tui *t, view *v, size_t i, tui_out *o)
 					     : mark_style(l->mark);
 		if (l->kind == D_BODY && l->mark != ' ' && !l->has[s])
 			style = ST_NORMAL;
-		int start = out_cols(o);
-		put_pane(o, style, txt[s], words ? m[s] : NULL, pre[s], d->hs[s], s ? rw : lw);
+		int start = out_cols(o), w = s ? rw : lw;
+		if (d->tmode && w > TIME_W + 8) {
+			time_cell(d, l, s, o);
+			w -= TIME_W + 1;
+		}
+		put_pane(o, style, txt[s], words ? m[s] : NULL, pre[s], d->hs[s], w);
 		if (!s) {
 			out_pad(o, start + lw);
 			out_text(o, ST_NORMAL, " ");
@@ -762,6 +815,107 @@ static void search(tui *t, view *v, int dir)
 	search_next(t, v, 1);
 }
 
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Where each entry of side s begins in the kept events, and how many it stands for. A loop
+ * body names only smaller loop ids, so one pass up the ids has every inner loop's count. */
+static void entry_positions(struct diff *d, int s)
+{
+	size_t nt = nlr_table_count(d->loops);
+	uint64_t *ev = xcalloc(nt ? nt : 1, sizeof *ev);
+	for (size_t id = 0; id < nt; id++) {
+		size_t bn;
+		const nlr_entry *b = nlr_table_body(d->loops, (uint32_t)id, &bn);
+		uint64_t sum = 0;
+		for (size_t j = 0; j < bn; j++)
+			sum = add_sat(sum, nlr_is_loop(b[j]) && nlr_loop_id(b[j]) < id
+						   ? mul_sat(b[j].count, ev[nlr_loop_id(b[j])])
+						   : 1);
+		ev[id] = sum;
+	}
+	d->pos[s] = xmalloc((d->n[s] ? d->n[s] : 1) * sizeof *d->pos[s]);
+	d->len[s] = xmalloc((d->n[s] ? d->n[s] : 1) * sizeof *d->len[s]);
+	uint64_t at = 0;
+	for (size_t i = 0; i < d->n[s]; i++) {
+		nlr_entry x = d->v[s][i];
+		uint64_t n = !nlr_is_loop(x) ? 1
+			     : nlr_loop_id(x) < nt ? mul_sat(x.count, ev[nlr_loop_id(x)])
+						  : 0;
+		d->pos[s][i] = at;
+		d->len[s][i] = n;
+		at = add_sat(at, n);
+	}
+	free(ev);
+}
+
+/* D: both panes' time column, since the start, then duration, then none. */
+static void time_key(tui *t, struct diff *d)
+{
+	if (d->tmode) {
+		d->tmode = d->tmode == 1 ? 2 : 0;
+		tui_msg(t, ST_DIM, d->tmode ? "time column: duration of each call or loop"
+					    : "time column off");
+		return;
+	}
+	char why[2][300] = { "", "" };
+	for (int s = 0; s < 2; s++) {
+		if (d->tstate[s])
+			continue;
+		dt_err e;
+		dt_err_clear(&e);
+		int obj = analysis_object(d->r[s], d->p[s], d->t[s]);
+		int r = evtimes_load(d->s, d->r[s], obj, &d->tm[s], why[s], sizeof why[s], &e);
+		if (r < 0)
+			dt_err_format(&e, why[s], sizeof why[s]);
+		d->tstate[s] = r == 1 ? 1 : -1;
+		if (r == 1)
+			entry_positions(d, s);
+	}
+	if (d->tstate[0] < 0 && d->tstate[1] < 0) {
+		tui_msg(t, ST_WARN, "no times: %s", why[1][0] ? why[1] : why[0]);
+		return;
+	}
+	d->tmode = 1;
+	if (d->tstate[0] < 0 || d->tstate[1] < 0)
+		tui_msg(t, ST_WARN, "time column: the %s pane has none (%s)",
+			d->tstate[0] < 0 ? "left" : "right", d->tstate[0] < 0 ? why[0] : why[1]);
+	else
+		tui_msg(t, ST_DIM, "time column: since each trace's first event (D again: duration)");
+}
+
+/* e: the source of the focused pane's call on the cursor's line */
+static void edit_key(tui *t, struct diff *d, view *v)
+{
+	const dline *l = v->cur < d->ndl ? &d->dl[v->cur] : NULL;
+	int s = d->focus, have = 0;
+	nlr_entry x = { 0 };
+	if (l && l->kind == D_ROW && has_side(&d->rows[l->row], s)) {
+		x = row_entry(d, &d->rows[l->row], s);
+		have = 1;
+	} else if (l && l->kind == D_BODY && l->has[s]) {
+		x = l->e[s];
+		have = 1;
+	}
+	if (!have) {
+		tui_msg(t, ST_WARN, "no call in the %s pane on this line (Tab: the other pane)",
+			s ? "right" : "left");
+		return;
+	}
+	if (nlr_is_loop(x)) {
+		tui_msg(t, ST_WARN, "a loop, not a call: open it (Enter) and choose a call");
+		return;
+	}
+	tui_src_edit(t, d->lines[s], store_func_name(d->s, x.sym));
+}
+
 static int diff_key(tui *t, view *v, int k)
 {
 	struct diff *d = v->data;
@@ -769,6 +923,12 @@ static int diff_key(tui *t, view *v, int k)
 	if (d->state != 1)
 		return 0;
 	switch (k) {
+	case 'D':
+		time_key(t, d);
+		return 1;
+	case 'e':
+		edit_key(t, d, v);
+		return 1;
 	case ']':
 	case '[':
 		jump(t, v, k == ']' ? 1 : -1);
@@ -854,6 +1014,8 @@ static void diff_close(view *v)
 {
 	struct diff *d = v->data;
 	data_free(d);
+	store_srclines_free(d->lines[0]);
+	store_srclines_free(d->lines[1]);
 	free(d->dl);
 	if (d->re)
 		pcre2_code_free(d->re);
@@ -876,6 +1038,8 @@ int view_diff_open(tui *t, const char *run_a, int pa, int ta, const char *run_b,
 	d->t[1] = tb;
 	d->s = tui_store(t);
 	d->focus = 1; /* the faulty side is the one searched first */
+	d->lines[0] = tui_src_load(t, run_a);
+	d->lines[1] = tui_src_load(t, run_b);
 	return tui_push(t, &diff_ops, d, "difftrace: diff %s %d.%d | %s %d.%d", run_a, pa, ta,
 			run_b, pb, tb)
 		       ? 0

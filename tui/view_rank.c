@@ -24,6 +24,7 @@
 #include "util/ptrange.h"
 #include "analysis/rank.h"
 #include "analysis/verdict.h"
+#include "source.h"
 #include "store/store_analysis.h"
 #include "tui.h"
 #include "util/util.h"
@@ -113,6 +114,7 @@ struct rank {
 	char blind[256];
 	int own_pending;           /* the analyses of every call are being computed */
 	int own_same;              /* and they found no difference either */
+	store_srclines *lines[2];  /* where the normal and faulty runs' functions are defined */
 };
 
 static const tui_keyhelp keys[] = {
@@ -124,6 +126,7 @@ static const tui_keyhelp keys[] = {
 	{ "T", "trace (pair: its second): the timeline at its first diverging" },
 	{ "", "  event, in the faulty run's sync record" },
 	{ "S", "where each thread of the faulty run is stuck (hang report)" },
+	{ "e", "trace: the source of the call where it changed, in $EDITOR" },
 	{ "Tab  BTab", "next / previous section" },
 	{ "", "traces as rank orders them: diverged, then stopped" },
 	{ "", "  early, then identical (score 0); 3= marks a" },
@@ -560,6 +563,26 @@ static int is_current(const struct rank *d, const struct sweep_row *w)
 	return d->rn && d->rf && w->idn == d->rn->meta.id && w->idf == d->rf->meta.id;
 }
 
+/* The call where trace x changed, as its reason names it: where it stopped or spun, or its
+ * first call that differs; NULL when none (identical, or it ended early). */
+static const char *changed_call(tui *t, const vd_item *x)
+{
+	uint32_t f = 0;
+	if (x->change == VD_STOPPED || x->spun)
+		f = x->last_f;
+	else if (x->change == VD_DIVERGED && !x->ended)
+		f = x->ev_f ? x->ev_f : x->ev_n;
+	return f ? store_func_name(tui_store(t), f) : NULL;
+}
+
+/* The faulty run's source lines when they place fn, else the normal run's. */
+static const store_srclines *lines_of(const struct rank *d, const char *fn)
+{
+	const char *file;
+	int line;
+	return store_srclines_find(d->lines[1], fn, &file, &line) ? d->lines[1] : d->lines[0];
+}
+
 static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 {
 	struct rank *d = v->data;
@@ -645,6 +668,9 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 		char why[512];
 		vd_reason(tui_store(t), x, why, sizeof why);
 		out_text(o, x->change ? ST_WARN : ST_DIM, why);
+		const char *fn = changed_call(t, x);
+		if (fn)
+			tui_src_suffix(o, lines_of(d, fn), fn);
 		break;
 	}
 	case L_PTITLE:
@@ -824,6 +850,19 @@ static int rank_key_fn(tui *t, view *v, int k)
 		view_hang_open(t, d->faulty);
 		return 1;
 	}
+	if (k == 'e' && l) {
+		if (l->kind != L_TRACE) {
+			tui_msg(t, ST_WARN, "e works on a trace: the call where it changed");
+			return 1;
+		}
+		const char *fn = changed_call(t, &d->v.it[l->i]);
+		if (!fn) {
+			tui_msg(t, ST_WARN, "no call where trace changed (identical, or it ended early)");
+			return 1;
+		}
+		tui_src_edit(t, lines_of(d, fn), fn);
+		return 1;
+	}
 	if (k == 't' && l) {
 		if (l->kind != L_TRACE) {
 			tui_msg(t, ST_WARN, "t works on a trace");
@@ -842,6 +881,8 @@ static void rank_close(view *v)
 	struct rank *d = v->data;
 	comparison_free(d);
 	sweep_free(d);
+	store_srclines_free(d->lines[0]);
+	store_srclines_free(d->lines[1]);
 	free(d->ln);
 	free(d);
 }
@@ -859,6 +900,8 @@ int view_rank_open(tui *t, const char *normal, const char *faulty)
 	snprintf(d->faulty, sizeof d->faulty, "%s", faulty);
 	d->want.kind = L_STATE;
 	d->b = NAN;
+	d->lines[0] = tui_src_load(t, normal);
+	d->lines[1] = tui_src_load(t, faulty);
 	if (!tui_push(t, &rank_ops, d, "difftrace: ranking %s against %s", d->faulty, d->normal))
 		return -1; /* d is freed */
 	tui_set_pair(t, d->normal, d->faulty);

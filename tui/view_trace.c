@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/evtimes.h"
 #include "analysis/nlr.h"
+#include "source.h"
 #include "store/store_analysis.h"
 #include "tui.h"
 #include "util/util.h"
@@ -34,6 +36,7 @@ struct tline {
 	uint8_t open;    /* a loop whose body is on the lines below */
 	uint8_t last;    /* the last entry of its body */
 	uint64_t guides; /* bit k - 1: the ancestor at depth k has more entries below it */
+	uint64_t fpos;   /* its first kept event (of its first iteration, inside a loop) */
 };
 
 struct tbuf {
@@ -63,6 +66,11 @@ struct trace {
 	struct tbuf t;       /* the tree's lines */
 	int table;           /* showing the loop table instead of the tree */
 	size_t tree_cur, tree_top;
+	store_srclines *lines; /* where the run's functions are defined */
+	int tmode;           /* the time column: 0 none, 1 since the trace's start, 2 duration */
+	int tstate;          /* the times: 0 not read, 1 read, -1 none (twhy says why) */
+	evtimes tm;
+	char twhy[300];
 };
 
 static const tui_keyhelp keys[] = {
@@ -77,6 +85,9 @@ static const tui_keyhelp keys[] = {
 	{ "d", "diff against the same P.T of the other run" },
 	{ "", "  of the marked pair" },
 	{ "U", "the trace's own recording in uftrace tui (runs recorded with uftrace)" },
+	{ "D", "time column: since the trace's start, duration, none (recordings with" },
+	{ "", "  timestamps; a loop line: all its iterations, a line in a body: the first)" },
+	{ "e", "the call's source in $EDITOR (+LINE FILE; programs built with -g)" },
 	{ NULL, NULL },
 };
 
@@ -100,6 +111,8 @@ static void free_data(struct trace *d)
 	d->aid = 0;
 	d->table = 0;
 	d->tree_cur = d->tree_top = 0;
+	evtimes_free(&d->tm);
+	d->tstate = 0;
 }
 
 struct loadctx {
@@ -201,17 +214,28 @@ static uint64_t child_guides(const struct tline *p)
 }
 
 /* Appends the body of loop line p to b, every nested loop unfolded too when deep. */
+/* Kept events an entry stands for: 1 for a call, count iterations of its body for a loop. */
+static uint64_t entry_events(const struct trace *d, nlr_entry x)
+{
+	if (!nlr_is_loop(x))
+		return 1;
+	uint32_t id = nlr_loop_id(x);
+	return id < d->nids ? sat_mul(x.count, d->evlen[id]) : 0;
+}
+
 static void emit_body(const struct trace *d, struct tbuf *b, struct tline p, int deep)
 {
 	size_t len;
 	const nlr_entry *body = body_of(d, nlr_loop_id(p.e), &len);
+	uint64_t pos = p.fpos;
 	for (size_t j = 0; j < len; j++) {
 		struct tline c = { body[j], p.depth + 1, (uint32_t)j, 0, j + 1 == len,
-				   child_guides(&p) };
+				   child_guides(&p), pos };
 		c.open = deep && nlr_is_loop(c.e);
 		tb_push(b, c);
 		if (c.open)
 			emit_body(d, b, c, 1);
+		pos = sat_add(pos, entry_events(d, body[j]));
 	}
 }
 
@@ -219,12 +243,14 @@ static void emit_body(const struct trace *d, struct tbuf *b, struct tline p, int
 static void build_tree(struct trace *d, int deep)
 {
 	d->t.n = 0;
+	uint64_t pos = 0;
 	for (size_t i = 0; i < d->n; i++) {
-		struct tline l = { d->v[i], 0, (uint32_t)i, 0, i + 1 == d->n, 0 };
+		struct tline l = { d->v[i], 0, (uint32_t)i, 0, i + 1 == d->n, 0, pos };
 		l.open = deep && nlr_is_loop(l.e);
 		tb_push(&d->t, l);
 		if (l.open)
 			emit_body(d, &d->t, l, 1);
+		pos = sat_add(pos, entry_events(d, d->v[i]));
 	}
 }
 
@@ -378,6 +404,22 @@ static void count_text(char *buf, size_t n, uint64_t v)
 		snprintf(buf, n, "%llu", (unsigned long long)v);
 }
 
+/* The time column of line l: when it began (since the trace's first event) or how long it
+ * took (a loop: all its iterations), blank where it is not known. */
+static void time_cell(const struct trace *d, const struct tline *l, tui_out *o)
+{
+	char buf[32] = "";
+	uint64_t n = entry_events(d, l->e);
+	if (d->tstate == 1 && n && l->fpos < d->tm.n && n - 1 < d->tm.n - l->fpos) {
+		uint64_t a = d->tm.start[l->fpos], b = d->tm.end[l->fpos + n - 1];
+		if (d->tmode == 1)
+			evtimes_fmt(a >= d->tm.t0 ? a - d->tm.t0 : 0, buf, sizeof buf);
+		else
+			evtimes_fmt(b >= a ? b - a : 0, buf, sizeof buf);
+	}
+	out_printf(o, ST_DIM, "%10s ", buf);
+}
+
 static void tree_line(tui *t, const struct trace *d, size_t i, tui_out *o)
 {
 	const struct tline *l = &d->t.l[i];
@@ -385,6 +427,8 @@ static void tree_line(tui *t, const struct trace *d, size_t i, tui_out *o)
 		out_printf(o, ST_DIM, "%*u ", d->numw, l->idx + 1);
 	else
 		out_printf(o, ST_NORMAL, "%*s ", d->numw, "");
+	if (d->tmode)
+		time_cell(d, l, o);
 	const char *bar = o->utf8 ? "\u2502  " : "|  ";
 	for (uint32_t k = 1; k < l->depth; k++)
 		out_text(o, ST_DIM,
@@ -395,6 +439,7 @@ static void tree_line(tui *t, const struct trace *d, size_t i, tui_out *o)
 				 : (o->utf8 ? "\u251c\u2500 " : "|- "));
 	if (!nlr_is_loop(l->e)) {
 		token(t, o, ST_NORMAL, l->e);
+		tui_src_suffix(o, d->lines, store_func_name(tui_store(t), l->e.sym));
 		return;
 	}
 	uint32_t id = nlr_loop_id(l->e);
@@ -459,6 +504,9 @@ static void trace_header(tui *t, view *v, tui_out *o)
 			   d->nused, d->nused == 1 ? "" : "s", d->p, d->thr, d->run);
 		return;
 	}
+	if (d->tmode)
+		out_printf(o, ST_HEADER, "%*s %10s ", d->numw, "#",
+			   d->tmode == 1 ? "START" : "DURATION");
 	out_printf(o, ST_HEADER, "%llu events, %llu kept by the filter, %zu entr%s, %zu loop%s",
 		   (unsigned long long)d->r->traces[d->obj].nevents,
 		   (unsigned long long)d->r->nfiltered[d->obj], d->n, d->n == 1 ? "y" : "ies",
@@ -748,9 +796,59 @@ static void uftrace_tui(tui *t, struct trace *d)
 			rc ? " with an error" : "");
 }
 
+/* D: the time column, since the start, then duration, then none. The times are read on the
+ * first use (one pass over the trace's events). */
+static void time_key(tui *t, struct trace *d)
+{
+	if (d->tmode) {
+		d->tmode = d->tmode == 1 ? 2 : 0;
+		tui_msg(t, ST_DIM, d->tmode ? "time column: duration of each call or loop"
+					    : "time column off");
+		return;
+	}
+	if (d->tstate == 0) {
+		dt_err e;
+		dt_err_clear(&e);
+		int r = evtimes_load(tui_store(t), d->r, d->obj, &d->tm, d->twhy, sizeof d->twhy,
+				     &e);
+		if (r < 0)
+			dt_err_format(&e, d->twhy, sizeof d->twhy);
+		d->tstate = r == 1 ? 1 : -1;
+	}
+	if (d->tstate < 0) {
+		tui_msg(t, ST_WARN, "%s", d->twhy);
+		return;
+	}
+	d->tmode = 1;
+	tui_msg(t, ST_DIM, "time column: since the trace's first event (D again: duration)");
+}
+
+/* e: the source of the call under the cursor */
+static void edit_key(tui *t, struct trace *d, view *v)
+{
+	if (d->table || v->cur >= d->t.n) {
+		tui_msg(t, ST_WARN, "no call on this line: nothing to open in the editor");
+		return;
+	}
+	const struct tline *l = &d->t.l[v->cur];
+	if (nlr_is_loop(l->e)) {
+		tui_msg(t, ST_WARN, "a loop, not a call: unfold it (Enter) and choose a call");
+		return;
+	}
+	tui_src_edit(t, d->lines, store_func_name(tui_store(t), l->e.sym));
+}
+
 static int trace_key(tui *t, view *v, int k)
 {
 	struct trace *d = v->data;
+	if (ready(d) && k == 'D') {
+		time_key(t, d);
+		return 1;
+	}
+	if (ready(d) && k == 'e') {
+		edit_key(t, d, v);
+		return 1;
+	}
 	if (k == 'd' && d->state == 1 && d->obj >= 0) {
 		diff_key(t, d);
 		return 1;
@@ -807,6 +905,8 @@ static int trace_key(tui *t, view *v, int k)
 
 static void trace_close(view *v)
 {
+	struct trace *d = v->data;
+	store_srclines_free(d->lines);
 	free_data(v->data);
 	free(v->data);
 }
@@ -823,6 +923,7 @@ int view_trace_open(tui *t, const char *run, int p, int thr)
 	d->p = p;
 	d->thr = thr;
 	d->obj = -1;
+	d->lines = tui_src_load(t, run);
 	return tui_push(t, &trace_ops, d, "difftrace: trace %d.%d of %s, nested loops", p, thr,
 			run)
 		       ? 0

@@ -13,6 +13,7 @@
 #include "analysis/diff.h"
 #include "analysis/nlr.h"
 #include "analysis/rank.h"
+#include "store/store_srcline.h"
 #include "util/esc.h"
 #include "analysis/verdict.h"
 #include "util/util.h"
@@ -54,6 +55,9 @@ static const char diff_help[] =
 	"                        differing words of a changed pair in reverse video\n"
 	"  -h, --help            this help\n"
 	"\n"
+	"A call whose function the binary's debug information (-g) places in the source shows\n"
+	"where it is defined: NAME @FILE:LINE (the file's last component; in JSON \"file\" and\n"
+	"\"line\" with the whole path).\n"
 	"A side-by-side line too long for its column ends in ~ (an ellipsis in a UTF-8 locale);\n"
 	"a changed pair that does not fit shows the part that differs, the common part elided.\n"
 	"\n";
@@ -291,11 +295,29 @@ static int loop_body(void *ctx, uint32_t id, const nlr_entry **body, size_t *n)
 struct two {
 	store *s;
 	nlr_table *t;
+	store_srclines *lines[2]; /* of the two runs */
+	char buf[1024];
 };
 
+/* Where the function is defined, by the first run's debug information, else the second's. */
+static int two_line(const store_srclines *const lines[2], const char *name, const char **file,
+		    int *line)
+{
+	return store_srclines_find(lines[0], name, file, line) ||
+	       store_srclines_find(lines[1], name, file, line);
+}
+
+/* "name @file:line" (the file's last component: the columns are narrow) when it has a line */
 static const char *two_name(void *ctx, uint32_t fid)
 {
-	return store_func_name(((struct two *)ctx)->s, fid);
+	struct two *w = ctx;
+	const char *name = store_func_name(w->s, fid), *file;
+	int line;
+	if (!name || !two_line((const store_srclines *const *)w->lines, name, &file, &line))
+		return name;
+	const char *base = strrchr(file, '/');
+	snprintf(w->buf, sizeof w->buf, "%s @%s:%d", name, base ? base + 1 : file, line);
+	return w->buf;
 }
 
 static int two_body(void *ctx, uint32_t id, const nlr_entry **body, size_t *n)
@@ -305,7 +327,7 @@ static int two_body(void *ctx, uint32_t id, const nlr_entry **body, size_t *n)
 
 /* ---- diff as JSON ---- */
 
-static void json_entry(store *s, nlr_entry x)
+static void json_entry(store *s, const store_srclines *const lines[2], nlr_entry x)
 {
 	if (nlr_is_loop(x)) {
 		printf("{\"loop\": %u, \"count\": %u}", nlr_loop_id(x), x.count);
@@ -319,15 +341,23 @@ static void json_entry(store *s, nlr_entry x)
 	}
 	printf("{\"name\": ");
 	cli_json_str(name);
+	const char *file;
+	int line;
+	if (two_line(lines, name, &file, &line)) {
+		printf(", \"file\": ");
+		cli_json_str(file);
+		printf(", \"line\": %d", line);
+	}
 	printf("}");
 }
 
-static void json_entries(store *s, const nlr_entry *v, size_t n)
+static void json_entries(store *s, const store_srclines *const lines[2], const nlr_entry *v,
+			 size_t n)
 {
 	printf("[");
 	for (size_t i = 0; i < n; i++) {
 		printf("%s", i ? ", " : "");
-		json_entry(s, v[i]);
+		json_entry(s, lines, v[i]);
 	}
 	printf("]");
 }
@@ -352,9 +382,9 @@ static void loops_used(const nlr_table *t, const nlr_entry *v, size_t n, unsigne
 
 static const char *const hunk_kind[] = { "same", "only_a", "only_b", "count" };
 
-static void diff_json(store *s, const nlr_table *t, const char *const run[2], const int p[2],
-		      const int th[2], nlr_entry *const v[2], const size_t n[2],
-		      const diff_script *ds)
+static void diff_json(store *s, const store_srclines *const lines[2], const nlr_table *t,
+		      const char *const run[2], const int p[2], const int th[2],
+		      nlr_entry *const v[2], const size_t n[2], const diff_script *ds)
 {
 	diff_row *rows;
 	size_t nrows;
@@ -366,7 +396,7 @@ static void diff_json(store *s, const nlr_table *t, const char *const run[2], co
 		printf("%s\n \"%s\": {\"run\": ", i ? "," : "", i ? "b" : "a");
 		cli_json_str(run[i]);
 		printf(", \"trace\": \"%d.%d\", \"entries\": ", p[i], th[i]);
-		json_entries(s, v[i], n[i]);
+		json_entries(s, lines, v[i], n[i]);
 		printf("}");
 	}
 	printf(",\n \"changed\": %zu, \"only_a\": %zu, \"only_b\": %zu, \"identical\": %s,",
@@ -390,7 +420,7 @@ static void diff_json(store *s, const nlr_table *t, const char *const run[2], co
 		size_t bn;
 		const nlr_entry *b = nlr_table_body(t, (uint32_t)id, &bn);
 		printf("%s\n  \"%zu\": ", first ? "" : ",", id);
-		json_entries(s, b, bn);
+		json_entries(s, lines, b, bn);
 		first = 0;
 	}
 	free(seen);
@@ -444,6 +474,7 @@ int cmd_diff(cli *c, int argc, char **argv)
 	size_t n[2] = { 0, 0 };
 	nlr_table *loops = NULL;
 	diff_script ds = { 0 };
+	store_srclines *lines[2] = { NULL, NULL };
 	int rc = 1;
 	if (cli_open_store(c, STORE_OPEN_EXISTING, &s, &e))
 		goto out;
@@ -474,7 +505,10 @@ int cmd_diff(cli *c, int argc, char **argv)
 	/* colour codes must reach the terminal: the names in the diff are escaped already */
 	if (d.r.color && d.style != 'j')
 		cli_raw_stdout(c);
-	struct two ctx = { s, loops };
+	for (int i = 0; i < 2; i++)
+		if (store_srclines_load(s, res[i].meta.run_id, &lines[i], &e))
+			goto out;
+	struct two ctx = { s, loops, { lines[0], lines[1] }, { 0 } };
 	d.r.label_a = la;
 	d.r.label_b = lb;
 	d.r.name = two_name;
@@ -482,7 +516,7 @@ int cmd_diff(cli *c, int argc, char **argv)
 	d.r.ctx = &ctx;
 	if (d.style == 'j') {
 		const char *const rn[2] = { run[0], run[1] };
-		diff_json(s, loops, rn, p, t, v, n, &ds);
+		diff_json(s, (const store_srclines *const *)lines, loops, rn, p, t, v, n, &ds);
 		if (ferror(stdout)) {
 			dt_errf(&e, DT_EDATA, "cannot write the diff: output error");
 			goto out;
@@ -497,6 +531,8 @@ int cmd_diff(cli *c, int argc, char **argv)
 		goto out;
 	rc = 0;
 out:
+	store_srclines_free(lines[0]);
+	store_srclines_free(lines[1]);
 	diff_script_free(&ds);
 	for (int i = 0; i < 2; i++) {
 		if (have[i])

@@ -18,6 +18,7 @@
 #include "store/store_blame.h"
 #include "util/progress.h"
 #include "import/sink.h"
+#include "store/store_srcline.h"
 #include "util/esc.h"
 #include "util/util.h"
 
@@ -36,6 +37,9 @@ static const char help[] =
 	"  --parlot-token-names ParLOT: number .info names by whitespace-separated tokens, as\n"
 	"                       the DiffTrace prototype does, to reproduce its decoded text\n"
 	"                       (default: by lines, as the tracer wrote them)\n"
+	"  --no-srclines        uftrace: keep no source lines (by default each function's\n"
+	"                       file and line, from the recorded binaries' debug information\n"
+	"                       or the recording's own, uftrace record --srcline)\n"
 	"  -q, --quiet          print nothing on success\n"
 	"  -h, --help           this help\n"
 	"\n"
@@ -97,6 +101,37 @@ static char *default_run_name(const char *path)
 	return xstrdup(out);
 }
 
+/* The source lines the import found, and the programs without debug information, once. */
+static void say_srclines(store *s, int64_t run_id)
+{
+	dt_err e;
+	dt_err_clear(&e);
+	store_srclines *l;
+	if (store_srclines_load(s, run_id, &l, &e))
+		return;
+	size_t n, nd;
+	const char *const *nodebug = store_srclines_nodebug(l, &nd);
+	if ((n = store_srclines_count(l)))
+		printf("source lines of %zu function%s (from the debug information)\n", n,
+		       n == 1 ? "" : "s");
+	for (size_t i = 0; i < nd; i++) {
+		char safe[1024];
+		if (store_srclines_unreadable(l, i) == 2)
+			printf("no source lines for %s: the file there is another build than the "
+			       "one recorded\n",
+			       esc_str(nodebug[i], safe, sizeof safe));
+		else if (store_srclines_unreadable(l, i))
+			printf("no source lines for %s: it could not be read here (moved, or "
+			       "recorded on another machine?)\n",
+			       esc_str(nodebug[i], safe, sizeof safe));
+		else
+			printf("no source lines for %s: it has no debug information (build it "
+			       "with -g)\n",
+			       esc_str(nodebug[i], safe, sizeof safe));
+	}
+	store_srclines_free(l);
+}
+
 int cmd_import(cli *c, int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -104,6 +139,7 @@ int cmd_import(cli *c, int argc, char **argv)
 		{ "label", required_argument, 0, 'l' },  { "manifest", required_argument, 0, 'm' },
 		{ "quiet", no_argument, 0, 'q' },        { "help", no_argument, 0, 'h' },
 		{ "parlot-token-names", no_argument, 0, 'T' },
+		{ "no-srclines", no_argument, 0, 'S' },
 		{ 0, 0, 0, 0 },
 	};
 	dt_format fmt = DT_FMT_AUTO;
@@ -134,6 +170,9 @@ int cmd_import(cli *c, int argc, char **argv)
 			break;
 		case 'T':
 			io.parlot_token_names = 1;
+			break;
+		case 'S':
+			io.no_srclines = 1;
 			break;
 		}
 	}
@@ -277,6 +316,7 @@ int cmd_import(cli *c, int argc, char **argv)
 			if (sr.flags)
 				printf("; flagged: %s (see 'difftrace traces %s')", f, sr.name);
 			putchar('\n');
+			say_srclines(s, sr.id);
 			if (nbp) {
 				printf("samples of %d processes: %llu ticks, %zu containers", nbp,
 				       (unsigned long long)nticks, ncont);

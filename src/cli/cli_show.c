@@ -6,12 +6,14 @@
 
 #include "cli/cli.h"
 #include "import/sink.h"
+#include "store/store_srcline.h"
 #include "util/esc.h"
 #include "util/util.h"
 #include <unistd.h>
 
 static const char help[] =
-	"usage: difftrace show [--from N] [--count M] [--format tree|text] RUN P.T\n"
+	"usage: difftrace show [--from N] [--count M] [--format tree|text] [--time WHAT]\n"
+	"                      RUN P.T\n"
 	"\n"
 	"Print the events of trace P.T (process P, thread T) of RUN.\n"
 	"\n"
@@ -24,6 +26,13 @@ static const char help[] =
 	"                 format that 'difftrace import --format text' reads back (names\n"
 	"                 byte for byte to a file or a pipe; everywhere else control\n"
 	"                 characters are escaped, e.g. \\e for ESC)\n"
+	"  --time WHAT    tree: the time column, when the trace has timestamps: start\n"
+	"                 (default: seconds from the trace's first event), duration (of\n"
+	"                 each call, on the line that closes it, as uftrace replay), both,\n"
+	"                 or none\n"
+	"\n"
+	"A call whose function the binary's debug information (-g) places in the source ends\n"
+	"in /* FILE:LINE */, where the function is defined.\n"
 	"  -h, --help     this help\n";
 
 #define SHOW_BLOCK 4096
@@ -189,13 +198,66 @@ static inline void out_name(struct out *o, struct names *nm, uint32_t id)
 	out_put(o, t, n);
 }
 
+/* The FILE:LINE comment after a call, made once per function id (empty when it has none) */
+struct lines {
+	store *s;
+	const store_srclines *l;
+	char **txt;
+	size_t *len;
+	size_t cap;
+};
+
+static void lines_free(struct lines *ls)
+{
+	for (size_t i = 0; i < ls->cap; i++)
+		free(ls->txt[i]);
+	free(ls->txt);
+	free(ls->len);
+}
+
+static void out_line(struct out *o, struct lines *ls, uint32_t id)
+{
+	if (!ls->l)
+		return;
+	if (id >= ls->cap) {
+		size_t cap = ls->cap ? ls->cap : 256;
+		while (cap <= id)
+			cap *= 2;
+		ls->txt = xrealloc(ls->txt, cap * sizeof *ls->txt);
+		ls->len = xrealloc(ls->len, cap * sizeof *ls->len);
+		memset(ls->txt + ls->cap, 0, (cap - ls->cap) * sizeof *ls->txt);
+		ls->cap = cap;
+	}
+	if (!ls->txt[id]) {
+		const char *file;
+		int line;
+		dt_buf b = { 0 };
+		if (store_srclines_find(ls->l, store_func_name(ls->s, id), &file, &line)) {
+			char shown[4096], num[32];
+			const char *f = store_srcline_show(file, shown, sizeof shown);
+			buf_put(&b, " /* ", 4);
+			esc_append(&b, f, strlen(f), 0);
+			int k = snprintf(num, sizeof num, ":%d */", line);
+			buf_put(&b, num, (size_t)k);
+		}
+		ls->len[id] = b.len;
+		buf_byte(&b, 0);
+		ls->txt[id] = (char *)b.p;
+	}
+	if (ls->len[id])
+		out_put(o, ls->txt[id], ls->len[id]);
+}
+
 struct tree {
 	const store_trace *t;
 	struct out *o;
 	struct names *nm;
+	struct lines *ln;
+	int start, dur;  /* the time columns shown */
 	dt_buf tmp;      /* escaping arguments */
 	uint32_t *stack; /* ids of the open calls we saw, so returns can name their function */
-	size_t nstack, capstack;
+	uint64_t *tstack; /* and when they began */
+	size_t nstack, capstack, captstack;
 	/* a call not printed yet, because a return right after it folds it into one line */
 	int pending;
 	uint64_t p_idx, p_ts;
@@ -210,10 +272,35 @@ static const char spaces[2 * MAX_INDENT] =
 	"                                                                "
 	"                                                                ";
 
-static void print_prefix(struct tree *tr, uint64_t idx, uint64_t ts, int depth)
+/* ns as seconds with 9 decimals ("-" first when neg), right-aligned in 14 columns, then two
+ * blanks; returns the end */
+static char *put_secs(char *w, uint64_t ns_total, int neg)
 {
-	/* "%10llu  ", then "%14s  " for the time, then the indent: at most 20 + 2 + 30 + 2 +
-	 * 2 * MAX_INDENT bytes */
+	char num[48];
+	char *q = num + sizeof num;
+	uint64_t ns = ns_total % 1000000000u;
+	for (int k = 0; k < 9; k++, ns /= 10)
+		*--q = (char)('0' + ns % 10);
+	*--q = '.';
+	q = u64_dec(ns_total / 1000000000u, q);
+	if (neg)
+		*--q = '-';
+	size_t nn = (size_t)(num + sizeof num - q);
+	for (size_t k = nn; k < 14; k++)
+		*w++ = ' ';
+	memcpy(w, q, nn);
+	w += nn;
+	*w++ = ' ';
+	*w++ = ' ';
+	return w;
+}
+
+/* idx, the start column, the duration column (have: a duration dns to show) and the indent */
+static void print_prefix(struct tree *tr, uint64_t idx, uint64_t ts, int have, uint64_t dns,
+			 int depth)
+{
+	/* "%10llu  ", then "%14s  " for each time column, then the indent: at most 20 + 2 +
+	 * 2 * (30 + 2) + 2 * MAX_INDENT bytes */
 	char *w = out_room(tr->o, 256), *start = w;
 	if (idx < 10000000000u) {
 		memcpy(w, spaces, 12);
@@ -226,27 +313,19 @@ static void print_prefix(struct tree *tr, uint64_t idx, uint64_t ts, int depth)
 		memcpy(w + nd, spaces, 2);
 		w += nd + 2;
 	}
-	if (tr->t->has_time) {
+	if (tr->start) {
 		/* an event before the first one is a clock that went back (time-regressed):
 		 * shown as a negative offset, never as an unsigned wrap */
 		int neg = ts < tr->t->first_ts;
-		uint64_t rel = neg ? tr->t->first_ts - ts : ts - tr->t->first_ts;
-		char num[48];
-		char *q = num + sizeof num;
-		uint64_t ns = rel % 1000000000u;
-		for (int k = 0; k < 9; k++, ns /= 10)
-			*--q = (char)('0' + ns % 10);
-		*--q = '.';
-		q = u64_dec(rel / 1000000000u, q);
-		if (neg)
-			*--q = '-';
-		size_t nn = (size_t)(num + sizeof num - q);
-		for (size_t k = nn; k < 14; k++)
-			*w++ = ' ';
-		memcpy(w, q, nn);
-		w += nn;
-		*w++ = ' ';
-		*w++ = ' ';
+		w = put_secs(w, neg ? tr->t->first_ts - ts : ts - tr->t->first_ts, neg);
+	}
+	if (tr->dur) {
+		if (have) {
+			w = put_secs(w, dns, 0);
+		} else {
+			memcpy(w, spaces, 16);
+			w += 16;
+		}
 	}
 	int ind = depth < MAX_INDENT ? depth : MAX_INDENT;
 	memcpy(w, spaces, sizeof spaces); /* one fixed-size copy; only ind * 2 of it count */
@@ -268,10 +347,14 @@ static void flush_pending(struct tree *tr)
 {
 	if (!tr->pending)
 		return;
-	print_prefix(tr, tr->p_idx, tr->p_ts, tr->p_depth);
+	print_prefix(tr, tr->p_idx, tr->p_ts, 0, 0, tr->p_depth);
 	put_call(tr);
-	out_put(tr->o, " {\n", 3);
+	out_put(tr->o, " {", 2);
+	out_line(tr->o, tr->ln, tr->p_id);
+	out_byte(tr->o, '\n');
 	GROW(tr->stack, tr->capstack, tr->nstack + 1);
+	GROW(tr->tstack, tr->captstack, tr->nstack + 1);
+	tr->tstack[tr->nstack] = tr->p_ts;
 	tr->stack[tr->nstack++] = tr->p_id;
 	tr->pending = 0;
 }
@@ -299,7 +382,8 @@ static void tree_event(struct tree *tr, store_cursor *c, uint64_t idx, uint32_t 
 	}
 	const char *ret = tr->t->nargs ? store_cursor_arg(c, idx, DT_RETVAL) : NULL;
 	if (tr->pending) {
-		print_prefix(tr, tr->p_idx, tr->p_ts, tr->p_depth);
+		print_prefix(tr, tr->p_idx, tr->p_ts, tr->t->has_time && ts >= tr->p_ts,
+			     ts - tr->p_ts, tr->p_depth);
 		put_call(tr);
 		out_byte(o, ';');
 		if (ret) {
@@ -307,12 +391,14 @@ static void tree_event(struct tree *tr, store_cursor *c, uint64_t idx, uint32_t 
 			out_esc(o, ret, &tr->tmp, 0);
 			out_byte(o, ';');
 		}
+		out_line(o, tr->ln, tr->p_id);
 		out_byte(o, '\n');
 		tr->pending = 0;
 		return;
 	}
 	int d = depth_before > 0 ? depth_before - 1 : 0;
-	print_prefix(tr, idx, ts, d);
+	uint64_t t0 = tr->nstack ? tr->tstack[tr->nstack - 1] : 0;
+	print_prefix(tr, idx, ts, tr->nstack && tr->t->has_time && ts >= t0, ts - t0, d);
 	out_byte(o, '}');
 	if (ret) {
 		out_put(o, " = ", 3);
@@ -331,10 +417,10 @@ int cmd_show(cli *c, int argc, char **argv)
 	static const struct option lo[] = {
 		{ "from", required_argument, 0, 'F' }, { "count", required_argument, 0, 'C' },
 		{ "format", required_argument, 0, 'f' }, { "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
+		{ "time", required_argument, 0, 'T' }, { 0, 0, 0, 0 },
 	};
 	uint64_t from = 0, count = UINT64_MAX;
-	int text = 0, o, r;
+	int text = 0, o, r, start = 1, dur = 0;
 	while ((r = cli_getopt(argc, argv, ":h", lo, &o, "show", help)) == 0 && o != -1) {
 		switch (o) {
 		case 'F':
@@ -352,6 +438,14 @@ int cmd_show(cli *c, int argc, char **argv)
 				text = 0;
 			else
 				return cli_usage("show", "unknown format '%s' (tree, text)", optarg);
+			break;
+		case 'T':
+			start = !strcmp(optarg, "start") || !strcmp(optarg, "both");
+			dur = !strcmp(optarg, "duration") || !strcmp(optarg, "both");
+			if (!start && !dur && strcmp(optarg, "none"))
+				return cli_usage("show",
+						 "--time takes start, duration, both or none, not '%s'",
+						 optarg);
 			break;
 		}
 	}
@@ -391,7 +485,17 @@ int cmd_show(cli *c, int argc, char **argv)
 	struct names nm = { .s = s, .mode = !text ? 1 : tty ? 2 : 0 };
 	struct out ob = { .cap = (size_t)1 << 16 };
 	ob.b = xmalloc(ob.cap);
-	struct tree tt = { .t = &tr, .o = &ob, .nm = &nm };
+	store_srclines *lines = NULL;
+	if (!text && store_srclines_load(s, run.id, &lines, &e)) {
+		free(ob.b);
+		free(ev);
+		free(ts);
+		goto out;
+	}
+	/* no lines at all: nothing to look up per call */
+	struct lines ls = { .s = s, .l = store_srclines_count(lines) ? lines : NULL };
+	struct tree tt = { .t = &tr, .o = &ob, .nm = &nm, .ln = &ls, .start = start && tr.has_time,
+			   .dur = dur && tr.has_time };
 	if (!text) {
 		char fl[200];
 		dt_flags_str(tr.flags, fl, sizeof fl);
@@ -399,7 +503,15 @@ int cmd_show(cli *c, int argc, char **argv)
 		printf("# run %s, trace %d.%d (pid %lld, tid %lld), %llu events, flags %s\n",
 		       esc_str(run.name, nmb, sizeof nmb), p, t, (long long)tr.pid, (long long)tr.tid,
 		       (unsigned long long)tr.nevents, fl);
-		printf("# %8s  %s%s\n", "EVENT", tr.has_time ? "    TIME(s)    " : "", "FUNCTION");
+		size_t nd;
+		const char *const *nodebug = store_srclines_nodebug(lines, &nd);
+		for (size_t i = 0; i < nd; i++) {
+			char safe[1024];
+			printf("# no source lines for %s: %s\n",
+			       esc_str(nodebug[i], safe, sizeof safe), store_srclines_why(lines, i));
+		}
+		printf("# %8s  %s%s%s\n", "EVENT", tt.start ? "    TIME(s)    " : "",
+		       tt.dur ? "   DURATION(s)  " : "", "FUNCTION");
 	}
 	/* from here on, everything written is escaped already (or raw on purpose) */
 	cli_raw_stdout(c);
@@ -431,6 +543,9 @@ int cmd_show(cli *c, int argc, char **argv)
 		flush_pending(&tt);
 	out_flush(&ob);
 	free(tt.stack);
+	free(tt.tstack);
+	lines_free(&ls);
+	store_srclines_free(lines);
 	free(tt.p_args);
 	buf_free(&tt.tmp);
 	names_free(&nm);

@@ -23,6 +23,9 @@ typedef struct dt_import_opts {
 	 * tokens), to reproduce its texTrace output; 0 (default): by lines, as the tracer wrote
 	 * them. The two differ after any name containing a space (Go's `type..eq.struct { ... }`). */
 	int parlot_token_names;
+	/* uftrace: do not read the recorded binaries' debug information for source lines (an
+	 * import that must not depend on which binaries this machine has) */
+	int no_srclines;
 	/* A parallel import (difftrace import under mpirun): called before each unit of work (a
 	 * rank directory, a trace file), in the same order in every process; the importer does
 	 * the unit when it returns 1, skips it on 0, and fails on -1. NULL: every unit. With it,

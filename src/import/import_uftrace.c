@@ -26,6 +26,7 @@
 
 #include "import/import.h"
 #include "import/import_sync.h"
+#include "import/srcmap.h"
 #include "import/uftrace_data.h"
 #include "util/util.h"
 
@@ -335,6 +336,11 @@ typedef struct ufi_dir {
 typedef struct ufi_ctx {
 	dt_sink *sink;
 	ufi_cache cache;
+	/* the debug information of the binaries met, by path: maps[i] NULL when it has none */
+	strmap srcpaths;
+	srcmap **maps;
+	size_t nmaps, capmaps;
+	int no_srclines; /* import --no-srclines */
 	ufi_reader rd;
 	ufi_trace *tr;
 	dt_buf text;
@@ -358,6 +364,32 @@ static int is_launcher(const char *exe)
 	return 0;
 }
 
+/* The DWARF of the binary at path, read once per import; NULL when it has none. The first time
+ * the program itself (the session's executable) is found without any, and the recording has
+ * no source lines of it either (uftrace record --srcline), the sink hears so: line 1 when
+ * the program cannot be read here (moved, or recorded on another machine), 0 when it has no
+ * debug information. */
+static srcmap *srcmap_for(ufi_ctx *c, ufd_data *d, int sess, int mod, const char *path,
+			  const char *bid, dt_err *e, int *fail)
+{
+	uint32_t at;
+	*fail = 0;
+	if (strmap_get(&c->srcpaths, path, strlen(path), &at))
+		return c->maps[at];
+	GROW(c->maps, c->capmaps, c->nmaps + 1);
+	int why;
+	srcmap *m = srcmap_open(path, bid, &why);
+	c->maps[c->nmaps] = m;
+	strmap_put(&c->srcpaths, path, strlen(path), (uint32_t)c->nmaps++);
+	size_t ns;
+	const ufd_sess *ss = ufd_sessions(d, &ns);
+	if (!m && sess >= 0 && (size_t)sess < ns && ss[sess].exename &&
+	    !strcmp(ss[sess].exename, path) && !ufd_has_srclines(d, mod) &&
+	    c->sink->srcline(c->sink->ctx, NULL, 0, path, (unsigned)why, e))
+		*fail = 1;
+	return m;
+}
+
 /* Resolves an entry/exit address to its id and argument layouts, once per session. */
 static ufi_slot *resolve(ufi_ctx *c, ufd_data *d, int sess, uint64_t ts, uint64_t addr,
 			 dt_err *e)
@@ -375,6 +407,24 @@ static ufi_slot *resolve(ufi_ctx *c, ufd_data *d, int sess, uint64_t ts, uint64_
 			dt_errf(e, DT_EDATA, "sink refused function name %.*s", (int)sym.len,
 				sym.name);
 		return NULL;
+	}
+	/* where the function is defined: by its binary's debug information, else by the lines
+	 * uftrace record --srcline kept */
+	if (c->sink->srcline && !c->no_srclines && sym.found && sym.path) {
+		char *fname = xstrndup(sym.name, sym.len);
+		int fail;
+		srcmap *m = srcmap_for(c, d, sess, sym.module, sym.path, sym.bid, e, &fail);
+		const char *file;
+		unsigned line;
+		ufd_sym s2 = sym;
+		s2.name = fname;
+		if (!fail && (srcmap_find(m, fname, strlen(fname), &file, &line) ||
+			      ufd_srcline(d, &s2, &file, &line)) &&
+		    c->sink->srcline(c->sink->ctx, fname, strlen(fname), file, line, e))
+			fail = 1;
+		free(fname);
+		if (fail)
+			return NULL;
 	}
 	const ufd_argspec *arg = NULL, *ret = NULL;
 	const ufd_info *inf = ufd_get_info(d);
@@ -1290,6 +1340,8 @@ int import_uftrace(const char *path, const dt_import_opts *o, dt_sink *s, dt_err
 	memset(&c, 0, sizeof c);
 	c.sink = s;
 	c.rd.fd = -1;
+	strmap_init(&c.srcpaths);
+	c.no_srclines = o && o->no_srclines;
 	int rc = -1;
 	if (find_dirs(path, &dirs, &ndirs, e))
 		goto out;
@@ -1380,6 +1432,10 @@ out:
 	free(dirs);
 	free_manifest(m, nm);
 	free(c.cache.slots);
+	for (size_t i = 0; i < c.nmaps; i++)
+		srcmap_free(c.maps[i]);
+	free(c.maps);
+	strmap_free(&c.srcpaths);
 	free(c.rd.buf);
 	if (c.tr) {
 		free(c.tr->args);

@@ -79,6 +79,13 @@ typedef struct dt_sink {
 	 * their timestamps. NULL in a sink that does not keep sync events. */
 	int (*sync)(void *ctx, const dt_sync_clock *clk, const dt_sync_event *ev, size_t n,
 		    dt_err *e);
+	/* Where function `func` (flen bytes) is defined: file and line (>= 1) from the binary's
+	 * debug information, at any time of the import. flen 0: a note on the program `file`,
+	 * line 0: it has no debug information (built without -g), 1: it cannot be read here,
+	 * 2: the file there is another build than the one recorded.
+	 * NULL in a sink that keeps no lines. */
+	int (*srcline)(void *ctx, const char *func, size_t flen, const char *file, unsigned line,
+		       dt_err *e);
 } dt_sink;
 
 #endif

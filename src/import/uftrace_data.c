@@ -51,7 +51,10 @@ typedef struct ufd_module {
 	int dbg_loaded;     /* 0 not tried, 1 read (possibly empty) */
 	strmap dbg_index;   /* function name -> index in dbg_arg/dbg_ret */
 	char **dbg_arg, **dbg_ret;
+	char **dbg_file;    /* "L: line file" (record --srcline): the function's source line */
+	unsigned *dbg_line;
 	size_t ndbg, capdbg;
+	int dbg_lines;      /* the .dbg file has source lines */
 } ufd_module;
 
 enum { PAT_SIMPLE, PAT_REGEX, PAT_GLOB };
@@ -613,9 +616,12 @@ void ufd_close(ufd_data *d)
 		for (size_t j = 0; j < m->ndbg; j++) {
 			free(m->dbg_arg[j]);
 			free(m->dbg_ret[j]);
+			free(m->dbg_file[j]);
 		}
 		free(m->dbg_arg);
 		free(m->dbg_ret);
+		free(m->dbg_file);
+		free(m->dbg_line);
 		strmap_free(&m->dbg_index);
 	}
 	free(d->mods);
@@ -1116,6 +1122,8 @@ int ufd_resolve(ufd_data *d, int sess, uint64_t ts, uint64_t addr, ufd_sym *out,
 	out->module = -1;
 	out->found = 0;
 	out->module_syms = 0;
+	out->path = NULL;
+	out->bid = NULL;
 	int mod = -1;
 	uint64_t base = 0;
 	if (sess >= 0 && (size_t)sess < d->nsess) {
@@ -1159,6 +1167,8 @@ int ufd_resolve(ufd_data *d, int sess, uint64_t ts, uint64_t addr, ufd_sym *out,
 	}
 	ufd_module *m = &d->mods[mod];
 	out->module = mod;
+	out->path = m->path;
+	out->bid = m->bid;
 	if (!m->loaded && load_syms(d, m, e))
 		return -1;
 	uint64_t key = addr - base;
@@ -1460,7 +1470,8 @@ static int build_rules(ufd_data *d, dt_err *e)
 	return 0;
 }
 
-/* Reads a module's .dbg: "F: offset name" then "A: @spec" / "R: @spec" lines for it. */
+/* Reads a module's .dbg: "F: offset name" then "A: @spec" / "R: @spec" / "L: line file" lines
+ * for it. */
 static void load_dbg(ufd_data *d, ufd_module *m)
 {
 	m->dbg_loaded = 1;
@@ -1489,7 +1500,13 @@ static void load_dbg(ufd_data *d, ufd_module *m)
 				else {
 					GROW(m->dbg_arg, m->capdbg, m->ndbg + 1);
 					m->dbg_ret = xrealloc(m->dbg_ret, m->capdbg * sizeof *m->dbg_ret);
+					m->dbg_file = xrealloc(m->dbg_file,
+							       m->capdbg * sizeof *m->dbg_file);
+					m->dbg_line = xrealloc(m->dbg_line,
+							       m->capdbg * sizeof *m->dbg_line);
 					m->dbg_arg[m->ndbg] = m->dbg_ret[m->ndbg] = NULL;
+					m->dbg_file[m->ndbg] = NULL;
+					m->dbg_line[m->ndbg] = 0;
 					strmap_put(&m->dbg_index, sp + 1, strlen(sp + 1), (uint32_t)m->ndbg);
 					cur = (long)m->ndbg++;
 				}
@@ -1498,6 +1515,14 @@ static void load_dbg(ufd_data *d, ufd_module *m)
 			char **slot = line[0] == 'A' ? &m->dbg_arg[cur] : &m->dbg_ret[cur];
 			free(*slot);
 			*slot = xstrdup(line + 3);
+		} else if (cur >= 0 && !strncmp(line, "L: ", 3) && !m->dbg_file[cur]) {
+			char *end;
+			unsigned long ln = strtoul(line + 3, &end, 10);
+			if (end > line + 3 && *end == ' ' && end[1] && ln > 0 && ln < 1u << 30) {
+				m->dbg_file[cur] = xstrdup(end + 1);
+				m->dbg_line[cur] = (unsigned)ln;
+				m->dbg_lines = 1;
+			}
 		}
 		if (!nl)
 			break;
@@ -1505,6 +1530,32 @@ static void load_dbg(ufd_data *d, ufd_module *m)
 	}
 	free(buf);
 	free(file);
+}
+
+int ufd_srcline(ufd_data *d, const ufd_sym *sym, const char **file, unsigned *line)
+{
+	if (sym->module < 0 || (size_t)sym->module >= d->nmods)
+		return 0;
+	ufd_module *m = &d->mods[sym->module];
+	if (!m->dbg_loaded)
+		load_dbg(d, m);
+	uint32_t v;
+	if (!m->dbg_lines || !strmap_get(&m->dbg_index, sym->name, sym->len, &v) ||
+	    !m->dbg_file[v])
+		return 0;
+	*file = m->dbg_file[v];
+	*line = m->dbg_line[v];
+	return 1;
+}
+
+int ufd_has_srclines(ufd_data *d, int mod)
+{
+	if (mod < 0 || (size_t)mod >= d->nmods)
+		return 0;
+	ufd_module *m = &d->mods[mod];
+	if (!m->dbg_loaded)
+		load_dbg(d, m);
+	return m->dbg_lines;
 }
 
 /* The automatic spec of a function: its DWARF spec when the module has one, else uftrace's

@@ -119,12 +119,21 @@ typedef struct ufd_sym {
 	int module;           /* module index, -1 when no module contains the address */
 	int found;            /* 1 when a symbol of the module's table contains the address */
 	int module_syms;      /* 1 when the module has a symbol table (found could be 1) */
+	const char *path;     /* the module's file as the recording names it, or NULL */
+	const char *bid;      /* its build id (hex) as the recording's map has it, or NULL */
 } ufd_sym;
 
 /* Resolves addr recorded at time ts in session sess: module from the session's map or a
  * dlopen done before ts, then the symbol whose [addr, addr+size) holds it (size 0: up to the
  * next symbol), PLT entries included. The returned name stays valid until the next call. */
 int ufd_resolve(ufd_data *d, int sess, uint64_t ts, uint64_t addr, ufd_sym *out, dt_err *e);
+
+/* Where sym is defined by its module's .dbg file ("L: LINE FILE" lines, written by uftrace
+ * record --srcline): 1 with *file (as uftrace wrote it, often relative to the folder the
+ * program was compiled in; valid while d is open) and *line, else 0. */
+int ufd_srcline(ufd_data *d, const ufd_sym *sym, const char **file, unsigned *line);
+/* Whether module mod's .dbg file has source lines. */
+int ufd_has_srclines(ufd_data *d, int mod);
 
 /* The data symbol (an object such as Open MPI's ompi_mpi_op_max, not a function) that starts
  * exactly at addr in session sess at time ts: 1 and *name (valid while d is open), 0 when there

@@ -106,12 +106,24 @@ static int w_sync(void *ctx, const dt_sync_clock *clk, const dt_sync_event *ev, 
 	return 0;
 }
 
+static int w_srcline(void *ctx, const char *func, size_t flen, const char *file, unsigned line,
+		     dt_err *e)
+{
+	(void)e;
+	wire_sink *w = ctx;
+	buf_byte(w->out, 'L');
+	put_str(w->out, func, flen);
+	put_str(w->out, file, strlen(file));
+	put_u32(w->out, line);
+	return 0;
+}
+
 void wire_sink_init(wire_sink *w, dt_buf *out)
 {
 	memset(w, 0, sizeof *w);
 	w->out = out;
 	strmap_init(&w->names);
-	w->sink = (dt_sink){ w, w_begin, w_func, w_events, w_arg, w_gap, w_end, w_sync };
+	w->sink = (dt_sink){ w, w_begin, w_func, w_events, w_arg, w_gap, w_end, w_sync, w_srcline };
 }
 
 void wire_sink_reset(wire_sink *w)
@@ -297,6 +309,18 @@ int wire_replay(const uint8_t *p, size_t n, dt_sink *s, const char *what, dt_err
 			if (!r.bad && s->sync)
 				rc = s->sync(s->ctx, hasclk ? &clk : NULL, se, (size_t)m, e);
 			free(se);
+			break;
+		}
+		case 'L': {
+			size_t flen = 0;
+			char *func = get_str(&r, &flen), *file = get_str(&r, NULL);
+			unsigned line = get_u32(&r);
+			if (!file)
+				r.bad = 1;
+			if (!r.bad && s->srcline)
+				rc = s->srcline(s->ctx, func, func ? flen : 0, file, line, e);
+			free(func);
+			free(file);
 			break;
 		}
 		case 'Z': {

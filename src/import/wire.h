@@ -8,7 +8,8 @@
  * of one job run the same build on the same kind of machine.
  *
  * Records: 'B' begin, 'F' a function name with the unit's own id, 'E' events, 'A' an argument,
- * 'G' a gap, 'Y' sync events, 'Z' end, 'X' the error that stopped the unit. */
+ * 'G' a gap, 'Y' sync events, 'L' a source line (or a program without), 'Z' end, 'X' the
+ * error that stopped the unit. */
 #ifndef DT_WIRE_H
 #define DT_WIRE_H
 

@@ -237,7 +237,9 @@ int store_open(const char *path, int mode, store **out, dt_err *e)
 			store_close(s);
 			return -1;
 		}
-		if (v < store_schema_current()) {
+		/* schema 6 only added the source lines, which readers do without when the table
+		 * is missing: a read-only store of schema 5 is read as it is */
+		if (v < store_schema_current() && v < STORE_SCHEMA_READ_MIN) {
 			dt_err_at(e, path, -1,
 				  "the store is read-only and its schema (version %d) needs an upgrade "
 				  "to version %d: open it once with write access",

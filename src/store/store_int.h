@@ -41,6 +41,9 @@ int store_exec(store *s, const char *sql, dt_err *e);
 /* Creates or migrates the schema to the current version; sets the application id when it is
  * missing (a store made before the id existed). */
 int store_schema_migrate(store *s, dt_err *e);
+/* The oldest schema version a read-only store is read in without migrating it: the later
+ * migrations only add tables that every reader does without (store_srclines_load). */
+#define STORE_SCHEMA_READ_MIN 6
 /* The schema version this difftrace writes. */
 int store_schema_current(void);
 /* Remembers a newly interned function so that store_func_name sees it. */

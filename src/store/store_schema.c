@@ -185,6 +185,18 @@ static const char *const migrations[] = {
 	"  id INTEGER NOT NULL, refs BLOB NOT NULL,"
 	"  PRIMARY KEY(run_id, id)) WITHOUT ROWID;"
 	"ALTER TABLE blame_samples ADD COLUMN scan INTEGER NOT NULL DEFAULT -1;",
+
+	/* 6 -> 7: source lines of a run's functions, from the debug information (DWARF) of the
+	 * binaries the recording names: where each function is defined (file, line >= 1). Keyed
+	 * by the function's name, not its id, so that the ids an import publish renumbers need no
+	 * update. A row with func '' names a program without lines, said once per run: line 0,
+	 * it has no debug information (built without -g); 1, it could not be read at import;
+	 * 2, the file there was another build than the one recorded.
+	 * A store without this table has no lines. */
+	"CREATE TABLE IF NOT EXISTS srclines("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  func TEXT NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL,"
+	"  PRIMARY KEY(run_id, func, file)) WITHOUT ROWID;",
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))

@@ -25,7 +25,7 @@ struct store_writer {
 	volatile sig_atomic_t *cancel;
 	strmap fcache;
 	sqlite3_stmt *ins_func, *sel_func, *ins_trace, *ins_chunk, *end_trace, *ins_gap;
-	sqlite3_stmt *ins_sync, *ins_clock;
+	sqlite3_stmt *ins_sync, *ins_clock, *ins_srcline;
 	lza3_enc *enc;
 
 	/* the trace being written */
@@ -357,6 +357,20 @@ static int w_sync(void *ctx, const dt_sync_clock *clk, const dt_sync_event *ev, 
 	return 0;
 }
 
+static int w_srcline(void *ctx, const char *func, size_t flen, const char *file, unsigned line,
+		     dt_err *e)
+{
+	store_writer *w = ctx;
+	if (cancelled(w, e))
+		return -1;
+	sqlite3_stmt *st = w->ins_srcline;
+	sqlite3_bind_int64(st, 1, w->run_id);
+	sqlite3_bind_text(st, 2, func ? func : "", func ? (int)flen : 0, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, file, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, line);
+	return step_done(w, st, e, "writing source lines");
+}
+
 store_writer *store_writer_new(store *s, int64_t run_id, volatile sig_atomic_t *cancel)
 {
 	store_writer *w = xcalloc(1, sizeof *w);
@@ -367,7 +381,7 @@ store_writer *store_writer_new(store *s, int64_t run_id, volatile sig_atomic_t *
 	w->enc = lza3_enc_new();
 	w->ev = xmalloc(STORE_CHUNK_EVENTS * sizeof *w->ev);
 	w->ts = xmalloc(STORE_CHUNK_EVENTS * sizeof *w->ts);
-	w->sink = (dt_sink){ w, w_begin, w_func, w_events, w_arg, w_gap, w_end, w_sync };
+	w->sink = (dt_sink){ w, w_begin, w_func, w_events, w_arg, w_gap, w_end, w_sync, w_srcline };
 	dt_err e;
 	dt_err_clear(&e);
 	/* Statements are prepared once per import; failures surface on first use as NULL. */
@@ -399,6 +413,9 @@ store_writer *store_writer_new(store *s, int64_t run_id, volatile sig_atomic_t *
 		      "INSERT OR REPLACE INTO sync_clocks(trace_id, clock, mono, real)"
 		      " VALUES(?1, ?2, ?3, ?4)",
 		      &w->ins_clock, &e);
+	store_prepare(s,
+		      "INSERT OR IGNORE INTO srclines(run_id, func, file, line) VALUES(?1, ?2, ?3, ?4)",
+		      &w->ins_srcline, &e);
 	if (e.status) {
 		char msg[1200];
 		dt_err_format(&e, msg, sizeof msg);
@@ -466,7 +483,8 @@ int store_writer_finish(store_writer *w, dt_err *e)
 	if (!ranks_ok)
 		for (size_t i = 0; i < n; i++)
 			t[i].rank = -1;
-	qsort(t, n, sizeof *t, cmp_proc);
+	if (n) /* a run of no traces (only source lines) has no array to sort */
+		qsort(t, n, sizeof *t, cmp_proc);
 	sqlite3_stmt *st;
 	if (store_prepare(w->s, "UPDATE traces SET proc = ?1, thread = ?2 WHERE id = ?3", &st, e))
 		return -1;
@@ -525,6 +543,7 @@ void store_writer_free(store_writer *w)
 	sqlite3_finalize(w->ins_gap);
 	sqlite3_finalize(w->ins_sync);
 	sqlite3_finalize(w->ins_clock);
+	sqlite3_finalize(w->ins_srcline);
 	strmap_free(&w->fcache);
 	lza3_enc_free(w->enc);
 	free(w->ev);

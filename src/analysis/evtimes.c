@@ -1,0 +1,142 @@
+/* evtimes.c: the times of a trace's kept events (evtimes.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/evtimes.h"
+#include "analysis/filter.h"
+#include "import/sink.h"
+#include "util/util.h"
+
+#define BLOCK 65536
+
+void evtimes_free(evtimes *t)
+{
+	free(t->start);
+	free(t->end);
+	memset(t, 0, sizeof *t);
+}
+
+void evtimes_fmt(uint64_t ns, char *buf, size_t n)
+{
+	if (ns < 1000)
+		snprintf(buf, n, "%llu ns", (unsigned long long)ns);
+	else if (ns < 1000000)
+		snprintf(buf, n, "%.3f us", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, n, "%.3f ms", (double)ns / 1e6);
+	else if (ns < 100000000000000ull)
+		snprintf(buf, n, "%.3f s", (double)ns / 1e9);
+	else
+		snprintf(buf, n, "%.0f s", (double)ns / 1e9);
+}
+
+/* a call kept as positions [f, f + n) of the kept stream, or none (n 0) */
+struct open_call {
+	size_t f;
+	unsigned n;
+};
+
+int evtimes_load(store *s, const an_result *r, int obj, evtimes *out, char *why, size_t nwhy,
+		 dt_err *e)
+{
+	memset(out, 0, sizeof *out);
+	if (obj < 0 || (size_t)obj >= r->n)
+		return dt_errf(e, DT_EUSAGE, "no such trace in the analysis");
+	const store_trace *t = &r->traces[obj];
+	uint64_t want = r->nfiltered[obj];
+	if (!t->has_time) {
+		snprintf(why, nwhy, "trace %d.%d has no timestamps (its format records none)", t->proc,
+			 t->thread);
+		return 0;
+	}
+	if (want > EVTIMES_MAX) {
+		snprintf(why, nwhy, "trace %d.%d keeps too many events to time (%llu)", t->proc,
+			 t->thread, (unsigned long long)want);
+		return 0;
+	}
+	/* the analysis's filter, from its canonical form (the cache key ends in #digest) */
+	char spec[512];
+	snprintf(spec, sizeof spec, "%s", r->meta.filter ? r->meta.filter : "");
+	char *hash = strrchr(spec, '#');
+	if (hash)
+		*hash = 0;
+	filt_lib *lib = filt_lib_new();
+	filt *f = NULL;
+	filt_table tab = { 0 };
+	size_t nnames;
+	const char *const *names = store_func_names(s, &nnames);
+	int rc = -1;
+	store_cursor *c = NULL;
+	uint32_t *ev = NULL, *o = NULL;
+	uint64_t *ts = NULL;
+	struct open_call *stack = NULL;
+	size_t nstack = 0, capstack = 0;
+	filt_stream fs;
+	int have_fs = 0;
+	if (filt_lib_load_default(lib, e) || filt_parse(lib, spec, &f, e) ||
+	    filt_table_build(f, names, nnames, &tab, e))
+		goto out;
+	filt_stream_init(&fs, &tab);
+	have_fs = 1;
+	out->start = xmalloc((want ? want : 1) * sizeof *out->start);
+	out->end = xmalloc((want ? want : 1) * sizeof *out->end);
+	out->t0 = t->first_ts;
+	if (store_cursor_open(s, t, 0, &c, e))
+		goto out;
+	ev = xmalloc(BLOCK * sizeof *ev);
+	ts = xmalloc(BLOCK * sizeof *ts);
+	o = xmalloc((tab.max_copies ? tab.max_copies : 1) * sizeof *o);
+	size_t pos = 0;
+	int64_t k;
+	while ((k = store_cursor_next(c, ev, ts, BLOCK, e)) > 0) {
+		for (int64_t i = 0; i < k; i++) {
+			size_t m = filt_stream_apply(&fs, &ev[i], 1, o);
+			if (pos + m > want) {
+				snprintf(why, nwhy,
+					 "the filter %s keeps other events now than when the analysis "
+					 "was made: no times",
+					 r->filter_alias);
+				rc = 0;
+				goto out;
+			}
+			for (size_t j = 0; j < m; j++)
+				out->start[pos + j] = out->end[pos + j] = ts[i];
+			if (ev[i] != DT_RET) {
+				GROW(stack, capstack, nstack + 1);
+				stack[nstack++] = (struct open_call){ pos, (unsigned)m };
+			} else if (nstack) {
+				struct open_call oc = stack[--nstack];
+				for (unsigned j = 0; j < oc.n; j++)
+					out->end[oc.f + j] = ts[i];
+			}
+			pos += m;
+		}
+	}
+	if (k < 0)
+		goto out;
+	if (pos != want) {
+		snprintf(why, nwhy,
+			 "the filter %s keeps other events now than when the analysis was made: no "
+			 "times",
+			 r->filter_alias);
+		rc = 0;
+		goto out;
+	}
+	out->n = pos;
+	rc = 1;
+out:
+	if (rc != 1)
+		evtimes_free(out);
+	if (have_fs)
+		filt_stream_free(&fs);
+	store_cursor_close(c);
+	filt_table_free(&tab);
+	filt_free(f);
+	filt_lib_free(lib);
+	free(ev);
+	free(ts);
+	free(o);
+	free(stack);
+	return rc;
+}
