@@ -13,20 +13,7 @@ MK="$abs_top_builddir/tests/mk_sync_rec"
 "$MK" "$T/ok" ok && "$MK" "$T/hung" hung || fail "mk_sync_rec failed"
 expect_status 0 "$DT" import -q --run ok "$T/ok"
 expect_status 0 "$DT" import -q --run hung "$T/hung"
-sock="dt$$"
-tm() { tmux -L "$sock" "$@"; }
-trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT
-screen() { tm capture-pane -p -t ui > "$T/screen" 2>/dev/null; }
-wait_for() { # pattern: up to 15 s
-	n=0
-	while :; do
-		screen
-		grep -q -- "$1" "$T/screen" && return 0
-		n=$((n + 1))
-		[ $n -gt 150 ] && { cat "$T/screen" >&2; fail "the screen never showed '$1'"; }
-		sleep 0.1
-	done
-}
+. "${abs_top_srcdir:-.}/tests/tmux.sh"
 hasnt() { grep -q -- "$1" "$T/screen" && { cat "$T/screen" >&2; fail "screen has '$1'"; }; return 0; }
 start() {
 	tm -f /dev/null new-session -d -s ui -x 80 -y 24 \

@@ -1,0 +1,17 @@
+# tmux.sh: what the interface tests that drive a real terminal share (sourced after lib.sh):
+# a tmux server of their own (tm), killed at exit with the test's folder; the pane's screen
+# into $T/screen; waiting (up to 15 s) for a pattern to show.
+sock="dt$$"
+tm() { tmux -L "$sock" "$@"; }
+trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT
+screen() { tm capture-pane -p -t ui > "$T/screen" 2>/dev/null; }
+wait_for() { # pattern: up to 15 s
+	n=0
+	while :; do
+		screen
+		grep -q -- "$1" "$T/screen" && return 0
+		n=$((n + 1))
+		[ $n -gt 150 ] && { cat "$T/screen" >&2; fail "the screen never showed '$1'"; }
+		sleep 0.1
+	done
+}
