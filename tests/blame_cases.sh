@@ -100,6 +100,22 @@ printf '%s\n' b p '"worker"' Enter >"$T/keys"
 	fail "tui exited $?: $(cat "$T/tui.err")"
 grep -q 'blame point worker: ' "$T/screen" || fail "p did not add the point: $(cat "$T/screen")"
 
+# the watch thread alone (no CPU-time timer, as where the kernel checks those late): every
+# thread is still sampled, each block gets about a quarter of the samples
+# shellcheck disable=SC2086
+DIFFTRACE_SAMPLE_WATCH=only timeout -k 5 150 "$MPIRUN" $flags "$RECORD" --sample=timer --sync-only \
+	-o "$T/watch" -- "$APP" ok </dev/null >"$T/watch.log" 2>&1 ||
+	{ cat "$T/watch.log" >&2; fail "the run sampled by the watch thread failed"; }
+expect_status 0 "$DT" import -r watch "$T/watch"
+expect_status 0 "$DT" blame watch --format csv
+unquote "$T/out" >"$T/watch.csv"
+tot=$(blame_of "$T/watch.csv" Total)
+for s in "$(site A main)" "$(site B main)" "$(site REALLOC main)" "$(site THREAD worker)"; do
+	x=$(blame_of "$T/watch.csv" "$s")
+	awk -v x="${x:-0}" -v t="$tot" 'BEGIN { exit !(x > t / 8 && x < t / 2) }' ||
+		fail "sampled by the watch thread, $s took ${x:-nothing} of $tot: $(cat "$T/watch.csv")"
+done
+
 # kill -9: the samples up to then import and are blamed
 # shellcheck disable=SC2086
 timeout -k 5 150 "$MPIRUN" $flags "$RECORD" --sample --sync-only -o "$T/killed" -- "$APP" spin \

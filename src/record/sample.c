@@ -3,7 +3,11 @@
  *
  * Samples: every thread gets a timer on its own CPU-time clock (timer_create on
  * CLOCK_THREAD_CPUTIME_ID, delivered to that thread with SIGEV_THREAD_ID), or, where PAPI
- * reports the counter, a counter overflow; each tick records the interrupted PC and a libunwind
+ * reports the counter, a counter overflow. Some kernels check CPU-time timers late (under
+ * load, a virtual machine's kernel was seen to deliver one signal per half second of a
+ * thread's CPU time): a watch thread wakes on the monotonic clock once a period, reads each
+ * sampled thread's CPU clock and signals a thread that ran a period or more since its
+ * last sample and is still running. Each tick records the interrupted PC and a libunwind
  * walk of the stack from the signal context (local-only libunwind, whose unw_init_local2 and
  * unw_step may be used in a signal handler). Allocations: malloc, calloc, realloc, free,
  * posix_memalign, aligned_alloc, memalign, anonymous mmap and munmap are wrapped and recorded
@@ -102,7 +106,9 @@ struct tstate {
 	volatile sig_atomic_t busy;
 	uint64_t missed, missed_cost; /* ticks merged into the next sample */
 	int64_t last_cpu;
-	int has_timer;
+	int watch_slot; /* 1 + its entry in watched[], 0 none */
+	int has_timer;  /* sampled by the timer source */
+	int own_timer;  /* timer made */
 	timer_t timer;
 #ifdef HAVE_PAPI
 	int papi_set;
@@ -113,6 +119,18 @@ struct tstate {
 	uint64_t buf[2], bytes;
 };
 static _Thread_local struct tstate T __attribute__((tls_model("initial-exec")));
+
+/* The threads the watch thread looks after: tid 0 is a free entry. A thread writes its entry's
+ * last_cpu at each sample; the watch thread keeps `seen`, the CPU time it read last. */
+#define WATCH_MAX 1024
+static struct watched {
+	_Atomic int tid;
+	clockid_t clock;
+	_Atomic int64_t last_cpu;
+	int64_t seen;
+} watched[WATCH_MAX];
+static _Atomic int watched_hi; /* entries in use are below it */
+static int watch_mode = 1;     /* DIFFTRACE_SAMPLE_WATCH: 0 off, 1 on, 2 only (no CPU timer) */
 
 static int64_t now_ns(clockid_t c)
 {
@@ -282,10 +300,15 @@ static void thread_gone(void *p)
 	if (!t || t != &T)
 		return;
 	t->busy = 1;
-	if (t->has_timer) {
-		timer_delete(t->timer);
-		t->has_timer = 0;
+	if (t->watch_slot) {
+		atomic_store(&watched[t->watch_slot - 1].tid, 0);
+		t->watch_slot = 0;
 	}
+	if (t->own_timer) {
+		timer_delete(t->timer);
+		t->own_timer = 0;
+	}
+	t->has_timer = 0;
 #ifdef HAVE_PAPI
 	if (t->papi_set != PAPI_NULL && t->papi_set) {
 		long long v;
@@ -476,14 +499,22 @@ static void take_sample(uint64_t cost, uint64_t ticks, void *uc, uint64_t pc)
 
 static void on_tick(int sig, siginfo_t *si, void *uc)
 {
-	(void)sig;
+	(void)sig, (void)si;
+	int64_t period = 1000000000L / g.hz;
 	int64_t cpu = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	int64_t cost = cpu - T.last_cpu;
+	/* a signal that comes before half a period of CPU time (the kernel's timer just after the
+	 * watch thread's, or a signal sent as the thread stopped running) waits for the next */
+	if (cost < period / 2)
+		return;
 	T.last_cpu = cpu;
-	uint64_t ticks = 1;
-	if (si && si->si_code == SI_TIMER && si->si_overrun > 0)
-		ticks += (uint64_t)si->si_overrun;
-	take_sample(cost > 0 ? (uint64_t)cost : 0, ticks, uc, 0);
+	if (T.watch_slot)
+		atomic_store_explicit(&watched[T.watch_slot - 1].last_cpu, cpu,
+				      memory_order_relaxed);
+	/* the periods of CPU time it stands for: the kernel's overrun count is not trusted, as a
+	 * late kernel reports fewer overruns than periods went by */
+	uint64_t ticks = (uint64_t)((cost + period / 2) / period);
+	take_sample((uint64_t)cost, ticks ? ticks : 1, uc, 0);
 }
 
 #ifdef HAVE_PAPI
@@ -493,6 +524,91 @@ static void on_overflow(int set, void *address, long long vec, void *ctx)
 	take_sample((uint64_t)g.threshold, 1, NULL, (uint64_t)(uintptr_t)address);
 }
 #endif
+
+/* The watch thread: once a period, a thread that ran a period or more of CPU time since
+ * its last sample and ran during the last period (so is most likely running now, not blocked
+ * in a call that a signal would interrupt) gets the tick its CPU-time timer did not deliver. */
+static void *watch_main(void *arg)
+{
+	(void)arg;
+	T.state = -1; /* records nothing of its own */
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	int64_t period = 1000000000L / g.hz;
+	struct timespec next;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	pid_t pid = getpid();
+	for (;;) {
+		next.tv_nsec += period;
+		while (next.tv_nsec >= 1000000000L) {
+			next.tv_nsec -= 1000000000L;
+			next.tv_sec++;
+		}
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
+			;
+		if (!g.enabled)
+			return NULL;
+		int hi = atomic_load(&watched_hi);
+		for (int i = 0; i < hi; i++) {
+			struct watched *w = &watched[i];
+			int tid = atomic_load(&w->tid);
+			struct timespec ts;
+			if (tid <= 0 || clock_gettime(w->clock, &ts) != 0)
+				continue;
+			int64_t cpu = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+			int64_t ran = cpu - w->seen;
+			w->seen = cpu;
+			if (ran > 0 && cpu - atomic_load(&w->last_cpu) >= period &&
+			    atomic_load(&w->tid) == tid)
+				syscall(SYS_tgkill, pid, tid, g.sig);
+		}
+		/* a late wake (the machine is loaded): start again from now, not in a burst */
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > next.tv_sec + 1)
+			next = now;
+	}
+}
+
+static void start_watch(void)
+{
+	pthread_t th;
+	pthread_attr_t a;
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&a, 64 * 1024);
+	if (real_pthread_create(&th, &a, watch_main, NULL) != 0) {
+		note("the watch thread");
+		watch_mode = 0;
+	}
+	pthread_attr_destroy(&a);
+}
+
+/* Enters the calling thread in watched[] (t->last_cpu set). */
+static void watch_thread(struct tstate *t)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	clockid_t clk;
+	if (!watch_mode || pthread_getcpuclockid(pthread_self(), &clk) != 0)
+		return;
+	int tid = (int)syscall(SYS_gettid);
+	for (int i = 0; i < WATCH_MAX; i++) {
+		int free_ = 0;
+		if (!atomic_compare_exchange_strong(&watched[i].tid, &free_, -1))
+			continue;
+		watched[i].clock = clk;
+		watched[i].seen = t->last_cpu;
+		atomic_store(&watched[i].last_cpu, t->last_cpu);
+		atomic_store(&watched[i].tid, tid);
+		int hi = atomic_load(&watched_hi);
+		while (hi < i + 1 && !atomic_compare_exchange_weak(&watched_hi, &hi, i + 1))
+			;
+		t->watch_slot = i + 1;
+		pthread_once(&once, start_watch);
+		return;
+	}
+}
 
 /* Starts sampling the calling thread (ordinary context). */
 static void start_thread(void)
@@ -526,6 +642,10 @@ static void start_thread(void)
 		return;
 	}
 #endif
+	t->has_timer = 1; /* the thread is sampled, by its timer or the watch thread */
+	watch_thread(t);
+	if (watch_mode == 2)
+		return;
 	struct sigevent sev;
 	memset(&sev, 0, sizeof sev);
 	sev.sigev_notify = SIGEV_THREAD_ID;
@@ -535,7 +655,7 @@ static void start_thread(void)
 		note("timer_create");
 		return;
 	}
-	t->has_timer = 1;
+	t->own_timer = 1;
 	long ns = 1000000000L / g.hz;
 	struct itimerspec its = { { ns / 1000000000L, ns % 1000000000L },
 				  { ns / 1000000000L, ns % 1000000000L } };
@@ -1138,6 +1258,11 @@ __attribute__((constructor)) static void sample_init(void)
 		return;
 	}
 	pc_only = getenv("UFTRACE_SHMEM") != NULL || getenv("UFTRACE_DIR") != NULL;
+	const char *wm = getenv("DIFFTRACE_SAMPLE_WATCH");
+	if (wm && (!strcmp(wm, "0") || !strcmp(wm, "off")))
+		watch_mode = 0;
+	else if (wm && !strcmp(wm, "only"))
+		watch_mode = 2;
 	g.sig = SIGRTMIN + 4;
 	if (pthread_key_create(&g.key, thread_gone) != 0)
 		return;
