@@ -32,6 +32,7 @@ typedef struct fent {
 	int64_t pad_;
 } fent;
 _Static_assert(sizeof(fent) == 128, "a fact entry is two cache lines");
+_Static_assert(ORD_MAXKEY == 6, "check_event copies up to six key values");
 
 typedef struct qev {
 	dt_sync_event ev;
@@ -114,6 +115,8 @@ struct ord_filter {
 	/* per kind: whether some rule reads its facts (an atom KIND(...)); the facts of a kind no
 	 * rule reads and that is not numbered by counting are never looked up */
 	uint8_t *kread;
+	/* per kind, the count indexes over it: cixlist[cixstart[k] .. cixstart[k + 1]) */
+	int *cixstart, *cixlist;
 };
 
 /* ---- hashing -------------------------------------------------------------------------------------- */
@@ -125,12 +128,16 @@ static inline uint64_t mix(uint64_t h, uint64_t v)
 	return h ^ (h >> 32);
 }
 
-static uint64_t khash(const int64_t *k, int nk)
+/* A key's hash: a multiply per value, then one mixing round so that both the low bits (the
+ * large table) and the high bits (the recent table) depend on every value. */
+static inline uint64_t khash(const int64_t *k, int nk)
 {
 	uint64_t h = 0x12345;
 	for (int i = 0; i < nk; i++)
-		h = mix(h, (uint64_t)k[i]);
-	return h;
+		h = (h ^ (uint64_t)k[i]) * 0x9e3779b97f4a7c15ull;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 32);
 }
 
 static void slots_grow(ord_filter *f)
@@ -390,23 +397,30 @@ static void touch(ord_filter *f, uint32_t ent, int64_t need)
 }
 
 static int64_t num(ord_filter *f, const ord_expr *x, const dt_sync_event *e, const int64_t *param,
-		   int64_t *bound)
+		   int64_t *bound);
+
+/* A rule's operand: its leaves (a number, a parameter, a field) without a call. */
+static inline int64_t val(ord_filter *f, const ord_expr *x, const dt_sync_event *e,
+			  const int64_t *param, int64_t *bound)
 {
-	if (x->op != ORD_X_COUNT) {
-		if (x->op == ORD_X_ADD || x->op == ORD_X_SUB) {
-			int64_t a = num(f, x->a, e, param, bound), b = num(f, x->b, e, param, bound);
-			return x->op == ORD_X_ADD ? a + b : a - b;
-		}
-		if (x->op == ORD_X_NEG)
-			return -num(f, x->a, e, param, bound);
-		return ord_eval_int(x, e, param);
+	switch (x->op) {
+	case ORD_X_INT: return x->v;
+	case ORD_X_PARAM: return param[x->v];
+	case ORD_X_FIELD: return ord_field_get(e, (int)x->v);
 	}
+	return num(f, x, e, param, bound);
+}
+
+/* #KIND(...): the count of its entry, the entry touched with the pending hint. */
+static int64_t count_of(ord_filter *f, const ord_expr *x, const dt_sync_event *e,
+			const int64_t *param, int64_t *bound)
+{
 	int64_t k[ORD_MAXKEY + 2];
 	int nk = 1;
 	k[0] = ((int64_t)1 << 40) | x->countix;
 	for (int i = 0; i < x->narg; i++)
 		if (x->arg[i])
-			k[nk++] = num(f, x->arg[i], e, param, bound);
+			k[nk++] = val(f, x->arg[i], e, param, bound);
 	uint32_t en = fact(f, k, nk, NULL);
 	touch(f, en, f->hint);
 	f->hint = INT64_MIN;
@@ -414,6 +428,21 @@ static int64_t num(ord_filter *f, const ord_expr *x, const dt_sync_event *e, con
 	if (fe->tsmax > *bound)
 		*bound = fe->tsmax;
 	return fe->cnt;
+}
+
+static int64_t num(ord_filter *f, const ord_expr *x, const dt_sync_event *e, const int64_t *param,
+		   int64_t *bound)
+{
+	switch (x->op) {
+	case ORD_X_INT: return x->v;
+	case ORD_X_PARAM: return param[x->v];
+	case ORD_X_FIELD: return ord_field_get(e, (int)x->v);
+	case ORD_X_ADD: return val(f, x->a, e, param, bound) + val(f, x->b, e, param, bound);
+	case ORD_X_SUB: return val(f, x->a, e, param, bound) - val(f, x->b, e, param, bound);
+	case ORD_X_NEG: return -val(f, x->a, e, param, bound);
+	case ORD_X_COUNT: return count_of(f, x, e, param, bound);
+	}
+	return ord_eval_int(x, e, param);
 }
 
 /* Whether x holds; *bound gets the latest adjusted timestamp among the delivered events that
@@ -435,6 +464,13 @@ static int holds(ord_filter *f, const ord_expr *x, const dt_sync_event *e, const
 	case ORD_X_OR: {
 		int64_t b1, b2;
 		int h1 = holds(f, x->a, e, param, &b1);
+		/* only the timestamp policy needs the bound of both sides; otherwise a true first
+		 * side decides, and what the second would read need not be parked on (as with
+		 * `&&`: a check that fails is parked on the facts that made it fail) */
+		if (h1 && f->o.policy != ORD_TIMESTAMP) {
+			*bound = b1;
+			return 1;
+		}
 		int h2 = holds(f, x->b, e, param, &b2);
 		if (h1 && h2)
 			*bound = b1 < b2 ? b1 : b2;
@@ -452,8 +488,8 @@ static int holds(ord_filter *f, const ord_expr *x, const dt_sync_event *e, const
 		int64_t ignore = NOTS;
 		k[0] = x->kind;
 		for (int i = 0; i < kd->nkey; i++)
-			k[i + 1] = num(f, x->arg[i], e, param, &ignore);
-		m = num(f, x->arg[kd->nkey], e, param, &ignore);
+			k[i + 1] = val(f, x->arg[i], e, param, &ignore);
+		m = val(f, x->arg[kd->nkey], e, param, &ignore);
 		uint32_t en = fact(f, k, kd->nkey + 1, kd);
 		touch(f, en, m);
 		const fent *fe = &f->ent[en];
@@ -474,13 +510,13 @@ static int holds(ord_filter *f, const ord_expr *x, const dt_sync_event *e, const
 		int64_t b1 = NOTS, b2 = NOTS, a, b;
 		if ((x->op == ORD_X_GE || x->op == ORD_X_GT) && x->a->op == ORD_X_COUNT) {
 			/* #K(...) >= b: park until the count reaches b */
-			b = num(f, x->b, e, param, &b2);
+			b = val(f, x->b, e, param, &b2);
 			f->hint = x->op == ORD_X_GE ? b : b + 1;
 			a = num(f, x->a, e, param, &b1);
 			f->hint = INT64_MIN;
 		} else {
-			a = num(f, x->a, e, param, &b1);
-			b = num(f, x->b, e, param, &b2);
+			a = val(f, x->a, e, param, &b1);
+			b = val(f, x->b, e, param, &b2);
 		}
 		int r = 0;
 		switch (x->op) {
@@ -521,20 +557,32 @@ static int check_event(ord_filter *f, const dt_sync_event *e, ord_inst *in, uint
 		       int *ninst, int64_t *bound)
 {
 	const ord_rules *r = f->r;
+	*bound = NOTS;
+	f->ntouched = 0;
+	f->hint = INT64_MIN;
+	if (!ord_may_have_instances(r, e)) { /* most events: no rule, nothing to resolve */
+		*ninst = 0;
+		return 1;
+	}
 	dt_sync_event buf;
 	const dt_sync_event *res;
 	uint32_t via = resolve(f, e, &buf, &res);
 	int n = ord_instances(r, res, via, in, MAXINST);
 	*ninst = n;
-	*bound = NOTS;
-	f->ntouched = 0;
-	f->hint = INT64_MIN;
 	int ok = 1;
 	for (int i = 0; i < n && ok; i++) {
 		const ord_kind *kd = &r->kind[in[i].kind];
 		int64_t k[ORD_MAXKEY + 2];
 		k[0] = in[i].kind;
-		memcpy(k + 1, in[i].t, (size_t)kd->nkey * sizeof *k);
+		switch (kd->nkey) { /* (a loop here became a call to memcpy) */
+		case 6: k[6] = in[i].t[5]; /* fall through */
+		case 5: k[5] = in[i].t[4]; /* fall through */
+		case 4: k[4] = in[i].t[3]; /* fall through */
+		case 3: k[3] = in[i].t[2]; /* fall through */
+		case 2: k[2] = in[i].t[1]; /* fall through */
+		case 1: k[1] = in[i].t[0]; /* fall through */
+		default: break;
+		}
 		own[i] = kd->seq == ORD_SEQ_COUNT || f->kread[in[i].kind]
 				 ? fact(f, k, kd->nkey + 1, kd)
 				 : UINT32_MAX;
@@ -621,12 +669,11 @@ static void take_numbers(ord_filter *f, const ord_inst *in, const uint32_t *own,
 	}
 }
 
-static void deliver(ord_filter *f, uint32_t qi, const ord_inst *in, const uint32_t *own, int n,
-		    int64_t bound)
+/* Delivers e, the next event of queue qi (its head, or an event pushed to the empty queue). */
+static void deliver_ev(ord_filter *f, uint32_t qi, const dt_sync_event *e, uint64_t id,
+		       const ord_inst *in, const uint32_t *own, int n, int64_t bound)
 {
 	oq *q = &f->q[qi];
-	qev *qe = &q->buf[q->head];
-	const dt_sync_event *e = &qe->ev;
 	int64_t base = e->ts;
 	if (f->o.host_off && e->host >= 0 && (size_t)e->host < f->o.nhost)
 		base += f->o.host_off[e->host];
@@ -667,10 +714,9 @@ static void deliver(ord_filter *f, uint32_t qi, const ord_inst *in, const uint32
 				fe->tsmax = ts;
 			wake(f, fe, fe->hw);
 		}
-		for (int c = 0; c < f->r->ncix; c++) {
+		for (int ci = f->cixstart[in[i].kind]; ci < f->cixstart[in[i].kind + 1]; ci++) {
+			int c = f->cixlist[ci];
 			const ord_countix *cx = &f->r->cix[c];
-			if (cx->kind != in[i].kind)
-				continue;
 			int64_t ck[ORD_MAXKEY + 2];
 			int nk = 1;
 			ck[0] = ((int64_t)1 << 40) | c;
@@ -685,13 +731,23 @@ static void deliver(ord_filter *f, uint32_t qi, const ord_inst *in, const uint32
 			wake(f, ce, ce->cnt);
 		}
 	}
-	ord_out o = { e, qe->id, f->index++, 0, ts, ts - base };
+	ord_out o = { e, id, f->index++, 0, ts, ts - base };
 	o.step = f->o.policy == ORD_CONCURRENT ? f->stepno : o.index;
 	if (f->emit)
 		f->emit(f->ctx, &o);
+	f->held--;
+}
+
+/* Delivers the head of queue qi and takes it off the queue. */
+static void deliver(ord_filter *f, uint32_t qi, const ord_inst *in, const uint32_t *own, int n,
+		    int64_t bound)
+{
+	oq *q = &f->q[qi];
+	qev *qe = &q->buf[q->head];
+	deliver_ev(f, qi, &qe->ev, qe->id, in, own, n, bound);
+	q = &f->q[qi];
 	q->head = (q->head + 1) & (q->cap - 1);
 	q->len--;
-	f->held--;
 }
 
 /* Minimal intervention and adjusted timestamp: release each head as soon as it is valid. */
@@ -791,6 +847,16 @@ ord_filter *ord_filter_new(const ord_rules *r, const ord_filter_opts *o, ord_emi
 	f->kread = xcalloc((size_t)r->nkind + 1, 1);
 	for (int i = 0; i < r->nrule; i++)
 		mark_read(f->kread, r->rule[i].cond);
+	f->cixstart = xcalloc((size_t)r->nkind + 2, sizeof *f->cixstart);
+	f->cixlist = xcalloc((size_t)r->ncix + 1, sizeof *f->cixlist);
+	int nl = 0;
+	for (int k = 0; k <= r->nkind; k++) {
+		f->cixstart[k] = nl;
+		for (int c = 0; c < r->ncix; c++)
+			if (r->cix[c].kind == k)
+				f->cixlist[nl++] = c;
+	}
+	f->cixstart[r->nkind + 1] = nl;
 	return f;
 }
 
@@ -809,6 +875,8 @@ void ord_filter_free(ord_filter *f)
 	free(f->slot);
 	free(f->recent);
 	free(f->kread);
+	free(f->cixstart);
+	free(f->cixlist);
 	free(f->wn);
 	free(f->link);
 	free(f->step);
@@ -837,6 +905,26 @@ int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *
 		sweep(f); /* between rounds: no entry index is held anywhere */
 	uint32_t qi = queue_of(f, e->proc, e->thread);
 	oq *q = &f->q[qi];
+	int parked = 0;
+	if (q->len == 0 && f->nready == 0 && f->o.policy != ORD_CONCURRENT) {
+		/* the thread has nothing held: check the event where it is (what run_minimal would
+		 * do first), deliver it without copying it into the queue when it is valid, and
+		 * else enqueue it parked on what the check read */
+		ord_inst in[MAXINST];
+		uint32_t own[MAXINST];
+		int n;
+		int64_t bound;
+		q->gen++;
+		if (check_event(f, e, in, own, &n, &bound)) {
+			if (++f->held > f->peak)
+				f->peak = f->held;
+			take_numbers(f, in, own, n);
+			deliver_ev(f, qi, e, id, in, own, n, bound);
+			run_minimal(f);
+			return 0;
+		}
+		parked = 1;
+	}
 	if (q->len == q->cap) {
 		size_t cap = q->cap ? q->cap * 2 : 16;
 		qev *b = xmalloc(cap * sizeof *b);
@@ -853,6 +941,10 @@ int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *
 	q->len++;
 	if (++f->held > f->peak)
 		f->peak = f->held;
+	if (parked) {
+		park(f, qi);
+		return 0;
+	}
 	if (q->len == 1)
 		make_ready(f, qi);
 	if (f->o.policy != ORD_CONCURRENT)

@@ -25,35 +25,6 @@ const char *ord_field_name(int f)
 	return f >= 0 && f < ORD_NFIELDS ? field_names[f] : "?";
 }
 
-int64_t ord_field_get(const dt_sync_event *e, int f)
-{
-	switch (f) {
-	case ORD_F_PROC: return e->proc;
-	case ORD_F_THREAD: return e->thread;
-	case ORD_F_SEQ: return e->seq;
-	case ORD_F_PHASE: return e->phase;
-	case ORD_F_FUNC: return e->func;
-	case ORD_F_TS: return e->ts;
-	case ORD_F_HOST: return e->host;
-	case ORD_F_COMM: return e->comm;
-	case ORD_F_DEST: return e->dest;
-	case ORD_F_STAG: return e->stag;
-	case ORD_F_SRC: return e->src;
-	case ORD_F_RTAG: return e->rtag;
-	case ORD_F_ROOT: return e->root;
-	case ORD_F_COUNT: return e->count;
-	case ORD_F_DATATYPE: return e->datatype;
-	case ORD_F_OP: return e->op;
-	case ORD_F_REQ: return (int64_t)e->req;
-	case ORD_F_OBJ: return (int64_t)e->obj;
-	case ORD_F_OBJSEQ: return (int64_t)e->objseq;
-	case ORD_F_TEAM: return e->team;
-	case ORD_F_TNUM: return e->tnum;
-	case ORD_F_CSIZE: return e->csize;
-	}
-	return 0;
-}
-
 static int field_find(const char *s, size_t n)
 {
 	for (int f = 0; f < ORD_NFIELDS; f++)
@@ -958,12 +929,18 @@ static void unbind(ord_rules *r)
 	free(r->fb);
 	free(r->fvia);
 	free(r->fdefines);
+	free(r->fphases);
+	free(r->fpstart);
+	free(r->fpb);
 	free(r->via);
 	r->fname = NULL;
 	r->fstart = NULL;
 	r->fb = NULL;
 	r->fvia = NULL;
 	r->fdefines = NULL;
+	r->fphases = NULL;
+	r->fpstart = NULL;
+	r->fpb = NULL;
 	r->via = NULL;
 	r->nvia = 0;
 	r->nfunc = 0;
@@ -1029,6 +1006,7 @@ int ord_rules_bind(ord_rules *r, const char *const *names, uint32_t nnames, dt_e
 	r->fstart = xcalloc((size_t)nnames + 1, sizeof *r->fstart);
 	r->fvia = xcalloc(nnames ? nnames : 1, sizeof *r->fvia);
 	r->fdefines = xcalloc(nnames ? nnames : 1, 1);
+	r->fphases = xcalloc(nnames ? nnames : 1, 1);
 	size_t cap = 0, n = 0;
 	pcre2_match_data *md = pcre2_match_data_create(4, NULL);
 	for (uint32_t f = 0; f < nnames; f++) {
@@ -1053,25 +1031,29 @@ int ord_rules_bind(ord_rules *r, const char *const *names, uint32_t nnames, dt_e
 					r->fb = xrealloc(r->fb, cap * sizeof *r->fb);
 				}
 				r->fb[n++] = (ord_bound){ k, o->phases, via };
+				r->fphases[f] |= (uint8_t)o->phases;
 			}
 	}
 	r->fstart[nnames] = (uint32_t)n;
 	pcre2_match_data_free(md);
+	/* the same entries split by phase, for ord_instances */
+	static const unsigned bits[3] = { ORD_PH_ENTER, ORD_PH_EXIT, ORD_PH_DONE };
+	r->fpstart = xcalloc((size_t)nnames * 3 + 1, sizeof *r->fpstart);
+	r->fpb = xcalloc(3 * n + 1, sizeof *r->fpb);
+	size_t m = 0;
+	for (uint32_t f = 0; f < nnames; f++)
+		for (int p = 0; p < 3; p++) {
+			r->fpstart[(size_t)f * 3 + (size_t)p] = (uint32_t)m;
+			for (uint32_t i = r->fstart[f]; i < r->fstart[f + 1]; i++)
+				if (r->fb[i].phases & bits[p])
+					r->fpb[m++] = r->fb[i];
+		}
+	r->fpstart[(size_t)nnames * 3] = (uint32_t)m;
 	return 0;
 }
 
 /* ---- shared pieces ------------------------------------------------------------------------------ */
 
-int ord_defines_request(const ord_rules *r, const dt_sync_event *e)
-{
-	return e->phase == DT_SYNC_EXIT && e->req && e->func < r->nfunc && r->fdefines[e->func];
-}
-
-int ord_completes_request(const ord_rules *r, const dt_sync_event *e)
-{
-	return e->req && (e->phase == DT_SYNC_DONE || e->phase == DT_SYNC_EXIT) &&
-	       !(e->func < r->nfunc && r->fdefines[e->func]);
-}
 
 void ord_link_make(ord_link *l, const dt_sync_event *d)
 {
@@ -1110,6 +1092,16 @@ int64_t ord_eval_int(const ord_expr *x, const dt_sync_event *e, const int64_t *p
 	return 0;
 }
 
+/* A leaf of a kind's condition (a number or a field), else the general evaluation. */
+static inline int64_t field_val(const ord_expr *x, const dt_sync_event *e)
+{
+	if (x->op == ORD_X_FIELD)
+		return ord_field_get(e, (int)x->v);
+	if (x->op == ORD_X_INT)
+		return x->v;
+	return ord_eval_int(x, e, NULL);
+}
+
 static int eval_fields(const ord_expr *x, const dt_sync_event *e)
 {
 	switch (x->op) {
@@ -1117,7 +1109,7 @@ static int eval_fields(const ord_expr *x, const dt_sync_event *e)
 	case ORD_X_OR: return eval_fields(x->a, e) || eval_fields(x->b, e);
 	case ORD_X_NOT: return !eval_fields(x->a, e);
 	default: {
-		int64_t a = ord_eval_int(x->a, e, NULL), b = ord_eval_int(x->b, e, NULL);
+		int64_t a = field_val(x->a, e), b = field_val(x->b, e);
 		switch (x->op) {
 		case ORD_X_EQ: return a == b;
 		case ORD_X_NE: return a != b;
@@ -1136,13 +1128,13 @@ int ord_instances(const ord_rules *r, const dt_sync_event *e, uint32_t via_func,
 {
 	if (e->func >= r->nfunc)
 		return 0;
-	unsigned ph = e->phase == DT_SYNC_ENTER ? ORD_PH_ENTER : e->phase == DT_SYNC_EXIT ? ORD_PH_EXIT
-				       : ORD_PH_DONE;
+	/* the function's entries for the event's phase, in the order of fb */
+	size_t pi = (size_t)e->func * 3 + (e->phase == DT_SYNC_ENTER ? 0 : e->phase == DT_SYNC_EXIT ? 1 : 2);
 	uint64_t vias = via_func < r->nfunc ? r->fvia[via_func] : 0;
 	int n = 0, last = -1;
-	for (uint32_t i = r->fstart[e->func]; i < r->fstart[e->func + 1]; i++) {
-		const ord_bound *b = &r->fb[i];
-		if (b->kind == last || !(b->phases & ph))
+	for (uint32_t i = r->fpstart[pi]; i < r->fpstart[pi + 1]; i++) {
+		const ord_bound *b = &r->fpb[i];
+		if (b->kind == last)
 			continue;
 		if (b->via >= 0 && !(vias >> b->via & 1))
 			continue;

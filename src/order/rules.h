@@ -36,7 +36,35 @@ enum ord_field {
 	ORD_F_CSIZE, ORD_NFIELDS
 };
 const char *ord_field_name(int f);
-int64_t ord_field_get(const dt_sync_event *e, int f);
+/* (inline: the filter reads fields for every instance and rule of every event) */
+static inline int64_t ord_field_get(const dt_sync_event *e, int f)
+{
+	switch (f) {
+	case ORD_F_PROC: return e->proc;
+	case ORD_F_THREAD: return e->thread;
+	case ORD_F_SEQ: return e->seq;
+	case ORD_F_PHASE: return e->phase;
+	case ORD_F_FUNC: return e->func;
+	case ORD_F_TS: return e->ts;
+	case ORD_F_HOST: return e->host;
+	case ORD_F_COMM: return e->comm;
+	case ORD_F_DEST: return e->dest;
+	case ORD_F_STAG: return e->stag;
+	case ORD_F_SRC: return e->src;
+	case ORD_F_RTAG: return e->rtag;
+	case ORD_F_ROOT: return e->root;
+	case ORD_F_COUNT: return e->count;
+	case ORD_F_DATATYPE: return e->datatype;
+	case ORD_F_OP: return e->op;
+	case ORD_F_REQ: return (int64_t)e->req;
+	case ORD_F_OBJ: return (int64_t)e->obj;
+	case ORD_F_OBJSEQ: return (int64_t)e->objseq;
+	case ORD_F_TEAM: return e->team;
+	case ORD_F_TNUM: return e->tnum;
+	case ORD_F_CSIZE: return e->csize;
+	}
+	return 0;
+}
 
 /* A condition, as a tree. */
 enum ord_op {
@@ -59,6 +87,16 @@ typedef struct ord_expr {
 
 enum ord_seq { ORD_SEQ_COUNT, ORD_SEQ_FIELD, ORD_SEQ_AS };
 enum { ORD_PH_ENTER = 1, ORD_PH_EXIT = 2, ORD_PH_DONE = 4 };
+/* An event's phase as an ORD_PH_* bit. */
+static inline unsigned ord_phase_bit(const dt_sync_event *e)
+{
+	return e->phase == DT_SYNC_ENTER ? ORD_PH_ENTER
+	       : e->phase == DT_SYNC_EXIT ? ORD_PH_EXIT
+					  : ORD_PH_DONE;
+}
+/* Whether an event can be an instance of some kind at all (else ord_instances gives none). */
+#define ord_may_have_instances(r, e) \
+	((e)->func < (r)->nfunc && ((r)->fphases[(e)->func] & ord_phase_bit(e)))
 
 typedef struct ord_on {  /* `on PHASES /regex/ [via /regex/]` */
 	unsigned phases;
@@ -123,6 +161,10 @@ typedef struct ord_rules {
 	ord_bound *fb;
 	uint64_t *fvia;       /* per function, bit v: via pattern v matches its name */
 	uint8_t *fdefines;    /* per function: its exit makes a request a via can name */
+	uint8_t *fphases;     /* per function: the ORD_PH_* of its entries in fb, or'ed */
+	uint32_t *fpstart;    /* per function and phase (enter, exit, done: f * 3 + p), its entries
+			       * of that phase in fpb, in the order of fb */
+	ord_bound *fpb;
 	char **fname;         /* copies of the names, for reports */
 } ord_rules;
 
@@ -149,9 +191,16 @@ typedef struct ord_link {
 	int32_t comm, dest, stag, src, rtag;
 } ord_link;
 /* Whether e's exit defines a request (its function is named by some `via`). */
-int ord_defines_request(const ord_rules *r, const dt_sync_event *e);
+static inline int ord_defines_request(const ord_rules *r, const dt_sync_event *e)
+{
+	return e->phase == DT_SYNC_EXIT && e->req && e->func < r->nfunc && r->fdefines[e->func];
+}
 /* Whether e completes a request (req set, not a definer). */
-int ord_completes_request(const ord_rules *r, const dt_sync_event *e);
+static inline int ord_completes_request(const ord_rules *r, const dt_sync_event *e)
+{
+	return e->req && (e->phase == DT_SYNC_DONE || e->phase == DT_SYNC_EXIT) &&
+	       !(e->func < r->nfunc && r->fdefines[e->func]);
+}
 void ord_link_make(ord_link *l, const dt_sync_event *definer);
 /* Fills the fields e lacks (DT_SYNC_NONE) from its request. */
 void ord_link_apply(dt_sync_event *e, const ord_link *l);
