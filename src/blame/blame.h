@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blame/flow.h"
 #include "blame/transfer.h"
 #include "import/blame_data.h"
 #include "util/err.h"
@@ -43,6 +44,7 @@ typedef struct blame_var {
 	uint64_t calls;    /* bit c-1: MPI call c (syncfmt.h code) contributed */
 	size_t ncont;      /* containers that got blame */
 	int32_t first;     /* its first container (for the allocation site), -1 none */
+	int skind;         /* from the static data flow: its bx_var_kind + 1; 0 not */
 	/* the functions that blamed it: the function of the frame where the scan found it, else
 	 * (MPI transfer, Other, Output) the innermost function of the program on the stack; as
 	 * location ids of the function's first location (-1 none), the first BLAME_FUNCS seen,
@@ -62,6 +64,8 @@ typedef struct blame_table {
 	double *rank;      /* the table's total per rank column */
 	double total;
 	uint64_t nsamples; /* sample records (not ticks) the point took */
+	int automatic;     /* added by the automatic criterion (blame_src.auto_pct) */
+	double joined;     /* the part of total blamed through the static data flow */
 } blame_table;
 
 typedef struct blame_result {
@@ -72,12 +76,24 @@ typedef struct blame_result {
 	size_t ntables;
 	uint32_t flags;    /* DT_BF_* of all processes */
 	const char *unit;  /* "ticks", "ns", "events", "bytes" */
+	char **nosrc;      /* the program's functions without an index entry that took samples
+			    * (blamed by the heuristic), when an index was given */
+	size_t nnosrc;
+	char **ends;       /* the functions other than the points where blame stopped (a local
+			    * passing it nowhere: automatic blame points) */
+	size_t nends;
 } blame_result;
 
 /* Blame tables of d at the points (NULL or none: main). tf may be NULL (no MPI transfer). */
 int blame_compute(const dt_blame_data *d, const transfer_set *tf, const char *const *points,
 		  size_t npoints, int metric, blame_result *out, dt_err *e);
 void blame_result_free(blame_result *r);
+
+/* The same, joined with the static data flow of src (flow.h) where it has the functions; src
+ * NULL: as blame_compute. */
+int blame_compute_src(const dt_blame_data *d, const transfer_set *tf, const blame_src *src,
+		      const char *const *points, size_t npoints, int metric, blame_result *out,
+		      dt_err *e);
 
 /* Whether func is an output routine (Output row). */
 int blame_is_output(const char *func);
