@@ -1,0 +1,107 @@
+#!/bin/sh
+# blame_flow.sh: difftrace blame joined with the blame index (issue 15): tests/blame/dflow.c runs
+# phases of known CPU time, and each phase's blame lands on the variable the data flow says, in
+# its share: c = a + b in a loop on c (not the index), an out-parameter on the caller's x, a
+# structure's fields on the structure, a heap block written through a pointer parameter on the
+# block (the runtime container), a function without source by the heuristic (named in a note).
+. "${abs_top_srcdir:-..}/tests/lib.sh"
+need built mpi
+[ -f "$abs_top_builddir/libdifftrace-sample.so" ] ||
+	skip "libdifftrace-sample.so not built (configure found no libunwind: apt-get install libunwind-dev)"
+export DIFFTRACE_BLAME_PATH="$abs_top_srcdir/blame"
+SRC="$abs_top_srcdir/tests/blame"
+APP="$T/dflow"
+"$MPICC" -g -O0 -o "$APP" "$SRC/dflow.c" "$SRC/dflow_extra.c" >"$T/cc.log" 2>&1 ||
+	{ cat "$T/cc.log" >&2; fail "mpicc failed"; }
+cd "$T" || fail "cd $T"
+flags="-np 1"
+"$MPIRUN" --version 2>&1 | grep -q 'Open MPI' && flags="$flags --oversubscribe"
+[ "$(id -u)" = 0 ] && "$MPIRUN" --version 2>&1 | grep -q 'Open MPI' && flags="$flags --allow-run-as-root"
+# shellcheck disable=SC2086
+timeout -k 5 150 "$MPIRUN" $flags "$RECORD" --sample=timer --sync-only -o "$T/rec" -- "$APP" \
+	</dev/null >"$T/rec.log" 2>&1 || { cat "$T/rec.log" >&2; fail "the recorded run failed"; }
+expect_status 0 "$DT" import -r r "$T/rec"
+
+# without an index: the heuristic only, and --auto-points asks for one
+expect_status 0 "$DT" blame r --format csv
+grep -q '^main,c (main),' "$T/out" && fail "source rows without an index: $(cat "$T/out")"
+expect_status 1 "$DT" blame r --auto-points 20
+grep -q "needs the program's blame index" "$T/err" || fail "--auto-points: $(cat "$T/err")"
+expect_status 2 "$DT" blame r --auto-points 0
+expect_status 2 "$DT" blame r --auto-points x
+
+# shellcheck disable=SC2046
+"$DT" blame-index "$SRC/dflow.c" -- $("$MPICC" --showme:compile 2>/dev/null) >"$T/bx.out" 2>"$T/bx.err"
+rc=$?
+if grep -q "built without libclang" "$T/bx.err"; then
+	skip "difftrace was built without libclang (apt-get install libclang-dev)"
+fi
+[ $rc = 0 ] || { cat "$T/bx.err" >&2; fail "blame-index dflow.c: exit $rc"; }
+
+# the row of $2 in the csv $1: its total (column 7)
+blame_of() { awk -F, -v n="$2" '$2 == n { print $7; exit }' "$1"; }
+adds_up() {
+	awk -F, 'NR > 1 && $2 != "Total" { s[$1] += $7 } NR > 1 && $2 == "Total" { t[$1] = $7 }
+	     END { for (p in t) if (s[p] - t[p] > 0.01 || t[p] - s[p] > 0.01) { print p, s[p], t[p]; exit 1 } }' "$1" ||
+		fail "the rows of $1 do not add up to the total: $(cat "$1")"
+}
+# share NAME EXPECTED TOLERANCE: NAME's part of the four computed variables is EXPECTED +- TOL
+share() {
+	v=$(blame_of "$T/main.csv" "$1")
+	awk -v v="${v:-0}" -v s="$sum" -v e="$2" -v t="$3" 'BEGIN { x = s > 0 ? v / s : 0
+		if (x < e - t || x > e + t) { printf "%.3f", x; exit 1 } }' >"$T/got" ||
+		fail "$1 took $(cat "$T/got") of the computed variables' blame, expected $2 +- $3: $(cat "$T/main.csv")"
+}
+heap="dflow.c:$(grep -n "/\* SITE_H \*/" "$SRC/dflow.c" | cut -d: -f1) (main)"
+
+expect_status 0 "$DT" blame r --format csv
+cp "$T/out" "$T/main.csv"
+adds_up "$T/main.csv"
+c=$(blame_of "$T/main.csv" "c (main)")
+x=$(blame_of "$T/main.csv" "x (main)")
+st=$(blame_of "$T/main.csv" "st (main)")
+h=$(blame_of "$T/main.csv" "$heap")
+sum=$(awk -v a="${c:-0}" -v b="${x:-0}" -v d="${st:-0}" -v e="${h:-0}" 'BEGIN { print a + b + d + e }')
+# by hand: c, x and st take 0.4 s of CPU each, the heap block 0.2 s: 2/7, 2/7, 2/7 and 1/7
+share "c (main)" 0.286 0.06
+share "x (main)" 0.286 0.06
+share "st (main)" 0.286 0.06
+share "$heap" 0.143 0.05
+# the loops' indices, produce's local r and accumulate's pointer take nothing at main
+for v in "i (main)" "j (main)" "k (produce)" "r (produce)" "k (fill)" "s (accumulate)" "v (fill)"; do
+	[ -z "$(blame_of "$T/main.csv" "$v")" ] || fail "$v has blame at main: $(cat "$T/main.csv")"
+done
+
+# text: the function without source is named, the part joined is said
+expect_status 0 "$DT" blame r
+grep -q '^# note: no source in the blame index for spin (blamed by the heuristic)$' "$T/out" ||
+	fail "no note of spin: $(cat "$T/out")"
+grep -q '% by the data flow$' "$T/out" || fail "no joined part: $(cat "$T/out")"
+grep -q '^c (main)  *double ' "$T/out" || fail "text row of c: $(cat "$T/out")"
+# spin has no source: its own table is the heuristic's (its heap block)
+expect_status 0 "$DT" blame r --point spin --format csv
+grep -q '^spin,dflow_extra.c:[0-9]* (spin),heap,' "$T/out" || fail "spin by the heuristic: $(cat "$T/out")"
+
+# points: produce's blame stays on its local r, accumulate's on the pointer s; fill's on the
+# heap block its pointer parameter points to
+expect_status 0 "$DT" blame r --point produce --point accumulate --point fill --format csv
+cp "$T/out" "$T/pts.csv"
+adds_up "$T/pts.csv"
+grep -q '^produce,r (produce),double,' "$T/pts.csv" || fail "produce's table: $(cat "$T/pts.csv")"
+grep -q '^accumulate,s (accumulate),struct stats \*,' "$T/pts.csv" || fail "accumulate's table: $(cat "$T/pts.csv")"
+grep -qF "fill,$heap,heap," "$T/pts.csv" || fail "fill's table: $(cat "$T/pts.csv")"
+grep -q '^produce,k (produce)' "$T/pts.csv" && fail "the index of produce's loop: $(cat "$T/pts.csv")"
+
+# the automatic criterion: produce's variables hold about 2/7 of the computation (more than
+# 15% of the whole), accumulate's about 1/7 (less than 15%)
+expect_status 0 "$DT" blame r --auto-points 15 --format json
+grep -q '"point":"produce","total":[0-9.e+]*,"samples":[0-9]*,"automatic":true' "$T/out" ||
+	fail "produce is no automatic point: $(head -c 600 "$T/out")"
+grep -q '"point":"accumulate"' "$T/out" && fail "accumulate became a point: $(head -c 600 "$T/out")"
+grep -q '"no_source":\["spin"\]' "$T/out" || fail "json no_source: $(head -c 300 "$T/out")"
+grep -q '"name":"c (main)","type":"double","kind":"local"' "$T/out" || fail "json kind: $(head -c 600 "$T/out")"
+
+# --no-index: the heuristic as without the index
+expect_status 0 "$DT" blame r --no-index --format csv
+grep -q '^main,c (main),' "$T/out" && fail "--no-index joined: $(cat "$T/out")"
+exit 0
