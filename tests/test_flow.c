@@ -1,0 +1,195 @@
+/* test_flow.c: blame joined with the static data flow (blame/flow.c, blame_compute_src) on
+ * data made by hand: a loop's line on what it computes, not on its index; a write through an
+ * out-parameter on the caller's variable; a returned value on the caller's result variable; a
+ * local that passes its blame nowhere keeps it (an automatic blame point); a function without
+ * an index entry by the heuristic, named; the point's own variables at a point; the automatic
+ * criterion; every sample counted once. */
+#include <math.h>
+
+#include "blame/blame.h"
+#include "check.h"
+#include "util/util.h"
+
+/* main:  20 f(&x);  21 y = h();  30 c = a + b;  31 for (i...)  (controls c)
+ * f(double *out):  5 r = ...;  6 *out = r;  7 t = ...;
+ * h():  50 q = ...;  51 return q;
+ * g: no index entry */
+enum { L_MAIN20, L_MAIN21, L_MAIN22, L_MAIN30, L_MAIN31, L_F5, L_F7, L_H50, L_G40, NLOCS };
+
+static void add_path(dt_blame_data *d, const int32_t *v, size_t n)
+{
+	if (!d->npaths) {
+		grow((void **)&d->path_off, &d->cappaths, 1, sizeof *d->path_off);
+		d->path_off[0] = 0;
+	}
+	grow((void **)&d->pathv, &d->cappathv, d->npathv + n, sizeof *d->pathv);
+	memcpy(d->pathv + d->npathv, v, n * sizeof *v);
+	d->npathv += n;
+	grow((void **)&d->path_off, &d->cappaths, d->npaths + 2, sizeof *d->path_off);
+	d->path_off[++d->npaths] = (uint32_t)d->npathv;
+}
+
+static void add_samp(dt_blame_data *d, int32_t path, uint64_t weight)
+{
+	grow((void **)&d->samp, &d->capsamp, d->nsamp + 1, sizeof *d->samp);
+	d->samp[d->nsamp++] = (dt_bsample){ .rank = 0, .pid = 100, .tid = 100, .path = path,
+					    .c0 = -1, .c1 = -1, .scan = -1, .nrec = 1,
+					    .weight = weight, .cost = weight };
+}
+
+static void make(dt_blame_data *d)
+{
+	static const struct {
+		const char *f;
+		int line;
+	} l[NLOCS] = { { "main", 20 }, { "main", 21 }, { "main", 22 }, { "main", 30 },
+		       { "main", 31 }, { "f", 5 },     { "f", 7 },     { "h", 50 },
+		       { "g", 40 } };
+	memset(d, 0, sizeof *d);
+	for (int i = 0; i < NLOCS; i++) {
+		grow((void **)&d->locs, &d->caplocs, d->nlocs + 1, sizeof *d->locs);
+		d->locs[d->nlocs++] = (dt_bloc){ xstrdup(l[i].f), xstrdup("/src/app.c"), l[i].line,
+						 xstrdup("app"), 1 };
+	}
+	grow((void **)&d->proc, &d->capproc, 1, sizeof *d->proc);
+	d->proc[d->nproc++] = (dt_bproc){ .rank = 0, .pid = 100 };
+	add_path(d, (int32_t[]){ L_MAIN30 }, 1);         /* 0: c = a + b */
+	add_path(d, (int32_t[]){ L_MAIN31 }, 1);         /* 1: the loop's line */
+	add_path(d, (int32_t[]){ L_F5, L_MAIN20 }, 2);   /* 2: r in f, to *out, to x */
+	add_path(d, (int32_t[]){ L_F7, L_MAIN20 }, 2);   /* 3: t in f, a local only */
+	add_path(d, (int32_t[]){ L_H50, L_MAIN21 }, 2);  /* 4: q in h, returned to y */
+	add_path(d, (int32_t[]){ L_G40, L_MAIN22 }, 2);  /* 5: g, no index entry */
+	add_samp(d, 0, 10);
+	add_samp(d, 1, 6);
+	add_samp(d, 2, 4);
+	add_samp(d, 3, 2);
+	add_samp(d, 4, 5);
+	add_samp(d, 5, 3);
+}
+
+static bx_var V(const char *name, const char *type, int kind)
+{
+	return (bx_var){ (char *)name, (char *)type, 1, kind,
+			 kind == BX_PARAM || kind == BX_GLOBAL || kind == BX_RETURN };
+}
+
+static const bx_var *vars_main(void)
+{
+	static bx_var v[7];
+	v[0] = V("a", "double", BX_LOCAL);
+	v[1] = V("b", "double", BX_LOCAL);
+	v[2] = V("c", "double", BX_LOCAL);
+	v[3] = V("i", "int", BX_LOCAL);
+	v[4] = V("x", "double", BX_LOCAL);
+	v[5] = V("y", "double", BX_LOCAL);
+	v[6] = V("<return>", "int", BX_RETURN);
+	return v;
+}
+
+static double row(const blame_table *t, const char *name)
+{
+	for (size_t i = 0; i < t->nvars; i++)
+		if (!strcmp(t->vars[i].name, name))
+			return t->vars[i].total;
+	return -1;
+}
+
+static int has(char **v, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i], name))
+			return 1;
+	return 0;
+}
+
+static void sums(const blame_table *t)
+{
+	double s = 0;
+	for (size_t i = 0; i < t->nvars; i++)
+		s += t->vars[i].total;
+	CHECK(fabs(s - t->total) < 1e-9);
+}
+
+static void test_join(void)
+{
+	dt_blame_data d;
+	make(&d);
+	bx_rel mrel[] = { { 0, 2, 0, 30, 0, BX_VALUE, NULL }, { 0, 2, 1, 30, 0, BX_VALUE, NULL },
+			  { 1, 2, 3, 31, 0, BX_CONTROL, NULL }, { 1, 3, 3, 31, 0, BX_CONTROL, NULL } };
+	bx_line mline[] = { { 30, 2, BX_WRITE }, { 31, 3, BX_CONDITION }, { 31, 3, BX_WRITE } };
+	int xv[] = { 4 };
+	bx_arg farg[] = { { (char *)"&x", xv, 1, 1, 4, 0 } };
+	bx_call mcall[] = { { (char *)"f", NULL, 20, 2, -1, farg, 1 },
+			    { (char *)"h", NULL, 21, 6, 5, NULL, 0 },
+			    { (char *)"g", NULL, 22, 2, -1, NULL, 0 } };
+	bx_var fv[] = { V("out", "double *", BX_PARAM), V("r", "double", BX_LOCAL),
+			V("t", "double", BX_LOCAL) };
+	bx_rel frel[] = { { 0, 0, 1, 6, 1, BX_VALUE, NULL } };
+	bx_line fline[] = { { 5, 1, BX_WRITE }, { 6, 0, BX_THROUGH }, { 7, 2, BX_WRITE } };
+	bx_var hv[] = { V("q", "double", BX_LOCAL), V("<return>", "double", BX_RETURN) };
+	bx_rel hrel[] = { { 0, 1, 0, 51, 0, BX_VALUE, NULL } };
+	bx_line hline[] = { { 50, 0, BX_WRITE }, { 51, 1, BX_WRITE } };
+	bx_func fn[] = {
+		{ (char *)"main", (char *)"/src/app.c", 19, 40, 0, (bx_var *)vars_main(), 7, mrel, 4,
+		  mcall, 3, mline, 3 },
+		{ (char *)"f", (char *)"/src/app.c", 4, 8, 0, fv, 3, frel, 1, NULL, 0, fline, 3 },
+		{ (char *)"h", (char *)"/src/app.c", 49, 52, 0, hv, 2, hrel, 1, NULL, 0, hline, 2 },
+	};
+	blame_src src = { fn, 3, 0 };
+	blame_result r;
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK(blame_compute_src(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
+	const blame_table *t = &r.tables[0];
+	CHECK(fabs(t->total - 30) < 1e-9);
+	CHECK(fabs(t->joined - 27) < 1e-9);
+	CHECK(fabs(row(t, "c (main)") - 16) < 1e-9); /* the statement and the loop's line */
+	CHECK(row(t, "i (main)") < 0);               /* the index takes none */
+	CHECK(fabs(row(t, "x (main)") - 4) < 1e-9);  /* through f's out-parameter */
+	CHECK(fabs(row(t, "t (f)") - 2) < 1e-9);     /* a local of f passing it nowhere */
+	CHECK(fabs(row(t, "y (main)") - 5) < 1e-9);  /* h's value returned into y */
+	CHECK(fabs(row(t, "Other") - 3) < 1e-9);     /* g by the heuristic (no scan) */
+	sums(t);
+	CHECK(r.nnosrc == 1 && has(r.nosrc, r.nnosrc, "g"));
+	CHECK(r.nends == 1 && has(r.ends, r.nends, "f"));
+	blame_result_free(&r);
+
+	/* at f: its own variables keep the blame */
+	const char *pf[] = { "f" };
+	CHECK(blame_compute_src(&d, NULL, &src, pf, 1, BLAME_SAMPLES, &r, &e) == 0);
+	t = &r.tables[0];
+	CHECK(fabs(t->total - 6) < 1e-9);
+	CHECK(fabs(row(t, "r (f)") - 4) < 1e-9);
+	CHECK(fabs(row(t, "t (f)") - 2) < 1e-9);
+	sums(t);
+	CHECK(r.nends == 0);
+	blame_result_free(&r);
+
+	/* the automatic criterion: f's variables hold 6 of 30 (20%), h's 5 (16.7%) */
+	src.auto_pct = 18;
+	CHECK(blame_compute_src(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
+	CHECK(r.ntables == 2);
+	if (r.ntables == 2) {
+		CHECK_EQ_STR(r.tables[1].point, "f");
+		CHECK(r.tables[1].automatic);
+		CHECK(!r.tables[0].automatic);
+	}
+	blame_result_free(&r);
+	src.auto_pct = 15;
+	CHECK(blame_compute_src(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
+	CHECK(r.ntables == 3);
+	blame_result_free(&r);
+
+	/* without the index: the heuristic, nothing joined */
+	CHECK(blame_compute_src(&d, NULL, NULL, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
+	CHECK(r.tables[0].joined == 0);
+	CHECK(fabs(row(&r.tables[0], "Other") - 30) < 1e-9);
+	blame_result_free(&r);
+	dt_blame_data_free(&d);
+}
+
+int main(void)
+{
+	test_join();
+	return check_failures ? 1 : 0;
+}
