@@ -1,8 +1,13 @@
 /* blame.h: variable blame (Rutar and Hollingsworth, "Assigning Blame"), computed from the
- * blame data of a run (import/blame_data.h) without source analysis.
+ * blame data of a run (import/blame_data.h), joined with the static data flow of blame-index
+ * where it has the sample's function (flow.h), by the heuristic below where not.
  *
  * Every sample is blamed exactly once at each blame point whose function is on its stack
  * (`main` takes every sample of the run, threads included):
+ *  - a sample with an output routine on its stack goes to Output (as below);
+ *  - a sample the data flow places (flow_sample) goes to the variables it names, "v (func)"
+ *    for a function's variable, a global by its name, a pointer by the container its frame
+ *    points into when the scan found one;
  *  - a sample with an output routine (write, the printf family, fwrite, MPI_File_*) on its
  *    stack, at or below the point, goes to Output;
  *  - a sample inside an MPI call goes to the container its transfer function blames
