@@ -335,6 +335,15 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 			give(&t, t.output, col, amount, call, here);
 			continue;
 		}
+		/* inside an MPI call: its transfer function's container */
+		if (s->call && x->tf) {
+			const char *cn = sync_call_name((unsigned)s->call);
+			int32_t c = cn ? transfer_blame(x->tf, cn, s->c0, s->c1) : -1;
+			if (c >= 0 && visible(x, c, S, m1, k)) {
+				give(&t, cont_var(&t, x, c), col, amount, call, here);
+				continue;
+			}
+		}
 		/* the static data flow, where the index has the sample's function */
 		size_t nt = 0;
 		if (x->flow) {
@@ -357,13 +366,15 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 				    fn->vars[ft->var].kind != BX_GLOBAL &&
 				    fn->vars[ft->var].kind != BX_STATIC)
 					x->ended[ft->fn] = 1;
-				/* a pointer exit variable: the memory its frame points into names it */
 				size_t nc = 0;
-				if (ft->pointer && s->scan >= 0) {
+				/* a pointer exit variable: the memory its frame points into names it,
+				 * the frame that wrote through it first */
+				for (int pass = 0; pass < 2 && !nc && ft->pointer && s->scan >= 0; pass++) {
+					size_t fr = pass ? ft->frame : ft->origin;
 					const int32_t *p = d->scanv + d->scan_off[s->scan];
 					size_t np = (d->scan_off[s->scan + 1] - d->scan_off[s->scan]) / 2;
-					for (size_t q = 0; q < np; q++)
-						if ((size_t)p[2 * q] / 2 == ft->frame &&
+					for (size_t q = 0; q < np && fr != SIZE_MAX; q++)
+						if ((size_t)p[2 * q] / 2 == fr &&
 						    visible(x, p[2 * q + 1], S, m1, k)) {
 							grow((void **)&cand, &capcand, nc + 1, sizeof *cand);
 							cand[nc++] = p[2 * q + 1];
@@ -377,15 +388,6 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 					give(&t, src_var(&t, fn, ft->var), col, a, call, by);
 			}
 			continue;
-		}
-		/* inside an MPI call: its transfer function's container */
-		if (s->call && x->tf) {
-			const char *cn = sync_call_name((unsigned)s->call);
-			int32_t c = cn ? transfer_blame(x->tf, cn, s->c0, s->c1) : -1;
-			if (c >= 0 && visible(x, c, S, m1, k)) {
-				give(&t, cont_var(&t, x, c), col, amount, call, here);
-				continue;
-			}
 		}
 		/* the scan, innermost frame first, up to the point */
 		size_t nc = 0;

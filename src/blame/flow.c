@@ -42,6 +42,7 @@ struct item {
 	int var;
 	int through; /* written through (a pointer's target), not the variable itself */
 	double w;
+	size_t origin; /* flow_target.origin */
 };
 
 struct work {
@@ -49,22 +50,25 @@ struct work {
 	size_t n, cap;
 };
 
-static void push(struct work *q, size_t frame, int var, int through, double w)
+static void push(struct work *q, size_t frame, int var, int through, double w, size_t origin)
 {
 	grow((void **)&q->v, &q->cap, q->n + 1, sizeof *q->v);
-	q->v[q->n++] = (struct item){ frame, var, through, w };
+	q->v[q->n++] = (struct item){ frame, var, through, w, origin };
 }
 
 static void target(flow_target **t, size_t *cap, size_t *n, int fn, int var, size_t frame,
-		   int pointer, double w)
+		   int pointer, size_t origin, double w)
 {
+	if (!pointer)
+		origin = SIZE_MAX;
 	for (size_t i = 0; i < *n; i++)
-		if ((*t)[i].fn == fn && (*t)[i].var == var && (*t)[i].frame == frame) {
+		if ((*t)[i].fn == fn && (*t)[i].var == var && (*t)[i].frame == frame &&
+		    (*t)[i].pointer == pointer && (*t)[i].origin == origin) {
 			(*t)[i].share += w;
 			return;
 		}
 	grow((void **)t, cap, *n + 1, sizeof **t);
-	(*t)[(*n)++] = (flow_target){ fn, var, frame, pointer, w };
+	(*t)[(*n)++] = (flow_target){ fn, var, frame, pointer, origin, w };
 }
 
 /* The variables the statements of `line` write into seeds (with their through flag): for a
@@ -88,7 +92,7 @@ static void seeds(const bx_func *f, int line, struct work *out, size_t frame)
 			for (size_t i = 0; i < f->nlines && !dup && !pass; i++)
 				dup = f->lines[i].how == BX_CONDITION && f->lines[i].var == rl->dst;
 			if (!dup)
-				push(out, frame, rl->dst, rl->through, 0);
+				push(out, frame, rl->dst, rl->through, 0, SIZE_MAX);
 		}
 	if (out->n == n0)
 		for (size_t i = 0; i < f->nlines; i++) {
@@ -102,7 +106,7 @@ static void seeds(const bx_func *f, int line, struct work *out, size_t frame)
 			for (size_t j = n0; j < out->n && !dup; j++)
 				dup = out->v[j].var == l->var;
 			if (!dup)
-				push(out, frame, l->var, through, 0);
+				push(out, frame, l->var, through, 0, SIZE_MAX);
 		}
 	for (size_t j = n0; j < out->n; j++)
 		out->v[j].w = 1.0 / (double)(out->n - n0);
@@ -227,19 +231,19 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, int32_t s
 			continue;
 		if (it.frame >= k) { /* the point: its variables keep the blame */
 			target(t, cap, &nt, fnid, it.var, it.frame,
-			       it.through && is_pointer(&f->vars[it.var]), it.w);
+			       it.through && is_pointer(&f->vars[it.var]), it.origin, it.w);
 			continue;
 		}
 		size_t nex = reach(f, it.var, it.through, ex, exth, seen);
 		if (!nex) { /* a local that passes its blame nowhere: a blame point */
-			target(t, cap, &nt, fnid, it.var, it.frame, 0, it.w);
+			target(t, cap, &nt, fnid, it.var, it.frame, 0, SIZE_MAX, it.w);
 			continue;
 		}
 		for (size_t e = 0; e < nex; e++) {
 			double w = it.w / (double)nex;
 			const bx_var *v = &f->vars[ex[e]];
 			if (v->kind == BX_GLOBAL || v->kind == BX_STATIC) {
-				target(t, cap, &nt, fnid, ex[e], it.frame, 0, w);
+				target(t, cap, &nt, fnid, ex[e], it.frame, 0, SIZE_MAX, w);
 				continue;
 			}
 			/* through the call site of the caller's frame */
@@ -251,23 +255,28 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, int32_t s
 				gi >= 0 ? call_at(&src->fn[gi], d->locs[S[up]].line, f->name) : NULL;
 			const bx_func *g = gi >= 0 ? &src->fn[gi] : NULL;
 			size_t before = q.n;
+			/* a pointer parameter written through: the innermost frame that wrote
+			 * through that same pointer (passed up unchanged) holds it among its
+			 * pointers; one that computes another variable into it starts anew */
+			size_t origin = ex[e] == it.var && it.origin != SIZE_MAX ? it.origin : it.frame;
 			if (c && v->kind == BX_RETURN) {
 				if (c->result >= 0)
-					push(&q, up, c->result, 0, w);
+					push(&q, up, c->result, 0, w, SIZE_MAX);
 				else
 					seeds(g, d->locs[S[up]].line, &q, up);
 			} else if (c && v->kind == BX_PARAM) {
 				size_t p = (size_t)param_pos(f, ex[e]);
 				const bx_arg *a = p < c->nargs ? &c->args[p] : NULL;
 				if (a && a->out_var >= 0)
-					push(&q, up, a->out_var, a->out_through, w);
+					push(&q, up, a->out_var, a->out_through, w,
+					     a->out_through ? origin : SIZE_MAX);
 				else if (a)
 					for (size_t i = 0; i < a->nvars; i++)
-						push(&q, up, a->vars[i], 1, w / (double)a->nvars);
+						push(&q, up, a->vars[i], 1, w / (double)a->nvars, origin);
 			}
 			if (q.n == before) { /* no way up: the exit variable keeps it */
-				target(t, cap, &nt, fnid, ex[e], it.frame,
-				       exth[e] && is_pointer(v), w);
+				target(t, cap, &nt, fnid, ex[e], it.frame, exth[e] && is_pointer(v),
+				       v->kind == BX_PARAM ? origin : SIZE_MAX, w);
 				continue;
 			}
 			if (c && v->kind == BX_RETURN && c->result < 0) {

@@ -38,7 +38,9 @@ typedef struct flow_target {
 	int fn;         /* index in blame_src.fn */
 	int var;        /* variable of fn */
 	size_t frame;   /* the frame of fn on the sample's stack */
-	int pointer;    /* var is a pointer exit variable (its runtime container may name it) */
+	int pointer;    /* var is a pointer written through (its runtime container may name it) */
+	size_t origin;  /* the innermost frame that wrote through a pointer parameter on the
+			 * way to var (SIZE_MAX none): its pointers name that container first */
 	double share;   /* of the sample; the targets of one sample add up to 1 */
 } flow_target;
 
