@@ -4,14 +4,13 @@
  *
  * Every sample is blamed exactly once at each blame point whose function is on its stack
  * (`main` takes every sample of the run, threads included):
- *  - a sample with an output routine on its stack goes to Output (as below);
- *  - a sample the data flow places (flow_sample) goes to the variables it names, "v (func)"
- *    for a function's variable, a global by its name, a pointer by the container its frame
- *    points into when the scan found one;
  *  - a sample with an output routine (write, the printf family, fwrite, MPI_File_*) on its
  *    stack, at or below the point, goes to Output;
  *  - a sample inside an MPI call goes to the container its transfer function blames
  *    (difftrace-transfer(5)), when that container is visible at the point;
+ *  - a sample the data flow places (flow_sample, with an index) goes to the variables it
+ *    names: "v (func)" for a function's variable, a global by its name, a pointer written
+ *    through by the visible container its frames point into when the scan found one;
  *  - otherwise (computation, or an MPI buffer not visible at the point) the frames are scanned
  *    innermost first, up to the point's frame: the first frame whose words point into visible
  *    containers divides the sample among them in equal parts (the paper's heuristic for
