@@ -106,6 +106,17 @@ grep -q '"point":"accumulate"' "$T/out" && fail "accumulate became a point: $(he
 grep -q '"no_source":\["spin"\]' "$T/out" || fail "json no_source: $(head -c 300 "$T/out")"
 grep -q '"name":"c (main)","type":"double","kind":"local"' "$T/out" || fail "json kind: $(head -c 600 "$T/out")"
 
+# the interface's blame view joins the index too, and says what a row is
+printf '%s\n' : '"blame r"' Enter >"$T/keys"
+"$DT" tui --script "$T/keys" --dump "$T/screen" --size 24x100 >"$T/tui.out" 2>"$T/tui.err" ||
+	fail "tui exited $?: $(cat "$T/tui.err")"
+grep -q '^  c (main)  *double ' "$T/screen" || fail "no row of c (main): $(cat "$T/screen")"
+# the first row (c, x or st, whichever took most) is a variable by the data flow
+printf '%s\n' : '"blame r"' Enter j Enter >"$T/keys"
+"$DT" tui --script "$T/keys" --dump "$T/screen" --size 24x100 >"$T/tui.out" 2>"$T/tui.err" ||
+	fail "tui exited $?: $(cat "$T/tui.err")"
+grep -q 'a variable of the function, by the data flow' "$T/screen" || fail "details: $(cat "$T/screen")"
+
 # --no-index: the heuristic as without the index
 expect_status 0 "$DT" blame r --no-index --format csv
 grep -q '^main,c (main),' "$T/out" && fail "--no-index joined: $(cat "$T/out")"

@@ -355,61 +355,6 @@ static void print_json(const char *run, const blame_result *r, const dt_blame_da
 	printf("]}\n");
 }
 
-/* The program's indexed functions (blame-index) for the functions of d: one per name, the one
- * whose file has the base name of the sample's file when the index has several. */
-static int load_src(store *s, int64_t run_id, const dt_blame_data *d, bx_func **out, size_t *n,
-		    dt_err *e)
-{
-	*out = NULL;
-	*n = 0;
-	int have = store_bindex_exists(s, e);
-	if (have <= 0)
-		return have;
-	size_t cap = 0;
-	strmap seen;
-	strmap_init(&seen);
-	int rc = 0;
-	for (size_t i = 0; i < d->nlocs && !rc; i++) {
-		const dt_bloc *l = &d->locs[i];
-		uint32_t id;
-		if (!l->in_main || strmap_get(&seen, l->func, strlen(l->func), &id))
-			continue;
-		strmap_put(&seen, l->func, strlen(l->func), 0);
-		bx_func *fns;
-		size_t nf;
-		if ((rc = store_bindex_find(s, run_id, l->func, &fns, &nf, e)))
-			break;
-		size_t pick = 0;
-		const char *lb = strrchr(l->file, '/');
-		lb = lb ? lb + 1 : l->file;
-		for (size_t j = 0; j < nf && *lb; j++) {
-			const char *fb = strrchr(fns[j].file, '/');
-			if (!strcmp(fb ? fb + 1 : fns[j].file, lb)) {
-				pick = j;
-				break;
-			}
-		}
-		for (size_t j = 0; j < nf; j++) {
-			if (j == pick) {
-				grow((void **)out, &cap, *n + 1, sizeof **out);
-				(*out)[(*n)++] = fns[j];
-			} else {
-				bx_func_free(&fns[j]);
-			}
-		}
-		free(fns);
-	}
-	strmap_free(&seen);
-	return rc;
-}
-
-static void free_src(bx_func *f, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		bx_func_free(&f[i]);
-	free(f);
-}
-
 static int load(cli *c, const char *run, const transfer_set *tf, const char *const *points,
 		size_t np, int metric, double auto_pct, int use_index, store **s, dt_blame_data *d,
 		blame_result *r, dt_err *e)
@@ -425,26 +370,26 @@ static int load(cli *c, const char *run, const transfer_set *tf, const char *con
 	bx_func *fns = NULL;
 	size_t nf = 0;
 	if (!rc && use_index)
-		rc = load_src(*s, sr.id, d, &fns, &nf, e);
+		rc = store_bindex_src(*s, sr.id, d, &fns, &nf, e);
 	store_run_free(&sr);
 	if (rc)
 		return -1;
 	if (!d->nproc && !d->nsamp) {
-		free_src(fns, nf);
+		bx_funcs_free(fns, nf);
 		return dt_errf(e, DT_EDATA,
 			       "run '%s' has no samples: record it with 'difftrace-record --sample' "
 			       "and import the recording",
 			       run);
 	}
 	if (auto_pct > 0 && !nf) {
-		free_src(fns, nf);
+		bx_funcs_free(fns, nf);
 		return dt_errf(e, DT_EDATA,
 			       "--auto-points needs the program's blame index: run 'difftrace "
 			       "blame-index' on its sources");
 	}
 	blame_src src = { fns, nf, auto_pct };
 	rc = blame_compute_src(d, tf, nf ? &src : NULL, points, np, metric, r, e);
-	free_src(fns, nf);
+	bx_funcs_free(fns, nf);
 	return rc;
 }
 
