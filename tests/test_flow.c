@@ -14,9 +14,11 @@
  * f(double *out):  5 r = ...;  6 *out = r;  7 t = ...;
  * h():  50 q = ...;  51 return q;
  * g: no index entry
- * main: 23 k(hp);  k(double *v): 60 v[i] = ...  (hp points to a heap block made in main) */
+ * main: 23 k(hp);  k(double *v): 60 v[i] = ...  (hp points to a heap block made in main)
+ * main: 24 z = rec(5);  rec(n): 70 return n * rec(n - 1)  (recursion)
+ * main: 25 w = fp(3);  (a call through a function pointer, to h at run time) */
 enum { L_MAIN20, L_MAIN21, L_MAIN22, L_MAIN30, L_MAIN31, L_F5, L_F7, L_H50, L_G40, L_MAIN23,
-       L_K60, NLOCS };
+       L_K60, L_MAIN24, L_MAIN25, L_R70, NLOCS };
 
 static void add_path(dt_blame_data *d, const int32_t *v, size_t n)
 {
@@ -46,7 +48,8 @@ static void make(dt_blame_data *d)
 		int line;
 	} l[NLOCS] = { { "main", 20 }, { "main", 21 }, { "main", 22 }, { "main", 30 },
 		       { "main", 31 }, { "f", 5 },     { "f", 7 },     { "h", 50 },
-		       { "g", 40 },    { "main", 23 }, { "k", 60 } };
+		       { "g", 40 },    { "main", 23 }, { "k", 60 },    { "main", 24 },
+		       { "main", 25 }, { "rec", 70 } };
 	memset(d, 0, sizeof *d);
 	for (int i = 0; i < NLOCS; i++) {
 		grow((void **)&d->locs, &d->caplocs, d->nlocs + 1, sizeof *d->locs);
@@ -84,6 +87,10 @@ static void make(dt_blame_data *d)
 	d->nscanv = 2;
 	add_samp(d, 6, 7);
 	d->samp[d->nsamp - 1].scan = 0;
+	add_path(d, (int32_t[]){ L_R70, L_R70, L_R70, L_MAIN24 }, 4); /* 8: recursion to z */
+	add_path(d, (int32_t[]){ L_H50, L_MAIN25 }, 2);               /* 9: h through fp, to w */
+	add_samp(d, 8, 8);
+	add_samp(d, 9, 9);
 }
 
 static bx_var V(const char *name, const char *type, int kind)
@@ -94,7 +101,7 @@ static bx_var V(const char *name, const char *type, int kind)
 
 static const bx_var *vars_main(void)
 {
-	static bx_var v[8];
+	static bx_var v[10];
 	v[0] = V("a", "double", BX_LOCAL);
 	v[1] = V("b", "double", BX_LOCAL);
 	v[2] = V("c", "double", BX_LOCAL);
@@ -103,6 +110,8 @@ static const bx_var *vars_main(void)
 	v[5] = V("y", "double", BX_LOCAL);
 	v[6] = V("<return>", "int", BX_RETURN);
 	v[7] = V("hp", "double *", BX_LOCAL);
+	v[8] = V("z", "int", BX_LOCAL);
+	v[9] = V("w", "double", BX_LOCAL);
 	return v;
 }
 
@@ -144,9 +153,15 @@ static void test_join(void)
 	bx_call mcall[] = { { (char *)"f", NULL, 20, 2, -1, farg, 1 },
 			    { (char *)"h", NULL, 21, 6, 5, NULL, 0 },
 			    { (char *)"g", NULL, 22, 2, -1, NULL, 0 },
-			    { (char *)"k", NULL, 23, 2, -1, karg, 1 } };
+			    { (char *)"k", NULL, 23, 2, -1, karg, 1 },
+			    { (char *)"rec", NULL, 24, 6, 8, NULL, 0 },
+			    { NULL, (char *)"fp", 25, 6, 9, NULL, 0 } };
 	bx_var kv[] = { V("v", "double *", BX_PARAM), V("i", "int", BX_LOCAL) };
 	bx_line kline[] = { { 60, 0, BX_THROUGH } };
+	bx_var rv[] = { V("n", "int", BX_PARAM), V("<return>", "int", BX_RETURN) };
+	bx_rel rrel[] = { { 0, 1, 0, 70, 0, BX_VALUE, NULL } };
+	bx_call rcall[] = { { (char *)"rec", NULL, 70, 13, 1, NULL, 0 } };
+	bx_line rline[] = { { 70, 1, BX_WRITE } };
 	bx_var fv[] = { V("out", "double *", BX_PARAM), V("r", "double", BX_LOCAL),
 			V("t", "double", BX_LOCAL) };
 	bx_rel frel[] = { { 0, 0, 1, 6, 1, BX_VALUE, NULL } };
@@ -155,20 +170,23 @@ static void test_join(void)
 	bx_rel hrel[] = { { 0, 1, 0, 51, 0, BX_VALUE, NULL } };
 	bx_line hline[] = { { 50, 0, BX_WRITE }, { 51, 1, BX_WRITE } };
 	bx_func fn[] = {
-		{ (char *)"main", (char *)"/src/app.c", 19, 40, 0, (bx_var *)vars_main(), 8, mrel, 4,
-		  mcall, 4, mline, 3 },
+		{ (char *)"main", (char *)"/src/app.c", 19, 40, 0, (bx_var *)vars_main(), 10, mrel, 4,
+		  mcall, 6, mline, 3 },
 		{ (char *)"f", (char *)"/src/app.c", 4, 8, 0, fv, 3, frel, 1, NULL, 0, fline, 3 },
 		{ (char *)"h", (char *)"/src/app.c", 49, 52, 0, hv, 2, hrel, 1, NULL, 0, hline, 2 },
 		{ (char *)"k", (char *)"/src/app.c", 59, 61, 0, kv, 2, NULL, 0, NULL, 0, kline, 1 },
+		{ (char *)"rec", (char *)"/src/app.c", 69, 71, 0, rv, 2, rrel, 1, rcall, 1, rline, 1 },
 	};
-	blame_src src = { fn, 4, 0 };
+	blame_src src = { fn, 5, 0 };
 	blame_result r;
 	dt_err e;
 	dt_err_clear(&e);
 	CHECK(blame_compute_src(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
 	const blame_table *t = &r.tables[0];
-	CHECK(fabs(t->total - 37) < 1e-9);
-	CHECK(fabs(t->joined - 34) < 1e-9);
+	CHECK(fabs(t->total - 54) < 1e-9);
+	CHECK(fabs(t->joined - 51) < 1e-9);
+	CHECK(fabs(row(t, "z (main)") - 8) < 1e-9);  /* up the recursion, to the first call */
+	CHECK(fabs(row(t, "w (main)") - 9) < 1e-9);  /* through the function pointer's call */
 	/* through k's pointer parameter to main's hp: the block it points to */
 	CHECK(fabs(row(t, "app.c:23 (main)") - 7) < 1e-9);
 	CHECK(row(t, "hp (main)") < 0);
@@ -183,6 +201,13 @@ static void test_join(void)
 	CHECK(r.nends == 1 && has(r.ends, r.nends, "f"));
 	blame_result_free(&r);
 
+	/* at rec: its outermost call's value */
+	const char *pr[] = { "rec" };
+	CHECK(blame_compute_src(&d, NULL, &src, pr, 1, BLAME_SAMPLES, &r, &e) == 0);
+	CHECK(fabs(row(&r.tables[0], "<return> (rec)") - 8) < 1e-9);
+	sums(&r.tables[0]);
+	blame_result_free(&r);
+
 	/* at f: its own variables keep the blame */
 	const char *pf[] = { "f" };
 	CHECK(blame_compute_src(&d, NULL, &src, pf, 1, BLAME_SAMPLES, &r, &e) == 0);
@@ -194,20 +219,20 @@ static void test_join(void)
 	CHECK(r.nends == 0);
 	blame_result_free(&r);
 
-	/* the automatic criterion: k's variables hold 7 of 37 (18.9%), f's 6 (16.2%), h's 5
-	 * (13.5%) */
-	src.auto_pct = 17.5;
+	/* the automatic criterion: h's variables hold 14 of 54 (25.9%), rec's 8 (14.8%), k's 7
+	 * (13.0%), f's 6 (11.1%) */
+	src.auto_pct = 20;
 	CHECK(blame_compute_src(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
 	CHECK(r.ntables == 2);
 	if (r.ntables == 2) {
-		CHECK_EQ_STR(r.tables[1].point, "k");
+		CHECK_EQ_STR(r.tables[1].point, "h");
 		CHECK(r.tables[1].automatic);
 		CHECK(!r.tables[0].automatic);
 	}
 	blame_result_free(&r);
-	src.auto_pct = 15;
+	src.auto_pct = 12;
 	CHECK(blame_compute_src(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
-	CHECK(r.ntables == 3);
+	CHECK(r.ntables == 4);
 	blame_result_free(&r);
 	/* at k: its pointer parameter, named by the block */
 	const char *pk[] = { "k" };
@@ -218,7 +243,7 @@ static void test_join(void)
 	/* without the index: the heuristic, nothing joined */
 	CHECK(blame_compute_src(&d, NULL, NULL, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
 	CHECK(r.tables[0].joined == 0);
-	CHECK(fabs(row(&r.tables[0], "Other") - 30) < 1e-9);
+	CHECK(fabs(row(&r.tables[0], "Other") - 47) < 1e-9);
 	CHECK(fabs(row(&r.tables[0], "app.c:23 (main)") - 7) < 1e-9);
 	blame_result_free(&r);
 	dt_blame_data_free(&d);
