@@ -349,7 +349,7 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 		if (x->flow) {
 			if (x->fnv)
 				memset(x->fnv, 0, x->flow->src->n);
-			nt = flow_sample(x->flow, S, m1, k, s->scan, &ftg, &capftg, x->fnv);
+			nt = flow_sample(x->flow, S, m1, k, &ftg, &capftg, x->fnv);
 		}
 		if (nt) {
 			out->joined += amount;

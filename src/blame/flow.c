@@ -56,6 +56,21 @@ static void push(struct work *q, size_t frame, int var, int through, double w, s
 	q->v[q->n++] = (struct item){ frame, var, through, w, origin };
 }
 
+/* The same for an item above the one being worked (done: the items before it): merged with a
+ * waiting item of the same frame, variable and origin, so that the items of a frame stay few
+ * however many ways lead there (a recursion whose frames each split the blame would otherwise
+ * double them at every level). The queue's frames never decrease. */
+static void push_up(struct work *q, size_t done, size_t frame, int var, int through, double w,
+		    size_t origin)
+{
+	for (size_t i = q->n; i-- > done && q->v[i].frame == frame;)
+		if (q->v[i].var == var && q->v[i].through == through && q->v[i].origin == origin) {
+			q->v[i].w += w;
+			return;
+		}
+	push(q, frame, var, through, w, origin);
+}
+
 static void target(flow_target **t, size_t *cap, size_t *n, int fn, int var, size_t frame,
 		   int pointer, size_t origin, double w)
 {
@@ -188,10 +203,9 @@ static const bx_call *call_at(const bx_func *g, int line, const char *callee)
 	return any;
 }
 
-size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, int32_t scan,
-		   flow_target **t, size_t *cap, uint8_t *fnv)
+size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_target **t,
+		   size_t *cap, uint8_t *fnv)
 {
-	(void)scan;
 	const dt_blame_data *d = x->d;
 	const blame_src *src = x->src;
 	if (!src || !src->n)
@@ -254,35 +268,42 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, int32_t s
 			const bx_call *c =
 				gi >= 0 ? call_at(&src->fn[gi], d->locs[S[up]].line, f->name) : NULL;
 			const bx_func *g = gi >= 0 ? &src->fn[gi] : NULL;
-			size_t before = q.n;
 			/* a pointer parameter written through: the innermost frame that wrote
 			 * through that same pointer (passed up unchanged) holds it among its
 			 * pointers; one that computes another variable into it starts anew */
 			size_t origin = ex[e] == it.var && it.origin != SIZE_MAX ? it.origin : it.frame;
+			int passed = 0;
 			if (c && v->kind == BX_RETURN) {
-				if (c->result >= 0)
-					push(&q, up, c->result, 0, w, SIZE_MAX);
-				else
-					seeds(g, d->locs[S[up]].line, &q, up);
+				if (c->result >= 0) {
+					push_up(&q, qi + 1, up, c->result, 0, w, SIZE_MAX);
+					passed = 1;
+				} else { /* what the caller's line writes, sharing w */
+					struct work sd = { 0 };
+					seeds(g, d->locs[S[up]].line, &sd, up);
+					for (size_t i = 0; i < sd.n; i++)
+						push_up(&q, qi + 1, up, sd.v[i].var, sd.v[i].through,
+							w * sd.v[i].w, SIZE_MAX);
+					passed = sd.n > 0;
+					free(sd.v);
+				}
 			} else if (c && v->kind == BX_PARAM) {
 				size_t p = (size_t)param_pos(f, ex[e]);
 				const bx_arg *a = p < c->nargs ? &c->args[p] : NULL;
-				if (a && a->out_var >= 0)
-					push(&q, up, a->out_var, a->out_through, w,
-					     a->out_through ? origin : SIZE_MAX);
-				else if (a)
+				if (a && a->out_var >= 0) {
+					push_up(&q, qi + 1, up, a->out_var, a->out_through, w,
+						a->out_through ? origin : SIZE_MAX);
+					passed = 1;
+				} else if (a) {
 					for (size_t i = 0; i < a->nvars; i++)
-						push(&q, up, a->vars[i], 1, w / (double)a->nvars, origin);
+						push_up(&q, qi + 1, up, a->vars[i], 1,
+							w / (double)a->nvars, origin);
+					passed = a->nvars > 0;
+				}
 			}
-			if (q.n == before) { /* no way up: the exit variable keeps it */
+			if (!passed) { /* no way up: the exit variable keeps it */
 				target(t, cap, &nt, fnid, ex[e], it.frame, exth[e] && is_pointer(v),
 				       v->kind == BX_PARAM ? origin : SIZE_MAX, w);
 				continue;
-			}
-			if (c && v->kind == BX_RETURN && c->result < 0) {
-				/* the caller's line seeds share w */
-				for (size_t i = before; i < q.n; i++)
-					q.v[i].w *= w;
 			}
 		}
 	}

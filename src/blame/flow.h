@@ -59,7 +59,7 @@ void flow_free(flow_ctx *x);
  * not on the stack). Returns their number (0: not joined), *t grown as needed. For each target
  * fnv[f] is set to 1 for each function whose variables the blame passed through (fnv: one byte
  * per src function, or NULL). */
-size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, int32_t scan,
-		   flow_target **t, size_t *cap, uint8_t *fnv);
+size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_target **t,
+		   size_t *cap, uint8_t *fnv);
 
 #endif
