@@ -12,6 +12,10 @@ void flow_init(flow_ctx *x, const dt_blame_data *d, const blame_src *src)
 	x->src = src;
 	x->fnix = xmalloc((d->nlocs ? d->nlocs : 1) * sizeof *x->fnix);
 	x->noted = xcalloc(d->nlocs ? d->nlocs : 1, 1);
+	x->maxv = 1;
+	for (size_t f = 0; src && f < src->n; f++)
+		if (src->fn[f].nvars > x->maxv)
+			x->maxv = src->fn[f].nvars;
 	for (size_t i = 0; i < d->nlocs; i++) {
 		x->fnix[i] = -1;
 		if (!d->locs[i].in_main || !src)
@@ -226,11 +230,7 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 		free(q.v);
 		return 0;
 	}
-	size_t nt = 0;
-	size_t maxv = 1;
-	for (size_t f = 0; f < src->n; f++)
-		if (src->fn[f].nvars > maxv)
-			maxv = src->fn[f].nvars;
+	size_t nt = 0, maxv = x->maxv;
 	int *ex = xmalloc(maxv * sizeof *ex), *exth = xmalloc(maxv * sizeof *exth);
 	uint8_t *seen = xmalloc(maxv);
 	/* every item is at a frame at or above the one it came from, and each step up consumes a

@@ -50,6 +50,7 @@ typedef struct flow_ctx {
 	int32_t *fnix;  /* per location: its function's index in src, -1 none */
 	uint8_t *noted; /* per location: a function of the program without an index entry that
 			 * took a sample */
+	size_t maxv;    /* the most variables of a function */
 } flow_ctx;
 
 void flow_init(flow_ctx *x, const dt_blame_data *d, const blame_src *src);
