@@ -191,6 +191,12 @@ static int param_pos(const bx_func *f, int v)
 	return p;
 }
 
+/* Whether a location's function has a name ("0x..." and "?" when the symbol is unknown). */
+static int named(const char *func)
+{
+	return strcmp(func, "?") && strncmp(func, "0x", 2);
+}
+
 /* The call of callee at line of g: by name, else a call through a pointer on that line. */
 static const bx_call *call_at(const bx_func *g, int line, const char *callee)
 {
@@ -214,8 +220,9 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 	const blame_src *src = x->src;
 	if (!src || !src->n)
 		return 0;
+	/* the innermost frame of the program with a name (a PLT stub has none) */
 	size_t j0 = 0;
-	while (j0 < m1 && !d->locs[S[j0]].in_main)
+	while (j0 < m1 && (!d->locs[S[j0]].in_main || !named(d->locs[S[j0]].func)))
 		j0++;
 	if (j0 >= m1)
 		return 0;
@@ -263,7 +270,7 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 			/* through the call site of the caller's frame */
 			size_t up = it.frame + 1;
 			int32_t gi = up < m1 ? x->fnix[S[up]] : -1;
-			if (up < m1 && gi < 0 && d->locs[S[up]].in_main)
+			if (up < m1 && gi < 0 && d->locs[S[up]].in_main && named(d->locs[S[up]].func))
 				x->noted[S[up]] = 1;
 			const bx_call *c =
 				gi >= 0 ? call_at(&src->fn[gi], d->locs[S[up]].line, f->name) : NULL;
