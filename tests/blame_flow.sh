@@ -117,6 +117,11 @@ printf '%s\n' : '"blame r"' Enter j Enter >"$T/keys"
 	fail "tui exited $?: $(cat "$T/tui.err")"
 grep -q 'a variable of the function, by the data flow' "$T/screen" || fail "details: $(cat "$T/screen")"
 
+# two runs compared: joined the same way; automatic points only for one run
+expect_status 0 "$DT" blame --normal r --faulty r --format csv --top 0
+grep -q '^main,0,c (main),double,' "$T/out" || fail "comparison: $(cat "$T/out")"
+expect_status 2 "$DT" blame --normal r --faulty r --auto-points 10
+
 # --no-index: the heuristic as without the index
 expect_status 0 "$DT" blame r --no-index --format csv
 grep -q '^main,c (main),' "$T/out" && fail "--no-index joined: $(cat "$T/out")"

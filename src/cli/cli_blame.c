@@ -47,7 +47,7 @@ static const char blame_help[] =
 	"  --faulty RUN          the run that did not\n"
 	"  --top N               with --normal/--faulty: the N largest changes per rank (default\n"
 	"                        5; 0 all)\n"
-	"  --auto-points PCT     with a blame index: add a table for each function whose\n"
+	"  --auto-points PCT     with a blame index and one RUN: add a table for each function whose\n"
 	"                        variables hold more than PCT percent of the whole blame\n"
 	"  --no-index            the heuristic only, even where the store has a blame index\n"
 	"  -h, --help            this help\n"
@@ -560,6 +560,9 @@ int cmd_blame(cli *c, int argc, char **argv)
 		rc = cli_usage("blame", "--normal and --faulty go together");
 	else if (normal && run)
 		rc = cli_usage("blame", "give RUN or --normal and --faulty, not both");
+	else if (normal && auto_pct > 0)
+		rc = cli_usage("blame", "--auto-points goes with RUN: the two runs' automatic "
+					"points could differ");
 	else if (!normal && !run)
 		rc = cli_usage("blame", "needs a RUN (or --normal RUN --faulty RUN)");
 	else if (optind + (run ? 1 : 0) < argc)
