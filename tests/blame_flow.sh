@@ -43,10 +43,10 @@ unquote() {
 	awk '{ o = ""; q = 0; for (i = 1; i <= length($0); i++) { c = substr($0, i, 1)
 		if (c == "\"") { q = !q; continue }; if (c == "," && q) c = "+"; o = o c }; print o }' "$1"
 }
-# the row of $2 in the csv $1: its total (column 7)
-blame_of() { awk -F, -v n="$2" '$2 == n { print $7; exit }' "$1"; }
-adds_up() {
-	awk -F, 'NR > 1 && $2 != "Total" { s[$1] += $7 } NR > 1 && $2 == "Total" { t[$1] = $7 }
+# the row of $2 in the csv $1: its total (column $3, default 7: one rank)
+blame_of() { awk -F, -v n="$2" -v c="${3:-7}" '$2 == n { print $c; exit }' "$1"; }
+adds_up() { # CSV [COLUMN, default 7]
+	awk -F, -v c="${2:-7}" 'NR > 1 && $2 != "Total" { s[$1] += $c } NR > 1 && $2 == "Total" { t[$1] = $c }
 	     END { for (p in t) if (s[p] - t[p] > 0.01 || t[p] - s[p] > 0.01) { print p, s[p], t[p]; exit 1 } }' "$1" ||
 		fail "the rows of $1 do not add up to the total: $(cat "$1")"
 }
@@ -125,4 +125,33 @@ expect_status 2 "$DT" blame --normal r --faulty r --auto-points 10
 # --no-index: the heuristic as without the index
 expect_status 0 "$DT" blame r --no-index --format csv
 grep -q '^main,c (main),' "$T/out" && fail "--no-index joined: $(cat "$T/out")"
+
+# the sparse solver of examples/blame, 2 ranks: its helpers' locals (cg's temporaries, spmv's
+# sums, the residual of solve) pass their blame on to the matrix, the solution vector and the
+# problem structure that holds them
+S="$abs_top_srcdir/examples/blame/sparse_mpi.c"
+"$MPICC" -g -O0 -o "$T/sparse" "$S" >"$T/cc.log" 2>&1 || { cat "$T/cc.log" >&2; fail "mpicc failed on sparse_mpi.c"; }
+flags2=$(echo "$flags" | sed 's/-np 1/-np 2/')
+# shellcheck disable=SC2086
+timeout -k 5 150 "$MPIRUN" $flags2 "$RECORD" --sample --sync-only -o "$T/sp.rec" -- "$T/sparse" 100000 100 \
+	</dev/null >"$T/sp.log" 2>&1 || { cat "$T/sp.log" >&2; fail "the sparse run failed"; }
+expect_status 0 "$DT" import -r sparse "$T/sp.rec"
+# shellcheck disable=SC2046
+expect_status 0 "$DT" blame-index "$S" -- $("$MPICC" --showme:compile 2>/dev/null)
+expect_status 0 "$DT" blame sparse --format csv
+unquote "$T/out" >"$T/sparse.csv"
+adds_up "$T/sparse.csv" 9
+if grep -E '^main,[^,]* \((cg|spmv|dot|axpy|axpy_x|solve|csr_fill|csr_new|problem_new|setup)\),' "$T/sparse.csv" |
+	grep -v ',heap,' | grep -q .; then
+	fail "a helper's local keeps blame at main: $(cat "$T/sparse.csv")"
+fi
+site() { echo "sparse_mpi.c:$(grep -n "$1" "$S" | head -1 | cut -d: -f1) ($2)"; }
+# two ranks: the total is column 9
+m=$(blame_of "$T/sparse.csv" "$(site 'struct csr \*A = malloc' csr_new)" 9)
+x=$(blame_of "$T/sparse.csv" "$(site 'pb->x = calloc' problem_new)" 9)
+p=$(blame_of "$T/sparse.csv" "$(site 'struct problem \*pb = malloc' problem_new)" 9)
+tot=$(blame_of "$T/sparse.csv" Total 9)
+awk -v m="${m:-0}" -v x="${x:-0}" -v p="${p:-0}" -v t="$tot" \
+	'BEGIN { exit !(m > t / 10 && x > t / 10 && m + x + p > t * 0.6) }' ||
+	fail "the matrix ($m), x ($x) and the problem ($p) do not take most of $tot: $(cat "$T/sparse.csv")"
 exit 0
