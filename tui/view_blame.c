@@ -12,6 +12,7 @@
 
 #include "blame/blame.h"
 #include "import/sync_file.h"
+#include "store/store_bindex.h"
 #include "store/store_blame.h"
 #include "tui.h"
 #include "util/util.h"
@@ -53,6 +54,7 @@ static int blame_open(tui *t, view *v)
 		transfer_set tf = { 0 };
 		char *dp = transfer_default_path();
 		int rc = store_run_get(tui_store(t), b->run, &sr, &e);
+		int64_t run_id = rc ? -1 : sr.id;
 		if (!rc) {
 			rc = store_blame_read(tui_store(t), sr.id, &b->d, &e);
 			store_run_free(&sr);
@@ -62,9 +64,17 @@ static int blame_open(tui *t, view *v)
 						   "difftrace-record --sample)", b->run);
 		if (!rc)
 			rc = transfer_load(&tf, dp, &e);
+		/* the program's blame index, where the store has one (blame-index) */
+		bx_func *fns = NULL;
+		size_t nf = 0;
 		if (!rc)
-			rc = blame_compute(&b->d, &tf, (const char *const *)b->points, b->np,
-					   BLAME_SAMPLES, &b->r, &e);
+			rc = store_bindex_src(tui_store(t), run_id, &b->d, &fns, &nf, &e);
+		blame_src src = { fns, nf, 0 };
+		if (!rc)
+			rc = blame_compute_src(&b->d, &tf, nf ? &src : NULL,
+					       (const char *const *)b->points, b->np, BLAME_SAMPLES,
+					       &b->r, &e);
+		bx_funcs_free(fns, nf);
 		transfer_free(&tf);
 		free(dp);
 		if (rc) {
@@ -264,6 +274,7 @@ static void blame_enter(tui *t, view *v, size_t i)
 	      : x->ckind == DT_BC_GLOBAL ? "a global"
 	      : x->ckind == DT_BC_STATIC ? "a static"
 	      : x->ckind == DT_BC_MMAP	  ? "anonymous mappings"
+	      : x->skind		  ? "a variable of the function, by the data flow"
 					  : "heap blocks");
 	dline(d, "  blame at %s: %.1f %s of %.1f (%.1f%%)", bt->point, x->total, b->r.unit, bt->total,
 	      bt->total > 0 ? 100.0 * x->total / bt->total : 0.0);

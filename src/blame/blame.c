@@ -49,21 +49,30 @@ static int call_code(const char *func)
 	return 0;
 }
 
+static void table_free(blame_table *b)
+{
+	for (size_t i = 0; i < b->nvars; i++) {
+		free(b->vars[i].name);
+		free(b->vars[i].type);
+		free(b->vars[i].rank);
+	}
+	free(b->vars);
+	free(b->rank);
+	free(b->point);
+}
+
 void blame_result_free(blame_result *r)
 {
-	for (size_t t = 0; t < r->ntables; t++) {
-		blame_table *b = &r->tables[t];
-		for (size_t i = 0; i < b->nvars; i++) {
-			free(b->vars[i].name);
-			free(b->vars[i].type);
-			free(b->vars[i].rank);
-		}
-		free(b->vars);
-		free(b->rank);
-		free(b->point);
-	}
+	for (size_t t = 0; t < r->ntables; t++)
+		table_free(&r->tables[t]);
 	free(r->tables);
 	free(r->ranks);
+	for (size_t i = 0; i < r->nnosrc; i++)
+		free(r->nosrc[i]);
+	free(r->nosrc);
+	for (size_t i = 0; i < r->nends; i++)
+		free(r->ends[i]);
+	free(r->ends);
 	memset(r, 0, sizeof *r);
 }
 
@@ -93,6 +102,12 @@ struct bctx {
 	uint8_t *output;     /* per location: an output routine */
 	int16_t *code;       /* per location: the MPI call it is (syncfmt.h code), 0 none */
 	uint8_t *ispoint;    /* per location: the current point's function */
+	flow_ctx *flow;      /* the static data flow, NULL none */
+	double *held;        /* per indexed function: the blame that passed through its
+			      * variables (collected when not NULL) */
+	uint8_t *fnv;        /* per indexed function: scratch of one sample */
+	uint8_t *ended;      /* per indexed function: blame stopped at one of its variables
+			      * without it being the point */
 };
 
 /* The name of a container's variable: globals and statics by name, heap blocks by their
@@ -220,6 +235,33 @@ static void give(struct tacc *t, int32_t vi, size_t col, double amount, int call
 		v->fn_rest += amount;
 }
 
+/* The row of variable v of indexed function fn: globals and statics by name (the row part 1
+ * gives them), the others as "v (function)". */
+static int32_t src_var(struct tacc *t, const bx_func *fn, int v)
+{
+	const bx_var *bv = &fn->vars[v];
+	dt_buf b = { 0 };
+	int global = bv->kind == BX_GLOBAL || bv->kind == BX_STATIC;
+	buf_byte(&b, global ? 'g' : 'f');
+	buf_put(&b, bv->name, strlen(bv->name));
+	if (!global) {
+		buf_put(&b, " (", 2);
+		buf_put(&b, fn->name, strlen(fn->name));
+		buf_byte(&b, ')');
+	}
+	uint32_t id;
+	if (!strmap_get(&t->names, (const char *)b.p, b.len, &id)) {
+		id = (uint32_t)new_var(t, (const char *)b.p + 1, b.len - 1, BV_VAR);
+		blame_var *nv = &t->v[id];
+		nv->ckind = bv->kind == BX_GLOBAL ? DT_BC_GLOBAL : bv->kind == BX_STATIC ? DT_BC_STATIC : 0;
+		nv->type = xstrdup(bv->type && *bv->type ? bv->type : "-");
+		strmap_put(&t->names, (const char *)b.p, b.len, id);
+	}
+	t->v[id].skind = bv->kind + 1;
+	buf_free(&b);
+	return (int32_t)id;
+}
+
 static int by_total(const void *a, const void *b)
 {
 	const blame_var *x = a, *y = b;
@@ -252,6 +294,8 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 	out->rank = xcalloc(nranks ? nranks : 1, sizeof *out->rank);
 	int32_t *cand = NULL;
 	size_t capcand = 0;
+	flow_target *ftg = NULL;
+	size_t capftg = 0;
 	for (size_t g = 0; g < d->nsamp; g++) {
 		const dt_bsample *s = &d->samp[g];
 		const int32_t *S = d->pathv + d->path_off[s->path];
@@ -300,6 +344,51 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 				continue;
 			}
 		}
+		/* the static data flow, where the index has the sample's function */
+		size_t nt = 0;
+		if (x->flow) {
+			if (x->fnv)
+				memset(x->fnv, 0, x->flow->src->n);
+			nt = flow_sample(x->flow, S, m1, k, &ftg, &capftg, x->fnv);
+		}
+		if (nt) {
+			out->joined += amount;
+			if (x->held)
+				for (size_t f = 0; f < x->flow->src->n; f++)
+					if (x->fnv[f])
+						x->held[f] += amount;
+			for (size_t i = 0; i < nt; i++) {
+				const flow_target *ft = &ftg[i];
+				const bx_func *fn = &x->flow->src->fn[ft->fn];
+				double a = amount * ft->share;
+				int32_t by = x->fid[S[ft->frame]];
+				if (ft->frame < k && ft->frame < m1 && x->ended &&
+				    fn->vars[ft->var].kind != BX_GLOBAL &&
+				    fn->vars[ft->var].kind != BX_STATIC)
+					x->ended[ft->fn] = 1;
+				size_t nc = 0;
+				/* a pointer exit variable: the memory its frame points into names it,
+				 * the frame that wrote through it first */
+				for (int pass = 0; pass < 2 && !nc && ft->pointer && s->scan >= 0; pass++) {
+					size_t fr = pass ? ft->frame : ft->origin;
+					const int32_t *p = d->scanv + d->scan_off[s->scan];
+					size_t np = (d->scan_off[s->scan + 1] - d->scan_off[s->scan]) / 2;
+					for (size_t q = 0; q < np && fr != SIZE_MAX; q++)
+						if ((size_t)p[2 * q] / 2 == fr &&
+						    visible(x, p[2 * q + 1], S, m1, k)) {
+							grow((void **)&cand, &capcand, nc + 1, sizeof *cand);
+							cand[nc++] = p[2 * q + 1];
+						}
+				}
+				if (nc)
+					for (size_t q = 0; q < nc; q++)
+						give(&t, cont_var(&t, x, cand[q]), col, a / (double)nc, call,
+						     by);
+				else
+					give(&t, src_var(&t, fn, ft->var), col, a, call, by);
+			}
+			continue;
+		}
 		/* the scan, innermost frame first, up to the point */
 		size_t nc = 0;
 		int32_t level = 0;
@@ -328,6 +417,7 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 			give(&t, cont_var(&t, x, cand[i]), col, amount / (double)nc, call, by);
 	}
 	free(cand);
+	free(ftg);
 	/* the containers each variable took blame through */
 	for (size_t i = 0; i < d->ncont; i++)
 		if (x->var[i] >= 0)
@@ -380,13 +470,36 @@ static int by_i32(const void *a, const void *b)
 int blame_compute(const dt_blame_data *d, const transfer_set *tf, const char *const *points,
 		  size_t npoints, int metric, blame_result *out, dt_err *e)
 {
+	return blame_compute_src(d, tf, NULL, points, npoints, metric, out, e);
+}
+
+static int has_name(char *const *v, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i], name))
+			return 1;
+	return 0;
+}
+
+static void add_name(char ***v, size_t *n, const char *name)
+{
+	if (has_name(*v, *n, name))
+		return;
+	*v = xrealloc(*v, (*n + 1) * sizeof **v);
+	(*v)[(*n)++] = xstrdup(name);
+}
+
+int blame_compute_src(const dt_blame_data *d, const transfer_set *tf, const blame_src *src,
+		      const char *const *points, size_t npoints, int metric, blame_result *out,
+		      dt_err *e)
+{
 	memset(out, 0, sizeof *out);
 	if (check(d, e))
 		return -1;
 	out->metric = metric;
-	int32_t src = d->nproc ? d->proc[0].source : 0;
+	int32_t source = d->nproc ? d->proc[0].source : 0;
 	out->unit = metric == BLAME_BYTES ? "bytes"
-		    : metric == BLAME_TIME ? (src == 2 ? "events" : "ns")
+		    : metric == BLAME_TIME ? (source == 2 ? "events" : "ns")
 					   : "ticks";
 	/* the rank columns: the ranks of the processes, in order */
 	int32_t *rk = xmalloc((d->nproc ? d->nproc : 1) * sizeof *rk);
@@ -460,10 +573,59 @@ int blame_compute(const dt_blame_data *d, const transfer_set *tf, const char *co
 		points = dflt;
 		npoints = 1;
 	}
-	out->tables = xcalloc(npoints, sizeof *out->tables);
+	flow_ctx fx;
+	int joined = src && src->n;
+	if (joined) {
+		flow_init(&fx, d, src);
+		x.flow = &fx;
+		x.fnv = xcalloc(src->n, 1);
+		x.ended = xcalloc(src->n, 1);
+	}
+	size_t capt = npoints;
+	out->tables = xcalloc(capt, sizeof *out->tables);
 	for (size_t p = 0; p < npoints; p++) {
 		table(&x, points[p], metric, nr, &out->tables[p]);
 		out->ntables++;
+	}
+	if (joined && src->auto_pct > 0) {
+		/* the paper's criterion: the functions whose variables hold more than auto_pct
+		 * percent of the whole blame (main's table) */
+		blame_table mt;
+		x.held = xcalloc(src->n, sizeof *x.held);
+		table(&x, "main", metric, nr, &mt);
+		for (size_t f = 0; f < src->n; f++) {
+			const char *name = src->fn[f].name;
+			if (!(mt.total > 0 && 100.0 * x.held[f] > src->auto_pct * mt.total) ||
+			    !strcmp(name, "main"))
+				continue;
+			int dup = 0;
+			for (size_t p = 0; p < out->ntables && !dup; p++)
+				dup = !strcmp(out->tables[p].point, name);
+			if (dup)
+				continue;
+			grow((void **)&out->tables, &capt, out->ntables + 1, sizeof *out->tables);
+			table(&x, name, metric, nr, &out->tables[out->ntables]);
+			out->tables[out->ntables++].automatic = 1;
+		}
+		table_free(&mt);
+		free(x.held);
+		x.held = NULL;
+	}
+	if (joined) {
+		for (size_t i = 0; i < d->nlocs; i++)
+			if (fx.noted[i])
+				add_name(&out->nosrc, &out->nnosrc, d->locs[i].func);
+		for (size_t f = 0; f < src->n; f++)
+			if (x.ended[f] && !has_name(out->ends, out->nends, src->fn[f].name)) {
+				int pt = 0;
+				for (size_t p = 0; p < out->ntables && !pt; p++)
+					pt = !strcmp(out->tables[p].point, src->fn[f].name);
+				if (!pt)
+					add_name(&out->ends, &out->nends, src->fn[f].name);
+			}
+		flow_free(&fx);
+		free(x.fnv);
+		free(x.ended);
 	}
 	free(x.fid);
 	free(x.output);

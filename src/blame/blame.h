@@ -1,5 +1,6 @@
 /* blame.h: variable blame (Rutar and Hollingsworth, "Assigning Blame"), computed from the
- * blame data of a run (import/blame_data.h) without source analysis.
+ * blame data of a run (import/blame_data.h), joined with the static data flow of blame-index
+ * where it has the sample's function (flow.h), by the heuristic below where not.
  *
  * Every sample is blamed exactly once at each blame point whose function is on its stack
  * (`main` takes every sample of the run, threads included):
@@ -7,6 +8,9 @@
  *    stack, at or below the point, goes to Output;
  *  - a sample inside an MPI call goes to the container its transfer function blames
  *    (difftrace-transfer(5)), when that container is visible at the point;
+ *  - a sample the data flow places (flow_sample, with an index) goes to the variables it
+ *    names: "v (func)" for a function's variable, a global by its name, a pointer written
+ *    through by the visible container its frames point into when the scan found one;
  *  - otherwise (computation, or an MPI buffer not visible at the point) the frames are scanned
  *    innermost first, up to the point's frame: the first frame whose words point into visible
  *    containers divides the sample among them in equal parts (the paper's heuristic for
@@ -25,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blame/flow.h"
 #include "blame/transfer.h"
 #include "import/blame_data.h"
 #include "util/err.h"
@@ -43,6 +48,7 @@ typedef struct blame_var {
 	uint64_t calls;    /* bit c-1: MPI call c (syncfmt.h code) contributed */
 	size_t ncont;      /* containers that got blame */
 	int32_t first;     /* its first container (for the allocation site), -1 none */
+	int skind;         /* from the static data flow: its bx_var_kind + 1; 0 not */
 	/* the functions that blamed it: the function of the frame where the scan found it, else
 	 * (MPI transfer, Other, Output) the innermost function of the program on the stack; as
 	 * location ids of the function's first location (-1 none), the first BLAME_FUNCS seen,
@@ -62,6 +68,8 @@ typedef struct blame_table {
 	double *rank;      /* the table's total per rank column */
 	double total;
 	uint64_t nsamples; /* sample records (not ticks) the point took */
+	int automatic;     /* added by the automatic criterion (blame_src.auto_pct) */
+	double joined;     /* the part of total blamed through the static data flow */
 } blame_table;
 
 typedef struct blame_result {
@@ -72,12 +80,24 @@ typedef struct blame_result {
 	size_t ntables;
 	uint32_t flags;    /* DT_BF_* of all processes */
 	const char *unit;  /* "ticks", "ns", "events", "bytes" */
+	char **nosrc;      /* the program's functions without an index entry that took samples
+			    * (blamed by the heuristic), when an index was given */
+	size_t nnosrc;
+	char **ends;       /* the functions other than the points where blame stopped (a local
+			    * passing it nowhere: automatic blame points) */
+	size_t nends;
 } blame_result;
 
 /* Blame tables of d at the points (NULL or none: main). tf may be NULL (no MPI transfer). */
 int blame_compute(const dt_blame_data *d, const transfer_set *tf, const char *const *points,
 		  size_t npoints, int metric, blame_result *out, dt_err *e);
 void blame_result_free(blame_result *r);
+
+/* The same, joined with the static data flow of src (flow.h) where it has the functions; src
+ * NULL: as blame_compute. */
+int blame_compute_src(const dt_blame_data *d, const transfer_set *tf, const blame_src *src,
+		      const char *const *points, size_t npoints, int metric, blame_result *out,
+		      dt_err *e);
 
 /* Whether func is an output routine (Output row). */
 int blame_is_output(const char *func);

@@ -9,6 +9,7 @@
 #include "blame/blame.h"
 #include "cli/cli.h"
 #include "import/sync_file.h"
+#include "store/store_bindex.h"
 #include "store/store_blame.h"
 #include "util/esc.h"
 #include "util/util.h"
@@ -16,6 +17,7 @@
 static const char blame_help[] =
 	"usage: difftrace blame RUN [--point FUNC]... [--metric samples|time|bytes]\n"
 	"                       [--format text|csv|json] [--transfer FILE]\n"
+	"                       [--auto-points PCT] [--no-index]\n"
 	"       difftrace blame --normal RUN --faulty RUN [--point FUNC]... [--top N] [...]\n"
 	"\n"
 	"Variable blame of a run recorded with 'difftrace-record --sample': each sample is blamed\n"
@@ -23,11 +25,16 @@ static const char blame_help[] =
 	"site), on Other when it reaches none, or on Output in an output routine. A sample inside\n"
 	"an MPI call goes to the data its transfer function names (difftrace-transfer(5)); one in\n"
 	"computation to the containers that the pointers of its frames point into, innermost\n"
-	"frame first, in equal parts. One table per blame point (default main): the variable, its\n"
-	"type, the MPI calls that contributed, its blame per rank as count and (percent of the\n"
-	"rank), the total, and the node mean and standard deviation. The rows of a table add up\n"
-	"to its Total row. With --normal and --faulty: per rank, the variables whose share of the\n"
-	"blame changed most.\n"
+	"frame first, in equal parts. Where the store has a blame index of the program\n"
+	"(difftrace blame-index), a sample in an indexed function follows the data flow\n"
+	"instead: its line, the variables that line writes (or its condition controls), the\n"
+	"function's relations to its exit variables, the caller's call site, up to a blame\n"
+	"point; a local that passes its blame nowhere keeps it, as 'VAR (FUNCTION)'. The text\n"
+	"names the functions without source. One table per blame point (default main): the\n"
+	"variable, its type, the MPI calls that contributed, its blame per rank as count and\n"
+	"(percent of the rank), the total, and the node mean and standard deviation. The rows\n"
+	"of a table add up to its Total row. With --normal and --faulty: per rank, the\n"
+	"variables whose share of the blame changed most.\n"
 	"\n"
 	"  --point FUNC          a blame point: the samples with FUNC on their stack (repeat for\n"
 	"                        more tables; main takes every sample)\n"
@@ -40,6 +47,10 @@ static const char blame_help[] =
 	"  --faulty RUN          the run that did not\n"
 	"  --top N               with --normal/--faulty: the N largest changes per rank (default\n"
 	"                        5; 0 all)\n"
+	"  --auto-points PCT     with a blame index, for one RUN: one more table for each\n"
+	"                        function whose variables hold more than PCT percent of the\n"
+	"                        whole blame\n"
+	"  --no-index            the heuristic only, even where the store has a blame index\n"
 	"  -h, --help            this help\n"
 	"\n"
 	"In text, more than 8 ranks print as node mean and deviation only; csv and json have every\n"
@@ -114,6 +125,22 @@ static void text_notes(const blame_result *r, const dt_blame_data *d)
 		printf("# note: a process was killed; its samples up to then are counted\n");
 	if (r->flags & DT_BF_NO_MAPS)
 		printf("# note: no maps file: program counters unsymbolized, no point found by name\n");
+	if (r->nnosrc) {
+		printf("# note: no source in the blame index for");
+		for (size_t i = 0; i < r->nnosrc; i++) {
+			printf("%s ", i ? "," : "");
+			esc_fputs(r->nosrc[i], stdout);
+		}
+		printf(" (blamed by the heuristic)\n");
+	}
+	if (r->nends) {
+		printf("# note: blame stopped at the locals of");
+		for (size_t i = 0; i < r->nends; i++) {
+			printf("%s ", i ? "," : "");
+			esc_fputs(r->ends[i], stdout);
+		}
+		printf(" (blame points found by the data flow)\n");
+	}
 	if (!scans && d->nsamp)
 		printf("# note: no sample's frames point into a container (a recording without frame "
 		       "words, difftrace-sample(5) version 1?): computation goes to Other\n");
@@ -128,9 +155,14 @@ static void print_text(const char *run, const blame_result *r, const dt_blame_da
 		const blame_table *bt = &r->tables[t];
 		if (t)
 			putchar('\n');
-		printf("# blame of run '%s' at %s: metric %s (%s), %zu rank%s, %s %s in all\n", run,
-		       bt->point, metric_name(r->metric), r->unit, r->nranks, r->nranks == 1 ? "" : "s",
-		       num(bt->total, a, sizeof a), r->unit);
+		printf("# blame of run '%s' at %s%s: metric %s (%s), %zu rank%s, %s %s in all", run,
+		       bt->point, bt->automatic ? " (automatic point)" : "", metric_name(r->metric),
+		       r->unit, r->nranks, r->nranks == 1 ? "" : "s", num(bt->total, a, sizeof a),
+		       r->unit);
+		if (bt->joined > 0)
+			printf(", %.1f%% by the data flow", bt->total > 0 ? 100.0 * bt->joined / bt->total
+									  : 0.0);
+		putchar('\n');
 		if (!per_rank)
 			printf("# %zu ranks: per-rank columns in csv and json\n", r->nranks);
 		int w = 8;
@@ -247,13 +279,27 @@ static void print_json(const char *run, const blame_result *r, const dt_blame_da
 	       r->unit, r->flags);
 	for (size_t c = 0; c < r->nranks; c++)
 		printf("%s%d", c ? "," : "", (int)r->ranks[c]);
+	printf("],\"no_source\":[");
+	for (size_t i = 0; i < r->nnosrc; i++) {
+		if (i)
+			putchar(',');
+		cli_json_str(r->nosrc[i]);
+	}
+	printf("],\"stopped\":[");
+	for (size_t i = 0; i < r->nends; i++) {
+		if (i)
+			putchar(',');
+		cli_json_str(r->ends[i]);
+	}
 	printf("],\"tables\":[");
 	for (size_t t = 0; t < r->ntables; t++) {
 		const blame_table *bt = &r->tables[t];
 		printf("%s{\"point\":", t ? "," : "");
 		cli_json_str(bt->point);
-		printf(",\"total\":%.6g,\"samples\":%llu,\"rank_totals\":", bt->total,
-		       (unsigned long long)bt->nsamples);
+		printf(",\"total\":%.6g,\"samples\":%llu,\"automatic\":%s,\"joined\":%.6g,"
+		       "\"rank_totals\":",
+		       bt->total, (unsigned long long)bt->nsamples, bt->automatic ? "true" : "false",
+		       bt->joined);
 		json_nums(bt->rank, r->nranks);
 		printf(",\"variables\":[");
 		for (size_t i = 0; i < bt->nvars; i++) {
@@ -266,6 +312,9 @@ static void print_json(const char *run, const blame_result *r, const dt_blame_da
 			cli_json_str(v->type);
 			printf(",\"kind\":\"%s\",\"mpi_calls\":[",
 			       v->vkind == BV_OTHER    ? "other"
+			       : v->skind == BX_PARAM + 1  ? "param"
+			       : v->skind == BX_LOCAL + 1  ? "local"
+			       : v->skind == BX_RETURN + 1 ? "return"
 			       : v->vkind == BV_OUTPUT ? "output"
 			       : v->ckind == DT_BC_GLOBAL ? "global"
 			       : v->ckind == DT_BC_STATIC ? "static"
@@ -308,7 +357,8 @@ static void print_json(const char *run, const blame_result *r, const dt_blame_da
 }
 
 static int load(cli *c, const char *run, const transfer_set *tf, const char *const *points,
-		size_t np, int metric, store **s, dt_blame_data *d, blame_result *r, dt_err *e)
+		size_t np, int metric, double auto_pct, int use_index, store **s, dt_blame_data *d,
+		blame_result *r, dt_err *e)
 {
 	store_run sr;
 	memset(d, 0, sizeof *d);
@@ -318,15 +368,30 @@ static int load(cli *c, const char *run, const transfer_set *tf, const char *con
 	if (store_run_get(*s, run, &sr, e))
 		return -1;
 	int rc = store_blame_read(*s, sr.id, d, e);
+	bx_func *fns = NULL;
+	size_t nf = 0;
+	if (!rc && use_index)
+		rc = store_bindex_src(*s, sr.id, d, &fns, &nf, e);
 	store_run_free(&sr);
 	if (rc)
 		return -1;
-	if (!d->nproc && !d->nsamp)
+	if (!d->nproc && !d->nsamp) {
+		bx_funcs_free(fns, nf);
 		return dt_errf(e, DT_EDATA,
 			       "run '%s' has no samples: record it with 'difftrace-record --sample' "
 			       "and import the recording",
 			       run);
-	return blame_compute(d, tf, points, np, metric, r, e);
+	}
+	if (auto_pct > 0 && !nf) {
+		bx_funcs_free(fns, nf);
+		return dt_errf(e, DT_EDATA,
+			       "--auto-points needs the program's blame index: run 'difftrace "
+			       "blame-index' on its sources");
+	}
+	blame_src src = { fns, nf, auto_pct };
+	rc = blame_compute_src(d, tf, nf ? &src : NULL, points, np, metric, r, e);
+	bx_funcs_free(fns, nf);
+	return rc;
 }
 
 static void print_changes(const char *normal, const char *faulty, const blame_result *ra,
@@ -411,12 +476,14 @@ int cmd_blame(cli *c, int argc, char **argv)
 		{ "format", required_argument, 0, 'f' }, { "transfer", required_argument, 0, 't' },
 		{ "normal", required_argument, 0, 'N' }, { "faulty", required_argument, 0, 'F' },
 		{ "top", required_argument, 0, 'n' },	 { "help", no_argument, 0, 'h' },
+		{ "auto-points", required_argument, 0, 'A' }, { "no-index", no_argument, 0, 'I' },
 		{ 0, 0, 0, 0 },
 	};
 	const char *normal = NULL, *faulty = NULL, *fmts = "text", *tfile = NULL;
 	const char **points = NULL;
 	size_t np = 0, capp = 0;
-	int metric = BLAME_SAMPLES, rc = 2;
+	int metric = BLAME_SAMPLES, rc = 2, use_index = 1;
+	double auto_pct = 0;
 	uint64_t top = 5;
 	optind = 1;
 	for (;;) {
@@ -459,6 +526,19 @@ int cmd_blame(cli *c, int argc, char **argv)
 		case 't':
 			tfile = optarg;
 			break;
+		case 'A': {
+			char *end;
+			auto_pct = strtod(optarg, &end);
+			if (end == optarg || *end || !(auto_pct > 0 && auto_pct <= 100)) {
+				free(points);
+				return cli_usage("blame", "--auto-points needs a percent above 0 and up "
+							  "to 100, not '%s'", optarg);
+			}
+			break;
+		}
+		case 'I':
+			use_index = 0;
+			break;
 		case 'N':
 			normal = optarg;
 			break;
@@ -481,6 +561,9 @@ int cmd_blame(cli *c, int argc, char **argv)
 		rc = cli_usage("blame", "--normal and --faulty go together");
 	else if (normal && run)
 		rc = cli_usage("blame", "give RUN or --normal and --faulty, not both");
+	else if (normal && auto_pct > 0)
+		rc = cli_usage("blame", "--auto-points goes with RUN: the two runs' automatic "
+					"points could differ");
 	else if (!normal && !run)
 		rc = cli_usage("blame", "needs a RUN (or --normal RUN --faulty RUN)");
 	else if (optind + (run ? 1 : 0) < argc)
@@ -502,7 +585,7 @@ int cmd_blame(cli *c, int argc, char **argv)
 	if (transfer_load(&tf, dpath, &e) || (tfile && transfer_load(&tf, tfile, &e)))
 		goto out;
 	if (run) {
-		if (load(c, run, &tf, points, np, metric, &s, &da, &ra, &e))
+		if (load(c, run, &tf, points, np, metric, auto_pct, use_index, &s, &da, &ra, &e))
 			goto out;
 		if (fmt == OUT_TEXT)
 			print_text(run, &ra, &da);
@@ -511,8 +594,8 @@ int cmd_blame(cli *c, int argc, char **argv)
 		else
 			print_json(run, &ra, &da);
 	} else {
-		if (load(c, normal, &tf, points, np, metric, &s, &da, &ra, &e) ||
-		    load(c, faulty, &tf, points, np, metric, &s, &db, &rb, &e))
+		if (load(c, normal, &tf, points, np, metric, auto_pct, use_index, &s, &da, &ra, &e) ||
+		    load(c, faulty, &tf, points, np, metric, auto_pct, use_index, &s, &db, &rb, &e))
 			goto out;
 		print_changes(normal, faulty, &ra, &rb, (size_t)top, fmt);
 	}

@@ -384,3 +384,56 @@ void store_bfiles_free(store_bfile *f, size_t n)
 	}
 	free(f);
 }
+
+int store_bindex_src(store *s, int64_t run_id, const dt_blame_data *d, bx_func **out, size_t *n,
+		    dt_err *e)
+{
+	*out = NULL;
+	*n = 0;
+	int have = store_bindex_exists(s, e);
+	if (have <= 0)
+		return have;
+	size_t cap = 0;
+	strmap seen;
+	strmap_init(&seen);
+	int rc = 0;
+	for (size_t i = 0; i < d->nlocs && !rc; i++) {
+		const dt_bloc *l = &d->locs[i];
+		uint32_t id;
+		if (!l->in_main || strmap_get(&seen, l->func, strlen(l->func), &id))
+			continue;
+		strmap_put(&seen, l->func, strlen(l->func), 0);
+		bx_func *fns;
+		size_t nf;
+		if ((rc = store_bindex_find(s, run_id, l->func, &fns, &nf, e)))
+			break;
+		size_t pick = 0;
+		const char *lb = strrchr(l->file, '/');
+		lb = lb ? lb + 1 : l->file;
+		for (size_t j = 0; j < nf && *lb; j++) {
+			const char *fb = strrchr(fns[j].file, '/');
+			if (!strcmp(fb ? fb + 1 : fns[j].file, lb)) {
+				pick = j;
+				break;
+			}
+		}
+		for (size_t j = 0; j < nf; j++) {
+			if (j == pick) {
+				grow((void **)out, &cap, *n + 1, sizeof **out);
+				(*out)[(*n)++] = fns[j];
+			} else {
+				bx_func_free(&fns[j]);
+			}
+		}
+		free(fns);
+	}
+	strmap_free(&seen);
+	return rc;
+}
+
+void bx_funcs_free(bx_func *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		bx_func_free(&f[i]);
+	free(f);
+}

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "blame/index.h"
+#include "import/blame_data.h"
 #include "store/store.h"
 
 /* Writes the functions of f, replacing what was indexed before for the same path in the same
@@ -28,6 +29,14 @@ typedef struct store_bfile {
 /* The indexed files (of run_id and the store-wide index, or all when run_id < 0). */
 int store_bindex_files(store *s, int64_t run_id, store_bfile **files, size_t *n, dt_err *e);
 void store_bfiles_free(store_bfile *f, size_t n);
+
+/* The indexed functions of the program's functions in d (its locations in the program), for
+ * blame (blame/flow.h): one per name, the one whose file has the base name of the location's
+ * file when the index has several; none when the store has no index. Free with
+ * bx_funcs_free. */
+int store_bindex_src(store *s, int64_t run_id, const dt_blame_data *d, bx_func **fns, size_t *n,
+		     dt_err *e);
+void bx_funcs_free(bx_func *f, size_t n);
 
 /* 1 when the store has the index tables (a store of an older schema opened read-only has
  * not), 0 when not, -1 on error. */

@@ -1,0 +1,322 @@
+/* flow.c: a sample's blame through the static data flow of the program's functions (flow.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "blame/flow.h"
+#include "util/util.h"
+
+void flow_init(flow_ctx *x, const dt_blame_data *d, const blame_src *src)
+{
+	memset(x, 0, sizeof *x);
+	x->d = d;
+	x->src = src;
+	x->fnix = xmalloc((d->nlocs ? d->nlocs : 1) * sizeof *x->fnix);
+	x->noted = xcalloc(d->nlocs ? d->nlocs : 1, 1);
+	x->maxv = 1;
+	for (size_t f = 0; src && f < src->n; f++)
+		if (src->fn[f].nvars > x->maxv)
+			x->maxv = src->fn[f].nvars;
+	for (size_t i = 0; i < d->nlocs; i++) {
+		x->fnix[i] = -1;
+		if (!d->locs[i].in_main || !src)
+			continue;
+		for (size_t f = 0; f < src->n; f++)
+			if (!strcmp(src->fn[f].name, d->locs[i].func)) {
+				x->fnix[i] = (int32_t)f;
+				break;
+			}
+	}
+}
+
+void flow_free(flow_ctx *x)
+{
+	free(x->fnix);
+	free(x->noted);
+	memset(x, 0, sizeof *x);
+}
+
+static int is_pointer(const bx_var *v)
+{
+	return v->type && (strchr(v->type, '*') || strchr(v->type, '['));
+}
+
+/* A variable with its share of the sample, at a frame. */
+struct item {
+	size_t frame;
+	int var;
+	int through; /* written through (a pointer's target), not the variable itself */
+	double w;
+	size_t origin; /* flow_target.origin */
+};
+
+struct work {
+	struct item *v;
+	size_t n, cap;
+};
+
+static void push(struct work *q, size_t frame, int var, int through, double w, size_t origin)
+{
+	grow((void **)&q->v, &q->cap, q->n + 1, sizeof *q->v);
+	q->v[q->n++] = (struct item){ frame, var, through, w, origin };
+}
+
+/* The same for an item above the one being worked (done: the items before it): merged with a
+ * waiting item of the same frame, variable and origin, so that the items of a frame stay few
+ * however many ways lead there (a recursion whose frames each split the blame would otherwise
+ * double them at every level). The queue's frames never decrease. */
+static void push_up(struct work *q, size_t done, size_t frame, int var, int through, double w,
+		    size_t origin)
+{
+	for (size_t i = q->n; i-- > done && q->v[i].frame == frame;)
+		if (q->v[i].var == var && q->v[i].through == through && q->v[i].origin == origin) {
+			q->v[i].w += w;
+			return;
+		}
+	push(q, frame, var, through, w, origin);
+}
+
+static void target(flow_target **t, size_t *cap, size_t *n, int fn, int var, size_t frame,
+		   int pointer, size_t origin, double w)
+{
+	if (!pointer)
+		origin = SIZE_MAX;
+	for (size_t i = 0; i < *n; i++)
+		if ((*t)[i].fn == fn && (*t)[i].var == var && (*t)[i].frame == frame &&
+		    (*t)[i].pointer == pointer && (*t)[i].origin == origin) {
+			(*t)[i].share += w;
+			return;
+		}
+	grow((void **)t, cap, *n + 1, sizeof **t);
+	(*t)[(*n)++] = (flow_target){ fn, var, frame, pointer, origin, w };
+}
+
+/* The variables the statements of `line` write into seeds (with their through flag): for a
+ * line with a condition, the variables the condition controls; else the variables written. */
+static void seeds(const bx_func *f, int line, struct work *out, size_t frame)
+{
+	size_t n0 = out->n;
+	int cond = 0;
+	for (size_t i = 0; i < f->nlines; i++)
+		cond |= f->lines[i].line == line && f->lines[i].how == BX_CONDITION;
+	/* what the condition controls, the loop indices (the variables of a condition) only when
+	 * it controls nothing else: the cost of a loop goes to what it computes */
+	for (int pass = 0; cond && pass < 2 && out->n == n0; pass++)
+		for (size_t r = 0; r < f->nrels; r++) {
+			const bx_rel *rl = &f->rels[r];
+			if (!rl->implicit || rl->line != line)
+				continue;
+			int dup = 0;
+			for (size_t j = n0; j < out->n && !dup; j++)
+				dup = out->v[j].var == rl->dst;
+			for (size_t i = 0; i < f->nlines && !dup && !pass; i++)
+				dup = f->lines[i].how == BX_CONDITION && f->lines[i].var == rl->dst;
+			if (!dup)
+				push(out, frame, rl->dst, rl->through, 0, SIZE_MAX);
+		}
+	if (out->n == n0)
+		for (size_t i = 0; i < f->nlines; i++) {
+			const bx_line *l = &f->lines[i];
+			if (l->line != line || l->how == BX_CONDITION || l->var < 0 ||
+			    (size_t)l->var >= f->nvars)
+				continue;
+			int through = l->how == BX_THROUGH ||
+				      (l->how == BX_OUT && is_pointer(&f->vars[l->var]));
+			int dup = 0;
+			for (size_t j = n0; j < out->n && !dup; j++)
+				dup = out->v[j].var == l->var;
+			if (!dup)
+				push(out, frame, l->var, through, 0, SIZE_MAX);
+		}
+	for (size_t j = n0; j < out->n; j++)
+		out->v[j].w = 1.0 / (double)(out->n - n0);
+}
+
+/* Whether v of f passes blame out of the function when it is reached (through: written
+ * through it). */
+static int exits(const bx_var *v, int through)
+{
+	switch (v->kind) {
+	case BX_GLOBAL:
+	case BX_STATIC:
+	case BX_RETURN:
+		return 1;
+	case BX_PARAM:
+		return through && is_pointer(v);
+	default:
+		return 0;
+	}
+}
+
+/* The exit variables that v of f reaches by its relations (v's value, or the data written
+ * through it, computed into them), with their through flag; v itself counts. */
+static size_t reach(const bx_func *f, int v, int through, int *ex, int *exth, uint8_t *seen)
+{
+	size_t nex = 0;
+	int *st = xmalloc((f->nvars ? f->nvars : 1) * sizeof *st);
+	int *sth = xmalloc((f->nvars ? f->nvars : 1) * sizeof *sth);
+	size_t ns = 0;
+	memset(seen, 0, f->nvars);
+	st[ns] = v;
+	sth[ns++] = through;
+	seen[v] = 1;
+	while (ns) {
+		ns--;
+		int a = st[ns], ath = sth[ns];
+		if (exits(&f->vars[a], ath)) {
+			ex[nex] = a;
+			exth[nex++] = ath;
+			continue; /* an exit variable passes its blame on outside */
+		}
+		for (size_t r = 0; r < f->nrels; r++) {
+			const bx_rel *rl = &f->rels[r];
+			if (rl->implicit || rl->src != a || rl->dst < 0 || (size_t)rl->dst >= f->nvars ||
+			    seen[rl->dst])
+				continue;
+			seen[rl->dst] = 1;
+			st[ns] = rl->dst;
+			sth[ns++] = rl->through;
+		}
+	}
+	free(st);
+	free(sth);
+	return nex;
+}
+
+/* The position of parameter v among f's parameters, from 0. */
+static int param_pos(const bx_func *f, int v)
+{
+	int p = 0;
+	for (int i = 0; i < v; i++)
+		p += f->vars[i].kind == BX_PARAM;
+	return p;
+}
+
+/* Whether a location's function has a name ("0x..." and "?" when the symbol is unknown). */
+static int named(const char *func)
+{
+	return strcmp(func, "?") && strncmp(func, "0x", 2);
+}
+
+/* The call of callee at line of g: by name, else a call through a pointer on that line. */
+static const bx_call *call_at(const bx_func *g, int line, const char *callee)
+{
+	const bx_call *any = NULL;
+	for (size_t i = 0; i < g->ncalls; i++) {
+		const bx_call *c = &g->calls[i];
+		if (c->line != line)
+			continue;
+		if (c->callee && !strcmp(c->callee, callee))
+			return c;
+		if (!c->callee && !any)
+			any = c;
+	}
+	return any;
+}
+
+size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_target **t,
+		   size_t *cap, uint8_t *fnv)
+{
+	const dt_blame_data *d = x->d;
+	const blame_src *src = x->src;
+	if (!src || !src->n)
+		return 0;
+	/* the innermost frame of the program with a name (a PLT stub has none) */
+	size_t j0 = 0;
+	while (j0 < m1 && (!d->locs[S[j0]].in_main || !named(d->locs[S[j0]].func)))
+		j0++;
+	if (j0 >= m1)
+		return 0;
+	int32_t fi = x->fnix[S[j0]];
+	if (fi < 0) {
+		x->noted[S[j0]] = 1;
+		return 0;
+	}
+	struct work q = { 0 };
+	seeds(&src->fn[fi], d->locs[S[j0]].line, &q, j0);
+	if (!q.n) {
+		free(q.v);
+		return 0;
+	}
+	size_t nt = 0, maxv = x->maxv;
+	int *ex = xmalloc(maxv * sizeof *ex), *exth = xmalloc(maxv * sizeof *exth);
+	uint8_t *seen = xmalloc(maxv);
+	/* every item is at a frame at or above the one it came from, and each step up consumes a
+	 * frame, so the work ends */
+	for (size_t qi = 0; qi < q.n; qi++) {
+		struct item it = q.v[qi];
+		const bx_func *f = &src->fn[x->fnix[S[it.frame]]];
+		int fnid = x->fnix[S[it.frame]];
+		if (fnv)
+			fnv[fnid] = 1;
+		if (it.var < 0 || (size_t)it.var >= f->nvars)
+			continue;
+		if (it.frame >= k) { /* the point: its variables keep the blame */
+			target(t, cap, &nt, fnid, it.var, it.frame,
+			       it.through && is_pointer(&f->vars[it.var]), it.origin, it.w);
+			continue;
+		}
+		size_t nex = reach(f, it.var, it.through, ex, exth, seen);
+		if (!nex) { /* a local that passes its blame nowhere: a blame point */
+			target(t, cap, &nt, fnid, it.var, it.frame, 0, SIZE_MAX, it.w);
+			continue;
+		}
+		for (size_t e = 0; e < nex; e++) {
+			double w = it.w / (double)nex;
+			const bx_var *v = &f->vars[ex[e]];
+			if (v->kind == BX_GLOBAL || v->kind == BX_STATIC) {
+				target(t, cap, &nt, fnid, ex[e], it.frame, 0, SIZE_MAX, w);
+				continue;
+			}
+			/* through the call site of the caller's frame */
+			size_t up = it.frame + 1;
+			int32_t gi = up < m1 ? x->fnix[S[up]] : -1;
+			if (up < m1 && gi < 0 && d->locs[S[up]].in_main && named(d->locs[S[up]].func))
+				x->noted[S[up]] = 1;
+			const bx_call *c =
+				gi >= 0 ? call_at(&src->fn[gi], d->locs[S[up]].line, f->name) : NULL;
+			const bx_func *g = gi >= 0 ? &src->fn[gi] : NULL;
+			/* a pointer parameter written through: the innermost frame that wrote
+			 * through that same pointer (passed up unchanged) holds it among its
+			 * pointers; one that computes another variable into it starts anew */
+			size_t origin = ex[e] == it.var && it.origin != SIZE_MAX ? it.origin : it.frame;
+			int passed = 0;
+			if (c && v->kind == BX_RETURN) {
+				if (c->result >= 0) {
+					push_up(&q, qi + 1, up, c->result, 0, w, SIZE_MAX);
+					passed = 1;
+				} else { /* what the caller's line writes, sharing w */
+					struct work sd = { 0 };
+					seeds(g, d->locs[S[up]].line, &sd, up);
+					for (size_t i = 0; i < sd.n; i++)
+						push_up(&q, qi + 1, up, sd.v[i].var, sd.v[i].through,
+							w * sd.v[i].w, SIZE_MAX);
+					passed = sd.n > 0;
+					free(sd.v);
+				}
+			} else if (c && v->kind == BX_PARAM) {
+				size_t p = (size_t)param_pos(f, ex[e]);
+				const bx_arg *a = p < c->nargs ? &c->args[p] : NULL;
+				if (a && a->out_var >= 0) {
+					push_up(&q, qi + 1, up, a->out_var, a->out_through, w,
+						a->out_through ? origin : SIZE_MAX);
+					passed = 1;
+				} else if (a) {
+					for (size_t i = 0; i < a->nvars; i++)
+						push_up(&q, qi + 1, up, a->vars[i], 1,
+							w / (double)a->nvars, origin);
+					passed = a->nvars > 0;
+				}
+			}
+			if (!passed) { /* no way up: the exit variable keeps it */
+				target(t, cap, &nt, fnid, ex[e], it.frame, exth[e] && is_pointer(v),
+				       v->kind == BX_PARAM ? origin : SIZE_MAX, w);
+				continue;
+			}
+		}
+	}
+	free(ex);
+	free(exth);
+	free(seen);
+	free(q.v);
+	return nt;
+}

@@ -1,0 +1,66 @@
+/* flow.h: the join of a sample's stack with the static data flow of blame-index (index.h): the
+ * paper's transfer functions for the program's own functions.
+ *
+ * A sample goes from the innermost frame of the program to its source line, to the variables
+ * the statement(s) of that line write (for a loop, if or switch condition line, the variables
+ * the condition controls), then through the function's relations to its exit variables (the
+ * globals and statics, the return value, a parameter written through), and through the call
+ * site of the caller's frame line (the call's result variable, the argument's variable) to the
+ * caller's variables, and so on up the stack. It stops at a blame point:
+ *  - the table's point (its frame on the sample's stack);
+ *  - a global or static (named by its own name);
+ *  - a function whose written variable reaches no exit variable (its local keeps the blame:
+ *    the paper's automatic blame point);
+ *  - a caller without an index entry, or no caller of the program: the exit variable keeps
+ *    the blame, named by the memory the frame's pointers point into when it is a pointer (part
+ *    1's runtime containers) and the scan found any.
+ * A sample whose innermost program frame has no index entry, or whose line writes nothing
+ * known, is not joined (the caller blames it by part 1's heuristic). */
+#ifndef DT_BLAME_FLOW_H
+#define DT_BLAME_FLOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blame/index.h"
+#include "import/blame_data.h"
+
+/* The indexed functions of the program, as the blame stage uses them. */
+typedef struct blame_src {
+	const bx_func *fn; /* one per function name (the caller picks one among homonyms) */
+	size_t n;
+	double auto_pct;   /* > 0: tables are added for the functions whose variables hold more
+			    * than this percent of main's total (the paper's criterion) */
+} blame_src;
+
+/* Where a share of a sample's blame ends. */
+typedef struct flow_target {
+	int fn;         /* index in blame_src.fn */
+	int var;        /* variable of fn */
+	size_t frame;   /* the frame of fn on the sample's stack */
+	int pointer;    /* var is a pointer written through (its runtime container may name it) */
+	size_t origin;  /* the innermost frame that wrote through a pointer parameter on the
+			 * way to var (SIZE_MAX none): its pointers name that container first */
+	double share;   /* of the sample; the targets of one sample add up to 1 */
+} flow_target;
+
+typedef struct flow_ctx {
+	const dt_blame_data *d;
+	const blame_src *src;
+	int32_t *fnix;  /* per location: its function's index in src, -1 none */
+	uint8_t *noted; /* per location: a function of the program without an index entry that
+			 * took a sample */
+	size_t maxv;    /* the most variables of a function */
+} flow_ctx;
+
+void flow_init(flow_ctx *x, const dt_blame_data *d, const blame_src *src);
+void flow_free(flow_ctx *x);
+
+/* The targets of the sample with stack S[0..m1) at the point whose frame is S[k] (k >= m1:
+ * not on the stack). Returns their number (0: not joined), *t grown as needed. For each target
+ * fnv[f] is set to 1 for each function whose variables the blame passed through (fnv: one byte
+ * per src function, or NULL). */
+size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_target **t,
+		   size_t *cap, uint8_t *fnv);
+
+#endif

@@ -1,0 +1,283 @@
+/* test_flow.c: blame joined with the static data flow (blame/flow.c, blame_compute_src) on
+ * data made by hand: a loop's line on what it computes, not on its index; a write through an
+ * out-parameter on the caller's variable; a returned value on the caller's result variable; a
+ * local that passes its blame nowhere keeps it (an automatic blame point); a function without
+ * an index entry by the heuristic, named; the point's own variables at a point; the automatic
+ * criterion; every sample counted once. */
+#include <math.h>
+
+#include "blame/blame.h"
+#include "check.h"
+#include "util/util.h"
+
+/* main:  20 f(&x);  21 y = h();  30 c = a + b;  31 for (i...)  (controls c)
+ * f(double *out):  5 r = ...;  6 *out = r;  7 t = ...;
+ * h():  50 q = ...;  51 return q;
+ * g: no index entry
+ * main: 23 k(hp);  k(double *v): 60 v[i] = ...  (hp points to a heap block made in main)
+ * main: 24 z = rec(5);  rec(n): 70 return n * rec(n - 1)  (recursion)
+ * main: 25 w = fp(3);  (a call through a function pointer, to h at run time)
+ * main: 26 rr(&m1, &m2);  rr(int *a, int *b): 90 rr(&t, &t);  91 *a = t;  92 *b = t;
+ *   (each level splits the blame in two that meet again in t: 60 levels deep) */
+#define DEEP 60
+enum { L_MAIN20, L_MAIN21, L_MAIN22, L_MAIN30, L_MAIN31, L_F5, L_F7, L_H50, L_G40, L_MAIN23,
+       L_K60, L_MAIN24, L_MAIN25, L_R70, L_MAIN26, L_RR90, L_RR91, L_PLT, NLOCS };
+
+static void add_path(dt_blame_data *d, const int32_t *v, size_t n)
+{
+	if (!d->npaths) {
+		grow((void **)&d->path_off, &d->cappaths, 1, sizeof *d->path_off);
+		d->path_off[0] = 0;
+	}
+	grow((void **)&d->pathv, &d->cappathv, d->npathv + n, sizeof *d->pathv);
+	memcpy(d->pathv + d->npathv, v, n * sizeof *v);
+	d->npathv += n;
+	grow((void **)&d->path_off, &d->cappaths, d->npaths + 2, sizeof *d->path_off);
+	d->path_off[++d->npaths] = (uint32_t)d->npathv;
+}
+
+static void add_samp(dt_blame_data *d, int32_t path, uint64_t weight)
+{
+	grow((void **)&d->samp, &d->capsamp, d->nsamp + 1, sizeof *d->samp);
+	d->samp[d->nsamp++] = (dt_bsample){ .rank = 0, .pid = 100, .tid = 100, .path = path,
+					    .c0 = -1, .c1 = -1, .scan = -1, .nrec = 1,
+					    .weight = weight, .cost = weight };
+}
+
+static void make(dt_blame_data *d)
+{
+	static const struct {
+		const char *f;
+		int line;
+	} l[NLOCS] = { { "main", 20 }, { "main", 21 }, { "main", 22 }, { "main", 30 },
+		       { "main", 31 }, { "f", 5 },     { "f", 7 },     { "h", 50 },
+		       { "g", 40 },    { "main", 23 }, { "k", 60 },    { "main", 24 },
+		       { "main", 25 }, { "rec", 70 },  { "main", 26 }, { "rr", 90 },
+		       { "rr", 91 },   { "0x401020", 0 } };
+	memset(d, 0, sizeof *d);
+	for (int i = 0; i < NLOCS; i++) {
+		grow((void **)&d->locs, &d->caplocs, d->nlocs + 1, sizeof *d->locs);
+		d->locs[d->nlocs++] = (dt_bloc){ xstrdup(l[i].f), xstrdup("/src/app.c"), l[i].line,
+						 xstrdup("app"), 1 };
+	}
+	grow((void **)&d->proc, &d->capproc, 1, sizeof *d->proc);
+	d->proc[d->nproc++] = (dt_bproc){ .rank = 0, .pid = 100 };
+	add_path(d, (int32_t[]){ L_MAIN30 }, 1);         /* 0: c = a + b */
+	add_path(d, (int32_t[]){ L_MAIN31 }, 1);         /* 1: the loop's line */
+	add_path(d, (int32_t[]){ L_F5, L_MAIN20 }, 2);   /* 2: r in f, to *out, to x */
+	add_path(d, (int32_t[]){ L_F7, L_MAIN20 }, 2);   /* 3: t in f, a local only */
+	add_path(d, (int32_t[]){ L_H50, L_MAIN21 }, 2);  /* 4: q in h, returned to y */
+	add_path(d, (int32_t[]){ L_G40, L_MAIN22 }, 2);  /* 5: g, no index entry */
+	add_samp(d, 0, 10);
+	add_samp(d, 1, 6);
+	add_samp(d, 2, 4);
+	add_samp(d, 3, 2);
+	add_samp(d, 4, 5);
+	add_samp(d, 5, 3);
+	add_path(d, (int32_t[]){ L_K60, L_MAIN23 }, 2);  /* 6: through k's v, to hp's block */
+	add_path(d, (int32_t[]){ L_MAIN23 }, 1);         /* 7: the block's allocation site */
+	grow((void **)&d->cont, &d->capcont, 1, sizeof *d->cont);
+	d->cont[d->ncont++] = (dt_bcontainer){ .kind = DT_BC_HEAP, .addr = 0x1000, .size = 64,
+					       .t_free = INT64_MAX, .site = 7, .prev = -1 };
+	/* k's frame (0) points into it by a stack word (level 1); main's frame not (its hp in a
+	 * register the scan did not see): the frame that wrote through the pointer names it */
+	int32_t scan[] = { 1, 0 };
+	grow((void **)&d->scan_off, &d->capscans, 2, sizeof *d->scan_off);
+	d->scan_off[0] = 0;
+	d->scan_off[1] = 2;
+	d->nscans = 1;
+	grow((void **)&d->scanv, &d->capscanv, 2, sizeof *d->scanv);
+	memcpy(d->scanv, scan, sizeof scan);
+	d->nscanv = 2;
+	add_samp(d, 6, 7);
+	d->samp[d->nsamp - 1].scan = 0;
+	add_path(d, (int32_t[]){ L_R70, L_R70, L_R70, L_MAIN24 }, 4); /* 8: recursion to z */
+	add_path(d, (int32_t[]){ L_H50, L_MAIN25 }, 2);               /* 9: h through fp, to w */
+	add_samp(d, 8, 8);
+	add_samp(d, 9, 9);
+	int32_t deep[DEEP + 2];
+	deep[0] = L_RR91;
+	for (int i = 1; i <= DEEP; i++)
+		deep[i] = L_RR90;
+	deep[DEEP + 1] = L_MAIN26;
+	add_path(d, deep, DEEP + 2); /* 10 */
+	add_samp(d, 10, 4);
+	add_path(d, (int32_t[]){ L_PLT, L_MAIN30 }, 2); /* 11: a PLT stub (no symbol) above main */
+	add_samp(d, 11, 1);
+}
+
+static bx_var V(const char *name, const char *type, int kind)
+{
+	return (bx_var){ (char *)name, (char *)type, 1, kind,
+			 kind == BX_PARAM || kind == BX_GLOBAL || kind == BX_RETURN };
+}
+
+static const bx_var *vars_main(void)
+{
+	static bx_var v[12];
+	v[0] = V("a", "double", BX_LOCAL);
+	v[1] = V("b", "double", BX_LOCAL);
+	v[2] = V("c", "double", BX_LOCAL);
+	v[3] = V("i", "int", BX_LOCAL);
+	v[4] = V("x", "double", BX_LOCAL);
+	v[5] = V("y", "double", BX_LOCAL);
+	v[6] = V("<return>", "int", BX_RETURN);
+	v[7] = V("hp", "double *", BX_LOCAL);
+	v[8] = V("z", "int", BX_LOCAL);
+	v[9] = V("w", "double", BX_LOCAL);
+	v[10] = V("m1", "int", BX_LOCAL);
+	v[11] = V("m2", "int", BX_LOCAL);
+	return v;
+}
+
+static double row(const blame_table *t, const char *name)
+{
+	for (size_t i = 0; i < t->nvars; i++)
+		if (!strcmp(t->vars[i].name, name))
+			return t->vars[i].total;
+	return -1;
+}
+
+static int has(char **v, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i], name))
+			return 1;
+	return 0;
+}
+
+static void sums(const blame_table *t)
+{
+	double s = 0;
+	for (size_t i = 0; i < t->nvars; i++)
+		s += t->vars[i].total;
+	CHECK(fabs(s - t->total) < 1e-9);
+}
+
+static void test_join(void)
+{
+	dt_blame_data d;
+	make(&d);
+	bx_rel mrel[] = { { 0, 2, 0, 30, 0, BX_VALUE, NULL }, { 0, 2, 1, 30, 0, BX_VALUE, NULL },
+			  { 1, 2, 3, 31, 0, BX_CONTROL, NULL }, { 1, 3, 3, 31, 0, BX_CONTROL, NULL } };
+	bx_line mline[] = { { 30, 2, BX_WRITE }, { 31, 3, BX_CONDITION }, { 31, 3, BX_WRITE } };
+	int xv[] = { 4 };
+	bx_arg farg[] = { { (char *)"&x", xv, 1, 1, 4, 0 } };
+	int hpv[] = { 7 }, m1v[] = { 10 }, m2v[] = { 11 }, tv[] = { 2 };
+	bx_arg marg[] = { { (char *)"&m1", m1v, 1, 1, 10, 0 }, { (char *)"&m2", m2v, 1, 1, 11, 0 } };
+	bx_var rrv[] = { V("a", "int *", BX_PARAM), V("b", "int *", BX_PARAM), V("t", "int", BX_LOCAL) };
+	bx_arg rrarg[] = { { (char *)"&t", tv, 1, 1, 2, 0 }, { (char *)"&t", tv, 1, 1, 2, 0 } };
+	bx_call rrcall[] = { { (char *)"rr", NULL, 90, 2, -1, rrarg, 2 } };
+	bx_rel rrrel[] = { { 0, 0, 2, 91, 1, BX_VALUE, NULL }, { 0, 1, 2, 92, 1, BX_VALUE, NULL } };
+	bx_line rrline[] = { { 90, 2, BX_OUT }, { 91, 0, BX_THROUGH }, { 92, 1, BX_THROUGH } };
+	bx_arg karg[] = { { (char *)"hp", hpv, 1, 1, 7, 1 } };
+	bx_call mcall[] = { { (char *)"f", NULL, 20, 2, -1, farg, 1 },
+			    { (char *)"h", NULL, 21, 6, 5, NULL, 0 },
+			    { (char *)"g", NULL, 22, 2, -1, NULL, 0 },
+			    { (char *)"k", NULL, 23, 2, -1, karg, 1 },
+			    { (char *)"rec", NULL, 24, 6, 8, NULL, 0 },
+			    { NULL, (char *)"fp", 25, 6, 9, NULL, 0 },
+			    { (char *)"rr", NULL, 26, 2, -1, marg, 2 } };
+	bx_var kv[] = { V("v", "double *", BX_PARAM), V("i", "int", BX_LOCAL) };
+	bx_line kline[] = { { 60, 0, BX_THROUGH } };
+	bx_var rv[] = { V("n", "int", BX_PARAM), V("<return>", "int", BX_RETURN) };
+	bx_rel rrel[] = { { 0, 1, 0, 70, 0, BX_VALUE, NULL } };
+	bx_call rcall[] = { { (char *)"rec", NULL, 70, 13, 1, NULL, 0 } };
+	bx_line rline[] = { { 70, 1, BX_WRITE } };
+	bx_var fv[] = { V("out", "double *", BX_PARAM), V("r", "double", BX_LOCAL),
+			V("t", "double", BX_LOCAL) };
+	bx_rel frel[] = { { 0, 0, 1, 6, 1, BX_VALUE, NULL } };
+	bx_line fline[] = { { 5, 1, BX_WRITE }, { 6, 0, BX_THROUGH }, { 7, 2, BX_WRITE } };
+	bx_var hv[] = { V("q", "double", BX_LOCAL), V("<return>", "double", BX_RETURN) };
+	bx_rel hrel[] = { { 0, 1, 0, 51, 0, BX_VALUE, NULL } };
+	bx_line hline[] = { { 50, 0, BX_WRITE }, { 51, 1, BX_WRITE } };
+	bx_func fn[] = {
+		{ (char *)"main", (char *)"/src/app.c", 19, 40, 0, (bx_var *)vars_main(), 12, mrel, 4,
+		  mcall, 7, mline, 3 },
+		{ (char *)"f", (char *)"/src/app.c", 4, 8, 0, fv, 3, frel, 1, NULL, 0, fline, 3 },
+		{ (char *)"h", (char *)"/src/app.c", 49, 52, 0, hv, 2, hrel, 1, NULL, 0, hline, 2 },
+		{ (char *)"k", (char *)"/src/app.c", 59, 61, 0, kv, 2, NULL, 0, NULL, 0, kline, 1 },
+		{ (char *)"rec", (char *)"/src/app.c", 69, 71, 0, rv, 2, rrel, 1, rcall, 1, rline, 1 },
+		{ (char *)"rr", (char *)"/src/app.c", 89, 93, 0, rrv, 3, rrrel, 2, rrcall, 1, rrline, 3 },
+	};
+	blame_src src = { fn, 6, 0 };
+	blame_result r;
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK(blame_compute_src(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
+	const blame_table *t = &r.tables[0];
+	CHECK(fabs(t->total - 59) < 1e-9);
+	CHECK(fabs(t->joined - 56) < 1e-9);
+	/* 60 levels that each split in two and meet again: m1 takes what rr's first frame wrote
+	 * through a (all of it, as the split meets in t at every level and t flows to a and b) */
+	CHECK(fabs(row(t, "m1 (main)") + row(t, "m2 (main)") - 4) < 1e-9);
+	CHECK(fabs(row(t, "m1 (main)") - 2) < 1e-9);
+	CHECK(fabs(row(t, "z (main)") - 8) < 1e-9);  /* up the recursion, to the first call */
+	CHECK(fabs(row(t, "w (main)") - 9) < 1e-9);  /* through the function pointer's call */
+	/* through k's pointer parameter to main's hp: the block it points to */
+	CHECK(fabs(row(t, "app.c:23 (main)") - 7) < 1e-9);
+	CHECK(row(t, "hp (main)") < 0);
+	CHECK(fabs(row(t, "c (main)") - 17) < 1e-9); /* the statement, the loop, the stub */
+	CHECK(row(t, "i (main)") < 0);               /* the index takes none */
+	CHECK(fabs(row(t, "x (main)") - 4) < 1e-9);  /* through f's out-parameter */
+	CHECK(fabs(row(t, "t (f)") - 2) < 1e-9);     /* a local of f passing it nowhere */
+	CHECK(fabs(row(t, "y (main)") - 5) < 1e-9);  /* h's value returned into y */
+	CHECK(fabs(row(t, "Other") - 3) < 1e-9);     /* g by the heuristic (no scan) */
+	sums(t);
+	CHECK(r.nnosrc == 1 && has(r.nosrc, r.nnosrc, "g"));
+	CHECK(r.nends == 1 && has(r.ends, r.nends, "f"));
+	blame_result_free(&r);
+
+	/* at rec: its outermost call's value */
+	const char *pr[] = { "rec" };
+	CHECK(blame_compute_src(&d, NULL, &src, pr, 1, BLAME_SAMPLES, &r, &e) == 0);
+	CHECK(fabs(row(&r.tables[0], "<return> (rec)") - 8) < 1e-9);
+	sums(&r.tables[0]);
+	blame_result_free(&r);
+
+	/* at f: its own variables keep the blame */
+	const char *pf[] = { "f" };
+	CHECK(blame_compute_src(&d, NULL, &src, pf, 1, BLAME_SAMPLES, &r, &e) == 0);
+	t = &r.tables[0];
+	CHECK(fabs(t->total - 6) < 1e-9);
+	CHECK(fabs(row(t, "r (f)") - 4) < 1e-9);
+	CHECK(fabs(row(t, "t (f)") - 2) < 1e-9);
+	sums(t);
+	CHECK(r.nends == 0);
+	blame_result_free(&r);
+
+	/* the automatic criterion: h's variables hold 14 of 59 (23.7%), rec's 8 (13.6%), k's 7
+	 * (11.9%), f's 6 (10.2%), rr's 4 (6.8%) */
+	src.auto_pct = 20;
+	CHECK(blame_compute_src(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
+	CHECK(r.ntables == 2);
+	if (r.ntables == 2) {
+		CHECK_EQ_STR(r.tables[1].point, "h");
+		CHECK(r.tables[1].automatic);
+		CHECK(!r.tables[0].automatic);
+	}
+	blame_result_free(&r);
+	src.auto_pct = 11;
+	CHECK(blame_compute_src(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
+	CHECK(r.ntables == 4);
+	blame_result_free(&r);
+	/* at k: its pointer parameter, named by the block */
+	const char *pk[] = { "k" };
+	CHECK(blame_compute_src(&d, NULL, &src, pk, 1, BLAME_SAMPLES, &r, &e) == 0);
+	CHECK(fabs(row(&r.tables[0], "app.c:23 (main)") - 7) < 1e-9);
+	blame_result_free(&r);
+
+	/* without the index: the heuristic, nothing joined */
+	CHECK(blame_compute_src(&d, NULL, NULL, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
+	CHECK(r.tables[0].joined == 0);
+	CHECK(fabs(row(&r.tables[0], "Other") - 52) < 1e-9);
+	CHECK(fabs(row(&r.tables[0], "app.c:23 (main)") - 7) < 1e-9);
+	blame_result_free(&r);
+	dt_blame_data_free(&d);
+}
+
+int main(void)
+{
+	test_join();
+	return check_failures ? 1 : 0;
+}
