@@ -1,5 +1,5 @@
 /* par_mpi.c: difftrace-mpi, the difftrace program in an MPI job (par.h): MPI_COMM_WORLD as
- * the transport of a parallel import. Built with mpicc when configure finds it. */
+ * the transport of a parallel import or analysis. Built with mpicc when configure finds it. */
 #define _GNU_SOURCE
 #include <mpi.h>
 #include <stdint.h>
@@ -56,6 +56,29 @@ static int p_send(dt_par *p, const uint8_t *buf, size_t n, dt_err *e)
 	return rc == MPI_SUCCESS ? 0 : mpi_fail(e, rc, "send");
 }
 
+static int p_bcast(dt_par *p, uint8_t **buf, size_t *n, dt_err *e)
+{
+	uint64_t len = p->rank ? 0 : *n;
+	int rc = MPI_Bcast(&len, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	if (rc != MPI_SUCCESS)
+		return mpi_fail(e, rc, "broadcast");
+	if (p->rank) {
+		*buf = xmalloc((size_t)len + 1);
+		*n = (size_t)len;
+	}
+	for (size_t off = 0; rc == MPI_SUCCESS && off < len; off += PIECE) {
+		size_t m = len - off < PIECE ? len - off : PIECE;
+		rc = MPI_Bcast(*buf + off, (int)m, MPI_BYTE, 0, MPI_COMM_WORLD);
+	}
+	if (rc == MPI_SUCCESS)
+		return 0;
+	if (p->rank) {
+		free(*buf);
+		*buf = NULL;
+	}
+	return mpi_fail(e, rc, "broadcast");
+}
+
 static void p_abort(dt_par *p, int status)
 {
 	(void)p;
@@ -69,7 +92,7 @@ int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-	static dt_par job = { 0, 1, p_recv, p_send, p_abort };
+	static dt_par job = { 0, 1, p_recv, p_send, p_bcast, p_abort };
 	MPI_Comm_rank(MPI_COMM_WORLD, &job.rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &job.size);
 	cli_par_job = job.size > 1 ? &job : NULL;
