@@ -23,6 +23,7 @@ struct an_job {
 	uint64_t nfiltered;
 	dt_err err;
 	int failed;
+	int stopped;       /* failed only because another job failed */
 };
 
 struct an_pool {
@@ -53,7 +54,8 @@ struct an_pool {
 /* Runs the pool's jobs (this process's share) on worker threads, reporting progress from this
  * one; the first failed job's error (in trace order) into e. */
 int an_pool_run(struct an_pool *pool, const an_params *p, dt_err *e);
-/* The first failed job's error, in trace order, into e: -1; 0 when none failed. */
+/* The first failed job's error, in trace order, into e (one that failed of itself before one
+ * stopped by it): -1; 0 when none failed. */
 int an_pool_error(const struct an_pool *pool, dt_err *e);
 /* Args mode: the peers decision (peers.h) over the NAME[args] the first pass found, per trace
  * of traces[0..n). */

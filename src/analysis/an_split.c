@@ -419,8 +419,11 @@ static void serve_pass(dt_par *job, store *s, int kind, rd *r, dt_buf *out)
 	pool.step = (size_t)job->size;
 	if (an_pool_run(&pool, &wp, &e)) {
 		size_t i = 0;
-		while (i < n && !jobs[i].failed)
+		while (i < n && !(jobs[i].failed && !jobs[i].stopped))
 			i++;
+		for (size_t q = 0; i == n && q < n; q++)
+			if (jobs[q].failed)
+				i = q;
 		out->len = 0;
 		put_error(out, i, &e);
 		goto done;

@@ -113,6 +113,7 @@ static int an_trace(struct an_pool *pool, store *s, struct an_job *j, uint32_t *
 		int stop = pool->stop;
 		pthread_mutex_unlock(&pool->mu);
 		if (stop) {
+			j->stopped = 1;
 			dt_errf(&j->err, DT_EDATA, "stopped");
 			goto out;
 		}
@@ -414,6 +415,15 @@ int an_pool_run(struct an_pool *pool, const an_params *p, dt_err *e)
 
 int an_pool_error(const struct an_pool *pool, dt_err *e)
 {
+	/* the failure that stopped the others, not theirs (whichever trace each was on) */
+	for (size_t i = 0; i < pool->njobs; i++)
+		if (pool->jobs[i].failed && !pool->jobs[i].stopped) {
+			*e = pool->jobs[i].err;
+			if (!e->status)
+				dt_errf(e, DT_EDATA, "trace %d.%d failed", pool->jobs[i].t->proc,
+					pool->jobs[i].t->thread);
+			return -1;
+		}
 	for (size_t i = 0; i < pool->njobs; i++)
 		if (pool->jobs[i].failed) {
 			*e = pool->jobs[i].err;
