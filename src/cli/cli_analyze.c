@@ -17,7 +17,9 @@ static const char analyze_help[] =
 	"Filter every trace of each RUN, compress it into nested loops (NLR), extract its\n"
 	"attributes, and compute the Jaccard similarity matrix, the equivalence classes and the\n"
 	"concept lattice; cache it all in the store (one transaction per run). The other analysis\n"
-	"commands read the cache, computing it first when it is missing.\n"
+	"commands read the cache, computing it first when it is missing. Under mpirun or srun\n"
+	"with more than one process the per-trace work is split among the processes and process\n"
+	"0 writes the store (see the manual).\n"
 	"\n"
 	"  -h, --help            this help\n"
 	"\n";

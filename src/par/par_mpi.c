@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "cli/cli_par.h"
 #include "util/util.h"
@@ -22,19 +23,42 @@ static int mpi_fail(dt_err *e, int rc, const char *what)
 	return dt_errf(e, DT_EDATA, "MPI %s failed: %.*s", what, len, msg);
 }
 
+/* Waits for r without spinning: an MPI library waits by polling, at full speed, which on a
+ * machine shared by the job's processes takes a core from the process doing the work (process
+ * 0 waiting for a share, another waiting for process 0's next pass). Polls with a sleep that
+ * grows from 20 us to 2 ms: a wait costs at most that much more. */
+static int wait_for(MPI_Request *r)
+{
+	long us = 20;
+	for (;;) {
+		int done = 0;
+		int rc = MPI_Test(r, &done, MPI_STATUS_IGNORE);
+		if (rc != MPI_SUCCESS || done)
+			return rc;
+		struct timespec ts = { 0, us * 1000 };
+		nanosleep(&ts, NULL);
+		if (us < 2000)
+			us *= 2;
+	}
+}
+
 static int p_recv(dt_par *p, int from, uint8_t **buf, size_t *n, dt_err *e)
 {
 	(void)p;
 	uint64_t len = 0;
-	int rc = MPI_Recv(&len, 1, MPI_UINT64_T, from, TAG_LEN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	MPI_Request rq;
+	int rc = MPI_Irecv(&len, 1, MPI_UINT64_T, from, TAG_LEN, MPI_COMM_WORLD, &rq);
+	if (rc == MPI_SUCCESS)
+		rc = wait_for(&rq);
 	if (rc != MPI_SUCCESS)
 		return mpi_fail(e, rc, "receive");
 	*buf = xmalloc((size_t)len + 1);
 	*n = (size_t)len;
 	for (size_t off = 0; off < len; off += PIECE) {
 		size_t m = len - off < PIECE ? len - off : PIECE;
-		rc = MPI_Recv(*buf + off, (int)m, MPI_BYTE, from, TAG_DATA, MPI_COMM_WORLD,
-			      MPI_STATUS_IGNORE);
+		rc = MPI_Irecv(*buf + off, (int)m, MPI_BYTE, from, TAG_DATA, MPI_COMM_WORLD, &rq);
+		if (rc == MPI_SUCCESS)
+			rc = wait_for(&rq);
 		if (rc != MPI_SUCCESS) {
 			free(*buf);
 			*buf = NULL;
@@ -48,10 +72,15 @@ static int p_send(dt_par *p, const uint8_t *buf, size_t n, dt_err *e)
 {
 	(void)p;
 	uint64_t len = n;
-	int rc = MPI_Send(&len, 1, MPI_UINT64_T, 0, TAG_LEN, MPI_COMM_WORLD);
+	MPI_Request rq;
+	int rc = MPI_Isend(&len, 1, MPI_UINT64_T, 0, TAG_LEN, MPI_COMM_WORLD, &rq);
+	if (rc == MPI_SUCCESS)
+		rc = wait_for(&rq);
 	for (size_t off = 0; rc == MPI_SUCCESS && off < n; off += PIECE) {
 		size_t m = n - off < PIECE ? n - off : PIECE;
-		rc = MPI_Send(buf + off, (int)m, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD);
+		rc = MPI_Isend(buf + off, (int)m, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD, &rq);
+		if (rc == MPI_SUCCESS)
+			rc = wait_for(&rq);
 	}
 	return rc == MPI_SUCCESS ? 0 : mpi_fail(e, rc, "send");
 }
@@ -59,7 +88,10 @@ static int p_send(dt_par *p, const uint8_t *buf, size_t n, dt_err *e)
 static int p_bcast(dt_par *p, uint8_t **buf, size_t *n, dt_err *e)
 {
 	uint64_t len = p->rank ? 0 : *n;
-	int rc = MPI_Bcast(&len, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	MPI_Request rq;
+	int rc = MPI_Ibcast(&len, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, &rq);
+	if (rc == MPI_SUCCESS)
+		rc = wait_for(&rq);
 	if (rc != MPI_SUCCESS)
 		return mpi_fail(e, rc, "broadcast");
 	if (p->rank) {
@@ -68,7 +100,9 @@ static int p_bcast(dt_par *p, uint8_t **buf, size_t *n, dt_err *e)
 	}
 	for (size_t off = 0; rc == MPI_SUCCESS && off < len; off += PIECE) {
 		size_t m = len - off < PIECE ? len - off : PIECE;
-		rc = MPI_Bcast(*buf + off, (int)m, MPI_BYTE, 0, MPI_COMM_WORLD);
+		rc = MPI_Ibcast(*buf + off, (int)m, MPI_BYTE, 0, MPI_COMM_WORLD, &rq);
+		if (rc == MPI_SUCCESS)
+			rc = wait_for(&rq);
 	}
 	if (rc == MPI_SUCCESS)
 		return 0;
