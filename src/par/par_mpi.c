@@ -26,7 +26,10 @@ static int mpi_fail(dt_err *e, int rc, const char *what)
 /* Waits for r without spinning: an MPI library waits by polling, at full speed, which on a
  * machine shared by the job's processes takes a core from the process doing the work (process
  * 0 waiting for a share, another waiting for process 0's next pass). Polls with a sleep that
- * grows from 20 us to 2 ms: a wait costs at most that much more. */
+ * grows from 20 us to 2 ms: a wait costs at most that much more. Only the length that comes
+ * before a message is waited for so (the idle wait); the message itself is moved with the
+ * library's own calls, at its speed (a large one goes in many fragments, each of which would
+ * wait for a poll). */
 static int wait_for(MPI_Request *r)
 {
 	long us = 20;
@@ -56,9 +59,8 @@ static int p_recv(dt_par *p, int from, uint8_t **buf, size_t *n, dt_err *e)
 	*n = (size_t)len;
 	for (size_t off = 0; off < len; off += PIECE) {
 		size_t m = len - off < PIECE ? len - off : PIECE;
-		rc = MPI_Irecv(*buf + off, (int)m, MPI_BYTE, from, TAG_DATA, MPI_COMM_WORLD, &rq);
-		if (rc == MPI_SUCCESS)
-			rc = wait_for(&rq);
+		rc = MPI_Recv(*buf + off, (int)m, MPI_BYTE, from, TAG_DATA, MPI_COMM_WORLD,
+			      MPI_STATUS_IGNORE);
 		if (rc != MPI_SUCCESS) {
 			free(*buf);
 			*buf = NULL;
@@ -78,9 +80,7 @@ static int p_send(dt_par *p, const uint8_t *buf, size_t n, dt_err *e)
 		rc = wait_for(&rq);
 	for (size_t off = 0; rc == MPI_SUCCESS && off < n; off += PIECE) {
 		size_t m = n - off < PIECE ? n - off : PIECE;
-		rc = MPI_Isend(buf + off, (int)m, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD, &rq);
-		if (rc == MPI_SUCCESS)
-			rc = wait_for(&rq);
+		rc = MPI_Send(buf + off, (int)m, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD);
 	}
 	return rc == MPI_SUCCESS ? 0 : mpi_fail(e, rc, "send");
 }
@@ -100,9 +100,7 @@ static int p_bcast(dt_par *p, uint8_t **buf, size_t *n, dt_err *e)
 	}
 	for (size_t off = 0; rc == MPI_SUCCESS && off < len; off += PIECE) {
 		size_t m = len - off < PIECE ? len - off : PIECE;
-		rc = MPI_Ibcast(*buf + off, (int)m, MPI_BYTE, 0, MPI_COMM_WORLD, &rq);
-		if (rc == MPI_SUCCESS)
-			rc = wait_for(&rq);
+		rc = MPI_Bcast(*buf + off, (int)m, MPI_BYTE, 0, MPI_COMM_WORLD);
 	}
 	if (rc == MPI_SUCCESS)
 		return 0;
