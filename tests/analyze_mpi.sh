@@ -109,6 +109,8 @@ bad=tn
 sqlite3 "$T/bad.db" "UPDATE chunks SET events = X'ff0102030405' WHERE trace_id = (SELECT t.id
 	FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = '$bad' AND t.proc = 3 AND t.thread = 0)"
 expect_status 1 "$DT" -d "$T/bad.db" analyze "$bad"
+# the damage, not the stop of a worker thread that was on another trace
+expect_err 'damaged event chunk'
 serr=$(grep '^difftrace: ' "$T/err")
 [ -n "$serr" ] || fail "the damaged trace: no serial error"
 before=$(dump "$T/bad.db")
