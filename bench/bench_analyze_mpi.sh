@@ -43,7 +43,7 @@ now() { date +%s.%N; }
 best() { # LABEL COMMAND...: best wall time of 3
 	label=$1; shift
 	b=
-	for r in 1 2 3; do
+	for _ in 1 2 3; do
 		t0=$(now); "$@" >/dev/null 2>&1; t1=$(now)
 		t=$(echo "$t1 - $t0" | bc)
 		if [ -z "$b" ] || [ "$(echo "$t < $b" | bc)" = 1 ]; then b=$t; fi

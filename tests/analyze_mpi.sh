@@ -42,6 +42,7 @@ if command -v uftrace >/dev/null; then
 	"$MPICC" -pg -fopenmp -O1 -o "$T/kinds" "$abs_top_srcdir/examples/kinds.c" >"$T/cc.log" 2>&1 ||
 		{ cat "$T/cc.log" >&2; fail "mpicc failed"; }
 	for what in "kn" "kf --bug order --proc 2 --iter 1"; do
+		# shellcheck disable=SC2086
 		set -- $what
 		name=$1; shift
 		# shellcheck disable=SC2086
@@ -87,7 +88,7 @@ for np in 1 2 4; do
 	# shellcheck disable=SC2086
 	timeout -k 5 120 "$MPIRUN" -np "$np" $flags "$DT" -d "$T/p$np.db" analyze $runs \
 		</dev/null >"$T/p$np.out" 2>&1 || { cat "$T/p$np.out" >&2; fail "analyze with $np processes failed"; }
-	[ "$(grep -c '^run .*(computed)$' "$T/p$np.out")" = "$(echo $runs | wc -w)" ] ||
+	[ "$(grep -c '^run .*(computed)$' "$T/p$np.out")" = "$(echo "$runs" | wc -w)" ] ||
 		{ cat "$T/p$np.out" >&2; fail "$np processes: not one line per run from process 0"; }
 	dump "$T/p$np.db" > "$T/p$np.sql"
 	cmp -s "$T/serial.sql" "$T/p$np.sql" ||
