@@ -97,7 +97,21 @@ for np in 1 2 4; do
 	cmp -s "$T/serial.txt" "$T/p$np.txt" ||
 		{ diff "$T/serial.txt" "$T/p$np.txt" | head -20 >&2; fail "$np processes: not the serial analyses"; }
 done
+# progress: process 0's line, through the launcher's pipe with DIFFTRACE_PROGRESS=1, none without
+rm -f "$T/pg.db"*
+cp "$T/base.db" "$T/pg.db"
+# shellcheck disable=SC2086
+DIFFTRACE_NO_PROGRESS= DIFFTRACE_PROGRESS=1 timeout -k 5 120 "$MPIRUN" -np 2 $flags "$DT" -d "$T/pg.db" analyze tn \
+	</dev/null >"$T/pg.out" 2>"$T/pg.err" || { cat "$T/pg.err" >&2; fail "analyze with progress failed"; }
+grep -q 'analyzing: .* events' "$T/pg.err" || { cat "$T/pg.err" >&2; fail "no progress line"; }
+rm -f "$T/pg.db"*
+cp "$T/base.db" "$T/pg.db"
+# shellcheck disable=SC2086
+DIFFTRACE_NO_PROGRESS= timeout -k 5 120 "$MPIRUN" -np 2 $flags "$DT" -d "$T/pg.db" analyze tn </dev/null >"$T/pg.out" 2>"$T/pg.err" ||
+	{ cat "$T/pg.err" >&2; fail "analyze failed"; }
+grep -q 'analyzing' "$T/pg.err" && { cat "$T/pg.err" >&2; fail "a progress line on a pipe"; }
 # cached: nothing computed again, on any process
+# shellcheck disable=SC2086
 timeout -k 5 120 "$MPIRUN" -np 2 $flags "$DT" -d "$T/p2.db" analyze tn </dev/null >"$T/c.out" 2>&1 ||
 	{ cat "$T/c.out" >&2; fail "analyze of a cached run failed"; }
 grep -q '(cached)$' "$T/c.out" || { cat "$T/c.out" >&2; fail "the cached analysis was not reused"; }
