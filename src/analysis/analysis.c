@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "analysis/analysis.h"
+#include "analysis/an_pool.h"
+#include "analysis/an_split.h"
 #include "analysis/fca.h"
 #include "analysis/filter.h"
 #include "analysis/jaccard.h"
@@ -20,43 +22,6 @@
 #define AN_BLOCK 65536
 
 /* ---- the per-trace work, on worker threads ---- */
-
-struct an_job {
-	const store_trace *t;
-	struct an_sname {
-		char *name;
-		uint32_t base; /* the function NAME */
-	} *snames;         /* args mode, first pass: this trace's distinct NAME[args], in order */
-	size_t nsnames, capsnames;
-	nlr_table *loops;  /* this trace's own table, merged into the store's in trace order */
-	nlr_entry *ent;
-	size_t nent;
-	uint64_t nfiltered;
-	dt_err err;
-	int failed;
-};
-
-struct an_pool {
-	const char *path;
-	const filt_table *keep;
-	nlr_opts nopts;
-	struct an_job *jobs;
-	size_t njobs, next;
-	uint64_t done_events, total_events;
-	pthread_mutex_t mu;
-	pthread_cond_t done;   /* signalled by each worker as it ends */
-	int ended;             /* workers that ended */
-	int stop;
-	const an_params *p;
-	/* args mode (attrs `.args`): cand[fid] for the MPI functions whose calls may carry argument
-	 * text (fid < ncand), their names, and NAME[args] -> function id for the second pass */
-	int collect;       /* 1: the first pass, which only gathers the NAME[args] of each trace */
-	const uint8_t *cand;
-	size_t ncand;
-	const char *const *names;
-	const strmap *smap;
-	const peers *peers; /* the second pass: peers relative or absolute (peers.h) */
-};
 
 /* NAME[args] with the ", " between arguments shortened to "," (the text is the importer's). */
 static void synth_name(dt_buf *b, const char *name, const char *args)
@@ -148,6 +113,7 @@ static int an_trace(struct an_pool *pool, store *s, struct an_job *j, uint32_t *
 		int stop = pool->stop;
 		pthread_mutex_unlock(&pool->mu);
 		if (stop) {
+			j->stopped = 1;
 			dt_errf(&j->err, DT_EDATA, "stopped");
 			goto out;
 		}
@@ -191,6 +157,8 @@ static void *an_worker(void *arg)
 		size_t i = pool->next++;
 		int stop = pool->stop;
 		pthread_mutex_unlock(&pool->mu);
+		/* this process's share: jobs first, first + step, ... (all of them outside a job) */
+		i = pool->first + i * (pool->step ? pool->step : 1);
 		if (i >= pool->njobs || stop)
 			break;
 		struct an_job *j = &pool->jobs[i];
@@ -401,12 +369,13 @@ int analysis_lookup(store *s, const store_run *run, const an_params *p, int64_t 
 
 /* Runs the pool's jobs on worker threads, reporting progress from this one; the first failed
  * job's error (in trace order) into e. */
-static int an_pool_run(struct an_pool *pool, const an_params *p, dt_err *e)
+int an_pool_run(struct an_pool *pool, const an_params *p, dt_err *e)
 {
-	size_t n = pool->njobs;
+	size_t step = pool->step ? pool->step : 1;
+	size_t n = pool->first < pool->njobs ? (pool->njobs - pool->first + step - 1) / step : 0;
 	int nth = p->threads > 0 ? p->threads : an_cores();
 	if ((size_t)nth > n)
-		nth = (int)n;
+		nth = n ? (int)n : 1;
 	pthread_t *th = xmalloc((size_t)nth * sizeof *th);
 	int started = 0;
 	for (int i = 0; i < nth; i++)
@@ -441,7 +410,21 @@ static int an_pool_run(struct an_pool *pool, const an_params *p, dt_err *e)
 	for (int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	free(th);
-	for (size_t i = 0; i < n; i++)
+	return an_pool_error(pool, e);
+}
+
+int an_pool_error(const struct an_pool *pool, dt_err *e)
+{
+	/* the failure that stopped the others, not theirs (whichever trace each was on) */
+	for (size_t i = 0; i < pool->njobs; i++)
+		if (pool->jobs[i].failed && !pool->jobs[i].stopped) {
+			*e = pool->jobs[i].err;
+			if (!e->status)
+				dt_errf(e, DT_EDATA, "trace %d.%d failed", pool->jobs[i].t->proc,
+					pool->jobs[i].t->thread);
+			return -1;
+		}
+	for (size_t i = 0; i < pool->njobs; i++)
 		if (pool->jobs[i].failed) {
 			*e = pool->jobs[i].err;
 			if (!e->status)
@@ -450,6 +433,20 @@ static int an_pool_run(struct an_pool *pool, const an_params *p, dt_err *e)
 			return -1;
 		}
 	return 0;
+}
+
+peers *an_peers(const struct an_job *jobs, const store_trace *traces, size_t n)
+{
+	/* peers relative or absolute, per kind of call over the run (peers.h) */
+	int np = 0;
+	for (size_t i = 0; i < n; i++)
+		np = traces[i].proc + 1 > np ? traces[i].proc + 1 : np;
+	peers *pr = peers_new(np);
+	for (size_t i = 0; i < n; i++)
+		for (size_t q = 0; q < jobs[i].nsnames; q++)
+			peers_see(pr, jobs[i].snames[q].name, traces[i].proc);
+	peers_decide(pr);
+	return pr;
 }
 
 /* Args mode: interns the NAME[args] functions the first pass found, in trace order, into *smap
@@ -568,7 +565,7 @@ static int an_run_once(store *s, const store_run *run, const an_params *p, int64
 	struct an_pool pool = { .path = store_path(s), .keep = &keep, .p = p };
 	pthread_mutex_init(&pool.mu, NULL);
 	pthread_cond_init(&pool.done, NULL);
-	dt_buf b = { 0 };
+	dt_buf b = { 0 }, seen = { 0 };
 	int in_tx = 0;
 
 	if (filt_table_build(f, names, nnames, &keep, e))
@@ -607,17 +604,14 @@ static int an_run_once(store *s, const store_run *run, const an_params *p, int64
 		for (size_t i = 0; i < n; i++)
 			if (traces[i].nargs > 0)
 				pool.total_events += traces[i].nevents;
-		if (an_pool_run(&pool, p, e))
+		if (p->job ? an_split_pass(p->job, &pool, p, run->id, NULL, e)
+			   : an_pool_run(&pool, p, e))
 			goto out;
-		/* peers relative or absolute, per kind of call over the run (peers.h) */
-		int np = 0;
-		for (size_t i = 0; i < n; i++)
-			np = traces[i].proc + 1 > np ? traces[i].proc + 1 : np;
-		pr = peers_new(np);
-		for (size_t i = 0; i < n; i++)
-			for (size_t q = 0; q < jobs[i].nsnames; q++)
-				peers_see(pr, jobs[i].snames[q].name, traces[i].proc);
-		peers_decide(pr);
+		/* what the other processes need for the second pass: the first pass's names, before
+		 * they are rewritten (each process decides the peers from them as this one does) */
+		if (p->job)
+			an_split_snames(&seen, jobs, n);
+		pr = an_peers(jobs, traces, n);
 		dt_buf pbuf = { 0 };
 		for (size_t i = 0; i < n; i++)
 			for (size_t q = 0; q < jobs[i].nsnames; q++) {
@@ -636,8 +630,14 @@ static int an_run_once(store *s, const store_run *run, const an_params *p, int64
 		pool.next = 0;
 		pool.ended = 0;
 	}
-	if (an_pool_run(&pool, p, e))
+	if (p->job) {
+		if (p->args)
+			an_split_smap(&seen, jobs, n, &smap);
+		if (an_split_pass(p->job, &pool, p, run->id, &seen, e))
+			goto out;
+	} else if (an_pool_run(&pool, p, e)) {
 		goto out;
+	}
 
 	/* 2. merge the loop tables in trace order: ids independent of the threads */
 	for (size_t i = 0; i < n; i++) {
@@ -786,6 +786,7 @@ out:
 	strmap_free(&smap);
 	free(map);
 	buf_free(&b);
+	buf_free(&seen);
 	free(labels);
 	free(merges);
 	free(rows);

@@ -18,6 +18,7 @@
 #include "analysis/cluster.h"
 #include "analysis/fca.h"
 #include "analysis/rank.h"
+#include "par/par.h"
 #include "store/store.h"
 #include "store/store_analysis.h"
 
@@ -50,6 +51,8 @@ typedef struct an_params {
 	size_t kcut;                     /* clusters; 0: chosen at the largest gap */
 	int threads;                     /* 0: one per core */
 	int force;                       /* recompute even when cached */
+	dt_par *job;                     /* an MPI job (par.h): process 0 splits the per-trace work
+					    over its processes (an_split.h); NULL: this process alone */
 	int uncollapsed;                 /* tests only: one matrix row per trace instead of one per
 					    class of identical attribute sets (the same results) */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);

@@ -273,8 +273,10 @@ int cli_main(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
-	/* in an MPI job (difftrace-mpi), the commands other than import run in process 0 */
-	if (cli_par_job && cli_par_job->rank > 0 && strcmp(argv[i], "import"))
+	/* in an MPI job (difftrace-mpi), the commands other than import and analyze run in
+	 * process 0 */
+	if (cli_par_job && cli_par_job->rank > 0 && strcmp(argv[i], "import") &&
+	    strcmp(argv[i], "analyze"))
 		return 0;
 	for (size_t v = 0; v < sizeof verbs / sizeof *verbs; v++) {
 		if (!strcmp(argv[i], verbs[v].name)) {

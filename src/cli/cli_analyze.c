@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/an_split.h"
 #include "cli/cli_analysis.h"
+#include "cli/cli_par.h"
 #include "util/ptrange.h"
 #include "util/util.h"
 
@@ -15,7 +17,9 @@ static const char analyze_help[] =
 	"Filter every trace of each RUN, compress it into nested loops (NLR), extract its\n"
 	"attributes, and compute the Jaccard similarity matrix, the equivalence classes and the\n"
 	"concept lattice; cache it all in the store (one transaction per run). The other analysis\n"
-	"commands read the cache, computing it first when it is missing.\n"
+	"commands read the cache, computing it first when it is missing. Under mpirun or srun\n"
+	"with more than one process the per-trace work is split among the processes and process\n"
+	"0 writes the store (see the manual).\n"
 	"\n"
 	"  -h, --help            this help\n"
 	"\n";
@@ -123,6 +127,8 @@ static char *pt_label(const store_trace *t)
 	return xstrdup(b);
 }
 
+static int analyze_runs(cli *c, const cli_an *ap, int argc, char **argv);
+
 int cmd_analyze(cli *c, int argc, char **argv)
 {
 	static const struct verb v = { "analyze", analyze_help, no_opts };
@@ -135,6 +141,32 @@ int cmd_analyze(cli *c, int argc, char **argv)
 		return r;
 	if (optind >= argc)
 		return cli_usage("analyze", "which RUN?");
+	dt_err e;
+	dt_err_clear(&e);
+	store *s;
+	/* in an MPI job the other processes answer process 0's passes over the traces
+	 * (analysis/an_split.h), reading the store, which process 0 alone writes */
+	dt_par *job = cli_par_job;
+	if (job && job->rank) {
+		if (cli_open_store(c, STORE_OPEN_READ, &s, &e))
+			s = NULL;
+		r = an_split_serve(job, s, &e);
+		store_close(s);
+		return r;
+	}
+	a.p.job = job;
+	r = analyze_runs(c, &a, argc, argv);
+	if (job && an_split_end(job, r, &e)) {
+		cli_fail(&e);
+		return 1;
+	}
+	return r;
+}
+
+/* Process 0's part (or the whole, outside a job) of `difftrace analyze RUN...`. */
+static int analyze_runs(cli *c, const cli_an *ap, int argc, char **argv)
+{
+	const cli_an a = *ap;
 	dt_err e;
 	dt_err_clear(&e);
 	store *s;

@@ -1,4 +1,4 @@
-/* cli_par.c: difftrace import over the processes of an MPI job (see cli_par.h). */
+/* cli_par.c: difftrace import and analyze over the processes of an MPI job (see cli_par.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
@@ -48,7 +48,7 @@ void cli_par_exec(int argc, char **argv)
 		verb = argv[i];
 		break;
 	}
-	if (!verb || strcmp(verb, "import"))
+	if (!verb || (strcmp(verb, "import") && strcmp(verb, "analyze")))
 		return;
 	long size = job_size();
 	if (size < 2)
@@ -73,9 +73,10 @@ void cli_par_exec(int argc, char **argv)
 	}
 	fprintf(stderr,
 		"difftrace: this process is one of a job of %ld, but difftrace-mpi is not "
-		"here (%s: %s): build difftrace where mpicc is found, or import without the "
-		"launcher (DIFFTRACE_NO_MPI=1 makes every process import on its own)\n",
-		size, path[0] ? path : "difftrace-mpi", path[0] ? strerror(errno) : "not found");
+		"here (%s: %s): build difftrace where mpicc is found, or %s without the "
+		"launcher (DIFFTRACE_NO_MPI=1 makes every process %s on its own)\n",
+		size, path[0] ? path : "difftrace-mpi", path[0] ? strerror(errno) : "not found",
+		verb, verb);
 	exit(2);
 }
 

@@ -15,7 +15,7 @@
 extern dt_par *cli_par_job;
 
 /* Under a launcher of more than one process, runs difftrace-mpi in place of this program
- * for the commands that use the job (import). Returns only when it does not apply (or, with
+ * for the commands that use the job (import, analyze: analysis/an_split.h). Returns only when it does not apply (or, with
  * an error printed, exits 2 when difftrace-mpi is missing). */
 void cli_par_exec(int argc, char **argv);
 

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,8 +19,10 @@ static double now(void)
 
 void progress_init(progress *p)
 {
-	const char *off = getenv("DIFFTRACE_NO_PROGRESS");
-	p->tty = isatty(2) && !(off && *off);
+	/* DIFFTRACE_PROGRESS=1: standard error is a pipe to a terminal, as a launcher's (mpirun
+	 * forwards its processes' standard error through one) */
+	const char *off = getenv("DIFFTRACE_NO_PROGRESS"), *on = getenv("DIFFTRACE_PROGRESS");
+	p->tty = (isatty(2) || (on && !strcmp(on, "1"))) && !(off && *off);
 	p->last = 0;
 	p->shown = 0;
 }

@@ -1,6 +1,7 @@
 /* progress.h: a one-line progress display for long work, on a terminal only.
  *
- * On a pipe or a file it prints nothing, so scripts see only results. */
+ * On a pipe or a file it prints nothing, so scripts see only results; DIFFTRACE_PROGRESS=1 draws
+ * it there too (under mpirun, whose processes' standard error is a pipe to the launcher). */
 #ifndef DT_PROGRESS_H
 #define DT_PROGRESS_H
 
