@@ -13,7 +13,8 @@
 #include <stdint.h>
 
 #define DTP_MAGIC "DTSAMPL\n" /* 8 bytes, written last when the header is made */
-#define DTP_VERSION 2u     /* 2: DTP_WORDS records after a sample; 1 is still read */
+#define DTP_VERSION 3u     /* 3: stack references in DTP_WORDS; 2: DTP_WORDS records after a
+			    * sample; 1 and 2 are still read */
 #define DTP_HEADER_SIZE 4096u
 #define DTP_RECORD_SIZE 256u
 #define DTP_CHUNK_RECORDS 4096u /* records per chunk: 1 MiB */
@@ -66,15 +67,26 @@ typedef struct dtp_record {
 } dtp_record;
 
 /* A DTP_WORDS record (version 2) follows its sample (or another DTP_WORDS record of it): words
- * of the sample's frames that look like pointers, w[i] found in frame fr[i] & 0x7f (0 the
- * interrupted frame, k the frame that return address frames[k-1] returns into), innermost
- * frame first; bit 0x80 of fr[i] is set for a word of the frame's stack (where a function also
- * saves its caller's registers), clear for a register.
+ * of the sample's frames that look like pointers, w[i] found in frame fr[i] & DTP_FR_FRAME (0
+ * the interrupted frame, k the frame that return address frames[k-1] returns into), innermost
+ * frame first; bit DTP_FR_STACK of fr[i] is set for a word of the frame's stack (where a
+ * function also saves its caller's registers), clear for a register.
  * A frame's words are its registers (all general registers in frame 0, the callee-saved ones
  * in the others, as libunwind recovers them) and up to DTP_STACK_WORDS words of its stack
- * from its SP up to its caller's SP, less the frame's return address and the values that
- * point into the part of the stack the walk covered. The importer keeps those that point into
- * a live container: a conservative scan of the frames' pointers. */
+ * from its SP up to its caller's SP, less the frame's return address. The importer keeps
+ * those that point into a live container: a conservative scan of the frames' pointers.
+ * A value that points into the part of the stack the walk covered is, from version 3, a
+ * stack reference (bit DTP_FR_STACKREF of fr[i] set): w[i] >> DTP_REF_SHIFT is the frame whose
+ * stack it points into (0 the interrupted frame, whose stack reaches 128 bytes below its SP,
+ * k as above), w[i] & DTP_REF_OFFSET how many bytes below that frame's CFA (its caller's SP,
+ * the frame base of DWARF's DW_OP_call_frame_cfa) it points; the importer finds the local
+ * variable there from the function's DWARF. Values into the stack of a frame whose CFA the
+ * walk did not find (the outermost) are dropped, as version 2 dropped them all. */
+#define DTP_FR_FRAME 0x3f
+#define DTP_FR_STACKREF 0x40 /* version 3 */
+#define DTP_FR_STACK 0x80
+#define DTP_REF_SHIFT 56
+#define DTP_REF_OFFSET ((1ull << DTP_REF_SHIFT) - 1)
 typedef struct dtp_words {
 	uint32_t commit;
 	uint8_t kind;    /* DTP_WORDS */
