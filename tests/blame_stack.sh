@@ -1,10 +1,10 @@
 #!/bin/sh
 # blame_stack.sh: local arrays and structures are containers (difftrace-sample(5), version 3):
 # tests/blame/stack.c works on main's array v, on helper's array u passed down to work, and on
-# main's structure g through a field; with -g each takes the blame of its work by source name
-# and DWARF type (kind stack), at main, at the function that declares it and at work; the
-# rows add up; and the same program built without -g imports and is blamed cleanly, its
-# samples on Other.
+# main's structure g through a field, and MPI_Allreduce of main's arrays part into sum; with -g
+# each takes the blame of its work by source name and DWARF type (kind stack), at main, at the
+# function that declares it and at work, and the reduction's on sum; the rows add up; and the
+# same program built without -g imports and is blamed cleanly, its samples on Other.
 . "${abs_top_srcdir:-..}/tests/lib.sh"
 need built mpi
 [ -f "$abs_top_builddir/libdifftrace-sample.so" ] ||
@@ -65,6 +65,15 @@ for x in main::v helper::u main::g; do
 	above "$(blame_of "$T/work.csv" "$x")" "$tot" 0.2 || fail "$x at work: $(cat "$T/work.csv")"
 done
 [ "$(type_of "$T/work.csv" helper::u)" = "double[4096]" ] || fail "u's type: $(cat "$T/work.csv")"
+# MPI_Allreduce(part, sum): a buffer on the stack is a stack reference, so the transfer
+# function blames sum, the result, with all the bytes of the call (not part, nor g)
+grep -q ',sum,double\[4096\],.*MPI_Allreduce' "$T/main.csv" || fail "sum at main: $(cat "$T/main.csv")"
+expect_status 0 "$DT" blame g --format csv --metric bytes
+unquote "$T/out" >"$T/bytes.csv"
+adds_up "$T/bytes.csv"
+tot=$(blame_of "$T/bytes.csv" Total)
+above "$tot" 0 0 || fail "no bytes: $(cat "$T/bytes.csv")"
+above "$(blame_of "$T/bytes.csv" sum)" "$tot" 0.95 || fail "bytes of the reduction: $(cat "$T/bytes.csv")"
 # json says the kind; the declaration is its site
 expect_status 0 "$DT" blame g --format json
 grep -q '"name":"v","type":"double\[4096\]","kind":"stack"' "$T/out" || fail "json: $(head -c 600 "$T/out")"

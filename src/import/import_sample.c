@@ -126,6 +126,8 @@ int sample_file_read(const char *path, struct dtp_record **recs, size_t *n, int6
 				       (w->w[i] >> DTP_REF_SHIFT) > DTP_FRAMES);
 			}
 		}
+		if (r[k].kind == DTP_SAMPLE && h.version < 3)
+			r[k].size = 0; /* no stack references before version 3 */
 		if (bad) {
 			unsigned kind = r[k].kind, nfr = r[k].nframes;
 			free(r);
@@ -597,6 +599,16 @@ static int32_t stack_cont(struct stackc *sc, const dtp_record *r, int frame, uin
 	return (int32_t)ci;
 }
 
+/* The container of sample r's MPI buffer b, -1 none: a live container at its address, or the
+ * local variable of its stack reference. */
+static int32_t buf_cont(struct stackc *sc, const dtp_record *r, int b)
+{
+	if (r->size & (DTP_BUF0_STACKREF << b))
+		return stack_cont(sc, r, (int)(r->buf[b] >> DTP_REF_SHIFT),
+				  r->buf[b] & DTP_REF_OFFSET, r->ts);
+	return cfind(sc->cx, r->buf[b], r->ts);
+}
+
 /* The scan of sample r: the containers its frames' words point into (live heap blocks and
  * globals by address, local variables by stack reference), as sorted, distinct
  * (level, container) pairs; -1 when there are none. */
@@ -789,8 +801,8 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 		key.tid = all[i].tid;
 		key.path = path_intern(d, paths, fr, (size_t)r->nframes + 1);
 		key.call = r->call;
-		key.c0 = cfind(&cx, r->buf[0], r->ts);
-		key.c1 = cfind(&cx, r->buf[1], r->ts);
+		key.c0 = buf_cont(&sc, r, 0);
+		key.c1 = buf_cont(&sc, r, 1);
 		size_t nw = all[i].nw;
 		if (nw > DTP_WORDS_MAX * DTP_WORDS_RECORDS) /* a thread file written by hand */
 			nw = DTP_WORDS_MAX * DTP_WORDS_RECORDS;

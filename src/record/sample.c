@@ -521,8 +521,12 @@ static void take_sample(uint64_t cost, uint64_t ticks, void *uc, uint64_t pc)
 		r->weight = ticks + t->missed;
 		r->addr = first;
 		r->size = 0;
-		r->buf[0] = t->buf[0];
-		r->buf[1] = t->buf[1];
+		for (int b = 0; b < 2; b++) { /* a buffer on the stack: as a stack reference */
+			uint64_t ref = t->buf[b] ? stack_ref(&fw, t->buf[b]) : 0;
+			r->buf[b] = ref ? ref : t->buf[b];
+			if (ref)
+				r->size |= DTP_BUF0_STACKREF << b;
+		}
 		r->bytes = t->bytes;
 		t->missed = t->missed_cost = 0;
 		commit(t, r);

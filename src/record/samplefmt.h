@@ -60,8 +60,9 @@ typedef struct dtp_record {
 	int64_t ts;      /* ns, CLOCK_MONOTONIC */
 	uint64_t cost;   /* DTP_SAMPLE: thread CPU ns (timer) or counter events (PAPI) */
 	uint64_t weight; /* DTP_SAMPLE: ticks it stands for (> 1 when ticks were merged) */
-	uint64_t addr, size;
-	uint64_t buf[2]; /* DTP_SAMPLE in an MPI call: its buffers (send, receive), 0 none */
+	uint64_t addr, size; /* DTP_SAMPLE: size holds DTP_BUF*_STACKREF (version 3), else 0 */
+	uint64_t buf[2]; /* DTP_SAMPLE in an MPI call: its buffers (send, receive), 0 none; a
+			  * buffer on the stack the walk covered is a stack reference (below) */
 	uint64_t bytes;  /* DTP_SAMPLE in an MPI call: the bytes of one buffer (count x type) */
 	uint64_t frames[DTP_FRAMES]; /* return addresses, innermost first */
 } dtp_record;
@@ -82,6 +83,8 @@ typedef struct dtp_record {
  * the frame base of DWARF's DW_OP_call_frame_cfa) it points; the importer finds the local
  * variable there from the function's DWARF. Values into the stack of a frame whose CFA the
  * walk did not find (the outermost) are dropped, as version 2 dropped them all. */
+#define DTP_BUF0_STACKREF 1u /* DTP_SAMPLE's size, version 3: buf[0] is a stack reference */
+#define DTP_BUF1_STACKREF 2u /* and buf[1] */
 #define DTP_FR_FRAME 0x3f
 #define DTP_FR_STACKREF 0x40 /* version 3 */
 #define DTP_FR_STACK 0x80
