@@ -3,8 +3,9 @@
 # tests/blame/stack.c works on main's array v, on helper's array u passed down to work, and on
 # main's structure g through a field, and MPI_Allreduce of main's arrays part into sum; with -g
 # each takes the blame of its work by source name and DWARF type (kind stack), at main, at the
-# function that declares it and at work, and the reduction's on sum; the rows add up; and the
-# same program built without -g imports and is blamed cleanly, its samples on Other.
+# function that declares it and at work, and the reduction's on sum; the rows add up; built by
+# clang (whose frame base is a register) too; and the same program built without -g imports
+# and is blamed cleanly, its samples on Other.
 . "${abs_top_srcdir:-..}/tests/lib.sh"
 need built mpi
 [ -f "$abs_top_builddir/libdifftrace-sample.so" ] ||
@@ -85,6 +86,26 @@ printf '%s\n' : '"blame g"' Enter j Enter >"$T/keys"
 	fail "tui exited $?: $(cat "$T/tui.err")"
 grep -q 'a local variable (on the stack)' "$T/screen" || fail "details: $(cat "$T/screen")"
 grep -q 'declared in' "$T/screen" || fail "details: $(cat "$T/screen")"
+
+# clang's frame bases: the frame pointer at -O0, the stack pointer at -O1 (and DWARF 5 without
+# .debug_aranges)
+if command -v clang >/dev/null; then
+	for o in O0 O1; do
+		OMPI_CC=clang MPICH_CC=clang "$MPICC" -g -$o -o "$T/stack-clang$o" "$SRC" >"$T/cc.log" 2>&1 ||
+			{ cat "$T/cc.log" >&2; fail "mpicc with clang failed"; }
+		record "clang$o" "stack-clang$o"
+		expect_status 0 "$DT" blame "clang$o" --format csv --point work
+		unquote "$T/out" >"$T/clang.csv"
+		adds_up "$T/clang.csv"
+		tot=$(blame_of "$T/clang.csv" Total)
+		for x in main::v helper::u main::g; do
+			above "$(blame_of "$T/clang.csv" "$x")" "$tot" 0.2 ||
+				fail "clang -$o: $x at work: $(cat "$T/clang.csv")"
+		done
+	done
+else
+	echo "note: no clang: its frame bases are not tested"
+fi
 
 # without -g: no stack containers, the work on them Other, every sample counted once
 record nog stack-nog

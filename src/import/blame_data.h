@@ -19,9 +19,9 @@
 
 /* DT_BC_STACK: a local array or structure of a function (DWARF, -g), one container per
  * (function, variable) and process, whatever its address in each call: addr is its offset
- * from the frame's CFA (two's complement), t_alloc and t_free the first and last sample that
- * pointed into it (+1 ns), site a path of one location, the function at the variable's
- * declaration. */
+ * from the function's frame base (two's complement), t_alloc and t_free the first and last
+ * sample that pointed into it (+1 ns), site a path of one location, the function at the
+ * variable's declaration. */
 enum dt_bc_kind {
 	DT_BC_HEAP = 1, DT_BC_MMAP = 2, DT_BC_GLOBAL = 3, DT_BC_STATIC = 4, DT_BC_STACK = 5
 };

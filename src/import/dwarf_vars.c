@@ -124,12 +124,20 @@ static void add_local(Dwarf_Die *ch, Dwarf_Addr pc, dv_local **out, size_t *n, s
 	buf_free(&tb);
 }
 
-int dv_stack_locals(Dwfl_Module *m, uint64_t pc, dv_local **out, size_t *n)
+int dv_stack_locals(Dwfl_Module *m, uint64_t pc, dv_local **out, size_t *n, int *base)
 {
 	*out = NULL;
 	*n = 0;
+	*base = DV_BASE_CFA;
 	Dwarf_Addr bias;
 	Dwarf_Die *cu = m ? dwfl_module_addrdie(m, pc, &bias) : NULL;
+	/* without .debug_aranges (clang's DWARF 5) some libdw find no unit: look through them */
+	if (m && !cu) {
+		Dwarf_Die *c = NULL;
+		while ((c = dwfl_module_nextcu(m, c, &bias)) && dwarf_haspc(c, pc - bias) <= 0)
+			;
+		cu = c;
+	}
 	Dwarf_Die *scopes = NULL;
 	int ns = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : -1;
 	int fn = -1;
@@ -144,8 +152,18 @@ int dv_stack_locals(Dwfl_Module *m, uint64_t pc, dv_local **out, size_t *n)
 	Dwarf_Op *ops;
 	size_t nops;
 	if (!dwarf_attr_integrate(&scopes[fn], DW_AT_frame_base, &at) ||
-	    dwarf_getlocation(&at, &ops, &nops) != 0 || nops != 1 ||
-	    ops[0].atom != DW_OP_call_frame_cfa) {
+	    dwarf_getlocation(&at, &ops, &nops) != 0 || nops != 1) {
+		free(scopes);
+		return DV_FRAME_BASE;
+	}
+	/* DWARF's x86-64 registers 6 and 7 are rbp and rsp */
+	if (ops[0].atom == DW_OP_call_frame_cfa)
+		*base = DV_BASE_CFA;
+	else if (ops[0].atom == DW_OP_reg6 || (ops[0].atom == DW_OP_breg6 && !ops[0].number))
+		*base = DV_BASE_RBP;
+	else if (ops[0].atom == DW_OP_reg7 || (ops[0].atom == DW_OP_breg7 && !ops[0].number))
+		*base = DV_BASE_RSP;
+	else {
 		free(scopes);
 		return DV_FRAME_BASE;
 	}

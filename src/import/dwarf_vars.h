@@ -15,7 +15,7 @@
 void dv_type_name(Dwarf_Die *t, dt_buf *out);
 
 typedef struct dv_local {
-	int64_t lo;     /* its first byte, from the frame's CFA (negative: below it) */
+	int64_t lo;     /* its first byte, from the function's frame base (enum dv_base) */
 	uint64_t size;  /* bytes */
 	uint64_t id;    /* its DIE's offset in the module's DWARF: one per variable */
 	char *name, *type;
@@ -26,14 +26,22 @@ typedef struct dv_local {
 enum dv_status {
 	DV_OK = 0,        /* *n variables (maybe none) */
 	DV_NO_DWARF = 1,  /* no DWARF covers pc */
-	DV_FRAME_BASE = 2 /* the function's frame base is not DW_OP_call_frame_cfa: not handled */
+	DV_FRAME_BASE = 2 /* the function's frame base is none of enum dv_base: not handled */
+};
+
+/* A function's frame base (x86-64): what its variables' DW_OP_fbreg offsets start from. */
+enum dv_base {
+	DV_BASE_CFA = 0, /* DW_OP_call_frame_cfa (gcc) */
+	DV_BASE_RBP = 1, /* the frame pointer register, rbp (clang -O0): taken as the CFA - 16
+			  * that the standard prologue (push %rbp; mov %rsp,%rbp) makes it */
+	DV_BASE_RSP = 2  /* the stack pointer register, rsp (clang -O1 and up) */
 };
 
 /* The arrays, structures and unions of the function around code address pc of module m (a
- * return address moved back into its call) whose location at pc is DW_OP_fbreg from a frame
- * base of DW_OP_call_frame_cfa (gcc at -O0 and -O1): the variables of the scopes covering pc,
- * inlined functions' included, and the function's parameters passed by value. */
-int dv_stack_locals(Dwfl_Module *m, uint64_t pc, dv_local **out, size_t *n);
+ * return address moved back into its call) whose location at pc is DW_OP_fbreg: the variables
+ * of the scopes covering pc, inlined functions' included, and the function's parameters
+ * passed by value; *base says what their offsets start from. */
+int dv_stack_locals(Dwfl_Module *m, uint64_t pc, dv_local **out, size_t *n, int *base);
 void dv_locals_free(dv_local *v, size_t n);
 
 #endif

@@ -404,7 +404,7 @@ struct trec {
 };
 
 struct fword {
-	uint64_t w;    /* an address, or for a stack reference the bytes below its frame's CFA */
+	uint64_t w;    /* an address, or a stack reference less its frame number */
 	int32_t frame; /* the scan's level: 2 x frame, + 1 for the frame's stack words */
 	int32_t ref;   /* a stack reference: the frame whose stack it points into; -1 none */
 };
@@ -529,6 +529,7 @@ struct stackc {
 		size_t n;
 		Dwfl_Module *m;
 		int32_t loc; /* the pc's location */
+		int base;    /* enum dv_base */
 	} *fl;
 	size_t nfl, capfl;
 	strmap conts; /* (module, DIE offset) -> container */
@@ -543,9 +544,10 @@ static void stackc_free(struct stackc *sc)
 	strmap_free(&sc->conts);
 }
 
-/* The container of the local variable that a stack reference of sample r points into: off
- * bytes below the CFA of frame `frame`; -1 none (no DWARF, or no array or structure there). */
-static int32_t stack_cont(struct stackc *sc, const dtp_record *r, int frame, uint64_t off,
+/* The container of the local variable that a stack reference of sample r points into: ref
+ * holds the frame's size and the distance below the CFA of frame `frame`
+ * (difftrace-sample(5)); -1 none (no DWARF, or no array or structure there). */
+static int32_t stack_cont(struct stackc *sc, const dtp_record *r, int frame, uint64_t ref,
 			  int64_t ts)
 {
 	if (frame > r->nframes || !sc->st->dwfl)
@@ -554,9 +556,9 @@ static int32_t stack_cont(struct stackc *sc, const dtp_record *r, int frame, uin
 	uint32_t fi;
 	if (!strmap_get(&sc->pcs, (const char *)key, sizeof key, &fi)) {
 		uint64_t a = key[1] && key[0] ? key[0] - 1 : key[0]; /* into the call */
-		struct flocals f = { NULL, 0, dwfl_addrmodule(sc->st->dwfl, a), -1 };
-		dv_stack_locals(f.m, a, &f.v, &f.n); /* none without DWARF or with another frame
-							* base than the CFA */
+		struct flocals f = { NULL, 0, dwfl_addrmodule(sc->st->dwfl, a), -1, 0 };
+		/* none without DWARF or with a frame base not handled */
+		dv_stack_locals(f.m, a, &f.v, &f.n, &f.base);
 		if (f.n)
 			f.loc = symbolize(sc->d, sc->st, key[0], (int)key[1]);
 		grow((void **)&sc->fl, &sc->capfl, sc->nfl + 1, sizeof *sc->fl);
@@ -565,7 +567,16 @@ static int32_t stack_cont(struct stackc *sc, const dtp_record *r, int frame, uin
 		strmap_put(&sc->pcs, (const char *)key, sizeof key, fi);
 	}
 	const struct flocals *f = &sc->fl[fi];
-	int64_t at = -(int64_t)off;
+	uint64_t fsize = ref >> DTP_REF_FSIZE_SHIFT & DTP_REF_FSIZE;
+	/* the address from the function's frame base */
+	int64_t at = -(int64_t)(ref & DTP_REF_OFFSET);
+	if (f->base == DV_BASE_RBP)
+		at += 16;
+	else if (f->base == DV_BASE_RSP) {
+		if (fsize == DTP_REF_FSIZE)
+			return -1;
+		at += (int64_t)fsize;
+	}
 	const dv_local *v = NULL;
 	for (size_t i = 0; i < f->n && !v; i++)
 		if (at >= f->v[i].lo && (uint64_t)(at - f->v[i].lo) < f->v[i].size)
@@ -605,7 +616,7 @@ static int32_t buf_cont(struct stackc *sc, const dtp_record *r, int b)
 {
 	if (r->size & (DTP_BUF0_STACKREF << b))
 		return stack_cont(sc, r, (int)(r->buf[b] >> DTP_REF_SHIFT),
-				  r->buf[b] & DTP_REF_OFFSET, r->ts);
+				  r->buf[b] & ((1ull << DTP_REF_SHIFT) - 1), r->ts);
 	return cfind(sc->cx, r->buf[b], r->ts);
 }
 
@@ -691,7 +702,8 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 								      : -1;
 					/* the scan's level: a frame's registers, then its stack */
 					words[nwords++] = (struct fword){
-						ref >= 0 ? x->w[q] & DTP_REF_OFFSET : x->w[q],
+						ref >= 0 ? x->w[q] & ((1ull << DTP_REF_SHIFT) - 1)
+							 : x->w[q],
 						2 * (f & DTP_FR_FRAME) + !!(f & DTP_FR_STACK), ref };
 				}
 				all[last].nw += x->nwords;

@@ -378,18 +378,25 @@ static void stack_of(struct fwords *fw, int frame, uint64_t sp, uint64_t nsp, ui
 			fw_put(fw, frame | DTP_FR_STACK, p[i]);
 }
 
-/* The frame whose stack v points into, as a stack reference (DTP_FR_STACKREF): the frame and the
- * distance from v down from its CFA (its caller's SP); 0 when v is in no frame the walk covered
- * with its caller's SP known. The interrupted frame's stack reaches 128 bytes below its SP
- * (the red zone, where a leaf function keeps its locals). */
+/* The frame whose stack v points into, as a stack reference (DTP_FR_STACKREF): the frame, its
+ * size (from its SP to its CFA, its caller's SP) and the distance from v down from its CFA; 0
+ * when v is in no frame the walk covered with its caller's SP known. The interrupted frame's
+ * stack reaches 128 bytes below its SP (the red zone, where a leaf function keeps its
+ * locals). */
 static uint64_t stack_ref(const struct fwords *fw, uint64_t v)
 {
 	for (int k = 0; k + 1 < fw->nsp; k++) {
 		uint64_t lo = k ? fw->sp[k] : fw->sp[0] - 128, cfa = fw->sp[k + 1];
 		if (cfa <= fw->sp[k])
 			return 0;
-		if (v >= lo && v < cfa)
-			return (uint64_t)k << DTP_REF_SHIFT | (cfa - v);
+		if (v >= lo && v < cfa) {
+			uint64_t size = cfa - fw->sp[k];
+			if (cfa - v > DTP_REF_OFFSET)
+				return 0;
+			return (uint64_t)k << DTP_REF_SHIFT |
+			       (size < DTP_REF_FSIZE ? size : DTP_REF_FSIZE) << DTP_REF_FSIZE_SHIFT |
+			       (cfa - v);
+		}
 	}
 	return 0;
 }

@@ -79,17 +79,21 @@ typedef struct dtp_record {
  * A value that points into the part of the stack the walk covered is, from version 3, a
  * stack reference (bit DTP_FR_STACKREF of fr[i] set): w[i] >> DTP_REF_SHIFT is the frame whose
  * stack it points into (0 the interrupted frame, whose stack reaches 128 bytes below its SP,
- * k as above), w[i] & DTP_REF_OFFSET how many bytes below that frame's CFA (its caller's SP,
- * the frame base of DWARF's DW_OP_call_frame_cfa) it points; the importer finds the local
- * variable there from the function's DWARF. Values into the stack of a frame whose CFA the
- * walk did not find (the outermost) are dropped, as version 2 dropped them all. */
+ * k as above), (w[i] >> DTP_REF_FSIZE_SHIFT) & DTP_REF_FSIZE the bytes from that frame's SP
+ * up to its CFA (DTP_REF_FSIZE itself: more), and w[i] & DTP_REF_OFFSET how many bytes below
+ * the CFA (its caller's SP, the frame base of DWARF's DW_OP_call_frame_cfa) it points; the
+ * importer finds the local variable there from the function's DWARF. Values into the stack
+ * of a frame whose CFA the walk did not find (the outermost), or 4 GiB or more below it, are
+ * dropped, as version 2 dropped them all. */
 #define DTP_BUF0_STACKREF 1u /* DTP_SAMPLE's size, version 3: buf[0] is a stack reference */
 #define DTP_BUF1_STACKREF 2u /* and buf[1] */
 #define DTP_FR_FRAME 0x3f
 #define DTP_FR_STACKREF 0x40 /* version 3 */
 #define DTP_FR_STACK 0x80
 #define DTP_REF_SHIFT 56
-#define DTP_REF_OFFSET ((1ull << DTP_REF_SHIFT) - 1)
+#define DTP_REF_FSIZE_SHIFT 32
+#define DTP_REF_FSIZE 0xffffffull
+#define DTP_REF_OFFSET 0xffffffffull
 typedef struct dtp_words {
 	uint32_t commit;
 	uint8_t kind;    /* DTP_WORDS */
