@@ -283,8 +283,8 @@ static void test_output(void)
 	CHECK(!blame_is_output(""));
 }
 
-/* Local variables (DT_BC_STACK): visible while their function runs at or above the point, never
- * a library's; named by their name at their function's point and function::name at others;
+/* Local variables (DT_BC_STACK): visible while their function runs at or above the point (and
+ * in another thread's samples at main), never a library's; named by their name at their function's point and function::name at others;
  * two functions' locals of one name are two rows. */
 static void test_stack(void)
 {
@@ -304,6 +304,7 @@ static void test_stack(void)
 	add_path(&d, (int32_t[]){ S_DOT }, 1);
 	add_path(&d, (int32_t[]){ S_LIB }, 1);
 	add_path(&d, (int32_t[]){ S_DOT, S_CG, S_MAIN }, 3); /* 4: the samples' stack */
+	add_path(&d, (int32_t[]){ S_DOT, S_CG }, 2);         /* 5: another thread's */
 	add_cont(&d, DT_BC_STACK, "v", "double[8]", S_MAIN);
 	add_cont(&d, DT_BC_STACK, "tmp", "struct t", S_CG);
 	add_cont(&d, DT_BC_STACK, "v", "double[4]", S_CG);
@@ -317,6 +318,7 @@ static void test_stack(void)
 	add_samp(&d, 0, 4, 0, 0, -1, 10);
 	add_samp(&d, 0, 4, 1, 0, -1, 3);
 	add_samp(&d, 0, 4, 2, 0, -1, 4);
+	add_samp(&d, 0, 5, 0, 0, -1, 6); /* another thread: main is not on its stack */
 	blame_result r;
 	dt_err e;
 	dt_err_clear(&e);
@@ -324,23 +326,25 @@ static void test_stack(void)
 	CHECK(blame_compute(&d, NULL, pts, 3, BLAME_SAMPLES, &r, &e) == 0);
 	adds_up(&r);
 	if (r.ntables == 3) {
-		/* main: cg's locals are temporaries below it, passed out to main's v */
+		/* main: cg's locals are temporaries below it, passed out to main's v; the other
+		 * thread's cg's tmp stays, named cg::tmp */
 		const blame_table *t = &r.tables[0];
 		CHECK(var(t, "v") && near(var(t, "v")->total, 14));
 		CHECK(var(t, "v") && !strcmp(var(t, "v")->type, "double[8]"));
 		CHECK(var(t, "v") && var(t, "v")->ckind == DT_BC_STACK);
-		CHECK(!var(t, "tmp") && !var(t, "cg::tmp") && !var(t, "cg::v"));
+		CHECK(var(t, "cg::tmp") && near(var(t, "cg::tmp")->total, 6));
+		CHECK(!var(t, "tmp") && !var(t, "cg::v"));
 		CHECK(var(t, "Other") && near(var(t, "Other")->total, 3));
 		/* cg: its own by name, main's as main::v, the two v apart */
 		t = &r.tables[1];
-		CHECK(var(t, "tmp") && near(var(t, "tmp")->total, 10));
+		CHECK(var(t, "tmp") && near(var(t, "tmp")->total, 16));
 		CHECK(var(t, "v") && near(var(t, "v")->total, 2));
 		CHECK(var(t, "v") && !strcmp(var(t, "v")->type, "double[4]"));
 		CHECK(var(t, "main::v") && near(var(t, "main::v")->total, 2));
 		CHECK(var(t, "Other") && near(var(t, "Other")->total, 3));
 		/* dot: the callers' locals by function::name */
 		t = &r.tables[2];
-		CHECK(var(t, "cg::tmp") && near(var(t, "cg::tmp")->total, 10));
+		CHECK(var(t, "cg::tmp") && near(var(t, "cg::tmp")->total, 16));
 		CHECK(!var(t, "libfn::buf") && !var(t, "buf"));
 	}
 	blame_result_free(&r);
