@@ -51,8 +51,8 @@ grep '^work,' "$T/g.csv" >"$T/work.csv"
 [ "$(type_of "$T/main.csv" v)" = "double[4096]" ] || fail "v at main: $(cat "$T/main.csv")"
 [ "$(type_of "$T/main.csv" g)" = "struct grid" ] || fail "g at main: $(cat "$T/main.csv")"
 tot=$(blame_of "$T/main.csv" Total)
-above "$(blame_of "$T/main.csv" v)" "$tot" 0.2 || fail "v has too little blame: $(cat "$T/main.csv")"
-above "$(blame_of "$T/main.csv" g)" "$tot" 0.2 || fail "g has too little blame: $(cat "$T/main.csv")"
+above "$(blame_of "$T/main.csv" v)" "$tot" 0.1 || fail "v has too little blame: $(cat "$T/main.csv")"
+above "$(blame_of "$T/main.csv" g)" "$tot" 0.1 || fail "g has too little blame: $(cat "$T/main.csv")"
 # helper's array is a local of a callee at main: its blame passes on (not a row of main's)
 if grep -q ',helper::u,\|,u,' "$T/main.csv"; then fail "helper's u in main's table: $(cat "$T/main.csv")"; fi
 # at the function that declares it: by its plain name, nearly all of the function's blame
