@@ -1,7 +1,8 @@
 /* test_blame.c: variable blame (blame/blame.c) on blame data made by hand: each sample blamed
  * once (the rows add up), temporaries of the call below the point passing their blame out,
  * the scan's levels, MPI transfer, Output, Other, library-only blocks, another thread's
- * samples at main, points, metrics, the comparison of two runs, and damaged data refused. */
+ * samples at main, points, metrics, the comparison of two runs, damaged data refused, and
+ * local variables (stack containers): visibility and names. */
 #include <math.h>
 
 #include "blame/blame.h"
@@ -282,9 +283,78 @@ static void test_output(void)
 	CHECK(!blame_is_output(""));
 }
 
+/* Local variables (DT_BC_STACK): visible while their function runs at or above the point (and
+ * in another thread's samples at main), never a library's; named by their name at their function's point and function::name at others;
+ * two functions' locals of one name are two rows. */
+static void test_stack(void)
+{
+	enum { S_MAIN, S_CG, S_DOT, S_LIB };
+	enum { V_MAIN, TMP_CG, V_CG, BUF_LIB };
+	static const char *const fn[] = { "main", "cg", "dot", "libfn" };
+	dt_blame_data d;
+	memset(&d, 0, sizeof d);
+	for (int i = 0; i < 4; i++) {
+		grow((void **)&d.locs, &d.caplocs, d.nlocs + 1, sizeof *d.locs);
+		d.locs[d.nlocs++] = (dt_bloc){ xstrdup(fn[i]), xstrdup(i < 3 ? "/src/app.c" : ""),
+					       i < 3 ? 20 + i : 0, xstrdup(i < 3 ? "app" : "libc.so"),
+					       i < 3 };
+	}
+	add_path(&d, (int32_t[]){ S_MAIN }, 1); /* the sites: the declaring function */
+	add_path(&d, (int32_t[]){ S_CG }, 1);
+	add_path(&d, (int32_t[]){ S_DOT }, 1);
+	add_path(&d, (int32_t[]){ S_LIB }, 1);
+	add_path(&d, (int32_t[]){ S_DOT, S_CG, S_MAIN }, 3); /* 4: the samples' stack */
+	add_path(&d, (int32_t[]){ S_DOT, S_CG }, 2);         /* 5: another thread's */
+	add_cont(&d, DT_BC_STACK, "v", "double[8]", S_MAIN);
+	add_cont(&d, DT_BC_STACK, "tmp", "struct t", S_CG);
+	add_cont(&d, DT_BC_STACK, "v", "double[4]", S_CG);
+	add_cont(&d, DT_BC_STACK, "buf", "char[64]", S_LIB);
+	add_scan(&d, (int32_t[]){ 0, TMP_CG, 2, V_MAIN }, 4); /* 0: dot's registers: cg's tmp */
+	add_scan(&d, (int32_t[]){ 0, BUF_LIB }, 2);           /* 1: a library's local */
+	add_scan(&d, (int32_t[]){ 0, V_CG, 0, V_MAIN }, 4);   /* 2: both v */
+	d.proc = xcalloc(1, sizeof *d.proc);
+	d.capproc = d.nproc = 1;
+	d.proc[0] = (dt_bproc){ 0, 100, 0, 1, 1000000, xstrdup("cpu-time"), xstrdup("app") };
+	add_samp(&d, 0, 4, 0, 0, -1, 10);
+	add_samp(&d, 0, 4, 1, 0, -1, 3);
+	add_samp(&d, 0, 4, 2, 0, -1, 4);
+	add_samp(&d, 0, 5, 0, 0, -1, 6); /* another thread: main is not on its stack */
+	blame_result r;
+	dt_err e;
+	dt_err_clear(&e);
+	const char *pts[] = { "main", "cg", "dot" };
+	CHECK(blame_compute(&d, NULL, pts, 3, BLAME_SAMPLES, &r, &e) == 0);
+	adds_up(&r);
+	if (r.ntables == 3) {
+		/* main: cg's locals are temporaries below it, passed out to main's v; the other
+		 * thread's cg's tmp stays, named cg::tmp */
+		const blame_table *t = &r.tables[0];
+		CHECK(var(t, "v") && near(var(t, "v")->total, 14));
+		CHECK(var(t, "v") && !strcmp(var(t, "v")->type, "double[8]"));
+		CHECK(var(t, "v") && var(t, "v")->ckind == DT_BC_STACK);
+		CHECK(var(t, "cg::tmp") && near(var(t, "cg::tmp")->total, 6));
+		CHECK(!var(t, "tmp") && !var(t, "cg::v"));
+		CHECK(var(t, "Other") && near(var(t, "Other")->total, 3));
+		/* cg: its own by name, main's as main::v, the two v apart */
+		t = &r.tables[1];
+		CHECK(var(t, "tmp") && near(var(t, "tmp")->total, 16));
+		CHECK(var(t, "v") && near(var(t, "v")->total, 2));
+		CHECK(var(t, "v") && !strcmp(var(t, "v")->type, "double[4]"));
+		CHECK(var(t, "main::v") && near(var(t, "main::v")->total, 2));
+		CHECK(var(t, "Other") && near(var(t, "Other")->total, 3));
+		/* dot: the callers' locals by function::name */
+		t = &r.tables[2];
+		CHECK(var(t, "cg::tmp") && near(var(t, "cg::tmp")->total, 16));
+		CHECK(!var(t, "libfn::buf") && !var(t, "buf"));
+	}
+	blame_result_free(&r);
+	dt_blame_data_free(&d);
+}
+
 int main(void)
 {
 	test_tables();
 	test_output();
+	test_stack();
 	return check_failures ? 1 : 0;
 }

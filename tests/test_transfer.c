@@ -2,6 +2,7 @@
  * mpi.transfer), the blame of samples inside MPI calls, and the sample file reader (a file cut
  * by a kill, a file that is not one). */
 #define _POSIX_C_SOURCE 200809L
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,7 +215,8 @@ static void words_file(const char *path, uint32_t version, int n, int fr)
 	fclose(f);
 }
 
-/* Version 2's frame-words records: read, checked, and refused in a version 1 file. */
+/* Version 2's frame-words records: read, checked, and refused in a version 1 file; version
+ * 3's stack references read, and refused in version 2. */
 static void test_words(void)
 {
 	char path[] = "/tmp/dt-dtw-XXXXXX";
@@ -265,6 +267,27 @@ static void test_words(void)
 	CHECK(sample_file_read(path, &recs, &n, &tid, &src, &per, ev, sizeof ev, &torn, &e) == 0);
 	CHECK_EQ_INT(n, 3);
 	free(recs);
+	/* version 3's stack references: read; bit 0x40 is a bad frame in version 2; a reference
+	 * to a frame past the walk's is bad */
+	words_file(path, 3, 2, 2 | DTP_FR_STACKREF);
+	CHECK(sample_file_read(path, &recs, &n, &tid, &src, &per, ev, sizeof ev, &torn, &e) == 0);
+	CHECK_EQ_INT(n, 3);
+	if (n == 3)
+		CHECK_EQ_INT(((const dtp_words *)(const void *)&recs[1])->fr[1], 0x42);
+	free(recs);
+	words_file(path, 2, 2, 2 | DTP_FR_STACKREF);
+	CHECK(sample_file_read(path, &recs, &n, &tid, &src, &per, ev, sizeof ev, &torn, &e) == -1);
+	dt_err_clear(&e);
+	words_file(path, 3, 2, 2 | DTP_FR_STACKREF);
+	f = fopen(path, "r+b");
+	uint64_t far = (uint64_t)(DTP_FRAMES + 1) << DTP_REF_SHIFT | 64;
+	fseek(f, (long)(DTP_HEADER_SIZE + DTP_RECORD_SIZE + offsetof(dtp_words, w) + 8), SEEK_SET);
+	fwrite(&far, sizeof far, 1, f);
+	fclose(f);
+	CHECK(sample_file_read(path, &recs, &n, &tid, &src, &per, ev, sizeof ev, &torn, &e) == -1);
+	dt_err_format(&e, msg, sizeof msg);
+	CHECK(strstr(msg, "offset 4352") != NULL);
+	dt_err_clear(&e);
 	/* and a version this difftrace does not know */
 	words_file(path, DTP_VERSION + 1, 2, 0);
 	CHECK(sample_file_read(path, &recs, &n, &tid, &src, &per, ev, sizeof ev, &torn, &e) == -1);

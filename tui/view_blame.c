@@ -275,6 +275,7 @@ static void blame_enter(tui *t, view *v, size_t i)
 	      : x->ckind == DT_BC_STATIC ? "a static"
 	      : x->ckind == DT_BC_MMAP	  ? "anonymous mappings"
 	      : x->skind		  ? "a variable of the function, by the data flow"
+	      : x->ckind == DT_BC_STACK  ? "a local variable (on the stack)"
 					  : "heap blocks");
 	dline(d, "  blame at %s: %.1f %s of %.1f (%.1f%%)", bt->point, x->total, b->r.unit, bt->total,
 	      bt->total > 0 ? 100.0 * x->total / bt->total : 0.0);
@@ -313,8 +314,12 @@ static void blame_enter(tui *t, view *v, size_t i)
 		      bt->rank[c] > 0 ? 100.0 * x->rank[c] / bt->rank[c] : 0.0);
 	if (x->first >= 0 && dd->cont[x->first].site >= 0) {
 		const dt_bcontainer *ct = &dd->cont[x->first];
-		dline(d, "allocation call path (the first container, %llu bytes on rank %d)",
-		      (unsigned long long)ct->size, (int)ct->rank);
+		if (ct->kind == DT_BC_STACK)
+			dline(d, "declared in (%llu bytes on rank %d)", (unsigned long long)ct->size,
+			      (int)ct->rank);
+		else
+			dline(d, "allocation call path (the first container, %llu bytes on rank %d)",
+			      (unsigned long long)ct->size, (int)ct->rank);
 		for (uint32_t j = dd->path_off[ct->site]; j < dd->path_off[ct->site + 1]; j++) {
 			const dt_bloc *lc = &dd->locs[dd->pathv[j]];
 			if (lc->file[0])

@@ -110,11 +110,21 @@ struct bctx {
 			      * without it being the point */
 };
 
-/* The name of a container's variable: globals and statics by name, heap blocks by their
- * allocation site, "file:line (function)" of the innermost frame of the program. */
+/* The name of a container's variable: globals and statics by name, local variables by name
+ * in the table of their function's point and as function::name in others, heap blocks by
+ * their allocation site, "file:line (function)" of the innermost frame of the program. */
 static void var_name(const struct bctx *x, const dt_bcontainer *c, dt_buf *out)
 {
 	const dt_blame_data *d = x->d;
+	if (c->kind == DT_BC_STACK && c->name && c->site >= 0) {
+		int32_t l = d->pathv[d->path_off[c->site]];
+		if (!x->ispoint[l]) {
+			buf_put(out, d->locs[l].func, strlen(d->locs[l].func));
+			buf_put(out, "::", 2);
+		}
+		buf_put(out, c->name, strlen(c->name));
+		return;
+	}
 	if (c->name) {
 		buf_put(out, c->name, strlen(c->name));
 		return;
@@ -152,6 +162,23 @@ static int visible(const struct bctx *x, int32_t c, const int32_t *S, size_t m1,
 	const dt_bcontainer *ct = &d->cont[c];
 	if (ct->kind == DT_BC_GLOBAL || ct->kind == DT_BC_STATIC)
 		return 1;
+	if (ct->kind == DT_BC_STACK) {
+		/* a local of the program (not of a library) of a function running at or above
+		 * the point (a local of a callee below it passes its blame on to what the frames
+		 * further out point to) */
+		if (ct->site < 0)
+			return 1;
+		int32_t l = d->pathv[d->path_off[ct->site]];
+		if (!d->locs[l].in_main)
+			return 0;
+		if (k >= m1)
+			return 1;
+		int32_t f = x->fid[l];
+		for (size_t j = k; j < m1; j++)
+			if (x->fid[S[j]] == f)
+				return 1;
+		return 0;
+	}
 	if (x->libonly[c])
 		return 0;
 	if (ct->site < 0 || k >= m1 || k == 0)
@@ -194,12 +221,18 @@ static int32_t cont_var(struct tacc *t, struct bctx *x, int32_t c)
 		return x->var[c];
 	const dt_bcontainer *ct = &x->d->cont[c];
 	dt_buf b = { 0 };
-	/* globals and heap sites never share a row, even with equal names */
-	buf_byte(&b, ct->name ? 'g' : 'h');
+	/* globals, locals and heap sites never share a row, even with equal names; the locals of
+	 * two functions neither */
+	buf_byte(&b, ct->kind == DT_BC_STACK ? 's' : ct->name ? 'g' : 'h');
+	if (ct->kind == DT_BC_STACK && ct->site >= 0) {
+		const char *fn = x->d->locs[x->d->pathv[x->d->path_off[ct->site]]].func;
+		buf_put(&b, fn, strlen(fn) + 1);
+	}
+	size_t name = b.len;
 	var_name(x, ct, &b);
 	uint32_t id;
 	if (!strmap_get(&t->names, (const char *)b.p, b.len, &id)) {
-		id = (uint32_t)new_var(t, (const char *)b.p + 1, b.len - 1, BV_VAR);
+		id = (uint32_t)new_var(t, (const char *)b.p + name, b.len - name, BV_VAR);
 		blame_var *v = &t->v[id];
 		v->ckind = ct->kind;
 		v->first = c;

@@ -19,10 +19,13 @@
  * A container is visible at the point unless it belongs to the call still running below it:
  * a heap block allocated through the same call path below the point's frame as the sample
  * (a temporary of a callee, whose blame passes to what the callee's frames point to further
- * out), or a block allocated only by libraries (the MPI library's own buffers). Fields bubble
- * up: the import maps an address to the outermost container holding it. Containers are
- * grouped into variables: globals and statics by their DWARF name, heap blocks by their
- * allocation site (the innermost frame of the program on the allocation's call path). */
+ * out), or a block allocated only by libraries (the MPI library's own buffers); a local
+ * variable is visible when it is the program's and its function runs at or above the point.
+ * Fields bubble up: the import maps an address to the outermost container holding it.
+ * Containers are grouped into variables: globals and statics by their DWARF name, locals by
+ * function and DWARF name (shown as the name at their function's point, function::name at
+ * others), heap blocks by their allocation site (the innermost frame of the program on the
+ * allocation's call path). */
 #ifndef DT_BLAME_H
 #define DT_BLAME_H
 
@@ -40,7 +43,7 @@ enum blame_vkind { BV_VAR = 0, BV_OTHER = 1, BV_OUTPUT = 2 };
 
 typedef struct blame_var {
 	char *name;        /* escaped on output by the caller */
-	char *type;        /* the DWARF type, "heap", "mmap", or "-" */
+	char *type;        /* the DWARF type (globals, statics, locals), "heap", "mmap", or "-" */
 	int vkind;         /* enum blame_vkind */
 	int ckind;         /* the dt_bc_kind of its first container, 0 for Other and Output */
 	double *rank;      /* blame per rank column */

@@ -21,8 +21,9 @@ static const char blame_help[] =
 	"       difftrace blame --normal RUN --faulty RUN [--point FUNC]... [--top N] [...]\n"
 	"\n"
 	"Variable blame of a run recorded with 'difftrace-record --sample': each sample is blamed\n"
-	"once on a program variable (a global or static by name, a heap block by its allocation\n"
-	"site), on Other when it reaches none, or on Output in an output routine. A sample inside\n"
+	"once on a program variable (a global or static by name, a local array or structure by\n"
+	"name when the program has -g, a heap block by its allocation site), on Other when it\n"
+	"reaches none, or on Output in an output routine. A sample inside\n"
 	"an MPI call goes to the data its transfer function names (difftrace-transfer(5)); one in\n"
 	"computation to the containers that the pointers of its frames point into, innermost\n"
 	"frame first, in equal parts. Where the store has a blame index of the program\n"
@@ -120,7 +121,8 @@ static void text_notes(const blame_result *r, const dt_blame_data *d)
 	if (r->flags & DT_BF_NO_SAMPLES)
 		printf("# note: some processes have no samples\n");
 	if (r->flags & DT_BF_NO_DEBUG)
-		printf("# note: the program has no -g: no types, allocation sites without lines\n");
+		printf("# note: the program has no -g: no types, no stack variables, allocation sites "
+		       "without lines\n");
 	if (r->flags & DT_BF_TORN)
 		printf("# note: a process was killed; its samples up to then are counted\n");
 	if (r->flags & DT_BF_NO_MAPS)
@@ -319,6 +321,7 @@ static void print_json(const char *run, const blame_result *r, const dt_blame_da
 			       : v->ckind == DT_BC_GLOBAL ? "global"
 			       : v->ckind == DT_BC_STATIC ? "static"
 			       : v->ckind == DT_BC_MMAP   ? "mmap"
+			       : v->ckind == DT_BC_STACK  ? "stack"
 							  : "heap");
 			int k = 0;
 			for (unsigned c = 1; c <= 64; c++)

@@ -323,7 +323,8 @@ int cmd_import(cli *c, int argc, char **argv)
 				if (bflags & DT_BF_NO_SAMPLES)
 					printf("; some processes have no samples");
 				if (bflags & DT_BF_NO_DEBUG)
-					printf("; the program has no -g (no types, sites without lines)");
+					printf("; the program has no -g (no types, no stack variables, "
+					       "sites without lines)");
 				if (bflags & DT_BF_TORN)
 					printf("; a process was killed (its samples up to then are kept)");
 				if (bflags & DT_BF_NO_MAPS)

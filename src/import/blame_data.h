@@ -4,8 +4,9 @@
  *
  * Program counters are symbolized once into locations (function, file, line, binary); a call
  * path is a list of locations, innermost first. Containers are the memory regions blame can go
- * to: heap blocks and anonymous mappings from their allocation to their free, and the program's
- * globals and statics for the whole run. Samples are grouped: one row per (process, thread, call
+ * to: heap blocks and anonymous mappings from their allocation to their free, the program's
+ * globals and statics for the whole run, and the local arrays and structures of its functions
+ * that the samples' frames point into. Samples are grouped: one row per (process, thread, call
  * path, MPI call, containers of its buffers), with the ticks, the cost and the records summed,
  * so the blame stage reads what it needs and never one row per tick. A sample's scan is the
  * list of (frame, container) pairs found by the conservative scan of its frames' words: the
@@ -16,7 +17,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum dt_bc_kind { DT_BC_HEAP = 1, DT_BC_MMAP = 2, DT_BC_GLOBAL = 3, DT_BC_STATIC = 4 };
+/* DT_BC_STACK: a local array or structure of a function (DWARF, -g), one container per
+ * (function, variable) and process, whatever its address in each call: addr is its offset
+ * from the function's frame base (two's complement), t_alloc and t_free the first and last
+ * sample that pointed into it (+1 ns), site a path of one location, the function at the
+ * variable's declaration. */
+enum dt_bc_kind {
+	DT_BC_HEAP = 1, DT_BC_MMAP = 2, DT_BC_GLOBAL = 3, DT_BC_STATIC = 4, DT_BC_STACK = 5
+};
 
 /* What a process's record lacked; shown by difftrace blame and import, never hidden. */
 enum {
@@ -44,7 +52,8 @@ typedef struct dt_bcontainer {
 	uint64_t addr, size;
 	int64_t t_alloc, t_free; /* ns, CLOCK_MONOTONIC; globals 0 and INT64_MAX; never freed:
 				  * INT64_MAX */
-	char *name, *type;     /* the source name and type (globals, statics); NULL for heap */
+	char *name, *type;     /* the source name and type (globals, statics, stack); NULL for
+				* heap */
 	int32_t site;          /* the allocation's call path, -1 none */
 	int32_t prev;          /* the block a realloc moved this one from, -1 none */
 	int32_t alloc_call;    /* enum dtp_alloc (samplefmt.h), 0 for globals */

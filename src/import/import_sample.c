@@ -6,8 +6,9 @@
  * block's lifetime (a block freed and a new one made at the same address are two containers; a
  * realloc that moves a block links the new container to the old), the program's globals and
  * statics are read from its DWARF (or, without -g, its symbol table), each sample's MPI buffers
- * are found among the containers live at its time, and program counters are symbolized with
- * libdwfl against the binaries the maps file names. */
+ * and frame words are found among the containers live at its time, its stack references among
+ * the local variables of its frames' functions (import/dwarf_vars.h), and program counters are
+ * symbolized with libdwfl against the binaries the maps file names. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <dwarf.h>
@@ -21,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "import/dwarf_vars.h"
 #include "import/import_sample.h"
 #include "record/samplefmt.h"
 #include "util/util.h"
@@ -116,9 +118,16 @@ int sample_file_read(const char *path, struct dtp_record **recs, size_t *n, int6
 		if (r[k].kind == DTP_WORDS) {
 			const dtp_words *w = (const dtp_words *)(const void *)&r[k];
 			bad = h.version < 2 || w->nwords > DTP_WORDS_MAX;
-			for (int i = 0; !bad && i < w->nwords; i++)
-				bad = (w->fr[i] & 0x7f) > DTP_FRAMES;
+			for (int i = 0; !bad && i < w->nwords; i++) {
+				uint8_t f = w->fr[i];
+				/* version 2 knows no stack references: bit 0x40 is a bad frame */
+				bad = (f & (h.version < 3 ? 0x7f : DTP_FR_FRAME)) > DTP_FRAMES ||
+				      ((f & DTP_FR_STACKREF) &&
+				       (w->w[i] >> DTP_REF_SHIFT) > DTP_FRAMES);
+			}
 		}
+		if (r[k].kind == DTP_SAMPLE && h.version < 3)
+			r[k].size = 0; /* no stack references before version 3 */
 		if (bad) {
 			unsigned kind = r[k].kind, nfr = r[k].nframes;
 			free(r);
@@ -278,74 +287,6 @@ static int32_t symbolize(dt_blame_data *d, struct symtab *s, uint64_t pc, int re
 
 /* ---- globals and statics ------------------------------------------------------------------ */
 
-static void type_name(Dwarf_Die *t, dt_buf *out, int depth)
-{
-	if (depth > 8) {
-		buf_put(out, "?", 1);
-		return;
-	}
-	Dwarf_Attribute at;
-	Dwarf_Die sub;
-	int has = dwarf_attr_integrate(t, DW_AT_type, &at) && dwarf_formref_die(&at, &sub);
-	const char *nm = dwarf_diename(t);
-	switch (dwarf_tag(t)) {
-	case DW_TAG_pointer_type:
-		if (has)
-			type_name(&sub, out, depth + 1);
-		else
-			buf_put(out, "void", 4);
-		buf_put(out, "*", 1);
-		return;
-	case DW_TAG_const_type:
-	case DW_TAG_volatile_type:
-	case DW_TAG_restrict_type:
-	case DW_TAG_atomic_type:
-		if (has)
-			type_name(&sub, out, depth + 1);
-		else
-			buf_put(out, "void", 4);
-		return;
-	case DW_TAG_array_type: {
-		if (has)
-			type_name(&sub, out, depth + 1);
-		Dwarf_Die ch;
-		if (dwarf_child(t, &ch) == 0)
-			do {
-				if (dwarf_tag(&ch) != DW_TAG_subrange_type)
-					continue;
-				Dwarf_Word n = 0;
-				Dwarf_Attribute ua;
-				char b[32];
-				if (dwarf_attr_integrate(&ch, DW_AT_count, &ua) &&
-				    dwarf_formudata(&ua, &n) == 0)
-					snprintf(b, sizeof b, "[%llu]", (unsigned long long)n);
-				else if (dwarf_attr_integrate(&ch, DW_AT_upper_bound, &ua) &&
-					 dwarf_formudata(&ua, &n) == 0)
-					snprintf(b, sizeof b, "[%llu]", (unsigned long long)n + 1);
-				else
-					snprintf(b, sizeof b, "[]");
-				buf_put(out, b, strlen(b));
-			} while (dwarf_siblingof(&ch, &ch) == 0);
-		return;
-	}
-	case DW_TAG_structure_type:
-		buf_put(out, "struct ", 7);
-		break;
-	case DW_TAG_union_type:
-		buf_put(out, "union ", 6);
-		break;
-	case DW_TAG_enumeration_type:
-		buf_put(out, "enum ", 5);
-		break;
-	default:
-		break;
-	}
-	if (nm)
-		buf_put(out, nm, strlen(nm));
-	else
-		buf_put(out, "?", 1);
-}
-
 struct gctx {
 	dt_blame_data *d;
 	int32_t rank;
@@ -398,7 +339,7 @@ static void scan_vars(struct gctx *g, Dwarf_Die *scope, const char *fn, int dept
 		Dwarf_Word size = 0;
 		dt_buf tb = { 0 };
 		if (dwarf_attr_integrate(&ch, DW_AT_type, &at) && dwarf_formref_die(&at, &ty)) {
-			type_name(&ty, &tb, 0);
+			dv_type_name(&ty, &tb);
 			Dwarf_Die peeled;
 			if (dwarf_peel_type(&ty, &peeled) == 0)
 				ty = peeled;
@@ -463,8 +404,9 @@ struct trec {
 };
 
 struct fword {
-	uint64_t w;
-	int32_t frame;
+	uint64_t w;    /* an address, or a stack reference less its frame number */
+	int32_t frame; /* the scan's level: 2 x frame, + 1 for the frame's stack words */
+	int32_t ref;   /* a stack reference: the frame whose stack it points into; -1 none */
 };
 
 static int by_ts(const void *a, const void *b)
@@ -570,14 +512,124 @@ static int by_pair(const void *a, const void *b)
 	return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-/* The scan of a sample: the containers its frames' words point into, as sorted, distinct
- * (frame, container) pairs; -1 when there are none. */
-static int32_t scan_of(dt_blame_data *d, strmap *scans, const struct cindex *cx,
-		       const struct fword *w, size_t nw, int64_t ts, int32_t *buf)
+/* ---- stack containers --------------------------------------------------------------------- */
+
+/* The local variables of the functions of one process, found from their DWARF as the samples'
+ * stack references need them. */
+struct stackc {
+	dt_blame_data *d;
+	struct symtab *st;
+	strmap *paths;
+	struct cindex *cx; /* its container array follows d->cont as it grows */
+	int32_t rank;
+	int64_t pid;
+	strmap pcs;   /* a frame's pc and whether it is a return address -> fl[] */
+	struct flocals {
+		dv_local *v;
+		size_t n;
+		Dwfl_Module *m;
+		int32_t loc; /* the pc's location */
+		int base;    /* enum dv_base */
+	} *fl;
+	size_t nfl, capfl;
+	strmap conts; /* (module, DIE offset) -> container */
+};
+
+static void stackc_free(struct stackc *sc)
+{
+	for (size_t i = 0; i < sc->nfl; i++)
+		dv_locals_free(sc->fl[i].v, sc->fl[i].n);
+	free(sc->fl);
+	strmap_free(&sc->pcs);
+	strmap_free(&sc->conts);
+}
+
+/* The container of the local variable that a stack reference of sample r points into: ref
+ * holds the frame's size and the distance below the CFA of frame `frame`
+ * (difftrace-sample(5)); -1 none (no DWARF, or no array or structure there). */
+static int32_t stack_cont(struct stackc *sc, const dtp_record *r, int frame, uint64_t ref,
+			  int64_t ts)
+{
+	if (frame > r->nframes || !sc->st->dwfl)
+		return -1;
+	uint64_t key[2] = { frame ? r->frames[frame - 1] : r->addr, frame > 0 };
+	uint32_t fi;
+	if (!strmap_get(&sc->pcs, (const char *)key, sizeof key, &fi)) {
+		uint64_t a = key[1] && key[0] ? key[0] - 1 : key[0]; /* into the call */
+		struct flocals f = { NULL, 0, dwfl_addrmodule(sc->st->dwfl, a), -1, 0 };
+		/* none without DWARF or with a frame base not handled */
+		dv_stack_locals(f.m, a, &f.v, &f.n, &f.base);
+		if (f.n)
+			f.loc = symbolize(sc->d, sc->st, key[0], (int)key[1]);
+		grow((void **)&sc->fl, &sc->capfl, sc->nfl + 1, sizeof *sc->fl);
+		sc->fl[sc->nfl] = f;
+		fi = (uint32_t)sc->nfl++;
+		strmap_put(&sc->pcs, (const char *)key, sizeof key, fi);
+	}
+	const struct flocals *f = &sc->fl[fi];
+	uint64_t fsize = ref >> DTP_REF_FSIZE_SHIFT & DTP_REF_FSIZE;
+	/* the address from the function's frame base */
+	int64_t at = -(int64_t)(ref & DTP_REF_OFFSET);
+	if (f->base == DV_BASE_RBP)
+		at += 16;
+	else if (f->base == DV_BASE_RSP) {
+		if (fsize == DTP_REF_FSIZE)
+			return -1;
+		at += (int64_t)fsize;
+	}
+	const dv_local *v = NULL;
+	for (size_t i = 0; i < f->n && !v; i++)
+		if (at >= f->v[i].lo && (uint64_t)(at - f->v[i].lo) < f->v[i].size)
+			v = &f->v[i];
+	if (!v)
+		return -1;
+	uint64_t ck[2] = { (uint64_t)(uintptr_t)f->m, v->id };
+	uint32_t ci;
+	dt_blame_data *d = sc->d;
+	if (strmap_get(&sc->conts, (const char *)ck, sizeof ck, &ci)) {
+		dt_bcontainer *c = &d->cont[ci];
+		if (ts < c->t_alloc)
+			c->t_alloc = ts;
+		if (ts >= c->t_free)
+			c->t_free = ts + 1;
+		return (int32_t)ci;
+	}
+	/* the site: the function, at the variable's declaration */
+	const dt_bloc *l = &d->locs[f->loc];
+	int32_t loc = loc_intern(d, sc->st, l->func, v->file[0] ? v->file : l->file,
+				 v->file[0] ? v->line : l->line, l->module, l->in_main);
+	grow((void **)&d->cont, &d->capcont, d->ncont + 1, sizeof *d->cont);
+	d->cont[d->ncont] = (dt_bcontainer){
+		.rank = sc->rank, .pid = sc->pid, .kind = DT_BC_STACK, .addr = (uint64_t)v->lo,
+		.size = v->size, .t_alloc = ts, .t_free = ts + 1, .name = xstrdup(v->name),
+		.type = xstrdup(v->type), .site = path_intern(d, sc->paths, &loc, 1), .prev = -1
+	};
+	ci = (uint32_t)d->ncont++;
+	sc->cx->c = d->cont;
+	strmap_put(&sc->conts, (const char *)ck, sizeof ck, ci);
+	return (int32_t)ci;
+}
+
+/* The container of sample r's MPI buffer b, -1 none: a live container at its address, or the
+ * local variable of its stack reference. */
+static int32_t buf_cont(struct stackc *sc, const dtp_record *r, int b)
+{
+	if (r->size & (DTP_BUF0_STACKREF << b))
+		return stack_cont(sc, r, (int)(r->buf[b] >> DTP_REF_SHIFT),
+				  r->buf[b] & ((1ull << DTP_REF_SHIFT) - 1), r->ts);
+	return cfind(sc->cx, r->buf[b], r->ts);
+}
+
+/* The scan of sample r: the containers its frames' words point into (live heap blocks and
+ * globals by address, local variables by stack reference), as sorted, distinct
+ * (level, container) pairs; -1 when there are none. */
+static int32_t scan_of(dt_blame_data *d, strmap *scans, struct stackc *sc,
+		       const struct fword *w, size_t nw, const dtp_record *r, int32_t *buf)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < nw; i++) {
-		int32_t c = cfind(cx, w[i].w, ts);
+		int32_t c = w[i].ref >= 0 ? stack_cont(sc, r, w[i].ref, w[i].w, r->ts)
+					  : cfind(sc->cx, w[i].w, r->ts);
 		if (c < 0)
 			continue;
 		buf[2 * k] = w[i].frame;
@@ -644,10 +696,16 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 				if (last == SIZE_MAX)
 					continue;
 				grow((void **)&words, &capw, nwords + x->nwords, sizeof *words);
-				for (int q = 0; q < x->nwords; q++)
+				for (int q = 0; q < x->nwords; q++) {
+					uint8_t f = x->fr[q];
+					int ref = f & DTP_FR_STACKREF ? (int)(x->w[q] >> DTP_REF_SHIFT)
+								      : -1;
 					/* the scan's level: a frame's registers, then its stack */
 					words[nwords++] = (struct fword){
-						x->w[q], 2 * (x->fr[q] & 0x7f) + (x->fr[q] >> 7) };
+						ref >= 0 ? x->w[q] & ((1ull << DTP_REF_SHIFT) - 1)
+							 : x->w[q],
+						2 * (f & DTP_FR_FRAME) + !!(f & DTP_FR_STACK), ref };
+				}
 				all[last].nw += x->nwords;
 				continue;
 			}
@@ -731,6 +789,10 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 		cx.maxend[i] = i && cx.maxend[i - 1] > end ? cx.maxend[i - 1] : end;
 	}
 	int32_t *sbuf = xmalloc(2 * (DTP_WORDS_MAX * DTP_WORDS_RECORDS + 1) * sizeof *sbuf);
+	struct stackc sc = { .d = d, .st = &st, .paths = paths, .cx = &cx, .rank = rank,
+			     .pid = pid };
+	strmap_init(&sc.pcs);
+	strmap_init(&sc.conts);
 
 	/* the samples, grouped */
 	strmap groups;
@@ -751,12 +813,12 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 		key.tid = all[i].tid;
 		key.path = path_intern(d, paths, fr, (size_t)r->nframes + 1);
 		key.call = r->call;
-		key.c0 = cfind(&cx, r->buf[0], r->ts);
-		key.c1 = cfind(&cx, r->buf[1], r->ts);
+		key.c0 = buf_cont(&sc, r, 0);
+		key.c1 = buf_cont(&sc, r, 1);
 		size_t nw = all[i].nw;
 		if (nw > DTP_WORDS_MAX * DTP_WORDS_RECORDS) /* a thread file written by hand */
 			nw = DTP_WORDS_MAX * DTP_WORDS_RECORDS;
-		key.scan = scan_of(d, &ic->scans, &cx, words + all[i].w0, nw, r->ts, sbuf);
+		key.scan = scan_of(d, &ic->scans, &sc, words + all[i].w0, nw, r, sbuf);
 		uint32_t gi;
 		if (!strmap_get(&groups, (const char *)&key, sizeof key, &gi)) {
 			grow((void **)&d->samp, &d->capsamp, d->nsamp + 1, sizeof *d->samp);
@@ -772,6 +834,7 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 		d->samp[gi].cost += r->cost;
 	}
 	strmap_free(&groups);
+	stackc_free(&sc);
 	free(sbuf);
 	free(cx.ord);
 	free(cx.maxend);

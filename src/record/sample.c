@@ -330,6 +330,8 @@ static void thread_gone(void *p)
 struct fwords {
 	int n;
 	uint64_t sp_lo, sp_hi; /* the stack the walk covered */
+	int nsp;
+	uint64_t sp[DTP_FRAMES + 2]; /* sp[k]: frame k's SP; sp[k + 1] is its CFA */
 	uint8_t fr[FW_MAX];
 	uint64_t w[FW_MAX];
 };
@@ -338,7 +340,7 @@ static void fw_put(struct fwords *fw, int frame, uint64_t v)
 {
 	/* user-space addresses above the first pages: small integers and most doubles are not */
 	if (v < 0x10000 || v >= 0x800000000000ull || fw->n == FW_MAX || frame > 255 ||
-	    (frame & 0x7f) > DTP_FRAMES)
+	    (frame & DTP_FR_FRAME) > DTP_FRAMES)
 		return;
 	fw->fr[fw->n] = (uint8_t)frame;
 	fw->w[fw->n++] = v;
@@ -373,11 +375,36 @@ static void stack_of(struct fwords *fw, int frame, uint64_t sp, uint64_t nsp, ui
 	const uint64_t *p = (const uint64_t *)(uintptr_t)sp;
 	for (uint64_t i = 0; i < DTP_STACK_WORDS && sp + 8 * (i + 1) <= nsp; i++)
 		if (p[i] != ret)
-			fw_put(fw, frame | 0x80, p[i]);
+			fw_put(fw, frame | DTP_FR_STACK, p[i]);
 }
 
-/* Writes the words as DTP_WORDS records after their sample, less those that point into the
- * stack the walk covered (saved frame pointers, addresses of locals). */
+/* The frame whose stack v points into, as a stack reference (DTP_FR_STACKREF): the frame, its
+ * size (from its SP to its CFA, its caller's SP) and the distance from v down from its CFA; 0
+ * when v is in no frame the walk covered with its caller's SP known. The interrupted frame's
+ * stack reaches 128 bytes below its SP (the red zone, where a leaf function keeps its
+ * locals). */
+static uint64_t stack_ref(const struct fwords *fw, uint64_t v)
+{
+	for (int k = 0; k + 1 < fw->nsp; k++) {
+		uint64_t lo = k ? fw->sp[k] : fw->sp[0] - 128, cfa = fw->sp[k + 1];
+		if (cfa <= fw->sp[k])
+			return 0;
+		if (v >= lo && v < cfa) {
+			uint64_t size = cfa - fw->sp[k];
+			if (cfa - v > DTP_REF_OFFSET)
+				return 0;
+			return (uint64_t)k << DTP_REF_SHIFT |
+			       (size < DTP_REF_FSIZE ? size : DTP_REF_FSIZE) << DTP_REF_FSIZE_SHIFT |
+			       (cfa - v);
+		}
+	}
+	return 0;
+}
+
+/* Writes the words as DTP_WORDS records after their sample. A word that points into the stack
+ * the walk covered (saved frame pointers, addresses of locals) is written as a stack reference
+ * (fr[] bit DTP_FR_STACKREF), once per record, or dropped when no frame with a known CFA holds
+ * it. */
 static void write_words(struct tstate *t, struct fwords *fw)
 {
 	uint64_t lo = fw->sp_lo > 4096 ? fw->sp_lo - 4096 : 0, hi = fw->sp_hi + 4096;
@@ -388,11 +415,23 @@ static void write_words(struct tstate *t, struct fwords *fw)
 			return;
 		dtp_words *x = (dtp_words *)(void *)r;
 		int k = 0;
-		for (; i < fw->n && k < DTP_WORDS_MAX; i++)
-			if (fw->w[i] < lo || fw->w[i] >= hi) {
-				x->fr[k] = fw->fr[i];
-				x->w[k++] = fw->w[i];
+		for (; i < fw->n && k < DTP_WORDS_MAX; i++) {
+			uint64_t v = fw->w[i];
+			uint8_t f = fw->fr[i];
+			if (v >= lo && v < hi) {
+				if (!(v = stack_ref(fw, v)))
+					continue;
+				f |= DTP_FR_STACKREF;
+				/* a reference already written for this sample (in this record) */
+				int seen = 0;
+				for (int j = 0; j < k && !seen; j++)
+					seen = x->w[j] == v && (x->fr[j] & DTP_FR_STACKREF);
+				if (seen)
+					continue;
 			}
+			x->fr[k] = f;
+			x->w[k++] = v;
+		}
 		if (!k)
 			return;
 		x->kind = DTP_WORDS;
@@ -455,6 +494,7 @@ static void take_sample(uint64_t cost, uint64_t ticks, void *uc, uint64_t pc)
 		uint64_t first = pc;
 		struct fwords fw;
 		fw.n = 0;
+		fw.nsp = 0;
 		fw.sp_lo = fw.sp_hi = 0;
 		if (ok) {
 			unw_word_t ip, sp = 0, nsp;
@@ -462,6 +502,7 @@ static void take_sample(uint64_t cost, uint64_t ticks, void *uc, uint64_t pc)
 				first = ip;
 			unw_get_reg(&c, UNW_REG_SP, &sp);
 			fw.sp_lo = fw.sp_hi = sp;
+			fw.sp[fw.nsp++] = sp;
 			regs_of(&fw, &c, 0);
 			while (n < DTP_FRAMES && unw_step(&c) > 0) {
 				if (unw_get_reg(&c, UNW_REG_IP, &ip) != 0 || !ip)
@@ -472,6 +513,7 @@ static void take_sample(uint64_t cost, uint64_t ticks, void *uc, uint64_t pc)
 				stack_of(&fw, n - 1, sp, nsp, ip);
 				regs_of(&fw, &c, n);
 				sp = nsp;
+				fw.sp[fw.nsp++] = nsp;
 				if (nsp > fw.sp_hi)
 					fw.sp_hi = nsp;
 			}
@@ -486,8 +528,12 @@ static void take_sample(uint64_t cost, uint64_t ticks, void *uc, uint64_t pc)
 		r->weight = ticks + t->missed;
 		r->addr = first;
 		r->size = 0;
-		r->buf[0] = t->buf[0];
-		r->buf[1] = t->buf[1];
+		for (int b = 0; b < 2; b++) { /* a buffer on the stack: as a stack reference */
+			uint64_t ref = t->buf[b] ? stack_ref(&fw, t->buf[b]) : 0;
+			r->buf[b] = ref ? ref : t->buf[b];
+			if (ref)
+				r->size |= DTP_BUF0_STACKREF << b;
+		}
 		r->bytes = t->bytes;
 		t->missed = t->missed_cost = 0;
 		commit(t, r);

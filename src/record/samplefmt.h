@@ -13,7 +13,8 @@
 #include <stdint.h>
 
 #define DTP_MAGIC "DTSAMPL\n" /* 8 bytes, written last when the header is made */
-#define DTP_VERSION 2u     /* 2: DTP_WORDS records after a sample; 1 is still read */
+#define DTP_VERSION 3u     /* 3: stack references in DTP_WORDS; 2: DTP_WORDS records after a
+			    * sample; 1 and 2 are still read */
 #define DTP_HEADER_SIZE 4096u
 #define DTP_RECORD_SIZE 256u
 #define DTP_CHUNK_RECORDS 4096u /* records per chunk: 1 MiB */
@@ -59,22 +60,40 @@ typedef struct dtp_record {
 	int64_t ts;      /* ns, CLOCK_MONOTONIC */
 	uint64_t cost;   /* DTP_SAMPLE: thread CPU ns (timer) or counter events (PAPI) */
 	uint64_t weight; /* DTP_SAMPLE: ticks it stands for (> 1 when ticks were merged) */
-	uint64_t addr, size;
-	uint64_t buf[2]; /* DTP_SAMPLE in an MPI call: its buffers (send, receive), 0 none */
+	uint64_t addr, size; /* DTP_SAMPLE: size holds DTP_BUF*_STACKREF (version 3), else 0 */
+	uint64_t buf[2]; /* DTP_SAMPLE in an MPI call: its buffers (send, receive), 0 none; a
+			  * buffer on the stack the walk covered is a stack reference (below) */
 	uint64_t bytes;  /* DTP_SAMPLE in an MPI call: the bytes of one buffer (count x type) */
 	uint64_t frames[DTP_FRAMES]; /* return addresses, innermost first */
 } dtp_record;
 
 /* A DTP_WORDS record (version 2) follows its sample (or another DTP_WORDS record of it): words
- * of the sample's frames that look like pointers, w[i] found in frame fr[i] & 0x7f (0 the
- * interrupted frame, k the frame that return address frames[k-1] returns into), innermost
- * frame first; bit 0x80 of fr[i] is set for a word of the frame's stack (where a function also
- * saves its caller's registers), clear for a register.
+ * of the sample's frames that look like pointers, w[i] found in frame fr[i] & DTP_FR_FRAME (0
+ * the interrupted frame, k the frame that return address frames[k-1] returns into), innermost
+ * frame first; bit DTP_FR_STACK of fr[i] is set for a word of the frame's stack (where a
+ * function also saves its caller's registers), clear for a register.
  * A frame's words are its registers (all general registers in frame 0, the callee-saved ones
  * in the others, as libunwind recovers them) and up to DTP_STACK_WORDS words of its stack
- * from its SP up to its caller's SP, less the frame's return address and the values that
- * point into the part of the stack the walk covered. The importer keeps those that point into
- * a live container: a conservative scan of the frames' pointers. */
+ * from its SP up to its caller's SP, less the frame's return address. The importer keeps
+ * those that point into a live container: a conservative scan of the frames' pointers.
+ * A value that points into the part of the stack the walk covered is, from version 3, a
+ * stack reference (bit DTP_FR_STACKREF of fr[i] set): w[i] >> DTP_REF_SHIFT is the frame whose
+ * stack it points into (0 the interrupted frame, whose stack reaches 128 bytes below its SP,
+ * k as above), (w[i] >> DTP_REF_FSIZE_SHIFT) & DTP_REF_FSIZE the bytes from that frame's SP
+ * up to its CFA (DTP_REF_FSIZE itself: more), and w[i] & DTP_REF_OFFSET how many bytes below
+ * the CFA (its caller's SP, the frame base of DWARF's DW_OP_call_frame_cfa) it points; the
+ * importer finds the local variable there from the function's DWARF. Values into the stack
+ * of a frame whose CFA the walk did not find (the outermost), or 4 GiB or more below it, are
+ * dropped, as version 2 dropped them all. */
+#define DTP_BUF0_STACKREF 1u /* DTP_SAMPLE's size, version 3: buf[0] is a stack reference */
+#define DTP_BUF1_STACKREF 2u /* and buf[1] */
+#define DTP_FR_FRAME 0x3f
+#define DTP_FR_STACKREF 0x40 /* version 3 */
+#define DTP_FR_STACK 0x80
+#define DTP_REF_SHIFT 56
+#define DTP_REF_FSIZE_SHIFT 32
+#define DTP_REF_FSIZE 0xffffffull
+#define DTP_REF_OFFSET 0xffffffffull
 typedef struct dtp_words {
 	uint32_t commit;
 	uint8_t kind;    /* DTP_WORDS */

@@ -1,0 +1,183 @@
+/* dwarf_vars.c: program variables from DWARF (dwarf_vars.h). */
+#define _GNU_SOURCE
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "import/dwarf_vars.h"
+
+static void type_name(Dwarf_Die *t, dt_buf *out, int depth)
+{
+	if (depth > 8) {
+		buf_put(out, "?", 1);
+		return;
+	}
+	Dwarf_Attribute at;
+	Dwarf_Die sub;
+	int has = dwarf_attr_integrate(t, DW_AT_type, &at) && dwarf_formref_die(&at, &sub);
+	const char *nm = dwarf_diename(t);
+	switch (dwarf_tag(t)) {
+	case DW_TAG_pointer_type:
+		if (has)
+			type_name(&sub, out, depth + 1);
+		else
+			buf_put(out, "void", 4);
+		buf_put(out, "*", 1);
+		return;
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+	case DW_TAG_restrict_type:
+	case DW_TAG_atomic_type:
+		if (has)
+			type_name(&sub, out, depth + 1);
+		else
+			buf_put(out, "void", 4);
+		return;
+	case DW_TAG_array_type: {
+		if (has)
+			type_name(&sub, out, depth + 1);
+		Dwarf_Die ch;
+		if (dwarf_child(t, &ch) == 0)
+			do {
+				if (dwarf_tag(&ch) != DW_TAG_subrange_type)
+					continue;
+				Dwarf_Word n = 0;
+				Dwarf_Attribute ua;
+				char b[32];
+				if (dwarf_attr_integrate(&ch, DW_AT_count, &ua) &&
+				    dwarf_formudata(&ua, &n) == 0)
+					snprintf(b, sizeof b, "[%llu]", (unsigned long long)n);
+				else if (dwarf_attr_integrate(&ch, DW_AT_upper_bound, &ua) &&
+					 dwarf_formudata(&ua, &n) == 0)
+					snprintf(b, sizeof b, "[%llu]", (unsigned long long)n + 1);
+				else
+					snprintf(b, sizeof b, "[]");
+				buf_put(out, b, strlen(b));
+			} while (dwarf_siblingof(&ch, &ch) == 0);
+		return;
+	}
+	case DW_TAG_structure_type:
+		buf_put(out, "struct ", 7);
+		break;
+	case DW_TAG_union_type:
+		buf_put(out, "union ", 6);
+		break;
+	case DW_TAG_enumeration_type:
+		buf_put(out, "enum ", 5);
+		break;
+	default:
+		break;
+	}
+	if (nm)
+		buf_put(out, nm, strlen(nm));
+	else
+		buf_put(out, "?", 1);
+}
+
+void dv_type_name(Dwarf_Die *t, dt_buf *out)
+{
+	type_name(t, out, 0);
+}
+
+void dv_locals_free(dv_local *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].type);
+		free(v[i].file);
+	}
+	free(v);
+}
+
+/* Adds variable DIE ch when it is an aggregate at DW_OP_fbreg at pc (DWARF address). */
+static void add_local(Dwarf_Die *ch, Dwarf_Addr pc, dv_local **out, size_t *n, size_t *cap)
+{
+	Dwarf_Attribute at;
+	Dwarf_Op *ops;
+	size_t nops;
+	if (!dwarf_attr_integrate(ch, DW_AT_location, &at) ||
+	    dwarf_getlocation_addr(&at, pc, &ops, &nops, 1) != 1 || nops != 1 ||
+	    ops[0].atom != DW_OP_fbreg)
+		return;
+	int64_t lo = (int64_t)ops[0].number;
+	const char *name = dwarf_diename(ch);
+	Dwarf_Die ty, peeled;
+	if (!name || !dwarf_attr_integrate(ch, DW_AT_type, &at) || !dwarf_formref_die(&at, &ty) ||
+	    dwarf_peel_type(&ty, &peeled) != 0)
+		return;
+	int tag = dwarf_tag(&peeled);
+	Dwarf_Word size = 0;
+	if ((tag != DW_TAG_array_type && tag != DW_TAG_structure_type &&
+	     tag != DW_TAG_union_type && tag != DW_TAG_class_type) ||
+	    dwarf_aggregate_size(&peeled, &size) != 0 || !size)
+		return;
+	dt_buf tb = { 0 };
+	type_name(&ty, &tb, 0);
+	buf_byte(&tb, 0);
+	const char *file = dwarf_decl_file(ch);
+	int line = 0;
+	if (dwarf_decl_line(ch, &line) != 0)
+		line = 0;
+	grow((void **)out, cap, *n + 1, sizeof **out);
+	(*out)[(*n)++] = (dv_local){ lo, size, dwarf_dieoffset(ch), xstrdup(name),
+				     xstrdup((const char *)tb.p), xstrdup(file ? file : ""), line };
+	buf_free(&tb);
+}
+
+int dv_stack_locals(Dwfl_Module *m, uint64_t pc, dv_local **out, size_t *n, int *base)
+{
+	*out = NULL;
+	*n = 0;
+	*base = DV_BASE_CFA;
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = m ? dwfl_module_addrdie(m, pc, &bias) : NULL;
+	/* without .debug_aranges (clang's DWARF 5) some libdw find no unit: look through them */
+	if (m && !cu) {
+		Dwarf_Die *c = NULL;
+		while ((c = dwfl_module_nextcu(m, c, &bias)) && dwarf_haspc(c, pc - bias) <= 0)
+			;
+		cu = c;
+	}
+	Dwarf_Die *scopes = NULL;
+	int ns = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : -1;
+	int fn = -1;
+	for (int i = 0; i < ns && fn < 0; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			fn = i;
+	if (fn < 0) {
+		free(scopes);
+		return DV_NO_DWARF;
+	}
+	Dwarf_Attribute at;
+	Dwarf_Op *ops;
+	size_t nops;
+	if (!dwarf_attr_integrate(&scopes[fn], DW_AT_frame_base, &at) ||
+	    dwarf_getlocation(&at, &ops, &nops) != 0 || nops != 1) {
+		free(scopes);
+		return DV_FRAME_BASE;
+	}
+	/* DWARF's x86-64 registers 6 and 7 are rbp and rsp */
+	if (ops[0].atom == DW_OP_call_frame_cfa)
+		*base = DV_BASE_CFA;
+	else if (ops[0].atom == DW_OP_reg6 || (ops[0].atom == DW_OP_breg6 && !ops[0].number))
+		*base = DV_BASE_RBP;
+	else if (ops[0].atom == DW_OP_reg7 || (ops[0].atom == DW_OP_breg7 && !ops[0].number))
+		*base = DV_BASE_RSP;
+	else {
+		free(scopes);
+		return DV_FRAME_BASE;
+	}
+	size_t cap = 0;
+	for (int i = 0; i <= fn; i++) {
+		Dwarf_Die ch;
+		if (dwarf_child(&scopes[i], &ch) != 0)
+			continue;
+		do {
+			int tag = dwarf_tag(&ch);
+			if (tag == DW_TAG_variable || tag == DW_TAG_formal_parameter)
+				add_local(&ch, pc - bias, out, n, &cap);
+		} while (dwarf_siblingof(&ch, &ch) == 0);
+	}
+	free(scopes);
+	return DV_OK;
+}

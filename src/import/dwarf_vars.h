@@ -1,0 +1,47 @@
+/* dwarf_vars.h: program variables from DWARF (elfutils libdw): the name of a variable's type,
+ * and the local variables that live in a function's frame at a fixed offset from its CFA, the
+ * stack containers of variable blame (difftrace-sample(5)). */
+#ifndef DT_DWARF_VARS_H
+#define DT_DWARF_VARS_H
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/util.h"
+
+/* Appends the C spelling of type DIE t to out ("double[4096]", "struct cell*"), unterminated. */
+void dv_type_name(Dwarf_Die *t, dt_buf *out);
+
+typedef struct dv_local {
+	int64_t lo;     /* its first byte, from the function's frame base (enum dv_base) */
+	uint64_t size;  /* bytes */
+	uint64_t id;    /* its DIE's offset in the module's DWARF: one per variable */
+	char *name, *type;
+	char *file;     /* where it is declared, "" unknown */
+	int line;
+} dv_local;
+
+enum dv_status {
+	DV_OK = 0,        /* *n variables (maybe none) */
+	DV_NO_DWARF = 1,  /* no DWARF covers pc */
+	DV_FRAME_BASE = 2 /* the function's frame base is none of enum dv_base: not handled */
+};
+
+/* A function's frame base (x86-64): what its variables' DW_OP_fbreg offsets start from. */
+enum dv_base {
+	DV_BASE_CFA = 0, /* DW_OP_call_frame_cfa (gcc) */
+	DV_BASE_RBP = 1, /* the frame pointer register, rbp (clang -O0): taken as the CFA - 16
+			  * that the standard prologue (push %rbp; mov %rsp,%rbp) makes it */
+	DV_BASE_RSP = 2  /* the stack pointer register, rsp (clang -O1 and up) */
+};
+
+/* The arrays, structures and unions of the function around code address pc of module m (a
+ * return address moved back into its call) whose location at pc is DW_OP_fbreg: the variables
+ * of the scopes covering pc, inlined functions' included, and the function's parameters
+ * passed by value; *base says what their offsets start from. */
+int dv_stack_locals(Dwfl_Module *m, uint64_t pc, dv_local **out, size_t *n, int *base);
+void dv_locals_free(dv_local *v, size_t n);
+
+#endif
