@@ -42,7 +42,31 @@ typedef struct flow_target {
 	size_t origin;  /* the innermost frame that wrote through a pointer parameter on the
 			 * way to var (SIZE_MAX none): its pointers name that container first */
 	double share;   /* of the sample; the targets of one sample add up to 1 */
+	/* with flow_ctx.why: the recorded item whose variable reached this target (its chain in
+	 * why->hop), and the relations of its function from that variable to var (why->rel[rel0
+	 * .. rel0 + nrel), in order); the targets are then not merged */
+	size_t hop, rel0, nrel;
 } flow_target;
+
+/* One item of a sample's walk, as recorded for "why" (flow_ctx.why). */
+typedef struct flow_hop {
+	size_t parent;       /* the item it came from (SIZE_MAX: a seed, the sample's line) */
+	int fn, var;         /* the variable reached: var of src function fn */
+	int through;         /* written through var (a pointer) */
+	size_t frame;        /* the frame of fn on the sample's stack */
+	const bx_call *call; /* the caller's call site it came up through (NULL: a seed) */
+	int ex, exth;        /* the parent's exit variable it came up from, and its through flag */
+	size_t rel0, nrel;   /* the parent's relations from its variable to ex (flow_why.rel) */
+} flow_hop;
+
+/* The record of one sample's walk: its items and the relation paths they name (indices in
+ * their function's rels). Reset by each flow_sample. */
+typedef struct flow_why {
+	flow_hop *hop;
+	size_t nhop, caphop;
+	int *rel;
+	size_t nrel, caprel;
+} flow_why;
 
 typedef struct flow_ctx {
 	const dt_blame_data *d;
@@ -51,10 +75,13 @@ typedef struct flow_ctx {
 	uint8_t *noted; /* per location: a function of the program without an index entry that
 			 * took a sample */
 	size_t maxv;    /* the most variables of a function */
+	flow_why *why;  /* not NULL: flow_sample records the path of every target (a little
+			 * slower; the caller sets it only to explain one variable's blame) */
 } flow_ctx;
 
 void flow_init(flow_ctx *x, const dt_blame_data *d, const blame_src *src);
 void flow_free(flow_ctx *x);
+void flow_why_free(flow_why *w);
 
 /* The targets of the sample with stack S[0..m1) at the point whose frame is S[k] (k >= m1:
  * not on the stack). Returns their number (0: not joined), *t grown as needed. For each target
