@@ -206,7 +206,13 @@ static void why_flow(const struct bctx *x, const flow_target *ft, const int32_t 
 	}
 	for (const flow_hop *h = &w->hop[ft->hop]; h; ) {
 		if (h->parent == SIZE_MAX || !h->call) {
-			sample_step(b, &x->d->locs[S[h->frame]], NULL);
+			if (h->targ && h->frame > 0) {
+				const char *lib = x->d->locs[S[h->frame - 1]].func;
+				step(b, "argument %d of %s (its transfer function)", h->targ, lib);
+				sample_step(b, &x->d->locs[S[h->frame]], lib);
+			} else {
+				sample_step(b, &x->d->locs[S[h->frame]], NULL);
+			}
 			break;
 		}
 		const bx_call *c = h->call;
@@ -780,6 +786,7 @@ int blame_compute_why(const dt_blame_data *d, const transfer_set *tf, const blam
 	int joined = src && src->n;
 	if (joined) {
 		flow_init(&fx, d, src);
+		fx.tf = tf;
 		if (var)
 			fx.why = &fw;
 		x.flow = &fx;

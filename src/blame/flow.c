@@ -1,4 +1,5 @@
 /* flow.c: a sample's blame through the static data flow of the program's functions (flow.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,7 +76,7 @@ static void push(struct work *q, size_t frame, int var, int through, double w, s
 	if (q->rec) {
 		flow_why *r = q->rec;
 		grow((void **)&r->hop, &r->caphop, r->nhop + 1, sizeof *r->hop);
-		flow_hop z = { SIZE_MAX, -1, -1, 0, 0, NULL, -1, 0, 0, 0 };
+		flow_hop z = { SIZE_MAX, -1, -1, 0, 0, NULL, -1, 0, 0, 0, 0 };
 		r->hop[r->nhop] = h ? *h : z;
 		r->hop[r->nhop].var = var;
 		r->hop[r->nhop].through = through;
@@ -155,6 +156,34 @@ static void seeds(const bx_func *f, int line, struct work *out, size_t frame)
 		}
 	for (size_t j = n0; j < out->n; j++)
 		out->v[j].w = 1.0 / (double)(out->n - n0);
+}
+
+static const bx_call *call_at(const bx_func *g, int line, const char *callee);
+
+/* The seeds of a sample inside library function `lib` called at `line` of f, when a transfer
+ * function knows it: the variable of the argument it blames (the written one, &x or a pointer,
+ * else the variables the argument mentions, in equal parts). Returns the argument's position
+ * (from 1), 0 when the prototype table does not place the sample. */
+static int proto_seeds(const transfer_set *tf, const bx_func *f, int line, const char *lib,
+		       struct work *out, size_t frame)
+{
+	char name[128];
+	snprintf(name, sizeof name, "%s", strncmp(lib, "PMPI_", 5) ? lib : lib + 1);
+	const transfer_fn *t = tf ? transfer_find(tf, name) : NULL;
+	if (!t || t->blame < 1)
+		return 0;
+	const bx_call *c = call_at(f, line, name);
+	if (!c || !c->callee || strcmp(c->callee, name) || (size_t)t->blame > c->nargs)
+		return 0;
+	const bx_arg *a = &c->args[t->blame - 1];
+	size_t n0 = out->n;
+	if (a->out_var >= 0 && (size_t)a->out_var < f->nvars)
+		push(out, frame, a->out_var, a->out_through, 1.0, SIZE_MAX, NULL);
+	else
+		for (size_t i = 0; i < a->nvars; i++)
+			if (a->vars[i] >= 0 && (size_t)a->vars[i] < f->nvars)
+				push(out, frame, a->vars[i], 1, 1.0 / (double)a->nvars, SIZE_MAX, NULL);
+	return out->n > n0 ? t->blame : 0;
 }
 
 /* Whether v of f passes blame out of the function when it is reached (through: written
@@ -283,13 +312,19 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 		rec->nhop = rec->nrel = 0;
 		q.rec = rec;
 	}
-	seeds(&src->fn[fi], d->locs[S[j0]].line, &q, j0);
+	int targ = j0 > 0 ? proto_seeds(x->tf, &src->fn[fi], d->locs[S[j0]].line,
+					d->locs[S[j0 - 1]].func, &q, j0)
+			  : 0;
+	if (!targ)
+		seeds(&src->fn[fi], d->locs[S[j0]].line, &q, j0);
 	if (!q.n) {
 		free(q.v);
 		return 0;
 	}
-	for (size_t i = 0; rec && i < rec->nhop; i++)
+	for (size_t i = 0; rec && i < rec->nhop; i++) {
 		rec->hop[i].fn = fi;
+		rec->hop[i].targ = targ;
+	}
 	size_t nt = 0, maxv = x->maxv;
 	int *ex = xmalloc(maxv * sizeof *ex), *exth = xmalloc(maxv * sizeof *exth);
 	int *prel = xmalloc(maxv * sizeof *prel);
@@ -338,7 +373,8 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 			 * pointers; one that computes another variable into it starts anew */
 			size_t origin = ex[e] == it.var && it.origin != SIZE_MAX ? it.origin : it.frame;
 			int passed = 0;
-			flow_hop hh = { qi, gi, -1, 0, up, c, ex[e], exth[e], rel0, nrel }, *h = rec ? &hh : NULL;
+			flow_hop hh = { qi, gi, -1, 0, up, c, ex[e], exth[e], rel0, nrel, 0 };
+			flow_hop *h = rec ? &hh : NULL;
 			if (c && v->kind == BX_RETURN) {
 				if (c->result >= 0) {
 					push_up(&q, qi + 1, up, c->result, 0, w, SIZE_MAX, h);

@@ -14,6 +14,10 @@
  *  - a caller without an index entry, or no caller of the program: the exit variable keeps
  *    the blame, named by the memory the frame's pointers point into when it is a pointer (part
  *    1's runtime containers) and the scan found any.
+ * A sample inside a library function that the transfer functions know (difftrace-transfer(5):
+ * MPI_Bcast blames its buffer, MPI_Reduce its result) starts instead from the variable of the
+ * argument its transfer function blames, at the call on the program's line (the prototype
+ * table, then the data flow).
  * A sample whose innermost program frame has no index entry, or whose line writes nothing
  * known, is not joined (the caller blames it by part 1's heuristic). */
 #ifndef DT_BLAME_FLOW_H
@@ -23,6 +27,7 @@
 #include <stdint.h>
 
 #include "blame/index.h"
+#include "blame/transfer.h"
 #include "import/blame_data.h"
 
 /* The indexed functions of the program, as the blame stage uses them. */
@@ -57,6 +62,7 @@ typedef struct flow_hop {
 	const bx_call *call; /* the caller's call site it came up through (NULL: a seed) */
 	int ex, exth;        /* the parent's exit variable it came up from, and its through flag */
 	size_t rel0, nrel;   /* the parent's relations from its variable to ex (flow_why.rel) */
+	int targ;            /* a seed from the argument a transfer function blames (from 1) */
 } flow_hop;
 
 /* The record of one sample's walk: its items and the relation paths they name (indices in
@@ -75,6 +81,7 @@ typedef struct flow_ctx {
 	uint8_t *noted; /* per location: a function of the program without an index entry that
 			 * took a sample */
 	size_t maxv;    /* the most variables of a function */
+	const transfer_set *tf; /* the transfer functions by prototype (NULL none) */
 	flow_why *why;  /* not NULL: flow_sample records the path of every target (a little
 			 * slower; the caller sets it only to explain one variable's blame) */
 } flow_ctx;
