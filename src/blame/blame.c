@@ -193,6 +193,15 @@ static void why_put(struct bctx *x, const dt_buf *b, double amount)
 	x->wp[id].blame += amount;
 }
 
+/* Whether line is a condition's (a loop's, an if's, a switch's) in f. */
+static int cond_line(const bx_func *f, int line)
+{
+	for (size_t i = 0; i < f->nlines; i++)
+		if (f->lines[i].line == line && f->lines[i].how == BX_CONDITION)
+			return 1;
+	return 0;
+}
+
 /* The chain of target ft of a sample walked with recording (flow_ctx.why), from the target's
  * variable back to the sample's line. */
 static void why_flow(const struct bctx *x, const flow_target *ft, const int32_t *S, dt_buf *b)
@@ -206,6 +215,9 @@ static void why_flow(const struct bctx *x, const flow_target *ft, const int32_t 
 	}
 	for (const flow_hop *h = &w->hop[ft->hop]; h; ) {
 		if (h->parent == SIZE_MAX || !h->call) {
+			int line = x->d->locs[S[h->frame]].line;
+			if (!h->targ && cond_line(&src->fn[h->fn], line))
+				step(b, "the condition of line %d (implicit)", line);
 			if (h->targ && h->frame > 0) {
 				const char *lib = x->d->locs[S[h->frame - 1]].func;
 				step(b, "argument %d of %s (its transfer function)", h->targ, lib);
@@ -216,6 +228,9 @@ static void why_flow(const struct bctx *x, const flow_target *ft, const int32_t 
 			break;
 		}
 		const bx_call *c = h->call;
+		if (c->result < 0 && src->fn[w->hop[h->parent].fn].vars[h->ex].kind == BX_RETURN &&
+		    cond_line(&src->fn[h->fn], c->line))
+			step(b, "the condition of line %d (implicit)", c->line);
 		dt_buf ct = { 0 };
 		const char *callee = c->callee ? c->callee : c->via ? c->via : "?";
 		buf_put(&ct, callee, strlen(callee));
@@ -784,6 +799,10 @@ int blame_compute_why(const dt_blame_data *d, const transfer_set *tf, const blam
 	flow_ctx fx;
 	flow_why fw = { 0 };
 	int joined = src && src->n;
+	if (joined && (out->flags & DT_BF_NO_DEBUG)) {
+		joined = 0; /* no line to join to: part 1's blame */
+		out->index_nodebug = 1;
+	}
 	if (joined) {
 		flow_init(&fx, d, src);
 		fx.tf = tf;

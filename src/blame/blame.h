@@ -101,6 +101,8 @@ typedef struct blame_result {
 	char **ends;       /* the functions other than the points where blame stopped (a local
 			    * passing it nowhere: automatic blame points) */
 	size_t nends;
+	int index_nodebug; /* an index was given but the program has no -g (no source lines to
+			    * join it to): blamed as without one */
 } blame_result;
 
 /* Blame tables of d at the points (NULL or none: main). tf may be NULL (no MPI transfer). */

@@ -125,6 +125,9 @@ static void text_notes(const blame_result *r, const dt_blame_data *d)
 		printf("# note: some processes have no samples\n");
 	if (r->flags & DT_BF_NO_DEBUG)
 		printf("# note: the program has no -g: no types, allocation sites without lines\n");
+	if (r->index_nodebug)
+		printf("# note: the program has no -g: no source lines to join the blame index to "
+		       "(blamed without it; rebuild with -g)\n");
 	if (r->flags & DT_BF_TORN)
 		printf("# note: a process was killed; its samples up to then are counted\n");
 	if (r->flags & DT_BF_NO_MAPS)
@@ -289,7 +292,7 @@ static void print_json(const char *run, const blame_result *r, const dt_blame_da
 			putchar(',');
 		cli_json_str(r->nosrc[i]);
 	}
-	printf("],\"stopped\":[");
+	printf("],\"index_no_debug\":%s,\"stopped\":[", r->index_nodebug ? "true" : "false");
 	for (size_t i = 0; i < r->nends; i++) {
 		if (i)
 			putchar(',');
@@ -395,6 +398,12 @@ static int load(cli *c, const char *run, const transfer_set *tf, const char *con
 	blame_src src = { fns, nf, auto_pct };
 	rc = blame_compute_why(d, tf, nf ? &src : NULL, points, np, metric, why, top, r, e);
 	bx_funcs_free(fns, nf);
+	if (!rc && r->index_nodebug) {
+		fputs("difftrace: warning: run '", stderr);
+		esc_fputs(run, stderr);
+		fputs("': the program has no -g, so its blame index cannot be used (no source lines); "
+		      "blamed without it\n", stderr);
+	}
 	return rc;
 }
 
