@@ -97,10 +97,17 @@ n1=$(blame_of "$T/c.csv" main "n (main)" 7)
 t0=$(blame_of "$T/c.csv" main "total (main)" 5)
 b0=$(blame_of "$T/c.csv" main "r (burn)" 5)
 b1=$(blame_of "$T/c.csv" main "r (burn)" 7)
-# by hand: each rank computes 0.4 s (burn's r) and waits 0.4 s for the other: rank 1 in the
-# broadcast (on n), rank 0 in the reduction (on total), half each
-near "n's share on rank 1" "$(ratio "$n1" "$(awk -v a="${n1:-0}" -v b="${b1:-0}" 'BEGIN { print a + b }')")" 0.5 0.12
-near "total's share on rank 0" "$(ratio "$t0" "$(awk -v a="${t0:-0}" -v b="${b0:-0}" 'BEGIN { print a + b }')")" 0.5 0.12
+# by hand: each rank computes 0.4 s of CPU (burn's r) and waits for the other as long: rank 1
+# in the broadcast (on n), rank 0 in the reduction (on total), half each. The wait is CPU time
+# only while the library polls (it yields when oversubscribed, and the machine may be loaded),
+# so the tolerance is wide; what must hold exactly is where the calls' time goes (below)
+near "n's share on rank 1" "$(ratio "$n1" "$(awk -v a="${n1:-0}" -v b="${b1:-0}" 'BEGIN { print a + b }')")" 0.45 0.2
+near "total's share on rank 0" "$(ratio "$t0" "$(awk -v a="${t0:-0}" -v b="${b0:-0}" 'BEGIN { print a + b }')")" 0.45 0.2
+# all of the broadcast's time is n's, all of the reduction's total's: no other variable has them
+awk -F, 'NR > 1 && $2 != "n (main)" && $2 != "Other" && $2 != "Output" && $4 ~ /MPI_Bcast/' "$T/c.csv" | grep -q . &&
+	fail "MPI_Bcast's time on another variable: $(cat "$T/c.csv")"
+awk -F, 'NR > 1 && $2 != "total (main)" && $2 != "Other" && $2 != "Output" && $4 ~ /MPI_Reduce/' "$T/c.csv" | grep -q . &&
+	fail "MPI_Reduce's time on another variable: $(cat "$T/c.csv")"
 grep -q '^main,n (main),int,MPI_Bcast,' "$T/c.csv" || fail "n without MPI_Bcast: $(cat "$T/c.csv")"
 grep -q '^main,total (main),double,MPI_Reduce,' "$T/c.csv" || fail "total without MPI_Reduce: $(cat "$T/c.csv")"
 # the calls' status (written on the same lines) takes nothing: the prototype picks the buffer
@@ -110,6 +117,10 @@ done
 expect_status 0 "$DT" blame c --why "n (main)" --top 1
 grep -q "n (main) <- share(.*), line [0-9]* <- <return> (share) <- dim, line [0-9]* <- argument 1 of [P]*MPI_Bcast (its transfer function) <- sample in [P]*MPI_Bcast at collect.c:[0-9]* in share" "$T/out" ||
 	fail "why n: $(cat "$T/out")"
+# and that path is (nearly) all of n's blame: by hand, all of it (a sample in the broadcast's
+# own frames, the rest)
+p1=$(sed -n 2p "$T/out" | awk '{ sub("%", "", $1); print $1 }')
+near "the broadcast's part of n" "$p1" 100 10
 expect_status 0 "$DT" blame c --why "total (main)" --top 1
 grep -q "<- global, line [0-9]* <- argument 2 of [P]*MPI_Reduce (its transfer function) <- sample in [P]*MPI_Reduce at collect.c:" "$T/out" ||
 	fail "why total: $(cat "$T/out")"
