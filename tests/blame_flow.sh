@@ -117,6 +117,51 @@ printf '%s\n' : '"blame r"' Enter j Enter >"$T/keys"
 	fail "tui exited $?: $(cat "$T/tui.err")"
 grep -q 'a variable of the function, by the data flow' "$T/screen" || fail "details: $(cat "$T/screen")"
 
+# why: the paths that brought a variable its blame, its steps from the variable back to the
+# sample. x's blame came up from produce's r through *out and the call site of line 67
+L67=$(grep -n '^	produce(&x, PHASE);' "$SRC/dflow.c" | cut -d: -f1)
+L39=$(grep -n '^	\*out = r;' "$SRC/dflow.c" | cut -d: -f1)
+L38=$(grep -n '^			r = r + 0.5;' "$SRC/dflow.c" | cut -d: -f1)
+expect_status 0 "$DT" blame r --why "x (main)"
+grep -q "^# why x (main) at main in run 'r': [0-9]* ticks" "$T/out" || fail "why header: $(cat "$T/out")"
+chain="x (main) <- produce(&x, PHASE), line $L67 <- \*out (produce) <- r, line $L39 <- sample at dflow.c:$L38 in produce"
+# the largest path is the loop's body, most of x's blame (the loop's condition line and
+# cpu_now take the rest)
+sed -n 2p "$T/out" | grep -q "^ *[0-9.]*%  $chain\$" || fail "x's first path: $(cat "$T/out")"
+p1=$(sed -n 2p "$T/out" | awk '{ sub("%", "", $1); print $1 }')
+awk -v p="$p1" 'BEGIN { exit !(p > 60) }' || fail "x's first path has $p1%: $(cat "$T/out")"
+# c = a + b in main's loop: the sample's own line
+L66=$(grep -n '^			c = a + b;' "$SRC/dflow.c" | cut -d: -f1)
+expect_status 0 "$DT" blame r --why "c (main)" --top 0
+grep -q "^ *[0-9.]*%  c (main) <- sample at dflow.c:$L66 in main\$" "$T/out" || fail "c's path: $(cat "$T/out")"
+# the heap block: named by main's pointer h, which fill's *v came up to
+expect_status 0 "$DT" blame r --why "$heap" --format json
+grep -qF '"steps":["'"$heap"'","h (main), a pointer into it","fill(h, 8192, PHASE / 2), line ' "$T/out" ||
+	grep -qF '"steps":["'"$heap"'","h (main), a pointer into it","fill(h, 8192, PHASE/2), line ' "$T/out" ||
+	fail "the heap block's path: $(cat "$T/out")"
+# the shares of the paths add up to 1 (all paths)
+expect_status 0 "$DT" blame r --why "st (main)" --format csv --top 0
+awk -F, 'NR > 1 { s += $5 } END { exit !(s > 99.9 && s < 100.1) }' "$T/out" ||
+	fail "st's paths do not add up: $(cat "$T/out")"
+grep -q "accumulate(&st, PHASE */ *2), line [0-9]* <- \*s (accumulate) <- sample at dflow.c:" "$T/out" ||
+	fail "st through accumulate: $(cat "$T/out")"
+# Other by the heuristic: spin's samples reached no variable
+expect_status 0 "$DT" blame r --why Other --top 0
+grep -q '<- no variable found <- sample at dflow_extra.c:[0-9]* in spin$' "$T/out" || fail "Other: $(cat "$T/out")"
+expect_status 1 "$DT" blame r --why "nothing (main)"
+expect_err "no variable 'nothing (main)' in the blame of run 'r'"
+expect_status 2 "$DT" blame --normal r --faulty r --why "x (main)"
+expect_status 2 "$DT" blame r --why "x (main)" --auto-points 10
+# the interface: Enter on x shows why, one step a line
+printf '%s\n' : '"blame r"' Enter / '"x .main"' Enter Enter >"$T/keys"
+"$DT" tui --script "$T/keys" --dump "$T/screen" --size 60x120 >"$T/tui.out" 2>"$T/tui.err" ||
+	fail "tui exited $?: $(cat "$T/tui.err")"
+grep -q 'why: the [0-9]* largest of [0-9]* paths to it' "$T/screen" || fail "no why: $(cat "$T/screen")"
+grep -A5 'why: the' "$T/screen" | tr -s ' ' | grep -q "^ x (main)$" || fail "why's first step: $(cat "$T/screen")"
+grep -q "^ *<- produce(&x, PHASE), line $L67$" "$T/screen" || fail "why's call step: $(cat "$T/screen")"
+grep -q "^ *<- \*out (produce)$" "$T/screen" || fail "why's exit variable: $(cat "$T/screen")"
+grep -q "^ *<- sample at dflow.c:$L38 in produce$" "$T/screen" || fail "why's sample: $(cat "$T/screen")"
+
 # two runs compared: joined the same way; automatic points only for one run
 expect_status 0 "$DT" blame --normal r --faulty r --format csv --top 0
 grep -q '^main,0,c (main),double,' "$T/out" || fail "comparison: $(cat "$T/out")"

@@ -1,8 +1,9 @@
 /* test_blame.c: variable blame (blame/blame.c) on blame data made by hand: each sample blamed
  * once (the rows add up), temporaries of the call below the point passing their blame out,
  * the scan's levels, MPI transfer, Output, Other, library-only blocks, another thread's
- * samples at main, points, metrics, the comparison of two runs, damaged data refused, and
- * local variables (stack containers): visibility and names. */
+ * samples at main, points, metrics, the comparison of two runs, damaged data refused, local
+ * variables (stack containers): visibility and names, and why (the paths of one variable)
+ * without an index. */
 #include <math.h>
 
 #include "blame/blame.h"
@@ -204,6 +205,40 @@ static void test_tables(void)
 		blame_var_stats(&r, x, &mean, &sd);
 		CHECK(near(mean, 6) && near(sd, 6));
 	}
+	blame_result_free(&r);
+
+	/* why, without an index: g's blame came through the broadcast's transfer function (6) and
+	 * by the heuristic from solve's frame, which pointed to x and g (2 of the sample of 4) */
+	CHECK(blame_compute_why(&d, &tf, NULL, pts, 1, BLAME_SAMPLES, "g", 0, &r, &e) == 0);
+	CHECK(r.tables[0].nwhy == 2 && near(r.tables[0].why_total, 8));
+	if (r.tables[0].nwhy == 2) {
+		const blame_path *p = &r.tables[0].why[0];
+		CHECK(near(p->blame, 6) && p->nsteps == 3);
+		if (p->nsteps == 3) {
+			CHECK_EQ_STR(p->steps[0], "g");
+			CHECK_EQ_STR(p->steps[1], "the buffer MPI_Bcast's transfer function blames");
+			CHECK_EQ_STR(p->steps[2], "sample in MPI_Bcast at app.c:10 in main");
+		}
+		p = &r.tables[0].why[1];
+		CHECK(near(p->blame, 2) && p->nsteps == 3);
+		if (p->nsteps == 3) {
+			CHECK_EQ_STR(p->steps[1], "a pointer of solve's frame into it (the heuristic, 1 of 2)");
+			CHECK_EQ_STR(p->steps[2], "sample at app.c:13 in dot");
+		}
+	}
+	CHECK(near(r.tables[0].total, 37)); /* the table is the same */
+	blame_result_free(&r);
+	CHECK(blame_compute_why(&d, &tf, NULL, pts, 1, BLAME_SAMPLES, "Other", 1, &r, &e) == 0);
+	CHECK(r.tables[0].nwhy == 1 && r.tables[0].why_all == 1 && near(r.tables[0].why_total, 7));
+	if (r.tables[0].nwhy == 1 && r.tables[0].why[0].nsteps == 3) {
+		CHECK_EQ_STR(r.tables[0].why[0].steps[1], "no variable found");
+		CHECK(near(r.tables[0].why[0].blame, 7)); /* both samples at main's line */
+	}
+	blame_result_free(&r);
+	CHECK(blame_compute_why(&d, &tf, NULL, pts, 1, BLAME_SAMPLES, "Output", 0, &r, &e) == 0);
+	CHECK(r.tables[0].nwhy == 1 && r.tables[0].why[0].nsteps == 3);
+	if (r.tables[0].nwhy == 1 && r.tables[0].why[0].nsteps == 3)
+		CHECK(!strncmp(r.tables[0].why[0].steps[1], "the output routine ", 19));
 	blame_result_free(&r);
 
 	/* metrics */

@@ -3,7 +3,7 @@
  * out-parameter on the caller's variable; a returned value on the caller's result variable; a
  * local that passes its blame nowhere keeps it (an automatic blame point); a function without
  * an index entry by the heuristic, named; the point's own variables at a point; the automatic
- * criterion; every sample counted once. */
+ * criterion; every sample counted once; why, the paths recorded for one variable. */
 #include <math.h>
 
 #include "blame/blame.h"
@@ -227,6 +227,54 @@ static void test_join(void)
 	CHECK(r.nnosrc == 1 && has(r.nosrc, r.nnosrc, "g"));
 	CHECK(r.nends == 1 && has(r.ends, r.nends, "f"));
 	blame_result_free(&r);
+
+	/* why: the paths recorded for one variable, from it back to the sample; the tables are
+	 * the same as without recording */
+	blame_result w;
+	CHECK(blame_compute_why(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, "x (main)", 0, &w, &e) == 0);
+	CHECK(w.tables[0].nwhy == 1 && fabs(w.tables[0].why_total - 4) < 1e-9);
+	if (w.tables[0].nwhy == 1) {
+		const blame_path *p = &w.tables[0].why[0];
+		const char *want[] = { "x (main)", "f(&x), line 20", "*out (f)", "r, line 6",
+				       "sample at app.c:5 in f" };
+		CHECK(p->nsteps == 5);
+		for (size_t i = 0; i < 5 && i < p->nsteps; i++)
+			CHECK_EQ_STR(p->steps[i], want[i]);
+		CHECK(fabs(p->blame - 4) < 1e-9);
+	}
+	CHECK(blame_compute_src(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
+	t = &r.tables[0];
+	for (size_t i = 0; i < t->nvars; i++)
+		CHECK(fabs(row(&w.tables[0], t->vars[i].name) - t->vars[i].total) < 1e-9);
+	blame_result_free(&r);
+	blame_result_free(&w);
+	CHECK(blame_compute_why(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, "y (main)", 0, &w, &e) == 0);
+	CHECK(w.tables[0].nwhy == 1);
+	if (w.tables[0].nwhy == 1) {
+		const blame_path *p = &w.tables[0].why[0];
+		CHECK(p->nsteps == 5);
+		if (p->nsteps == 5) {
+			CHECK_EQ_STR(p->steps[1], "h(), line 21");
+			CHECK_EQ_STR(p->steps[2], "<return> (h)");
+			CHECK_EQ_STR(p->steps[3], "q, line 51");
+		}
+	}
+	blame_result_free(&w);
+	/* the loop's line: its condition controls c (implicit); the recursion of rr, 60 levels
+	 * that split in two (merged beyond the recording's limit), still adds up */
+	CHECK(blame_compute_why(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, "c (main)", 0, &w, &e) == 0);
+	int cond = 0;
+	for (size_t i = 0; i < w.tables[0].nwhy; i++)
+		cond |= w.tables[0].why[i].nsteps == 3 &&
+			!strcmp(w.tables[0].why[i].steps[1], "the condition of line 31 (implicit)") &&
+			fabs(w.tables[0].why[i].blame - 6) < 1e-9;
+	CHECK(cond);
+	CHECK(fabs(w.tables[0].why_total - 17) < 1e-9);
+	blame_result_free(&w);
+	CHECK(blame_compute_why(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, "m1 (main)", 1, &w, &e) == 0);
+	CHECK(fabs(w.tables[0].why_total - 2) < 1e-9 && w.tables[0].nwhy == 1);
+	CHECK(w.tables[0].why_all >= 1);
+	blame_result_free(&w);
 
 	/* at rec: its outermost call's value */
 	const char *pr[] = { "rec" };

@@ -2,8 +2,10 @@
  * variables with their type, the MPI calls that contributed, the blame per rank (count and
  * percent of the rank) when the screen has room, the total, node mean and deviation. Enter on
  * a variable shows its details: the functions that blamed it, the blame per rank, how many
- * containers took it, and the allocation call path of its first container. Opened with b on a run or ':blame RUN [FUNC]...';
- * p adds a blame point. */
+ * containers took it, the allocation call path of its first container, and why: the largest
+ * paths (relations and call sites, from the variable back to the sample) that brought its
+ * blame (blame_compute_why). Opened with b on a run or ':blame RUN [FUNC]...'; p adds a blame
+ * point. */
 #include <curses.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@ struct bline {
 
 struct bview {
 	char run[256];
+	int64_t run_id;
 	char **points;
 	size_t np, capp;
 	dt_blame_data d;
@@ -33,7 +36,8 @@ struct bview {
 };
 
 static const tui_keyhelp keys[] = {
-	{ "Enter", "the variable's functions, blame per rank, containers and allocation path" },
+	{ "Enter", "the variable's functions, blame per rank, containers, allocation path and "
+		   "why: the largest paths of relations and call sites that brought its blame" },
 	{ "p", "add a blame point (a function): one more table" },
 	{ NULL, NULL },
 };
@@ -44,6 +48,28 @@ static void add_line(struct bview *b, int table, int var)
 	b->l[b->nl++] = (struct bline){ table, var };
 }
 
+/* The tables of b's run at points (why: with the paths of that variable, the 5 largest),
+ * joined with the program's blame index where the store has one (blame-index). */
+static int compute(tui *t, struct bview *b, const char *const *points, size_t np,
+		   const char *why, blame_result *r, dt_err *e)
+{
+	transfer_set tf = { 0 };
+	char *dp = transfer_default_path();
+	bx_func *fns = NULL;
+	size_t nf = 0;
+	int rc = transfer_load(&tf, dp, e);
+	if (!rc)
+		rc = store_bindex_src(tui_store(t), b->run_id, &b->d, &fns, &nf, e);
+	blame_src src = { fns, nf, 0 };
+	if (!rc)
+		rc = blame_compute_why(&b->d, &tf, nf ? &src : NULL, points, np, BLAME_SAMPLES, why,
+				       5, r, e);
+	bx_funcs_free(fns, nf);
+	transfer_free(&tf);
+	free(dp);
+	return rc;
+}
+
 static int blame_open(tui *t, view *v)
 {
 	struct bview *b = v->data;
@@ -51,8 +77,6 @@ static int blame_open(tui *t, view *v)
 		dt_err e;
 		dt_err_clear(&e);
 		store_run sr;
-		transfer_set tf = { 0 };
-		char *dp = transfer_default_path();
 		int rc = store_run_get(tui_store(t), b->run, &sr, &e);
 		int64_t run_id = rc ? -1 : sr.id;
 		if (!rc) {
@@ -62,21 +86,9 @@ static int blame_open(tui *t, view *v)
 		if (!rc && !b->d.nproc && !b->d.nsamp)
 			rc = dt_errf(&e, DT_EDATA, "run '%s' has no samples (record it with "
 						   "difftrace-record --sample)", b->run);
+		b->run_id = run_id;
 		if (!rc)
-			rc = transfer_load(&tf, dp, &e);
-		/* the program's blame index, where the store has one (blame-index) */
-		bx_func *fns = NULL;
-		size_t nf = 0;
-		if (!rc)
-			rc = store_bindex_src(tui_store(t), run_id, &b->d, &fns, &nf, &e);
-		blame_src src = { fns, nf, 0 };
-		if (!rc)
-			rc = blame_compute_src(&b->d, &tf, nf ? &src : NULL,
-					       (const char *const *)b->points, b->np, BLAME_SAMPLES,
-					       &b->r, &e);
-		bx_funcs_free(fns, nf);
-		transfer_free(&tf);
-		free(dp);
+			rc = compute(t, b, (const char *const *)b->points, b->np, NULL, &b->r, &e);
 		if (rc) {
 			tui_msg(t, ST_WARN, "%s", e.msg);
 			return -1;
@@ -328,6 +340,26 @@ static void blame_enter(tui *t, view *v, size_t i)
 				dline(d, "  %s  (%s)", lc->func, lc->module);
 		}
 	}
+	/* why: the paths that brought the blame, for this point only */
+	blame_result wr;
+	dt_err e;
+	dt_err_clear(&e);
+	const char *pt = bt->point;
+	if (compute(t, b, &pt, 1, x->name, &wr, &e) == 0 && wr.ntables) {
+		const blame_table *wt = &wr.tables[0];
+		dline(d, "why: the %zu largest of %zu paths to it (the variable first, the sample last)",
+		      wt->nwhy, wt->why_all);
+		for (size_t w = 0; w < wt->nwhy; w++) {
+			const blame_path *p = &wt->why[w];
+			dline(d, "  %5.1f%%  %.1f %s", wt->why_total > 0 ? 100.0 * p->blame / wt->why_total
+								: 0.0, p->blame, b->r.unit);
+			for (size_t j = 0; j < p->nsteps; j++)
+				dline(d, "    %s%s", j ? "<- " : "", p->steps[j]);
+		}
+	} else {
+		dline(d, "why: %s", e.msg[0] ? e.msg : "no table");
+	}
+	blame_result_free(&wr);
 	tui_push(t, &detail_ops, d, "difftrace: blame of %s at %s in %s", x->name, bt->point, b->run);
 }
 

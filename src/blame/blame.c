@@ -1,6 +1,7 @@
 /* blame.c: variable blame without source analysis (blame.h says how a sample is blamed). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,8 +50,23 @@ static int call_code(const char *func)
 	return 0;
 }
 
+static void path_free(blame_path *p)
+{
+	for (size_t j = 0; j < p->nsteps; j++)
+		free(p->steps[j]);
+	free(p->steps);
+}
+
+static void paths_free(blame_path *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		path_free(&p[i]);
+	free(p);
+}
+
 static void table_free(blame_table *b)
 {
+	paths_free(b->why, b->nwhy);
 	for (size_t i = 0; i < b->nvars; i++) {
 		free(b->vars[i].name);
 		free(b->vars[i].type);
@@ -108,7 +124,139 @@ struct bctx {
 	uint8_t *fnv;        /* per indexed function: scratch of one sample */
 	uint8_t *ended;      /* per indexed function: blame stopped at one of its variables
 			      * without it being the point */
+	const char *why;     /* the variable whose paths are collected, NULL none */
+	strmap wmap;         /* its paths (steps NUL-separated) -> index in wp */
+	blame_path *wp;
+	size_t nwp, capwp;
 };
+
+/* ---- why: the paths that brought blame to one variable ------------------------------------ */
+
+static void step(dt_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void step(dt_buf *b, const char *fmt, ...)
+{
+	char tmp[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= sizeof tmp)
+		n = (int)sizeof tmp - 1;
+	buf_put(b, tmp, (size_t)n + 1);
+}
+
+static const char *base(const char *file)
+{
+	const char *b = strrchr(file, '/');
+	return b ? b + 1 : file;
+}
+
+/* "sample at dflow.c:38 in produce" (the location of a frame of the program) */
+static void sample_step(dt_buf *b, const dt_bloc *l, const char *inside)
+{
+	if (!l)
+		step(b, "sample%s%s outside the program", inside ? " in " : "", inside ? inside : "");
+	else if (l->file[0])
+		step(b, "sample%s%s at %s:%d in %s", inside ? " in " : "", inside ? inside : "",
+		     base(l->file), (int)l->line, l->func);
+	else
+		step(b, "sample%s%s in %s", inside ? " in " : "", inside ? inside : "", l->func);
+}
+
+/* The innermost frame of the program on the stack, NULL none. */
+static const dt_bloc *prog_loc(const dt_blame_data *d, const int32_t *S, size_t m1)
+{
+	for (size_t j = 0; j < m1; j++)
+		if (d->locs[S[j]].in_main)
+			return &d->locs[S[j]];
+	return NULL;
+}
+
+static void why_put(struct bctx *x, const dt_buf *b, double amount)
+{
+	uint32_t id;
+	if (!strmap_get(&x->wmap, (const char *)b->p, b->len, &id)) {
+		grow((void **)&x->wp, &x->capwp, x->nwp + 1, sizeof *x->wp);
+		blame_path *p = &x->wp[x->nwp];
+		memset(p, 0, sizeof *p);
+		for (size_t o = 0; o < b->len;) {
+			size_t n = strlen((const char *)b->p + o);
+			p->steps = xrealloc(p->steps, (p->nsteps + 1) * sizeof *p->steps);
+			p->steps[p->nsteps++] = xstrndup((const char *)b->p + o, n);
+			o += n + 1;
+		}
+		id = (uint32_t)x->nwp++;
+		strmap_put(&x->wmap, (const char *)b->p, b->len, id);
+	}
+	x->wp[id].blame += amount;
+}
+
+/* Whether line is a condition's (a loop's, an if's, a switch's) in f. */
+static int cond_line(const bx_func *f, int line)
+{
+	for (size_t i = 0; i < f->nlines; i++)
+		if (f->lines[i].line == line && f->lines[i].how == BX_CONDITION)
+			return 1;
+	return 0;
+}
+
+/* The chain of target ft of a sample walked with recording (flow_ctx.why), from the target's
+ * variable back to the sample's line. */
+static void why_flow(const struct bctx *x, const flow_target *ft, const int32_t *S, dt_buf *b)
+{
+	const blame_src *src = x->flow->src;
+	const flow_why *w = x->flow->why;
+	const bx_func *f = &src->fn[ft->fn];
+	for (size_t r = ft->nrel; r-- > 0;) {
+		const bx_rel *rl = &f->rels[w->rel[ft->rel0 + r]];
+		step(b, "%s, line %d", f->vars[rl->src].name, rl->line);
+	}
+	for (const flow_hop *h = &w->hop[ft->hop]; h; ) {
+		if (h->parent == SIZE_MAX || !h->call) {
+			int line = x->d->locs[S[h->frame]].line;
+			if (!h->targ && cond_line(&src->fn[h->fn], line))
+				step(b, "the condition of line %d (implicit)", line);
+			if (h->targ && h->frame > 0) {
+				const char *lib = x->d->locs[S[h->frame - 1]].func;
+				step(b, "argument %d of %s (its transfer function)", h->targ, lib);
+				sample_step(b, &x->d->locs[S[h->frame]], lib);
+			} else {
+				sample_step(b, &x->d->locs[S[h->frame]], NULL);
+			}
+			break;
+		}
+		const bx_call *c = h->call;
+		if (c->result < 0 && src->fn[w->hop[h->parent].fn].vars[h->ex].kind == BX_RETURN &&
+		    cond_line(&src->fn[h->fn], c->line))
+			step(b, "the condition of line %d (implicit)", c->line);
+		dt_buf ct = { 0 };
+		const char *callee = c->callee ? c->callee : c->via ? c->via : "?";
+		buf_put(&ct, callee, strlen(callee));
+		buf_byte(&ct, '(');
+		for (size_t i = 0; i < c->nargs; i++) {
+			if (i)
+				buf_put(&ct, ", ", 2);
+			buf_put(&ct, c->args[i].text, strlen(c->args[i].text));
+		}
+		buf_byte(&ct, ')');
+		buf_byte(&ct, 0);
+		step(b, "%s, line %d", (const char *)ct.p, c->line);
+		buf_free(&ct);
+		const flow_hop *p = &w->hop[h->parent];
+		const bx_func *g = &src->fn[p->fn];
+		const bx_var *ev = &g->vars[h->ex];
+		int star = h->exth && ev->type && (strchr(ev->type, '*') || strchr(ev->type, '['));
+		step(b, "%s%s (%s)", star ? "*" : "", ev->name, g->name);
+		for (size_t r = h->nrel; r-- > 0;) {
+			const bx_rel *rl = &g->rels[w->rel[h->rel0 + r]];
+			step(b, "%s, line %d", g->vars[rl->src].name, rl->line);
+		}
+		h = p;
+	}
+}
+
 
 /* The name of a container's variable: globals and statics by name, local variables by name
  * in the table of their function's point and as function::name in others, heap blocks by
@@ -202,6 +350,16 @@ struct tacc {
 	int32_t other, output;
 	size_t nranks;
 };
+
+/* Whether row vi is the variable asked about; then b is started with its name. */
+static int why_row(const struct bctx *x, const struct tacc *t, int32_t vi, dt_buf *b)
+{
+	if (!x->why || strcmp(t->v[vi].name, x->why))
+		return 0;
+	b->len = 0;
+	step(b, "%s", t->v[vi].name);
+	return 1;
+}
 
 static int32_t new_var(struct tacc *t, const char *name, size_t len, int vkind)
 {
@@ -329,6 +487,12 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 	size_t capcand = 0;
 	flow_target *ftg = NULL;
 	size_t capftg = 0;
+	dt_buf wb = { 0 };
+	if (x->why) {
+		strmap_init(&x->wmap);
+		x->wp = NULL;
+		x->nwp = x->capwp = 0;
+	}
 	for (size_t g = 0; g < d->nsamp; g++) {
 		const dt_bsample *s = &d->samp[g];
 		const int32_t *S = d->pathv + d->path_off[s->path];
@@ -366,6 +530,15 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 			}
 		if (output) {
 			give(&t, t.output, col, amount, call, here);
+			if (why_row(x, &t, t.output, &wb)) {
+				const char *o = "?";
+				for (size_t j = 0; j <= top && m1; j++)
+					if (x->output[S[j]])
+						o = d->locs[S[j]].func;
+				step(&wb, "the output routine %s", o);
+				sample_step(&wb, prog_loc(d, S, m1), NULL);
+				why_put(x, &wb, amount);
+			}
 			continue;
 		}
 		/* inside an MPI call: its transfer function's container */
@@ -373,7 +546,13 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 			const char *cn = sync_call_name((unsigned)s->call);
 			int32_t c = cn ? transfer_blame(x->tf, cn, s->c0, s->c1) : -1;
 			if (c >= 0 && visible(x, c, S, m1, k)) {
-				give(&t, cont_var(&t, x, c), col, amount, call, here);
+				int32_t vi = cont_var(&t, x, c);
+				give(&t, vi, col, amount, call, here);
+				if (why_row(x, &t, vi, &wb)) {
+					step(&wb, "the buffer %s's transfer function blames", cn);
+					sample_step(&wb, prog_loc(d, S, m1), cn);
+					why_put(x, &wb, amount);
+				}
 				continue;
 			}
 		}
@@ -413,12 +592,17 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 							cand[nc++] = p[2 * q + 1];
 						}
 				}
-				if (nc)
-					for (size_t q = 0; q < nc; q++)
-						give(&t, cont_var(&t, x, cand[q]), col, a / (double)nc, call,
-						     by);
-				else
-					give(&t, src_var(&t, fn, ft->var), col, a, call, by);
+				for (size_t q = 0; q < (nc ? nc : 1); q++) {
+					int32_t vi = nc ? cont_var(&t, x, cand[q]) : src_var(&t, fn, ft->var);
+					give(&t, vi, col, nc ? a / (double)nc : a, call, by);
+					if (!x->flow->why || !why_row(x, &t, vi, &wb))
+						continue;
+					if (nc)
+						step(&wb, "%s (%s), a pointer into it", fn->vars[ft->var].name,
+						     fn->name);
+					why_flow(x, ft, S, &wb);
+					why_put(x, &wb, nc ? a / (double)nc : a);
+				}
 			}
 			continue;
 		}
@@ -442,15 +626,38 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 		}
 		if (!nc) {
 			give(&t, t.other, col, amount, call, here);
+			if (why_row(x, &t, t.other, &wb)) {
+				step(&wb, "no variable found");
+				sample_step(&wb, prog_loc(d, S, m1), NULL);
+				why_put(x, &wb, amount);
+			}
 			continue;
 		}
 		/* the function of the frame the scan found them in */
 		int32_t by = (size_t)level / 2 < m1 ? x->fid[S[level / 2]] : here;
-		for (size_t i = 0; i < nc; i++)
-			give(&t, cont_var(&t, x, cand[i]), col, amount / (double)nc, call, by);
+		for (size_t i = 0; i < nc; i++) {
+			int32_t vi = cont_var(&t, x, cand[i]);
+			give(&t, vi, col, amount / (double)nc, call, by);
+			if (why_row(x, &t, vi, &wb)) {
+				step(&wb, "a pointer of %s's frame into it (the heuristic, 1 of %zu)",
+				     (size_t)level / 2 < m1 ? d->locs[S[level / 2]].func : "?", nc);
+				sample_step(&wb, prog_loc(d, S, m1), NULL);
+				why_put(x, &wb, amount / (double)nc);
+			}
+		}
 	}
 	free(cand);
 	free(ftg);
+	buf_free(&wb);
+	if (x->why) {
+		strmap_free(&x->wmap);
+		out->why = x->wp;
+		out->nwhy = out->why_all = x->nwp;
+		for (size_t i = 0; i < x->nwp; i++)
+			out->why_total += x->wp[i].blame;
+		x->wp = NULL;
+		x->nwp = x->capwp = 0;
+	}
 	/* the containers each variable took blame through */
 	for (size_t i = 0; i < d->ncont; i++)
 		if (x->var[i] >= 0)
@@ -526,6 +733,21 @@ int blame_compute_src(const dt_blame_data *d, const transfer_set *tf, const blam
 		      const char *const *points, size_t npoints, int metric, blame_result *out,
 		      dt_err *e)
 {
+	return blame_compute_why(d, tf, src, points, npoints, metric, NULL, 0, out, e);
+}
+
+static int by_blame(const void *a, const void *b)
+{
+	const blame_path *x = a, *y = b;
+	if (x->blame != y->blame)
+		return x->blame > y->blame ? -1 : 1;
+	return x->nsteps < y->nsteps ? -1 : x->nsteps > y->nsteps;
+}
+
+int blame_compute_why(const dt_blame_data *d, const transfer_set *tf, const blame_src *src,
+		      const char *const *points, size_t npoints, int metric, const char *var,
+		      size_t top, blame_result *out, dt_err *e)
+{
 	memset(out, 0, sizeof *out);
 	if (check(d, e))
 		return -1;
@@ -555,6 +777,7 @@ int blame_compute_src(const dt_blame_data *d, const transfer_set *tf, const blam
 	memset(&x, 0, sizeof x);
 	x.d = d;
 	x.tf = tf;
+	x.why = var;
 	x.fid = xmalloc((d->nlocs ? d->nlocs : 1) * sizeof *x.fid);
 	strmap fn;
 	strmap_init(&fn);
@@ -607,9 +830,17 @@ int blame_compute_src(const dt_blame_data *d, const transfer_set *tf, const blam
 		npoints = 1;
 	}
 	flow_ctx fx;
+	flow_why fw = { 0 };
 	int joined = src && src->n;
+	if (joined && (out->flags & DT_BF_NO_DEBUG)) {
+		joined = 0; /* no line to join to: part 1's blame */
+		out->index_nodebug = 1;
+	}
 	if (joined) {
 		flow_init(&fx, d, src);
+		fx.tf = tf;
+		if (var)
+			fx.why = &fw;
 		x.flow = &fx;
 		x.fnv = xcalloc(src->n, 1);
 		x.ended = xcalloc(src->n, 1);
@@ -620,6 +851,18 @@ int blame_compute_src(const dt_blame_data *d, const transfer_set *tf, const blam
 		table(&x, points[p], metric, nr, &out->tables[p]);
 		out->ntables++;
 	}
+	for (size_t p = 0; var && p < out->ntables; p++) {
+		blame_table *bt = &out->tables[p];
+		if (bt->nwhy > 1)
+			qsort(bt->why, bt->nwhy, sizeof *bt->why, by_blame);
+		if (top && bt->nwhy > top) {
+			for (size_t i = top; i < bt->nwhy; i++)
+				path_free(&bt->why[i]);
+			bt->nwhy = top;
+		}
+	}
+	x.why = NULL; /* the automatic points' tables below do not collect paths */
+	fx.why = NULL;
 	if (joined && src->auto_pct > 0) {
 		/* the paper's criterion: the functions whose variables hold more than auto_pct
 		 * percent of the whole blame (main's table) */
@@ -657,6 +900,7 @@ int blame_compute_src(const dt_blame_data *d, const transfer_set *tf, const blam
 					add_name(&out->ends, &out->nends, src->fn[f].name);
 			}
 		flow_free(&fx);
+		flow_why_free(&fw);
 		free(x.fnv);
 		free(x.ended);
 	}

@@ -64,6 +64,17 @@ typedef struct blame_var {
 
 #define BLAME_FUNCS 8
 
+/* "Why" a variable has its blame: one way a sample's blame came to it, as steps from the
+ * variable back to the sample: "x (main)", "produce(&x, PHASE), line 67" (a call site of the
+ * caller), "*out (produce)" (the callee's exit variable), "r, line 39" (a relation: the
+ * previous step's variable was computed from r at line 39), "sample at dflow.c:38 in
+ * produce". Not escaped (the caller escapes on output). */
+typedef struct blame_path {
+	char **steps;
+	size_t nsteps;
+	double blame;      /* of the table's metric */
+} blame_path;
+
 typedef struct blame_table {
 	char *point;
 	blame_var *vars;   /* the variables by total blame, then Other, then Output */
@@ -73,6 +84,10 @@ typedef struct blame_table {
 	uint64_t nsamples; /* sample records (not ticks) the point took */
 	int automatic;     /* added by the automatic criterion (blame_src.auto_pct) */
 	double joined;     /* the part of total blamed through the static data flow */
+	/* with blame_compute_why: the variable's largest paths (nwhy of why_all) and its blame */
+	blame_path *why;
+	size_t nwhy, why_all;
+	double why_total;
 } blame_table;
 
 typedef struct blame_result {
@@ -89,6 +104,8 @@ typedef struct blame_result {
 	char **ends;       /* the functions other than the points where blame stopped (a local
 			    * passing it nowhere: automatic blame points) */
 	size_t nends;
+	int index_nodebug; /* an index was given but the program has no -g (no source lines to
+			    * join it to): blamed as without one */
 } blame_result;
 
 /* Blame tables of d at the points (NULL or none: main). tf may be NULL (no MPI transfer). */
@@ -101,6 +118,13 @@ void blame_result_free(blame_result *r);
 int blame_compute_src(const dt_blame_data *d, const transfer_set *tf, const blame_src *src,
 		      const char *const *points, size_t npoints, int metric, blame_result *out,
 		      dt_err *e);
+
+/* The same, and for each table the paths that brought blame to the variable named `var` (its
+ * row's name), the `top` largest by blame (0: all) in blame_table.why. The data flow records
+ * its walks only here. */
+int blame_compute_why(const dt_blame_data *d, const transfer_set *tf, const blame_src *src,
+		      const char *const *points, size_t npoints, int metric, const char *var,
+		      size_t top, blame_result *out, dt_err *e);
 
 /* Whether func is an output routine (Output row). */
 int blame_is_output(const char *func);

@@ -1,4 +1,5 @@
 /* flow.c: a sample's blame through the static data flow of the program's functions (flow.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,13 @@ void flow_init(flow_ctx *x, const dt_blame_data *d, const blame_src *src)
 	}
 }
 
+void flow_why_free(flow_why *w)
+{
+	free(w->hop);
+	free(w->rel);
+	memset(w, 0, sizeof *w);
+}
+
 void flow_free(flow_ctx *x)
 {
 	free(x->fnix);
@@ -52,12 +60,29 @@ struct item {
 struct work {
 	struct item *v;
 	size_t n, cap;
+	flow_why *rec; /* recording: rec->hop[i] is item i's */
 };
 
-static void push(struct work *q, size_t frame, int var, int through, double w, size_t origin)
+/* Items recorded without merging up to this many (a deep recursion that splits its blame at
+ * every level merges beyond it, and its paths keep the first way found). */
+#define WHY_MAX_ITEMS 65536
+
+/* h: the item's record (with rec; its fn, var, through and frame are filled by the caller). */
+static void push(struct work *q, size_t frame, int var, int through, double w, size_t origin,
+		 const flow_hop *h)
 {
 	grow((void **)&q->v, &q->cap, q->n + 1, sizeof *q->v);
 	q->v[q->n++] = (struct item){ frame, var, through, w, origin };
+	if (q->rec) {
+		flow_why *r = q->rec;
+		grow((void **)&r->hop, &r->caphop, r->nhop + 1, sizeof *r->hop);
+		flow_hop z = { SIZE_MAX, -1, -1, 0, 0, NULL, -1, 0, 0, 0, 0 };
+		r->hop[r->nhop] = h ? *h : z;
+		r->hop[r->nhop].var = var;
+		r->hop[r->nhop].through = through;
+		r->hop[r->nhop].frame = frame;
+		r->nhop++;
+	}
 }
 
 /* The same for an item above the one being worked (done: the items before it): merged with a
@@ -65,29 +90,31 @@ static void push(struct work *q, size_t frame, int var, int through, double w, s
  * however many ways lead there (a recursion whose frames each split the blame would otherwise
  * double them at every level). The queue's frames never decrease. */
 static void push_up(struct work *q, size_t done, size_t frame, int var, int through, double w,
-		    size_t origin)
+		    size_t origin, const flow_hop *h)
 {
-	for (size_t i = q->n; i-- > done && q->v[i].frame == frame;)
+	for (size_t i = q->n; (!q->rec || q->n >= WHY_MAX_ITEMS) && i-- > done && q->v[i].frame == frame;)
 		if (q->v[i].var == var && q->v[i].through == through && q->v[i].origin == origin) {
 			q->v[i].w += w;
 			return;
 		}
-	push(q, frame, var, through, w, origin);
+	push(q, frame, var, through, w, origin, h);
 }
 
+/* rec: recording, the target is reached from item hop through the relations rel0..+nrel. */
 static void target(flow_target **t, size_t *cap, size_t *n, int fn, int var, size_t frame,
-		   int pointer, size_t origin, double w)
+		   int pointer, size_t origin, double w, const flow_why *rec, size_t hop,
+		   size_t rel0, size_t nrel)
 {
 	if (!pointer)
 		origin = SIZE_MAX;
-	for (size_t i = 0; i < *n; i++)
+	for (size_t i = 0; !rec && i < *n; i++)
 		if ((*t)[i].fn == fn && (*t)[i].var == var && (*t)[i].frame == frame &&
 		    (*t)[i].pointer == pointer && (*t)[i].origin == origin) {
 			(*t)[i].share += w;
 			return;
 		}
 	grow((void **)t, cap, *n + 1, sizeof **t);
-	(*t)[(*n)++] = (flow_target){ fn, var, frame, pointer, origin, w };
+	(*t)[(*n)++] = (flow_target){ fn, var, frame, pointer, origin, w, hop, rel0, nrel };
 }
 
 /* The variables the statements of `line` write into seeds (with their through flag): for a
@@ -111,7 +138,7 @@ static void seeds(const bx_func *f, int line, struct work *out, size_t frame)
 			for (size_t i = 0; i < f->nlines && !dup && !pass; i++)
 				dup = f->lines[i].how == BX_CONDITION && f->lines[i].var == rl->dst;
 			if (!dup)
-				push(out, frame, rl->dst, rl->through, 0, SIZE_MAX);
+				push(out, frame, rl->dst, rl->through, 0, SIZE_MAX, NULL);
 		}
 	if (out->n == n0)
 		for (size_t i = 0; i < f->nlines; i++) {
@@ -125,10 +152,38 @@ static void seeds(const bx_func *f, int line, struct work *out, size_t frame)
 			for (size_t j = n0; j < out->n && !dup; j++)
 				dup = out->v[j].var == l->var;
 			if (!dup)
-				push(out, frame, l->var, through, 0, SIZE_MAX);
+				push(out, frame, l->var, through, 0, SIZE_MAX, NULL);
 		}
 	for (size_t j = n0; j < out->n; j++)
 		out->v[j].w = 1.0 / (double)(out->n - n0);
+}
+
+static const bx_call *call_at(const bx_func *g, int line, const char *callee);
+
+/* The seeds of a sample inside library function `lib` called at `line` of f, when a transfer
+ * function knows it: the variable of the argument it blames (the written one, &x or a pointer,
+ * else the variables the argument mentions, in equal parts). Returns the argument's position
+ * (from 1), 0 when the prototype table does not place the sample. */
+static int proto_seeds(const transfer_set *tf, const bx_func *f, int line, const char *lib,
+		       struct work *out, size_t frame)
+{
+	char name[128];
+	snprintf(name, sizeof name, "%s", strncmp(lib, "PMPI_", 5) ? lib : lib + 1);
+	const transfer_fn *t = tf ? transfer_find(tf, name) : NULL;
+	if (!t || t->blame < 1)
+		return 0;
+	const bx_call *c = call_at(f, line, name);
+	if (!c || !c->callee || strcmp(c->callee, name) || (size_t)t->blame > c->nargs)
+		return 0;
+	const bx_arg *a = &c->args[t->blame - 1];
+	size_t n0 = out->n;
+	if (a->out_var >= 0 && (size_t)a->out_var < f->nvars)
+		push(out, frame, a->out_var, a->out_through, 1.0, SIZE_MAX, NULL);
+	else
+		for (size_t i = 0; i < a->nvars; i++)
+			if (a->vars[i] >= 0 && (size_t)a->vars[i] < f->nvars)
+				push(out, frame, a->vars[i], 1, 1.0 / (double)a->nvars, SIZE_MAX, NULL);
+	return out->n > n0 ? t->blame : 0;
 }
 
 /* Whether v of f passes blame out of the function when it is reached (through: written
@@ -149,7 +204,8 @@ static int exits(const bx_var *v, int through)
 
 /* The exit variables that v of f reaches by its relations (v's value, or the data written
  * through it, computed into them), with their through flag; v itself counts. */
-static size_t reach(const bx_func *f, int v, int through, int *ex, int *exth, uint8_t *seen)
+static size_t reach(const bx_func *f, int v, int through, int *ex, int *exth, uint8_t *seen,
+		    int *prel)
 {
 	size_t nex = 0;
 	int *st = xmalloc((f->nvars ? f->nvars : 1) * sizeof *st);
@@ -159,6 +215,7 @@ static size_t reach(const bx_func *f, int v, int through, int *ex, int *exth, ui
 	st[ns] = v;
 	sth[ns++] = through;
 	seen[v] = 1;
+	prel[v] = -1;
 	while (ns) {
 		ns--;
 		int a = st[ns], ath = sth[ns];
@@ -173,6 +230,7 @@ static size_t reach(const bx_func *f, int v, int through, int *ex, int *exth, ui
 			    seen[rl->dst])
 				continue;
 			seen[rl->dst] = 1;
+			prel[rl->dst] = (int)r;
 			st[ns] = rl->dst;
 			sth[ns++] = rl->through;
 		}
@@ -180,6 +238,23 @@ static size_t reach(const bx_func *f, int v, int through, int *ex, int *exth, ui
 	free(st);
 	free(sth);
 	return nex;
+}
+
+/* Records the relations reach() followed from its start to e (prel), in order, into rec->rel;
+ * *rel0 and *nrel say where. */
+static void rel_path(flow_why *rec, const bx_func *f, const int *prel, int e, size_t *rel0,
+		     size_t *nrel)
+{
+	size_t n = 0;
+	for (int v = e; prel[v] >= 0 && n < f->nvars; v = f->rels[prel[v]].src)
+		n++;
+	grow((void **)&rec->rel, &rec->caprel, rec->nrel + n + 1, sizeof *rec->rel);
+	*rel0 = rec->nrel;
+	*nrel = n;
+	size_t i = n;
+	for (int v = e; i > 0; v = f->rels[prel[v]].src)
+		rec->rel[rec->nrel + --i] = prel[v];
+	rec->nrel += n;
 }
 
 /* The position of parameter v among f's parameters, from 0. */
@@ -232,13 +307,27 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 		return 0;
 	}
 	struct work q = { 0 };
-	seeds(&src->fn[fi], d->locs[S[j0]].line, &q, j0);
+	flow_why *rec = x->why;
+	if (rec) {
+		rec->nhop = rec->nrel = 0;
+		q.rec = rec;
+	}
+	int targ = j0 > 0 ? proto_seeds(x->tf, &src->fn[fi], d->locs[S[j0]].line,
+					d->locs[S[j0 - 1]].func, &q, j0)
+			  : 0;
+	if (!targ)
+		seeds(&src->fn[fi], d->locs[S[j0]].line, &q, j0);
 	if (!q.n) {
 		free(q.v);
 		return 0;
 	}
+	for (size_t i = 0; rec && i < rec->nhop; i++) {
+		rec->hop[i].fn = fi;
+		rec->hop[i].targ = targ;
+	}
 	size_t nt = 0, maxv = x->maxv;
 	int *ex = xmalloc(maxv * sizeof *ex), *exth = xmalloc(maxv * sizeof *exth);
+	int *prel = xmalloc(maxv * sizeof *prel);
 	uint8_t *seen = xmalloc(maxv);
 	/* every item is at a frame at or above the one it came from, and each step up consumes a
 	 * frame, so the work ends */
@@ -252,19 +341,23 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 			continue;
 		if (it.frame >= k) { /* the point: its variables keep the blame */
 			target(t, cap, &nt, fnid, it.var, it.frame,
-			       it.through && is_pointer(&f->vars[it.var]), it.origin, it.w);
+			       it.through && is_pointer(&f->vars[it.var]), it.origin, it.w, rec, qi, 0, 0);
 			continue;
 		}
-		size_t nex = reach(f, it.var, it.through, ex, exth, seen);
+		size_t nex = reach(f, it.var, it.through, ex, exth, seen, prel);
 		if (!nex) { /* a local that passes its blame nowhere: a blame point */
-			target(t, cap, &nt, fnid, it.var, it.frame, 0, SIZE_MAX, it.w);
+			target(t, cap, &nt, fnid, it.var, it.frame, 0, SIZE_MAX, it.w, rec, qi, 0, 0);
 			continue;
 		}
 		for (size_t e = 0; e < nex; e++) {
 			double w = it.w / (double)nex;
 			const bx_var *v = &f->vars[ex[e]];
+			size_t rel0 = 0, nrel = 0;
+			if (rec)
+				rel_path(rec, f, prel, ex[e], &rel0, &nrel);
 			if (v->kind == BX_GLOBAL || v->kind == BX_STATIC) {
-				target(t, cap, &nt, fnid, ex[e], it.frame, 0, SIZE_MAX, w);
+				target(t, cap, &nt, fnid, ex[e], it.frame, 0, SIZE_MAX, w, rec, qi, rel0,
+				       nrel);
 				continue;
 			}
 			/* through the call site of the caller's frame */
@@ -280,16 +373,18 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 			 * pointers; one that computes another variable into it starts anew */
 			size_t origin = ex[e] == it.var && it.origin != SIZE_MAX ? it.origin : it.frame;
 			int passed = 0;
+			flow_hop hh = { qi, gi, -1, 0, up, c, ex[e], exth[e], rel0, nrel, 0 };
+			flow_hop *h = rec ? &hh : NULL;
 			if (c && v->kind == BX_RETURN) {
 				if (c->result >= 0) {
-					push_up(&q, qi + 1, up, c->result, 0, w, SIZE_MAX);
+					push_up(&q, qi + 1, up, c->result, 0, w, SIZE_MAX, h);
 					passed = 1;
 				} else { /* what the caller's line writes, sharing w */
 					struct work sd = { 0 };
 					seeds(g, d->locs[S[up]].line, &sd, up);
 					for (size_t i = 0; i < sd.n; i++)
 						push_up(&q, qi + 1, up, sd.v[i].var, sd.v[i].through,
-							w * sd.v[i].w, SIZE_MAX);
+							w * sd.v[i].w, SIZE_MAX, h);
 					passed = sd.n > 0;
 					free(sd.v);
 				}
@@ -298,24 +393,25 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 				const bx_arg *a = p < c->nargs ? &c->args[p] : NULL;
 				if (a && a->out_var >= 0) {
 					push_up(&q, qi + 1, up, a->out_var, a->out_through, w,
-						a->out_through ? origin : SIZE_MAX);
+						a->out_through ? origin : SIZE_MAX, h);
 					passed = 1;
 				} else if (a) {
 					for (size_t i = 0; i < a->nvars; i++)
 						push_up(&q, qi + 1, up, a->vars[i], 1,
-							w / (double)a->nvars, origin);
+							w / (double)a->nvars, origin, h);
 					passed = a->nvars > 0;
 				}
 			}
 			if (!passed) { /* no way up: the exit variable keeps it */
 				target(t, cap, &nt, fnid, ex[e], it.frame, exth[e] && is_pointer(v),
-				       v->kind == BX_PARAM ? origin : SIZE_MAX, w);
+				       v->kind == BX_PARAM ? origin : SIZE_MAX, w, rec, qi, rel0, nrel);
 				continue;
 			}
 		}
 	}
 	free(ex);
 	free(exth);
+	free(prel);
 	free(seen);
 	free(q.v);
 	return nt;

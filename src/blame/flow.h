@@ -14,6 +14,10 @@
  *  - a caller without an index entry, or no caller of the program: the exit variable keeps
  *    the blame, named by the memory the frame's pointers point into when it is a pointer (part
  *    1's runtime containers) and the scan found any.
+ * A sample inside a library function that the transfer functions know (difftrace-transfer(5):
+ * MPI_Bcast blames its buffer, MPI_Reduce its result) starts instead from the variable of the
+ * argument its transfer function blames, at the call on the program's line (the prototype
+ * table, then the data flow).
  * A sample whose innermost program frame has no index entry, or whose line writes nothing
  * known, is not joined (the caller blames it by part 1's heuristic). */
 #ifndef DT_BLAME_FLOW_H
@@ -23,6 +27,7 @@
 #include <stdint.h>
 
 #include "blame/index.h"
+#include "blame/transfer.h"
 #include "import/blame_data.h"
 
 /* The indexed functions of the program, as the blame stage uses them. */
@@ -42,7 +47,32 @@ typedef struct flow_target {
 	size_t origin;  /* the innermost frame that wrote through a pointer parameter on the
 			 * way to var (SIZE_MAX none): its pointers name that container first */
 	double share;   /* of the sample; the targets of one sample add up to 1 */
+	/* with flow_ctx.why: the recorded item whose variable reached this target (its chain in
+	 * why->hop), and the relations of its function from that variable to var (why->rel[rel0
+	 * .. rel0 + nrel), in order); the targets are then not merged */
+	size_t hop, rel0, nrel;
 } flow_target;
+
+/* One item of a sample's walk, as recorded for "why" (flow_ctx.why). */
+typedef struct flow_hop {
+	size_t parent;       /* the item it came from (SIZE_MAX: a seed, the sample's line) */
+	int fn, var;         /* the variable reached: var of src function fn */
+	int through;         /* written through var (a pointer) */
+	size_t frame;        /* the frame of fn on the sample's stack */
+	const bx_call *call; /* the caller's call site it came up through (NULL: a seed) */
+	int ex, exth;        /* the parent's exit variable it came up from, and its through flag */
+	size_t rel0, nrel;   /* the parent's relations from its variable to ex (flow_why.rel) */
+	int targ;            /* a seed from the argument a transfer function blames (from 1) */
+} flow_hop;
+
+/* The record of one sample's walk: its items and the relation paths they name (indices in
+ * their function's rels). Reset by each flow_sample. */
+typedef struct flow_why {
+	flow_hop *hop;
+	size_t nhop, caphop;
+	int *rel;
+	size_t nrel, caprel;
+} flow_why;
 
 typedef struct flow_ctx {
 	const dt_blame_data *d;
@@ -51,10 +81,14 @@ typedef struct flow_ctx {
 	uint8_t *noted; /* per location: a function of the program without an index entry that
 			 * took a sample */
 	size_t maxv;    /* the most variables of a function */
+	const transfer_set *tf; /* the transfer functions by prototype (NULL none) */
+	flow_why *why;  /* not NULL: flow_sample records the path of every target (a little
+			 * slower; the caller sets it only to explain one variable's blame) */
 } flow_ctx;
 
 void flow_init(flow_ctx *x, const dt_blame_data *d, const blame_src *src);
 void flow_free(flow_ctx *x);
+void flow_why_free(flow_why *w);
 
 /* The targets of the sample with stack S[0..m1) at the point whose frame is S[k] (k >= m1:
  * not on the stack). Returns their number (0: not joined), *t grown as needed. For each target

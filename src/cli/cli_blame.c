@@ -17,7 +17,7 @@
 static const char blame_help[] =
 	"usage: difftrace blame RUN [--point FUNC]... [--metric samples|time|bytes]\n"
 	"                       [--format text|csv|json] [--transfer FILE]\n"
-	"                       [--auto-points PCT] [--no-index]\n"
+	"                       [--auto-points PCT] [--no-index] [--why VARIABLE [--top N]]\n"
 	"       difftrace blame --normal RUN --faulty RUN [--point FUNC]... [--top N] [...]\n"
 	"\n"
 	"Variable blame of a run recorded with 'difftrace-record --sample': each sample is blamed\n"
@@ -46,12 +46,16 @@ static const char blame_help[] =
 	"  --transfer FILE       transfer functions read after the shipped mpi.transfer\n"
 	"  --normal RUN          with --faulty: the run that behaved\n"
 	"  --faulty RUN          the run that did not\n"
-	"  --top N               with --normal/--faulty: the N largest changes per rank (default\n"
-	"                        5; 0 all)\n"
+	"  --top N               with --normal/--faulty: the N largest changes per rank; with\n"
+	"                        --why, the N largest paths (default 5; 0 all)\n"
 	"  --auto-points PCT     with a blame index, for one RUN: one more table for each\n"
 	"                        function whose variables hold more than PCT percent of the\n"
 	"                        whole blame\n"
 	"  --no-index            the heuristic only, even where the store has a blame index\n"
+	"  --why VARIABLE        for one RUN: instead of the tables, the paths that brought\n"
+	"                        blame to VARIABLE (a row's name) at each point, the N largest\n"
+	"                        (--top, default 5): the relations and call sites from the\n"
+	"                        variable back to the sample, with their share of its blame\n"
 	"  -h, --help            this help\n"
 	"\n"
 	"In text, more than 8 ranks print as node mean and deviation only; csv and json have every\n"
@@ -123,6 +127,9 @@ static void text_notes(const blame_result *r, const dt_blame_data *d)
 	if (r->flags & DT_BF_NO_DEBUG)
 		printf("# note: the program has no -g: no types, no stack variables, allocation sites "
 		       "without lines\n");
+	if (r->index_nodebug)
+		printf("# note: the program has no -g: no source lines to join the blame index to "
+		       "(blamed without it; rebuild with -g)\n");
 	if (r->flags & DT_BF_TORN)
 		printf("# note: a process was killed; its samples up to then are counted\n");
 	if (r->flags & DT_BF_NO_MAPS)
@@ -287,7 +294,7 @@ static void print_json(const char *run, const blame_result *r, const dt_blame_da
 			putchar(',');
 		cli_json_str(r->nosrc[i]);
 	}
-	printf("],\"stopped\":[");
+	printf("],\"index_no_debug\":%s,\"stopped\":[", r->index_nodebug ? "true" : "false");
 	for (size_t i = 0; i < r->nends; i++) {
 		if (i)
 			putchar(',');
@@ -360,8 +367,8 @@ static void print_json(const char *run, const blame_result *r, const dt_blame_da
 }
 
 static int load(cli *c, const char *run, const transfer_set *tf, const char *const *points,
-		size_t np, int metric, double auto_pct, int use_index, store **s, dt_blame_data *d,
-		blame_result *r, dt_err *e)
+		size_t np, int metric, double auto_pct, int use_index, const char *why, size_t top,
+		store **s, dt_blame_data *d, blame_result *r, dt_err *e)
 {
 	store_run sr;
 	memset(d, 0, sizeof *d);
@@ -392,9 +399,95 @@ static int load(cli *c, const char *run, const transfer_set *tf, const char *con
 			       "blame-index' on its sources");
 	}
 	blame_src src = { fns, nf, auto_pct };
-	rc = blame_compute_src(d, tf, nf ? &src : NULL, points, np, metric, r, e);
+	rc = blame_compute_why(d, tf, nf ? &src : NULL, points, np, metric, why, top, r, e);
 	bx_funcs_free(fns, nf);
+	if (!rc && r->index_nodebug) {
+		fputs("difftrace: warning: run '", stderr);
+		esc_fputs(run, stderr);
+		fputs("': the program has no -g, so its blame index cannot be used (no source lines); "
+		      "blamed without it\n", stderr);
+	}
 	return rc;
+}
+
+/* The paths of --why: per point, the variable's blame and its largest paths. */
+static void print_why(const char *run, const char *var, const blame_result *r, int fmt)
+{
+	char a[64];
+	if (fmt == OUT_CSV)
+		printf("point,variable,path,blame,share_pct,steps\n");
+	if (fmt == OUT_JSON) {
+		printf("{\"run\":");
+		cli_json_str(run);
+		printf(",\"variable\":");
+		cli_json_str(var);
+		printf(",\"metric\":\"%s\",\"unit\":\"%s\",\"points\":[", metric_name(r->metric),
+		       r->unit);
+	}
+	for (size_t t = 0; t < r->ntables; t++) {
+		const blame_table *bt = &r->tables[t];
+		double vt = bt->why_total;
+		if (fmt == OUT_TEXT) {
+			if (t)
+				putchar('\n');
+			printf("# why ");
+			esc_fputs(var, stdout);
+			printf(" at %s in run '%s': %s %s (%.1f%% of the point's), ", bt->point, run,
+			       num(vt, a, sizeof a), r->unit, bt->total > 0 ? 100.0 * vt / bt->total : 0.0);
+			if (!bt->why_all)
+				printf("no path\n");
+			else
+				printf("the %zu largest of %zu path%s\n", bt->nwhy, bt->why_all,
+				       bt->why_all == 1 ? "" : "s");
+			for (size_t i = 0; i < bt->nwhy; i++) {
+				const blame_path *p = &bt->why[i];
+				printf("%6.1f%%  ", vt > 0 ? 100.0 * p->blame / vt : 0.0);
+				for (size_t j = 0; j < p->nsteps; j++) {
+					if (j)
+						printf(" <- ");
+					esc_fputs(p->steps[j], stdout);
+				}
+				putchar('\n');
+			}
+		} else if (fmt == OUT_CSV) {
+			for (size_t i = 0; i < bt->nwhy; i++) {
+				const blame_path *p = &bt->why[i];
+				cli_csv_str(bt->point);
+				putchar(',');
+				cli_csv_str(var);
+				printf(",%zu,%.6g,%.4f,", i + 1, p->blame, vt > 0 ? 100.0 * p->blame / vt : 0.0);
+				dt_buf sb = { 0 };
+				for (size_t j = 0; j < p->nsteps; j++) {
+					if (j)
+						buf_put(&sb, " <- ", 4);
+					buf_put(&sb, p->steps[j], strlen(p->steps[j]));
+				}
+				buf_byte(&sb, 0);
+				cli_csv_str((const char *)sb.p);
+				buf_free(&sb);
+				putchar('\n');
+			}
+		} else {
+			printf("%s{\"point\":", t ? "," : "");
+			cli_json_str(bt->point);
+			printf(",\"blame\":%.6g,\"point_total\":%.6g,\"paths_all\":%zu,\"paths\":[", vt,
+			       bt->total, bt->why_all);
+			for (size_t i = 0; i < bt->nwhy; i++) {
+				const blame_path *p = &bt->why[i];
+				printf("%s{\"blame\":%.6g,\"share\":%.6g,\"steps\":[", i ? "," : "",
+				       p->blame, vt > 0 ? p->blame / vt : 0.0);
+				for (size_t j = 0; j < p->nsteps; j++) {
+					if (j)
+						putchar(',');
+					cli_json_str(p->steps[j]);
+				}
+				printf("]}");
+			}
+			printf("]}");
+		}
+	}
+	if (fmt == OUT_JSON)
+		printf("]}\n");
 }
 
 static void print_changes(const char *normal, const char *faulty, const blame_result *ra,
@@ -480,9 +573,10 @@ int cmd_blame(cli *c, int argc, char **argv)
 		{ "normal", required_argument, 0, 'N' }, { "faulty", required_argument, 0, 'F' },
 		{ "top", required_argument, 0, 'n' },	 { "help", no_argument, 0, 'h' },
 		{ "auto-points", required_argument, 0, 'A' }, { "no-index", no_argument, 0, 'I' },
+		{ "why", required_argument, 0, 'W' },
 		{ 0, 0, 0, 0 },
 	};
-	const char *normal = NULL, *faulty = NULL, *fmts = "text", *tfile = NULL;
+	const char *normal = NULL, *faulty = NULL, *fmts = "text", *tfile = NULL, *why = NULL;
 	const char **points = NULL;
 	size_t np = 0, capp = 0;
 	int metric = BLAME_SAMPLES, rc = 2, use_index = 1;
@@ -542,6 +636,13 @@ int cmd_blame(cli *c, int argc, char **argv)
 		case 'I':
 			use_index = 0;
 			break;
+		case 'W':
+			if (!*optarg) {
+				free(points);
+				return cli_usage("blame", "--why needs a variable (a row's name)");
+			}
+			why = optarg;
+			break;
 		case 'N':
 			normal = optarg;
 			break;
@@ -567,6 +668,10 @@ int cmd_blame(cli *c, int argc, char **argv)
 	else if (normal && auto_pct > 0)
 		rc = cli_usage("blame", "--auto-points goes with RUN: the two runs' automatic "
 					"points could differ");
+	else if (normal && why)
+		rc = cli_usage("blame", "--why goes with RUN, not --normal and --faulty");
+	else if (why && auto_pct > 0)
+		rc = cli_usage("blame", "--why and --auto-points do not go together");
 	else if (!normal && !run)
 		rc = cli_usage("blame", "needs a RUN (or --normal RUN --faulty RUN)");
 	else if (optind + (run ? 1 : 0) < argc)
@@ -588,17 +693,31 @@ int cmd_blame(cli *c, int argc, char **argv)
 	if (transfer_load(&tf, dpath, &e) || (tfile && transfer_load(&tf, tfile, &e)))
 		goto out;
 	if (run) {
-		if (load(c, run, &tf, points, np, metric, auto_pct, use_index, &s, &da, &ra, &e))
+		if (load(c, run, &tf, points, np, metric, auto_pct, use_index, why, (size_t)top, &s,
+			 &da, &ra, &e))
 			goto out;
-		if (fmt == OUT_TEXT)
+		int any = 0;
+		for (size_t t = 0; why && t < ra.ntables && !any; t++)
+			for (size_t i = 0; i < ra.tables[t].nvars && !any; i++)
+				any = !strcmp(ra.tables[t].vars[i].name, why);
+		if (why && !any) {
+			dt_errf(&e, DT_EDATA, "no variable '%s' in the blame of run '%s' (the rows of "
+					      "'difftrace blame %s' name them)", why, run, run);
+			goto out;
+		}
+		if (why)
+			print_why(run, why, &ra, fmt);
+		else if (fmt == OUT_TEXT)
 			print_text(run, &ra, &da);
 		else if (fmt == OUT_CSV)
 			print_csv(&ra);
 		else
 			print_json(run, &ra, &da);
 	} else {
-		if (load(c, normal, &tf, points, np, metric, auto_pct, use_index, &s, &da, &ra, &e) ||
-		    load(c, faulty, &tf, points, np, metric, auto_pct, use_index, &s, &db, &rb, &e))
+		if (load(c, normal, &tf, points, np, metric, auto_pct, use_index, NULL, 0, &s, &da, &ra,
+			 &e) ||
+		    load(c, faulty, &tf, points, np, metric, auto_pct, use_index, NULL, 0, &s, &db, &rb,
+			 &e))
 			goto out;
 		print_changes(normal, faulty, &ra, &rb, (size_t)top, fmt);
 	}
