@@ -3,7 +3,8 @@
  * out-parameter on the caller's variable; a returned value on the caller's result variable; a
  * local that passes its blame nowhere keeps it (an automatic blame point); a function without
  * an index entry by the heuristic, named; the point's own variables at a point; the automatic
- * criterion; every sample counted once; why, the paths recorded for one variable. */
+ * criterion; every sample counted once; why, the paths recorded for one variable; part 1's
+ * heuristic from a caller the data flow cannot follow. */
 #include <math.h>
 
 #include "blame/blame.h"
@@ -324,8 +325,79 @@ static void test_join(void)
 	dt_blame_data_free(&d);
 }
 
+/* A value the data flow carries up to a caller it cannot follow (g has no index entry): part
+ * 1's heuristic takes over from g's frame (the block g's frame points into), and the value
+ * keeps the blame only when the scan finds nothing there. */
+static void test_heuristic_above(void)
+{
+	dt_blame_data d;
+	memset(&d, 0, sizeof d);
+	static const struct {
+		const char *f;
+		int line;
+	} l[] = { { "h", 50 }, { "g", 40 }, { "main", 22 } };
+	for (int i = 0; i < 3; i++) {
+		grow((void **)&d.locs, &d.caplocs, d.nlocs + 1, sizeof *d.locs);
+		d.locs[d.nlocs++] = (dt_bloc){ xstrdup(l[i].f), xstrdup("/src/app.c"), l[i].line,
+					       xstrdup("app"), 1 };
+	}
+	grow((void **)&d.proc, &d.capproc, 1, sizeof *d.proc);
+	d.proc[d.nproc++] = (dt_bproc){ .rank = 0, .pid = 100 };
+	add_path(&d, (int32_t[]){ 0, 1, 2 }, 3); /* 0: h's q, returned to g */
+	add_path(&d, (int32_t[]){ 2 }, 1);       /* 1: the block's allocation site in main */
+	grow((void **)&d.cont, &d.capcont, 1, sizeof *d.cont);
+	d.cont[d.ncont++] = (dt_bcontainer){ .kind = DT_BC_HEAP, .addr = 0x1000, .size = 64,
+					     .t_free = INT64_MAX, .site = 1, .prev = -1 };
+	int32_t scan[] = { 2, 0 }; /* g's frame (1), its registers (level 2): the block */
+	grow((void **)&d.scan_off, &d.capscans, 2, sizeof *d.scan_off);
+	d.scan_off[0] = 0;
+	d.scan_off[1] = 2;
+	d.nscans = 1;
+	grow((void **)&d.scanv, &d.capscanv, 2, sizeof *d.scanv);
+	memcpy(d.scanv, scan, sizeof scan);
+	d.nscanv = 2;
+	add_samp(&d, 0, 5);
+	d.samp[d.nsamp - 1].scan = 0;
+	add_samp(&d, 0, 3); /* the same stack, no pointer found */
+	bx_var mv[] = { V("<return>", "int", BX_RETURN) };
+	bx_call mcall[] = { { (char *)"g", NULL, 22, 2, -1, NULL, 0 } };
+	bx_var hv[] = { V("q", "double", BX_LOCAL), V("<return>", "double", BX_RETURN) };
+	bx_rel hrel[] = { { 0, 1, 0, 51, 0, BX_VALUE, NULL } };
+	bx_line hline[] = { { 50, 0, BX_WRITE }, { 51, 1, BX_WRITE } };
+	bx_func fn[] = {
+		{ (char *)"main", (char *)"/src/app.c", 19, 40, 0, mv, 1, NULL, 0, mcall, 1, NULL, 0 },
+		{ (char *)"h", (char *)"/src/app.c", 49, 52, 0, hv, 2, hrel, 1, NULL, 0, hline, 2 },
+	};
+	blame_src src = { fn, 2, 0 };
+	blame_result r;
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK(blame_compute_src(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
+	const blame_table *t = &r.tables[0];
+	CHECK(fabs(t->total - 8) < 1e-9);
+	CHECK(fabs(row(t, "app.c:22 (main)") - 5) < 1e-9);
+	CHECK(fabs(row(t, "<return> (h)") - 3) < 1e-9);
+	sums(t);
+	blame_result_free(&r);
+	blame_result w;
+	CHECK(blame_compute_why(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, "app.c:22 (main)", 0, &w,
+				&e) == 0);
+	CHECK(w.tables[0].nwhy == 1);
+	if (w.tables[0].nwhy == 1) {
+		const blame_path *p = &w.tables[0].why[0];
+		CHECK(p->nsteps >= 3);
+		if (p->nsteps >= 3) {
+			CHECK(strstr(p->steps[1], "g's frame") != NULL);
+			CHECK_EQ_STR(p->steps[2], "<return> (h)");
+		}
+	}
+	blame_result_free(&w);
+	dt_blame_data_free(&d);
+}
+
 int main(void)
 {
 	test_join();
+	test_heuristic_above();
 	return check_failures ? 1 : 0;
 }

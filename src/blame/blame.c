@@ -579,6 +579,39 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 				    fn->vars[ft->var].kind != BX_STATIC)
 					x->ended[ft->fn] = 1;
 				size_t nc = 0;
+				/* below a caller without source: part 1's scan from its frame up, the
+				 * heuristic of a function without source */
+				if (!ft->pointer && ft->heur != SIZE_MAX && s->scan >= 0) {
+					const int32_t *p = d->scanv + d->scan_off[s->scan];
+					size_t np = (d->scan_off[s->scan + 1] - d->scan_off[s->scan]) / 2;
+					for (size_t j = 0; j < np && !nc;) {
+						int32_t fr = p[2 * j];
+						if ((size_t)fr / 2 > top)
+							break;
+						int32_t lv = fr;
+						for (; j < np && p[2 * j] == lv; j++)
+							if ((size_t)lv / 2 >= ft->heur &&
+							    visible(x, p[2 * j + 1], S, m1, k)) {
+								grow((void **)&cand, &capcand, nc + 1,
+								     sizeof *cand);
+								cand[nc++] = p[2 * j + 1];
+							}
+					}
+					for (size_t q = 0; q < nc; q++) {
+						int32_t vi = cont_var(&t, x, cand[q]);
+						give(&t, vi, col, a / (double)nc, call, by);
+						if (!x->flow->why || !why_row(x, &t, vi, &wb))
+							continue;
+						step(&wb, "a pointer of %s's frame into it (no way up in the index: the "
+							  "heuristic, 1 of %zu)",
+						     d->locs[S[ft->heur]].func, nc);
+						step(&wb, "%s (%s)", fn->vars[ft->var].name, fn->name);
+						why_flow(x, ft, S, &wb);
+						why_put(x, &wb, a / (double)nc);
+					}
+					if (nc)
+						continue;
+				}
 				/* a pointer exit variable: the memory its frame points into names it,
 				 * the frame that wrote through it first */
 				for (int pass = 0; pass < 2 && !nc && ft->pointer && s->scan >= 0; pass++) {

@@ -101,20 +101,29 @@ static void push_up(struct work *q, size_t done, size_t frame, int var, int thro
 }
 
 /* rec: recording, the target is reached from item hop through the relations rel0..+nrel. */
-static void target(flow_target **t, size_t *cap, size_t *n, int fn, int var, size_t frame,
-		   int pointer, size_t origin, double w, const flow_why *rec, size_t hop,
-		   size_t rel0, size_t nrel)
+static void target_h(flow_target **t, size_t *cap, size_t *n, int fn, int var, size_t frame,
+		     int pointer, size_t origin, double w, const flow_why *rec, size_t hop,
+		     size_t rel0, size_t nrel, size_t heur)
 {
 	if (!pointer)
 		origin = SIZE_MAX;
 	for (size_t i = 0; !rec && i < *n; i++)
 		if ((*t)[i].fn == fn && (*t)[i].var == var && (*t)[i].frame == frame &&
-		    (*t)[i].pointer == pointer && (*t)[i].origin == origin) {
+		    (*t)[i].pointer == pointer && (*t)[i].origin == origin && (*t)[i].heur == heur) {
 			(*t)[i].share += w;
 			return;
 		}
 	grow((void **)t, cap, *n + 1, sizeof **t);
-	(*t)[(*n)++] = (flow_target){ fn, var, frame, pointer, origin, w, hop, rel0, nrel };
+	(*t)[(*n)++] = (flow_target){ .fn = fn, .var = var, .frame = frame, .pointer = pointer,
+				      .origin = origin, .share = w, .heur = heur, .hop = hop,
+				      .rel0 = rel0, .nrel = nrel };
+}
+
+static void target(flow_target **t, size_t *cap, size_t *n, int fn, int var, size_t frame,
+		   int pointer, size_t origin, double w, const flow_why *rec, size_t hop,
+		   size_t rel0, size_t nrel)
+{
+	target_h(t, cap, n, fn, var, frame, pointer, origin, w, rec, hop, rel0, nrel, SIZE_MAX);
 }
 
 /* The variables the statements of `line` write into seeds (with their through flag): for a
@@ -402,9 +411,14 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 					passed = a->nvars > 0;
 				}
 			}
-			if (!passed) { /* no way up: the exit variable keeps it */
-				target(t, cap, &nt, fnid, ex[e], it.frame, exth[e] && is_pointer(v),
-				       v->kind == BX_PARAM ? origin : SIZE_MAX, w, rec, qi, rel0, nrel);
+			if (!passed) { /* no way up: the exit variable keeps it (below a caller of
+					* the program without source, or whose line the index does
+					* not follow: what part 1's heuristic from there leaves) */
+				int nosrc = up < m1 && up <= k && d->locs[S[up]].in_main &&
+					    named(d->locs[S[up]].func);
+				target_h(t, cap, &nt, fnid, ex[e], it.frame, exth[e] && is_pointer(v),
+					 v->kind == BX_PARAM ? origin : SIZE_MAX, w, rec, qi, rel0, nrel,
+					 nosrc ? up : SIZE_MAX);
 				continue;
 			}
 		}

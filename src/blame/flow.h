@@ -13,7 +13,10 @@
  *    the paper's automatic blame point);
  *  - a caller without an index entry, or no caller of the program: the exit variable keeps
  *    the blame, named by the memory the frame's pointers point into when it is a pointer (part
- *    1's runtime containers) and the scan found any.
+ *    1's runtime containers) and the scan found any; otherwise, below a caller without an
+ *    index entry or whose call site the index does not follow, part 1's heuristic takes over
+ *    from that caller's frame (the containers its pointers, or its callers', point into), the
+ *    variable keeping what the scan cannot place.
  * A sample inside a library function that the transfer functions know (difftrace-transfer(5):
  * MPI_Bcast blames its buffer, MPI_Reduce its result) starts instead from the variable of the
  * argument its transfer function blames, at the call on the program's line (the prototype
@@ -47,6 +50,10 @@ typedef struct flow_target {
 	size_t origin;  /* the innermost frame that wrote through a pointer parameter on the
 			 * way to var (SIZE_MAX none): its pointers name that container first */
 	double share;   /* of the sample; the targets of one sample add up to 1 */
+	size_t heur;    /* the frame of the caller where the walk found no way up (no index
+			 * entry, or a call site the index does not follow; SIZE_MAX none):
+			 * part 1's scan from that frame up names the blame when it finds a
+			 * container, else the variable keeps it */
 	/* with flow_ctx.why: the recorded item whose variable reached this target (its chain in
 	 * why->hop), and the relations of its function from that variable to var (why->rel[rel0
 	 * .. rel0 + nrel), in order); the targets are then not merged */
