@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench_scale.sh [-n TRACES] [-e EVENTS] [-d DISTINCT]: where difftrace stands against the scale
+# bench_scale.sh [-n TRACES] [-e EVENTS] [-d DISTINCT] [-s]: where difftrace stands against the scale
 # goals of issue 13 (131,072 traces of 10^4 events, a few hundred distinct behaviours: import
 # both runs, analyze and rank in under 2 minutes in all, under 4 GB peak; rank with the analysis
 # cached under 1 s; every view of the interface opens in under 100 ms; the store under 1.5x the
@@ -8,7 +8,8 @@
 # Generates two runs (normal, and faulty with one trace in 997 calling MPI_Probe once more) of
 # TRACES text traces (TRACES/4 processes x 4 threads, default 2048) of about EVENTS lines each
 # (calls and returns, default 10000) drawn from DISTINCT behaviours (default 300), with
-# bench/gen_scale; times as whole commands with /usr/bin/time (elapsed, CPU, peak RSS)
+# bench/gen_scale (-s: each step's MPI calls in a random order, which makes every trace's NLR,
+# hence its attribute set, its own: the worst case for the classes of identical traces); times as whole commands with /usr/bin/time (elapsed, CPU, peak RSS)
 # `difftrace import` of each run, `analyze normal faulty`, `rank` (twice: the second with
 # everything cached); times each view of the interface opening, headless (`tui --script`,
 # DIFFTRACE_TUI_TIMING, as bench_tui.sh does); and compares the store's size with
@@ -21,12 +22,14 @@ set -eu
 n=2048
 ev=10000
 distinct=300
-while getopts n:e:d: o; do
+shuffle=0
+while getopts n:e:d:s o; do
 	case $o in
 	n) n=$OPTARG ;;
 	e) ev=$OPTARG ;;
 	d) distinct=$OPTARG ;;
-	*) echo "usage: $0 [-n TRACES] [-e EVENTS] [-d DISTINCT]" >&2; exit 2 ;;
+	s) shuffle=1 ;;
+	*) echo "usage: $0 [-n TRACES] [-e EVENTS] [-d DISTINCT] [-s]" >&2; exit 2 ;;
 	esac
 done
 DT="$abs_top_builddir/difftrace"
@@ -63,10 +66,10 @@ t() { # t LABEL CMD...: one whole command, its figures appended to $T/fig and pr
 	fi
 }
 
-echo "bench_scale: 2 runs x $n traces x $ev events, $distinct behaviours; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "bench_scale: 2 runs x $n traces x $ev events, $distinct behaviours$([ $shuffle = 0 ] || echo ', MPI calls shuffled'); $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 t0=$(now)
-"$GEN" "$T/normal" "$n" "$ev" "$distinct" 0
-"$GEN" "$T/faulty" "$n" "$ev" "$distinct" 1
+"$GEN" "$T/normal" "$n" "$ev" "$distinct" 0 "$shuffle"
+"$GEN" "$T/faulty" "$n" "$ev" "$distinct" 1 "$shuffle"
 t1=$(now)
 text=$(du -sbc "$T/normal" "$T/faulty" | awk 'END { print $1 }')
 lines=$(cat "$T"/normal/0.0.txt | wc -l)
@@ -91,6 +94,7 @@ rm -rf "$T/faulty"
 t "analyze normal faulty" "$DT" analyze normal faulty
 t "rank" "$DT" rank --normal normal --faulty faulty
 t "rank (cached)" "$DT" rank --normal normal --faulty faulty
+echo "classes: $("$DT" classes normal | sed -n 's/.*: \([0-9]*\) classes.*/\1/p') in normal, $("$DT" classes faulty | sed -n 's/.*: \([0-9]*\) classes.*/\1/p') in faulty"
 awk '$1 != "rank_(cached)" { e += $2; c += $3 + $4; if ($5 > m) m = $5 }
 	END { printf "%-22s %9.2f s %9.2f s %9.0f MB   (import both, analyze, rank; goal: 120 s, 4096 MB)\n",
 		"all", e, c, m / 1024 }' "$T/fig"

@@ -2,16 +2,17 @@
  * as DIR/P.T.txt (one function name per line, `[ret]` for a return, what `difftrace import`
  * reads from a directory of text traces).
  *
- * Usage: gen_scale DIR NTRACES EVENTS DISTINCT FAULTY
+ * Usage: gen_scale DIR NTRACES EVENTS DISTINCT FAULTY [SHUFFLE]
  *
  * NTRACES traces (NTRACES/4 processes x 4 threads) of about EVENTS lines each (calls and
  * returns), drawn from DISTINCT behaviours: behaviour b calls, in every time step, the MPI and
  * OpenMP functions given by the bits of b (and non-MPI work that the default filter drops), so
  * that DISTINCT behaviours are DISTINCT attribute sets under the default filter. Each step
  * varies, from a pseudo-random sequence seeded by the trace's number, in how many `compute`
- * calls it makes (1 to 3) and in the order of its MPI and OpenMP calls (a rotation), as
- * data-dependent code does: the traces are not periodic and no two are alike, but the counts
- * of the MPI and OpenMP calls, hence the attribute sets, are those of the behaviour. FAULTY (1) makes one trace in 997 call MPI_Probe once more. */
+ * calls it makes (1 to 3), as data-dependent code does: no two files are alike, but the
+ * filtered traces of one behaviour are. SHUFFLE (1) also rotates the order of each step's MPI
+ * and OpenMP calls at random: the calls and their counts stay those of the behaviour, but the
+ * loops that NLR finds, hence the attribute sets, then differ from trace to trace. FAULTY (1) makes one trace in 997 call MPI_Probe once more. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdint.h>
@@ -59,8 +60,8 @@ static void call(const char *s)
 
 int main(int argc, char **argv)
 {
-	if (argc != 6) {
-		fprintf(stderr, "usage: gen_scale DIR NTRACES EVENTS DISTINCT FAULTY\n");
+	if (argc != 6 && argc != 7) {
+		fprintf(stderr, "usage: gen_scale DIR NTRACES EVENTS DISTINCT FAULTY [SHUFFLE]\n");
 		return 2;
 	}
 	const char *dir = argv[1];
@@ -68,6 +69,7 @@ int main(int argc, char **argv)
 	unsigned long events = strtoul(argv[3], NULL, 10);
 	unsigned long kinds = strtoul(argv[4], NULL, 10);
 	int faulty = atoi(argv[5]);
+	int shuffle = argc == 7 && atoi(argv[6]);
 	if (!kinds || kinds > (1ul << NFN)) {
 		fprintf(stderr, "gen_scale: DISTINCT must be 1 to %lu\n", 1ul << NFN);
 		return 2;
@@ -95,7 +97,7 @@ int main(int argc, char **argv)
 			for (unsigned c = 0; c < 1 + x % 3; c++)
 				call("compute");
 			for (unsigned k = 0; k < nb; k++)
-				call(fn[set[(k + (x >> 4)) % nb]]);
+				call(fn[set[(k + (shuffle ? x >> 4 : 0)) % nb]]);
 			if (probe && step == 3)
 				call("MPI_Probe");
 			put("[ret]");
