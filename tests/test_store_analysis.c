@@ -94,6 +94,23 @@ int main(void)
 	free(ga);
 	CHECK(store_analysis_get_trace(s, aid, 5, NULL, NULL, NULL, NULL, NULL, NULL, &e) == -1);
 	dt_err_clear(&e);
+	/* the statement is kept between calls: after a miss, and under a read transaction
+	 * (store_read_begin: one when none is open, none inside another), it reads again */
+	int began = store_read_begin(s, &e);
+	CHECK_EQ_INT(began, 1);
+	CHECK_EQ_INT(store_read_begin(s, &e), 0);
+	for (int i = 0; i < 3; i++) {
+		CHECK(store_analysis_get_trace(s, aid, 0, NULL, &nf, &got, &ng, NULL, NULL, &e) == 0);
+		CHECK(nf == 42 && ng == 3 && got[2].sym == 300000);
+		free(got);
+		CHECK(store_analysis_get_trace(s, aid, 5, NULL, NULL, NULL, NULL, NULL, NULL, &e) ==
+		      -1);
+		dt_err_clear(&e);
+	}
+	store_read_end(s, 0);
+	store_read_end(s, began);
+	CHECK_EQ_INT(store_read_begin(s, &e), 1);
+	store_read_end(s, 1);
 	char **names;
 	size_t nn;
 	CHECK(store_analysis_attr_names(s, aid, &names, &nn, &e) == 0);
@@ -132,6 +149,9 @@ int main(void)
 	CHECK(nl2 == 1 && list[0].id == aid2);
 	store_analyses_free(list, nl2);
 	CHECK_EQ_INT(store_analysis_get_blob(s, aid, "jsm", &blob, &bl, &e), 0);
+	/* the kept statement sees the replacement: the old analysis's trace is gone */
+	CHECK(store_analysis_get_trace(s, aid, 0, NULL, NULL, NULL, NULL, NULL, NULL, &e) == -1);
+	dt_err_clear(&e);
 
 	/* an analysis of the same families under other family files (another digest) is stale:
 	 * writing the new one removes it; another filter is kept */

@@ -176,7 +176,9 @@ int vd_build(store *s, const an_result *rn, const an_result *rf, const rank_jsmd
 	nlr_table *t = nlr_table_new();
 	double *sums = xmalloc((j->nc ? j->nc : 1) * sizeof *sums);
 	rank_jsmd_rowsums(j, sums);
-	int rc = store_loops_each(s, load_loop, t, e);
+	/* two reads a trace: under one read transaction, not a lock of the file each */
+	int began = store_read_begin(s, e);
+	int rc = began < 0 ? -1 : store_loops_each(s, load_loop, t, e);
 	for (size_t k = 0; !rc && k < n; k++) {
 		vd_item *x = &out->it[k];
 		x->i = k;
@@ -206,6 +208,7 @@ int vd_build(store *s, const an_result *rn, const an_result *rf, const rank_jsmd
 		free(va);
 		free(vb);
 	}
+	store_read_end(s, began);
 	nlr_table_free(t);
 	free(sums);
 	if (rc) {

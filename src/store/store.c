@@ -274,6 +274,7 @@ void store_close(store *s)
 {
 	if (!s)
 		return;
+	sqlite3_finalize(s->get_trace);
 	if (s->db)
 		sqlite3_close_v2(s->db);
 	for (size_t i = 0; i < s->nfnames; i++)
@@ -313,6 +314,19 @@ void store_rollback(store *s)
 {
 	if (!sqlite3_get_autocommit(s->db))
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int store_read_begin(store *s, dt_err *e)
+{
+	if (!sqlite3_get_autocommit(s->db))
+		return 0;
+	return store_exec(s, "BEGIN", e) ? -1 : 1;
+}
+
+void store_read_end(store *s, int began)
+{
+	if (began > 0 && !sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
 }
 
 /* ---- runs ---- */

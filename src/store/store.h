@@ -47,6 +47,12 @@ int store_cache_writable(store *s, dt_err *e);
 int store_begin(store *s, dt_err *e);
 int store_commit(store *s, dt_err *e);
 void store_rollback(store *s);
+/* Opens a read transaction when none is open, so that many reads in a row take the file's lock
+ * once: 1 when it opened one (end it with store_read_end), 0 when one was already open, -1 on
+ * error. */
+int store_read_begin(store *s, dt_err *e);
+/* Ends the read transaction store_read_begin opened (began 1); nothing when began is 0. */
+void store_read_end(store *s, int began);
 
 typedef struct store_run {
 	int64_t id;

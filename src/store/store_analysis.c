@@ -256,21 +256,26 @@ int store_analysis_get_trace(store *s, int64_t id, int obj, int64_t *trace_id,
 			     uint64_t *nfiltered, nlr_entry **nlr, size_t *nn, uint32_t **attrs,
 			     size_t *na, dt_err *e)
 {
-	sqlite3_stmt *st;
-	if (store_prepare(s,
-			  "SELECT trace_id, nfiltered, nlr, attrs FROM analysis_traces"
-			  " WHERE analysis_id = ?1 AND obj = ?2",
-			  &st, e))
+	/* called once a trace by the ranking (twice for every trace of the runs): the statement is
+	 * prepared once for the store and reset after each use (SQLite prepares it again by itself
+	 * should the schema change, as when TEMP tables shadow main's) */
+	if (!s->get_trace && store_prepare(s,
+					   "SELECT trace_id, nfiltered, nlr, attrs FROM analysis_traces"
+					   " WHERE analysis_id = ?1 AND obj = ?2",
+					   &s->get_trace, e))
 		return -1;
+	sqlite3_stmt *st = s->get_trace;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int(st, 2, obj);
 	int rc = sqlite3_step(st), r = 0;
 	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(st);
 		if (rc == SQLITE_DONE)
-			return dt_errf(e, DT_EDATA, "analysis %lld has no object %d", (long long)id,
-				       obj);
-		return store_sqlerr(s, e, "reading analysis trace");
+			r = dt_errf(e, DT_EDATA, "analysis %lld has no object %d", (long long)id,
+				    obj);
+		else
+			r = store_sqlerr(s, e, "reading analysis trace");
+		sqlite3_reset(st);
+		return r;
 	}
 	if (trace_id)
 		*trace_id = sqlite3_column_int64(st, 0);
@@ -285,7 +290,7 @@ int store_analysis_get_trace(store *s, int64_t id, int obj, int64_t *trace_id,
 		if (nlr)
 			free(*nlr);
 	}
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	return r;
 }
 

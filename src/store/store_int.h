@@ -21,6 +21,7 @@ struct store {
 	int said_wait;
 	void (*notice)(void *, const char *);
 	void *notice_arg;
+	sqlite3_stmt *get_trace; /* store_analysis_get_trace's statement, kept for its next call */
 };
 
 /* Says msg through the store's notice function (stderr unless changed). */
