@@ -300,22 +300,43 @@ static int32_t symbolize(dt_blame_data *d, struct symtab *s, uint64_t pc, int re
 	return (int32_t)id;
 }
 
-/* The name of a function's DIE (a subprogram, or an inlined subroutine by its abstract
- * origin), NULL none. */
-static const char *die_func(Dwarf_Die *die)
+#define INLINE_MAX 16 /* inlined levels kept per program counter, innermost first */
+
+/* The functions around pc in the tree of DIEs under parent (its subprogram, then the inlined
+ * subroutines inside it, outermost first: their runtime nesting, which libdw's scopes do not
+ * give past the innermost inlined one) into out[n..max); returns the new n. */
+static int pc_funcs(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int n, int max, int depth)
 {
-	Dwarf_Attribute a;
-	const char *n = dwarf_attr_integrate(die, DW_AT_name, &a) ? dwarf_formstring(&a) : NULL;
+	Dwarf_Die ch;
+	if (depth > 64 || dwarf_child(parent, &ch) != 0)
+		return n;
+	do {
+		int tag = dwarf_tag(&ch);
+		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine &&
+		    tag != DW_TAG_lexical_block)
+			continue;
+		int has = dwarf_haspc(&ch, pc) > 0;
+		/* a block without addresses of its own may still hold an inlined call */
+		int bare = tag == DW_TAG_lexical_block && !dwarf_hasattr(&ch, DW_AT_low_pc) &&
+			   !dwarf_hasattr(&ch, DW_AT_ranges);
+		if (!has && !bare)
+			continue;
+		int m = n;
+		if (has && tag != DW_TAG_lexical_block && m < max)
+			out[m++] = ch;
+		int k = pc_funcs(&ch, pc, out, m, max, depth + 1);
+		if (has || k > m)
+			return k;
+	} while (dwarf_siblingof(&ch, &ch) == 0);
 	return n;
 }
 
-#define INLINE_MAX 16 /* inlined levels kept per program counter, innermost first */
-
-/* The locations of pc, innermost first, into out (INLINE_MAX + 1 entries): one per function
- * the compiler inlined there (DWARF DW_TAG_inlined_subroutine: the function by its abstract
- * origin at pc's line, its caller at the call's line, ...), marked inlined, then pc's real
- * function as symbolize() names it, at the line of the outermost inlined call. Returns their
- * number (1 without inline info). */
+/* The locations of pc, innermost first, into *out: one per function the compiler inlined
+ * there into a function of the program (DWARF DW_TAG_inlined_subroutine: the function by its
+ * abstract origin, at pc's line; its caller at the call's line, DW_AT_call_file and
+ * DW_AT_call_line; ...), marked inlined, then pc's real function as symbolize() names it, at
+ * the line of the outermost inlined call. Returns their number (1 without inline info, and
+ * for the libraries, whose inlined functions blame does not follow). */
 static size_t symbolize_chain(dt_blame_data *d, struct symtab *s, uint64_t pc, int ret,
 			      const int32_t **out)
 {
@@ -331,10 +352,10 @@ static size_t symbolize_chain(dt_blame_data *d, struct symtab *s, uint64_t pc, i
 	uint64_t a = ret && pc ? pc - 1 : pc;
 	Dwfl_Module *m = s->dwfl ? dwfl_addrmodule(s->dwfl, a) : NULL;
 	Dwarf_Addr bias;
-	Dwarf_Die *cu = m ? dwfl_module_addrdie(m, a, &bias) : NULL;
-	Dwarf_Die *sc = NULL;
-	int nsc = cu ? dwarf_getscopes(cu, a - bias, &sc) : 0;
-	if (nsc > 0 && dwarf_tag(&sc[0]) != DW_TAG_compile_unit) {
+	Dwarf_Die *cu = m && m == s->exe_mod ? dwfl_module_addrdie(m, a, &bias) : NULL;
+	Dwarf_Die fn[INLINE_MAX + 1];
+	int nfn = cu ? pc_funcs(cu, a - bias, fn, 0, INLINE_MAX + 1, 0) : 0;
+	if (nfn > 1) {
 		Dwarf_Files *files = NULL;
 		size_t nfiles = 0;
 		if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
@@ -344,35 +365,31 @@ static size_t symbolize_chain(dt_blame_data *d, struct symtab *s, uint64_t pc, i
 		int in_main = d->locs[real].in_main;
 		/* the line of the level being made: pc's own, then each inlined call's */
 		int line = d->locs[real].line;
-		char *fcopy = xstrdup(d->locs[real].file);
-		for (int i = 0; i < nsc && n < INLINE_MAX; i++) {
-			int tag = dwarf_tag(&sc[i]);
-			if (tag == DW_TAG_subprogram)
-				break;
-			if (tag != DW_TAG_inlined_subroutine)
-				continue;
-			const char *fn = die_func(&sc[i]);
-			v[n++] = loc_intern_inl(d, s, fn ? fn : "?", fcopy, line, rmod, in_main, 1);
-			/* its caller's line: the call's */
+		char *file = xstrdup(d->locs[real].file);
+		for (int i = nfn - 1; i > 0 && dwarf_tag(&fn[i]) == DW_TAG_inlined_subroutine; i--) {
 			Dwarf_Attribute at;
+			const char *name = dwarf_attr_integrate(&fn[i], DW_AT_name, &at)
+						   ? dwarf_formstring(&at)
+						   : NULL;
+			v[n++] = loc_intern_inl(d, s, name ? name : "?", file, line, rmod, in_main, 1);
+			/* its caller's line: the call's */
 			Dwarf_Word w = 0;
-			line = dwarf_attr(&sc[i], DW_AT_call_line, &at) && dwarf_formudata(&at, &w) == 0
+			line = dwarf_attr(&fn[i], DW_AT_call_line, &at) && dwarf_formudata(&at, &w) == 0
 				       ? (int)w
 				       : 0;
 			const char *cf = NULL;
-			if (files && dwarf_attr(&sc[i], DW_AT_call_file, &at) &&
+			if (files && dwarf_attr(&fn[i], DW_AT_call_file, &at) &&
 			    dwarf_formudata(&at, &w) == 0 && w < nfiles)
 				cf = dwarf_filesrc(files, w, NULL, NULL);
-			free(fcopy);
-			fcopy = xstrdup(cf ? cf : "");
+			free(file);
+			file = xstrdup(cf ? cf : "");
 		}
 		if (n)
-			real = loc_intern(d, s, rfunc, fcopy, line, rmod, in_main);
-		free(fcopy);
+			real = loc_intern(d, s, rfunc, file, line, rmod, in_main);
+		free(file);
 		free(rfunc);
 		free(rmod);
 	}
-	free(sc);
 	v[n++] = real;
 	grow((void **)&s->chv, &s->capchv, s->nchv + n + 1, sizeof *s->chv);
 	off = (uint32_t)s->nchv;
