@@ -1,7 +1,11 @@
-/* inlined.c: a function the compiler inlines, for difftrace blame (tests/blame_inline.sh):
- * square() is static and always inlined into main (built with -O2), so its samples have no
- * frame of their own; the import gives them an inlined level, and the data flow walks it as a
- * call: the loop's r, returned at main's call line, blames main's y. */
+/* inlined.c: functions the compiler inlines, for difftrace blame (tests/blame_inline.sh),
+ * built with -O2, in two phases of the same CPU time:
+ *  - square() is static and always inlined into main, so its samples have no frame of their
+ *    own; the import gives them an inlined level, and the data flow walks it as a call: the
+ *    loop's r, returned at main's call line, blames main's y;
+ *  - collect(), inlined too, keeps a structure on main's frame and passes it to work(), a
+ *    real function: the frame scan finds the structure among the locals of the inlined
+ *    function, which live in main's frame. */
 #include <mpi.h>
 #include <stdio.h>
 #include <time.h>
@@ -26,12 +30,36 @@ static inline __attribute__((always_inline)) double square(double seconds)
 	return r;
 }
 
+struct acc {
+	double v[8];
+	long n;
+};
+
+__attribute__((noinline)) static void work(struct acc *a, double seconds)
+{
+	double t0 = cpu_now();
+	while (cpu_now() - t0 < seconds)
+		for (long k = 0; k < INNER; k++)
+			a->v[k & 7] = a->v[k & 7] * 0.5 + 1.0;
+	a->n++;
+}
+
+static inline __attribute__((always_inline)) double collect(double seconds)
+{
+	struct acc a = { { 0 }, 0 };
+	work(&a, seconds);
+	return a.v[0] + a.v[7] + (double)a.n;
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
 	double y = square(PHASE); /* CALL */
 	if (y < 0)
 		printf("%g\n", y);
+	double z = collect(PHASE); /* COLLECT */
+	if (z < 0)
+		printf("%g\n", z);
 	MPI_Finalize();
 	return 0;
 }
