@@ -59,7 +59,7 @@ static void make(dt_blame_data *d, int ranks, uint64_t samples, uint64_t groups)
 		grow((void **)&d->locs, &d->caplocs, d->nlocs + 1, sizeof *d->locs);
 		snprintf(name, sizeof name, i == 0 ? "main" : "fn%d", i);
 		d->locs[d->nlocs++] = (dt_bloc){ xstrdup(name), xstrdup(i < 150 ? "/src/app.c" : ""),
-						 i, xstrdup(i < 150 ? "app" : "libx.so"), i < 150 };
+						 i, xstrdup(i < 150 ? "app" : "libx.so"), i < 150, 0 };
 	}
 	int32_t p[DEPTH];
 	/* sample paths: innermost first, main outermost */

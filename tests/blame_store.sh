@@ -16,8 +16,8 @@ fill() {
 run=$(q "SELECT id FROM runs WHERE name = '$1'")
 # locations: 0 main, 1 work; paths: 0 the samples' (work, main), 1 the block's site (main);
 # containers: 0 the global g, 1 a heap block; scan 0: the block, in frame 0's registers
-q "INSERT INTO blame_locs VALUES($run, 0, 'main', '/src/app.c', 7, 'app', 1);
-   INSERT INTO blame_locs VALUES($run, 1, 'work', '/src/app.c', 3, 'app', 1);
+q "INSERT INTO blame_locs(run_id, id, func, file, line, module, in_main) VALUES($run, 0, 'main', '/src/app.c', 7, 'app', 1);
+   INSERT INTO blame_locs(run_id, id, func, file, line, module, in_main) VALUES($run, 1, 'work', '/src/app.c', 3, 'app', 1);
    INSERT INTO blame_paths VALUES($run, 0, x'0100000000000000');
    INSERT INTO blame_paths VALUES($run, 1, x'00000000');
    INSERT INTO blame_containers VALUES($run, 0, 0, 100, 3, 4096, 4, 0, 9223372036854775807,
@@ -73,9 +73,26 @@ grep -q '^difftrace: blame of plain2 against plain at main' "$T/screen" || fail 
 expect_status 0 "$DT" rm plain2
 
 # a store of schema 4: no scans; opened, it is migrated, and computation goes to Other
-q "DROP TABLE blame_scans; ALTER TABLE blame_samples DROP COLUMN scan; PRAGMA user_version = 4;"
+q "DROP TABLE blame_scans; ALTER TABLE blame_samples DROP COLUMN scan;
+   ALTER TABLE blame_locs DROP COLUMN inl; PRAGMA user_version = 4;"
 expect_status 0 "$DT" blame plain
-[ "$(q "PRAGMA user_version")" = 7 ] || fail "the store was not migrated"
+[ "$(q "PRAGMA user_version")" = 8 ] || fail "the store was not migrated"
 grep -q "no sample's frames point into a container" "$T/out" || fail "no note: $(cat "$T/out")"
 grep -q '^Other  *-  *-  *145(74.4) ' "$T/out" || fail "computation not in Other: $(cat "$T/out")"
+
+# a store of schema 7 (locations without the inlined flag) opened read-only, never migrated:
+# its locations are all real frames, and blame reads them as before
+expect_status 0 "$DT" blame plain
+cp "$T/out" "$T/want"
+if command -v setpriv >/dev/null &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$DT" --version >/dev/null 2>&1; then
+	mkdir "$T/ro" "$T/home" && cp "$DIFFTRACE_DB" "$T/ro/store.db" || fail "cp"
+	sqlite3 "$T/ro/store.db" "ALTER TABLE blame_locs DROP COLUMN inl; PRAGMA user_version = 7;" ||
+		fail "sqlite3"
+	chmod 755 "$T" "$T/ro" && chmod 644 "$T/ro/store.db" && chmod 777 "$T/home" || fail "chmod"
+	HOME="$T/home" setpriv --reuid=65534 --regid=65534 --clear-groups "$DT" -d "$T/ro/store.db" \
+		blame plain >"$T/out" 2>"$T/err" || fail "blame on a read-only store of schema 7: $(cat "$T/err")"
+	cmp -s "$T/out" "$T/want" || fail "read-only store of schema 7: $(cat "$T/out")"
+	[ "$(sqlite3 "$T/ro/store.db" 'PRAGMA user_version')" = 7 ] || fail "a read-only store was migrated"
+fi
 pass

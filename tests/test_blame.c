@@ -76,7 +76,7 @@ static void make(dt_blame_data *d)
 			   i != L_LIBFN;
 		d->locs[d->nlocs++] = (dt_bloc){ xstrdup(fn[i]), xstrdup(prog ? "/src/app.c" : ""),
 						 prog ? 10 + i : 0, xstrdup(prog ? "app" : "libc.so"),
-						 prog };
+						 prog, 0 };
 	}
 	/* sample stacks */
 	add_path(d, (int32_t[]){ L_DOT, L_CG, L_SOLVE, L_MAIN }, 4);    /* P_DOT */
@@ -332,7 +332,7 @@ static void test_stack(void)
 		grow((void **)&d.locs, &d.caplocs, d.nlocs + 1, sizeof *d.locs);
 		d.locs[d.nlocs++] = (dt_bloc){ xstrdup(fn[i]), xstrdup(i < 3 ? "/src/app.c" : ""),
 					       i < 3 ? 20 + i : 0, xstrdup(i < 3 ? "app" : "libc.so"),
-					       i < 3 };
+					       i < 3, 0 };
 	}
 	add_path(&d, (int32_t[]){ S_MAIN }, 1); /* the sites: the declaring function */
 	add_path(&d, (int32_t[]){ S_CG }, 1);

@@ -4,7 +4,8 @@
  * local that passes its blame nowhere keeps it (an automatic blame point); a function without
  * an index entry by the heuristic, named; the point's own variables at a point; the automatic
  * criterion; every sample counted once; why, the paths recorded for one variable; part 1's
- * heuristic from a caller the data flow cannot follow. */
+ * heuristic from a caller the data flow cannot follow; inlined levels walked as calls, the scan's
+ * levels still matched to the real frames. */
 #include <math.h>
 
 #include "blame/blame.h"
@@ -59,7 +60,7 @@ static void make(dt_blame_data *d)
 	for (int i = 0; i < NLOCS; i++) {
 		grow((void **)&d->locs, &d->caplocs, d->nlocs + 1, sizeof *d->locs);
 		d->locs[d->nlocs++] = (dt_bloc){ xstrdup(l[i].f), xstrdup("/src/app.c"), l[i].line,
-						 xstrdup("app"), 1 };
+						 xstrdup("app"), 1, 0 };
 	}
 	grow((void **)&d->proc, &d->capproc, 1, sizeof *d->proc);
 	d->proc[d->nproc++] = (dt_bproc){ .rank = 0, .pid = 100 };
@@ -339,7 +340,7 @@ static void test_heuristic_above(void)
 	for (int i = 0; i < 3; i++) {
 		grow((void **)&d.locs, &d.caplocs, d.nlocs + 1, sizeof *d.locs);
 		d.locs[d.nlocs++] = (dt_bloc){ xstrdup(l[i].f), xstrdup("/src/app.c"), l[i].line,
-					       xstrdup("app"), 1 };
+					       xstrdup("app"), 1, 0 };
 	}
 	grow((void **)&d.proc, &d.capproc, 1, sizeof *d.proc);
 	d.proc[d.nproc++] = (dt_bproc){ .rank = 0, .pid = 100 };
@@ -395,9 +396,102 @@ static void test_heuristic_above(void)
 	dt_blame_data_free(&d);
 }
 
+/* A function the compiler inlined (sq, into main at line 22 and into g at line 40): its level
+ * in the path is a call like any other (its return value to main's y), and the scan's levels,
+ * which count real frames, match the frame sq shares with its caller. */
+static void test_inline(void)
+{
+	dt_blame_data d;
+	memset(&d, 0, sizeof d);
+	static const struct {
+		const char *f;
+		int line, inl;
+	} l[] = { { "sq", 30, 1 }, { "main", 22, 0 }, { "g", 40, 0 }, { "main", 23, 0 },
+		  { "main", 24, 0 } };
+	for (int i = 0; i < 5; i++) {
+		grow((void **)&d.locs, &d.caplocs, d.nlocs + 1, sizeof *d.locs);
+		d.locs[d.nlocs++] = (dt_bloc){ xstrdup(l[i].f), xstrdup("/src/app.c"), l[i].line,
+					       xstrdup("app"), 1, l[i].inl };
+	}
+	grow((void **)&d.proc, &d.capproc, 1, sizeof *d.proc);
+	d.proc[d.nproc++] = (dt_bproc){ .rank = 0, .pid = 100 };
+	add_path(&d, (int32_t[]){ 0, 1 }, 2);    /* 0: sq inlined into main: one real frame */
+	add_path(&d, (int32_t[]){ 0, 2, 3 }, 3); /* 1: sq inlined into g (real frame 0), main (1) */
+	add_path(&d, (int32_t[]){ 4 }, 1);       /* 2: the block's allocation site in main */
+	grow((void **)&d.cont, &d.capcont, 1, sizeof *d.cont);
+	d.cont[d.ncont++] = (dt_bcontainer){ .kind = DT_BC_HEAP, .addr = 0x1000, .size = 64,
+					     .t_free = INT64_MAX, .site = 2, .prev = -1 };
+	/* scan 0: real frame 0's registers (level 0), g's frame; scan 1: real frame 1's (level
+	 * 2), main's */
+	int32_t scan[] = { 0, 0, 2, 0 };
+	grow((void **)&d.scan_off, &d.capscans, 3, sizeof *d.scan_off);
+	d.scan_off[0] = 0;
+	d.scan_off[1] = 2;
+	d.scan_off[2] = 4;
+	d.nscans = 2;
+	grow((void **)&d.scanv, &d.capscanv, 4, sizeof *d.scanv);
+	memcpy(d.scanv, scan, sizeof scan);
+	d.nscanv = 4;
+	add_samp(&d, 0, 4);
+	add_samp(&d, 1, 5);
+	d.samp[d.nsamp - 1].scan = 0;
+	add_samp(&d, 1, 3);
+	d.samp[d.nsamp - 1].scan = 1;
+	bx_var mv[] = { V("y", "double", BX_LOCAL), V("<return>", "int", BX_RETURN) };
+	bx_call mcall[] = { { (char *)"sq", NULL, 22, 2, 0, NULL, 0 },
+			    { (char *)"g", NULL, 23, 2, -1, NULL, 0 } };
+	bx_var qv[] = { V("r", "double", BX_LOCAL), V("<return>", "double", BX_RETURN) };
+	bx_rel qrel[] = { { 0, 1, 0, 31, 0, BX_VALUE, NULL } };
+	bx_line qline[] = { { 30, 0, BX_WRITE }, { 31, 1, BX_WRITE } };
+	bx_func fn[] = {
+		{ (char *)"main", (char *)"/src/app.c", 19, 40, 0, mv, 2, NULL, 0, mcall, 2, NULL, 0 },
+		{ (char *)"sq", (char *)"/src/app.c", 29, 32, 0, qv, 2, qrel, 1, NULL, 0, qline, 2 },
+	};
+	blame_src src = { fn, 2, 0 };
+	blame_result r;
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK(blame_compute_src(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
+	const blame_table *t = &r.tables[0];
+	CHECK(fabs(t->total - 12) < 1e-9);
+	/* the inlined sq's value, returned at main's line 22, into y */
+	CHECK(fabs(row(t, "y (main)") - 4) < 1e-9);
+	/* inlined into g (no index entry): part 1's heuristic from g's real frame, level 0 for
+	 * the frame sq shares with g (5), main's level 2 above it (3) */
+	CHECK(fabs(row(t, "app.c:24 (main)") - 8) < 1e-9);
+	CHECK(row(t, "<return> (sq)") < 0);
+	sums(t);
+	blame_result_free(&r);
+	blame_result w;
+	CHECK(blame_compute_why(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, "y (main)", 0, &w, &e) == 0);
+	CHECK(w.tables[0].nwhy == 1);
+	if (w.tables[0].nwhy == 1) {
+		const blame_path *p = &w.tables[0].why[0];
+		CHECK(p->nsteps == 5);
+		if (p->nsteps == 5) {
+			CHECK_EQ_STR(p->steps[1], "sq(), line 22");
+			CHECK_EQ_STR(p->steps[2], "<return> (sq)");
+			CHECK_EQ_STR(p->steps[4], "sample at app.c:30 in sq");
+		}
+	}
+	blame_result_free(&w);
+	/* at g, by part 1's heuristic alone: g's real frame (level 0) is at or below the point,
+	 * main's (level 2) above it, though g is the path's second location */
+	const char *pg[] = { "g" };
+	CHECK(blame_compute_src(&d, NULL, NULL, pg, 1, BLAME_SAMPLES, &r, &e) == 0);
+	t = &r.tables[0];
+	CHECK(fabs(t->total - 8) < 1e-9);
+	CHECK(fabs(row(t, "app.c:24 (main)") - 5) < 1e-9);
+	CHECK(fabs(row(t, "Other") - 3) < 1e-9);
+	sums(t);
+	blame_result_free(&r);
+	dt_blame_data_free(&d);
+}
+
 int main(void)
 {
 	test_join();
 	test_heuristic_above();
+	test_inline();
 	return check_failures ? 1 : 0;
 }

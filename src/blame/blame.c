@@ -343,6 +343,22 @@ static int visible(const struct bctx *x, int32_t c, const int32_t *S, size_t m1,
 	return !(x->fid[A[i]] == x->fid[S[k]] && x->fid[A[i - 1]] == x->fid[S[k - 1]]);
 }
 
+/* The real frames of path S[0..m1): rf[j] is position j's (an inlined level shares the real
+ * frame of its caller, the next position), rp[r] the position of real frame r's own function
+ * (the outermost location of its inlined levels). Returns the number of real frames. A scan's
+ * levels count real frames (import/blame_data.h): rf takes a path position to them. */
+static size_t real_frames(const dt_blame_data *d, const int32_t *S, size_t m1, size_t *rf,
+			  size_t *rp)
+{
+	size_t r = 0;
+	for (size_t j = 0; j < m1; j++) {
+		rf[j] = r;
+		if (!d->locs[S[j]].inl || j + 1 == m1)
+			rp[r++] = j;
+	}
+	return r;
+}
+
 struct tacc {
 	blame_var *v;
 	size_t n, cap;
@@ -487,6 +503,7 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 	size_t capcand = 0;
 	flow_target *ftg = NULL;
 	size_t capftg = 0;
+	size_t *rf = NULL, *rp = NULL, caprf = 0, caprp = 0;
 	dt_buf wb = { 0 };
 	if (x->why) {
 		strmap_init(&x->wmap);
@@ -515,6 +532,10 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 		out->rank[col] += amount;
 		out->total += amount;
 		size_t top = k < m1 ? k : m1 - 1; /* the frames up to the point */
+		grow((void **)&rf, &caprf, m1 + 1, sizeof *rf);
+		grow((void **)&rp, &caprp, m1 + 1, sizeof *rp);
+		size_t nreal = real_frames(d, S, m1, rf, rp);
+		size_t rtop = m1 ? rf[top] : 0; /* the real frame of the point, or the outermost */
 		int output = 0, call = s->call;
 		for (size_t j = 0; j <= top && m1; j++) {
 			output |= x->output[S[j]];
@@ -586,11 +607,11 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 					size_t np = (d->scan_off[s->scan + 1] - d->scan_off[s->scan]) / 2;
 					for (size_t j = 0; j < np && !nc;) {
 						int32_t fr = p[2 * j];
-						if ((size_t)fr / 2 > top)
+						if ((size_t)fr / 2 > rtop)
 							break;
 						int32_t lv = fr;
 						for (; j < np && p[2 * j] == lv; j++)
-							if ((size_t)lv / 2 >= ft->heur &&
+							if ((size_t)lv / 2 >= rf[ft->heur] &&
 							    visible(x, p[2 * j + 1], S, m1, k)) {
 								grow((void **)&cand, &capcand, nc + 1,
 								     sizeof *cand);
@@ -618,6 +639,8 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 					size_t fr = pass ? ft->frame : ft->origin;
 					const int32_t *p = d->scanv + d->scan_off[s->scan];
 					size_t np = (d->scan_off[s->scan + 1] - d->scan_off[s->scan]) / 2;
+					if (fr != SIZE_MAX)
+						fr = fr < m1 ? rf[fr] : SIZE_MAX;
 					for (size_t q = 0; q < np && fr != SIZE_MAX; q++)
 						if ((size_t)p[2 * q] / 2 == fr &&
 						    visible(x, p[2 * q + 1], S, m1, k)) {
@@ -647,7 +670,7 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 			size_t np = (d->scan_off[s->scan + 1] - d->scan_off[s->scan]) / 2;
 			for (size_t i = 0; i < np && !nc;) {
 				int32_t fr = p[2 * i]; /* the level: 2 x frame, + 1 stack words */
-				if ((size_t)fr / 2 > top && m1)
+				if ((size_t)fr / 2 > rtop && m1)
 					break;
 				level = fr;
 				for (; i < np && p[2 * i] == fr; i++)
@@ -667,13 +690,14 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 			continue;
 		}
 		/* the function of the frame the scan found them in */
-		int32_t by = (size_t)level / 2 < m1 ? x->fid[S[level / 2]] : here;
+		size_t lp = (size_t)level / 2 < nreal ? rp[level / 2] : SIZE_MAX; /* its position */
+		int32_t by = lp != SIZE_MAX ? x->fid[S[lp]] : here;
 		for (size_t i = 0; i < nc; i++) {
 			int32_t vi = cont_var(&t, x, cand[i]);
 			give(&t, vi, col, amount / (double)nc, call, by);
 			if (why_row(x, &t, vi, &wb)) {
 				step(&wb, "a pointer of %s's frame into it (the heuristic, 1 of %zu)",
-				     (size_t)level / 2 < m1 ? d->locs[S[level / 2]].func : "?", nc);
+				     lp != SIZE_MAX ? d->locs[S[lp]].func : "?", nc);
 				sample_step(&wb, prog_loc(d, S, m1), NULL);
 				why_put(x, &wb, amount / (double)nc);
 			}
@@ -681,6 +705,8 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 	}
 	free(cand);
 	free(ftg);
+	free(rf);
+	free(rp);
 	buf_free(&wb);
 	if (x->why) {
 		strmap_free(&x->wmap);

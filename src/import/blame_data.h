@@ -3,7 +3,8 @@
  * stage (blame/).
  *
  * Program counters are symbolized once into locations (function, file, line, binary); a call
- * path is a list of locations, innermost first. Containers are the memory regions blame can go
+ * path is a list of locations, innermost first: a program counter inside functions the compiler
+ * inlined gives one location per inlined level (dt_bloc.inl), then its real function's. Containers are the memory regions blame can go
  * to: heap blocks and anonymous mappings from their allocation to their free, the program's
  * globals and statics for the whole run, and the local arrays and structures of its functions
  * that the samples' frames point into. Samples are grouped: one row per (process, thread, call
@@ -43,6 +44,10 @@ typedef struct dt_bloc {
 	int32_t line; /* 0 when unknown */
 	char *module; /* the binary's base name */
 	int in_main;  /* the location is in the program itself (not a shared library) */
+	int inl;      /* an inlined level (DWARF inline info): a function the compiler inlined,
+		       * at its line; the next location of the path is its caller at the call's
+		       * line, in the same real frame. A path has one location per inlined level
+		       * and real frame (innermost first); a scan's levels count real frames only */
 } dt_bloc;
 
 typedef struct dt_bcontainer {

@@ -124,6 +124,36 @@ static void add_local(Dwarf_Die *ch, Dwarf_Addr pc, dv_local **out, size_t *n, s
 	buf_free(&tb);
 }
 
+#define DV_SCOPES 64
+
+/* The scopes (functions, inlined calls, blocks) around pc under parent, outermost first, into
+ * out[n..DV_SCOPES); returns the new n. */
+static int pc_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int n, int depth)
+{
+	Dwarf_Die ch;
+	if (depth > DV_SCOPES || dwarf_child(parent, &ch) != 0)
+		return n;
+	do {
+		int tag = dwarf_tag(&ch);
+		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine &&
+		    tag != DW_TAG_lexical_block)
+			continue;
+		int has = dwarf_haspc(&ch, pc) > 0;
+		/* a block without addresses of its own may still hold an inlined call */
+		int bare = tag == DW_TAG_lexical_block && !dwarf_hasattr(&ch, DW_AT_low_pc) &&
+			   !dwarf_hasattr(&ch, DW_AT_ranges);
+		if (!has && !bare)
+			continue;
+		int m = n;
+		if (has && m < DV_SCOPES)
+			out[m++] = ch;
+		int k = pc_scopes(&ch, pc, out, m, depth + 1);
+		if (has || k > m)
+			return k;
+	} while (dwarf_siblingof(&ch, &ch) == 0);
+	return n;
+}
+
 int dv_stack_locals(Dwfl_Module *m, uint64_t pc, dv_local **out, size_t *n, int *base)
 {
 	*out = NULL;
@@ -138,24 +168,28 @@ int dv_stack_locals(Dwfl_Module *m, uint64_t pc, dv_local **out, size_t *n, int 
 			;
 		cu = c;
 	}
-	Dwarf_Die *scopes = NULL;
-	int ns = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : -1;
+	/* the scopes around pc, innermost first, up to the function whose frame it is: in code
+	 * the compiler inlined, through the inlined calls' scopes (whose variables live in that
+	 * frame) to the real function, which libdw's dwarf_getscopes does not reach */
+	Dwarf_Die scopes[DV_SCOPES];
+	int ns = cu ? pc_scopes(cu, pc - bias, scopes, 0, 0) : 0;
+	for (int i = 0; i < ns / 2; i++) {
+		Dwarf_Die t = scopes[i];
+		scopes[i] = scopes[ns - 1 - i];
+		scopes[ns - 1 - i] = t;
+	}
 	int fn = -1;
 	for (int i = 0; i < ns && fn < 0; i++)
 		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
 			fn = i;
-	if (fn < 0) {
-		free(scopes);
+	if (fn < 0)
 		return DV_NO_DWARF;
-	}
 	Dwarf_Attribute at;
 	Dwarf_Op *ops;
 	size_t nops;
 	if (!dwarf_attr_integrate(&scopes[fn], DW_AT_frame_base, &at) ||
-	    dwarf_getlocation(&at, &ops, &nops) != 0 || nops != 1) {
-		free(scopes);
+	    dwarf_getlocation(&at, &ops, &nops) != 0 || nops != 1)
 		return DV_FRAME_BASE;
-	}
 	/* DWARF's x86-64 registers 6 and 7 are rbp and rsp */
 	if (ops[0].atom == DW_OP_call_frame_cfa)
 		*base = DV_BASE_CFA;
@@ -163,10 +197,8 @@ int dv_stack_locals(Dwfl_Module *m, uint64_t pc, dv_local **out, size_t *n, int 
 		*base = DV_BASE_RBP;
 	else if (ops[0].atom == DW_OP_reg7 || (ops[0].atom == DW_OP_breg7 && !ops[0].number))
 		*base = DV_BASE_RSP;
-	else {
-		free(scopes);
+	else
 		return DV_FRAME_BASE;
-	}
 	size_t cap = 0;
 	for (int i = 0; i <= fn; i++) {
 		Dwarf_Die ch;
@@ -178,6 +210,5 @@ int dv_stack_locals(Dwfl_Module *m, uint64_t pc, dv_local **out, size_t *n, int 
 				add_local(&ch, pc - bias, out, n, &cap);
 		} while (dwarf_siblingof(&ch, &ch) == 0);
 	}
-	free(scopes);
 	return DV_OK;
 }

@@ -8,7 +8,8 @@
  * statics are read from its DWARF (or, without -g, its symbol table), each sample's MPI buffers
  * and frame words are found among the containers live at its time, its stack references among
  * the local variables of its frames' functions (import/dwarf_vars.h), and program counters are
- * symbolized with libdwfl against the binaries the maps file names. */
+ * symbolized with libdwfl against the binaries the maps file names, one location per function
+ * inlined at the program counter (libdw's scopes) and one for its real function. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <dwarf.h>
@@ -156,6 +157,9 @@ struct symtab {
 	char *exe;
 	Dwfl_Module *exe_mod;
 	strmap pcs;   /* "pc" bytes -> loc id, for this process */
+	strmap chains; /* "pc" bytes -> offset in chv of its inlined levels' locations */
+	int32_t *chv; /* per chain: its length, then its locations, innermost first */
+	size_t nchv, capchv;
 	strmap *locs; /* func\0file\0line\0module -> loc id, for the whole import */
 };
 
@@ -176,6 +180,7 @@ static int symtab_open(struct symtab *s, const char *mapsfile, strmap *locs)
 {
 	memset(s, 0, sizeof *s);
 	strmap_init(&s->pcs);
+	strmap_init(&s->chains);
 	s->locs = locs;
 	FILE *f = fopen(mapsfile, "r");
 	if (!f)
@@ -228,27 +233,37 @@ static void symtab_close(struct symtab *s)
 		free(s->maps[i].path);
 	free(s->maps);
 	free(s->exe);
+	free(s->chv);
 	strmap_free(&s->pcs);
+	strmap_free(&s->chains);
 }
 
-static int32_t loc_intern(dt_blame_data *d, struct symtab *s, const char *func, const char *file,
-			  int line, const char *module, int in_main)
+static int32_t loc_intern_inl(dt_blame_data *d, struct symtab *s, const char *func,
+			      const char *file, int line, const char *module, int in_main, int inl)
 {
 	dt_buf k = { 0 };
 	buf_put(&k, func, strlen(func) + 1);
 	buf_put(&k, file, strlen(file) + 1);
 	buf_put(&k, &line, sizeof line);
 	buf_put(&k, module, strlen(module) + 1);
+	if (inl)
+		buf_byte(&k, 'i'); /* an inlined level is another location than a real frame's */
 	uint32_t id;
 	if (!strmap_get(s->locs, (const char *)k.p, k.len, &id)) {
 		grow((void **)&d->locs, &d->caplocs, d->nlocs + 1, sizeof *d->locs);
 		d->locs[d->nlocs] = (dt_bloc){ xstrdup(func), xstrdup(file), line, xstrdup(module),
-					       in_main };
+					       in_main, inl };
 		id = (uint32_t)d->nlocs++;
 		strmap_put(s->locs, (const char *)k.p, k.len, id);
 	}
 	buf_free(&k);
 	return (int32_t)id;
+}
+
+static int32_t loc_intern(dt_blame_data *d, struct symtab *s, const char *func, const char *file,
+			  int line, const char *module, int in_main)
+{
+	return loc_intern_inl(d, s, func, file, line, module, in_main, 0);
 }
 
 /* The location of pc; a return address (ret) is looked up one byte back, inside the call. */
@@ -283,6 +298,107 @@ static int32_t symbolize(dt_blame_data *d, struct symtab *s, uint64_t pc, int re
 				  m && m == s->exe_mod);
 	strmap_put(&s->pcs, (const char *)key, sizeof key, id);
 	return (int32_t)id;
+}
+
+#define INLINE_MAX 16 /* inlined levels kept per program counter, innermost first */
+
+/* The functions around pc in the tree of DIEs under parent (its subprogram, then the inlined
+ * subroutines inside it, outermost first: their runtime nesting, which libdw's scopes do not
+ * give past the innermost inlined one) into out[n..max); returns the new n. */
+static int pc_funcs(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int n, int max, int depth)
+{
+	Dwarf_Die ch;
+	if (depth > 64 || dwarf_child(parent, &ch) != 0)
+		return n;
+	do {
+		int tag = dwarf_tag(&ch);
+		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine &&
+		    tag != DW_TAG_lexical_block)
+			continue;
+		int has = dwarf_haspc(&ch, pc) > 0;
+		/* a block without addresses of its own may still hold an inlined call */
+		int bare = tag == DW_TAG_lexical_block && !dwarf_hasattr(&ch, DW_AT_low_pc) &&
+			   !dwarf_hasattr(&ch, DW_AT_ranges);
+		if (!has && !bare)
+			continue;
+		int m = n;
+		if (has && tag != DW_TAG_lexical_block && m < max)
+			out[m++] = ch;
+		int k = pc_funcs(&ch, pc, out, m, max, depth + 1);
+		if (has || k > m)
+			return k;
+	} while (dwarf_siblingof(&ch, &ch) == 0);
+	return n;
+}
+
+/* The locations of pc, innermost first, into *out: one per function the compiler inlined
+ * there into a function of the program (DWARF DW_TAG_inlined_subroutine: the function by its
+ * abstract origin, at pc's line; its caller at the call's line, DW_AT_call_file and
+ * DW_AT_call_line; ...), marked inlined, then pc's real function as symbolize() names it, at
+ * the line of the outermost inlined call. Returns their number (1 without inline info, and
+ * for the libraries, whose inlined functions blame does not follow). */
+static size_t symbolize_chain(dt_blame_data *d, struct symtab *s, uint64_t pc, int ret,
+			      const int32_t **out)
+{
+	uint64_t key[2] = { pc, (uint64_t)ret };
+	uint32_t off;
+	if (strmap_get(&s->chains, (const char *)key, sizeof key, &off)) {
+		*out = s->chv + off + 1;
+		return (size_t)s->chv[off];
+	}
+	int32_t real = symbolize(d, s, pc, ret);
+	int32_t v[INLINE_MAX + 1];
+	size_t n = 0;
+	uint64_t a = ret && pc ? pc - 1 : pc;
+	Dwfl_Module *m = s->dwfl ? dwfl_addrmodule(s->dwfl, a) : NULL;
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = m && m == s->exe_mod ? dwfl_module_addrdie(m, a, &bias) : NULL;
+	Dwarf_Die fn[INLINE_MAX + 1];
+	int nfn = cu ? pc_funcs(cu, a - bias, fn, 0, INLINE_MAX + 1, 0) : 0;
+	if (nfn > 1) {
+		Dwarf_Files *files = NULL;
+		size_t nfiles = 0;
+		if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
+			files = NULL;
+		/* copies: interning moves d->locs */
+		char *rfunc = xstrdup(d->locs[real].func), *rmod = xstrdup(d->locs[real].module);
+		int in_main = d->locs[real].in_main;
+		/* the line of the level being made: pc's own, then each inlined call's */
+		int line = d->locs[real].line;
+		char *file = xstrdup(d->locs[real].file);
+		for (int i = nfn - 1; i > 0 && dwarf_tag(&fn[i]) == DW_TAG_inlined_subroutine; i--) {
+			Dwarf_Attribute at;
+			const char *name = dwarf_attr_integrate(&fn[i], DW_AT_name, &at)
+						   ? dwarf_formstring(&at)
+						   : NULL;
+			v[n++] = loc_intern_inl(d, s, name ? name : "?", file, line, rmod, in_main, 1);
+			/* its caller's line: the call's */
+			Dwarf_Word w = 0;
+			line = dwarf_attr(&fn[i], DW_AT_call_line, &at) && dwarf_formudata(&at, &w) == 0
+				       ? (int)w
+				       : 0;
+			const char *cf = NULL;
+			if (files && dwarf_attr(&fn[i], DW_AT_call_file, &at) &&
+			    dwarf_formudata(&at, &w) == 0 && w < nfiles)
+				cf = dwarf_filesrc(files, w, NULL, NULL);
+			free(file);
+			file = xstrdup(cf ? cf : "");
+		}
+		if (n)
+			real = loc_intern(d, s, rfunc, file, line, rmod, in_main);
+		free(file);
+		free(rfunc);
+		free(rmod);
+	}
+	v[n++] = real;
+	grow((void **)&s->chv, &s->capchv, s->nchv + n + 1, sizeof *s->chv);
+	off = (uint32_t)s->nchv;
+	s->chv[s->nchv++] = (int32_t)n;
+	memcpy(s->chv + s->nchv, v, n * sizeof *v);
+	s->nchv += n;
+	strmap_put(&s->chains, (const char *)key, sizeof key, off);
+	*out = s->chv + off + 1;
+	return n;
 }
 
 /* ---- globals and statics ------------------------------------------------------------------ */
@@ -737,7 +853,9 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 	strmap lastc; /* address -> the last container there (realloc's old block) */
 	strmap_init(&lastc);
 	strmap *paths = &ic->paths;
-	int32_t fr[DTP_FRAMES + 1];
+	/* a path: per real frame, its inlined levels and its function */
+	int32_t fr[(DTP_FRAMES + 1) * (INLINE_MAX + 1)];
+	const int32_t *ch;
 	for (size_t i = 0; i < n; i++) {
 		dtp_record *r = &all[i].r;
 		uint32_t ci;
@@ -747,8 +865,11 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 				strmap_put(&live, (const char *)&r->addr, 8, UINT32_MAX);
 			}
 		} else if (r->kind == DTP_ALLOC) {
+			size_t nfr = 0;
 			for (int k = 0; k < r->nframes; k++)
-				fr[k] = symbolize(d, &st, r->frames[k], 1);
+				for (size_t c = 0, nc = symbolize_chain(d, &st, r->frames[k], 1, &ch);
+				     c < nc; c++)
+					fr[nfr++] = ch[c];
 			int32_t prev = -1;
 			uint32_t pc;
 			if (r->call == DTP_A_REALLOC && r->buf[0] &&
@@ -763,7 +884,7 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 				.kind = r->call == DTP_A_MMAP ? DT_BC_MMAP : DT_BC_HEAP,
 				.addr = r->addr, .size = r->size ? r->size : 1, .t_alloc = r->ts,
 				.t_free = INT64_MAX,
-				.site = r->nframes ? path_intern(d, paths, fr, r->nframes) : -1,
+				.site = r->nframes ? path_intern(d, paths, fr, nfr) : -1,
 				.prev = prev, .alloc_call = r->call
 			};
 			ci = (uint32_t)d->ncont++;
@@ -805,13 +926,16 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 		nsamples++;
 		if (r->weight > 1)
 			flags |= DT_BF_MERGED;
-		fr[0] = symbolize(d, &st, r->addr, 0);
-		for (int k = 0; k < r->nframes; k++)
-			fr[k + 1] = symbolize(d, &st, r->frames[k], 1);
+		size_t nfr = 0;
+		for (int k = 0; k <= r->nframes; k++)
+			for (size_t c = 0, nc = symbolize_chain(d, &st, k ? r->frames[k - 1] : r->addr,
+								k > 0, &ch);
+			     c < nc; c++)
+				fr[nfr++] = ch[c];
 		struct sgroup_key key;
 		memset(&key, 0, sizeof key);
 		key.tid = all[i].tid;
-		key.path = path_intern(d, paths, fr, (size_t)r->nframes + 1);
+		key.path = path_intern(d, paths, fr, nfr);
 		key.call = r->call;
 		key.c0 = buf_cont(&sc, r, 0);
 		key.c1 = buf_cont(&sc, r, 1);

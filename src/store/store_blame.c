@@ -1,4 +1,4 @@
-/* store_blame.c: the blame tables of the store (schema 4): blame_procs, blame_locs,
+/* store_blame.c: the blame tables of the store (schema 4, inlined levels 8): blame_procs, blame_locs,
  * blame_paths, blame_containers, blame_samples. */
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +34,8 @@ int store_blame_write(store *s, int64_t run_id, const dt_blame_data *d, dt_err *
 			goto out;
 	}
 	sqlite3_finalize(st);
-	if (store_prepare(s, "INSERT INTO blame_locs VALUES(?1,?2,?3,?4,?5,?6,?7)", &st, e))
+	if (store_prepare(s, "INSERT INTO blame_locs(run_id, id, func, file, line, module, in_main, "
+			     "inl) VALUES(?1,?2,?3,?4,?5,?6,?7,?8)", &st, e))
 		return -1;
 	for (size_t i = 0; i < d->nlocs; i++) {
 		const dt_bloc *l = &d->locs[i];
@@ -45,6 +46,7 @@ int store_blame_write(store *s, int64_t run_id, const dt_blame_data *d, dt_err *
 		sqlite3_bind_int(st, 5, l->line);
 		sqlite3_bind_text(st, 6, l->module, -1, SQLITE_STATIC);
 		sqlite3_bind_int(st, 7, l->in_main);
+		sqlite3_bind_int(st, 8, l->inl);
 		if (step_done(s, st, e))
 			goto out;
 	}
@@ -154,15 +156,24 @@ int store_blame_read(store *s, int64_t run_id, dt_blame_data *d, dt_err *e)
 						  col_str(st, 6) };
 	}
 	sqlite3_finalize(st);
-	if (store_prepare(s, "SELECT func, file, line, module, in_main FROM blame_locs "
-			     "WHERE run_id = ?1 ORDER BY id", &st, e))
+	/* a store of schema 6 or 7 opened read-only (never migrated) has no inlined levels */
+	if (store_prepare(s, "SELECT count(*) FROM pragma_table_info('blame_locs') "
+			     "WHERE name = 'inl'", &st, e))
+		goto fail;
+	int have_inl = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
+	sqlite3_finalize(st);
+	if (store_prepare(s, have_inl ? "SELECT func, file, line, module, in_main, inl FROM blame_locs "
+					"WHERE run_id = ?1 ORDER BY id"
+				      : "SELECT func, file, line, module, in_main, 0 FROM blame_locs "
+					"WHERE run_id = ?1 ORDER BY id",
+			  &st, e))
 		goto fail;
 	sqlite3_bind_int64(st, 1, run_id);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		grow((void **)&d->locs, &d->caplocs, d->nlocs + 1, sizeof *d->locs);
 		d->locs[d->nlocs++] = (dt_bloc){ col_str(st, 0), col_str(st, 1),
 						 sqlite3_column_int(st, 2), col_str(st, 3),
-						 sqlite3_column_int(st, 4) };
+						 sqlite3_column_int(st, 4), sqlite3_column_int(st, 5) };
 	}
 	sqlite3_finalize(st);
 	if (store_prepare(s, "SELECT locs FROM blame_paths WHERE run_id = ?1 ORDER BY id", &st, e))

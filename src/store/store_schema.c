@@ -197,6 +197,12 @@ static const char *const migrations[] = {
 	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
 	"  func TEXT NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL,"
 	"  PRIMARY KEY(run_id, func, file)) WITHOUT ROWID;",
+
+	/* 7 -> 8: a location may be an inlined level (import/blame_data.h, dt_bloc.inl): a
+	 * function the compiler inlined into the next location of its paths, in the same real
+	 * frame. Locations imported before are all real frames (0). A store of schema 6 or 7
+	 * opened read-only has no column: its locations read as real frames. */
+	"ALTER TABLE blame_locs ADD COLUMN inl INTEGER NOT NULL DEFAULT 0;",
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
