@@ -5,9 +5,9 @@
  * CLOCK_THREAD_CPUTIME_ID, delivered to that thread with SIGEV_THREAD_ID), or, where PAPI
  * reports the counter, a counter overflow. Some kernels check CPU-time timers late (under
  * load, a virtual machine's kernel was seen to deliver one signal per half second of a
- * thread's CPU time): a watch thread wakes on the monotonic clock once a period, reads each
- * sampled thread's CPU clock and signals a thread that ran a period or more since its
- * last sample and is still running. Each tick records the interrupted PC and a libunwind
+ * thread's CPU time): a watch thread wakes on the monotonic clock every 4 ms (or period),
+ * reads each sampled thread's CPU clock and signals a thread that ran two of its wakes' worth
+ * of CPU time since its last sample and is still running. Each tick records the interrupted PC and a libunwind
  * walk of the stack from the signal context (local-only libunwind, whose unw_init_local2 and
  * unw_step may be used in a signal handler). Allocations: malloc, calloc, realloc, free,
  * posix_memalign, aligned_alloc, memalign, anonymous mmap and munmap are wrapped and recorded
@@ -571,9 +571,9 @@ static void on_overflow(int set, void *address, long long vec, void *ctx)
 }
 #endif
 
-/* The watch thread: once a period, a thread that ran a period or more of CPU time since
- * its last sample and ran during the last period (so is most likely running now, not blocked
- * in a call that a signal would interrupt) gets the tick its CPU-time timer did not deliver. */
+/* The watch thread: at each wake, a thread that ran long enough since its last sample and ran
+ * since the last wake (so is most likely running now, not blocked in a call that a signal would
+ * interrupt) gets the tick its CPU-time timer did not deliver. */
 static void *watch_main(void *arg)
 {
 	(void)arg;
@@ -581,12 +581,20 @@ static void *watch_main(void *arg)
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	int64_t period = 1000000000L / g.hz;
+	/* Alone (DIFFTRACE_SAMPLE_WATCH=only) it ticks at the rate asked. Beside the CPU-time
+	 * timers it only rescues a thread whose timer is late: it wakes at most every 4 ms and
+	 * signals a thread that ran two of its wakes' worth without a sample (a wake costs a few
+	 * microseconds of CPU on a virtual machine: a thousand a second cost 2 % of a run) */
+	int64_t period = 1000000000L / g.hz, every = period, late = period;
+	if (watch_mode != 2) {
+		every = period > 4000000 ? period : 4000000;
+		late = 2 * every;
+	}
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	pid_t pid = getpid();
 	for (;;) {
-		next.tv_nsec += period;
+		next.tv_nsec += every;
 		while (next.tv_nsec >= 1000000000L) {
 			next.tv_nsec -= 1000000000L;
 			next.tv_sec++;
@@ -605,7 +613,7 @@ static void *watch_main(void *arg)
 			int64_t cpu = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 			int64_t ran = cpu - w->seen;
 			w->seen = cpu;
-			if (ran > 0 && cpu - atomic_load(&w->last_cpu) >= period &&
+			if (ran > 0 && cpu - atomic_load(&w->last_cpu) >= late &&
 			    atomic_load(&w->tid) == tid)
 				syscall(SYS_tgkill, pid, tid, g.sig);
 		}
