@@ -5,7 +5,8 @@
  * an index entry by the heuristic, named; the point's own variables at a point; the automatic
  * criterion; every sample counted once; why, the paths recorded for one variable; part 1's
  * heuristic from a caller the data flow cannot follow; inlined levels walked as calls, the scan's
- * levels still matched to the real frames. */
+ * levels still matched to the real frames; library calls placed by prototype (memcpy run under
+ * an internal name, a value returned by BLAS, the copy's destination and not its source). */
 #include <math.h>
 
 #include "blame/blame.h"
@@ -488,10 +489,130 @@ static void test_inline(void)
 	dt_blame_data_free(&d);
 }
 
+/* main:  30 dst = malloc(n);  31 src = malloc(n);  40 memcpy(dst, src, n);
+ *        41 memcpy(dst, src, n), memset(src, 0, n);  42 r = cblas_ddot(n, src, 1, src, 1), k;
+ *        43 memcpy(dst, src, (size_t)sqrt(n));
+ * glibc's memcpy runs as __memmove_avx_unaligned_erms; main's frame points into both blocks. */
+static void test_libcalls(void)
+{
+	dt_blame_data d;
+	memset(&d, 0, sizeof d);
+	static const struct {
+		const char *f;
+		int line, in_main;
+	} l[] = { { "__memmove_avx_unaligned_erms", 0, 0 }, { "main", 40, 1 }, { "main", 30, 1 },
+		  { "main", 31, 1 }, { "main", 41, 1 }, { "cblas_ddot", 0, 0 }, { "main", 42, 1 },
+		  { "sqrt", 0, 0 }, { "main", 43, 1 } };
+	for (size_t i = 0; i < sizeof l / sizeof *l; i++) {
+		grow((void **)&d.locs, &d.caplocs, d.nlocs + 1, sizeof *d.locs);
+		d.locs[d.nlocs++] = (dt_bloc){ xstrdup(l[i].f),
+					       xstrdup(l[i].in_main ? "/src/app.c" : ""), l[i].line,
+					       xstrdup(l[i].in_main ? "app" : "lib.so"), l[i].in_main };
+	}
+	grow((void **)&d.proc, &d.capproc, 1, sizeof *d.proc);
+	d.proc[d.nproc++] = (dt_bproc){ .rank = 0, .pid = 100 };
+	add_path(&d, (int32_t[]){ 0, 1 }, 2); /* 0: inside memcpy at 40 */
+	add_path(&d, (int32_t[]){ 2 }, 1);    /* 1: dst's allocation site */
+	add_path(&d, (int32_t[]){ 3 }, 1);    /* 2: src's */
+	add_path(&d, (int32_t[]){ 0, 4 }, 2); /* 3: inside one of the two calls at 41 */
+	add_path(&d, (int32_t[]){ 5, 6 }, 2); /* 4: inside cblas_ddot at 42 */
+	add_path(&d, (int32_t[]){ 7, 8 }, 2); /* 5: inside sqrt at 43 */
+	for (int i = 0; i < 2; i++) {
+		grow((void **)&d.cont, &d.capcont, d.ncont + 1, sizeof *d.cont);
+		d.cont[d.ncont++] = (dt_bcontainer){ .kind = DT_BC_HEAP, .addr = 0x1000 + 0x1000u * i,
+						     .size = 64, .t_free = INT64_MAX, .site = 1 + i,
+						     .prev = -1 };
+	}
+	int32_t scan[] = { 3, 0, 3, 1 }; /* main's frame (1), its stack words: both blocks */
+	grow((void **)&d.scan_off, &d.capscans, 2, sizeof *d.scan_off);
+	d.scan_off[0] = 0;
+	d.scan_off[1] = 4;
+	d.nscans = 1;
+	grow((void **)&d.scanv, &d.capscanv, 4, sizeof *d.scanv);
+	memcpy(d.scanv, scan, sizeof scan);
+	d.nscanv = 4;
+	add_samp(&d, 0, 6);
+	d.samp[d.nsamp - 1].scan = 0;
+	add_samp(&d, 3, 4);
+	d.samp[d.nsamp - 1].scan = 0;
+	add_samp(&d, 4, 5);
+	add_samp(&d, 5, 2);
+	d.samp[d.nsamp - 1].scan = 0;
+	bx_var mv[] = { V("dst", "char *", BX_LOCAL), V("src", "char *", BX_LOCAL),
+			V("n", "size_t", BX_LOCAL), V("r", "double", BX_LOCAL),
+			V("k", "int", BX_LOCAL) };
+	int dv[] = { 0 }, sv[] = { 1 }, nv[] = { 2 };
+	bx_arg cp[] = { { (char *)"dst", dv, 1, 1, 0, 1 }, { (char *)"src", sv, 1, 0, -1, 0 },
+			{ (char *)"n", nv, 1, 0, -1, 0 } };
+	bx_arg ms[] = { { (char *)"src", sv, 1, 1, 1, 1 }, { (char *)"0", NULL, 0, 0, -1, 0 },
+			{ (char *)"n", nv, 1, 0, -1, 0 } };
+	bx_arg dot[] = { { (char *)"n", nv, 1, 0, -1, 0 }, { (char *)"src", sv, 1, 0, -1, 0 } };
+	bx_call mcall[] = { { (char *)"malloc", NULL, 30, 8, 0, cp + 2, 1 },
+			    { (char *)"malloc", NULL, 31, 8, 1, cp + 2, 1 },
+			    { (char *)"memcpy", NULL, 40, 2, -1, cp, 3 },
+			    { (char *)"memcpy", NULL, 41, 2, -1, cp, 3 },
+			    { (char *)"memset", NULL, 41, 24, -1, ms, 3 },
+			    { (char *)"cblas_ddot", NULL, 42, 6, 3, dot, 2 },
+			    { (char *)"memcpy", NULL, 43, 2, -1, cp, 3 },
+			    { (char *)"sqrt", NULL, 43, 30, -1, cp + 2, 1 } };
+	bx_line mline[] = { { 30, 0, BX_WRITE }, { 31, 1, BX_WRITE }, { 42, 3, BX_WRITE },
+			    { 42, 4, BX_WRITE } };
+	bx_func fn[] = { { (char *)"main", (char *)"/src/app.c", 29, 50, 0, mv, 5, NULL, 0, mcall,
+			   8, mline, 4 } };
+	blame_src src = { fn, 1, 0 };
+	transfer_set tf = { 0 };
+	dt_err e;
+	dt_err_clear(&e);
+	const char *tt = "memcpy blame=1 from=2 bytes=3\nmemset blame=1 bytes=3\n"
+			 "cblas_ddot blame=return from=2,4 bytes=1 size=8\n";
+	CHECK(transfer_parse(&tf, "t.transfer", tt, strlen(tt), &e) == 0);
+	blame_result r;
+	CHECK(blame_compute_src(&d, &tf, &src, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
+	const blame_table *t = &r.tables[0];
+	CHECK(fabs(t->total - 17) < 1e-9);
+	/* 40: memcpy under its internal name, on the destination's block alone (6); 41: two
+	 * calls the table knows, the heuristic's halves (2 each); 43: a sample in sqrt, not
+	 * memcpy's: the heuristic (1 each) */
+	CHECK(fabs(row(t, "app.c:30 (main)") - 9) < 1e-9);
+	CHECK(fabs(row(t, "app.c:31 (main)") - 3) < 1e-9);
+	/* the dot product's value, not the other variable its line writes */
+	CHECK(fabs(row(t, "r (main)") - 5) < 1e-9);
+	CHECK(row(t, "k (main)") < 0);
+	sums(t);
+	blame_result_free(&r);
+	/* without the tables: no argument to start from, the line's writes and the heuristic */
+	CHECK(blame_compute_src(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
+	t = &r.tables[0];
+	CHECK(fabs(row(t, "app.c:30 (main)") - 6) < 1e-9);
+	CHECK(fabs(row(t, "r (main)") - 2.5) < 1e-9);
+	blame_result_free(&r);
+	blame_result w;
+	CHECK(blame_compute_why(&d, &tf, &src, NULL, 0, BLAME_SAMPLES, "app.c:30 (main)", 0, &w,
+				&e) == 0);
+	int found = 0;
+	for (size_t i = 0; i < w.tables[0].nwhy; i++)
+		for (size_t j = 0; j < w.tables[0].why[i].nsteps; j++)
+			found |= !strcmp(w.tables[0].why[i].steps[j],
+					 "argument 1 of memcpy (its transfer function)");
+	CHECK(found);
+	blame_result_free(&w);
+	CHECK(blame_compute_why(&d, &tf, &src, NULL, 0, BLAME_SAMPLES, "r (main)", 0, &w, &e) == 0);
+	found = 0;
+	for (size_t i = 0; i < w.tables[0].nwhy; i++)
+		for (size_t j = 0; j < w.tables[0].why[i].nsteps; j++)
+			found |= !strcmp(w.tables[0].why[i].steps[j],
+					 "the value of cblas_ddot (its transfer function)");
+	CHECK(found);
+	blame_result_free(&w);
+	transfer_free(&tf);
+	dt_blame_data_free(&d);
+}
+
 int main(void)
 {
 	test_join();
 	test_heuristic_above();
 	test_inline();
+	test_libcalls();
 	return check_failures ? 1 : 0;
 }

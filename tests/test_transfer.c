@@ -1,6 +1,7 @@
-/* test_transfer.c: the transfer-function files (their errors as file:line:col, the shipped
- * mpi.transfer), the blame of samples inside MPI calls, and the sample file reader (a file cut
- * by a kill, a file that is not one). */
+/* test_transfer.c: the transfer-function files (their errors as file:line:col, blame=return,
+ * bytes= and size=, the shipped mpi.transfer, libc.transfer and blas.transfer), the blame of
+ * samples inside MPI calls, and the sample file reader (a file cut by a kill, a file that is
+ * not one). */
 #define _POSIX_C_SOURCE 200809L
 #include <stddef.h>
 #include <stdio.h>
@@ -62,6 +63,40 @@ static void test_parse(void)
 	expect_error("MPI_Bcast blame\n", "t.transfer:1:11:");
 }
 
+/* blame=return, size=, bytes= of one to three factors */
+static void test_parse_libs(void)
+{
+	expect_error("strlen blame=returns\n", "t.transfer:1:14: bad or repeated value of 'blame' "
+						"(an argument number 1 to 64 or 'return')");
+	expect_error("strlen blame=return blame=1\n", "t.transfer:1:");
+	expect_error("f blame=1 bytes=2 size=0\n", "t.transfer:1:24:");
+	expect_error("f blame=1 bytes=2 size=99999\n", "t.transfer:1:24:");
+	expect_error("f blame=1 size=8\n", "t.transfer:1:1: 'f' has size= without bytes=");
+	expect_error("f blame=1 bytes=2*\n", "t.transfer:1:");
+	expect_error("f blame=1 bytes=2*3*4*5\n", "t.transfer:1:");
+	expect_error("f blame=1 bytes=2 size=8 size=8\n", "t.transfer:1:");
+	transfer_set s = { 0 };
+	dt_err e;
+	dt_err_clear(&e);
+	const char *t = "strlen blame=return from=1\n"
+			"g blame=1 bytes=3\n"
+			"h blame=13 from=8,10 bytes=4*5 size=8\n"
+			"k blame=1 bytes=2*3*4\n";
+	CHECK(transfer_parse(&s, "t.transfer", t, strlen(t), &e) == 0);
+	const transfer_fn *f = transfer_find(&s, "strlen");
+	CHECK(f && f->blame == TRANSFER_RETURN && f->from[0] == 1 && !f->count);
+	f = transfer_find(&s, "g");
+	CHECK(f && f->blame == 1 && f->count == 3 && !f->type && !f->size);
+	f = transfer_find(&s, "h");
+	CHECK(f && f->blame == 13 && f->from[0] == 8 && f->from[1] == 10 && f->count == 4 &&
+	      f->type == 5 && !f->type2 && f->size == 8);
+	f = transfer_find(&s, "k");
+	CHECK(f && f->count == 2 && f->type == 3 && f->type2 == 4);
+	/* a function the sampler does not record buffers of: the MPI path blames nothing */
+	CHECK_EQ_INT(transfer_blame(&s, "g", 3, 4), -1);
+	transfer_free(&s);
+}
+
 static void test_shipped(void)
 {
 	const char *top = getenv("abs_top_srcdir");
@@ -103,6 +138,111 @@ static void test_shipped(void)
 	/* nothing to blame */
 	CHECK_EQ_INT(transfer_blame(&s, "MPI_Barrier", -1, -1), -1);
 	CHECK_EQ_INT(transfer_blame(&s, "MPI_Bcast", -1, -1), -1);
+	transfer_free(&s);
+}
+
+/* f's blame= and from= are g's moved by d positions */
+static int shifted(const transfer_fn *f, const transfer_fn *g, int d)
+{
+	if (f->blame != (g->blame == TRANSFER_RETURN ? g->blame : g->blame + d))
+		return 0;
+	for (int k = 0; k < TRANSFER_MAX_FROM; k++)
+		if (f->from[k] != (g->from[k] ? g->from[k] + d : 0))
+			return 0;
+	return 1;
+}
+
+/* libc.transfer and blas.transfer, read with mpi.transfer as blame reads them */
+static void test_shipped_libs(void)
+{
+	const char *top = getenv("abs_top_srcdir");
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s/blame", top ? top : "..");
+	setenv("DIFFTRACE_BLAME_PATH", dir, 1);
+	transfer_set s = { 0 };
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK(transfer_load_shipped(&s, &e) == 0);
+	if (e.msg[0])
+		fprintf(stderr, "%s\n", e.msg);
+	/* no name twice: a later file would replace an earlier one's function silently */
+	for (size_t i = 0; i < s.n; i++)
+		for (size_t j = i + 1; j < s.n; j++)
+			if (!strcmp(s.fn[i].name, s.fn[j].name)) {
+				fprintf(stderr, "%s twice (%s:%d, %s:%d)\n", s.fn[i].name, s.fn[i].file,
+					s.fn[i].line, s.fn[j].file, s.fn[j].line);
+				check_failures++;
+			}
+	CHECK(transfer_find(&s, "MPI_Bcast") != NULL);
+	struct {
+		const char *name;
+		int blame, from, count, type;
+	} want[] = {
+		/* libc: the destination, fed by the source, the bytes from the size argument */
+		{ "memcpy", 1, 2, 3, 0 },
+		{ "memmove", 1, 2, 3, 0 },
+		{ "memset", 1, 0, 3, 0 },
+		{ "strcpy", 1, 2, 0, 0 },
+		{ "strncpy", 1, 2, 3, 0 },
+		{ "strcat", 1, 2, 0, 0 },
+		{ "strncat", 1, 2, 3, 0 },
+		{ "sprintf", 1, 0, 0, 0 },
+		{ "snprintf", 1, 0, 2, 0 },
+		{ "qsort", 1, 0, 2, 3 },
+		{ "strlen", TRANSFER_RETURN, 1, 0, 0 },
+		/* BLAS: the operand written */
+		{ "cblas_daxpy", 5, 3, 1, 0 },
+		{ "daxpy_", 5, 3, 1, 0 },
+		{ "cblas_saxpy", 5, 3, 1, 0 },
+		{ "cblas_dscal", 3, 0, 1, 0 },
+		{ "dscal_", 3, 0, 1, 0 },
+		{ "cblas_dcopy", 4, 2, 1, 0 },
+		{ "dcopy_", 4, 2, 1, 0 },
+		{ "cblas_ddot", TRANSFER_RETURN, 2, 1, 0 },
+		{ "ddot_", TRANSFER_RETURN, 2, 1, 0 },
+		{ "cblas_dnrm2", TRANSFER_RETURN, 2, 1, 0 },
+		{ "dnrm2_", TRANSFER_RETURN, 2, 1, 0 },
+		{ "cblas_dgemv", 11, 6, 0, 0 },
+		{ "dgemv_", 10, 5, 0, 0 },
+		{ "cblas_dger", 9, 5, 2, 3 },
+		{ "dger_", 8, 4, 1, 2 },
+		{ "cblas_dgemm", 13, 8, 4, 5 },
+		{ "dgemm_", 12, 7, 3, 4 },
+		{ "cblas_dsymm", 12, 7, 4, 5 },
+		{ "dsymm_", 11, 6, 3, 4 },
+		{ "cblas_dtrmm", 11, 9, 6, 7 },
+		{ "dtrmm_", 10, 8, 5, 6 },
+		{ "cblas_dsyrk", 10, 7, 4, 4 },
+		{ "dsyrk_", 9, 6, 3, 3 },
+	};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+		const transfer_fn *f = transfer_find(&s, want[i].name);
+		if (!f || f->blame != want[i].blame || f->from[0] != want[i].from ||
+		    f->count != want[i].count || f->type != want[i].type) {
+			fprintf(stderr, "%s: not as its prototype says\n", want[i].name);
+			check_failures++;
+		}
+	}
+	CHECK(transfer_find(&s, "cblas_dgemm")->from[1] == 10);
+	CHECK(transfer_find(&s, "cblas_daxpy")->size == 8);
+	CHECK(transfer_find(&s, "cblas_saxpy")->size == 4);
+	/* every CBLAS routine has its Fortran form, its arguments the same (level 1) or one
+	 * further (levels 2 and 3: CBLAS's order argument comes first) */
+	size_t ncblas = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const transfer_fn *c = &s.fn[i];
+		if (strncmp(c->name, "cblas_", 6))
+			continue;
+		ncblas++;
+		char fname[64];
+		snprintf(fname, sizeof fname, "%s_", c->name + 6);
+		const transfer_fn *f = transfer_find(&s, fname);
+		if (!f || !(shifted(c, f, 0) || shifted(c, f, 1))) {
+			fprintf(stderr, "%s and %s disagree\n", c->name, fname);
+			check_failures++;
+		}
+	}
+	CHECK(ncblas >= 40);
 	transfer_free(&s);
 }
 
@@ -300,7 +440,9 @@ static void test_words(void)
 int main(void)
 {
 	test_parse();
+	test_parse_libs();
 	test_shipped();
+	test_shipped_libs();
 	test_reader();
 	test_words();
 	return check_failures ? 1 : 0;

@@ -54,10 +54,9 @@ static int compute(tui *t, struct bview *b, const char *const *points, size_t np
 		   const char *why, blame_result *r, dt_err *e)
 {
 	transfer_set tf = { 0 };
-	char *dp = transfer_default_path();
 	bx_func *fns = NULL;
 	size_t nf = 0;
-	int rc = transfer_load(&tf, dp, e);
+	int rc = transfer_load_shipped(&tf, e);
 	if (!rc)
 		rc = store_bindex_src(tui_store(t), b->run_id, &b->d, &fns, &nf, e);
 	blame_src src = { fns, nf, 0 };
@@ -66,7 +65,6 @@ static int compute(tui *t, struct bview *b, const char *const *points, size_t np
 				       5, r, e);
 	bx_funcs_free(fns, nf);
 	transfer_free(&tf);
-	free(dp);
 	return rc;
 }
 
@@ -436,8 +434,7 @@ static int change_open(tui *t, view *v)
 	dt_err e;
 	dt_err_clear(&e);
 	transfer_set tf = { 0 };
-	char *dp = transfer_default_path();
-	int rc = transfer_load(&tf, dp, &e);
+	int rc = transfer_load_shipped(&tf, &e);
 	for (int i = 0; i < 2 && !rc; i++) {
 		store_run sr;
 		rc = store_run_get(tui_store(t), c->run[i], &sr, &e);
@@ -452,7 +449,6 @@ static int change_open(tui *t, view *v)
 			rc = blame_compute(&c->d[i], &tf, NULL, 0, BLAME_SAMPLES, &c->r[i], &e);
 	}
 	transfer_free(&tf);
-	free(dp);
 	if (rc) {
 		tui_msg(t, ST_WARN, "%s", e.msg);
 		return -1;

@@ -220,7 +220,11 @@ static void why_flow(const struct bctx *x, const flow_target *ft, const int32_t 
 				step(b, "the condition of line %d (implicit)", line);
 			if (h->targ && h->frame > 0) {
 				const char *lib = x->d->locs[S[h->frame - 1]].func;
-				step(b, "argument %d of %s (its transfer function)", h->targ, lib);
+				const char *tn = h->tname ? h->tname : lib;
+				if (h->targ == TRANSFER_RETURN)
+					step(b, "the value of %s (its transfer function)", tn);
+				else
+					step(b, "argument %d of %s (its transfer function)", h->targ, tn);
 				sample_step(b, &x->d->locs[S[h->frame]], lib);
 			} else {
 				sample_step(b, &x->d->locs[S[h->frame]], NULL);
@@ -387,6 +391,49 @@ static int32_t new_var(struct tacc *t, const char *name, size_t len, int vkind)
 	v->first = -1;
 	v->rank = xcalloc(t->nranks ? t->nranks : 1, sizeof *v->rank);
 	return (int32_t)t->n++;
+}
+
+/* Whether container c is a heap block allocated into variable v of fn: its allocation site's
+ * innermost frame of the program is fn, at a line where the index has a call whose value is
+ * assigned to v (v = malloc(n)). */
+static int alloc_into(const dt_blame_data *d, int32_t c, const bx_func *fn, int v)
+{
+	const dt_bcontainer *ct = &d->cont[c];
+	if (ct->name || ct->site < 0 || (ct->kind != DT_BC_HEAP && ct->kind != DT_BC_MMAP))
+		return 0;
+	const dt_bloc *l = NULL;
+	for (uint32_t i = d->path_off[ct->site]; i < d->path_off[ct->site + 1] && !l; i++)
+		if (d->locs[d->pathv[i]].in_main)
+			l = &d->locs[d->pathv[i]];
+	if (!l || strcmp(l->func, fn->name))
+		return 0;
+	for (size_t i = 0; i < fn->ncalls; i++)
+		if (fn->calls[i].line == l->line && fn->calls[i].result == v)
+			return 1;
+	return 0;
+}
+
+/* The containers that the frame of pointer target ft points into (visible at the point): the
+ * frame that wrote through it first, else its own. Into *cand; returns their number. */
+static size_t pointer_cands(const struct bctx *x, const dt_bsample *s, const flow_target *ft,
+			    const int32_t *S, size_t m1, size_t k, const size_t *rf, int32_t **cand,
+			    size_t *capcand)
+{
+	const dt_blame_data *d = x->d;
+	size_t nc = 0;
+	for (int pass = 0; pass < 2 && !nc && s->scan >= 0; pass++) {
+		size_t fr = pass ? ft->frame : ft->origin;
+		const int32_t *p = d->scanv + d->scan_off[s->scan];
+		size_t np = (d->scan_off[s->scan + 1] - d->scan_off[s->scan]) / 2;
+		if (fr != SIZE_MAX) /* the scan's levels count real frames */
+			fr = fr < m1 ? rf[fr] : SIZE_MAX;
+		for (size_t q = 0; q < np && fr != SIZE_MAX; q++)
+			if ((size_t)p[2 * q] / 2 == fr && visible(x, p[2 * q + 1], S, m1, k)) {
+				grow((void **)cand, capcand, nc + 1, sizeof **cand);
+				(*cand)[nc++] = p[2 * q + 1];
+			}
+	}
+	return nc;
 }
 
 static int32_t cont_var(struct tacc *t, struct bctx *x, int32_t c)
@@ -635,18 +682,21 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 				}
 				/* a pointer exit variable: the memory its frame points into names it,
 				 * the frame that wrote through it first */
-				for (int pass = 0; pass < 2 && !nc && ft->pointer && s->scan >= 0; pass++) {
-					size_t fr = pass ? ft->frame : ft->origin;
-					const int32_t *p = d->scanv + d->scan_off[s->scan];
-					size_t np = (d->scan_off[s->scan + 1] - d->scan_off[s->scan]) / 2;
-					if (fr != SIZE_MAX)
-						fr = fr < m1 ? rf[fr] : SIZE_MAX;
-					for (size_t q = 0; q < np && fr != SIZE_MAX; q++)
-						if ((size_t)p[2 * q] / 2 == fr &&
-						    visible(x, p[2 * q + 1], S, m1, k)) {
-							grow((void **)&cand, &capcand, nc + 1, sizeof *cand);
-							cand[nc++] = p[2 * q + 1];
+				if (ft->pointer)
+					nc = pointer_cands(x, s, ft, S, m1, k, rf, &cand, &capcand);
+				/* of those, the blocks allocated into the variable itself, when the
+				 * frame holds some (a frame pointing into a copy's source and its
+				 * destination blames the destination only) */
+				if (nc > 1 && ft->pointer) {
+					size_t m = 0;
+					for (size_t q = 0; q < nc; q++)
+						if (alloc_into(d, cand[q], fn, ft->var)) {
+							int32_t c = cand[q];
+							cand[q] = cand[m];
+							cand[m++] = c;
 						}
+					if (m) /* else all of the frame's pointers, as they were */
+						nc = m;
 				}
 				for (size_t q = 0; q < (nc ? nc : 1); q++) {
 					int32_t vi = nc ? cont_var(&t, x, cand[q]) : src_var(&t, fn, ft->var);

@@ -76,7 +76,7 @@ static void push(struct work *q, size_t frame, int var, int through, double w, s
 	if (q->rec) {
 		flow_why *r = q->rec;
 		grow((void **)&r->hop, &r->caphop, r->nhop + 1, sizeof *r->hop);
-		flow_hop z = { SIZE_MAX, -1, -1, 0, 0, NULL, -1, 0, 0, 0, 0 };
+		flow_hop z = { SIZE_MAX, -1, -1, 0, 0, NULL, -1, 0, 0, 0, 0, NULL };
 		r->hop[r->nhop] = h ? *h : z;
 		r->hop[r->nhop].var = var;
 		r->hop[r->nhop].through = through;
@@ -169,29 +169,68 @@ static void seeds(const bx_func *f, int line, struct work *out, size_t frame)
 
 static const bx_call *call_at(const bx_func *g, int line, const char *callee);
 
+/* The call at `line` of f that a library frame named `lib` runs, with its transfer function:
+ * the call to `lib` when the table knows it; when no call at the line is named `lib` (the C
+ * library runs memcpy as an internal routine such as __memmove_avx_unaligned_erms, chosen when
+ * it loads), the one call at the line whose callee the table knows. NULL when neither. */
+static const bx_call *proto_call(const transfer_set *tf, const bx_func *f, int line,
+				 const char *name, const transfer_fn **t)
+{
+	*t = transfer_find(tf, name);
+	if (*t) {
+		const bx_call *c = call_at(f, line, name);
+		return c && c->callee && !strcmp(c->callee, name) ? c : NULL;
+	}
+	const bx_call *one = NULL;
+	for (size_t i = 0; i < f->ncalls; i++) {
+		const bx_call *c = &f->calls[i];
+		if (c->line != line || !c->callee)
+			continue;
+		if (!strcmp(c->callee, name))
+			return NULL; /* the frame is that call's, and the table does not know it */
+		const transfer_fn *u = transfer_find(tf, c->callee);
+		if (!u)
+			continue;
+		if (one)
+			return NULL; /* two calls the table knows: which one runs is not known */
+		one = c;
+		*t = u;
+	}
+	return one;
+}
+
 /* The seeds of a sample inside library function `lib` called at `line` of f, when a transfer
  * function knows it: the variable of the argument it blames (the written one, &x or a pointer,
- * else the variables the argument mentions, in equal parts). Returns the argument's position
- * (from 1), 0 when the prototype table does not place the sample. */
+ * else the variables the argument mentions, in equal parts), or for blame=return the variable
+ * the call's value is assigned to. Returns the argument's position (from 1;
+ * TRANSFER_RETURN for the value), 0 when the prototype table does not place the sample; *tname
+ * is then the function the table placed it by. */
 static int proto_seeds(const transfer_set *tf, const bx_func *f, int line, const char *lib,
-		       struct work *out, size_t frame)
+		       struct work *out, size_t frame, const char **tname)
 {
 	char name[128];
 	snprintf(name, sizeof name, "%s", strncmp(lib, "PMPI_", 5) ? lib : lib + 1);
-	const transfer_fn *t = tf ? transfer_find(tf, name) : NULL;
-	if (!t || t->blame < 1)
+	const transfer_fn *t = NULL;
+	const bx_call *c = tf ? proto_call(tf, f, line, name, &t) : NULL;
+	if (!c || !t || !t->blame)
 		return 0;
-	const bx_call *c = call_at(f, line, name);
-	if (!c || !c->callee || strcmp(c->callee, name) || (size_t)t->blame > c->nargs)
-		return 0;
-	const bx_arg *a = &c->args[t->blame - 1];
 	size_t n0 = out->n;
-	if (a->out_var >= 0 && (size_t)a->out_var < f->nvars)
-		push(out, frame, a->out_var, a->out_through, 1.0, SIZE_MAX, NULL);
-	else
-		for (size_t i = 0; i < a->nvars; i++)
-			if (a->vars[i] >= 0 && (size_t)a->vars[i] < f->nvars)
-				push(out, frame, a->vars[i], 1, 1.0 / (double)a->nvars, SIZE_MAX, NULL);
+	if (t->blame == TRANSFER_RETURN) {
+		if (c->result >= 0 && (size_t)c->result < f->nvars)
+			push(out, frame, c->result, 0, 1.0, SIZE_MAX, NULL);
+	} else {
+		if ((size_t)t->blame > c->nargs)
+			return 0;
+		const bx_arg *a = &c->args[t->blame - 1];
+		if (a->out_var >= 0 && (size_t)a->out_var < f->nvars)
+			push(out, frame, a->out_var, a->out_through, 1.0, SIZE_MAX, NULL);
+		else
+			for (size_t i = 0; i < a->nvars; i++)
+				if (a->vars[i] >= 0 && (size_t)a->vars[i] < f->nvars)
+					push(out, frame, a->vars[i], 1, 1.0 / (double)a->nvars,
+					     SIZE_MAX, NULL);
+	}
+	*tname = t->name;
 	return out->n > n0 ? t->blame : 0;
 }
 
@@ -321,8 +360,9 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 		rec->nhop = rec->nrel = 0;
 		q.rec = rec;
 	}
+	const char *tname = NULL;
 	int targ = j0 > 0 ? proto_seeds(x->tf, &src->fn[fi], d->locs[S[j0]].line,
-					d->locs[S[j0 - 1]].func, &q, j0)
+					d->locs[S[j0 - 1]].func, &q, j0, &tname)
 			  : 0;
 	if (!targ)
 		seeds(&src->fn[fi], d->locs[S[j0]].line, &q, j0);
@@ -333,6 +373,7 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 	for (size_t i = 0; rec && i < rec->nhop; i++) {
 		rec->hop[i].fn = fi;
 		rec->hop[i].targ = targ;
+		rec->hop[i].tname = tname;
 	}
 	size_t nt = 0, maxv = x->maxv;
 	int *ex = xmalloc(maxv * sizeof *ex), *exth = xmalloc(maxv * sizeof *exth);
@@ -382,7 +423,7 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 			 * pointers; one that computes another variable into it starts anew */
 			size_t origin = ex[e] == it.var && it.origin != SIZE_MAX ? it.origin : it.frame;
 			int passed = 0;
-			flow_hop hh = { qi, gi, -1, 0, up, c, ex[e], exth[e], rel0, nrel, 0 };
+			flow_hop hh = { qi, gi, -1, 0, up, c, ex[e], exth[e], rel0, nrel, 0, NULL };
 			flow_hop *h = rec ? &hh : NULL;
 			if (c && v->kind == BX_RETURN) {
 				if (c->result >= 0) {

@@ -69,7 +69,9 @@ typedef struct flow_hop {
 	const bx_call *call; /* the caller's call site it came up through (NULL: a seed) */
 	int ex, exth;        /* the parent's exit variable it came up from, and its through flag */
 	size_t rel0, nrel;   /* the parent's relations from its variable to ex (flow_why.rel) */
-	int targ;            /* a seed from the argument a transfer function blames (from 1) */
+	int targ;            /* a seed from the argument a transfer function blames (from 1;
+			      * TRANSFER_RETURN: the call's value) */
+	const char *tname;   /* with targ, the function of the table that placed it */
 } flow_hop;
 
 /* The record of one sample's walk: its items and the relation paths they name (indices in

@@ -1,5 +1,5 @@
-/* transfer.c: the transfer-function files (difftrace-transfer(5)) and the blame of a sample
- * inside an MPI call. */
+/* transfer.c: the transfer-function files (difftrace-transfer(5)), the shipped ones
+ * (mpi.transfer, libc.transfer, blas.transfer), and the blame of a sample inside an MPI call. */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <stdlib.h>
@@ -83,20 +83,42 @@ static int parse_line(transfer_set *set, const char *name, int lno, const char *
 		size_t kl = (size_t)(p - k0);
 		if (*p != '=')
 			return dt_err_lc(e, name, lno, COL(k0),
-					 "expected blame=, from=, bytes=, request= or wait=");
+					 "expected blame=, from=, bytes=, size=, request= or wait=");
 		p++;
 		const char *v0 = p;
 		int ok = 0;
-		if (kl == 5 && !strncmp(k0, "blame", 5))
-			ok = !f.blame && arg_num(&p, &f.blame) == 0;
-		else if (kl == 7 && !strncmp(k0, "request", 7))
+		if (kl == 5 && !strncmp(k0, "blame", 5)) {
+			if (!strncmp(p, "return", 6) && is_end(p[6])) {
+				ok = !f.blame;
+				f.blame = TRANSFER_RETURN;
+				p += 6;
+			} else
+				ok = !f.blame && arg_num(&p, &f.blame) == 0;
+		} else if (kl == 4 && !strncmp(k0, "size", 4)) {
+			/* bytes per element: 1 to 4096 */
+			int v = 0, k = 0;
+			while (isdigit((unsigned char)*p) && k < 5) {
+				v = v * 10 + (*p++ - '0');
+				k++;
+			}
+			ok = !f.size && k && v >= 1 && v <= 4096;
+			f.size = v;
+		} else if (kl == 7 && !strncmp(k0, "request", 7))
 			ok = !f.request && arg_num(&p, &f.request) == 0;
 		else if (kl == 4 && !strncmp(k0, "wait", 4))
 			ok = !f.wait && arg_num(&p, &f.wait) == 0;
-		else if (kl == 5 && !strncmp(k0, "bytes", 5))
-			ok = !f.count && arg_num(&p, &f.count) == 0 && *p++ == '*' &&
-			     arg_num(&p, &f.type) == 0;
-		else if (kl == 4 && !strncmp(k0, "from", 4)) {
+		else if (kl == 5 && !strncmp(k0, "bytes", 5)) {
+			/* COUNT, COUNT*TYPE or COUNT*TYPE*TYPE2 */
+			ok = !f.count && arg_num(&p, &f.count) == 0;
+			if (ok && *p == '*') {
+				p++;
+				ok = arg_num(&p, &f.type) == 0;
+			}
+			if (ok && *p == '*') {
+				p++;
+				ok = arg_num(&p, &f.type2) == 0;
+			}
+		} else if (kl == 4 && !strncmp(k0, "from", 4)) {
 			int k = 0;
 			ok = !f.from[0];
 			while (ok) {
@@ -110,11 +132,19 @@ static int parse_line(transfer_set *set, const char *name, int lno, const char *
 			}
 		} else
 			return dt_err_lc(e, name, lno, COL(k0), "unknown key '%.*s'", (int)kl, k0);
-		if (!ok || !is_end(*p))
+		if (!ok || !is_end(*p)) {
+			const char *how = "argument numbers 1 to 64";
+			if (kl == 5 && !strncmp(k0, "bytes", 5)) {
+				how = "argument numbers 1 to 64, as COUNT[*TYPE[*TYPE]]";
+				ok = 0; /* the column of the value, not of the character after it */
+			}
+			else if (kl == 5 && !strncmp(k0, "blame", 5))
+				how = "an argument number 1 to 64 or 'return'";
+			else if (kl == 4 && !strncmp(k0, "size", 4))
+				how = "a number of bytes 1 to 4096";
 			return dt_err_lc(e, name, lno, COL(ok ? p : v0),
-					 "bad or repeated value of '%.*s' (argument numbers 1 to 64%s)",
-					 (int)kl, k0,
-					 kl == 5 && !strncmp(k0, "bytes", 5) ? ", as COUNT*TYPE" : "");
+					 "bad or repeated value of '%.*s' (%s)", (int)kl, k0, how);
+		}
 		any = 1;
 	}
 	if (!any)
@@ -122,6 +152,9 @@ static int parse_line(transfer_set *set, const char *name, int lno, const char *
 				 (int)nlen, n0);
 	if (!f.blame && !f.wait)
 		return dt_err_lc(e, name, lno, COL(n0), "'%.*s' has neither blame= nor wait=",
+				 (int)nlen, n0);
+	if (f.size && !f.count)
+		return dt_err_lc(e, name, lno, COL(n0), "'%.*s' has size= without bytes=",
 				 (int)nlen, n0);
 	f.name = xstrndup(n0, nlen);
 	f.file = xstrdup(name);
@@ -170,19 +203,42 @@ int transfer_load(transfer_set *set, const char *file, dt_err *e)
 	return rc;
 }
 
-char *transfer_default_path(void)
+const char *const transfer_shipped[] = { "mpi.transfer", "libc.transfer", "blas.transfer",
+					 NULL };
+
+char *transfer_shipped_path(const char *file)
 {
-	struct stat st;
 	const char *env = getenv("DIFFTRACE_BLAME_PATH");
 	if (env && *env)
-		return path_join(env, "mpi.transfer");
+		return path_join(env, file);
+	char *inst = path_join(PKGDATADIR "/blame", file);
 #ifdef SRCDIR_BLAME
-	if (stat(PKGDATADIR "/blame/mpi.transfer", &st) != 0 &&
-	    stat(SRCDIR_BLAME "/mpi.transfer", &st) == 0)
-		return xstrdup(SRCDIR_BLAME "/mpi.transfer");
+	struct stat st;
+	char *tree = path_join(SRCDIR_BLAME, file);
+	if (stat(inst, &st) != 0 && stat(tree, &st) == 0) {
+		free(inst);
+		return tree;
+	}
+	free(tree);
 #endif
-	(void)st;
-	return xstrdup(PKGDATADIR "/blame/mpi.transfer");
+	return inst;
+}
+
+char *transfer_default_path(void)
+{
+	return transfer_shipped_path("mpi.transfer");
+}
+
+int transfer_load_shipped(transfer_set *set, dt_err *e)
+{
+	for (size_t i = 0; transfer_shipped[i]; i++) {
+		char *p = transfer_shipped_path(transfer_shipped[i]);
+		int rc = transfer_load(set, p, e);
+		free(p);
+		if (rc)
+			return -1;
+	}
+	return 0;
 }
 
 /* What the sampler records for each call it wraps (sample.c): the argument positions of the

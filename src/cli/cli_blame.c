@@ -43,7 +43,7 @@ static const char blame_help[] =
 	"                        ns, or counter events with PAPI) or bytes (of the MPI calls'\n"
 	"                        buffers, per sample inside a call)\n"
 	"  --format FMT          text (default), csv or json\n"
-	"  --transfer FILE       transfer functions read after the shipped mpi.transfer\n"
+	"  --transfer FILE       transfer functions read after the shipped ones (MPI, libc, BLAS)\n"
 	"  --normal RUN          with --faulty: the run that behaved\n"
 	"  --faulty RUN          the run that did not\n"
 	"  --top N               with --normal/--faulty: the N largest changes per rank; with\n"
@@ -688,9 +688,8 @@ int cmd_blame(cli *c, int argc, char **argv)
 	store *s = NULL;
 	dt_blame_data da = { 0 }, db = { 0 };
 	blame_result ra = { 0 }, rb = { 0 };
-	char *dpath = transfer_default_path();
 	rc = 1;
-	if (transfer_load(&tf, dpath, &e) || (tfile && transfer_load(&tf, tfile, &e)))
+	if (transfer_load_shipped(&tf, &e) || (tfile && transfer_load(&tf, tfile, &e)))
 		goto out;
 	if (run) {
 		if (load(c, run, &tf, points, np, metric, auto_pct, use_index, why, (size_t)top, &s,
@@ -723,7 +722,6 @@ int cmd_blame(cli *c, int argc, char **argv)
 	}
 	rc = ferror(stdout) ? dt_errf(&e, DT_EDATA, "cannot write the table: output error") : 0;
 out:
-	free(dpath);
 	free(points);
 	transfer_free(&tf);
 	blame_result_free(&ra);
