@@ -81,21 +81,19 @@ field "$T/sparse.csv" cg "sparse_mpi.c:$pline (cg)" 4 | grep -q MPI_Allgather ||
 	fail "cg's gathered vector is not blamed through MPI_Allgather: $(cat "$T/sparse.csv")"
 [ -z "$(row "$T/sparse.csv" main "sparse_mpi.c:$pline (cg)")" ] || fail "cg's temporary is a variable of main"
 
-# two runs: the faulty quadrature sums three times as long while reading and broadcasting the
-# same points, so on rank 1, which sums the most, the share of the points x it sums grows (and
-# that of the broadcast input shrinks). (Rank 0's wait in the reduction keeps its proportion to
-# the sums by construction, and an oversubscribed MPI yields while it waits: no test there.)
+# two runs: the faulty quadrature sums three times as long, the same points: the blame of the
+# points x that rank 1 sums triples (ticks are CPU time, the sums a fixed amount of work). The
+# shares move less surely: how long a rank polls in the broadcast or the reduction while the
+# other works is up to the scheduler of a loaded machine (an oversubscribed MPI yields).
 record quad6 "$T/quad" 200000 1800
 expect_status 0 "$DT" blame --normal quad --faulty quad6 --format csv --top 0
 unquote "$T/out" >"$T/change.csv"
 head -1 "$T/change.csv" | grep -q '^point,rank,variable,type,normal,normal_pct,faulty,faulty_pct,change_pct$' ||
 	fail "change csv header: $(head -1 "$T/change.csv")"
-ch=$(awk -F, -v v="quad_mpi.c:$qxline (main)" '$2 == 1 && $3 == v { print $9 }' "$T/change.csv")
-awk -v c="${ch:-0}" 'BEGIN { exit !(c > 0) }' ||
-	fail "the share of the points on rank 1 did not grow ($ch): $(cat "$T/change.csv")"
-ch=$(awk -F, '$2 == 1 && $3 == "dim_num" { print $9 }' "$T/change.csv")
-awk -v c="${ch:-0}" 'BEGIN { exit !(c < 0) }' ||
-	fail "the share of the broadcast input on rank 1 did not shrink ($ch): $(cat "$T/change.csv")"
+pts=$(awk -F, -v v="quad_mpi.c:$qxline (main)" '$2 == 1 && $3 == v { print $5, $7 }' "$T/change.csv")
+# shellcheck disable=SC2086
+awk -v n="$(echo $pts | cut -d' ' -f1)" -v f="$(echo $pts | cut -d' ' -f2)" 'BEGIN { exit !(n > 0 && f > 2 * n) }' ||
+	fail "the blame of the points on rank 1 did not grow with the sums ($pts): $(cat "$T/change.csv")"
 expect_status 0 "$DT" blame --normal quad --faulty quad6
 grep -q '^RANK  *VARIABLE  *TYPE  *NORMAL(%)  *FAULTY(%)  *CHANGE$' "$T/out" || fail "change text: $(cat "$T/out")"
 [ "$(grep -c '^R1 ' "$T/out")" -le 5 ] || fail "more than --top 5 rows for rank 1"

@@ -507,7 +507,7 @@ static void test_libcalls(void)
 		grow((void **)&d.locs, &d.caplocs, d.nlocs + 1, sizeof *d.locs);
 		d.locs[d.nlocs++] = (dt_bloc){ xstrdup(l[i].f),
 					       xstrdup(l[i].in_main ? "/src/app.c" : ""), l[i].line,
-					       xstrdup(l[i].in_main ? "app" : "lib.so"), l[i].in_main };
+					       xstrdup(l[i].in_main ? "app" : "lib.so"), l[i].in_main, 0 };
 	}
 	grow((void **)&d.proc, &d.capproc, 1, sizeof *d.proc);
 	d.proc[d.nproc++] = (dt_bproc){ .rank = 0, .pid = 100 };
