@@ -437,12 +437,44 @@ static void test_words(void)
 	unlink(path);
 }
 
+/* A directory of one's own (DIFFTRACE_BLAME_PATH) with mpi.transfer alone: read, the other
+ * tables left out; without mpi.transfer: an error naming it */
+static void test_own_dir(void)
+{
+	char dir[] = "/tmp/dt-transfer.XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char path[4200];
+	snprintf(path, sizeof path, "%s/mpi.transfer", dir);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("MPI_Bcast blame=1 bytes=2*3\n", f);
+	fclose(f);
+	setenv("DIFFTRACE_BLAME_PATH", dir, 1);
+	transfer_set s = { 0 };
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK(transfer_load_shipped(&s, &e) == 0);
+	CHECK(s.n == 1 && transfer_find(&s, "MPI_Bcast") != NULL);
+	CHECK(transfer_find(&s, "memcpy") == NULL);
+	transfer_free(&s);
+	unlink(path);
+	transfer_set t = { 0 };
+	dt_err_clear(&e);
+	CHECK(transfer_load_shipped(&t, &e) == -1);
+	CHECK(strstr(e.file, "mpi.transfer") != NULL);
+	transfer_free(&t);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	test_parse();
 	test_parse_libs();
 	test_shipped();
 	test_shipped_libs();
+	test_own_dir();
 	test_reader();
 	test_words();
 	return check_failures ? 1 : 0;
