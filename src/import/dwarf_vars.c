@@ -126,12 +126,11 @@ static void add_local(Dwarf_Die *ch, Dwarf_Addr pc, dv_local **out, size_t *n, s
 
 #define DV_SCOPES 64
 
-/* The scopes (functions, inlined calls, blocks) around pc under parent, outermost first, into
- * out[n..DV_SCOPES); returns the new n. */
-static int pc_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int n, int depth)
+int dv_pc_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int n, int max, int blocks,
+		 int depth)
 {
 	Dwarf_Die ch;
-	if (depth > DV_SCOPES || dwarf_child(parent, &ch) != 0)
+	if (depth > 64 || dwarf_child(parent, &ch) != 0)
 		return n;
 	do {
 		int tag = dwarf_tag(&ch);
@@ -145,9 +144,9 @@ static int pc_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int n, in
 		if (!has && !bare)
 			continue;
 		int m = n;
-		if (has && m < DV_SCOPES)
+		if (has && (blocks || tag != DW_TAG_lexical_block) && m < max)
 			out[m++] = ch;
-		int k = pc_scopes(&ch, pc, out, m, depth + 1);
+		int k = dv_pc_scopes(&ch, pc, out, m, max, blocks, depth + 1);
 		if (has || k > m)
 			return k;
 	} while (dwarf_siblingof(&ch, &ch) == 0);
@@ -172,7 +171,7 @@ int dv_stack_locals(Dwfl_Module *m, uint64_t pc, dv_local **out, size_t *n, int 
 	 * the compiler inlined, through the inlined calls' scopes (whose variables live in that
 	 * frame) to the real function, which libdw's dwarf_getscopes does not reach */
 	Dwarf_Die scopes[DV_SCOPES];
-	int ns = cu ? pc_scopes(cu, pc - bias, scopes, 0, 0) : 0;
+	int ns = cu ? dv_pc_scopes(cu, pc - bias, scopes, 0, DV_SCOPES, 1, 0) : 0;
 	for (int i = 0; i < ns / 2; i++) {
 		Dwarf_Die t = scopes[i];
 		scopes[i] = scopes[ns - 1 - i];

@@ -11,6 +11,13 @@
 
 #include "util/util.h"
 
+/* The scopes around code address pc (an address of the DWARF, without the module's bias) in
+ * the tree under parent: the subprogram, then the inlined subroutines inside it (and, with
+ * blocks, the lexical blocks), outermost first, in their runtime nesting (libdw's scopes stop
+ * at the innermost inlined call), into out[n..max); returns the new n. depth: 0. */
+int dv_pc_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int n, int max, int blocks,
+		 int depth);
+
 /* Appends the C spelling of type DIE t to out ("double[4096]", "struct cell*"), unterminated. */
 void dv_type_name(Dwarf_Die *t, dt_buf *out);
 

@@ -302,35 +302,6 @@ static int32_t symbolize(dt_blame_data *d, struct symtab *s, uint64_t pc, int re
 
 #define INLINE_MAX 16 /* inlined levels kept per program counter, innermost first */
 
-/* The functions around pc in the tree of DIEs under parent (its subprogram, then the inlined
- * subroutines inside it, outermost first: their runtime nesting, which libdw's scopes do not
- * give past the innermost inlined one) into out[n..max); returns the new n. */
-static int pc_funcs(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int n, int max, int depth)
-{
-	Dwarf_Die ch;
-	if (depth > 64 || dwarf_child(parent, &ch) != 0)
-		return n;
-	do {
-		int tag = dwarf_tag(&ch);
-		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine &&
-		    tag != DW_TAG_lexical_block)
-			continue;
-		int has = dwarf_haspc(&ch, pc) > 0;
-		/* a block without addresses of its own may still hold an inlined call */
-		int bare = tag == DW_TAG_lexical_block && !dwarf_hasattr(&ch, DW_AT_low_pc) &&
-			   !dwarf_hasattr(&ch, DW_AT_ranges);
-		if (!has && !bare)
-			continue;
-		int m = n;
-		if (has && tag != DW_TAG_lexical_block && m < max)
-			out[m++] = ch;
-		int k = pc_funcs(&ch, pc, out, m, max, depth + 1);
-		if (has || k > m)
-			return k;
-	} while (dwarf_siblingof(&ch, &ch) == 0);
-	return n;
-}
-
 /* The locations of pc, innermost first, into *out: one per function the compiler inlined
  * there into a function of the program (DWARF DW_TAG_inlined_subroutine: the function by its
  * abstract origin, at pc's line; its caller at the call's line, DW_AT_call_file and
@@ -354,7 +325,7 @@ static size_t symbolize_chain(dt_blame_data *d, struct symtab *s, uint64_t pc, i
 	Dwarf_Addr bias;
 	Dwarf_Die *cu = m && m == s->exe_mod ? dwfl_module_addrdie(m, a, &bias) : NULL;
 	Dwarf_Die fn[INLINE_MAX + 1];
-	int nfn = cu ? pc_funcs(cu, a - bias, fn, 0, INLINE_MAX + 1, 0) : 0;
+	int nfn = cu ? dv_pc_scopes(cu, a - bias, fn, 0, INLINE_MAX + 1, 0, 0) : 0;
 	if (nfn > 1) {
 		Dwarf_Files *files = NULL;
 		size_t nfiles = 0;
