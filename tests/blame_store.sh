@@ -84,8 +84,7 @@ grep -q '^Other  *-  *-  *145(74.4) ' "$T/out" || fail "computation not in Other
 # its locations are all real frames, and blame reads them as before
 expect_status 0 "$DT" blame plain
 cp "$T/out" "$T/want"
-if command -v setpriv >/dev/null &&
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$DT" --version >/dev/null 2>&1; then
+if nobody_can_run; then
 	mkdir "$T/ro" "$T/home" && cp "$DIFFTRACE_DB" "$T/ro/store.db" || fail "cp"
 	sqlite3 "$T/ro/store.db" "ALTER TABLE blame_locs DROP COLUMN inl; PRAGMA user_version = 7;" ||
 		fail "sqlite3"
@@ -94,5 +93,7 @@ if command -v setpriv >/dev/null &&
 		blame plain >"$T/out" 2>"$T/err" || fail "blame on a read-only store of schema 7: $(cat "$T/err")"
 	cmp -s "$T/out" "$T/want" || fail "read-only store of schema 7: $(cat "$T/out")"
 	[ "$(sqlite3 "$T/ro/store.db" 'PRAGMA user_version')" = 7 ] || fail "a read-only store was migrated"
+else
+	echo "note: the user nobody cannot run difftrace or read the tree's data: the read-only store of schema 7 is not tested"
 fi
 pass

@@ -6,6 +6,9 @@
 #   expect_status N CMD...: run CMD, fail unless it exits with N; output in $T/out, $T/err
 #   need mpi|uftrace|timeout|built: skip (or, for built, fail) without it; mpi sets MPICC and
 #     MPIRUN, uftrace sets UFTRACE
+#   nobody_can_run: whether the user nobody can run difftrace and read the tree's shipped data
+#     (filters, rules, blame tables): the read-only store tests run as nobody, and a tree under
+#     a private directory (mktemp -d) is not readable by others
 set -u
 : "${abs_top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${abs_top_builddir:=$abs_top_srcdir}"
@@ -19,6 +22,15 @@ SHARED="${DIFFTRACE_SHARED:-$abs_top_srcdir/../shared}"
 [ -f "$SHARED/formats/parlot.md" ] || SHARED=""
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+
+nobody_can_run() {
+	command -v setpriv >/dev/null || return 1
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$DT" --version >/dev/null 2>&1 || return 1
+	for d in filters rules blame; do
+		setpriv --reuid=65534 --regid=65534 --clear-groups ls "$abs_top_srcdir/$d" \
+			>/dev/null 2>&1 || return 1
+	done
+}
 skip() { echo "SKIP: $*"; exit 77; }
 pass() { exit 0; }
 
