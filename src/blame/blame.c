@@ -405,7 +405,7 @@ static int alloc_into(const dt_blame_data *d, int32_t c, const bx_func *fn, int 
 	for (uint32_t i = d->path_off[ct->site]; i < d->path_off[ct->site + 1] && !l; i++)
 		if (d->locs[d->pathv[i]].in_main)
 			l = &d->locs[d->pathv[i]];
-	if (!l || strcmp(l->func, fn->name))
+	if (!l || !flow_same_function(fn->name, l->func))
 		return 0;
 	for (size_t i = 0; i < fn->ncalls; i++)
 		if (fn->calls[i].line == l->line && fn->calls[i].result == v)

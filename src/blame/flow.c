@@ -6,6 +6,12 @@
 #include "blame/flow.h"
 #include "util/util.h"
 
+int flow_same_function(const char *name, const char *sym)
+{
+	size_t n = strlen(name);
+	return !strncmp(name, sym, n) && (sym[n] == 0 || (sym[n] == '.' && n > 0));
+}
+
 void flow_init(flow_ctx *x, const dt_blame_data *d, const blame_src *src)
 {
 	memset(x, 0, sizeof *x);
@@ -22,7 +28,7 @@ void flow_init(flow_ctx *x, const dt_blame_data *d, const blame_src *src)
 		if (!d->locs[i].in_main || !src)
 			continue;
 		for (size_t f = 0; f < src->n; f++)
-			if (!strcmp(src->fn[f].name, d->locs[i].func)) {
+			if (flow_same_function(src->fn[f].name, d->locs[i].func)) {
 				x->fnix[i] = (int32_t)f;
 				break;
 			}

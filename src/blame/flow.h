@@ -95,6 +95,11 @@ typedef struct flow_ctx {
 			 * slower; the caller sets it only to explain one variable's blame) */
 } flow_ctx;
 
+/* Whether symbol sym is the code of the function the index calls name: the same, or a copy the
+ * compiler made and renamed with a suffix after a dot (gcc -O2's name.constprop.0, .isra.0,
+ * .part.0, .cold: a C identifier has no dot). */
+int flow_same_function(const char *name, const char *sym);
+
 void flow_init(flow_ctx *x, const dt_blame_data *d, const blame_src *src);
 void flow_free(flow_ctx *x);
 void flow_why_free(flow_why *w);
