@@ -1,10 +1,11 @@
 # tmux.sh: what the interface tests that drive a real terminal share (sourced after lib.sh):
 # a tmux server of their own (tm), killed at exit with the test's folder; the pane's screen
-# into $T/screen; waiting (up to 15 s) for a pattern to show.
+# into $T/screen (the session named by $ui, "ui" unless set); waiting (up to 15 s) for a pattern
+# to show.
 sock="dt$$"
 tm() { tmux -L "$sock" "$@"; }
 trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT
-screen() { tm capture-pane -p -t ui > "$T/screen" 2>/dev/null; }
+screen() { tm capture-pane -p -t "${ui:-ui}" > "$T/screen" 2>/dev/null; }
 wait_for() { # pattern: up to 15 s
 	n=0
 	while :; do

@@ -31,20 +31,7 @@ sleep 1
 ED
 chmod +x "$T/ed"
 
-sock="dte$$"
-tm() { tmux -L "$sock" "$@"; }
-trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT
-screen() { tm capture-pane -p -t ui > "$T/screen" 2>/dev/null; }
-wait_for() { # pattern: up to 15 s
-	n=0
-	while :; do
-		screen
-		grep -q -- "$1" "$T/screen" && return 0
-		n=$((n + 1))
-		[ $n -gt 150 ] && { cat "$T/screen" >&2; fail "the screen never showed '$1'"; }
-		sleep 0.1
-	done
-}
+. "${abs_top_srcdir:-.}/tests/tmux.sh"
 tm -f /dev/null new-session -d -s ui -x 100 -y 30 \
 	"TERM=xterm-256color VISUAL= EDITOR='$T/ed' DIFFTRACE_DB='$DIFFTRACE_DB' '$DT' tui --filter everything; echo EXITED \$?; sleep 30"
 wait_for 'difftrace: runs in'

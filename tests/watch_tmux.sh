@@ -8,21 +8,8 @@ command -v tmux >/dev/null || skip "tmux is not installed"
 [ -x "$abs_top_builddir/tests/test_live" ] || fail "tests/test_live not built"
 "$abs_top_builddir/tests/test_live" --make "$T/rec" || fail "cannot make the recording"
 
-sock="dtw$$"
-tm() { tmux -L "$sock" "$@"; }
-trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT
+. "${abs_top_srcdir:-.}/tests/tmux.sh"
 ui=ui
-screen() { tm capture-pane -p -t "$ui" > "$T/screen" 2>/dev/null; }
-wait_for() { # pattern: up to 15 s
-	n=0
-	while :; do
-		screen
-		grep -q -- "$1" "$T/screen" && return 0
-		n=$((n + 1))
-		[ $n -gt 150 ] && { cat "$T/screen" >&2; fail "the screen never showed '$1'"; }
-		sleep 0.1
-	done
-}
 secs() { # the seconds 0.0 has been in its call, as shown
 	sed -n 's/^0\.0 *\([0-9]*\)\.\([0-9]\)s .*/\1\2/p' "$T/screen" | head -n 1
 }

@@ -413,6 +413,34 @@ static int alloc_into(const dt_blame_data *d, int32_t c, const bx_func *fn, int 
 	return 0;
 }
 
+/* Part 1's scan of sample s: the containers visible at the point that the first level (2 x
+ * real frame, + 1 for its stack words) at or above real frame `from`, and not above real frame
+ * rtop when the path has frames, points into. Into *cand; returns their number; *level is the
+ * level they were found at (the last one looked at when none). */
+static size_t scan_cands(const struct bctx *x, const dt_bsample *s, const int32_t *S, size_t m1,
+			 size_t k, size_t rtop, size_t from, int32_t **cand, size_t *capcand,
+			 int32_t *level)
+{
+	const dt_blame_data *d = x->d;
+	size_t nc = 0;
+	if (s->scan < 0)
+		return 0;
+	const int32_t *p = d->scanv + d->scan_off[s->scan];
+	size_t np = (d->scan_off[s->scan + 1] - d->scan_off[s->scan]) / 2;
+	for (size_t i = 0; i < np && !nc;) {
+		int32_t fr = p[2 * i];
+		if ((size_t)fr / 2 > rtop && m1)
+			break;
+		*level = fr;
+		for (; i < np && p[2 * i] == fr; i++)
+			if ((size_t)fr / 2 >= from && visible(x, p[2 * i + 1], S, m1, k)) {
+				grow((void **)cand, capcand, nc + 1, sizeof **cand);
+				(*cand)[nc++] = p[2 * i + 1];
+			}
+	}
+	return nc;
+}
+
 /* The containers that the frame of pointer target ft points into (visible at the point): the
  * frame that wrote through it first, else its own. Into *cand; returns their number. */
 static size_t pointer_cands(const struct bctx *x, const dt_bsample *s, const flow_target *ft,
@@ -649,22 +677,10 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 				size_t nc = 0;
 				/* below a caller without source: part 1's scan from its frame up, the
 				 * heuristic of a function without source */
-				if (!ft->pointer && ft->heur != SIZE_MAX && s->scan >= 0) {
-					const int32_t *p = d->scanv + d->scan_off[s->scan];
-					size_t np = (d->scan_off[s->scan + 1] - d->scan_off[s->scan]) / 2;
-					for (size_t j = 0; j < np && !nc;) {
-						int32_t fr = p[2 * j];
-						if ((size_t)fr / 2 > rtop)
-							break;
-						int32_t lv = fr;
-						for (; j < np && p[2 * j] == lv; j++)
-							if ((size_t)lv / 2 >= rf[ft->heur] &&
-							    visible(x, p[2 * j + 1], S, m1, k)) {
-								grow((void **)&cand, &capcand, nc + 1,
-								     sizeof *cand);
-								cand[nc++] = p[2 * j + 1];
-							}
-					}
+				if (!ft->pointer && ft->heur != SIZE_MAX) {
+					int32_t lv;
+					nc = scan_cands(x, s, S, m1, k, rtop, rf[ft->heur], &cand, &capcand,
+							&lv);
 					for (size_t q = 0; q < nc; q++) {
 						int32_t vi = cont_var(&t, x, cand[q]);
 						give(&t, vi, col, a / (double)nc, call, by);
@@ -713,23 +729,8 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 			continue;
 		}
 		/* the scan, innermost frame first, up to the point */
-		size_t nc = 0;
 		int32_t level = 0;
-		if (s->scan >= 0) {
-			const int32_t *p = d->scanv + d->scan_off[s->scan];
-			size_t np = (d->scan_off[s->scan + 1] - d->scan_off[s->scan]) / 2;
-			for (size_t i = 0; i < np && !nc;) {
-				int32_t fr = p[2 * i]; /* the level: 2 x frame, + 1 stack words */
-				if ((size_t)fr / 2 > rtop && m1)
-					break;
-				level = fr;
-				for (; i < np && p[2 * i] == fr; i++)
-					if (visible(x, p[2 * i + 1], S, m1, k)) {
-						grow((void **)&cand, &capcand, nc + 1, sizeof *cand);
-						cand[nc++] = p[2 * i + 1];
-					}
-			}
-		}
+		size_t nc = scan_cands(x, s, S, m1, k, rtop, 0, &cand, &capcand, &level);
 		if (!nc) {
 			give(&t, t.other, col, amount, call, here);
 			if (why_row(x, &t, t.other, &wb)) {

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_syncrun.h"
+#include "util/esc.h"
 #include "import/sync_file.h"
 #include "order/args.h"
 #include "order/filter.h"
@@ -118,7 +119,7 @@ int cmd_sync(cli *c, int argc, char **argv)
 			printf("%-8s %6" PRIu32 " %2s %4" PRId64 ".%09" PRId64 "  ", pt, v->seq,
 			       v->phase == DT_SYNC_ENTER ? ">" : v->phase == DT_SYNC_EXIT ? "<" : "=",
 			       rel / 1000000000, rel % 1000000000);
-			cli_put_ctl_esc(stdout, name);
+			esc_fputs(name, stdout);
 			printf("%*s%s\n", (int)(26 - (strlen(name) < 26 ? strlen(name) : 26)), "", a);
 		} else if (fmt == OUT_CSV) {
 			printf("%d,%d,%" PRIu32 ",%u,%" PRId64 ",", v->proc, v->thread, v->seq,
@@ -205,14 +206,14 @@ static void where_text(store *s, const dt_sync_event *ev, const hang_thread *h, 
 		printf("%snot in a recorded call", pfx);
 		if (h->func) {
 			printf(" (after ");
-			cli_put_ctl_esc(stdout, fname(s, h->func));
+			esc_fputs(fname(s, h->func), stdout);
 			printf(", %s)", nth(h->occurrence, b, sizeof b));
 		}
 		return;
 	}
 	(void)ev;
 	printf("%sin ", pfx);
-	cli_put_ctl_esc(stdout, fname(s, h->func));
+	esc_fputs(fname(s, h->func), stdout);
 	printf(" (%s)", nth(h->occurrence, b, sizeof b));
 }
 
@@ -443,7 +444,7 @@ int cmd_hang(cli *c, int argc, char **argv)
 			char *pts = pts_of(&rep, to, k), pt[32];
 			snprintf(pt, sizeof pt, "%d.%d", h->proc, h->thread);
 			printf("  %-8s waits for %s (%s: ", pt, pts, hang_why_name(a->why));
-			cli_put_ctl_esc(stdout, fname(s, h->func));
+			esc_fputs(fname(s, h->func), stdout);
 			char args[512];
 			ord_event_args(&ev[h->entry], args, sizeof args);
 			printf("%s)\n", args);
@@ -461,7 +462,7 @@ int cmd_hang(cli *c, int argc, char **argv)
 				if (!nlocks++)
 					printf("\nlocks and critical sections held at the end:\n");
 				printf("  %d.%d holds ", rep.threads[i].proc, rep.threads[i].thread);
-				cli_put_ctl_esc(stdout, fname(s, v->func));
+				esc_fputs(fname(s, v->func), stdout);
 				printf(" obj=%#" PRIx64 " (%s acquisition)\n", v->obj,
 				       nth(v->objseq, b, sizeof b));
 			}
@@ -472,21 +473,21 @@ int cmd_hang(cli *c, int argc, char **argv)
 			printf("  %d.%d ", h->ev.proc, h->ev.thread);
 			if (h->id != SIZE_MAX) {
 				printf("in ");
-				cli_put_ctl_esc(stdout, fname(s, h->ev.func));
+				esc_fputs(fname(s, h->ev.func), stdout);
 				printf(" (%s)", nth(rep.threads[thread_of[h->id]].occurrence, b, sizeof b));
 			} else {
 				printf("#%" PRIu32 " ", h->ev.seq);
-				cli_put_ctl_esc(stdout, fname(s, h->ev.func));
+				esc_fputs(fname(s, h->ev.func), stdout);
 				printf(" %s (%zu held)", h->ev.phase == DT_SYNC_ENTER ? "enter" : "exit",
 				       h->nheld);
 			}
 			printf(": rule %s: ", h->rule[0] ? base_of(h->rule) : "(none)");
-			cli_put_ctl_esc(stdout, h->why);
+			esc_fputs(h->why, stdout);
 			putchar('\n');
 		}
 		if (stopped) {
 			printf("  the causality filter stopped: ");
-			cli_put_ctl_esc(stdout, stopped);
+			esc_fputs(stopped, stdout);
 			putchar('\n');
 		} else if (!nheld) {
 			printf("  (none)\n");

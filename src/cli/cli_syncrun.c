@@ -3,13 +3,6 @@
 
 #include "cli/cli.h"
 #include "cli/cli_syncrun.h"
-#include "util/esc.h"
-
-void cli_put_ctl_esc(FILE *f, const char *s)
-{
-	if (s)
-		esc_fputs(s, f); /* C0, DEL, C1 and bytes that are not UTF-8 (util/esc.h) */
-}
 
 int cli_max_held(const char *cmd, const char *arg, size_t *out)
 {

@@ -6,8 +6,6 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Writes s to f with the C0 control bytes and DEL as \xHH (NULL writes nothing). */
-void cli_put_ctl_esc(FILE *f, const char *s);
 /* Parses the value of --max-held for verb cmd: a positive number into *out and 0, or the
  * usage error's exit status. */
 int cli_max_held(const char *cmd, const char *arg, size_t *out);

@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_syncrun.h"
+#include "util/esc.h"
 #include "order/live.h"
 #include "util/ptrange.h"
 #include "util/util.h"
@@ -163,13 +164,13 @@ void watch_text(FILE *f, const live *l, const char *dir, int group, size_t rows)
 	if (localtime_r(&now, &tm))
 		strftime(clock, sizeof clock, "%H:%M:%S", &tm);
 	fprintf(f, "difftrace watch ");
-	cli_put_ctl_esc(f, dir);
+	esc_fputs(dir, f);
 	fprintf(f, "  %s\n%zu process%s, %zu thread%s, %" PRIu64 " events; in causal order %" PRIu64
 		   ", held %" PRIu64 "\n",
 		clock, procs, procs == 1 ? "" : "es", n, n == 1 ? "" : "s", rec, del, held);
 	if (stopped) {
 		fprintf(f, "the causality filter stopped: ");
-		cli_put_ctl_esc(f, stopped);
+		esc_fputs(stopped, f);
 		fputc('\n', f);
 	}
 	if (!n) {

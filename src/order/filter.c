@@ -433,10 +433,7 @@ static int64_t count_of(ord_filter *f, const ord_expr *x, const dt_sync_event *e
 static int64_t num(ord_filter *f, const ord_expr *x, const dt_sync_event *e, const int64_t *param,
 		   int64_t *bound)
 {
-	switch (x->op) {
-	case ORD_X_INT: return x->v;
-	case ORD_X_PARAM: return param[x->v];
-	case ORD_X_FIELD: return ord_field_get(e, (int)x->v);
+	switch (x->op) { /* (the leaves are val's) */
 	case ORD_X_ADD: return val(f, x->a, e, param, bound) + val(f, x->b, e, param, bound);
 	case ORD_X_SUB: return val(f, x->a, e, param, bound) - val(f, x->b, e, param, bound);
 	case ORD_X_NEG: return -val(f, x->a, e, param, bound);
