@@ -125,11 +125,12 @@ L38=$(grep -n '^			r = r + 0.5;' "$SRC/dflow.c" | cut -d: -f1)
 expect_status 0 "$DT" blame r --why "x (main)"
 grep -q "^# why x (main) at main in run 'r': [0-9]* ticks" "$T/out" || fail "why header: $(cat "$T/out")"
 chain="x (main) <- produce(&x, PHASE), line $L67 <- \*out (produce) <- r, line $L39 <- sample at dflow.c:$L38 in produce"
-# the largest path is the loop's body, most of x's blame (the loop's condition line and
-# cpu_now take the rest)
+# the largest path is the loop's body, about half of x's blame or more (the loop's condition
+# line and cpu_now take the rest: clock_gettime's share grows with the machine's load, 39 % at
+# a load of 4 in CI)
 sed -n 2p "$T/out" | grep -q "^ *[0-9.]*%  $chain\$" || fail "x's first path: $(cat "$T/out")"
 p1=$(sed -n 2p "$T/out" | awk '{ sub("%", "", $1); print $1 }')
-awk -v p="$p1" 'BEGIN { exit !(p > 60) }' || fail "x's first path has $p1%: $(cat "$T/out")"
+awk -v p="$p1" 'BEGIN { exit !(p > 45) }' || fail "x's first path has $p1%: $(cat "$T/out")"
 # c = a + b in main's loop: the sample's own line
 L66=$(grep -n '^			c = a + b;' "$SRC/dflow.c" | cut -d: -f1)
 expect_status 0 "$DT" blame r --why "c (main)" --top 0
