@@ -1,18 +1,21 @@
 /* test_live.c: the incremental reader of a sync record in progress (src/order/live.c), on
  * files appended to as the recorder appends to them: new files, new records, a record not
  * complete yet (read again once its commit word is in place), the rank written into the header
- * later, calls opened and closed, and a file that is not a sync file.
+ * later, calls opened and closed, a process that ended (reaped or a zombie), and a file that
+ * is not a sync file.
  *
  * `test_live --make DIR [N]` writes a small recording in progress into DIR (rank-0 in MPI_Recv
  * from 1, rank-1 computing after its MPI_Init, and N more threads of rank 1 in an OpenMP
  * barrier; timestamps of now) and exits: the tests of the command and its screen watch it. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -312,6 +315,36 @@ int main(int argc, char **argv)
 	t = find(l, 0, 0);
 	CHECK(t && t->nrec == q && t->state == LIVE_IN_CALL && t->cur.func == DTS_MPI_Barrier);
 	CHECK(t && t->occurrence == 1501 && t->depth == 1);
+
+	/* a process that ended and was not reaped (its parent gone or not waiting, as a killed
+	 * mpirun's ranks can be) is gone; a running one is not */
+	pid_t z = fork();
+	if (z == 0)
+		_exit(0);
+	CHECK(z > 0);
+	siginfo_t si;
+	CHECK(waitid(P_PID, (id_t)z, &si, WEXITED | WNOWAIT) == 0); /* exited, still a zombie */
+	char p5[4096], p6[4096];
+	snprintf(p5, sizeof p5, "%s/rank-0/sync/%ld.%ld.dts", top, (long)z, (long)z);
+	int zf = make_file(p5, z, z, 2);
+	set_magic(zf);
+	put(zf, 0, rec(DTS_MPI_Barrier, 0, t0 + 80), 1);
+	long me = (long)getpid();
+	snprintf(p6, sizeof p6, "%s/rank-0/sync/%ld.%ld.dts", top, me, me);
+	int mf = make_file(p6, me, me, 3);
+	set_magic(mf);
+	put(mf, 0, rec(DTS_MPI_Barrier, 0, t0 + 90), 1);
+	CHECK_EQ_INT(poll1(l), 0);
+	t = find(l, 2, 0);
+	CHECK(t && t->state == LIVE_IN_CALL && t->gone);
+	t = find(l, 3, 0);
+	CHECK(t && t->state == LIVE_IN_CALL && !t->gone);
+	waitpid(z, NULL, 0);
+	CHECK_EQ_INT(poll1(l), 0);
+	t = find(l, 2, 0);
+	CHECK(t && t->gone); /* reaped: no such process */
+	close(zf);
+	close(mf);
 
 	/* a file that is not a sync file: an error naming it and the offset */
 	char p4[4096];

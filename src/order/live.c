@@ -488,6 +488,24 @@ static int32_t rank_of(const live *l, const lfile *f)
 	return f->dir_rank >= 0 && f->dir_rank <= INT32_MAX ? (int32_t)f->dir_rank : -1;
 }
 
+/* The process has ended: no such pid, or a zombie that nobody reaps (mpirun killed, its
+ * ranks left to a pid 1 that does not wait for them, as in many containers). */
+static int proc_gone(pid_t pid)
+{
+	if (kill(pid, 0) != 0)
+		return errno == ESRCH;
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return 0;
+	size_t n = fread(buf, 1, sizeof buf - 1, fp);
+	fclose(fp);
+	buf[n] = 0;
+	const char *rp = strrchr(buf, ')'); /* the command name may hold ')' and spaces */
+	return rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
+}
+
 static void build(live *l, int64_t now_mono, int64_t now_real)
 {
 	l->nth = 0;
@@ -510,7 +528,7 @@ static void build(live *l, int64_t now_mono, int64_t now_real)
 		/* a process of this host that ended (killed, crashed): its thread stays where the
 		 * record left it */
 		t->gone = f->fd >= 0 && !strcmp(f->h.host, l->host) && f->pid > 0 &&
-			  kill((pid_t)f->pid, 0) != 0 && errno == ESRCH;
+			  proc_gone((pid_t)f->pid);
 		if (!f->nrec) {
 			t->state = LIVE_STARTING;
 		} else if (f->sp) {
