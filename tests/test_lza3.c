@@ -472,6 +472,9 @@ static void test_properties(void)
 	rng r = { 0x9E3779B97F4A7C15ULL };
 	vec a = { 0 };
 	int cases = 3000, fails = 0;
+	/* one encoder for every case, reset by finish or cut: nothing of an earlier stream (of
+	 * any length, wrapped around the history or not) may show in a later one */
+	lza3_enc *zk = lza3_enc_new();
 	for (int c = 0; c < cases && fails < 5; c++) {
 		gen_case(&r, &a, c);
 		int bad = 0;
@@ -517,6 +520,18 @@ static void test_properties(void)
 			bad |= 2;
 		buf_free(&b2);
 		buf_free(&b3);
+		dt_buf b4 = { 0 };
+		lza3_enc_put(zk, a.v, a.n, &b4);
+		if (c % 3 == 2) { /* a cut stream, then this one again after an explicit reset */
+			lza3_enc_cut(zk, &b4);
+			b4.len = 0;
+			lza3_enc_reset(zk);
+			lza3_enc_put(zk, a.v, a.n, &b4);
+		}
+		lza3_enc_finish(zk, &b4);
+		if (b4.len != b.len || memcmp(b4.p, b.p, b.len))
+			bad |= 128;
+		buf_free(&b4);
 
 		/* Streaming with tiny blocks. */
 		if (!stream_equal(&r, &b, a.v, a.n, c % 2 ? 3 : 64))
@@ -554,6 +569,7 @@ static void test_properties(void)
 			fails++;
 		}
 	}
+	lza3_enc_free(zk);
 	free(a.v);
 }
 
