@@ -4,14 +4,17 @@
  * skipped. The trace's identity comes from the file name: the last two numbers in it are the
  * process and the thread (`parlotm.host.16205.3.txt`, `2.1.txt`), a single number is the
  * process with thread 0 (`rank-3.txt`), and a name with no number takes its position. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "import/import.h"
 #include "util/util.h"
@@ -37,7 +40,9 @@ static void text_identity(const char *path, int64_t position, text_id *id)
 		name[l - 4] = 0;
 	char *parts[64];
 	int np = 0;
-	for (char *tok = strtok(name, ".-_"); tok && np < 64; tok = strtok(NULL, ".-_"))
+	char *sv;
+	for (char *tok = strtok_r(name, ".-_", &sv); tok && np < 64;
+	     tok = strtok_r(NULL, ".-_", &sv))
 		parts[np++] = tok;
 	int64_t nums[2] = { 0, 0 };
 	int nnum = 0, at = -1;
@@ -76,40 +81,92 @@ static int flush(dt_sink *s, uint32_t *ev, size_t *n, dt_err *e)
 	return 0;
 }
 
+/* The file is read in blocks and cut into lines in place: no line is copied, and the check
+ * for NUL bytes runs once over each block. */
+#define TEXT_READ (256 * 1024)
+
 static int import_one(const char *path, int64_t position, dt_sink *s, dt_err *e)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return dt_err_at(e, path, -1, "cannot open: %s", strerror(errno));
 	text_id id;
 	text_identity(path, position, &id);
 	dt_trace_meta m = { id.pid, id.tid, -1, id.tid == 0, id.host[0] ? id.host : NULL, path };
-	char *line = NULL;
-	size_t cap = 0, n = 0;
+	size_t cap = TEXT_READ, beg = 0, end = 0;
+	char *buf = xmalloc(cap);
+	size_t nulat = SIZE_MAX; /* where the first NUL byte read is, SIZE_MAX: none yet */
+	int eof = 0;
+	size_t n = 0;
 	uint32_t ev[TEXT_BLOCK];
 	int rc = -1;
 	int64_t lineno = 0, depth = 0, unmatched = 0;
-	ssize_t len;
 	if (s->begin(s->ctx, &m, e))
-		goto out;
-	/* The last function id seen, so runs of the same name skip the intern look-up. */
-	char *last = NULL;
-	size_t lastlen = 0;
+		goto done;
+	/* The last function seen, so runs of the same name skip the intern look-up. */
+	char last[256];
+	size_t lastlen = SIZE_MAX;
 	uint32_t lastid = 0;
-	while ((len = getline(&line, &cap, f)) >= 0) {
+	for (;;) {
+		char *nl = memchr(buf + beg, '\n', end - beg);
+		size_t lend;
+		if (nl) {
+			lend = (size_t)(nl - buf);
+		} else if (eof) {
+			if (beg == end)
+				break;
+			lend = end; /* the last line has no newline */
+		} else {
+			if (end - beg > TEXT_MAX_LINE) {
+				dt_err_lc(e, path, (int)lineno + 1, 1, "line longer than %d bytes",
+					  TEXT_MAX_LINE);
+				goto done;
+			}
+			/* the partial line to the front, then more of the file behind it */
+			memmove(buf, buf + beg, end - beg);
+			end -= beg;
+			if (nulat != SIZE_MAX)
+				nulat -= beg;
+			beg = 0;
+			if (cap - end < TEXT_READ / 2) {
+				cap *= 2;
+				buf = xrealloc(buf, cap);
+			}
+			ssize_t r;
+			do
+				r = read(fd, buf + end, cap - end);
+			while (r < 0 && errno == EINTR);
+			if (r < 0) {
+				dt_err_lc(e, path, (int)lineno + 1, 1, "read error: %s", strerror(errno));
+				goto done;
+			}
+			if (!r) {
+				eof = 1;
+			} else {
+				if (nulat == SIZE_MAX) {
+					char *z = memchr(buf + end, 0, (size_t)r);
+					if (z)
+						nulat = (size_t)(z - buf);
+				}
+				end += (size_t)r;
+			}
+			continue;
+		}
 		lineno++;
+		char *line = buf + beg;
+		size_t len = lend - beg;
+		beg = nl ? lend + 1 : lend;
 		/* a UTF-8 byte order mark (editors on some systems write one) is not a name */
 		if (lineno == 1 && len >= 3 && !memcmp(line, "\xef\xbb\xbf", 3)) {
-			memmove(line, line + 3, (size_t)len - 2);
+			line += 3;
 			len -= 3;
 		}
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			line[--len] = 0;
+			len--;
 		if (!len)
 			continue;
-		char *nul = memchr(line, 0, (size_t)len);
-		if (nul) {
-			dt_err_lc(e, path, (int)lineno, (int)(nul - line) + 1,
+		if (nulat < lend) {
+			dt_err_lc(e, path, (int)lineno, (int)(buf + nulat - line) + 1,
 				  "NUL byte in a function name: not a text trace");
 			goto done;
 		}
@@ -118,33 +175,32 @@ static int import_one(const char *path, int64_t position, dt_sink *s, dt_err *e)
 			goto done;
 		}
 		uint32_t v;
-		if (!strcmp(line, "[ret]")) {
+		if (len == 5 && !memcmp(line, "[ret]", 5)) {
 			v = DT_RET;
 			if (depth > 0)
 				depth--;
 			else
 				unmatched++;
 		} else {
-			if (last && (size_t)len == lastlen && !memcmp(last, line, lastlen)) {
+			if (len == lastlen && !memcmp(last, line, len)) {
 				v = lastid;
 			} else {
-				v = s->func(s->ctx, line, (size_t)len, e);
+				v = s->func(s->ctx, line, len, e);
 				if (!v)
 					goto done;
-				free(last);
-				last = xstrndup(line, (size_t)len);
-				lastlen = (size_t)len;
-				lastid = v;
+				if (len <= sizeof last) {
+					memcpy(last, line, len);
+					lastlen = len;
+					lastid = v;
+				} else {
+					lastlen = SIZE_MAX;
+				}
 			}
 			depth++;
 		}
 		ev[n++] = v;
 		if (n == TEXT_BLOCK && flush(s, ev, &n, e))
 			goto done;
-	}
-	if (ferror(f)) {
-		dt_err_lc(e, path, (int)lineno + 1, 1, "read error");
-		goto done;
 	}
 	if (flush(s, ev, &n, e))
 		goto done;
@@ -159,10 +215,8 @@ static int import_one(const char *path, int64_t position, dt_sink *s, dt_err *e)
 			 note[0] ? "; " : "", (long long)depth, depth == 1 ? "" : "s");
 	rc = s->end(s->ctx, flags, note, e);
 done:
-	free(last);
-out:
-	free(line);
-	fclose(f);
+	free(buf);
+	close(fd);
 	return rc;
 }
 
