@@ -1,5 +1,6 @@
 #!/bin/sh
-# Interrupting an import half way (SIGINT, SIGTERM or SIGKILL) leaves the store exactly as it was.
+# Interrupting an import half way (SIGINT, SIGTERM or SIGKILL; on one thread or two) leaves the
+# store exactly as it was.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 command -v sqlite3 >/dev/null || skip "sqlite3 command not installed"
 
@@ -35,6 +36,27 @@ for sig in INT TERM KILL; do
 	[ "$(store_digest)" = "$before" ] || fail "SIG$sig changed the store"
 	expect_status 0 "$DT" traces base
 done
+
+# an import on two threads (the second decoding the second file, its parts queued for the
+# first): interrupted, it stops both and leaves the store as it was
+mkdir "$T/two"
+cp "$T/big.txt" "$T/two/0.0.txt"
+cp "$T/big.txt" "$T/two/1.0.txt"
+"$DT" import -q --jobs 2 --run two "$T/two" >/dev/null 2>"$T/err.two" &
+pid=$!
+n=0
+while [ "$(sed -n 's/^rchar: //p' /proc/$pid/io 2>/dev/null || echo 0)" -lt 3000000 ]; do
+	kill -0 $pid 2>/dev/null || break
+	sleep 0.05
+	n=$((n + 1)); [ $n -gt 600 ] && break
+done
+kill -0 $pid 2>/dev/null || fail "the threaded import ended before it could be interrupted"
+kill -INT $pid
+wait $pid
+st=$?
+[ $st -eq 130 ] || fail "SIGINT, 2 threads: exit $st, expected 130 ($(cat "$T/err.two"))"
+grep -q "interrupted; the store is unchanged" "$T/err.two" || fail "SIGINT, 2 threads: message"
+[ "$(store_digest)" = "$before" ] || fail "SIGINT changed the store (2 threads)"
 
 # and the same import, left alone, succeeds afterwards
 expect_status 0 "$DT" import -q --run big "$T/big.txt"

@@ -1,4 +1,7 @@
-/* test_text.c: the text (texTrace) importer through the memory sink. */
+/* test_text.c: the text (texTrace) importer through the memory sink: identities, blank lines
+ * and \r\n, lines across the reader's blocks, a last line with no newline, a byte order mark,
+ * NUL bytes and over-long lines (with line and column), and a trace sent over a parallel
+ * import's wire in parts (import/wire.h) arriving as it was read. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -7,6 +10,7 @@
 #include "check.h"
 #include "import/import.h"
 #include "import/memsink.h"
+#include "import/wire.h"
 
 static char dir[256];
 
@@ -17,6 +21,24 @@ static void put(const char *name, const char *content, size_t n)
 	FILE *f = fopen(p, "wb");
 	fwrite(content, 1, n, f);
 	fclose(f);
+}
+
+/* The wire sink's full callback of the test: keeps each part, with its end. */
+struct collect {
+	dt_buf *wb, *parts;
+	size_t *nparts, **ends, *capends;
+};
+
+static int collect(void *ctx, dt_err *err)
+{
+	(void)err;
+	struct collect *c = ctx;
+	wire_part_end(c->wb);
+	buf_put(c->parts, c->wb->p, c->wb->len);
+	GROW(*c->ends, *c->capends, *c->nparts + 1);
+	(*c->ends)[(*c->nparts)++] = c->parts->len;
+	c->wb->len = 0;
+	return 0;
 }
 
 int main(void)
@@ -70,6 +92,134 @@ int main(void)
 	CHECK_EQ_INT(e.col, 3);
 	CHECK(strstr(e.file, "bad.txt") != NULL);
 	memsink_free(&m);
+
+	/* lines across the reader's blocks (256 KB): names of 1 to 3,000 bytes, a BOM first, no
+	 * newline at the end; every name and return arrives, in order */
+	{
+		dt_buf b = { 0 };
+		buf_put(&b, "\xef\xbb\xbfmain\n", 8);
+		size_t ncalls = 0;
+		for (unsigned i = 0; b.len < 3u << 20; i++) {
+			unsigned len = 1 + (i * 7919u) % 3000u;
+			for (unsigned k = 0; k < len; k++)
+				buf_byte(&b, (uint8_t)('a' + (i + k) % 26));
+			buf_put(&b, "\r\n[ret]\n", 8);
+			ncalls++;
+		}
+		buf_put(&b, "[ret]", 5);
+		put("blocks.txt", (const char *)b.p, b.len);
+		snprintf(p, sizeof p, "%s/blocks.txt", dir);
+		memsink_init(&m, 1);
+		dt_err_clear(&e);
+		CHECK(import_text(p, &o, &m.sink, &e) == 0);
+		t = m.ntraces == 1 ? &m.traces[0] : NULL;
+		CHECK(t && t->n == 2 * ncalls + 2 && t->flags == 0);
+		CHECK(t && t->n && !strcmp(m.funcs[t->ev[0]], "main"));
+		int same = t != NULL;
+		for (size_t i = 0; same && i < ncalls; i++) {
+			unsigned len = 1 + ((unsigned)i * 7919u) % 3000u;
+			const char *nm = m.funcs[t->ev[1 + 2 * i]];
+			same = strlen(nm) == len && t->ev[2 + 2 * i] == DT_RET;
+			for (unsigned k = 0; same && k < len; k++)
+				same = (unsigned char)nm[k] == 'a' + ((unsigned)i + k) % 26;
+		}
+		CHECK(same);
+		memsink_free(&m);
+
+		/* the same trace over the wire in parts of about 64 KB, replayed part by part */
+		memsink ref;
+		memsink_init(&ref, 1);
+		CHECK(import_text(p, &o, &ref.sink, &e) == 0);
+		dt_buf wb = { 0 }, parts = { 0 };
+		size_t nparts = 0;
+		size_t *ends = NULL, capends = 0;
+		wire_sink ws;
+		wire_sink_init(&ws, &wb);
+		struct collect col = { &wb, &parts, &nparts, &ends, &capends };
+		ws.limit = 64 << 10;
+		ws.full = collect;
+		ws.full_ctx = &col;
+		CHECK(import_text(p, &o, &ws.sink, &e) == 0);
+		/* the last part: what is left */
+		buf_put(&parts, wb.p, wb.len);
+		GROW(ends, capends, nparts + 1);
+		ends[nparts++] = parts.len;
+		CHECK(nparts > 10);
+		memsink_init(&m, 1);
+		wire_replayer rp;
+		wire_replayer_init(&rp);
+		int rc = 1;
+		for (size_t i = 0, at = 0; i < nparts && rc == 1; at = ends[i++])
+			rc = wire_replay_part(&rp, parts.p + at, ends[i] - at, &m.sink, "test", &e);
+		wire_replayer_free(&rp);
+		CHECK_EQ_INT(rc, 0);
+		CHECK(m.ntraces == 1 && ref.ntraces == 1 && m.traces[0].n == ref.traces[0].n);
+		CHECK(m.ntraces == 1 && m.traces[0].n == ref.traces[0].n &&
+		      !memcmp(m.traces[0].ev, ref.traces[0].ev, ref.traces[0].n * sizeof(uint32_t)));
+		CHECK_EQ_INT(m.nfuncs, ref.nfuncs);
+		memsink_free(&m);
+		/* a part that says more follows is not a whole unit */
+		memsink_init(&m, 1);
+		dt_err_clear(&e);
+		CHECK(wire_replay(parts.p, ends[0], &m.sink, "unit 3", &e) == -1);
+		CHECK(strstr(e.msg, "unit 3: a unit of a parallel import cut short") != NULL);
+		memsink_free(&m);
+		/* and a 'C' that is not a part's last byte is damage */
+		memsink_init(&m, 1);
+		dt_err_clear(&e);
+		dt_buf bad = { 0 };
+		buf_put(&bad, parts.p, ends[0]);
+		buf_byte(&bad, 'Z');
+		CHECK(wire_replay(bad.p, bad.len, &m.sink, "unit 4", &e) == -1);
+		CHECK(strstr(e.msg, "unit 4: a damaged unit") != NULL);
+		memsink_free(&m);
+		buf_free(&bad);
+		memsink_free(&ref);
+		wire_sink_free(&ws);
+		buf_free(&wb);
+		buf_free(&parts);
+		free(ends);
+
+		/* a NUL byte far into the file: its line and column */
+		b.p[b.len - 20] = 0;
+		put("nul2.txt", (const char *)b.p, b.len);
+		snprintf(p, sizeof p, "%s/nul2.txt", dir);
+		size_t line = 1, ncol = 1;
+		for (size_t i = 3; i < b.len - 20; i++) {
+			if (b.p[i] == '\n') {
+				line++;
+				ncol = 1;
+			} else {
+				ncol++;
+			}
+		}
+		memsink_init(&m, 1);
+		dt_err_clear(&e);
+		CHECK(import_text(p, &o, &m.sink, &e) == -1);
+		CHECK_EQ_INT(e.line, (int)line);
+		CHECK_EQ_INT(e.col, (int)ncol);
+		CHECK(strstr(e.msg, "NUL byte") != NULL);
+		memsink_free(&m);
+		buf_free(&b);
+	}
+
+	/* a line longer than 1 MB, with and without a newline after it */
+	for (int nl = 0; nl < 2; nl++) {
+		size_t big = (1u << 20) + 10;
+		char *x = malloc(big + 8);
+		memcpy(x, "main\n", 5);
+		memset(x + 5, 'x', big);
+		x[5 + big] = '\n';
+		put("long.txt", x, 5 + big + (size_t)nl);
+		free(x);
+		snprintf(p, sizeof p, "%s/long.txt", dir);
+		memsink_init(&m, 1);
+		dt_err_clear(&e);
+		CHECK(import_text(p, &o, &m.sink, &e) == -1);
+		CHECK_EQ_INT(e.line, 2);
+		CHECK(strstr(e.msg, "line longer than") != NULL);
+		memsink_free(&m);
+	}
 
 	/* a missing file */
 	memsink_init(&m, 1);

@@ -18,12 +18,14 @@
 #include "store/store_blame.h"
 #include "util/progress.h"
 #include "import/sink.h"
+#include "par/par_threads.h"
 #include "store/store_srcline.h"
 #include "util/esc.h"
 #include "util/util.h"
 
 static const char help[] =
-	"usage: difftrace import [--format FMT] [--run NAME] [--label TEXT] [--manifest FILE] PATH...\n"
+	"usage: difftrace import [--format FMT] [--run NAME] [--label TEXT] [--manifest FILE]\n"
+	"                        [--jobs N] PATH...\n"
 	"\n"
 	"Import the traces under PATH... as one run of the store (one transaction: on any error\n"
 	"or interrupt the store is left as it was). The traces are decoded outside the store,\n"
@@ -40,6 +42,8 @@ static const char help[] =
 	"  --no-srclines        uftrace: keep no source lines (by default each function's\n"
 	"                       file and line, from the recorded binaries' debug information\n"
 	"                       or the recording's own, uftrace record --srcline)\n"
+	"  -j, --jobs N         decode on N threads (default: the cores this process may use,\n"
+	"                       at most 16; 1: in this thread only); the store is the same\n"
 	"  -q, --quiet          print nothing on success\n"
 	"  -h, --help           this help\n"
 	"\n"
@@ -48,7 +52,8 @@ static const char help[] =
 	"The sample record of difftrace-record --sample (rank-N/sample) is imported with it\n"
 	"for 'difftrace blame'.\n"
 	"Under mpirun or srun with more than one process, the processes share the traces and\n"
-	"process 0 writes the store (difftrace-mpi; the same store as a serial import).\n";
+	"process 0 writes the store (difftrace-mpi; the same store as a serial import); each\n"
+	"process then decodes on one thread.\n";
 
 static volatile sig_atomic_t interrupted;
 
@@ -69,6 +74,20 @@ static void show_progress(void *arg, const store_writer *w)
 	char a[32];
 	progress_show(&pr->p, "importing %s: %zu traces, %s events", pr->path,
 		      store_writer_traces(w), cli_count(store_writer_events(w), a, sizeof a));
+}
+
+/* The work of an import thread: its share of the units, sent to the caller (cli_par.h). */
+struct twork {
+	char **paths;
+	const dt_format *fmts;
+	int n;
+	dt_import_opts io;
+};
+
+static int thread_import(dt_par *p, void *arg)
+{
+	struct twork *tw = arg;
+	return par_worker_import(p, tw->paths, tw->fmts, tw->n, &tw->io);
 }
 
 /* A run name is used in `RUN:P.T` arguments and as a word in tables. */
@@ -140,13 +159,17 @@ int cmd_import(cli *c, int argc, char **argv)
 		{ "quiet", no_argument, 0, 'q' },        { "help", no_argument, 0, 'h' },
 		{ "parlot-token-names", no_argument, 0, 'T' },
 		{ "no-srclines", no_argument, 0, 'S' },
+		{ "jobs", required_argument, 0, 'j' },
 		{ 0, 0, 0, 0 },
 	};
+	int jobs = par_threads_cores();
+	if (jobs > 16)
+		jobs = 16;
 	dt_format fmt = DT_FMT_AUTO;
 	const char *run = NULL, *label = "";
 	dt_import_opts io = { 0 };
 	int o, r;
-	while ((r = cli_getopt(argc, argv, ":f:r:l:m:qh", lo, &o, "import", help)) == 0 && o != -1) {
+	while ((r = cli_getopt(argc, argv, ":f:r:l:m:j:qh", lo, &o, "import", help)) == 0 && o != -1) {
 		switch (o) {
 		case 'f': {
 			int f = dt_format_parse(optarg);
@@ -174,6 +197,14 @@ int cmd_import(cli *c, int argc, char **argv)
 		case 'S':
 			io.no_srclines = 1;
 			break;
+		case 'j': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < 1 || v > 256)
+				return cli_usage("import", "bad --jobs '%s' (1 to 256)", optarg);
+			jobs = (int)v;
+			break;
+		}
 		}
 	}
 	if (r == CLI_HELP_DONE)
@@ -219,6 +250,8 @@ int cmd_import(cli *c, int argc, char **argv)
 
 	char *name = NULL;
 	store_writer *w = NULL;
+	par_threads *pt = NULL;
+	struct twork tw = { argv + optind, fmts, argc - optind, io };
 	int64_t run_id = 0;
 	struct prog pr;
 	progress_init(&pr.p);
@@ -242,6 +275,13 @@ int cmd_import(cli *c, int argc, char **argv)
 		goto fail;
 	}
 	store_writer_on_progress(w, show_progress, &pr);
+	/* the threads of this process share the units as the processes of a job do; a job's
+	 * processes decode on one thread each */
+	if (!job && jobs > 1) {
+		if (!(pt = par_threads_start(jobs, thread_import, &tw, &e)))
+			goto fail;
+		job = par_threads_root(pt);
+	}
 	/* in a job, the other processes' units are replayed in their places (cli_par.h) */
 	par_root root = { job, store_writer_sink(w), 0 };
 	if (job) {
@@ -255,6 +295,11 @@ int cmd_import(cli *c, int argc, char **argv)
 	}
 	if (job && par_root_finish(&root, &e))
 		goto fail;
+	if (pt) {
+		par_threads_end(pt);
+		pt = NULL;
+		job = NULL;
+	}
 	if (!store_writer_traces(w)) {
 		dt_err_at(&e, argv[optind], -1, "no traces found");
 		goto fail;
@@ -348,7 +393,11 @@ fail:
 		rc = cli_fail(&e);
 		fprintf(stderr, "difftrace: nothing was imported; the store is unchanged\n");
 	}
-	if (job) {
+	if (pt) {
+		/* the threads may wait to send: stop them */
+		par_threads_end(pt);
+		pt = NULL;
+	} else if (job) {
 		/* the other processes may wait to send: end the job */
 		store_close(s);
 		s = NULL;

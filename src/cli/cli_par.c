@@ -85,14 +85,22 @@ void cli_par_exec(int argc, char **argv)
 /* Receives unit `u` from its process and replays it into the store. */
 static int replay_from(par_root *r, int from, uint64_t u, dt_err *e)
 {
-	uint8_t *buf = NULL;
-	size_t n = 0;
-	if (r->job->recv(r->job, from, &buf, &n, e))
-		return -1;
 	char what[64];
 	snprintf(what, sizeof what, "process %d, unit %llu", from, (unsigned long long)u);
-	int rc = wire_replay(buf, n, r->store, what, e);
-	free(buf);
+	wire_replayer rp;
+	wire_replayer_init(&rp);
+	int rc;
+	do { /* its parts, in order */
+		uint8_t *buf = NULL;
+		size_t n = 0;
+		if (r->job->recv(r->job, from, &buf, &n, e)) {
+			rc = -1;
+			break;
+		}
+		rc = wire_replay_part(&rp, buf, n, r->store, what, e);
+		free(buf);
+	} while (rc == 1);
+	wire_replayer_free(&rp);
 	if (rc && !e->msg[0])
 		dt_errf(e, DT_EDATA, "%s: failed", what);
 	return rc;
@@ -144,6 +152,16 @@ static int worker_flush(worker *k, dt_err *e)
 	return rc;
 }
 
+/* The unit outgrew a part: send what it holds, the rest follows. */
+static int worker_part(void *ctx, dt_err *e)
+{
+	worker *k = ctx;
+	wire_part_end(&k->out);
+	int rc = k->job->send(k->job, k->out.p, k->out.len, e);
+	k->out.len = 0;
+	return rc;
+}
+
 static int worker_unit(void *ctx, dt_err *e)
 {
 	worker *k = ctx;
@@ -165,6 +183,9 @@ int par_worker_import(dt_par *job, char **paths, const dt_format *fmts, int n,
 	memset(&k, 0, sizeof k);
 	k.job = job;
 	wire_sink_init(&k.w, &k.out);
+	k.w.limit = WIRE_PART_BYTES;
+	k.w.full = worker_part;
+	k.w.full_ctx = &k;
 	dt_import_opts o = *io;
 	o.quiet = 1;
 	o.unit = worker_unit;

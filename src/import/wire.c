@@ -19,6 +19,14 @@ static void put_str(dt_buf *b, const char *s, size_t n)
 	buf_put(b, s, n);
 }
 
+/* After a record: hands out over as a part when it reached the limit. */
+static int check_full(wire_sink *w, dt_err *e)
+{
+	if (!w->limit || w->out->len < w->limit || !w->full)
+		return 0;
+	return w->full(w->full_ctx, e);
+}
+
 static int w_begin(void *ctx, const dt_trace_meta *m, dt_err *e)
 {
 	(void)e;
@@ -35,7 +43,6 @@ static int w_begin(void *ctx, const dt_trace_meta *m, dt_err *e)
 
 static uint32_t w_func(void *ctx, const char *name, size_t len, dt_err *e)
 {
-	(void)e;
 	wire_sink *w = ctx;
 	uint32_t id;
 	if (strmap_get(&w->names, name, len, &id))
@@ -45,7 +52,7 @@ static uint32_t w_func(void *ctx, const char *name, size_t len, dt_err *e)
 	buf_byte(w->out, 'F');
 	put_u32(w->out, id);
 	put_str(w->out, name, len);
-	return id;
+	return check_full(w, e) ? 0 : id;
 }
 
 static int w_events(void *ctx, const uint32_t *ev, const uint64_t *ts, size_t n, dt_err *e)
@@ -58,7 +65,7 @@ static int w_events(void *ctx, const uint32_t *ev, const uint64_t *ts, size_t n,
 	buf_put(w->out, ev, n * sizeof *ev);
 	if (ts)
 		buf_put(w->out, ts, n * sizeof *ts);
-	return 0;
+	return check_full(w, e);
 }
 
 static int w_arg(void *ctx, uint64_t idx, int kind, const char *text, dt_err *e)
@@ -69,7 +76,7 @@ static int w_arg(void *ctx, uint64_t idx, int kind, const char *text, dt_err *e)
 	put_u64(w->out, idx);
 	put_u32(w->out, (uint32_t)kind);
 	put_str(w->out, text, strlen(text));
-	return 0;
+	return check_full(w, e);
 }
 
 static int w_gap(void *ctx, uint64_t idx, uint64_t lost, dt_err *e)
@@ -103,7 +110,7 @@ static int w_sync(void *ctx, const dt_sync_clock *clk, const dt_sync_event *ev, 
 		buf_put(w->out, clk, sizeof *clk);
 	put_u64(w->out, n);
 	buf_put(w->out, ev, n * sizeof *ev);
-	return 0;
+	return check_full(w, e);
 }
 
 static int w_srcline(void *ctx, const char *func, size_t flen, const char *file, unsigned line,
@@ -136,6 +143,11 @@ void wire_sink_reset(wire_sink *w)
 void wire_sink_free(wire_sink *w)
 {
 	strmap_free(&w->names);
+}
+
+void wire_part_end(dt_buf *out)
+{
+	buf_byte(out, 'C');
 }
 
 void wire_error(dt_buf *out, const dt_err *err)
@@ -193,15 +205,24 @@ static char *get_str(rd *r, size_t *len)
 	return s;
 }
 
-int wire_replay(const uint8_t *p, size_t n, dt_sink *s, const char *what, dt_err *e)
+void wire_replayer_init(wire_replayer *rp)
+{
+	memset(rp, 0, sizeof *rp);
+}
+
+void wire_replayer_free(wire_replayer *rp)
+{
+	free(rp->map);
+	free(rp->ev);
+	memset(rp, 0, sizeof *rp);
+}
+
+int wire_replay_part(wire_replayer *rp, const uint8_t *p, size_t n, dt_sink *s,
+		     const char *what, dt_err *e)
 {
 	rd r = { p, p + n, 0 };
-	uint32_t *map = NULL; /* the unit's function ids -> the sink's */
-	size_t nmap = 0, capmap = 0;
-	uint32_t *ev = NULL;
-	size_t capev = 0;
-	int rc = 0;
-	while (!rc && r.p < r.end) {
+	int rc = 0, more = 0;
+	while (!rc && !more && r.p < r.end) {
 		uint8_t tag = *r.p++;
 		switch (tag) {
 		case 'B': {
@@ -224,37 +245,37 @@ int wire_replay(const uint8_t *p, size_t n, dt_sink *s, const char *what, dt_err
 			uint32_t id = get_u32(&r);
 			size_t len = 0;
 			char *name = get_str(&r, &len);
-			if (r.bad || !name || id != nmap + 1) {
+			if (r.bad || !name || id != rp->nmap + 1) {
 				free(name);
 				r.bad = 1;
 				break;
 			}
-			GROW(map, capmap, nmap + 2);
-			map[0] = DT_RET;
+			GROW(rp->map, rp->capmap, rp->nmap + 2);
+			rp->map[0] = DT_RET;
 			uint32_t g = s->func(s->ctx, name, len, e);
 			free(name);
 			if (!g) {
 				rc = -1;
 				break;
 			}
-			map[++nmap] = g;
+			rp->map[++rp->nmap] = g;
 			break;
 		}
 		case 'E': {
 			uint64_t m = get_u64(&r);
 			uint8_t hasts = 0;
 			get(&r, &hasts, 1);
-			if (r.bad || m > (uint64_t)(r.end - r.p) / sizeof *ev) {
+			if (r.bad || m > (uint64_t)(r.end - r.p) / sizeof *rp->ev) {
 				r.bad = 1;
 				break;
 			}
-			GROW(ev, capev, (size_t)m ? (size_t)m : 1);
-			get(&r, ev, (size_t)m * sizeof *ev);
+			GROW(rp->ev, rp->capev, (size_t)m ? (size_t)m : 1);
+			get(&r, rp->ev, (size_t)m * sizeof *rp->ev);
 			for (size_t i = 0; i < m && !r.bad; i++) {
-				if (ev[i] > nmap)
+				if (rp->ev[i] > rp->nmap)
 					r.bad = 1;
 				else
-					ev[i] = ev[i] == DT_RET ? DT_RET : map[ev[i]];
+					rp->ev[i] = rp->ev[i] == DT_RET ? DT_RET : rp->map[rp->ev[i]];
 			}
 			uint64_t *ts = NULL;
 			if (!r.bad && hasts) {
@@ -266,7 +287,7 @@ int wire_replay(const uint8_t *p, size_t n, dt_sink *s, const char *what, dt_err
 				get(&r, ts, (size_t)m * sizeof *ts);
 			}
 			if (!r.bad)
-				rc = s->events(s->ctx, ev, ts, (size_t)m, e);
+				rc = s->events(s->ctx, rp->ev, ts, (size_t)m, e);
 			free(ts);
 			break;
 		}
@@ -301,10 +322,10 @@ int wire_replay(const uint8_t *p, size_t n, dt_sink *s, const char *what, dt_err
 			dt_sync_event *se = xmalloc((size_t)m * sizeof *se + 1);
 			get(&r, se, (size_t)m * sizeof *se);
 			for (size_t i = 0; i < m && !r.bad; i++) {
-				if (se[i].func > nmap)
+				if (se[i].func > rp->nmap)
 					r.bad = 1;
 				else if (se[i].func)
-					se[i].func = map[se[i].func];
+					se[i].func = rp->map[se[i].func];
 			}
 			if (!r.bad && s->sync)
 				rc = s->sync(s->ctx, hasclk ? &clk : NULL, se, (size_t)m, e);
@@ -331,6 +352,11 @@ int wire_replay(const uint8_t *p, size_t n, dt_sink *s, const char *what, dt_err
 			free(note);
 			break;
 		}
+		case 'C':
+			more = 1; /* the last record of a part */
+			if (r.p != r.end)
+				r.bad = 1;
+			break;
 		case 'X': {
 			dt_err w;
 			if (get(&r, &w, sizeof w))
@@ -349,10 +375,19 @@ int wire_replay(const uint8_t *p, size_t n, dt_sink *s, const char *what, dt_err
 		if (r.bad)
 			break;
 	}
-	free(map);
-	free(ev);
 	if (!rc && r.bad)
 		rc = dt_errf(e, DT_EDATA, "%s: a damaged unit of a parallel import (byte %zu)", what,
 			     (size_t)(r.p - p));
+	return rc ? rc : more;
+}
+
+int wire_replay(const uint8_t *p, size_t n, dt_sink *s, const char *what, dt_err *e)
+{
+	wire_replayer rp;
+	wire_replayer_init(&rp);
+	int rc = wire_replay_part(&rp, p, n, s, what, e);
+	wire_replayer_free(&rp);
+	if (rc == 1)
+		rc = dt_errf(e, DT_EDATA, "%s: a unit of a parallel import cut short", what);
 	return rc;
 }

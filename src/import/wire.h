@@ -7,9 +7,13 @@
  * work (a rank directory, a trace file). The bytes are the host's own layout: the processes
  * of one job run the same build on the same kind of machine.
  *
+ * A unit larger than the wire sink's limit goes in parts: every part but the last ends with
+ * 'C', and the unit's function ids hold from one part to the next, so neither side ever holds
+ * more than about one part of it (a rank directory of 10^8 events is not one buffer).
+ *
  * Records: 'B' begin, 'F' a function name with the unit's own id, 'E' events, 'A' an argument,
  * 'G' a gap, 'Y' sync events, 'L' a source line (or a program without), 'Z' end, 'X' the
- * error that stopped the unit. */
+ * error that stopped the unit, 'C' the unit goes on in the next part. */
 #ifndef DT_WIRE_H
 #define DT_WIRE_H
 
@@ -21,7 +25,15 @@ typedef struct wire_sink {
 	dt_buf *out;   /* where the records go */
 	strmap names;  /* the unit's functions: name -> id */
 	uint32_t nfuncs;
+	/* When out holds limit bytes or more after a record, full(full_ctx) is called to send
+	 * them as a part (wire_part_end) and empty out; 0: no limit. */
+	size_t limit;
+	int (*full)(void *full_ctx, dt_err *e);
+	void *full_ctx;
 } wire_sink;
+
+/* The size of a part that workers of a parallel import send. */
+#define WIRE_PART_BYTES ((size_t)4 << 20)
 
 void wire_sink_init(wire_sink *w, dt_buf *out);
 /* A new unit: its function ids start again. */
@@ -30,9 +42,25 @@ void wire_sink_free(wire_sink *w);
 /* Appends the error that stopped the unit. */
 void wire_error(dt_buf *out, const dt_err *err);
 
-/* Replays one unit's records into s. A unit that ended with an error sets e to it (its file
- * and offset as the importer gave them) and returns -1; so do bytes that are not a unit (what
- * names where they came from). */
+/* Marks out as a part that the next one continues. */
+void wire_part_end(dt_buf *out);
+
+/* The state of a unit's replay from one part to the next. */
+typedef struct wire_replayer {
+	uint32_t *map; /* the unit's function ids -> the sink's */
+	size_t nmap, capmap;
+	uint32_t *ev;
+	size_t capev;
+} wire_replayer;
+
+void wire_replayer_init(wire_replayer *rp);
+void wire_replayer_free(wire_replayer *rp);
+/* Replays one part of a unit into s: 0 when the unit ended there, 1 when a part follows. A unit
+ * that ended with an error sets e to it (its file and offset as the importer gave them) and
+ * returns -1; so do bytes that are not a unit (what names where they came from). */
+int wire_replay_part(wire_replayer *rp, const uint8_t *p, size_t n, dt_sink *s,
+		     const char *what, dt_err *e);
+/* Replays a whole unit held in one buffer (a part that says more follows is an error). */
 int wire_replay(const uint8_t *p, size_t n, dt_sink *s, const char *what, dt_err *e);
 
 #endif
