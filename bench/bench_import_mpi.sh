@@ -1,6 +1,7 @@
 #!/bin/sh
-# bench_import_mpi.sh [FILES [EVENTS]]: difftrace import of the same text traces serially and
-# under mpirun with 1, 2 (and 4, oversubscribed) processes: whole commands on both sides, wall
+# bench_import_mpi.sh [FILES [EVENTS]]: difftrace import of the same text traces serially, on 2
+# and 3 threads of one process (--jobs), and under mpirun with 1, 2 (and 4, oversubscribed)
+# processes (one thread each): whole commands on every side, wall
 # time, best of 3, with the machine's load average (a loaded 2-core machine shares its cores
 # with everything else). FILES traces (default 16) of EVENTS events each (default 1,200,000:
 # an MPI call and a compute call per iteration). Needs mpirun and difftrace-mpi.
@@ -41,7 +42,10 @@ best() { # LABEL COMMAND...: best wall time of 3
 	printf '%-34s %7.2f s  %6.1f M events/s\n' "$label" "$b" "$(echo "$files * $events / $b / 1000000" | bc -l)"
 }
 echo "bench_import_mpi: $files text traces x $events events ($(du -sh "$w/tr" | cut -f1)), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-best "difftrace import (serial)" "$DT" -d "$w/s.db" import -q "$w/tr"
+best "difftrace import --jobs 1 (serial)" "$DT" -d "$w/s.db" import -q --jobs 1 "$w/tr"
+for j in 2 3; do
+	best "difftrace import --jobs $j" "$DT" -d "$w/s.db" import -q --jobs $j "$w/tr"
+done
 for np in 1 2 4; do
 	best "mpirun -np $np difftrace import" "$MPIRUN" -np $np $flags "$DT" -d "$w/s.db" import -q "$w/tr"
 done
