@@ -18,7 +18,7 @@ for p in 0 1 2 3 4 5 6 7 8; do
 		  printf 'MPI_Finalize\n[ret]\n[ret]\n'; } > "$T/tr/$p.$t.txt"
 	done
 done
-# unit 1 (1.0.txt, a worker's with 2 threads) bigger than a part of the wire (4 MB): 1.2 M
+# 1.0.txt (unit 3, decoded by a thread) bigger than a part of the wire (4 MB): 1.2 M
 # events over names first met in the middle of it
 awk 'BEGIN { srand(3); print "main"; for (i = 0; i < 600000; i++) {
 	if (i < 300000) printf "f%d\n[ret]\n", int(rand() * 50); else printf "g%d\n[ret]\n", int(rand() * 5000) }

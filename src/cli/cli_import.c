@@ -42,8 +42,9 @@ static const char help[] =
 	"  --no-srclines        uftrace: keep no source lines (by default each function's\n"
 	"                       file and line, from the recorded binaries' debug information\n"
 	"                       or the recording's own, uftrace record --srcline)\n"
-	"  -j, --jobs N         decode on N threads (default: the cores this process may use,\n"
-	"                       at most 16; 1: in this thread only); the store is the same\n"
+	"  -j, --jobs N         decode on N threads while this one writes the store (default:\n"
+	"                       the cores this process may use, at most 16; 1: decode and\n"
+	"                       write in this thread only); the store is the same for any N\n"
 	"  -q, --quiet          print nothing on success\n"
 	"  -h, --help           this help\n"
 	"\n"
@@ -275,10 +276,10 @@ int cmd_import(cli *c, int argc, char **argv)
 		goto fail;
 	}
 	store_writer_on_progress(w, show_progress, &pr);
-	/* the threads of this process share the units as the processes of a job do; a job's
-	 * processes decode on one thread each */
+	/* the threads of this process share the units as the processes of a job do, and this
+	 * one writes them into the store; a job's processes decode on one thread each */
 	if (!job && jobs > 1) {
-		if (!(pt = par_threads_start(jobs, thread_import, &tw, &e)))
+		if (!(pt = par_threads_start(jobs + 1, thread_import, &tw, &e)))
 			goto fail;
 		job = par_threads_root(pt);
 	}

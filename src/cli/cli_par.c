@@ -110,7 +110,7 @@ int par_root_unit(void *ctx, dt_err *e)
 {
 	par_root *r = ctx;
 	uint64_t u = r->next++;
-	int from = (int)(u % (uint64_t)r->job->size);
+	int from = par_unit_owner(r->job, u);
 	if (from == 0)
 		return 1;
 	return replay_from(r, from, u, e) ? -1 : 0;
@@ -168,7 +168,7 @@ static int worker_unit(void *ctx, dt_err *e)
 	if (worker_flush(k, e))
 		return -1;
 	uint64_t u = k->next++;
-	if ((int)(u % (uint64_t)k->job->size) != k->job->rank)
+	if (par_unit_owner(k->job, u) != k->job->rank)
 		return 0;
 	k->open = 1;
 	k->out.len = 0;

@@ -1,7 +1,8 @@
 /* cli_par.h: difftrace import over the processes of an MPI job (src/par/par.h).
  *
  * Units of work (rank directories, trace files) are numbered in the order a serial import
- * meets them and dealt round robin: unit i is process i mod P's. Process 0 decodes its own
+ * meets them and dealt round robin (par_unit_owner): unit i is process i mod P's, or, in a job
+ * of threads whose thread 0 only writes, thread 1 + i mod (P - 1)'s. Process 0 decodes its own
  * units straight into the store and, at the place of every other unit, replays what its
  * process sent (import/wire.h), so the store is the one a serial import makes. */
 #ifndef DT_CLI_PAR_H

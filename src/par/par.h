@@ -18,6 +18,9 @@
 
 typedef struct dt_par {
 	int rank, size;
+	/* an import's units go to every process (0), or to all but process 0 (1: a job of
+	 * threads, whose thread 0 only writes the store): see par_unit_owner */
+	int root_writes_only;
 	/* process 0: the next message of process `from` (*buf malloc'd, may be NULL when n is 0) */
 	int (*recv)(struct dt_par *p, int from, uint8_t **buf, size_t *n, dt_err *e);
 	/* the others: a message to process 0 */
@@ -27,5 +30,13 @@ typedef struct dt_par {
 	/* ends every process of the job with this status (process 0, after a failure) */
 	void (*abort)(struct dt_par *p, int status);
 } dt_par;
+
+/* The process that decodes an import's unit u: dealt round robin. */
+static inline int par_unit_owner(const dt_par *p, uint64_t u)
+{
+	if (p->root_writes_only && p->size > 1)
+		return 1 + (int)(u % (uint64_t)(p->size - 1));
+	return (int)(u % (uint64_t)p->size);
+}
 
 #endif

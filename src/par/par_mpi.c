@@ -124,7 +124,8 @@ int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-	static dt_par job = { 0, 1, p_recv, p_send, p_bcast, p_abort };
+	static dt_par job = { .rank = 0, .size = 1, .recv = p_recv, .send = p_send,
+			      .bcast = p_bcast, .abort = p_abort };
 	MPI_Comm_rank(MPI_COMM_WORLD, &job.rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &job.size);
 	cli_par_job = job.size > 1 ? &job : NULL;

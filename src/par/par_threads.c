@@ -144,7 +144,8 @@ par_threads *par_threads_start(int size, int (*fn)(dt_par *p, void *arg), void *
 	for (int i = 0; i < size; i++) {
 		member *w = &t->m[i];
 		w->t = t;
-		w->par = (dt_par){ i, size, t_recv, t_send, t_bcast, t_abort };
+		w->par = (dt_par){ .rank = i, .size = size, .root_writes_only = 1, .recv = t_recv,
+				   .send = t_send, .bcast = t_bcast, .abort = t_abort };
 	}
 	for (int i = 1; i < size; i++) {
 		int err = pthread_create(&t->m[i].th, NULL, run, &t->m[i]);

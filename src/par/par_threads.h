@@ -2,7 +2,9 @@
  *
  * The transport of par.h over in-memory queues, so that the import an MPI job shares over its
  * processes (cli_par.h) is shared the same way over the cores of one machine: the caller is
- * process 0 of the job, and threads 1..size-1 each run fn with their own dt_par. A worker's
+ * process 0 of the job, and threads 1..size-1 each run fn with their own dt_par. The caller
+ * only writes the store (root_writes_only): writing is the import's serial part, and a thread
+ * that also decoded its share would hold the others back. A worker's
  * queue holds at most PAR_THREADS_DEPTH messages (send waits while it is full), so the memory
  * in flight is bounded by that many parts (wire.h) a worker. */
 #ifndef DT_PAR_THREADS_H
