@@ -559,9 +559,11 @@ int lza3_decode_all(const uint8_t *in, size_t n, uint32_t **out, size_t *nout, u
 			lza3_dec_free(d);
 			return -1;
 		}
-		if (!r)
-			break;
 		len += (size_t)r;
+		/* short of the room asked for: the stream ended (the decoder fills all it is
+		 * given until then), so the buffer need not grow for a last, empty call */
+		if (!r || (size_t)r < cap - (len - (size_t)r))
+			break;
 	}
 	if (flags)
 		*flags = lza3_dec_flags(d);
