@@ -228,14 +228,11 @@ static int same_entries(const nlr_entry *a, size_t na, const nlr_entry *b, size_
 	return 1;
 }
 
-/* Streams ev through a compressor in random blocks, taking the output after each block. */
-static nlr_entry *stream(nlr_table *t, const nlr_opts *o, const uint32_t *ev, size_t n,
-			 size_t *nout)
+/* Streams ev through compressor c in random blocks, taking the output after each block. */
+static nlr_entry *stream_through(nlr_comp *c, const uint32_t *ev, size_t n, size_t *nout)
 {
 	dt_err e;
 	dt_err_clear(&e);
-	nlr_comp *c = nlr_comp_new(t, o, &e);
-	CHECK(c != NULL);
 	nlr_entry *all = NULL;
 	size_t nall = 0, cap = 0, i = 0;
 	for (int done = 0; !done;) {
@@ -257,8 +254,20 @@ static nlr_entry *stream(nlr_table *t, const nlr_opts *o, const uint32_t *ev, si
 		nall += got;
 	}
 	CHECK_EQ_INT(nlr_comp_events(c), n);
-	nlr_comp_free(c);
 	*nout = nall;
+	return all;
+}
+
+/* The same through a new compressor. */
+static nlr_entry *stream(nlr_table *t, const nlr_opts *o, const uint32_t *ev, size_t n,
+			 size_t *nout)
+{
+	dt_err e;
+	dt_err_clear(&e);
+	nlr_comp *c = nlr_comp_new(t, o, &e);
+	CHECK(c != NULL);
+	nlr_entry *all = c ? stream_through(c, ev, n, nout) : NULL;
+	nlr_comp_free(c);
 	return all;
 }
 
@@ -334,6 +343,30 @@ static void test_random(void)
 		}
 		CHECK(same_entries(a, na, s, ns));
 		CHECK(nlr_table_equal(t, ts));
+		/* a compressor reset after another trace (stopped part way or finished) gives the
+		 * output of a new one */
+		{
+			uint32_t *ev2;
+			size_t n2 = random_trace(&ev2, 200 + rnd(4000));
+			nlr_table *t2 = nlr_table_new(), *tz = nlr_table_new();
+			nlr_comp *c = nlr_comp_new(t2, &o, &e);
+			CHECK(c != NULL);
+			if (c) {
+				CHECK(nlr_comp_push(c, ev2, round % 2 ? n2 : n2 / 2, &e) == 0);
+				if (round % 2)
+					nlr_comp_finish(c);
+				nlr_comp_reset(c, tz);
+				size_t nz;
+				nlr_entry *z = stream_through(c, ev, n, &nz);
+				CHECK(same_entries(a, na, z, nz));
+				CHECK(nlr_table_equal(t, tz));
+				free(z);
+			}
+			nlr_comp_free(c);
+			nlr_table_free(t2);
+			nlr_table_free(tz);
+			free(ev2);
+		}
 		check_lossless(t, a, na, ev, n);
 		if (na < n / 4)
 			folded++;

@@ -73,7 +73,9 @@ static void an_args(struct an_pool *pool, store_cursor *c, struct an_job *j, uin
 	}
 }
 
-static int an_trace(struct an_pool *pool, store *s, struct an_job *j, uint32_t *in, uint32_t *out)
+/* *compp: the worker's compressor, made at its first trace and reset for the next ones. */
+static int an_trace(struct an_pool *pool, store *s, struct an_job *j, uint32_t *in, uint32_t *out,
+		    nlr_comp **compp)
 {
 	store_cursor *c = NULL;
 	nlr_comp *comp = NULL;
@@ -91,8 +93,13 @@ static int an_trace(struct an_pool *pool, store *s, struct an_job *j, uint32_t *
 		j->loops = nlr_table_new();
 	if (store_cursor_open(s, j->t, 0, &c, &j->err))
 		goto out;
-	if (!pool->collect && !(comp = nlr_comp_new(j->loops, &pool->nopts, &j->err)))
-		goto out;
+	if (!pool->collect) {
+		if (*compp)
+			nlr_comp_reset(*compp, j->loops);
+		else if (!(*compp = nlr_comp_new(j->loops, &pool->nopts, &j->err)))
+			goto out;
+		comp = *compp;
+	}
 	int64_t k;
 	uint64_t first = 0;
 	while ((k = store_cursor_next(c, in, NULL, AN_BLOCK, &j->err)) > 0) {
@@ -136,7 +143,6 @@ out:
 	buf_free(&nb);
 	buf_free(&pb);
 	strmap_free(&seen);
-	nlr_comp_free(comp);
 	store_cursor_close(c);
 	filt_stream_free(&fs);
 	return rc;
@@ -149,6 +155,7 @@ static void *an_worker(void *arg)
 	dt_err e;
 	dt_err_clear(&e);
 	int open_failed = store_open(pool->path, STORE_OPEN_READ, &s, &e);
+	nlr_comp *comp = NULL;
 	uint32_t *in = xmalloc(AN_BLOCK * sizeof *in);
 	uint32_t *out = xmalloc(AN_BLOCK * (size_t)(pool->keep->max_copies ? pool->keep->max_copies : 1) *
 				sizeof *out);
@@ -165,7 +172,7 @@ static void *an_worker(void *arg)
 		if (open_failed) {
 			j->err = e;
 			j->failed = 1;
-		} else if (an_trace(pool, s, j, in, out)) {
+		} else if (an_trace(pool, s, j, in, out, &comp)) {
 			j->failed = 1;
 		}
 		if (j->failed) {
@@ -176,6 +183,7 @@ static void *an_worker(void *arg)
 	}
 	free(in);
 	free(out);
+	nlr_comp_free(comp);
 	store_close(s);
 	pthread_mutex_lock(&pool->mu);
 	pool->ended++;

@@ -277,6 +277,7 @@ struct nlr_comp {
 	size_t nout, capout;
 	int taken;
 	uint64_t nev;
+	ptrdiff_t hw;       /* positions [0, hw) were written since new or reset */
 };
 
 /* K up to WIDE uses the word-parallel runs: one-byte counters, eight to a word. */
@@ -328,6 +329,7 @@ nlr_comp *nlr_comp_new(nlr_table *t, const nlr_opts *o, dt_err *e)
 	}
 	c->st = c->st0 + GUARD;
 	c->ps = c->ps0 + GUARD;
+	c->hw = 0;
 	c->rn = c->wide ? NULL : c->rn0 + GUARD * c->rs;
 	c->rw = c->wide ? c->rw0 + 2 * c->wide * GUARD : NULL;
 	/* wide runs: byte i of the counter words (i = 0..31, from the low byte of the first) is
@@ -338,6 +340,26 @@ nlr_comp *nlr_comp_new(nlr_table *t, const nlr_opts *o, dt_err *e)
 		c->twob[i / 8] |= (uint64_t)(b <= d.k ? 128 - 2 * b : 0) << (8 * (i % 8));
 	}
 	return c;
+}
+
+void nlr_comp_reset(nlr_comp *c, nlr_table *t)
+{
+	/* every write lands at or below a position some push wrote (rules rewrite lower slots,
+	 * emit_bottom moves entries down): clearing [0, hw) gives back the state of a new one */
+	size_t n = (size_t)c->hw;
+	for (size_t i = 0; i < n; i++) {
+		c->st[i] = GUARD_ENTRY;
+		c->ps[i] = (struct pos){ .first = GUARD_ENTRY };
+	}
+	if (c->wide)
+		memset(c->rw, 0, n * 2 * (size_t)c->wide * sizeof *c->rw);
+	else
+		memset(c->rn, 0, n * c->rs);
+	c->t = t;
+	c->h = c->hw = 0;
+	c->nout = 0;
+	c->taken = 0;
+	c->nev = 0;
 }
 
 void nlr_comp_free(nlr_comp *c)
@@ -560,6 +582,8 @@ static inline __attribute__((always_inline)) size_t push_loop(nlr_comp *c, const
 			h = c->h;
 		}
 		q = h;
+		if (q >= c->hw) /* the highest position a push writes: see nlr_comp_reset */
+			c->hw = q + 1;
 		b = slot_set(c, q, x, &dm, wide);
 		i++;
 	rules:
