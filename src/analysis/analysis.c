@@ -835,6 +835,27 @@ int analysis_object(const an_result *r, int p, int t)
 	return -1;
 }
 
+int analysis_load_head(store *s, int64_t id, an_result *r, dt_err *e)
+{
+	memset(r, 0, sizeof *r);
+	if (store_analysis_get(s, id, &r->meta, e))
+		return -1;
+	if (attrs_mode_parse_args(r->meta.attrs, &r->mode, &r->args, e)) {
+		analysis_result_free(r);
+		return -1;
+	}
+	uint8_t *p = NULL;
+	size_t len = 0;
+	int g = store_analysis_get_blob(s, id, "alias", &p, &len, e);
+	if (g < 0) {
+		analysis_result_free(r);
+		return -1;
+	}
+	r->filter_alias = g ? xstrndup((const char *)p, len) : xstrdup(r->meta.filter);
+	free(p);
+	return 0;
+}
+
 int analysis_load(store *s, int64_t id, an_result *r, dt_err *e)
 {
 	memset(r, 0, sizeof *r);

@@ -104,6 +104,10 @@ typedef struct an_result {
 } an_result;
 
 int analysis_load(store *s, int64_t id, an_result *r, dt_err *e);
+/* Only what names the analysis: meta, mode, args and filter_alias (n is 0, nothing per trace),
+ * for what reads its results from elsewhere (the ranking cache, rankcache.h). Freed by
+ * analysis_result_free. */
+int analysis_load_head(store *s, int64_t id, an_result *r, dt_err *e);
 void analysis_result_free(an_result *r);
 /* The cached concept lattice of analysis id: 1 when loaded, 0 when the analysis has none (*why
  * gets the reason, malloc'ed), -1 on error. */

@@ -414,6 +414,53 @@ int store_analysis_put_blob(store *s, int64_t id, const char *key, const void *p
 	return exec_bound(s, st, e, "writing analysis result");
 }
 
+int store_rank_cache_put(store *s, int64_t normal, int64_t faulty, const char *opts,
+			 const void *p, size_t n, dt_err *e)
+{
+	sqlite3_stmt *st;
+	if (store_prepare(s,
+			  "INSERT OR REPLACE INTO rank_cache(normal, faulty, opts, value)"
+			  " VALUES(?1, ?2, ?3, ?4)",
+			  &st, e))
+		return -1;
+	sqlite3_bind_int64(st, 1, normal);
+	sqlite3_bind_int64(st, 2, faulty);
+	sqlite3_bind_text(st, 3, opts, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_blob64(st, 4, n ? p : "", n, SQLITE_STATIC);
+	return exec_bound(s, st, e, "writing the ranking cache");
+}
+
+int store_rank_cache_get(store *s, int64_t normal, int64_t faulty, const char *opts, uint8_t **p,
+			 size_t *n, dt_err *e)
+{
+	sqlite3_stmt *st;
+	/* a read-only store of schema 8 has no table: nothing cached */
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT value FROM rank_cache WHERE normal = ?1 AND faulty = ?2 AND"
+			       " opts = ?3",
+			       -1, &st, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return 0;
+	}
+	sqlite3_bind_int64(st, 1, normal);
+	sqlite3_bind_int64(st, 2, faulty);
+	sqlite3_bind_text(st, 3, opts, -1, SQLITE_TRANSIENT);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		size_t len = (size_t)sqlite3_column_bytes(st, 0);
+		*p = xmalloc(len + 1);
+		if (len)
+			memcpy(*p, sqlite3_column_blob(st, 0), len);
+		*n = len;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	return store_sqlerr(s, e, "reading the ranking cache");
+}
+
 int store_analysis_get_blob(store *s, int64_t id, const char *key, uint8_t **p, size_t *n,
 			    dt_err *e)
 {

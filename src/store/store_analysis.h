@@ -59,6 +59,14 @@ int store_analysis_put_blob(store *s, int64_t id, const char *key, const void *p
 int store_analysis_get_blob(store *s, int64_t id, const char *key, uint8_t **p, size_t *n,
 			    dt_err *e);
 
+/* The ranking cache (store_schema.c's rank_cache): the value kept for the analyses normal and
+ * faulty under opts. get: 1 and a malloc'ed copy, 0 when there is none (or the store predates
+ * the table: a read-only store of an older schema), -1 on error. put replaces any. */
+int store_rank_cache_get(store *s, int64_t normal, int64_t faulty, const char *opts, uint8_t **p,
+			 size_t *n, dt_err *e);
+int store_rank_cache_put(store *s, int64_t normal, int64_t faulty, const char *opts,
+			 const void *p, size_t n, dt_err *e);
+
 /* The store-wide loop table: bodies by id. */
 int store_loop_put(store *s, uint32_t id, const nlr_entry *body, size_t n, dt_err *e);
 /* Calls fn for every loop in id order; fn returns non-zero to stop with an error. */
