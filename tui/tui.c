@@ -499,6 +499,36 @@ int tui_analysis_as(tui *t, const char *run, const tui_params *tp, const an_resu
 	return 1;
 }
 
+int tui_analysis_id(tui *t, const char *run, int64_t *id)
+{
+	dt_err e;
+	dt_err_clear(&e);
+	for (size_t i = 0; i < t->nac; i++)
+		if (!strcmp(t->ac[i]->run, run) && params_eq(&t->ac[i]->p, &t->params)) {
+			if (store_run_exists(t->s, run, &e) == 0) {
+				tui_msg(t, ST_WARN, "run %s was removed", run);
+				return -1;
+			}
+			*id = t->ac[i]->r.meta.id;
+			return 1;
+		}
+	an_params p;
+	store_run sr;
+	if (to_an_params(&t->params, &p, &e) || store_run_get(t->s, run, &sr, &e)) {
+		tui_msg(t, ST_WARN, "%s", e.msg);
+		return -1;
+	}
+	int r = analysis_lookup(t->s, &sr, &p, id, &e);
+	store_run_free(&sr);
+	if (r < 0) {
+		tui_msg(t, ST_WARN, "%s", e.msg);
+		return -1;
+	}
+	if (r == 0)
+		job_start(t, run, &t->params);
+	return r;
+}
+
 /* ---- the views' background tasks ---- */
 
 static double now_ms(void)
