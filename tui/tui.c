@@ -471,7 +471,7 @@ int tui_analysis_as(tui *t, const char *run, const tui_params *tp, const an_resu
 	an_params p;
 	store_run sr;
 	int64_t id;
-	if (to_an_params(tp, &p, &e) || store_run_get(t->s, run, &sr, &e)) {
+	if (to_an_params(tp, &p, &e) || store_run_get_lite(t->s, run, &sr, &e)) {
 		tui_msg(t, ST_WARN, "%s", e.msg);
 		return -1;
 	}
@@ -514,7 +514,7 @@ int tui_analysis_id(tui *t, const char *run, int64_t *id)
 		}
 	an_params p;
 	store_run sr;
-	if (to_an_params(&t->params, &p, &e) || store_run_get(t->s, run, &sr, &e)) {
+	if (to_an_params(&t->params, &p, &e) || store_run_get_lite(t->s, run, &sr, &e)) {
 		tui_msg(t, ST_WARN, "%s", e.msg);
 		return -1;
 	}

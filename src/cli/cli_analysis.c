@@ -126,7 +126,7 @@ int cli_an_get(const cli_an *a, store *s, const char *run, an_result *r, dt_err 
 int cli_an_id(const cli_an *a, store *s, const char *run, int64_t *id, int *reused, dt_err *e)
 {
 	store_run sr;
-	if (store_run_get(s, run, &sr, e))
+	if (store_run_get_lite(s, run, &sr, e))
 		return -1;
 	progress pg;
 	progress_init(&pg);

@@ -350,6 +350,48 @@ int store_analysis_object_attrs(store *s, int64_t id, size_t n, uint32_t **ids, 
 	return r;
 }
 
+int store_analysis_object_rows(store *s, int64_t id, size_t n, store_trace *traces,
+			       uint64_t *nfiltered, uint32_t **ids, size_t *nids, dt_err *e)
+{
+	sqlite3_stmt *st;
+	/* the analysis's rows in obj order, each trace by its rowid: no scan of the run's traces */
+	if (store_prepare(s,
+			  "SELECT " TRACE_COLS ", a.obj, a.nfiltered, a.attrs"
+			  " FROM analysis_traces a CROSS JOIN traces t ON t.id = a.trace_id"
+			  " WHERE a.analysis_id = ?1",
+			  &st, e))
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	size_t seen = 0;
+	int rc, r = 0;
+	while (!r && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t obj = sqlite3_column_int64(st, 20);
+		if (obj < 0 || (uint64_t)obj >= n)
+			continue;
+		uint32_t *v;
+		size_t k;
+		if (ids_decode(sqlite3_column_blob(st, 22), (size_t)sqlite3_column_bytes(st, 22), &v,
+			       &k)) {
+			r = dt_err_at(e, s->path, -1, "damaged attribute blob");
+			break;
+		}
+		store_trace_free(&traces[obj]);
+		store_trace_from_row(st, &traces[obj]);
+		nfiltered[obj] = (uint64_t)sqlite3_column_int64(st, 21);
+		free(ids[obj]);
+		ids[obj] = v;
+		nids[obj] = k;
+		seen++;
+	}
+	if (!r && rc != SQLITE_DONE)
+		r = store_sqlerr(s, e, "reading analysis traces");
+	sqlite3_finalize(st);
+	if (!r && seen != n)
+		r = dt_err_at(e, s->path, -1, "analysis %lld: %zu of %zu traces", (long long)id, seen,
+			      n);
+	return r;
+}
+
 int store_analysis_put_attr(store *s, int64_t id, uint32_t attr, const char *name, dt_err *e)
 {
 	sqlite3_stmt *st;

@@ -1,0 +1,151 @@
+/* objects.c: an analysis's objects packed in one blob (objects.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/objects.h"
+
+#define OBJ_MAGIC 0x4f42 /* "OB": this layout */
+
+void an_objects_begin(an_objects_w *w, size_t n)
+{
+	memset(w, 0, sizeof *w);
+	w->n = n;
+	buf_uvar(&w->b, OBJ_MAGIC);
+	buf_uvar(&w->b, n);
+}
+
+static size_t shared(const char *a, const char *b)
+{
+	size_t k = 0;
+	while (a[k] && a[k] == b[k])
+		k++;
+	return k;
+}
+
+static void put_str(dt_buf *b, const char *s, const char *prev)
+{
+	s = s ? s : "";
+	size_t k = prev ? shared(s, prev) : 0, len = strlen(s);
+	buf_uvar(b, k);
+	buf_uvar(b, len - k);
+	buf_put(b, s + k, len - k);
+}
+
+void an_objects_put(an_objects_w *w, const store_trace *t, uint64_t nfiltered,
+		    const uint32_t *attrs, size_t na)
+{
+	dt_buf *b = &w->b;
+	const store_trace *q = w->prev;
+	buf_svar(b, t->id - (q ? q->id : 0));
+	buf_svar(b, t->run_id - (q ? q->run_id : 0));
+	buf_svar(b, t->proc);
+	buf_svar(b, t->thread);
+	buf_svar(b, t->pid);
+	buf_svar(b, t->tid);
+	buf_svar(b, t->rank);
+	put_str(b, t->host, q ? q->host : NULL);
+	put_str(b, t->source, q ? q->source : NULL);
+	put_str(b, t->note, q ? q->note : NULL);
+	buf_uvar(b, t->nevents);
+	buf_uvar(b, t->ncalls);
+	buf_svar(b, t->maxdepth);
+	buf_uvar(b, t->flags);
+	buf_svar(b, t->has_time);
+	buf_uvar(b, t->first_ts);
+	buf_uvar(b, t->last_ts);
+	buf_svar(b, t->bytes);
+	buf_svar(b, t->nargs);
+	buf_svar(b, t->ngaps);
+	buf_uvar(b, nfiltered);
+	buf_uvar(b, na);
+	for (size_t i = 0; i < na; i++)
+		buf_uvar(b, attrs[i] - (i ? attrs[i - 1] : 0));
+	w->prev = t;
+	w->count++;
+}
+
+typedef struct rd {
+	const uint8_t *p;
+	size_t len, pos;
+	int bad;
+} rd;
+
+static uint64_t u(rd *d)
+{
+	uint64_t v = 0;
+	if (!d->bad && uvar_get(d->p, d->len, &d->pos, &v))
+		d->bad = 1;
+	return d->bad ? 0 : v;
+}
+
+static int64_t sv(rd *d)
+{
+	int64_t v = 0;
+	if (!d->bad && svar_get(d->p, d->len, &d->pos, &v))
+		d->bad = 1;
+	return d->bad ? 0 : v;
+}
+
+static char *str(rd *d, const char *prev)
+{
+	uint64_t k = u(d), rest = u(d);
+	size_t plen = prev ? strlen(prev) : 0;
+	if (d->bad || k > plen || rest > d->len - d->pos) {
+		d->bad = 1;
+		return xstrdup("");
+	}
+	char *s = xmalloc((size_t)(k + rest + 1));
+	if (k)
+		memcpy(s, prev, (size_t)k);
+	memcpy(s + k, d->p + d->pos, (size_t)rest);
+	s[k + rest] = 0;
+	d->pos += (size_t)rest;
+	return s;
+}
+
+int an_objects_decode(const uint8_t *p, size_t len, size_t n, store_trace *traces,
+		      uint64_t *nfiltered, uint32_t **ids, size_t *nids)
+{
+	rd d = { p, len, 0, 0 };
+	if (u(&d) != OBJ_MAGIC || u(&d) != n || d.bad)
+		return -1;
+	for (size_t i = 0; i < n && !d.bad; i++) {
+		store_trace *t = &traces[i];
+		const store_trace *q = i ? &traces[i - 1] : NULL;
+		t->id = sv(&d) + (q ? q->id : 0);
+		t->run_id = sv(&d) + (q ? q->run_id : 0);
+		t->proc = (int)sv(&d);
+		t->thread = (int)sv(&d);
+		t->pid = sv(&d);
+		t->tid = sv(&d);
+		t->rank = sv(&d);
+		t->host = str(&d, q ? q->host : NULL);
+		t->source = str(&d, q ? q->source : NULL);
+		t->note = str(&d, q ? q->note : NULL);
+		t->nevents = u(&d);
+		t->ncalls = u(&d);
+		t->maxdepth = (int)sv(&d);
+		t->flags = (unsigned)u(&d);
+		t->has_time = (int)sv(&d);
+		t->first_ts = u(&d);
+		t->last_ts = u(&d);
+		t->bytes = sv(&d);
+		t->nargs = sv(&d);
+		t->ngaps = sv(&d);
+		nfiltered[i] = u(&d);
+		uint64_t na = u(&d);
+		if (na > d.len - d.pos) { /* at least a byte each */
+			d.bad = 1;
+			break;
+		}
+		uint32_t *v = xmalloc((size_t)(na ? na : 1) * sizeof *v);
+		uint64_t acc = 0;
+		for (uint64_t k = 0; k < na; k++) {
+			acc += u(&d);
+			v[k] = (uint32_t)acc;
+		}
+		ids[i] = v;
+		nids[i] = (size_t)na;
+	}
+	return d.bad || d.pos != d.len ? -1 : 0;
+}
