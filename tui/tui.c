@@ -310,7 +310,7 @@ int tui_runs(tui *t, store_run **runs, size_t *n)
 {
 	dt_err e;
 	dt_err_clear(&e);
-	if (store_run_list(t->s, runs, n, &e)) {
+	if (store_run_list_lite(t->s, runs, n, &e)) {
 		tui_msg(t, ST_WARN, "%s", e.msg);
 		return -1;
 	}
@@ -377,7 +377,7 @@ static void *job_thread(void *arg)
 		int r = to_an_params(&j.p, &p, &e);
 		p.progress = job_progress;
 		p.progress_arg = t;
-		if (!r && !(r = store_run_get(s, j.run, &run, &e))) {
+		if (!r && !(r = store_run_get_lite(s, j.run, &run, &e))) {
 			r = analysis_run(s, &run, &p, &id, &reused, &e);
 			store_run_free(&run);
 		}

@@ -269,7 +269,7 @@ static void sweep_build(tui *t, struct rank *d)
 	size_t n[2] = { 0, 0 };
 	int have = 0;
 	for (int i = 0; i < 2; i++) {
-		if (store_run_get(s, i ? d->faulty : d->normal, &r[i], &e))
+		if (store_run_get_lite(s, i ? d->faulty : d->normal, &r[i], &e))
 			break;
 		int bad = store_analysis_list(s, r[i].id, &a[i], &n[i], &e);
 		store_run_free(&r[i]);

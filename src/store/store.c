@@ -358,6 +358,10 @@ void store_runs_free(store_run *r, size_t n)
 	"r.id, r.name, r.label, r.format, r.source, r.created, r.ntraces, r.nevents, r.flags," \
 	" (SELECT coalesce(sum(t.bytes),0) FROM traces t WHERE t.run_id = r.id)"
 
+/* RUN_COLS without the sum over the run's traces (bytes 0). */
+#define RUN_COLS_LITE                                                                     \
+	"r.id, r.name, r.label, r.format, r.source, r.created, r.ntraces, r.nevents, r.flags, 0"
+
 static void run_from_row(sqlite3_stmt *st, store_run *r)
 {
 	r->id = sqlite3_column_int64(st, 0);
@@ -372,10 +376,25 @@ static void run_from_row(sqlite3_stmt *st, store_run *r)
 	r->bytes = sqlite3_column_int64(st, 9);
 }
 
+static int run_list(store *s, int lite, store_run **runs, size_t *n, dt_err *e);
+
 int store_run_list(store *s, store_run **runs, size_t *n, dt_err *e)
 {
+	return run_list(s, 0, runs, n, e);
+}
+
+int store_run_list_lite(store *s, store_run **runs, size_t *n, dt_err *e)
+{
+	return run_list(s, 1, runs, n, e);
+}
+
+static int run_list(store *s, int lite, store_run **runs, size_t *n, dt_err *e)
+{
 	sqlite3_stmt *st;
-	if (store_prepare(s, "SELECT " RUN_COLS " FROM runs r ORDER BY r.id", &st, e))
+	if (store_prepare(s,
+			  lite ? "SELECT " RUN_COLS_LITE " FROM runs r ORDER BY r.id"
+			       : "SELECT " RUN_COLS " FROM runs r ORDER BY r.id",
+			  &st, e))
 		return -1;
 	store_run *v = NULL;
 	size_t cap = 0, len = 0;
@@ -393,10 +412,6 @@ int store_run_list(store *s, store_run **runs, size_t *n, dt_err *e)
 	*n = len;
 	return 0;
 }
-
-/* RUN_COLS without the sum over the run's traces (bytes 0). */
-#define RUN_COLS_LITE                                                                     \
-	"r.id, r.name, r.label, r.format, r.source, r.created, r.ntraces, r.nevents, r.flags, 0"
 
 static int run_get(store *s, const char *name, int lite, store_run *r, dt_err *e);
 
