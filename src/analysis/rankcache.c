@@ -118,6 +118,25 @@ static void put_sev(dt_buf *b, const dt_sync_event *x)
 	buf_svar(b, x->csize);
 }
 
+static int sev_zero(const dt_sync_event *x)
+{
+	static const dt_sync_event z;
+	return x->proc == z.proc && x->thread == z.thread && x->seq == z.seq &&
+	       x->phase == z.phase && x->func == z.func && x->ts == z.ts && x->host == z.host &&
+	       x->comm == z.comm && x->dest == z.dest && x->stag == z.stag && x->src == z.src &&
+	       x->rtag == z.rtag && x->root == z.root && x->count == z.count &&
+	       x->datatype == z.datatype && x->op == z.op && x->req == z.req && x->obj == z.obj &&
+	       x->objseq == z.objseq && x->team == z.team && x->tnum == z.tnum &&
+	       x->csize == z.csize;
+}
+
+/* Whether the hang-safe record said anything of x (only a hung run's traces have it). */
+static int hang_set(const vd_item *x)
+{
+	return x->tier || x->s_at || x->s_nn || x->waiters || x->s_state || x->s_func ||
+	       !sev_zero(&x->s_en) || !sev_zero(&x->s_ef);
+}
+
 void rk_encode(const rk_rank *r, dt_buf *b)
 {
 	const rank_jsmd *j = &r->j;
@@ -150,7 +169,7 @@ void rk_encode(const rk_rank *r, dt_buf *b)
 				    (uint64_t)(x->ended != 0) << 2 | (uint64_t)(x->s_only != 0) << 3);
 		buf_uvar(b, x->pos);
 		buf_uvar(b, (uint64_t)x->tier);
-		if (x->tier || x->s_nn || x->waiters) { /* the hang-safe record's, rarely set */
+		if (hang_set(x)) { /* the hang-safe record's: a hung run's only */
 			buf_byte(b, 1);
 			buf_uvar(b, x->s_at);
 			buf_uvar(b, x->s_nn);
