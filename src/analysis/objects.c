@@ -70,28 +70,30 @@ typedef struct rd {
 	int bad;
 } rd;
 
-static uint64_t u(rd *d)
+/* Most numbers here take one byte: read those inline, the rest with uvar_get. */
+static inline uint64_t u(rd *d)
 {
+	if (d->pos < d->len && d->p[d->pos] < 0x80)
+		return d->p[d->pos++];
 	uint64_t v = 0;
 	if (!d->bad && uvar_get(d->p, d->len, &d->pos, &v))
 		d->bad = 1;
 	return d->bad ? 0 : v;
 }
 
-static int64_t sv(rd *d)
+static inline int64_t sv(rd *d)
 {
-	int64_t v = 0;
-	if (!d->bad && svar_get(d->p, d->len, &d->pos, &v))
-		d->bad = 1;
-	return d->bad ? 0 : v;
+	uint64_t z = u(d); /* zigzag, as buf_svar writes it */
+	return (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
 }
 
-static char *str(rd *d, const char *prev)
+/* A string coded against prev (plen long): *len gets its length. */
+static char *str(rd *d, const char *prev, size_t plen, size_t *len)
 {
 	uint64_t k = u(d), rest = u(d);
-	size_t plen = prev ? strlen(prev) : 0;
 	if (d->bad || k > plen || rest > d->len - d->pos) {
 		d->bad = 1;
+		*len = 0;
 		return xstrdup("");
 	}
 	char *s = xmalloc((size_t)(k + rest + 1));
@@ -100,6 +102,7 @@ static char *str(rd *d, const char *prev)
 	memcpy(s + k, d->p + d->pos, (size_t)rest);
 	s[k + rest] = 0;
 	d->pos += (size_t)rest;
+	*len = (size_t)(k + rest);
 	return s;
 }
 
@@ -109,6 +112,7 @@ int an_objects_decode(const uint8_t *p, size_t len, size_t n, store_trace *trace
 	rd d = { p, len, 0, 0 };
 	if (u(&d) != OBJ_MAGIC || u(&d) != n || d.bad)
 		return -1;
+	size_t lh = 0, ls = 0, ln = 0; /* the previous strings' lengths */
 	for (size_t i = 0; i < n && !d.bad; i++) {
 		store_trace *t = &traces[i];
 		const store_trace *q = i ? &traces[i - 1] : NULL;
@@ -119,9 +123,9 @@ int an_objects_decode(const uint8_t *p, size_t len, size_t n, store_trace *trace
 		t->pid = sv(&d);
 		t->tid = sv(&d);
 		t->rank = sv(&d);
-		t->host = str(&d, q ? q->host : NULL);
-		t->source = str(&d, q ? q->source : NULL);
-		t->note = str(&d, q ? q->note : NULL);
+		t->host = str(&d, q ? q->host : NULL, lh, &lh);
+		t->source = str(&d, q ? q->source : NULL, ls, &ls);
+		t->note = str(&d, q ? q->note : NULL, ln, &ln);
 		t->nevents = u(&d);
 		t->ncalls = u(&d);
 		t->maxdepth = (int)sv(&d);

@@ -209,8 +209,10 @@ typedef struct rd {
 	int bad;
 } rd;
 
-static uint64_t get_u(rd *d)
+static inline uint64_t get_u(rd *d)
 {
+	if (d->pos < d->len && d->p[d->pos] < 0x80) /* most take one byte */
+		return d->p[d->pos++];
 	uint64_t v = 0;
 	if (!d->bad && uvar_get(d->p, d->len, &d->pos, &v))
 		d->bad = 1;
@@ -219,10 +221,8 @@ static uint64_t get_u(rd *d)
 
 static int64_t get_s(rd *d)
 {
-	int64_t v = 0;
-	if (!d->bad && svar_get(d->p, d->len, &d->pos, &v))
-		d->bad = 1;
-	return d->bad ? 0 : v;
+	uint64_t z = get_u(d); /* zigzag, as buf_svar writes it */
+	return (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
 }
 
 static double get_f64(rd *d)
