@@ -246,7 +246,7 @@ static void test_objects(size_t n)
 	uint64_t *unf = xcalloc(n ? n : 1, sizeof *unf);
 	uint32_t **uids = xcalloc(n ? n : 1, sizeof *uids);
 	size_t *unids = xcalloc(n ? n : 1, sizeof *unids);
-	CHECK(an_objects_decode(w.b.p, w.b.len, n, u, unf, uids, unids) == 0);
+	CHECK(an_objects_decode(w.b.p, w.b.len, n, u, unf, uids, unids, NULL) == 0);
 	int ok = 1;
 	for (size_t i = 0; i < n; i++) {
 		ok &= u[i].id == t[i].id && u[i].run_id == t[i].run_id && u[i].proc == t[i].proc &&
@@ -262,6 +262,32 @@ static void test_objects(size_t n)
 		      (!nids[i] || !memcmp(uids[i], ids[i], nids[i] * sizeof *ids[i]));
 	}
 	CHECK(ok);
+	/* the same from an arena: the same values; a cut one refused, its arena freed */
+	{
+		store_trace *a = xcalloc(n ? n : 1, sizeof *a);
+		uint64_t *anf = xcalloc(n ? n : 1, sizeof *anf);
+		uint32_t **aids = xcalloc(n ? n : 1, sizeof *aids);
+		size_t *anids = xcalloc(n ? n : 1, sizeof *anids);
+		void *ar = NULL;
+		CHECK(an_objects_decode(w.b.p, w.b.len, n, a, anf, aids, anids, &ar) == 0);
+		int same = 1;
+		for (size_t i = 0; i < n; i++)
+			same &= a[i].id == t[i].id && !strcmp(a[i].host, t[i].host) &&
+				!strcmp(a[i].source, t[i].source) && !strcmp(a[i].note, t[i].note) &&
+				a[i].last_ts == t[i].last_ts && anf[i] == nf[i] && anids[i] == nids[i] &&
+				(!nids[i] || !memcmp(aids[i], ids[i], nids[i] * sizeof *ids[i]));
+		CHECK(same);
+		an_arena_free(ar);
+		if (w.b.len) {
+			memset(a, 0, (n ? n : 1) * sizeof *a);
+			CHECK(an_objects_decode(w.b.p, w.b.len - 1, n, a, anf, aids, anids, &ar) == -1);
+			an_arena_free(ar);
+		}
+		free(a);
+		free(anf);
+		free(aids);
+		free(anids);
+	}
 	/* another count of objects, a cut, a changed header: refused */
 	for (int bad = 0; bad < 3; bad++) {
 		store_trace *v = xcalloc(n + 1, sizeof *v);
@@ -269,12 +295,12 @@ static void test_objects(size_t n)
 		uint32_t **vids = xcalloc(n + 1, sizeof *vids);
 		size_t *vnids = xcalloc(n + 1, sizeof *vnids);
 		if (bad == 0) {
-			CHECK(an_objects_decode(w.b.p, w.b.len, n + 1, v, vnf, vids, vnids) == -1);
+			CHECK(an_objects_decode(w.b.p, w.b.len, n + 1, v, vnf, vids, vnids, NULL) == -1);
 		} else if (bad == 1) {
-			CHECK(an_objects_decode(w.b.p, w.b.len - 1, n, v, vnf, vids, vnids) == -1);
+			CHECK(an_objects_decode(w.b.p, w.b.len - 1, n, v, vnf, vids, vnids, NULL) == -1);
 		} else {
 			w.b.p[0] ^= 0x02;
-			CHECK(an_objects_decode(w.b.p, w.b.len, n, v, vnf, vids, vnids) == -1);
+			CHECK(an_objects_decode(w.b.p, w.b.len, n, v, vnf, vids, vnids, NULL) == -1);
 			w.b.p[0] ^= 0x02;
 		}
 		store_traces_free(v, n + 1);

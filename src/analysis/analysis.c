@@ -818,7 +818,14 @@ out:
 void analysis_result_free(an_result *r)
 {
 	store_analysis_free(&r->meta);
-	store_traces_free(r->traces, r->n);
+	if (r->arena) { /* the strings and ids are the arena's */
+		free(r->traces);
+		free(r->oattrs);
+		r->oattrs = NULL;
+		an_arena_free(r->arena);
+	} else {
+		store_traces_free(r->traces, r->n);
+	}
 	free(r->nfiltered);
 	free(r->jsm);
 	free(r->row);
@@ -886,7 +893,7 @@ int analysis_load(store *s, int64_t id, an_result *r, dt_err *e)
 	if (go < 0)
 		goto fail;
 	if (go && an_objects_decode(p, len, r->n, r->traces, r->nfiltered, r->oattrs,
-				    r->noattrs)) {
+				    r->noattrs, &r->arena)) {
 		dt_err_at(e, store_path(s), -1, "analysis %lld: damaged objects", (long long)id);
 		goto fail;
 	}

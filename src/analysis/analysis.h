@@ -101,6 +101,9 @@ typedef struct an_result {
 	size_t *noattrs;
 	size_t nattrs;
 	char *filter_alias;      /* the paper's folder-style name, e.g. 11.mpi.0K10 */
+	/* When not NULL, the traces' strings and oattrs[i] are carved from it (objects.h) and
+	 * freed with it, not one by one: never free or keep them past analysis_result_free. */
+	void *arena;
 } an_result;
 
 int analysis_load(store *s, int64_t id, an_result *r, dt_err *e);

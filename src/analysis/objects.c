@@ -1,4 +1,5 @@
 /* objects.c: an analysis's objects packed in one blob (objects.h). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,10 +65,49 @@ void an_objects_put(an_objects_w *w, const store_trace *t, uint64_t nfiltered,
 	w->count++;
 }
 
+/* Blocks of at least ARENA_BLOCK bytes, each starting with its link to the previous one. */
+#define ARENA_BLOCK (1u << 20)
+
+typedef struct arena {
+	struct block *last;
+	size_t used, cap; /* in last */
+} arena;
+
+struct block {
+	struct block *prev;
+	max_align_t data[];
+};
+
+static void *arena_alloc(arena *a, size_t n, size_t align)
+{
+	size_t at = (a->used + align - 1) / align * align;
+	if (!a->last || at + n > a->cap) {
+		size_t cap = n > ARENA_BLOCK ? n : ARENA_BLOCK;
+		struct block *b = xmalloc(sizeof *b + cap);
+		b->prev = a->last;
+		a->last = b;
+		a->cap = cap;
+		at = 0;
+	}
+	a->used = at + n;
+	return (char *)a->last->data + at;
+}
+
+void an_arena_free(void *p)
+{
+	struct block *b = p;
+	while (b) {
+		struct block *prev = b->prev;
+		free(b);
+		b = prev;
+	}
+}
+
 typedef struct rd {
 	const uint8_t *p;
 	size_t len, pos;
 	int bad;
+	arena *a; /* NULL: malloc */
 } rd;
 
 /* Most numbers here take one byte: read those inline, the rest with uvar_get. */
@@ -94,9 +134,9 @@ static char *str(rd *d, const char *prev, size_t plen, size_t *len)
 	if (d->bad || k > plen || rest > d->len - d->pos) {
 		d->bad = 1;
 		*len = 0;
-		return xstrdup("");
+		k = rest = 0;
 	}
-	char *s = xmalloc((size_t)(k + rest + 1));
+	char *s = d->a ? arena_alloc(d->a, (size_t)(k + rest + 1), 1) : xmalloc((size_t)(k + rest + 1));
 	if (k)
 		memcpy(s, prev, (size_t)k);
 	memcpy(s + k, d->p + d->pos, (size_t)rest);
@@ -107,9 +147,12 @@ static char *str(rd *d, const char *prev, size_t plen, size_t *len)
 }
 
 int an_objects_decode(const uint8_t *p, size_t len, size_t n, store_trace *traces,
-		      uint64_t *nfiltered, uint32_t **ids, size_t *nids)
+		      uint64_t *nfiltered, uint32_t **ids, size_t *nids, void **arena_out)
 {
-	rd d = { p, len, 0, 0 };
+	arena a = { NULL, 0, 0 };
+	rd d = { p, len, 0, 0, arena_out ? &a : NULL };
+	if (arena_out)
+		*arena_out = NULL;
 	if (u(&d) != OBJ_MAGIC || u(&d) != n || d.bad)
 		return -1;
 	size_t lh = 0, ls = 0, ln = 0; /* the previous strings' lengths */
@@ -142,7 +185,8 @@ int an_objects_decode(const uint8_t *p, size_t len, size_t n, store_trace *trace
 			d.bad = 1;
 			break;
 		}
-		uint32_t *v = xmalloc((size_t)(na ? na : 1) * sizeof *v);
+		size_t vb = (size_t)(na ? na : 1) * sizeof(uint32_t);
+		uint32_t *v = d.a ? arena_alloc(d.a, vb, sizeof(uint32_t)) : xmalloc(vb);
 		uint64_t acc = 0;
 		for (uint64_t k = 0; k < na; k++) {
 			acc += u(&d);
@@ -151,5 +195,7 @@ int an_objects_decode(const uint8_t *p, size_t len, size_t n, store_trace *trace
 		ids[i] = v;
 		nids[i] = (size_t)na;
 	}
+	if (arena_out)
+		*arena_out = a.last;
 	return d.bad || d.pos != d.len ? -1 : 0;
 }
