@@ -102,7 +102,8 @@ typedef struct an_result {
 	size_t nattrs;
 	char *filter_alias;      /* the paper's folder-style name, e.g. 11.mpi.0K10 */
 	/* When not NULL, the traces' strings and oattrs[i] are carved from it (objects.h) and
-	 * freed with it, not one by one: never free or keep them past analysis_result_free. */
+	 * freed with it, not one by one (equal strings of successive traces may be one): never
+	 * free, change or keep them past analysis_result_free. */
 	void *arena;
 } an_result;
 

@@ -113,8 +113,13 @@ typedef struct rd {
 /* Most numbers here take one byte: read those inline, the rest with uvar_get. */
 static inline uint64_t u(rd *d)
 {
-	if (d->pos < d->len && d->p[d->pos] < 0x80)
+	if (d->pos < d->len && d->p[d->pos] < 0x80) /* most take one byte, */
 		return d->p[d->pos++];
+	if (d->pos + 1 < d->len && d->p[d->pos + 1] < 0x80) { /* or two */
+		uint64_t v = (uint64_t)(d->p[d->pos] & 0x7f) | (uint64_t)d->p[d->pos + 1] << 7;
+		d->pos += 2;
+		return v;
+	}
 	uint64_t v = 0;
 	if (!d->bad && uvar_get(d->p, d->len, &d->pos, &v))
 		d->bad = 1;
@@ -127,7 +132,8 @@ static inline int64_t sv(rd *d)
 	return (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
 }
 
-/* A string coded against prev (plen long): *len gets its length. */
+/* A string coded against prev (plen long): *len gets its length. From an arena, a string equal
+ * to prev is prev itself (nothing frees it but the arena). */
 static char *str(rd *d, const char *prev, size_t plen, size_t *len)
 {
 	uint64_t k = u(d), rest = u(d);
@@ -135,6 +141,10 @@ static char *str(rd *d, const char *prev, size_t plen, size_t *len)
 		d->bad = 1;
 		*len = 0;
 		k = rest = 0;
+	}
+	if (d->a && prev && k == plen && !rest) { /* the same again: shared, the arena's alone */
+		*len = plen;
+		return (char *)prev;
 	}
 	char *s = d->a ? arena_alloc(d->a, (size_t)(k + rest + 1), 1) : xmalloc((size_t)(k + rest + 1));
 	if (k)
