@@ -227,6 +227,7 @@ static int sweep_compute(store *s, const store_analysis *a, const store_analysis
 	int rc = compare(&rn, &rf, &j, &bscore, &e);
 	if (!rc) {
 		rk_rank tops;
+		memset(&tops, 0, sizeof tops);
 		rk_tops(&j, &tops);
 		sweep_fill(a, b, &rn, &j, bscore, &tops, w);
 		rank_jsmd_free(&j);
@@ -401,7 +402,11 @@ static int build(tui *t, struct rank *d, const an_result *rn, const an_result *r
 			return -1;
 		}
 		rk_from(rn, rf, &j, b, &v, 0, &d->k);
-		rk_save(s, rn->meta.id, rf->meta.id, CLU_WARD, &d->k);
+		/* kept for the next time, unless an analysis is being saved in the background:
+		 * the interface would wait for its write lock */
+		char what[128];
+		if (tui_job_progress(t, what, sizeof what) < 0)
+			rk_save(s, rn->meta.id, rf->meta.id, CLU_WARD, &d->k);
 	}
 	d->rn = rn;
 	d->rf = rf;
