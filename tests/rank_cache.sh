@@ -109,15 +109,37 @@ expect_status 0 "$DT" rm own
 [ "$(q "SELECT count(*) FROM rank_cache WHERE faulty NOT IN (SELECT id FROM analyses)")" = 0 ] ||
 	fail "rankings of a removed run's analyses are left"
 
-# --- a read-only store: computed, not kept ---------------------------------------------------
-q "DELETE FROM rank_cache"
-chmod a-w "$DIFFTRACE_DB"
-if [ ! -w "$DIFFTRACE_DB" ]; then # not as root
-	expect_status 0 "$DT" rank --normal normal --faulty order
-	cmp -s "$T/order.txt" "$T/out" || fail "read-only: $(cat "$T/out")"
-	[ "$(q "SELECT count(*) FROM rank_cache")" = 0 ] || fail "read-only: a ranking kept"
+printf 'wait\n' > "$T/keys"
+# --- a read-only store (as the user nobody, as store_access.sh): computed, not kept; and one of
+# schema 8, which has no table for it ------------------------------------------------------------
+if command -v setpriv >/dev/null; then
+	mkdir "$T/ro" "$T/home"
+	for k in normal order; do
+		expect_status 0 "$DT" -d "$T/ro/store.db" import -q --run $k "$T/$k"
+	done
+	expect_status 0 "$DT" -d "$T/ro/store.db" analyze normal order
+	chmod 755 "$T" "$T/ro"
+	chmod 644 "$T/ro/store.db"
+	chmod 777 "$T/home"
+	nobody() {
+		HOME="$T/home" setpriv --reuid=65534 --regid=65534 --clear-groups "$DT" -d "$T/ro/store.db" "$@"
+	}
+	if nobody_can_run; then
+		for schema in 9 8; do
+			expect_status 0 nobody rank --normal normal --faulty order
+			cmp -s "$T/order.txt" "$T/out" ||
+				{ diff "$T/order.txt" "$T/out" >&2; fail "read-only, schema $schema"; }
+			expect_status 0 nobody tui --normal normal --faulty order --script "$T/keys" --dump "$T/home/screen" --size 40x160
+			grep -q 'B-score' "$T/home/screen" || fail "read-only view, schema $schema: $(cat "$T/home/screen")"
+			[ "$schema" = 8 ] ||
+				[ "$(sqlite3 "$T/ro/store.db" "SELECT count(*) FROM rank_cache")" = 0 ] ||
+				fail "read-only: a ranking kept"
+			[ "$schema" = 8 ] ||
+				sqlite3 "$T/ro/store.db" "DROP TABLE rank_cache; PRAGMA user_version = 8;" ||
+				fail "sqlite3"
+		done
+	fi
 fi
-chmod u+w "$DIFFTRACE_DB"
 
 # --- the interface's ranking view: the same screen from the cache as computed ---------------
 printf 'wait\n' > "$T/keys"
