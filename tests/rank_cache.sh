@@ -5,7 +5,8 @@
 # the kept ranking is the one read (a value swapped in the store shows); a damaged value is
 # computed again; the ranking goes with an analysis re-run or removed, and another linkage
 # has its own; a read-only store computes it without keeping it; the interface's ranking view
-# shows the same from the cache as computed.
+# shows the same from the cache as computed, and from it the diff view opens without reading the
+# analyses' matrices.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 command -v sqlite3 >/dev/null || skip "sqlite3 not found (apt-get install sqlite3)"
@@ -157,4 +158,13 @@ expect_status 0 "$DT" rank --normal normal --faulty order
 expect_status 0 "$DT" tui --normal normal --faulty order --script "$T/keys" --dump "$T/screen3" --size 40x160
 cmp -s "$T/screen1" "$T/screen3" || fail "the ranking view from rank's ranking differs"
 [ "$(q "SELECT count(*) FROM rank_cache")" = 1 ] || fail "rank and the view keep two rankings"
+
+# --- from the kept ranking, the view and the diff it opens need neither analysis's matrix --------
+# (the diff view reads the traces' rows only): with the matrices gone, both still open
+q "DELETE FROM analysis_blobs WHERE key = 'jsm'"
+printf 'wait\nEnter\n' > "$T/keys2"
+expect_status 0 "$DT" tui --normal normal --faulty order --script "$T/keys2" --dump "$T/screen4" --size 40x160
+grep -q '^difftrace: diff normal 2\.0 | order 2\.0' "$T/screen4" ||
+	fail "the diff view from the kept ranking: $(cat "$T/screen4")"
+grep -q 'damaged' "$T/screen4" && fail "the diff view read a matrix: $(cat "$T/screen4")"
 pass

@@ -852,6 +852,43 @@ int analysis_object(const an_result *r, int p, int t)
 	return -1;
 }
 
+/* Each object's trace, kept events and attributes into r (meta read): packed with the analysis
+ * (objects.h), else in one pass over the analysis's rows. */
+static int load_objects(store *s, int64_t id, an_result *r, dt_err *e)
+{
+	uint8_t *p = NULL;
+	size_t len = 0;
+	r->n = (size_t)r->meta.ntraces;
+	r->traces = xcalloc(r->n ? r->n : 1, sizeof *r->traces);
+	r->nfiltered = xcalloc(r->n ? r->n : 1, sizeof *r->nfiltered);
+	r->oattrs = xcalloc(r->n ? r->n : 1, sizeof *r->oattrs);
+	r->noattrs = xcalloc(r->n ? r->n : 1, sizeof *r->noattrs);
+	int go = store_analysis_get_blob(s, id, "objects", &p, &len, e);
+	if (go < 0)
+		return -1;
+	int bad = go && an_objects_decode(p, len, r->n, r->traces, r->nfiltered, r->oattrs,
+					  r->noattrs, &r->arena);
+	free(p);
+	if (bad)
+		return dt_err_at(e, store_path(s), -1, "analysis %lld: damaged objects",
+				 (long long)id);
+	if (!go && store_analysis_object_rows(s, id, r->n, r->traces, r->nfiltered, r->oattrs,
+					      r->noattrs, e))
+		return -1;
+	return 0;
+}
+
+int analysis_load_objects(store *s, int64_t id, an_result *r, dt_err *e)
+{
+	if (analysis_load_head(s, id, r, e))
+		return -1;
+	if (load_objects(s, id, r, e)) {
+		analysis_result_free(r);
+		return -1;
+	}
+	return 0;
+}
+
 int analysis_load_head(store *s, int64_t id, an_result *r, dt_err *e)
 {
 	memset(r, 0, sizeof *r);
@@ -882,25 +919,7 @@ int analysis_load(store *s, int64_t id, an_result *r, dt_err *e)
 		return -1;
 	if (attrs_mode_parse_args(r->meta.attrs, &r->mode, &r->args, e))
 		goto fail;
-	r->n = (size_t)r->meta.ntraces;
-	r->traces = xcalloc(r->n ? r->n : 1, sizeof *r->traces);
-	r->nfiltered = xcalloc(r->n ? r->n : 1, sizeof *r->nfiltered);
-	r->oattrs = xcalloc(r->n ? r->n : 1, sizeof *r->oattrs);
-	r->noattrs = xcalloc(r->n ? r->n : 1, sizeof *r->noattrs);
-	/* each object's trace, kept events and attributes: packed with the analysis (objects.h),
-	 * else in one pass over the analysis's rows */
-	int go = store_analysis_get_blob(s, id, "objects", &p, &len, e);
-	if (go < 0)
-		goto fail;
-	if (go && an_objects_decode(p, len, r->n, r->traces, r->nfiltered, r->oattrs,
-				    r->noattrs, &r->arena)) {
-		dt_err_at(e, store_path(s), -1, "analysis %lld: damaged objects", (long long)id);
-		goto fail;
-	}
-	free(p);
-	p = NULL;
-	if (!go && store_analysis_object_rows(s, id, r->n, r->traces, r->nfiltered, r->oattrs,
-					      r->noattrs, e))
+	if (load_objects(s, id, r, e))
 		goto fail;
 	size_t pos = 0, cnt;
 	if (store_analysis_get_blob(s, id, "identical", &p, &len, e) != 1 ||

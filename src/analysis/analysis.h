@@ -112,6 +112,10 @@ int analysis_load(store *s, int64_t id, an_result *r, dt_err *e);
  * for what reads its results from elsewhere (the ranking cache, rankcache.h). Freed by
  * analysis_result_free. */
 int analysis_load_head(store *s, int64_t id, an_result *r, dt_err *e);
+/* The head and the objects: traces, nfiltered, oattrs (n set); no classes, matrix, clustering
+ * or attribute names (NULL, nrows 0): for what needs only the traces (the diff view), without
+ * reading an n x n matrix when every trace is its own class. */
+int analysis_load_objects(store *s, int64_t id, an_result *r, dt_err *e);
 void analysis_result_free(an_result *r);
 /* The cached concept lattice of analysis id: 1 when loaded, 0 when the analysis has none (*why
  * gets the reason, malloc'ed), -1 on error. */
