@@ -1,5 +1,6 @@
 #!/bin/sh
-# bench_scale.sh [-n TRACES] [-e EVENTS] [-d DISTINCT] [-s]: where difftrace stands against the scale
+# bench_scale.sh [-n TRACES] [-e EVENTS] [-d DISTINCT] [-s] [-k STORE]
+# bench_scale.sh -t STORE: where difftrace stands against the scale
 # goals of issue 13 (131,072 traces of 10^4 events, a few hundred distinct behaviours: import
 # both runs, analyze and rank in under 2 minutes in all, under 4 GB peak; rank with the analysis
 # cached under 1 s; every view of the interface opens in under 100 ms; the store under 1.5x the
@@ -16,6 +17,10 @@
 # `tar | zstd -3` of the same text traces (skipped with a message if zstd is missing).
 # The text traces are deleted as soon as they are imported and compressed; free space is
 # checked first. Needs /usr/bin/time.
+# -k STORE keeps the store at STORE (a new file) instead of deleting it; -t STORE times only
+# `rank` (twice) and the views on such a kept store, with whatever difftrace is built (so that
+# two builds compare on the same store without generating and importing it again; the first
+# rank may compute the ranking that the second reads back, see rankcache.h).
 set -eu
 : "${abs_top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${abs_top_builddir:=$abs_top_srcdir}"
@@ -23,32 +28,49 @@ n=2048
 ev=10000
 distinct=300
 shuffle=0
-while getopts n:e:d:s o; do
+keep=
+only=
+while getopts n:e:d:sk:t: o; do
 	case $o in
 	n) n=$OPTARG ;;
 	e) ev=$OPTARG ;;
 	d) distinct=$OPTARG ;;
 	s) shuffle=1 ;;
-	*) echo "usage: $0 [-n TRACES] [-e EVENTS] [-d DISTINCT] [-s]" >&2; exit 2 ;;
+	k) keep=$OPTARG ;;
+	t) only=$OPTARG ;;
+	*) echo "usage: $0 [-n TRACES] [-e EVENTS] [-d DISTINCT] [-s] [-k STORE] | -t STORE" >&2; exit 2 ;;
 	esac
 done
 DT="$abs_top_builddir/difftrace"
 GEN="$abs_top_builddir/bench/gen_scale"
 [ -x "$DT" ] || { echo "bench_scale: $DT not built" >&2; exit 1; }
-[ -x "$GEN" ] || { echo "bench_scale: $GEN not built (make bench/gen_scale)" >&2; exit 1; }
+[ -n "$only" ] || [ -x "$GEN" ] || { echo "bench_scale: $GEN not built (make bench/gen_scale)" >&2; exit 1; }
+[ -z "$keep" ] || [ ! -e "$keep" ] || { echo "bench_scale: $keep exists" >&2; exit 1; }
+[ -z "$only" ] || [ -f "$only" ] || { echo "bench_scale: no store $only" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "bench_scale: /usr/bin/time needed (apt-get install time)" >&2; exit 1; }
 T=$(mktemp -d "${TMPDIR:-/tmp}/dt-bench-scale.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 export DIFFTRACE_DB="$T/s.db" DIFFTRACE_NO_PROGRESS=1 LC_ALL=C
+[ -z "$only" ] || DIFFTRACE_DB=$only
 
-# Two runs of text (about 9.5 bytes a line) and the store (well under the text): ask for 2.5x
-# one run's text, and say so plainly if it is not there.
-need=$(awk -v n="$n" -v e="$ev" 'BEGIN { printf "%.0f", n * e * 9.5 * 2.5 / 1048576 }')
-free=$(df -Pm "$T" | awk 'NR == 2 { print $4 }')
-if [ "$free" -lt "$need" ]; then
-	echo "bench_scale: $n traces x $ev events need about $need MB free in $T, only $free MB there (set TMPDIR)" >&2
-	exit 1
-fi
+# the views, open and draw, headless (as bench_tui.sh)
+views() {
+	cat >"$T/keys" <<'KEYS'
+Enter q t q x q m q
+: "rank normal faulty" Enter
+Enter q
+: "trace normal 0.0" Enter q
+: "filters" Enter q
+Q
+KEYS
+	DIFFTRACE_TUI_TIMING="$T/timing" "$DT" tui --script "$T/keys" --size 50x160 >/dev/null
+	echo
+	echo "interface view, open+draw (goal: under 100 ms)"
+	while read -r name ms unit; do
+		printf '%-14s %9s %s\n' "$name" "$ms" "$unit"
+	done <"$T/timing"
+	echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
 
 now() { date +%s.%N; }
 : >"$T/fig"
@@ -65,6 +87,24 @@ t() { # t LABEL CMD...: one whole command, its figures appended to $T/fig and pr
 		exit 1
 	fi
 }
+
+if [ -n "$only" ]; then
+	echo "bench_scale: rank and the views on $only; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	printf "%-22s %11s %11s %12s\n" "whole command" elapsed CPU "peak RSS"
+	t "rank" "$DT" rank --normal normal --faulty faulty
+	t "rank (cached)" "$DT" rank --normal normal --faulty faulty
+	views
+	exit 0
+fi
+
+# Two runs of text (about 9.5 bytes a line) and the store (well under the text): ask for 2.5x
+# one run's text, and say so plainly if it is not there.
+need=$(awk -v n="$n" -v e="$ev" 'BEGIN { printf "%.0f", n * e * 9.5 * 2.5 / 1048576 }')
+free=$(df -Pm "$T" | awk 'NR == 2 { print $4 }')
+if [ "$free" -lt "$need" ]; then
+	echo "bench_scale: $n traces x $ev events need about $need MB free in $T, only $free MB there (set TMPDIR)" >&2
+	exit 1
+fi
 
 echo "bench_scale: 2 runs x $n traces x $ev events, $distinct behaviours$([ $shuffle = 0 ] || echo ', MPI calls shuffled'); $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 t0=$(now)
@@ -107,18 +147,8 @@ else
 	awk -v s="$store" 'BEGIN { printf "store: %.1f MB\n", s / 1048576 }'
 fi
 
-cat >"$T/keys" <<'KEYS'
-Enter q t q x q m q
-: "rank normal faulty" Enter
-Enter q
-: "trace normal 0.0" Enter q
-: "filters" Enter q
-Q
-KEYS
-DIFFTRACE_TUI_TIMING="$T/timing" "$DT" tui --script "$T/keys" --size 50x160 >/dev/null
-echo
-echo "interface view, open+draw (goal: under 100 ms)"
-while read -r name ms unit; do
-	printf '%-14s %9s %s\n' "$name" "$ms" "$unit"
-done <"$T/timing"
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ -n "$keep" ]; then
+	cp "$DIFFTRACE_DB" "$keep"
+	echo "store kept: $keep"
+fi
+views

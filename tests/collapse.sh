@@ -73,8 +73,9 @@ blobs() { # the analysis blobs of run $1, and its similarity matrix, in bytes
 b1=$(blobs n1)
 b4=$(blobs n4)
 [ "${b1#*|}" = 4 ] && [ "${b4#*|}" = 4 ] || fail "one class, a 1 x 1 matrix: $b1 / $b4"
-# a dense matrix alone would be 4 n^2 bytes: 16 KiB and 256 KiB
-[ "${b4%|*}" -le $((4 * ${b1%|*} + 64)) ] || fail "analysis blobs not linear: $b1 for 64, $b4 for 256"
+# a dense matrix alone would be 4 n^2 bytes: 16 KiB and 256 KiB (the packed objects' paths
+# grow by a digit here and there: linear, with some slack)
+[ "${b4%|*}" -le $((4 * ${b1%|*} + 1024)) ] || fail "analysis blobs not linear: $b1 for 64, $b4 for 256"
 expect_status 0 "$DT" -d "$T/same.db" classes --by identical --format csv n4
 grep -q '^identical,0,256,' "$T/out" || fail "one class of 256: $(cat "$T/out")"
 pass

@@ -50,6 +50,15 @@ first() {
 		{ cat "$T/$bug.csv" >&2; fail "$bug: a victim carries a reason of the hang-safe record"; }
 	expect_status 0 "$DT" rank --normal normal --faulty "$bug"
 	cp "$T/out" "$T/$bug.txt"
+	# the text above is read from the ranking kept by the csv's rank (rankcache.h): computed
+	# again it is the same, and so is the csv read back
+	if command -v sqlite3 >/dev/null; then
+		sqlite3 "$DIFFTRACE_DB" "DELETE FROM rank_cache" || fail "sqlite3"
+		expect_status 0 "$DT" rank --normal normal --faulty "$bug"
+		cmp -s "$T/out" "$T/$bug.txt" || fail "$bug: the kept ranking prints otherwise"
+		expect_status 0 "$DT" rank --normal normal --faulty "$bug" --format csv
+		cmp -s "$T/out" "$T/$bug.csv" || fail "$bug: the kept ranking, csv, prints otherwise"
+	fi
 }
 reason() { # BUG REGEX: the text ranking's first row says REGEX
 	grep '^   1  ' "$T/$1.txt" | grep -Eq -- "$2" || { cat "$T/$1.txt" >&2; fail "$1: reason lacks '$2'"; }

@@ -352,6 +352,10 @@ static void ranges(void)
 	s = ptr_format_list(w, 4);
 	CHECK_EQ_STR(s, "4-5,7,9");
 	free(s);
+	static const uint32_t big[] = { 4294967295u, 10, 0, 99, 100, 101 };
+	s = ptr_format_list(big, 6);
+	CHECK_EQ_STR(s, "0,10,99-101,4294967295");
+	free(s);
 
 	const ptr_pt u[] = { { 5, 0 }, { 0, 0 }, { 1, 0 }, { 2, 0 }, { 3, 0 }, { 1, 0 } };
 	fmt_is(u, 6, "P 0-3,5 T 0");

@@ -12,7 +12,7 @@ store_srclines *tui_src_load(tui *t, const char *run)
 	dt_err e;
 	dt_err_clear(&e);
 	store_run r;
-	if (store_run_get(s, run, &r, &e))
+	if (store_run_get_lite(s, run, &r, &e))
 		return NULL;
 	store_srclines *l = NULL;
 	if (store_srclines_load(s, r.id, &l, &e))

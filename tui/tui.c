@@ -170,6 +170,8 @@ struct tui {
 	tui_params params;
 	struct acache **ac; /* never freed before the end, so views may keep pointers */
 	size_t nac;
+	struct acache **oc; /* analyses read without their matrix (tui_analysis_objects), the same */
+	size_t noc;
 	char *normal, *faulty;
 	int quit;
 	FILE *timing; /* DIFFTRACE_TUI_TIMING: one line per view opened, with its milliseconds */
@@ -310,7 +312,7 @@ int tui_runs(tui *t, store_run **runs, size_t *n)
 {
 	dt_err e;
 	dt_err_clear(&e);
-	if (store_run_list(t->s, runs, n, &e)) {
+	if (store_run_list_lite(t->s, runs, n, &e)) {
 		tui_msg(t, ST_WARN, "%s", e.msg);
 		return -1;
 	}
@@ -377,7 +379,7 @@ static void *job_thread(void *arg)
 		int r = to_an_params(&j.p, &p, &e);
 		p.progress = job_progress;
 		p.progress_arg = t;
-		if (!r && !(r = store_run_get(s, j.run, &run, &e))) {
+		if (!r && !(r = store_run_get_lite(s, j.run, &run, &e))) {
 			r = analysis_run(s, &run, &p, &id, &reused, &e);
 			store_run_free(&run);
 		}
@@ -471,7 +473,7 @@ int tui_analysis_as(tui *t, const char *run, const tui_params *tp, const an_resu
 	an_params p;
 	store_run sr;
 	int64_t id;
-	if (to_an_params(tp, &p, &e) || store_run_get(t->s, run, &sr, &e)) {
+	if (to_an_params(tp, &p, &e) || store_run_get_lite(t->s, run, &sr, &e)) {
 		tui_msg(t, ST_WARN, "%s", e.msg);
 		return -1;
 	}
@@ -495,6 +497,70 @@ int tui_analysis_as(tui *t, const char *run, const tui_params *tp, const an_resu
 	c->p = *tp;
 	t->ac = xrealloc(t->ac, (t->nac + 1) * sizeof *t->ac);
 	t->ac[t->nac++] = c;
+	*out = &c->r;
+	return 1;
+}
+
+int tui_analysis_id(tui *t, const char *run, int64_t *id)
+{
+	dt_err e;
+	dt_err_clear(&e);
+	for (size_t i = 0; i < t->nac; i++)
+		if (!strcmp(t->ac[i]->run, run) && params_eq(&t->ac[i]->p, &t->params)) {
+			if (store_run_exists(t->s, run, &e) == 0) {
+				tui_msg(t, ST_WARN, "run %s was removed", run);
+				return -1;
+			}
+			*id = t->ac[i]->r.meta.id;
+			return 1;
+		}
+	an_params p;
+	store_run sr;
+	if (to_an_params(&t->params, &p, &e) || store_run_get_lite(t->s, run, &sr, &e)) {
+		tui_msg(t, ST_WARN, "%s", e.msg);
+		return -1;
+	}
+	int r = analysis_lookup(t->s, &sr, &p, id, &e);
+	store_run_free(&sr);
+	if (r < 0) {
+		tui_msg(t, ST_WARN, "%s", e.msg);
+		return -1;
+	}
+	if (r == 0)
+		job_start(t, run, &t->params);
+	return r;
+}
+
+int tui_analysis_objects(tui *t, const char *run, const an_result **out)
+{
+	dt_err e;
+	dt_err_clear(&e);
+	for (size_t i = 0; i < t->noc; i++)
+		if (!strcmp(t->oc[i]->run, run) && params_eq(&t->oc[i]->p, &t->params)) {
+			if (store_run_exists(t->s, run, &e) == 0) {
+				tui_msg(t, ST_WARN, "run %s was removed", run);
+				return -1;
+			}
+			*out = &t->oc[i]->r;
+			return 1;
+		}
+	for (size_t i = 0; i < t->nac; i++) /* loaded whole already */
+		if (!strcmp(t->ac[i]->run, run) && params_eq(&t->ac[i]->p, &t->params))
+			return tui_analysis(t, run, out);
+	int64_t id;
+	int r = tui_analysis_id(t, run, &id);
+	if (r != 1)
+		return r;
+	struct acache *c = xcalloc(1, sizeof *c);
+	if (analysis_load_objects(t->s, id, &c->r, &e)) {
+		free(c);
+		tui_msg(t, ST_WARN, "%s", e.msg);
+		return -1;
+	}
+	snprintf(c->run, sizeof c->run, "%s", run);
+	c->p = t->params;
+	t->oc = xrealloc(t->oc, (t->noc + 1) * sizeof *t->oc);
+	t->oc[t->noc++] = c;
 	*out = &c->r;
 	return 1;
 }
@@ -1812,6 +1878,11 @@ int tui_main(const tui_opts *o)
 	while (t->top)
 		pop(t);
 	tasks_end(t);
+	for (size_t i = 0; i < t->noc; i++) {
+		analysis_result_free(&t->oc[i]->r);
+		free(t->oc[i]);
+	}
+	free(t->oc);
 	for (size_t i = 0; i < t->nac; i++) {
 		analysis_result_free(&t->ac[i]->r);
 		free(t->ac[i]);

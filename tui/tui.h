@@ -133,6 +133,14 @@ void tui_msg(tui *t, int style, const char *fmt, ...) __attribute__((format(prin
 int tui_analysis(tui *t, const char *run, const an_result **r);
 /* The same under other parameters than the current ones (the ranking's look at every call). */
 int tui_analysis_as(tui *t, const char *run, const tui_params *p, const an_result **r);
+/* The id of run's analysis under the current parameters without loading it (for what reads
+ * its results from elsewhere: the ranking cache); the same return values as tui_analysis, and
+ * like it starts the analysis when it is not cached. */
+int tui_analysis_id(tui *t, const char *run, int64_t *id);
+/* The same analysis with its traces only (analysis_load_objects: no matrix, classes or
+ * attribute names; the whole one when it is loaded already), for views that need no more; the
+ * same return values and lifetime as tui_analysis. */
+int tui_analysis_objects(tui *t, const char *run, const an_result **r);
 /* Progress of the background job: -1 when none, else 0..100. */
 int tui_job_progress(tui *t, char *what, size_t n);
 /* ---- background work of a view ----

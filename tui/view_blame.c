@@ -75,7 +75,7 @@ static int blame_open(tui *t, view *v)
 		dt_err e;
 		dt_err_clear(&e);
 		store_run sr;
-		int rc = store_run_get(tui_store(t), b->run, &sr, &e);
+		int rc = store_run_get_lite(tui_store(t), b->run, &sr, &e);
 		int64_t run_id = rc ? -1 : sr.id;
 		if (!rc) {
 			rc = store_blame_read(tui_store(t), sr.id, &b->d, &e);
@@ -437,7 +437,7 @@ static int change_open(tui *t, view *v)
 	int rc = transfer_load_shipped(&tf, &e);
 	for (int i = 0; i < 2 && !rc; i++) {
 		store_run sr;
-		rc = store_run_get(tui_store(t), c->run[i], &sr, &e);
+		rc = store_run_get_lite(tui_store(t), c->run[i], &sr, &e);
 		if (!rc) {
 			rc = store_blame_read(tui_store(t), sr.id, &c->d[i], &e);
 			store_run_free(&sr);

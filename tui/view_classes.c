@@ -14,7 +14,46 @@ struct classes {
 	const an_result *r; /* NULL while it is being computed */
 	int state;          /* 1 ready, 0 computing, -1 failed */
 	size_t nident;      /* lines 0 .. nident-1: identical sets; then a title; then clusters */
+	/* the traces of each class, made once for r (a line lists its class's without going
+	 * through every trace): class k of kind x is mem[x][start[x][k] .. start[x][k + 1]) */
+	const an_result *ir;
+	uint32_t *start[2], *mem[2];
+	size_t nk[2];
 };
+
+static void index_free(struct classes *d)
+{
+	for (int x = 0; x < 2; x++) {
+		free(d->start[x]);
+		free(d->mem[x]);
+		d->start[x] = d->mem[x] = NULL;
+	}
+	d->ir = NULL;
+}
+
+/* The traces of each class of r, in trace order (a counting sort of the labels). */
+static void index_build(struct classes *d, const an_result *r)
+{
+	index_free(d);
+	for (int x = 0; x < 2; x++) {
+		const uint32_t *label = x == 0 ? r->identical : r->cluster;
+		size_t nk = x == 0 ? r->nidentical : r->kcut;
+		for (size_t i = 0; i < r->n; i++)
+			nk = label[i] + 1 > nk ? label[i] + 1 : nk;
+		uint32_t *st = xcalloc(nk + 2, sizeof *st);
+		for (size_t i = 0; i < r->n; i++)
+			st[label[i] + 2]++;
+		for (size_t k = 2; k < nk + 2; k++)
+			st[k] += st[k - 1];
+		uint32_t *m = xmalloc((r->n ? r->n : 1) * sizeof *m);
+		for (size_t i = 0; i < r->n; i++)
+			m[st[label[i] + 1]++] = (uint32_t)i;
+		d->start[x] = st; /* st[k] .. st[k + 1] now: class k's */
+		d->mem[x] = m;
+		d->nk[x] = nk;
+	}
+	d->ir = r;
+}
 
 static const tui_keyhelp keys[] = {
 	{ "Enter", "the traces of the class" },
@@ -26,6 +65,7 @@ static const tui_keyhelp keys[] = {
 static int classes_open(tui *t, view *v)
 {
 	struct classes *d = v->data;
+	index_free(d); /* made again for this result, at the first line drawn */
 	d->state = tui_analysis(t, d->run, &d->r);
 	if (d->state != 1) {
 		d->r = NULL;
@@ -53,15 +93,17 @@ static int which(const struct classes *d, size_t i, uint32_t *k)
 	return 1;
 }
 
-static uint32_t *members(const an_result *r, int kind, uint32_t k, size_t *n)
+/* The traces of class k of kind (0 identical, 1 cluster), in trace order: *n of them. */
+static const uint32_t *members(struct classes *d, int kind, uint32_t k, size_t *n)
 {
-	const uint32_t *label = kind == 0 ? r->identical : r->cluster;
-	uint32_t *v = xmalloc((r->n ? r->n : 1) * sizeof *v);
-	*n = 0;
-	for (size_t i = 0; i < r->n; i++)
-		if (label[i] == k)
-			v[(*n)++] = (uint32_t)i;
-	return v;
+	if (d->ir != d->r)
+		index_build(d, d->r);
+	if (k >= d->nk[kind]) {
+		*n = 0;
+		return d->mem[kind];
+	}
+	*n = d->start[kind][k + 1] - d->start[kind][k];
+	return d->mem[kind] + d->start[kind][k];
 }
 
 static void classes_line(tui *t, view *v, size_t i, tui_out *o)
@@ -89,7 +131,7 @@ static void classes_line(tui *t, view *v, size_t i, tui_out *o)
 		return;
 	}
 	size_t n;
-	uint32_t *m = members(d->r, kind, k, &n);
+	const uint32_t *m = members(d, kind, k, &n);
 	ptr_pt *pts = xmalloc((n ? n : 1) * sizeof *pts);
 	for (size_t j = 0; j < n; j++)
 		pts[j] = (ptr_pt){ (uint32_t)d->r->traces[m[j]].proc,
@@ -99,7 +141,6 @@ static void classes_line(tui *t, view *v, size_t i, tui_out *o)
 	out_text(o, n == 1 ? ST_WARN : ST_NORMAL, ranges);
 	free(ranges);
 	free(pts);
-	free(m);
 }
 
 static void classes_enter(tui *t, view *v, size_t i)
@@ -110,11 +151,13 @@ static void classes_enter(tui *t, view *v, size_t i)
 	if (d->state != 1 || (kind = which(d, i, &k)) < 0)
 		return;
 	size_t n;
-	uint32_t *m = members(d->r, kind, k, &n);
+	const uint32_t *m = members(d, kind, k, &n);
+	uint32_t *objs = xmalloc((n ? n : 1) * sizeof *objs); /* the index may be rebuilt */
+	memcpy(objs, m, n * sizeof *objs);
 	char what[64];
 	snprintf(what, sizeof what, "%s %u", kind == 0 ? "class" : "cluster", k);
-	view_traces_open(t, d->run, m, n, what);
-	free(m);
+	view_traces_open(t, d->run, objs, n, what);
+	free(objs);
 }
 
 static int classes_key(tui *t, view *v, int k)
@@ -141,6 +184,7 @@ static void classes_header(tui *t, view *v, tui_out *o)
 
 static void classes_close(view *v)
 {
+	index_free(v->data);
 	free(v->data);
 }
 

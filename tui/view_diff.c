@@ -342,8 +342,9 @@ static int diff_open(tui *t, view *v)
 {
 	struct diff *d = v->data;
 	const an_result *r[2] = { NULL, NULL };
-	int sa = tui_analysis(t, d->run[0], &r[0]);
-	int sb = tui_analysis(t, d->run[1], &r[1]);
+	/* the traces' rows are all it needs of the analyses: not their matrices */
+	int sa = tui_analysis_objects(t, d->run[0], &r[0]);
+	int sb = tui_analysis_objects(t, d->run[1], &r[1]);
 	if (sa == 1 && sb == 1 && d->state == 1 && r[0] == d->r[0] && r[1] == d->r[1]) {
 		relayout(d, v); /* the same analyses: keep what is open and where the cursor is */
 		return 0;

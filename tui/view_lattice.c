@@ -128,11 +128,18 @@ static void prepare(struct lattice *d)
 	ptr_pt *pts = xmalloc((L->n ? L->n : 1) * sizeof *pts);
 	d->extw = 6;
 	for (size_t c = 0; c < nc; c++) {
-		size_t k = 0;
-		for (size_t g = 0; g < L->n && g < d->r->n; g++)
-			if (ctx_btest(L->c[c].extent, g))
+		size_t k = 0, lim = L->n < d->r->n ? L->n : d->r->n;
+		const uint64_t *ext = L->c[c].extent;
+		/* the extent's objects a word at a time: an extent of a few traces among 10^5
+		 * costs its words, not a test of every bit */
+		for (size_t w = 0; w * 64 < lim; w++)
+			for (uint64_t x = ext[w]; x; x &= x - 1) {
+				size_t g = w * 64 + (size_t)__builtin_ctzll(x);
+				if (g >= lim)
+					break;
 				pts[k++] = (ptr_pt){ (uint32_t)d->r->traces[g].proc,
 						     (uint32_t)d->r->traces[g].thread };
+			}
 		d->ext[c] = ptr_format(pts, k);
 		int w = (int)strlen(d->ext[c]);
 		if (w > d->extw)

@@ -14,7 +14,9 @@
  * events differ, the ranked pairs, and the sweep table (scores, tied traces grouped) when
  * at least two settings are cached for both runs. Everything is computed in open, from the
  * interface's cached analyses (the current setting) and from the store's cache (the sweep),
- * never recomputing an analysis. */
+ * never recomputing an analysis; the ranking of the current setting is kept in the store
+ * (rankcache.h, shared with `rank`), and when it is there the view reads it instead of loading
+ * the two analyses and comparing them. */
 #include <curses.h>
 #include <math.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@
 
 #include "util/ptrange.h"
 #include "analysis/rank.h"
+#include "analysis/rankcache.h"
 #include "analysis/verdict.h"
 #include "source.h"
 #include "store/store_analysis.h"
@@ -91,12 +94,17 @@ struct rank {
 	char normal[128], faulty[128];
 	int state;                 /* 1 ready, 0 computing, -1 failed */
 	char err[600];
-	const an_result *rn, *rf;  /* the interface's; the comparison below is of these */
-	rank_jsmd j;
+	/* the interface's analyses, or (the ranking read from the store's cache) only their names,
+	 * hn and hf; the comparison below is of these */
+	const an_result *rn, *rf;
+	an_result hn, hf;
+	int have_h;
+	/* the comparison: JSM_D without its matrix (k.j), the verdict (k.v), the top pairs with
+	 * their similarities, JSM_D's own order for the sweep row */
+	rk_rank k;
 	int have_j;
 	double b;                  /* NAN: fewer than 3 matched traces */
 	rank_item *it;             /* all matched traces, most changed first */
-	vd_rank v;                 /* the same with what changed (v.it[r] is it[r]) */
 	double topscore; /* the largest score, for the bars (running traces may come first) */
 	rank_pair *pr;
 	size_t npr;
@@ -111,6 +119,7 @@ struct rank {
 	/* The current setting's analyses, which rn/rf are unless the filter saw no difference and
 	 * every call (AN_FALLBACK_FILTER) did: then rn/rf are those, and blind names the filter. */
 	const an_result *asked_n, *asked_f;
+	int64_t asked_idn, asked_idf; /* the same by id, when the ranking was read from the cache */
 	char blind[256];
 	int own_pending;           /* the analyses of every call are being computed */
 	int own_same;              /* and they found no difference either */
@@ -175,8 +184,10 @@ static void sweep_free(struct rank *d)
 
 /* One row from two cached analyses; -1 when they cannot be loaded or compared. */
 /* A sweep row from a comparison already made (j and b) of the analyses a and b. */
+/* tops: JSM_D's order as rk_tops makes it (keys from j). */
 static void sweep_fill(const store_analysis *a, const store_analysis *b, const an_result *rn,
-		       const rank_jsmd *j, double bscore, struct sweep_row *w)
+		       const rank_jsmd *j, double bscore, const rk_rank *tops,
+		       struct sweep_row *w)
 {
 	w->b = bscore;
 	w->idn = a->id;
@@ -186,16 +197,16 @@ static void sweep_fill(const store_analysis *a, const store_analysis *b, const a
 	snprintf(w->attrs, sizeof w->attrs, "%s", a->attrs);
 	w->k = a->k;
 	w->matched = j->n;
-	rank_item *it = xmalloc((j->n ? j->n : 1) * sizeof *it);
-	rank_order(j, j->n, it);
 	w->ntop = 0;
-	for (size_t i = 0; i < j->n && w->ntop < SWEEP_THREADS; i++)
-		if (it[i].score > 1e-12) { /* an unchanged trace is no suspect */
-			w->topscore[w->ntop] = it[i].score;
-			w->top[w->ntop++] = j->keys[it[i].i];
-		}
-	w->nprocs = rank_top_procs_scored(j, it, j->n, w->procs, w->procscore, SWEEP_PROCS);
-	free(it);
+	for (size_t i = 0; i < tops->nord && w->ntop < SWEEP_THREADS; i++) {
+		w->topscore[w->ntop] = tops->ord[i].score;
+		w->top[w->ntop++] = j->keys[tops->ord[i].i];
+	}
+	w->nprocs = tops->nprocs < SWEEP_PROCS ? tops->nprocs : SWEEP_PROCS;
+	for (size_t i = 0; i < w->nprocs; i++) {
+		w->procs[i] = tops->procs[i];
+		w->procscore[i] = tops->procscore[i];
+	}
 }
 
 static int sweep_compute(store *s, const store_analysis *a, const store_analysis *b,
@@ -215,7 +226,10 @@ static int sweep_compute(store *s, const store_analysis *a, const store_analysis
 	memset(&j, 0, sizeof j);
 	int rc = compare(&rn, &rf, &j, &bscore, &e);
 	if (!rc) {
-		sweep_fill(a, b, &rn, &j, bscore, w);
+		rk_rank tops;
+		memset(&tops, 0, sizeof tops);
+		rk_tops(&j, &tops);
+		sweep_fill(a, b, &rn, &j, bscore, &tops, w);
 		rank_jsmd_free(&j);
 	}
 	analysis_result_free(&rn);
@@ -256,7 +270,7 @@ static void sweep_build(tui *t, struct rank *d)
 	size_t n[2] = { 0, 0 };
 	int have = 0;
 	for (int i = 0; i < 2; i++) {
-		if (store_run_get(s, i ? d->faulty : d->normal, &r[i], &e))
+		if (store_run_get_lite(s, i ? d->faulty : d->normal, &r[i], &e))
 			break;
 		int bad = store_analysis_list(s, r[i].id, &a[i], &n[i], &e);
 		store_run_free(&r[i]);
@@ -292,7 +306,7 @@ static void sweep_build(tui *t, struct rank *d)
 		} else if (d->have_j && d->rn && d->rf && d->rn->meta.id == an->id &&
 			   d->rf->meta.id == af->id) {
 			/* the setting in use: the comparison above already made it */
-			sweep_fill(an, af, d->rn, &d->j, d->b, &rows[nrows++]);
+			sweep_fill(an, af, d->rn, &d->k.j, d->b, &d->k, &rows[nrows++]);
 		} else if (sweep_compute(s, an, af, &rows[nrows]) == 0) {
 			nrows++;
 		} else {
@@ -327,10 +341,14 @@ static void push(struct rank *d, int kind, size_t i)
 static void comparison_free(struct rank *d)
 {
 	if (d->have_j)
-		rank_jsmd_free(&d->j);
+		rk_free(&d->k);
 	d->have_j = 0;
+	if (d->have_h) {
+		analysis_result_free(&d->hn);
+		analysis_result_free(&d->hf);
+	}
+	d->have_h = 0;
 	free(d->it);
-	vd_free(&d->v);
 	free(d->pr);
 	free(d->only_n);
 	free(d->only_f);
@@ -340,38 +358,90 @@ static void comparison_free(struct rank *d)
 	d->npr = 0;
 	d->rn = d->rf = NULL;
 	d->asked_n = d->asked_f = NULL;
+	d->asked_idn = d->asked_idf = 0;
 }
 
-/* The comparison of rn against rf: JSM_D, the verdict, the ranked traces and pairs. */
-static int build(tui *t, struct rank *d, const an_result *rn, const an_result *rf, dt_err *e)
+/* What the lines show, from the comparison in d->k (of d->rn against d->rf). */
+static void lay_out(struct rank *d)
 {
-	comparison_free(d);
-	if (compare(rn, rf, &d->j, &d->b, e))
-		return -1;
 	d->have_j = 1;
-	d->rn = rn;
-	d->rf = rf;
-	size_t n = d->j.n;
-	if (vd_build(tui_store(t), rn, rf, &d->j, &d->v, e))
-		return -1;
+	d->b = d->k.bscore;
+	size_t n = d->k.j.n;
 	d->it = xmalloc((n ? n : 1) * sizeof *d->it);
 	for (size_t i = 0; i < n; i++)
-		d->it[i] = (rank_item){ d->v.it[i].i, d->v.it[i].score };
+		d->it[i] = (rank_item){ d->k.v.it[i].i, d->k.v.it[i].score };
 	d->topscore = 0;
 	for (size_t i = 0; i < n; i++)
 		d->topscore = d->it[i].score > d->topscore ? d->it[i].score : d->topscore;
+	d->npr = d->k.npairs < PAIRS_MAX ? d->k.npairs : PAIRS_MAX;
 	d->pr = xmalloc(PAIRS_MAX * sizeof *d->pr);
-	d->npr = rank_jsmd_top_pairs(&d->j, PAIRS_MAX, d->pr);
+	memcpy(d->pr, d->k.pairs, d->npr * sizeof *d->pr);
 	while (d->npr && d->pr[d->npr - 1].score <= 1e-12)
 		d->npr--; /* pairs whose similarity did not change are no suspects */
-	d->only_n = keys_text(d->j.only_normal, d->j.n_only_normal);
-	d->only_f = keys_text(d->j.only_faulty, d->j.n_only_faulty);
+	d->only_n = keys_text(d->k.j.only_normal, d->k.j.n_only_normal);
+	d->only_f = keys_text(d->k.j.only_faulty, d->k.j.n_only_faulty);
+}
+
+/* The comparison of rn against rf: JSM_D, the verdict, the ranked traces and pairs; read from
+ * the store's ranking cache when it is there, else computed and kept there. */
+static int build(tui *t, struct rank *d, const an_result *rn, const an_result *rf, dt_err *e)
+{
+	comparison_free(d);
+	store *s = tui_store(t);
+	int g = rk_load(s, rn->meta.id, rf->meta.id, CLU_WARD, &d->k, e);
+	if (g < 0)
+		return -1;
+	if (!g) {
+		rank_jsmd j;
+		double b;
+		vd_rank v;
+		if (compare(rn, rf, &j, &b, e))
+			return -1;
+		if (vd_build(s, rn, rf, &j, &v, e)) {
+			rank_jsmd_free(&j);
+			return -1;
+		}
+		rk_from(rn, rf, &j, b, &v, 0, &d->k);
+		/* kept for the next time, unless an analysis is being saved in the background:
+		 * the interface would wait for its write lock */
+		char what[128];
+		if (tui_job_progress(t, what, sizeof what) < 0)
+			rk_save(s, rn->meta.id, rf->meta.id, CLU_WARD, &d->k);
+	}
+	d->rn = rn;
+	d->rf = rf;
+	lay_out(d);
 	return 0;
+}
+
+/* The same from the cache alone, with only the analyses' names loaded: 1 when it is there, 0
+ * when not (nothing set), -1 on error. */
+static int build_cached(tui *t, struct rank *d, int64_t idn, int64_t idf, dt_err *e)
+{
+	comparison_free(d);
+	store *s = tui_store(t);
+	int g = rk_load(s, idn, idf, CLU_WARD, &d->k, e);
+	if (g != 1)
+		return g;
+	if (analysis_load_head(s, idn, &d->hn, e)) {
+		rk_free(&d->k);
+		return -1;
+	}
+	if (analysis_load_head(s, idf, &d->hf, e)) {
+		analysis_result_free(&d->hn);
+		rk_free(&d->k);
+		return -1;
+	}
+	d->have_h = 1;
+	d->rn = &d->hn;
+	d->rf = &d->hf;
+	lay_out(d);
+	return 1;
 }
 
 static int nothing_differs(const struct rank *d)
 {
-	return !d->v.ndiff && !d->j.n_only_normal && !d->j.n_only_faulty;
+	return !d->k.v.ndiff && !d->k.j.n_only_normal && !d->k.j.n_only_faulty;
 }
 
 /* The filter saw no difference: the program's own functions may. As `rank` does, look at
@@ -415,10 +485,10 @@ static struct where where_of(const struct rank *d, size_t cur)
 	const struct rline *l = &d->ln[cur];
 	w.kind = l->kind;
 	if (l->kind == L_TRACE) {
-		w.a = d->j.keys[d->it[l->i].i];
+		w.a = d->k.j.keys[d->it[l->i].i];
 	} else if (l->kind == L_PAIR) {
-		w.a = d->j.keys[d->pr[l->i].i];
-		w.b = d->j.keys[d->pr[l->i].j];
+		w.a = d->k.j.keys[d->pr[l->i].i];
+		w.b = d->k.j.keys[d->pr[l->i].j];
 	} else if (l->kind == L_SWEEP) {
 		w.idn = d->sw[l->i].idn;
 		w.idf = d->sw[l->i].idf;
@@ -443,10 +513,10 @@ static size_t find_where(const struct rank *d, const struct where *w, size_t fal
 			first_trace = i;
 		if (l->kind != w->kind)
 			continue;
-		if (l->kind == L_TRACE && key_eq(d->j.keys[d->it[l->i].i], w->a))
+		if (l->kind == L_TRACE && key_eq(d->k.j.keys[d->it[l->i].i], w->a))
 			return i;
-		if (l->kind == L_PAIR && key_eq(d->j.keys[d->pr[l->i].i], w->a) &&
-		    key_eq(d->j.keys[d->pr[l->i].j], w->b))
+		if (l->kind == L_PAIR && key_eq(d->k.j.keys[d->pr[l->i].i], w->a) &&
+		    key_eq(d->k.j.keys[d->pr[l->i].j], w->b))
 			return i;
 		if (l->kind == L_SWEEP && d->sw[l->i].idn == w->idn && d->sw[l->i].idf == w->idf)
 			return i;
@@ -460,8 +530,12 @@ static int rank_open(tui *t, view *v)
 	if (d->state == 1 && d->nln)
 		d->want = where_of(d, v->cur);
 	const an_result *rn = NULL, *rf = NULL;
-	int sn = tui_analysis(t, d->normal, &rn);
-	int sf = tui_analysis(t, d->faulty, &rf);
+	int64_t idn = 0, idf = 0;
+	/* the ranking kept in the store needs only the analyses' ids, not the analyses (not in a
+	 * read-only store: the analyses made here are not in it, nor is a ranking kept) */
+	int by_id = !store_readonly(tui_store(t));
+	int sn = by_id ? tui_analysis_id(t, d->normal, &idn) : tui_analysis(t, d->normal, &rn);
+	int sf = by_id ? tui_analysis_id(t, d->faulty, &idf) : tui_analysis(t, d->faulty, &rf);
 	d->nln = 0;
 	d->state = sn < 0 || sf < 0 ? -1 : sn == 1 && sf == 1 ? 1 : 0;
 	if (d->state != 1) {
@@ -477,13 +551,31 @@ static int rank_open(tui *t, view *v)
 		v->cur = v->top = 0;
 		return 0;
 	}
-	if (rn != d->asked_n || rf != d->asked_f || d->own_pending) {
+	int stale = by_id ? !d->have_j || idn != d->asked_idn || idf != d->asked_idf
+			  : rn != d->asked_n || rf != d->asked_f;
+	if (stale || d->own_pending) {
 		dt_err e;
 		dt_err_clear(&e);
 		d->asked_n = d->asked_f = NULL;
 		d->blind[0] = 0;
+		int g = by_id && !d->own_pending ? build_cached(t, d, idn, idf, &e) : 0;
 		d->own_pending = d->own_same = 0;
-		if (build(t, d, rn, rf, &e)) {
+		if (g == 1 && nothing_differs(d))
+			g = 0; /* every call is looked at (look_at_every_call): the analyses */
+		if (g == 0 && by_id) {
+			sn = tui_analysis(t, d->normal, &rn);
+			sf = tui_analysis(t, d->faulty, &rf);
+			if (sn != 1 || sf != 1) {
+				g = -1;
+				snprintf(e.msg, sizeof e.msg, "the analysis of %s could not be read",
+					 sn != 1 ? d->normal : d->faulty);
+			}
+		}
+		if (g == 0 && !build(t, d, rn, rf, &e))
+			look_at_every_call(t, d);
+		else if (g == 0)
+			g = -1;
+		if (g < 0) {
 			comparison_free(d);
 			d->state = -1;
 			snprintf(d->err, sizeof d->err, "no ranking: %s", e.msg);
@@ -496,19 +588,20 @@ static int rank_open(tui *t, view *v)
 			v->cur = v->top = 0;
 			return 0;
 		}
-		look_at_every_call(t, d);
 		d->asked_n = rn;
 		d->asked_f = rf;
+		d->asked_idn = idn;
+		d->asked_idf = idf;
 	}
 	sweep_build(t, d);
 
 	push(d, L_SETTING, 0);
 	push(d, L_SUMMARY, 0);
-	if (d->j.n_only_normal)
+	if (d->k.j.n_only_normal)
 		push(d, L_ONLY_N, 0);
-	if (d->j.n_only_faulty)
+	if (d->k.j.n_only_faulty)
 		push(d, L_ONLY_F, 0);
-	if (d->j.n_running)
+	if (d->k.j.n_running)
 		push(d, L_STOPPED, 0);
 	if (d->nsw < 2)
 		push(d, L_HINT, 0);
@@ -521,7 +614,7 @@ static int rank_open(tui *t, view *v)
 			push(d, L_OWNWAIT, 0);
 	} else {
 		push(d, L_TTITLE, 0);
-		for (size_t i = 0; i < d->j.n; i++)
+		for (size_t i = 0; i < d->k.j.n; i++)
 			push(d, L_TRACE, i);
 		push(d, L_BLANK, 0);
 		push(d, L_PTITLE, 0);
@@ -608,10 +701,10 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 			out_text(o, ST_HEADER, "B-score - (under 3 traces)");
 		else
 			out_printf(o, ST_HEADER, "B-score %.3f", d->b);
-		out_printf(o, ST_NORMAL, "  %zu traces matched  ", d->j.n);
-		out_printf(o, d->j.n_only_normal + d->j.n_only_faulty ? ST_WARN : ST_NORMAL,
-			   "%zu only in normal  %zu only in faulty", d->j.n_only_normal,
-			   d->j.n_only_faulty);
+		out_printf(o, ST_NORMAL, "  %zu traces matched  ", d->k.j.n);
+		out_printf(o, d->k.j.n_only_normal + d->k.j.n_only_faulty ? ST_WARN : ST_NORMAL,
+			   "%zu only in normal  %zu only in faulty", d->k.j.n_only_normal,
+			   d->k.j.n_only_faulty);
 		break;
 	case L_ONLY_N:
 		out_printf(o, ST_WARN, "only in %s: %s", d->normal, d->only_n);
@@ -623,7 +716,7 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 		out_printf(o, ST_WARN,
 			   "%s was stopped: %zu trace%s still running %.1f s after the others went "
 			   "quiet",
-			   d->faulty, d->j.n_running, d->j.n_running == 1 ? "" : "s", d->j.quiet);
+			   d->faulty, d->k.j.n_running, d->k.j.n_running == 1 ? "" : "s", d->k.j.quiet);
 		break;
 	case L_NODIFF:
 		out_printf(o, ST_HEADER,
@@ -653,11 +746,11 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 		out_text(o, ST_HEADER, "   # TRACE      SCORE                    KEPT EVENTS  WHAT CHANGED");
 		break;
 	case L_TRACE: {
-		const vd_item *x = &d->v.it[l->i];
-		rank_key k = d->j.keys[x->i];
+		const vd_item *x = &d->k.v.it[l->i];
+		rank_key k = d->k.j.keys[x->i];
 		pt(a, sizeof a, k);
-		int tied = (l->i && d->v.it[l->i - 1].pos == x->pos) ||
-			   (l->i + 1 < d->v.n && d->v.it[l->i + 1].pos == x->pos);
+		int tied = (l->i && d->k.v.it[l->i - 1].pos == x->pos) ||
+			   (l->i + 1 < d->k.v.n && d->k.v.it[l->i + 1].pos == x->pos);
 		char pos[24];
 		snprintf(pos, sizeof pos, "%zu%s", x->pos, tied ? "=" : "");
 		out_printf(o, ST_NORMAL, "%4s %-7s %7.3f  ", pos, a, x->score);
@@ -678,10 +771,9 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 		break;
 	case L_PAIR: {
 		const rank_pair *p = &d->pr[l->i];
-		pt(a, sizeof a, d->j.keys[p->i]);
-		pt(b, sizeof b, d->j.keys[p->j]);
-		double jn = analysis_sim(d->rn, d->j.row_normal[p->i], d->j.row_normal[p->j]);
-		double jf = analysis_sim(d->rf, d->j.row_faulty[p->i], d->j.row_faulty[p->j]);
+		pt(a, sizeof a, d->k.j.keys[p->i]);
+		pt(b, sizeof b, d->k.j.keys[p->j]);
+		double jn = d->k.pair_jn[l->i], jf = d->k.pair_jf[l->i];
 		out_printf(o, ST_NORMAL, "%4zu %-7s %-7s  %6.3f   %5.3f   %5.3f", l->i + 1, a, b,
 			   p->score, jn, jf);
 		break;
@@ -764,11 +856,11 @@ static void rank_enter(tui *t, view *v, size_t i)
 		return;
 	const struct rline *l = &d->ln[i];
 	if (l->kind == L_TRACE) {
-		rank_key k = d->j.keys[d->it[l->i].i];
+		rank_key k = d->k.j.keys[d->it[l->i].i];
 		use_every_call(t, d);
 		view_diff_open(t, d->normal, k.proc, k.thread, d->faulty, k.proc, k.thread);
 	} else if (l->kind == L_PAIR) {
-		rank_key a = d->j.keys[d->pr[l->i].i], b = d->j.keys[d->pr[l->i].j];
+		rank_key a = d->k.j.keys[d->pr[l->i].i], b = d->k.j.keys[d->pr[l->i].j];
 		use_every_call(t, d);
 		view_diff_open(t, d->faulty, a.proc, a.thread, d->faulty, b.proc, b.thread);
 	} else if (l->kind == L_SWEEP) {
@@ -829,17 +921,17 @@ static int rank_key_fn(tui *t, view *v, int k)
 			tui_msg(t, ST_WARN, "p works on a pair (Tab goes to the pairs)");
 			return 1;
 		}
-		rank_key a = d->j.keys[d->pr[l->i].i], b = d->j.keys[d->pr[l->i].j];
+		rank_key a = d->k.j.keys[d->pr[l->i].i], b = d->k.j.keys[d->pr[l->i].j];
 		use_every_call(t, d);
 		view_diff_open(t, d->normal, a.proc, a.thread, d->normal, b.proc, b.thread);
 		return 1;
 	}
 	if (k == 'T' && l) {
 		if (l->kind == L_TRACE) {
-			rank_key a = d->j.keys[d->it[l->i].i];
+			rank_key a = d->k.j.keys[d->it[l->i].i];
 			view_timeline_diverge(t, d->normal, a.proc, a.thread, d->faulty, a.proc, a.thread);
 		} else if (l->kind == L_PAIR) {
-			rank_key a = d->j.keys[d->pr[l->i].i], b = d->j.keys[d->pr[l->i].j];
+			rank_key a = d->k.j.keys[d->pr[l->i].i], b = d->k.j.keys[d->pr[l->i].j];
 			view_timeline_diverge(t, d->faulty, a.proc, a.thread, d->faulty, b.proc, b.thread);
 		} else {
 			tui_msg(t, ST_WARN, "T works on a trace or a pair");
@@ -855,7 +947,7 @@ static int rank_key_fn(tui *t, view *v, int k)
 			tui_msg(t, ST_WARN, "e works on a trace: the call where it changed");
 			return 1;
 		}
-		const char *fn = changed_call(t, &d->v.it[l->i]);
+		const char *fn = changed_call(t, &d->k.v.it[l->i]);
 		if (!fn) {
 			tui_msg(t, ST_WARN, "no call where trace changed (identical, or it ended early)");
 			return 1;
@@ -868,7 +960,7 @@ static int rank_key_fn(tui *t, view *v, int k)
 			tui_msg(t, ST_WARN, "t works on a trace");
 			return 1;
 		}
-		rank_key a = d->j.keys[d->it[l->i].i];
+		rank_key a = d->k.j.keys[d->it[l->i].i];
 		use_every_call(t, d);
 		view_trace_open(t, d->faulty, a.proc, a.thread);
 		return 1;

@@ -357,7 +357,7 @@ static int start(tui *t, struct tl *d)
 	dt_err e;
 	dt_err_clear(&e);
 	store_run run;
-	if (store_run_get(s, d->run, &run, &e)) {
+	if (store_run_get_lite(s, d->run, &run, &e)) {
 		tui_msg(t, ST_WARN, "%s", e.msg);
 		return -1;
 	}
@@ -972,7 +972,7 @@ int tui_has_sync(tui *t, const char *run)
 	store_run r;
 	store_sync_clock *ck = NULL;
 	size_t n = 0;
-	if (store_run_get(s, run, &r, &e)) {
+	if (store_run_get_lite(s, run, &r, &e)) {
 		tui_msg(t, ST_WARN, "%s", e.msg);
 		return -1;
 	}

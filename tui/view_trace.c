@@ -762,7 +762,7 @@ static void uftrace_tui(tui *t, struct trace *d)
 	dt_err e;
 	dt_err_clear(&e);
 	store_run run;
-	if (store_run_get(s, d->run, &run, &e)) {
+	if (store_run_get_lite(s, d->run, &run, &e)) {
 		tui_msg(t, ST_WARN, "%s", e.msg);
 		return;
 	}

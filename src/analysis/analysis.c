@@ -15,6 +15,7 @@
 #include "analysis/filter.h"
 #include "analysis/jaccard.h"
 #include "analysis/nlr.h"
+#include "analysis/objects.h"
 #include "analysis/peers.h"
 #include "util/ptrange.h"
 #include "util/util.h"
@@ -715,13 +716,22 @@ static int an_run_once(store *s, const store_run *run, const an_params *p, int64
 		if (store_loop_put(s, i, body, len, e))
 			goto out;
 	}
+	an_objects_w ow;
+	an_objects_begin(&ow, n);
 	for (size_t i = 0; i < n; i++) {
 		size_t na;
 		const uint32_t *a = attrs_object(as, i, &na);
+		an_objects_put(&ow, &traces[i], jobs[i].nfiltered, a, na);
 		if (store_analysis_put_trace(s, *id, (int)i, traces[i].id, jobs[i].nfiltered,
-					     jobs[i].ent, jobs[i].nent, a, na, e))
+					     jobs[i].ent, jobs[i].nent, a, na, e)) {
+			buf_free(&ow.b);
 			goto out;
+		}
 	}
+	int ow_bad = store_analysis_put_blob(s, *id, "objects", ow.b.p, ow.b.len, e);
+	buf_free(&ow.b);
+	if (ow_bad)
+		goto out;
 	char scratch[4096];
 	for (uint32_t a = 0; a < attrs_nattrs(as); a++) {
 		attrs_render(p->mode, attrs_key_of(as, a), fname, &nc, scratch, sizeof scratch);
@@ -816,7 +826,14 @@ out:
 void analysis_result_free(an_result *r)
 {
 	store_analysis_free(&r->meta);
-	store_traces_free(r->traces, r->n);
+	if (r->arena) { /* the strings and ids are the arena's */
+		free(r->traces);
+		free(r->oattrs);
+		r->oattrs = NULL;
+		an_arena_free(r->arena);
+	} else {
+		store_traces_free(r->traces, r->n);
+	}
 	free(r->nfiltered);
 	free(r->jsm);
 	free(r->row);
@@ -843,6 +860,64 @@ int analysis_object(const an_result *r, int p, int t)
 	return -1;
 }
 
+/* Each object's trace, kept events and attributes into r (meta read): packed with the analysis
+ * (objects.h), else in one pass over the analysis's rows. */
+static int load_objects(store *s, int64_t id, an_result *r, dt_err *e)
+{
+	uint8_t *p = NULL;
+	size_t len = 0;
+	r->n = (size_t)r->meta.ntraces;
+	r->traces = xcalloc(r->n ? r->n : 1, sizeof *r->traces);
+	r->nfiltered = xcalloc(r->n ? r->n : 1, sizeof *r->nfiltered);
+	r->oattrs = xcalloc(r->n ? r->n : 1, sizeof *r->oattrs);
+	r->noattrs = xcalloc(r->n ? r->n : 1, sizeof *r->noattrs);
+	int go = store_analysis_get_blob(s, id, "objects", &p, &len, e);
+	if (go < 0)
+		return -1;
+	int bad = go && an_objects_decode(p, len, r->n, r->traces, r->nfiltered, r->oattrs,
+					  r->noattrs, &r->arena);
+	free(p);
+	if (bad)
+		return dt_err_at(e, store_path(s), -1, "analysis %lld: damaged objects",
+				 (long long)id);
+	if (!go && store_analysis_object_rows(s, id, r->n, r->traces, r->nfiltered, r->oattrs,
+					      r->noattrs, e))
+		return -1;
+	return 0;
+}
+
+int analysis_load_objects(store *s, int64_t id, an_result *r, dt_err *e)
+{
+	if (analysis_load_head(s, id, r, e))
+		return -1;
+	if (load_objects(s, id, r, e)) {
+		analysis_result_free(r);
+		return -1;
+	}
+	return 0;
+}
+
+int analysis_load_head(store *s, int64_t id, an_result *r, dt_err *e)
+{
+	memset(r, 0, sizeof *r);
+	if (store_analysis_get(s, id, &r->meta, e))
+		return -1;
+	if (attrs_mode_parse_args(r->meta.attrs, &r->mode, &r->args, e)) {
+		analysis_result_free(r);
+		return -1;
+	}
+	uint8_t *p = NULL;
+	size_t len = 0;
+	int g = store_analysis_get_blob(s, id, "alias", &p, &len, e);
+	if (g < 0) {
+		analysis_result_free(r);
+		return -1;
+	}
+	r->filter_alias = g ? xstrndup((const char *)p, len) : xstrdup(r->meta.filter);
+	free(p);
+	return 0;
+}
+
 int analysis_load(store *s, int64_t id, an_result *r, dt_err *e)
 {
 	memset(r, 0, sizeof *r);
@@ -852,32 +927,8 @@ int analysis_load(store *s, int64_t id, an_result *r, dt_err *e)
 		return -1;
 	if (attrs_mode_parse_args(r->meta.attrs, &r->mode, &r->args, e))
 		goto fail;
-	store_trace *all;
-	size_t nall;
-	if (store_trace_list(s, r->meta.run_id, &all, &nall, e))
+	if (load_objects(s, id, r, e))
 		goto fail;
-	r->n = (size_t)r->meta.ntraces;
-	r->traces = xcalloc(r->n ? r->n : 1, sizeof *r->traces);
-	r->nfiltered = xcalloc(r->n ? r->n : 1, sizeof *r->nfiltered);
-	int64_t *tids = xmalloc((r->n ? r->n : 1) * sizeof *tids);
-	if (store_analysis_objects(s, id, r->n, tids, r->nfiltered, e)) {
-		free(tids);
-		store_traces_free(all, nall);
-		goto fail;
-	}
-	/* both lists are in P.T order, so one pass matches them */
-	for (size_t i = 0, j = 0; i < r->n; i++) {
-		size_t k = 0;
-		while (k < nall && all[(j + k) % nall].id != tids[i])
-			k++;
-		if (k < nall) {
-			j = (j + k) % nall;
-			r->traces[i] = all[j];
-			memset(&all[j], 0, sizeof all[j]);
-		}
-	}
-	free(tids);
-	store_traces_free(all, nall);
 	size_t pos = 0, cnt;
 	if (store_analysis_get_blob(s, id, "identical", &p, &len, e) != 1 ||
 	    get_u32s(p, len, &pos, &r->identical, &cnt) || cnt != r->n) {
@@ -953,10 +1004,6 @@ int analysis_load(store *s, int64_t id, an_result *r, dt_err *e)
 	if (r->n)
 		clu_cut_classes(r->merges, r->nrows, r->row, r->n, r->kcut ? r->kcut : 1, r->cluster);
 	if (store_analysis_attr_names(s, id, &r->attr_names, &r->nattrs, e))
-		goto fail;
-	r->oattrs = xcalloc(r->n ? r->n : 1, sizeof *r->oattrs);
-	r->noattrs = xcalloc(r->n ? r->n : 1, sizeof *r->noattrs);
-	if (store_analysis_object_attrs(s, id, r->n, r->oattrs, r->noattrs, e))
 		goto fail;
 	if (store_analysis_get_blob(s, id, "alias", &p, &len, e) == 1) {
 		r->filter_alias = xstrndup((const char *)p, len);

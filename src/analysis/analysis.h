@@ -101,9 +101,21 @@ typedef struct an_result {
 	size_t *noattrs;
 	size_t nattrs;
 	char *filter_alias;      /* the paper's folder-style name, e.g. 11.mpi.0K10 */
+	/* When not NULL, the traces' strings and oattrs[i] are carved from it (objects.h) and
+	 * freed with it, not one by one (equal strings of successive traces may be one): never
+	 * free, change or keep them past analysis_result_free. */
+	void *arena;
 } an_result;
 
 int analysis_load(store *s, int64_t id, an_result *r, dt_err *e);
+/* Only what names the analysis: meta, mode, args and filter_alias (n is 0, nothing per trace),
+ * for what reads its results from elsewhere (the ranking cache, rankcache.h). Freed by
+ * analysis_result_free. */
+int analysis_load_head(store *s, int64_t id, an_result *r, dt_err *e);
+/* The head and the objects: traces, nfiltered, oattrs (n set); no classes, matrix, clustering
+ * or attribute names (NULL, nrows 0): for what needs only the traces (the diff view), without
+ * reading an n x n matrix when every trace is its own class. */
+int analysis_load_objects(store *s, int64_t id, an_result *r, dt_err *e);
 void analysis_result_free(an_result *r);
 /* The cached concept lattice of analysis id: 1 when loaded, 0 when the analysis has none (*why
  * gets the reason, malloc'ed), -1 on error. */

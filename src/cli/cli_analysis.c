@@ -123,21 +123,26 @@ int cli_an_get(const cli_an *a, store *s, const char *run, an_result *r, dt_err 
 	return cli_an_get2(a, s, run, r, &reused, e);
 }
 
-int cli_an_get2(const cli_an *a, store *s, const char *run, an_result *r, int *reused, dt_err *e)
+int cli_an_id(const cli_an *a, store *s, const char *run, int64_t *id, int *reused, dt_err *e)
 {
 	store_run sr;
-	if (store_run_get(s, run, &sr, e))
+	if (store_run_get_lite(s, run, &sr, e))
 		return -1;
 	progress pg;
 	progress_init(&pg);
 	an_params p = a->p;
 	p.progress = show;
 	p.progress_arg = &pg;
-	int64_t id;
-	int rc = analysis_run(s, &sr, &p, &id, reused, e);
+	int rc = analysis_run(s, &sr, &p, id, reused, e);
 	progress_end(&pg);
 	store_run_free(&sr);
-	if (rc)
+	return rc ? -1 : 0;
+}
+
+int cli_an_get2(const cli_an *a, store *s, const char *run, an_result *r, int *reused, dt_err *e)
+{
+	int64_t id;
+	if (cli_an_id(a, s, run, &id, reused, e))
 		return -1;
 	if (analysis_load(s, id, r, e))
 		return -1;

@@ -28,6 +28,8 @@ int cli_an_option(cli_an *a, const char *cmd, int opt, const char *arg);
 /* The analysis of run under a's parameters: found in the cache or computed (with a progress
  * line on a terminal); loads it into r. */
 int cli_an_get(const cli_an *a, store *s, const char *run, an_result *r, dt_err *e);
+/* The id of that analysis, found or computed, without loading it. */
+int cli_an_id(const cli_an *a, store *s, const char *run, int64_t *id, int *reused, dt_err *e);
 /* The same, saying whether the analysis came from the cache. */
 int cli_an_get2(const cli_an *a, store *s, const char *run, an_result *r, int *reused, dt_err *e);
 

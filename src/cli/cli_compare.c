@@ -15,6 +15,7 @@
 #include "analysis/rank.h"
 #include "store/store_srcline.h"
 #include "util/esc.h"
+#include "analysis/rankcache.h"
 #include "analysis/verdict.h"
 #include "util/util.h"
 
@@ -622,11 +623,12 @@ static void print_keys(const char *what, const rank_key *k, size_t n)
 	putchar('\n');
 }
 
-/* One comparison of the two runs under a's setting: the analyses, JSM_D and the verdict. */
+/* One comparison of the two runs under a's setting: the analyses, JSM_D and the verdict. From
+ * the ranking cache (rankcache.h) when it has them, with the analyses' names only (rn, rf by
+ * analysis_load_head); else computed from the analyses loaded whole, and kept there. */
 struct ranked {
 	an_result rn, rf;
-	struct comparison c;
-	vd_rank v;
+	rk_rank k;
 	int have;
 };
 
@@ -634,34 +636,68 @@ static void ranked_free(struct ranked *r)
 {
 	if (!r->have)
 		return;
-	vd_free(&r->v);
-	rank_jsmd_free(&r->c.j);
+	rk_free(&r->k);
 	analysis_result_free(&r->rn);
 	analysis_result_free(&r->rf);
 	r->have = 0;
+}
+
+/* What the cache cannot answer: JSM_D's own order of every trace (--score jsmd), more pairs
+ * than it keeps. Then JSM_D is kept whole in r->k.j. */
+static int needs_matrix(const struct rank_opts *ro)
+{
+	return ro->jsmd || ro->top > RANK_CACHE_PAIRS;
 }
 
 static int ranked_get(store *s, const cli_an *a, const struct rank_opts *ro, struct ranked *r,
 		      dt_err *e)
 {
 	memset(r, 0, sizeof *r);
+	int64_t idn, idf;
+	int reused;
+	if (cli_an_id(a, s, ro->normal, &idn, &reused, e) ||
+	    cli_an_id(a, s, ro->faulty, &idf, &reused, e))
+		return -1;
+	if (!needs_matrix(ro)) {
+		int g = rk_load(s, idn, idf, a->p.linkage, &r->k, e);
+		if (g < 0)
+			return -1;
+		if (g == 1) {
+			if (analysis_load_head(s, idn, &r->rn, e)) {
+				rk_free(&r->k);
+				return -1;
+			}
+			if (analysis_load_head(s, idf, &r->rf, e)) {
+				analysis_result_free(&r->rn);
+				rk_free(&r->k);
+				return -1;
+			}
+			r->have = 1;
+			return 0;
+		}
+	}
 	if (cli_an_get(a, s, ro->normal, &r->rn, e))
 		return -1;
 	if (cli_an_get(a, s, ro->faulty, &r->rf, e)) {
 		analysis_result_free(&r->rn);
 		return -1;
 	}
-	if (compare(&r->rn, &r->rf, a->p.linkage, &r->c, e)) {
+	rank_jsmd j;
+	double b;
+	vd_rank v;
+	if (analysis_compare(&r->rn, &r->rf, a->p.linkage, &j, &b, e)) {
 		analysis_result_free(&r->rn);
 		analysis_result_free(&r->rf);
 		return -1;
 	}
-	if (vd_build(s, &r->rn, &r->rf, &r->c.j, &r->v, e)) {
-		rank_jsmd_free(&r->c.j);
+	if (vd_build(s, &r->rn, &r->rf, &j, &v, e)) {
+		rank_jsmd_free(&j);
 		analysis_result_free(&r->rn);
 		analysis_result_free(&r->rf);
 		return -1;
 	}
+	rk_from(&r->rn, &r->rf, &j, b, &v, needs_matrix(ro), &r->k);
+	rk_save(s, r->rn.meta.id, r->rf.meta.id, a->p.linkage, &r->k);
 	r->have = 1;
 	return 0;
 }
@@ -701,7 +737,7 @@ static const char *tier_word(int t)
 
 static void rank_rows_out(store *s, const struct ranked *r, size_t top, int fmt)
 {
-	const vd_rank *v = &r->v;
+	const vd_rank *v = &r->k.v;
 	size_t m = top < v->n ? top : v->n;
 	char why[512];
 	if (fmt == 't')
@@ -713,7 +749,7 @@ static void rank_rows_out(store *s, const struct ranked *r, size_t top, int fmt)
 		printf("  \"traces\": [");
 	for (size_t q = 0; q < m; q++) {
 		const vd_item *x = &v->it[q];
-		rank_key k = r->c.j.keys[x->i];
+		rank_key k = r->k.j.keys[x->i];
 		char t[32], pos[32], kept[64];
 		snprintf(t, sizeof t, "%d.%d", k.proc, k.thread);
 		int tied = (q && v->it[q - 1].pos == x->pos) ||
@@ -767,27 +803,27 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 	/* Nothing differs under the filter: the program's own functions may (every call). */
 	struct ranked *use = &r;
 	const char *blind = NULL;
-	if (!r.v.ndiff && !ro->jsmd && strcmp(r.rn.filter_alias, "everything") &&
+	if (!r.k.v.ndiff && !ro->jsmd && strcmp(r.rn.filter_alias, "everything") &&
 	    strncmp(r.rn.filter_alias, "11.1K", 5)) {
 		cli_an b = *a;
 		b.p.filter_files = b.files;
 		b.p.filter = AN_FALLBACK_FILTER;
 		if (ranked_get(s, &b, ro, &own, e))
 			goto out;
-		if (own.v.ndiff) {
+		if (own.k.v.ndiff) {
 			use = &own;
 			blind = r.rn.filter_alias;
 		}
 	}
 	if (ro->jsmd)
-		jsmd_items(&use->c.j, &use->v);
-	size_t n = use->c.j.n, top = ro->top < n ? (size_t)ro->top : n;
+		jsmd_items(&use->k.j, &use->k.v);
+	size_t n = use->k.j.n, top = ro->top < n ? (size_t)ro->top : n;
 	char setting[256];
 	snprintf(setting, sizeof setting, "%s/%s", use->rn.filter_alias, use->rn.meta.attrs);
 	/* a trace present in one run only is a difference too */
-	int none = !use->v.ndiff && !ro->jsmd && !use->c.j.n_only_normal &&
-		   !use->c.j.n_only_faulty;
-	double b = use->c.bscore;
+	int none = !use->k.v.ndiff && !ro->jsmd && !use->k.j.n_only_normal &&
+		   !use->k.j.n_only_faulty;
+	double b = use->k.bscore;
 	if (ro->fmt == 'j') {
 		printf("{\n  \"normal\": ");
 		cli_json_str(ro->normal);
@@ -799,7 +835,7 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 		cli_json_str(use->rn.meta.attrs);
 		printf(",\n  \"k\": %d,\n  \"score\": \"%s\",\n  \"matched\": %zu,\n  "
 		       "\"differing\": %zu,\n  \"difference_found\": %s,\n  \"filter_blind\": ",
-		       use->rn.meta.k, ro->jsmd ? "jsmd" : "combined", n, use->v.ndiff,
+		       use->rn.meta.k, ro->jsmd ? "jsmd" : "combined", n, use->k.v.ndiff,
 		       none ? "false" : "true");
 		if (blind)
 			cli_json_str(blind);
@@ -809,8 +845,8 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 			printf(",\n  \"bscore\": null");
 		else
 			printf(",\n  \"bscore\": %.6f", b);
-		keys_json("only_normal", use->c.j.only_normal, use->c.j.n_only_normal);
-		keys_json("only_faulty", use->c.j.only_faulty, use->c.j.n_only_faulty);
+		keys_json("only_normal", use->k.j.only_normal, use->k.j.n_only_normal);
+		keys_json("only_faulty", use->k.j.only_faulty, use->k.j.n_only_faulty);
 		printf(",\n");
 		rank_rows_out(s, use, none ? 0 : top, 'j');
 		printf("\n}\n");
@@ -825,8 +861,8 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 	printf("# %s against %s: filter %s, attributes %s, K %d, %zu traces matched\n",
 	       ro->faulty, ro->normal, use->rn.filter_alias, use->rn.meta.attrs, use->rn.meta.k,
 	       n);
-	print_keys("only in the normal run", use->c.j.only_normal, use->c.j.n_only_normal);
-	print_keys("only in the faulty run", use->c.j.only_faulty, use->c.j.n_only_faulty);
+	print_keys("only in the normal run", use->k.j.only_normal, use->k.j.n_only_normal);
+	print_keys("only in the faulty run", use->k.j.only_faulty, use->k.j.n_only_faulty);
 	if (none) {
 		printf("no difference found under %s: every trace's kept events are identical to its "
 		       "counterpart's%s\n",
@@ -844,30 +880,36 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 		printf("# B-score (Fowlkes-Mallows, mean over k = 2..%zu, %s linkage): %.3f%s\n",
 		       n - 1, a->p.linkage == CLU_WARD ? "ward" : clu_linkage_name(a->p.linkage), b,
 		       b > 0.999 ? " (the clusterings agree, yet kept events differ)" : "");
-	if (use->c.j.n_running)
+	if (use->k.j.n_running)
 		printf("# the faulty run was stopped: %zu trace%s still running then, %.1f s after "
 		       "the others went quiet (blocked)%s\n",
-		       use->c.j.n_running, use->c.j.n_running == 1 ? "" : "s", use->c.j.quiet,
-		       ro->jsmd ? (use->c.j.n_running == 1 ? ", comes first" : ", come first") : "");
+		       use->k.j.n_running, use->k.j.n_running == 1 ? "" : "s", use->k.j.quiet,
+		       ro->jsmd ? (use->k.j.n_running == 1 ? ", comes first" : ", come first") : "");
 	if (ro->jsmd) {
 		printf("\nmost changed traces (row sum of JSM_D; ties share a position, marked =):\n");
 	} else {
-		printf("# %zu of %zu traces differ in their kept events%s\n", use->v.ndiff, n,
-		       use->v.ndiff == n ? "" : "; the others score 0");
+		printf("# %zu of %zu traces differ in their kept events%s\n", use->k.v.ndiff, n,
+		       use->k.v.ndiff == n ? "" : "; the others score 0");
 		int tiers = 0;
-		for (size_t q = 0; q < use->v.n; q++)
-			tiers |= use->v.it[q].tier != 0;
+		for (size_t q = 0; q < use->k.v.n; q++)
+			tiers |= use->k.v.it[q].tier != 0;
 		printf("\nmost changed traces (%sdiverged, then stopped early, then by score; ties "
 		       "share a position, marked =):\n",
 		       tiers ? "the hang-safe record's pattern broken, then waited for, then " : "");
 	}
 	rank_rows_out(s, use, top, 't');
 	rank_pair *pr = xmalloc((top ? top : 1) * sizeof *pr);
-	size_t np = rank_jsmd_top_pairs(&use->c.j, top, pr);
+	size_t np;
+	if (use->k.j.cd) { /* JSM_D whole */
+		np = rank_jsmd_top_pairs(&use->k.j, top, pr);
+	} else { /* the cache's, the first of the same order */
+		np = top < use->k.npairs ? top : use->k.npairs;
+		memcpy(pr, use->k.pairs, np * sizeof *pr);
+	}
 	while (np && pr[np - 1].score <= 1e-12)
 		np--; /* pairs whose similarity did not change are not listed */
 	printf("\nmost changed pairs (JSM_D):\n");
-	int w = rank_pairs_render(stdout, pr, np, use->c.j.keys, e);
+	int w = rank_pairs_render(stdout, pr, np, use->k.j.keys, e);
 	free(pr);
 	if (w)
 		goto out;

@@ -358,6 +358,10 @@ void store_runs_free(store_run *r, size_t n)
 	"r.id, r.name, r.label, r.format, r.source, r.created, r.ntraces, r.nevents, r.flags," \
 	" (SELECT coalesce(sum(t.bytes),0) FROM traces t WHERE t.run_id = r.id)"
 
+/* RUN_COLS without the sum over the run's traces (bytes 0). */
+#define RUN_COLS_LITE                                                                     \
+	"r.id, r.name, r.label, r.format, r.source, r.created, r.ntraces, r.nevents, r.flags, 0"
+
 static void run_from_row(sqlite3_stmt *st, store_run *r)
 {
 	r->id = sqlite3_column_int64(st, 0);
@@ -372,10 +376,25 @@ static void run_from_row(sqlite3_stmt *st, store_run *r)
 	r->bytes = sqlite3_column_int64(st, 9);
 }
 
+static int run_list(store *s, int lite, store_run **runs, size_t *n, dt_err *e);
+
 int store_run_list(store *s, store_run **runs, size_t *n, dt_err *e)
 {
+	return run_list(s, 0, runs, n, e);
+}
+
+int store_run_list_lite(store *s, store_run **runs, size_t *n, dt_err *e)
+{
+	return run_list(s, 1, runs, n, e);
+}
+
+static int run_list(store *s, int lite, store_run **runs, size_t *n, dt_err *e)
+{
 	sqlite3_stmt *st;
-	if (store_prepare(s, "SELECT " RUN_COLS " FROM runs r ORDER BY r.id", &st, e))
+	if (store_prepare(s,
+			  lite ? "SELECT " RUN_COLS_LITE " FROM runs r ORDER BY r.id"
+			       : "SELECT " RUN_COLS " FROM runs r ORDER BY r.id",
+			  &st, e))
 		return -1;
 	store_run *v = NULL;
 	size_t cap = 0, len = 0;
@@ -394,10 +413,25 @@ int store_run_list(store *s, store_run **runs, size_t *n, dt_err *e)
 	return 0;
 }
 
+static int run_get(store *s, const char *name, int lite, store_run *r, dt_err *e);
+
 int store_run_get(store *s, const char *name, store_run *r, dt_err *e)
 {
+	return run_get(s, name, 0, r, e);
+}
+
+int store_run_get_lite(store *s, const char *name, store_run *r, dt_err *e)
+{
+	return run_get(s, name, 1, r, e);
+}
+
+static int run_get(store *s, const char *name, int lite, store_run *r, dt_err *e)
+{
 	sqlite3_stmt *st;
-	if (store_prepare(s, "SELECT " RUN_COLS " FROM runs r WHERE r.name = ?1", &st, e))
+	if (store_prepare(s,
+			  lite ? "SELECT " RUN_COLS_LITE " FROM runs r WHERE r.name = ?1"
+			       : "SELECT " RUN_COLS " FROM runs r WHERE r.name = ?1",
+			  &st, e))
 		return -1;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
 	int rc = sqlite3_step(st);
@@ -507,11 +541,8 @@ void store_traces_free(store_trace *t, size_t n)
 	free(t);
 }
 
-#define TRACE_COLS                                                                        \
-	"id, run_id, proc, thread, pid, tid, rank, host, source, note, nevents, ncalls, "  \
-	"maxdepth, flags, has_time, first_ts, last_ts, bytes, nargs, ngaps"
 
-static void trace_from_row(sqlite3_stmt *st, store_trace *t)
+void store_trace_from_row(sqlite3_stmt *st, store_trace *t)
 {
 	t->id = sqlite3_column_int64(st, 0);
 	t->run_id = sqlite3_column_int64(st, 1);
@@ -548,7 +579,7 @@ int store_trace_list(store *s, int64_t run_id, store_trace **out, size_t *n, dt_
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		GROW(v, cap, len + 1);
-		trace_from_row(st, &v[len++]);
+		store_trace_from_row(st, &v[len++]);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
@@ -573,7 +604,7 @@ int store_trace_get(store *s, int64_t run_id, int proc, int thread, store_trace 
 	sqlite3_bind_int(st, 3, thread);
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
-		trace_from_row(st, t);
+		store_trace_from_row(st, t);
 	sqlite3_finalize(st);
 	if (rc == SQLITE_ROW)
 		return 0;

@@ -64,8 +64,13 @@ typedef struct store_run {
 void store_run_free(store_run *r);
 void store_runs_free(store_run *r, size_t n);
 int store_run_list(store *s, store_run **runs, size_t *n, dt_err *e);
+/* The same without each run's bytes (0): no pass over every trace. */
+int store_run_list_lite(store *s, store_run **runs, size_t *n, dt_err *e);
 /* 0 and *r filled when found; -1 with a "no run named" error otherwise. */
 int store_run_get(store *s, const char *name, store_run *r, dt_err *e);
+/* The same without the sum of the traces' bytes (r->bytes 0), which reads every trace's row:
+ * for what needs only the run's id and counts. */
+int store_run_get_lite(store *s, const char *name, store_run *r, dt_err *e);
 int store_run_exists(store *s, const char *name, dt_err *e); /* 1, 0, or -1 */
 int store_run_create(store *s, const char *name, const char *label, const char *format,
 		     const char *source, int64_t *id, dt_err *e);

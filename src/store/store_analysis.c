@@ -350,6 +350,48 @@ int store_analysis_object_attrs(store *s, int64_t id, size_t n, uint32_t **ids, 
 	return r;
 }
 
+int store_analysis_object_rows(store *s, int64_t id, size_t n, store_trace *traces,
+			       uint64_t *nfiltered, uint32_t **ids, size_t *nids, dt_err *e)
+{
+	sqlite3_stmt *st;
+	/* the analysis's rows in obj order, each trace by its rowid: no scan of the run's traces */
+	if (store_prepare(s,
+			  "SELECT " TRACE_COLS ", a.obj, a.nfiltered, a.attrs"
+			  " FROM analysis_traces a CROSS JOIN traces t ON t.id = a.trace_id"
+			  " WHERE a.analysis_id = ?1",
+			  &st, e))
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	size_t seen = 0;
+	int rc, r = 0;
+	while (!r && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t obj = sqlite3_column_int64(st, 20);
+		if (obj < 0 || (uint64_t)obj >= n)
+			continue;
+		uint32_t *v;
+		size_t k;
+		if (ids_decode(sqlite3_column_blob(st, 22), (size_t)sqlite3_column_bytes(st, 22), &v,
+			       &k)) {
+			r = dt_err_at(e, s->path, -1, "damaged attribute blob");
+			break;
+		}
+		store_trace_free(&traces[obj]);
+		store_trace_from_row(st, &traces[obj]);
+		nfiltered[obj] = (uint64_t)sqlite3_column_int64(st, 21);
+		free(ids[obj]);
+		ids[obj] = v;
+		nids[obj] = k;
+		seen++;
+	}
+	if (!r && rc != SQLITE_DONE)
+		r = store_sqlerr(s, e, "reading analysis traces");
+	sqlite3_finalize(st);
+	if (!r && seen != n)
+		r = dt_err_at(e, s->path, -1, "analysis %lld: %zu of %zu traces", (long long)id, seen,
+			      n);
+	return r;
+}
+
 int store_analysis_put_attr(store *s, int64_t id, uint32_t attr, const char *name, dt_err *e)
 {
 	sqlite3_stmt *st;
@@ -412,6 +454,53 @@ int store_analysis_put_blob(store *s, int64_t id, const char *key, const void *p
 	sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_blob64(st, 3, n ? p : "", n, SQLITE_STATIC);
 	return exec_bound(s, st, e, "writing analysis result");
+}
+
+int store_rank_cache_put(store *s, int64_t normal, int64_t faulty, const char *opts,
+			 const void *p, size_t n, dt_err *e)
+{
+	sqlite3_stmt *st;
+	if (store_prepare(s,
+			  "INSERT OR REPLACE INTO rank_cache(normal, faulty, opts, value)"
+			  " VALUES(?1, ?2, ?3, ?4)",
+			  &st, e))
+		return -1;
+	sqlite3_bind_int64(st, 1, normal);
+	sqlite3_bind_int64(st, 2, faulty);
+	sqlite3_bind_text(st, 3, opts, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_blob64(st, 4, n ? p : "", n, SQLITE_STATIC);
+	return exec_bound(s, st, e, "writing the ranking cache");
+}
+
+int store_rank_cache_get(store *s, int64_t normal, int64_t faulty, const char *opts, uint8_t **p,
+			 size_t *n, dt_err *e)
+{
+	sqlite3_stmt *st;
+	/* a read-only store of schema 8 has no table: nothing cached */
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT value FROM rank_cache WHERE normal = ?1 AND faulty = ?2 AND"
+			       " opts = ?3",
+			       -1, &st, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return 0;
+	}
+	sqlite3_bind_int64(st, 1, normal);
+	sqlite3_bind_int64(st, 2, faulty);
+	sqlite3_bind_text(st, 3, opts, -1, SQLITE_TRANSIENT);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		size_t len = (size_t)sqlite3_column_bytes(st, 0);
+		*p = xmalloc(len + 1);
+		if (len)
+			memcpy(*p, sqlite3_column_blob(st, 0), len);
+		*n = len;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	return store_sqlerr(s, e, "reading the ranking cache");
 }
 
 int store_analysis_get_blob(store *s, int64_t id, const char *key, uint8_t **p, size_t *n,

@@ -50,6 +50,10 @@ int store_analysis_objects(store *s, int64_t id, size_t n, int64_t *trace_ids, u
 /* The attribute ids of objects 0..n-1 (ids[obj] malloc'ed, nids[obj] long), in one query. */
 int store_analysis_object_attrs(store *s, int64_t id, size_t n, uint32_t **ids, size_t *nids,
 				dt_err *e);
+/* All of objects 0..n-1 in one query: the trace (traces[obj], as store_trace_list has it; the
+ * caller frees each), the events kept and the attribute ids (as the two above). */
+int store_analysis_object_rows(store *s, int64_t id, size_t n, store_trace *traces,
+			       uint64_t *nfiltered, uint32_t **ids, size_t *nids, dt_err *e);
 int store_analysis_put_attr(store *s, int64_t id, uint32_t attr, const char *name, dt_err *e);
 /* All attribute names, names[i] for attribute i; caller frees each and the array. */
 int store_analysis_attr_names(store *s, int64_t id, char ***names, size_t *n, dt_err *e);
@@ -58,6 +62,14 @@ int store_analysis_put_blob(store *s, int64_t id, const char *key, const void *p
 /* 1 and a malloc'ed copy when present, 0 when absent, -1 on error. */
 int store_analysis_get_blob(store *s, int64_t id, const char *key, uint8_t **p, size_t *n,
 			    dt_err *e);
+
+/* The ranking cache (store_schema.c's rank_cache): the value kept for the analyses normal and
+ * faulty under opts. get: 1 and a malloc'ed copy, 0 when there is none (or the store predates
+ * the table: a read-only store of an older schema), -1 on error. put replaces any. */
+int store_rank_cache_get(store *s, int64_t normal, int64_t faulty, const char *opts, uint8_t **p,
+			 size_t *n, dt_err *e);
+int store_rank_cache_put(store *s, int64_t normal, int64_t faulty, const char *opts,
+			 const void *p, size_t n, dt_err *e);
 
 /* The store-wide loop table: bodies by id. */
 int store_loop_put(store *s, uint32_t id, const nlr_entry *body, size_t n, dt_err *e);

@@ -35,6 +35,12 @@ void store_unshadow(store *s, const char *const *names, size_t n);
 /* Forgets the loaded function names, so they are read again. */
 void store_fnames_reset(store *s);
 
+/* The columns of a trace's row, in the order store_trace_from_row reads them (columns 0..19). */
+#define TRACE_COLS                                                                        \
+	"id, run_id, proc, thread, pid, tid, rank, host, source, note, nevents, ncalls, "  \
+	"maxdepth, flags, has_time, first_ts, last_ts, bytes, nargs, ngaps"
+void store_trace_from_row(sqlite3_stmt *st, store_trace *t);
+
 /* Fills e with the SQLite error of db and returns -1. */
 int store_sqlerr(store *s, dt_err *e, const char *what);
 int store_prepare(store *s, const char *sql, sqlite3_stmt **st, dt_err *e);

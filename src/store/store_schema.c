@@ -203,6 +203,18 @@ static const char *const migrations[] = {
 	 * frame. Locations imported before are all real frames (0). A store of schema 6 or 7
 	 * opened read-only has no column: its locations read as real frames. */
 	"ALTER TABLE blame_locs ADD COLUMN inl INTEGER NOT NULL DEFAULT 0;",
+
+	/* 8 -> 9: the ranking of a faulty run's analysis against a normal run's, as `rank` and
+	 * the interface show it (analysis/rankcache.h), kept so that they need not load the two
+	 * analyses and compare them again. Keyed by the two analyses and what else decides the
+	 * result (the linkage, the ranking code's version); gone with either analysis, so that an
+	 * analysis replaced or re-run (a new row, whatever its id) never finds an old ranking. */
+	"CREATE TABLE IF NOT EXISTS rank_cache("
+	"  normal INTEGER NOT NULL REFERENCES analyses(id) ON DELETE CASCADE,"
+	"  faulty INTEGER NOT NULL REFERENCES analyses(id) ON DELETE CASCADE,"
+	"  opts TEXT NOT NULL, value BLOB NOT NULL,"
+	"  PRIMARY KEY(normal, faulty, opts)) WITHOUT ROWID;"
+	"CREATE INDEX IF NOT EXISTS rank_cache_faulty ON rank_cache(faulty);",
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))

@@ -25,7 +25,11 @@ static int cmp_pt(const void *a, const void *b)
 
 static size_t uniq_pt(ptr_pt *v, size_t n)
 {
-	qsort(v, n, sizeof *v, cmp_pt);
+	size_t up = 1; /* most callers pass traces in P.T order already: no sort then */
+	while (up < n && cmp_pt(&v[up - 1], &v[up]) < 0)
+		up++;
+	if (up < n)
+		qsort(v, n, sizeof *v, cmp_pt);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!k || cmp_pt(&v[i], &v[k - 1]))
@@ -41,8 +45,11 @@ static void put_str(dt_buf *b, const char *s)
 static void put_u32(dt_buf *b, uint32_t x)
 {
 	char t[16];
-	snprintf(t, sizeof t, "%u", x);
-	put_str(b, t);
+	size_t k = sizeof t;
+	do /* the digits from the last, without snprintf's cost per number */
+		t[--k] = (char)('0' + x % 10);
+	while (x /= 10);
+	buf_put(b, t + k, sizeof t - k);
 }
 
 /* v ascending, distinct */
