@@ -247,6 +247,7 @@ int store_open(const char *path, int mode, store **out, dt_err *e)
 			store_close(s);
 			return -1;
 		}
+		s->chunks_lza3_only = v < STORE_SCHEMA_CODEC;
 		*out = s;
 		return 0;
 	}

@@ -203,9 +203,16 @@ static const char *const migrations[] = {
 	 * frame. Locations imported before are all real frames (0). A store of schema 6 or 7
 	 * opened read-only has no column: its locations read as real frames. */
 	"ALTER TABLE blame_locs ADD COLUMN inl INTEGER NOT NULL DEFAULT 0;",
+
+	/* 8 -> 9: how a chunk's events blob is encoded (store/chunk_codec.h): 0, an lza3 stream,
+	 * as every chunk written before; 1, that stream in a zstd frame. A store of schema 6 to 8
+	 * opened read-only has no column: its chunks read as lza3 (store_cursor_open). */
+	"ALTER TABLE chunks ADD COLUMN codec INTEGER NOT NULL DEFAULT 0;",
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
+
+_Static_assert(NMIGRATIONS >= STORE_SCHEMA_CODEC, "the codec column is in the schema");
 
 int store_schema_current(void)
 {
