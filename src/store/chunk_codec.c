@@ -27,7 +27,8 @@ chunk_enc *chunk_enc_new(void)
 		abort(); /* out of memory, as xmalloc treats it */
 	ZSTD_CCtx_setParameter(c->zc, ZSTD_c_compressionLevel, CHUNK_ZSTD_LEVEL);
 	ZSTD_CCtx_setParameter(c->zc, ZSTD_c_contentSizeFlag, 1);
-	ZSTD_CCtx_setParameter(c->zc, ZSTD_c_checksumFlag, 0);
+	/* 4 bytes a chunk, so that a damaged chunk is said to be damaged, never read as other events */
+	ZSTD_CCtx_setParameter(c->zc, ZSTD_c_checksumFlag, 1);
 	return c;
 }
 

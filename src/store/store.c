@@ -247,7 +247,13 @@ int store_open(const char *path, int mode, store **out, dt_err *e)
 			store_close(s);
 			return -1;
 		}
-		s->chunks_lza3_only = v < STORE_SCHEMA_CODEC;
+		/* a store of schema 6 to 8 is read as it is: without a codec column, every chunk is
+		 * an lza3 stream (the column is looked for, as a store whose version was set back
+		 * may have it) */
+		s->chunks_lza3_only =
+			v < STORE_SCHEMA_CODEC &&
+			query_int(s, "SELECT count(*) FROM pragma_table_info('chunks')"
+				     " WHERE name = 'codec'", &ok) == 0;
 		*out = s;
 		return 0;
 	}

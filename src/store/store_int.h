@@ -22,7 +22,7 @@ struct store {
 	void (*notice)(void *, const char *);
 	void *notice_arg;
 	sqlite3_stmt *get_trace; /* store_analysis_get_trace's statement, kept for its next call */
-	int chunks_lza3_only; /* read-only, schema before STORE_SCHEMA_CODEC: chunks have no codec */
+	int chunks_lza3_only; /* read-only, schema before STORE_SCHEMA_CODEC: no chunks.codec */
 };
 
 /* Says msg through the store's notice function (stderr unless changed). */
