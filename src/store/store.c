@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <errno.h>
 
+#include "store/chunk_codec.h"
 #include "store/store_int.h"
 #include "util/esc.h"
 #include "util/util.h"
@@ -282,6 +283,7 @@ void store_close(store *s)
 	if (!s)
 		return;
 	sqlite3_finalize(s->get_trace);
+	chunk_dec_free(s->chunk_dec);
 	if (s->db)
 		sqlite3_close_v2(s->db);
 	for (size_t i = 0; i < s->nfnames; i++)

@@ -22,6 +22,10 @@ struct store {
 	void (*notice)(void *, const char *);
 	void *notice_arg;
 	sqlite3_stmt *get_trace; /* store_analysis_get_trace's statement, kept for its next call */
+	/* the chunk decoder of this connection's cursors, made at the first (its zstd context is
+	 * costly to make per trace; a store is used by one thread at a time, and decoding
+	 * keeps nothing in it between chunks) */
+	struct chunk_dec *chunk_dec;
 	int chunks_lza3_only; /* read-only, schema before STORE_SCHEMA_CODEC: no chunks.codec */
 };
 

@@ -13,7 +13,6 @@
 struct store_cursor {
 	store *s;
 	sqlite3_stmt *sel;
-	chunk_dec *dec;
 	int has_time;
 	uint32_t *ev;
 	uint64_t *ts;
@@ -81,8 +80,10 @@ static int load_next_chunk(store_cursor *c, dt_err *e)
 	free(c->ev);
 	c->ev = NULL;
 	c->n = c->pos = 0;
-	if (chunk_decode(c->dec, codec, blob, blen, n, c->chunk_first, store_path(c->s), &ev, &nev,
-			 e))
+	if (!c->s->chunk_dec)
+		c->s->chunk_dec = chunk_dec_new();
+	if (chunk_decode(c->s->chunk_dec, codec, blob, blen, n, c->chunk_first, store_path(c->s),
+			 &ev, &nev, e))
 		return -1;
 	c->ev = ev;
 	c->n = nev;
@@ -139,7 +140,6 @@ int store_cursor_open(store *s, const store_trace *t, uint64_t from, store_curso
 		free(c);
 		return -1;
 	}
-	c->dec = chunk_dec_new();
 	sqlite3_bind_int64(c->sel, 1, t->id);
 	sqlite3_bind_int64(c->sel, 2, (int64_t)from);
 	*out = c;
@@ -233,7 +233,6 @@ void store_cursor_close(store_cursor *c)
 	if (!c)
 		return;
 	sqlite3_finalize(c->sel);
-	chunk_dec_free(c->dec);
 	free(c->ev);
 	free(c->ts);
 	free(c->args);
