@@ -15,7 +15,8 @@ struct chunk_enc {
 
 struct chunk_dec {
 	ZSTD_DCtx *zd;
-	dt_buf lz; /* the lza3 stream out of the zstd frame */
+	dt_buf lz;     /* the lza3 stream out of the zstd frame */
+	lza3_dec *lza; /* restarted for each chunk: its history is 264 KiB */
 };
 
 chunk_enc *chunk_enc_new(void)
@@ -72,6 +73,7 @@ void chunk_dec_free(chunk_dec *d)
 		return;
 	ZSTD_freeDCtx(d->zd);
 	buf_free(&d->lz);
+	lza3_dec_free(d->lza);
 	free(d);
 }
 
@@ -121,12 +123,33 @@ int chunk_decode(chunk_dec *d, int codec, const uint8_t *in, size_t len, uint64_
 				 "not know: upgrade difftrace",
 				 at, codec);
 	}
-	uint32_t *v = NULL;
-	size_t nv = 0;
-	unsigned flags = 0;
 	dt_err le;
 	dt_err_clear(&le);
-	if (lza3_decode_all(lz, lzlen, &v, &nv, &flags, path, &le)) {
+	int bad = 0;
+	if (!d->lza)
+		bad = !(d->lza = lza3_dec_new(lz, lzlen, path, &le));
+	else
+		bad = lza3_dec_restart(d->lza, lz, lzlen, &le) != 0;
+	/* n + 1 values at most are decoded: one more than expected says the chunk is damaged,
+	 * without expanding what a damaged stream could hold */
+	size_t cap = n < 65536 ? (size_t)n + 1 : 65537, nv = 0;
+	uint32_t *v = bad ? NULL : xmalloc(cap * sizeof *v);
+	while (!bad && nv <= n) {
+		if (nv == cap)
+			GROW(v, cap, nv + 65536);
+		size_t want = cap - nv;
+		if (want > n + 1 - nv)
+			want = (size_t)(n + 1 - nv);
+		int64_t r = lza3_dec_next(d->lza, v + nv, want, &le);
+		if (r < 0)
+			bad = 1;
+		else if (!r)
+			break;
+		else
+			nv += (size_t)r;
+	}
+	if (bad) {
+		free(v);
 		char where[48] = "";
 		if (le.offset >= 0)
 			snprintf(where, sizeof where, " at byte %lld", (long long)le.offset);
@@ -134,11 +157,14 @@ int chunk_decode(chunk_dec *d, int codec, const uint8_t *in, size_t len, uint64_
 				 at, codec == CHUNK_LZA3_ZSTD ? " (inside the zstd frame)" : "", where,
 				 le.msg);
 	}
+	unsigned flags = lza3_dec_flags(d->lza);
 	if (nv != n || (flags & (LZA3_TRUNCATED | LZA3_UNTERMINATED))) {
 		free(v);
 		return dt_err_at(e, path, -1,
-				 "damaged event chunk at event %llu: %zu events decoded, %llu expected",
-				 at, nv, (unsigned long long)n);
+				 "damaged event chunk at event %llu: %s%zu events decoded, %llu "
+				 "expected",
+				 at, nv > n ? "over " : "", nv > n ? (size_t)n : nv,
+				 (unsigned long long)n);
 	}
 	*ev = v;
 	*nev = nv;

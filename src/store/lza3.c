@@ -9,6 +9,7 @@
  * per-value loop never checks bounds, and then expands tokens on demand into caller-sized blocks:
  * a count of up to 65535 values may be split across calls. Positions wrap at 16 bits exactly as
  * in ParLOT's 16-bit variables; the history holds 32-bit values so that wide values survive. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -241,6 +242,8 @@ struct lza3_dec {
 	uint32_t cnt;         /* the count token before the pending literal ... */
 	int after_count;      /* ... when there is one */
 	size_t odd_at;        /* LZA3_ODD: the group of the first odd token */
+	uint64_t nout;        /* values decoded, each written to pattern[nout mod PSIZE];
+			       * UINT64_MAX after an error (lza3_dec_restart clears it all) */
 };
 
 /* Marks the stream as holding a state the encoder does not produce (first place only). */
@@ -313,6 +316,26 @@ lza3_dec *lza3_dec_new(const uint8_t *in, size_t n, const char *name, dt_err *e)
 		return NULL;
 	}
 	return d;
+}
+
+int lza3_dec_restart(lza3_dec *d, const uint8_t *in, size_t n, dt_err *e)
+{
+	/* the history as calloc left it: only the pattern positions written are cleared */
+	size_t used = d->nout < PSIZE ? (size_t)d->nout : PSIZE;
+	memset(d->pattern, 0, used * sizeof *d->pattern);
+	memset(d->hash, 0, sizeof d->hash);
+	char *name = d->name;
+	memset((char *)d + offsetof(lza3_dec, in), 0, sizeof *d - offsetof(lza3_dec, in));
+	d->name = name;
+	d->in = in;
+	d->n = n;
+	d->ti = 4;
+	d->state = LZA3_ST_STEP;
+	if (lza3_frame(d, e)) {
+		d->nout = UINT64_MAX;
+		return -1;
+	}
+	return 0;
 }
 
 void lza3_dec_free(lza3_dec *d)
@@ -399,7 +422,7 @@ static void lza3_copy(lza3_dec *d, uint32_t *out, size_t k)
 	d->lpos = (uint32_t)((lp + k) & PMASK);
 }
 
-int64_t lza3_dec_next(lza3_dec *d, uint32_t *out, size_t max, dt_err *e)
+static int64_t dec_next(lza3_dec *d, uint32_t *out, size_t max, dt_err *e)
 {
 	size_t o = 0;
 	uint32_t *pat = d->pattern;
@@ -477,6 +500,16 @@ int64_t lza3_dec_next(lza3_dec *d, uint32_t *out, size_t max, dt_err *e)
 		}
 	}
 	return (int64_t)o;
+}
+
+int64_t lza3_dec_next(lza3_dec *d, uint32_t *out, size_t max, dt_err *e)
+{
+	int64_t r = dec_next(d, out, max, e);
+	if (r < 0)
+		d->nout = UINT64_MAX;
+	else if (d->nout != UINT64_MAX)
+		d->nout += (uint64_t)r;
+	return r;
 }
 
 size_t lza3_dec_odd_at(const lza3_dec *d)
