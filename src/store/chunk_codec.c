@@ -28,7 +28,8 @@ chunk_enc *chunk_enc_new(void)
 		abort(); /* out of memory, as xmalloc treats it */
 	ZSTD_CCtx_setParameter(c->zc, ZSTD_c_compressionLevel, CHUNK_ZSTD_LEVEL);
 	ZSTD_CCtx_setParameter(c->zc, ZSTD_c_contentSizeFlag, 1);
-	/* 4 bytes a chunk, so that a damaged chunk is said to be damaged, never read as other events */
+	/* 4 bytes a chunk, so that a damaged chunk is said to be damaged, never read as other
+	 * events */
 	ZSTD_CCtx_setParameter(c->zc, ZSTD_c_checksumFlag, 1);
 	return c;
 }
@@ -153,8 +154,9 @@ int chunk_decode(chunk_dec *d, int codec, const uint8_t *in, size_t len, uint64_
 		char where[48] = "";
 		if (le.offset >= 0)
 			snprintf(where, sizeof where, " at byte %lld", (long long)le.offset);
-		return dt_err_at(e, path, -1, "damaged event chunk at event %llu: its lza3 stream%s%s: %s",
-				 at, codec == CHUNK_LZA3_ZSTD ? " (inside the zstd frame)" : "", where,
+		return dt_err_at(e, path, -1,
+				 "damaged event chunk at event %llu: its lza3 stream%s%s: %s", at,
+				 codec == CHUNK_LZA3_ZSTD ? " (inside the zstd frame)" : "", where,
 				 le.msg);
 	}
 	unsigned flags = lza3_dec_flags(d->lza);

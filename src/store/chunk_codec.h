@@ -6,9 +6,10 @@
  *   CHUNK_LZA3       the blob is the lza3 stream itself (every chunk of a store of schema < 9,
  *                    and a chunk that zstd would not make smaller);
  *   CHUNK_LZA3_ZSTD  the blob is one zstd frame (libzstd, level CHUNK_ZSTD_LEVEL, with its
- *                    content size and checksum) of the lza3 stream: zstd's entropy coding and matches over
- *                    the tokens take a chunk of MPI + OpenMP events to about a third of lza3's
- *                    bytes, and decoding it costs little next to lza3's own decoding.
+ *                    content size and checksum) of the lza3 stream: zstd's entropy coding
+ *                    and matches over the tokens take a chunk of MPI + OpenMP events to
+ *                    about a third of lza3's bytes, and decoding it costs little next to
+ *                    lza3's own decoding.
  * Any other codec is one this difftrace does not know (written by a later one). */
 #ifndef DT_CHUNK_CODEC_H
 #define DT_CHUNK_CODEC_H
