@@ -3,7 +3,7 @@
 # As root it installs what is missing; otherwise it prints the one apt-get line to run.
 set -eu
 what=${1:-demo}
-pkgs="gcc make autoconf automake pkg-config libsqlite3-dev libpcre2-dev libncurses-dev
+pkgs="gcc make autoconf automake pkg-config libsqlite3-dev libzstd-dev libpcre2-dev libncurses-dev
       uftrace openmpi-bin libopenmpi-dev libdw-dev libunwind-dev libpapi-dev libclang-dev"
 if [ "$what" = test ]; then
 	pkgs="$pkgs clang sqlite3 mandoc groff-base tmux"

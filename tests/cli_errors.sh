@@ -80,5 +80,31 @@ printf 'hello' > "$T/not.db"
 expect_status 1 "$DT" -d "$T/not.db" runs
 expect_err "not a difftrace store"
 
+# a damaged event chunk (a zstd frame with a byte changed, then one cut short): exit 1, one
+# line naming the store and the chunk, the store left as it was; the sound traces still read
+mkdir "$T/zt"
+awk 'BEGIN { srand(7); for (i = 0; i < 3000; i++) print "MPI_Send\n[ret]\nf" int(rand() * 20) "\n[ret]" }' \
+	>"$T/zt/0.0.txt"
+cp "$T/zt/0.0.txt" "$T/zt/0.1.txt"
+expect_status 0 "$DT" -d "$T/z.db" import -q --run z "$T/zt"
+[ "$(sqlite3 "$T/z.db" "SELECT group_concat(codec) FROM chunks")" = "1,1" ] ||
+	fail "the chunks are not zstd frames: $(sqlite3 "$T/z.db" "SELECT codec, length(events) FROM chunks")"
+sqlite3 "$T/z.db" "UPDATE chunks SET events = CAST(substr(events, 1, 20) ||
+	CASE substr(events, 21, 1) WHEN X'00' THEN X'01' ELSE X'00' END || substr(events, 22) AS BLOB)
+	WHERE trace_id = (SELECT id FROM traces WHERE thread = 0)" || fail "sqlite3"
+zbefore=$(sqlite3 "$T/z.db" "SELECT hex(events) FROM chunks")
+expect_status 1 "$DT" -d "$T/z.db" show z 0.0
+[ "$(wc -l <"$T/err")" = 1 ] || fail "not one line: $(cat "$T/err")"
+grep -q "^difftrace: $T/z.db: damaged event chunk at event 0: zstd: " "$T/err" ||
+	fail "the damaged chunk: $(cat "$T/err")"
+expect_status 0 "$DT" -d "$T/z.db" show z 0.1
+sqlite3 "$T/z.db" "UPDATE chunks SET events = substr(events, 1, length(events) - 3)
+	WHERE trace_id = (SELECT id FROM traces WHERE thread = 0)" || fail "sqlite3"
+expect_status 1 "$DT" -d "$T/z.db" analyze z
+[ "$(wc -l <"$T/err")" = 1 ] || fail "not one line: $(cat "$T/err")"
+grep -q "^difftrace: $T/z.db: damaged event chunk at event 0: zstd: " "$T/err" ||
+	fail "the cut chunk: $(cat "$T/err")"
+[ "$(sqlite3 "$T/z.db" "SELECT count(*) FROM analyses")" = 0 ] || fail "a failed analysis was stored"
+
 [ "$(store_digest)" = "$before" ] || fail "the store changed: $before / $(store_digest)"
 pass

@@ -126,7 +126,7 @@ if command -v setpriv >/dev/null; then
 		HOME="$T/home" setpriv --reuid=65534 --regid=65534 --clear-groups "$DT" -d "$T/ro/store.db" "$@"
 	}
 	if nobody_can_run; then
-		for schema in 9 8; do
+		for schema in 10 8; do
 			expect_status 0 nobody rank --normal normal --faulty order
 			cmp -s "$T/order.txt" "$T/out" ||
 				{ diff "$T/order.txt" "$T/out" >&2; fail "read-only, schema $schema"; }

@@ -1,7 +1,8 @@
 /* test_lza3.c: the LZa3 | ZE codec against the worked vectors and edge cases of
  * formats/parlot.md §1.4 and §1.6, the wide-value escape, streaming decode, seeded property
  * tests (round trips of random and repetitive streams, cut encodings) and a loop of corrupted
- * inputs that must yield an error or flags, never a crash (the suite runs under ASan). */
+ * inputs that must yield an error or flags, never a crash (the suite runs under ASan), and one
+ * decoder restarted on stream after stream. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <stdint.h>
@@ -687,9 +688,62 @@ static int test_real_files(void)
 	return nfiles;
 }
 
+/* One decoder restarted on stream after stream (short and long ones, ones whose history wraps,
+ * damaged ones) decodes each as a fresh decoder does. */
+static void test_restart(void)
+{
+	rng r = { 0x5eed1234 };
+	vec a = { 0 };
+	dt_buf b = { 0 };
+	dt_err e;
+	lza3_dec *d = NULL;
+	const size_t cap = 1u << 20;
+	uint32_t *out = xmalloc(cap * sizeof *out);
+	int bad = 0;
+	for (int i = 0; i < 60; i++) {
+		gen_case(&r, &a, i);
+		b.len = 0;
+		encode(a.v, a.n, 0, &b);
+		if (i % 5 == 4 && b.len > 2) /* damaged: a byte changed, or the stream cut short */
+			b.p[rndn(&r, (uint32_t)b.len)] ^= (uint8_t)(1 + rndn(&r, 255));
+		uint32_t *want = NULL;
+		size_t nwant = 0;
+		unsigned fl;
+		int wr = decode(b.p, b.len, &want, &nwant, &fl, &e);
+		dt_err_clear(&e);
+		int rr = d ? lza3_dec_restart(d, b.p, b.len, &e) : !(d = lza3_dec_new(b.p, b.len, "t", &e));
+		size_t got = 0;
+		int64_t k = 0;
+		while (!rr && got < cap) {
+			size_t max = 1 + rndn(&r, 70000);
+			if (max > cap - got)
+				max = cap - got;
+			if ((k = lza3_dec_next(d, out + got, max, &e)) <= 0)
+				break;
+			got += (size_t)k;
+		}
+		CHECK(got < cap);
+		if (rr || k < 0) {
+			bad += wr == 0; /* the fresh decoder took it */
+		} else {
+			bad += wr != 0 || got != nwant || (got && memcmp(out, want, got * sizeof *out));
+		}
+		free(want);
+		if (rr && d) { /* a stream refused up front: the decoder is still usable */
+			CHECK(lza3_dec_restart(d, (const uint8_t *)"\0", 1, &e) == 0);
+		}
+	}
+	CHECK_EQ_INT(bad, 0);
+	lza3_dec_free(d);
+	free(out);
+	free(a.v);
+	buf_free(&b);
+}
+
 int main(void)
 {
 	test_vectors();
+	test_restart();
 	test_edge_cases();
 	test_counts();
 	test_wide();

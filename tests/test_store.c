@@ -1,11 +1,15 @@
 /* test_store.c: the store: schema, runs, the writer (chunks, timestamps, arguments, gaps),
- * P.T numbering, cursors that start anywhere, rollback, and refusal of newer schemas. */
+ * P.T numbering, cursors that start anywhere, rollback, refusal of newer schemas, the chunks'
+ * codecs (zstd frames; the lza3 chunks of a store of schema 8, read-only or migrated) and a
+ * damaged chunk's error. */
 #define _POSIX_C_SOURCE 200809L
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "store/chunk_codec.h"
+#include "store/lza3.h"
 #include "store/store.h"
 #include "store/store_srcline.h"
 #include "import/wire.h"
@@ -53,6 +57,98 @@ static void write_trace(dt_sink *k, int64_t pid, int64_t tid, int64_t rank, int 
 	CHECK(k->end(k->ctx, DT_TF_LOST, "lost 99 records", &e) == 0);
 	if (e.status)
 		fprintf(stderr, "write_trace: %s\n", e.msg);
+}
+
+
+static int64_t sql_int(const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	CHECK(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK);
+	int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+/* Makes the store one of schema 8, as difftrace wrote it before chunks had a codec: every
+ * chunk's events back to its bare lza3 stream, no codec column. */
+static void to_schema8(void)
+{
+	sqlite3 *db;
+	sqlite3_stmt *sel, *upd;
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	CHECK(sqlite3_prepare_v2(db, "SELECT id, events, codec, n FROM chunks", -1, &sel, NULL) ==
+	      SQLITE_OK);
+	CHECK(sqlite3_prepare_v2(db, "UPDATE chunks SET events = ?1 WHERE id = ?2", -1, &upd,
+				 NULL) == SQLITE_OK);
+	chunk_dec *dec = chunk_dec_new();
+	lza3_enc *z = lza3_enc_new();
+	dt_buf b = { 0 };
+	int nzstd = 0;
+	while (sqlite3_step(sel) == SQLITE_ROW) {
+		uint32_t *ev;
+		size_t n;
+		dt_err e;
+		dt_err_clear(&e);
+		nzstd += sqlite3_column_int(sel, 2) == CHUNK_LZA3_ZSTD;
+		CHECK(chunk_decode(dec, sqlite3_column_int(sel, 2), sqlite3_column_blob(sel, 1),
+				   (size_t)sqlite3_column_bytes(sel, 1),
+				   (uint64_t)sqlite3_column_int64(sel, 3), 0, path, &ev, &n, &e) == 0);
+		b.len = 0;
+		lza3_enc_put(z, ev, n, &b);
+		lza3_enc_finish(z, &b);
+		free(ev);
+		sqlite3_bind_blob(upd, 1, b.p, (int)b.len, SQLITE_STATIC);
+		sqlite3_bind_int64(upd, 2, sqlite3_column_int64(sel, 0));
+		CHECK(sqlite3_step(upd) == SQLITE_DONE);
+		sqlite3_reset(upd);
+	}
+	CHECK(nzstd > 0);
+	sqlite3_finalize(sel);
+	sqlite3_finalize(upd);
+	sqlite3_close(db);
+	chunk_dec_free(dec);
+	lza3_enc_free(z);
+	buf_free(&b);
+	raw_sql("ALTER TABLE chunks DROP COLUMN codec; DROP TABLE rank_cache; PRAGMA user_version = 8;");
+}
+
+/* Reads the first trace of run `name` (the write_trace of nev events) whole: 0 when every event
+ * and time is right, else -1 with e set or a count of wrong events. */
+static int read_back(store *s, const char *name, uint32_t f, uint32_t g, uint64_t nev, dt_err *e)
+{
+	store_run r;
+	store_trace *t;
+	size_t n;
+	if (store_run_get(s, name, &r, e))
+		return -1;
+	int rc = store_trace_list(s, r.id, &t, &n, e);
+	store_run_free(&r);
+	if (rc || !n)
+		return -1;
+	store_cursor *c;
+	if (store_cursor_open(s, &t[0], 0, &c, e)) {
+		store_traces_free(t, n);
+		return -1;
+	}
+	static uint32_t ev[5000];
+	static uint64_t ts[5000];
+	uint64_t idx = 0;
+	int wrong = 0;
+	int64_t got;
+	while ((got = store_cursor_next(c, ev, ts, 5000, e)) > 0)
+		for (int64_t i = 0; i < got; i++, idx++) {
+			uint32_t want = (idx % 4 == 0) ? f : (idx % 4 == 1) ? g : DT_RET;
+			uint64_t wts = 1000000 + idx * 7 + (idx > 300000 ? 5000000000ull : 0);
+			wrong += ev[i] != want || ts[i] != wts;
+		}
+	store_cursor_close(c);
+	store_traces_free(t, n);
+	if (got < 0)
+		return -1;
+	return idx == nev ? wrong : wrong + 1;
 }
 
 int main(void)
@@ -271,6 +367,73 @@ int main(void)
 	dt_err_clear(&e);
 	CHECK(store_run_delete(s, "normal", &e) == 0);
 	CHECK_EQ_INT(store_run_exists(s, "normal", &e), 0);
+	store_close(s);
+
+	/* the chunks of a run: zstd frames where that is smaller (the long trace's three full
+	 * chunks), the bare lza3 stream where it is not (its last chunk of 123 events, and the
+	 * tiny traces of 4 events) */
+	CHECK(store_open(path, STORE_OPEN_EXISTING, &s, &e) == 0);
+	CHECK(store_begin(s, &e) == 0);
+	CHECK(store_run_create(s, "zrun", "", "text", "", &run, &e) == 0);
+	w = store_writer_new(s, run, NULL);
+	k = store_writer_sink(w);
+	write_trace(k, 1, 1, -1, 1, big, f, g, 100);
+	write_trace(k, 1, 2, -1, 0, 4, f, g, 100);
+	CHECK(store_writer_finish(w, &e) == 0);
+	store_writer_free(w);
+	CHECK(store_commit(s, &e) == 0);
+	store_close(s);
+	CHECK_EQ_INT(sql_int("PRAGMA user_version"), 10);
+	CHECK_EQ_INT(sql_int("SELECT count(*) FROM chunks WHERE codec = 1"), 3);
+	CHECK_EQ_INT(sql_int("SELECT count(*) FROM chunks WHERE codec = 1 AND n != 262144"), 0);
+	CHECK_EQ_INT(sql_int("SELECT count(*) FROM chunks WHERE codec = 0 AND n = 123"), 1);
+	CHECK(store_open(path, STORE_OPEN_READ, &s, &e) == 0);
+	CHECK_EQ_INT(read_back(s, "zrun", f, g, big, &e), 0);
+	store_close(s);
+
+	/* a store of schema 8: read-only, it is read as it is (no codec column); opened to write,
+	 * it is migrated, its chunks lza3 (codec 0) next to the new zstd ones */
+	to_schema8();
+	CHECK(store_open(path, STORE_OPEN_READ, &s, &e) == 0);
+	CHECK_EQ_INT(read_back(s, "zrun", f, g, big, &e), 0);
+	store_close(s);
+	CHECK_EQ_INT(sql_int("PRAGMA user_version"), 8);
+	CHECK(store_open(path, STORE_OPEN_EXISTING, &s, &e) == 0);
+	CHECK_EQ_INT(sql_int("PRAGMA user_version"), 10);
+	CHECK_EQ_INT(sql_int("SELECT count(*) FROM chunks WHERE codec != 0"), 0);
+	CHECK_EQ_INT(read_back(s, "zrun", f, g, big, &e), 0);
+	CHECK(store_begin(s, &e) == 0);
+	CHECK(store_run_create(s, "zrun2", "", "text", "", &run, &e) == 0);
+	w = store_writer_new(s, run, NULL);
+	k = store_writer_sink(w);
+	write_trace(k, 1, 1, -1, 1, big, f, g, 100);
+	CHECK(store_writer_finish(w, &e) == 0);
+	store_writer_free(w);
+	CHECK(store_commit(s, &e) == 0);
+	CHECK_EQ_INT(read_back(s, "zrun2", f, g, big, &e), 0);
+	CHECK_EQ_INT(read_back(s, "zrun", f, g, big, &e), 0);
+	store_close(s);
+	CHECK_EQ_INT(sql_int("SELECT count(*) FROM chunks WHERE codec = 1"), 3);
+
+	/* a damaged chunk (the third of zrun2's, cut short) stops the read with one line that
+	 * names the store and the chunk; the chunks before it read */
+	raw_sql("UPDATE chunks SET events = substr(events, 1, length(events) - 9) WHERE seq = 2"
+		" AND trace_id = (SELECT t.id FROM traces t JOIN runs r ON r.id = t.run_id"
+		" WHERE r.name = 'zrun2' AND t.thread = 0)");
+	CHECK(store_open(path, STORE_OPEN_READ, &s, &e) == 0);
+	CHECK(read_back(s, "zrun2", f, g, big, &e) == -1);
+	char msg1[1200];
+	dt_err_format(&e, msg1, sizeof msg1);
+	CHECK_EQ_STR(e.file, path);
+	CHECK(strchr(msg1, '\n') == NULL);
+	CHECK(strstr(msg1, ": damaged event chunk at event 524288: zstd: ") != NULL);
+	dt_err_clear(&e);
+	/* an unknown codec, as a later difftrace could write */
+	raw_sql("UPDATE chunks SET codec = 5 WHERE seq = 2");
+	CHECK(read_back(s, "zrun", f, g, big, &e) == -1);
+	CHECK(strstr(e.msg, "event chunk at event 524288 has codec 5, which this difftrace does not"
+			    " know") == e.msg);
+	dt_err_clear(&e);
 	store_close(s);
 
 	/* a store from a newer difftrace is refused, not touched */

@@ -380,6 +380,27 @@ static void test_staged(void)
 		CHECK(nm && !strncmp(nm, "MPI_", 4));
 	}
 	free(v);
+	/* and its chunks, decoded, re-numbered and encoded again: none names b's functions */
+	store_trace *t;
+	size_t nt;
+	CHECK(store_trace_list(a, r.id, &t, &nt, &e) == 0);
+	size_t nev = 0, foreign = 0;
+	for (size_t i = 0; i < nt; i++) {
+		store_cursor *c;
+		CHECK(store_cursor_open(a, &t[i], 0, &c, &e) == 0);
+		uint32_t buf[256];
+		int64_t nread;
+		while ((nread = store_cursor_next(c, buf, NULL, 256, &e)) > 0)
+			for (int64_t j = 0; j < nread; j++, nev++) {
+				const char *nm = store_func_name(a, buf[j]);
+				foreign += !nm || !strncmp(nm, "zzz_", 4);
+			}
+		CHECK_EQ_INT(nread, 0);
+		store_cursor_close(c);
+	}
+	CHECK(nev > 0);
+	CHECK_EQ_INT(foreign, 0);
+	store_traces_free(t, nt);
 	store_run_free(&r);
 	store_close(a);
 }

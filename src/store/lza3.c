@@ -9,7 +9,6 @@
  * per-value loop never checks bounds, and then expands tokens on demand into caller-sized blocks:
  * a count of up to 65535 values may be split across calls. Positions wrap at 16 bits exactly as
  * in ParLOT's 16-bit variables; the history holds 32-bit values so that wide values survive. */
-#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,39 +255,9 @@ struct lza3_dec {
 	uint32_t cnt;         /* the count token before the pending literal ... */
 	int after_count;      /* ... when there is one */
 	size_t odd_at;        /* LZA3_ODD: the group of the first odd token */
-	uint64_t produced;    /* values decoded, hence written to the history */
+	uint64_t nout;        /* values decoded, each written to pattern[nout mod PSIZE];
+			       * UINT64_MAX after an error (lza3_dec_restart clears it all) */
 };
-
-/* A decoder's 270 KB are kept for the thread's next one (a store read decodes a chunk at a
- * time, and clearing a fresh history cost more than decoding a chunk of 10^4 events): handed
- * back clean, it needs only the history it wrote cleared. */
-static pthread_key_t lza3_spare_key;
-static pthread_once_t lza3_spare_once = PTHREAD_ONCE_INIT;
-
-static void lza3_spare_make(void)
-{
-	pthread_key_create(&lza3_spare_key, free);
-}
-
-static lza3_dec *lza3_dec_take(void)
-{
-	pthread_once(&lza3_spare_once, lza3_spare_make);
-	lza3_dec *d = pthread_getspecific(lza3_spare_key);
-	if (!d)
-		return xcalloc(1, sizeof *d);
-	pthread_setspecific(lza3_spare_key, NULL);
-	return d;
-}
-
-static void lza3_dec_give(lza3_dec *d)
-{
-	memset(d->hash, 0, sizeof d->hash);
-	memset(d->pattern, 0,
-	       (d->produced < PSIZE ? (size_t)d->produced : (size_t)PSIZE) * sizeof *d->pattern);
-	memset((char *)d + offsetof(lza3_dec, in), 0, sizeof *d - offsetof(lza3_dec, in));
-	if (pthread_getspecific(lza3_spare_key) || pthread_setspecific(lza3_spare_key, d))
-		free(d);
-}
 
 /* Marks the stream as holding a state the encoder does not produce (first place only). */
 static void lza3_odd(lza3_dec *d)
@@ -349,7 +318,7 @@ static int lza3_frame(lza3_dec *d, dt_err *e)
 
 lza3_dec *lza3_dec_new(const uint8_t *in, size_t n, const char *name, dt_err *e)
 {
-	lza3_dec *d = lza3_dec_take();
+	lza3_dec *d = xcalloc(1, sizeof *d);
 	d->in = in;
 	d->n = n;
 	d->name = xstrdup(name ? name : "");
@@ -362,12 +331,32 @@ lza3_dec *lza3_dec_new(const uint8_t *in, size_t n, const char *name, dt_err *e)
 	return d;
 }
 
+int lza3_dec_restart(lza3_dec *d, const uint8_t *in, size_t n, dt_err *e)
+{
+	/* the history as calloc left it: only the pattern positions written are cleared */
+	size_t used = d->nout < PSIZE ? (size_t)d->nout : PSIZE;
+	memset(d->pattern, 0, used * sizeof *d->pattern);
+	memset(d->hash, 0, sizeof d->hash);
+	char *name = d->name;
+	memset((char *)d + offsetof(lza3_dec, in), 0, sizeof *d - offsetof(lza3_dec, in));
+	d->name = name;
+	d->in = in;
+	d->n = n;
+	d->ti = 4;
+	d->state = LZA3_ST_STEP;
+	if (lza3_frame(d, e)) {
+		d->nout = UINT64_MAX;
+		return -1;
+	}
+	return 0;
+}
+
 void lza3_dec_free(lza3_dec *d)
 {
 	if (!d)
 		return;
 	free(d->name);
-	lza3_dec_give(d);
+	free(d);
 }
 
 unsigned lza3_dec_flags(const lza3_dec *d)
@@ -446,17 +435,7 @@ static void lza3_copy(lza3_dec *d, uint32_t *out, size_t k)
 	d->lpos = (uint32_t)((lp + k) & PMASK);
 }
 
-static int64_t lza3_dec_run(lza3_dec *d, uint32_t *out, size_t max, dt_err *e);
-
-int64_t lza3_dec_next(lza3_dec *d, uint32_t *out, size_t max, dt_err *e)
-{
-	int64_t got = lza3_dec_run(d, out, max, e);
-	/* every value decoded goes into the history; after an error, assume all of it */
-	d->produced = got < 0 ? PSIZE : d->produced + (uint64_t)got;
-	return got;
-}
-
-static int64_t lza3_dec_run(lza3_dec *d, uint32_t *out, size_t max, dt_err *e)
+static int64_t dec_next(lza3_dec *d, uint32_t *out, size_t max, dt_err *e)
 {
 	size_t o = 0;
 	uint32_t *pat = d->pattern;
@@ -534,6 +513,16 @@ static int64_t lza3_dec_run(lza3_dec *d, uint32_t *out, size_t max, dt_err *e)
 		}
 	}
 	return (int64_t)o;
+}
+
+int64_t lza3_dec_next(lza3_dec *d, uint32_t *out, size_t max, dt_err *e)
+{
+	int64_t r = dec_next(d, out, max, e);
+	if (r < 0)
+		d->nout = UINT64_MAX;
+	else if (d->nout != UINT64_MAX)
+		d->nout += (uint64_t)r;
+	return r;
 }
 
 size_t lza3_dec_odd_at(const lza3_dec *d)

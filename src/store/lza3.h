@@ -46,6 +46,10 @@ typedef struct lza3_dec lza3_dec;
  * bit-pattern bits set past the trailer's tokens) fails there with the byte offset. */
 lza3_dec *lza3_dec_new(const uint8_t *in, size_t n, const char *name, dt_err *e);
 void lza3_dec_free(lza3_dec *d);
+/* Starts d on another independent stream in[0..n) (its name kept), as lza3_dec_new would but
+ * reusing d's memory: a reader of many small streams (the store's chunks) then clears only the
+ * part of the history the last stream wrote instead of mapping fresh pages for each. */
+int lza3_dec_restart(lza3_dec *d, const uint8_t *in, size_t n, dt_err *e);
 /* Decodes up to max values into out; returns how many (0 at the end), or -1 on an error
  * (an escape cut short by the end of the stream), with the byte offset in e. */
 int64_t lza3_dec_next(lza3_dec *d, uint32_t *out, size_t max, dt_err *e);

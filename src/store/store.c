@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <errno.h>
 
+#include "store/chunk_codec.h"
 #include "store/store_int.h"
 #include "util/esc.h"
 #include "util/util.h"
@@ -247,6 +248,13 @@ int store_open(const char *path, int mode, store **out, dt_err *e)
 			store_close(s);
 			return -1;
 		}
+		/* a store of schema 6 to 9 is read as it is: without a codec column, every chunk is
+		 * an lza3 stream (the column is looked for, as a store whose version was set back
+		 * may have it) */
+		s->chunks_lza3_only =
+			v < STORE_SCHEMA_CODEC &&
+			query_int(s, "SELECT count(*) FROM pragma_table_info('chunks')"
+				     " WHERE name = 'codec'", &ok) == 0;
 		*out = s;
 		return 0;
 	}
@@ -275,6 +283,7 @@ void store_close(store *s)
 	if (!s)
 		return;
 	sqlite3_finalize(s->get_trace);
+	chunk_dec_free(s->chunk_dec);
 	if (s->db)
 		sqlite3_close_v2(s->db);
 	for (size_t i = 0; i < s->nfnames; i++)

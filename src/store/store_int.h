@@ -22,6 +22,11 @@ struct store {
 	void (*notice)(void *, const char *);
 	void *notice_arg;
 	sqlite3_stmt *get_trace; /* store_analysis_get_trace's statement, kept for its next call */
+	/* the chunk decoder of this connection's cursors, made at the first (its zstd context is
+	 * costly to make per trace; a store is used by one thread at a time, and decoding
+	 * keeps nothing in it between chunks) */
+	struct chunk_dec *chunk_dec;
+	int chunks_lza3_only; /* read-only, schema before STORE_SCHEMA_CODEC: no chunks.codec */
 };
 
 /* Says msg through the store's notice function (stderr unless changed). */
@@ -51,6 +56,9 @@ int store_schema_migrate(store *s, dt_err *e);
 /* The oldest schema version a read-only store is read in without migrating it: the later
  * migrations only add tables that every reader does without (store_srclines_load). */
 #define STORE_SCHEMA_READ_MIN 6
+/* The schema version that gave chunks their codec column (store/chunk_codec.h); before it every
+ * chunk's events blob is an lza3 stream. */
+#define STORE_SCHEMA_CODEC 10
 /* The schema version this difftrace writes. */
 int store_schema_current(void);
 /* Remembers a newly interned function so that store_func_name sees it. */

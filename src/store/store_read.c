@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/lza3.h"
+#include "store/chunk_codec.h"
 #include "store/store_int.h"
 #include "util/util.h"
 
@@ -74,19 +74,17 @@ static int load_next_chunk(store_cursor *c, dt_err *e)
 	c->depth = sqlite3_column_int(c->sel, 2);
 	const uint8_t *blob = sqlite3_column_blob(c->sel, 3);
 	size_t blen = (size_t)sqlite3_column_bytes(c->sel, 3);
+	int codec = sqlite3_column_int(c->sel, 6);
 	uint32_t *ev = NULL;
 	size_t nev = 0;
-	unsigned flags = 0;
 	free(c->ev);
 	c->ev = NULL;
-	if (lza3_decode_all(blob, blen, &ev, &nev, &flags, store_path(c->s), e))
+	c->n = c->pos = 0;
+	if (!c->s->chunk_dec)
+		c->s->chunk_dec = chunk_dec_new();
+	if (chunk_decode(c->s->chunk_dec, codec, blob, blen, n, c->chunk_first, store_path(c->s),
+			 &ev, &nev, e))
 		return -1;
-	if (nev != n || (flags & (LZA3_TRUNCATED | LZA3_UNTERMINATED))) {
-		free(ev);
-		return dt_err_at(e, store_path(c->s), -1,
-				 "damaged event chunk at event %llu: %zu events decoded, %llu expected",
-				 (unsigned long long)c->chunk_first, nev, (unsigned long long)n);
-	}
 	c->ev = ev;
 	c->n = nev;
 	c->pos = 0;
@@ -131,9 +129,13 @@ int store_cursor_open(store *s, const store_trace *t, uint64_t from, store_curso
 	c->s = s;
 	c->has_time = t->has_time;
 	c->skip_to = from;
+	/* a store of schema 6 to 9 opened read-only has no codec column: all its chunks are lza3 */
 	if (store_prepare(s,
-			  "SELECT first, n, depth, events, times, args FROM chunks"
-			  " WHERE trace_id = ?1 AND first + n > ?2 ORDER BY seq",
+			  s->chunks_lza3_only
+				  ? "SELECT first, n, depth, events, times, args, 0 FROM chunks"
+				    " WHERE trace_id = ?1 AND first + n > ?2 ORDER BY seq"
+				  : "SELECT first, n, depth, events, times, args, codec FROM chunks"
+				    " WHERE trace_id = ?1 AND first + n > ?2 ORDER BY seq",
 			  &c->sel, e)) {
 		free(c);
 		return -1;

@@ -215,9 +215,45 @@ static const char *const migrations[] = {
 	"  opts TEXT NOT NULL, value BLOB NOT NULL,"
 	"  PRIMARY KEY(normal, faulty, opts)) WITHOUT ROWID;"
 	"CREATE INDEX IF NOT EXISTS rank_cache_faulty ON rank_cache(faulty);",
+
+	/* 9 -> 10: how a chunk's events blob is encoded (store/chunk_codec.h): 0, an lza3 stream,
+	 * as every chunk written before; 1, that stream in a zstd frame. A store of schema 6 to 9
+	 * opened read-only has no column: its chunks read as lza3 (store_cursor_open). */
+	"ALTER TABLE chunks ADD COLUMN codec INTEGER NOT NULL DEFAULT 0;",
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
+
+_Static_assert(NMIGRATIONS >= STORE_SCHEMA_CODEC, "the codec column is in the schema");
+
+/* Migrations that only add a column, skipped when the column is there already: a store whose
+ * version was set back without dropping the column (as tests make stores "of schema N" from a
+ * current one) keeps the column and its values, which say how its chunks are encoded. */
+static const struct {
+	int from;
+	const char *table, *column;
+} added_columns[] = {
+	{ STORE_SCHEMA_CODEC - 1, "chunks", "codec" },
+};
+
+static int has_column(store *s, int from, dt_err *e, int *has)
+{
+	*has = 0;
+	for (size_t i = 0; i < sizeof added_columns / sizeof *added_columns; i++) {
+		if (added_columns[i].from != from)
+			continue;
+		sqlite3_stmt *st;
+		char sql[160];
+		snprintf(sql, sizeof sql,
+			 "SELECT count(*) FROM pragma_table_info('%s') WHERE name = '%s'",
+			 added_columns[i].table, added_columns[i].column);
+		if (store_prepare(s, sql, &st, e))
+			return -1;
+		*has = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
+		sqlite3_finalize(st);
+	}
+	return 0;
+}
 
 int store_schema_current(void)
 {
@@ -258,7 +294,8 @@ int store_schema_migrate(store *s, dt_err *e)
 	}
 	for (int v = version; v < NMIGRATIONS; v++) {
 		char sql[64];
-		if (store_exec(s, migrations[v], e))
+		int has;
+		if (has_column(s, v, e, &has) || (!has && store_exec(s, migrations[v], e)))
 			goto fail;
 		snprintf(sql, sizeof sql, "PRAGMA user_version = %d", v + 1);
 		if (store_exec(s, sql, e))

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/lza3.h"
+#include "store/chunk_codec.h"
 #include "store/store_int.h"
 #include "util/util.h"
 
@@ -269,30 +269,31 @@ static int publish_functions(store *s, dt_err *e)
 			  " WHERE old = func) WHERE func IN (SELECT old FROM temp.fmap)", e) ||
 	    store_exec(s, "DROP TABLE temp.fmap", e))
 		goto out;
-	if (store_prepare(s, "SELECT id, events FROM temp.chunks", &ch, e) ||
-	    store_prepare(s, "UPDATE temp.chunks SET events = ?1 WHERE id = ?2", &upd, e))
+	if (store_prepare(s, "SELECT id, events, codec, n, first FROM temp.chunks", &ch, e) ||
+	    store_prepare(s, "UPDATE temp.chunks SET events = ?1, codec = ?2 WHERE id = ?3", &upd,
+			  e))
 		goto out;
-	lza3_enc *enc = lza3_enc_new();
+	chunk_enc *enc = chunk_enc_new();
+	chunk_dec *dec = chunk_dec_new();
 	dt_buf b = { 0 };
 	int r;
 	while ((r = sqlite3_step(ch)) == SQLITE_ROW) {
 		uint32_t *ev;
 		size_t nev;
-		unsigned fl;
 		const uint8_t *blob = sqlite3_column_blob(ch, 1);
-		if (lza3_decode_all(blob, (size_t)sqlite3_column_bytes(ch, 1), &ev, &nev, &fl,
-				    s->path, e))
+		if (chunk_decode(dec, sqlite3_column_int(ch, 2), blob,
+				 (size_t)sqlite3_column_bytes(ch, 1),
+				 (uint64_t)sqlite3_column_int64(ch, 3),
+				 (uint64_t)sqlite3_column_int64(ch, 4), s->path, &ev, &nev, e))
 			break;
 		for (size_t i = 0; i < nev; i++)
 			if (ev[i] > s->fbase && ev[i] <= top)
 				ev[i] = map[ev[i] - s->fbase - 1];
-		b.len = 0;
-		lza3_enc_reset(enc);
-		lza3_enc_put(enc, ev, nev, &b);
-		lza3_enc_finish(enc, &b);
+		int codec = chunk_encode(enc, ev, nev, &b);
 		free(ev);
 		sqlite3_bind_blob(upd, 1, b.p, (int)b.len, SQLITE_STATIC);
-		sqlite3_bind_int64(upd, 2, sqlite3_column_int64(ch, 0));
+		sqlite3_bind_int(upd, 2, codec);
+		sqlite3_bind_int64(upd, 3, sqlite3_column_int64(ch, 0));
 		int u = sqlite3_step(upd);
 		sqlite3_reset(upd);
 		if (u != SQLITE_DONE) {
@@ -300,7 +301,8 @@ static int publish_functions(store *s, dt_err *e)
 			break;
 		}
 	}
-	lza3_enc_free(enc);
+	chunk_enc_free(enc);
+	chunk_dec_free(dec);
 	buf_free(&b);
 	if (r == SQLITE_DONE)
 		rc = 0;

@@ -1,7 +1,8 @@
 /* store_write.c: the store's dt_sink, which turns an importer's traces into rows.
  *
  * Events are buffered per trace into chunks of STORE_CHUNK_EVENTS; each chunk is one independent
- * lza3 stream (the ParLOT codec), its timestamps a stream of zigzag LEB128 deltas, its argument
+ * lza3 stream (the ParLOT codec) in a zstd frame (store/chunk_codec.h: the chunk's codec says
+ * which), its timestamps a stream of zigzag LEB128 deltas, its argument
  * texts a small record blob. A sealed chunk's row is inserted only when the next chunk is sealed
  * (or the trace ends), so an importer can attach arguments to any event of the batch it just
  * pushed, even when that batch crossed a chunk boundary. Processes and threads are
@@ -10,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/lza3.h"
+#include "store/chunk_codec.h"
 #include "store/store_int.h"
 #include "util/util.h"
 
@@ -26,7 +27,7 @@ struct store_writer {
 	strmap fcache;
 	sqlite3_stmt *ins_func, *sel_func, *ins_trace, *ins_chunk, *end_trace, *ins_gap;
 	sqlite3_stmt *ins_sync, *ins_clock, *ins_srcline;
-	lza3_enc *enc;
+	chunk_enc *enc;
 
 	/* the trace being written */
 	int active;
@@ -46,7 +47,7 @@ struct store_writer {
 	int pending;
 	uint64_t p_first, p_n;
 	uint32_t p_seq;
-	int p_depth;
+	int p_depth, p_codec;
 	dt_buf p_events, p_times, p_args;
 
 	struct wtrace *all;
@@ -95,6 +96,7 @@ static int write_pending(store_writer *w, dt_err *e)
 	sqlite3_bind_blob(st, 6, w->p_events.p, (int)w->p_events.len, SQLITE_STATIC);
 	bind_blob(st, 7, &w->p_times);
 	bind_blob(st, 8, &w->p_args);
+	sqlite3_bind_int(st, 9, w->p_codec);
 	int r = step_done(w, st, e, "writing events");
 	sqlite3_clear_bindings(st);
 	w->bytes += (int64_t)(w->p_events.len + w->p_times.len + w->p_args.len);
@@ -109,10 +111,8 @@ static int seal_chunk(store_writer *w, dt_err *e)
 		return 0;
 	if (write_pending(w, e))
 		return -1;
-	w->p_events.len = w->p_times.len = w->p_args.len = 0;
-	lza3_enc_reset(w->enc);
-	lza3_enc_put(w->enc, w->ev, w->n, &w->p_events);
-	lza3_enc_finish(w->enc, &w->p_events);
+	w->p_times.len = w->p_args.len = 0;
+	w->p_codec = chunk_encode(w->enc, w->ev, w->n, &w->p_events);
 	if (w->time_state > 0) {
 		uint64_t prev = 0;
 		for (size_t i = 0; i < w->n; i++) {
@@ -378,7 +378,7 @@ store_writer *store_writer_new(store *s, int64_t run_id, volatile sig_atomic_t *
 	w->run_id = run_id;
 	w->cancel = cancel;
 	strmap_init(&w->fcache);
-	w->enc = lza3_enc_new();
+	w->enc = chunk_enc_new();
 	w->ev = xmalloc(STORE_CHUNK_EVENTS * sizeof *w->ev);
 	w->ts = xmalloc(STORE_CHUNK_EVENTS * sizeof *w->ts);
 	w->sink = (dt_sink){ w, w_begin, w_func, w_events, w_arg, w_gap, w_end, w_sync, w_srcline };
@@ -393,8 +393,8 @@ store_writer *store_writer_new(store *s, int64_t run_id, volatile sig_atomic_t *
 		      " ?6, ?7)",
 		      &w->ins_trace, &e);
 	store_prepare(s,
-		      "INSERT INTO chunks(trace_id, seq, first, n, depth, events, times, args)"
-		      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+		      "INSERT INTO chunks(trace_id, seq, first, n, depth, events, times, args, codec)"
+		      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 		      &w->ins_chunk, &e);
 	store_prepare(s,
 		      "UPDATE traces SET nevents = ?1, ncalls = ?2, maxdepth = ?3, flags = ?4,"
@@ -545,7 +545,7 @@ void store_writer_free(store_writer *w)
 	sqlite3_finalize(w->ins_clock);
 	sqlite3_finalize(w->ins_srcline);
 	strmap_free(&w->fcache);
-	lza3_enc_free(w->enc);
+	chunk_enc_free(w->enc);
 	free(w->ev);
 	free(w->ts);
 	free(w->all);
