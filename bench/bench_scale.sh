@@ -106,7 +106,7 @@ if [ "$free" -lt "$need" ]; then
 	exit 1
 fi
 
-echo "bench_scale: 2 runs x $n traces x $ev events, $distinct behaviours$([ $shuffle = 0 ] || echo ', MPI calls shuffled'); $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "bench_scale: 2 runs x $n traces x $ev events, $distinct behaviours$([ $shuffle = 0 ] || echo ', MPI calls shuffled'); $(nproc) cores (import: default --jobs, $(nproc) decoding threads); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 t0=$(now)
 "$GEN" "$T/normal" "$n" "$ev" "$distinct" 0 "$shuffle"
 "$GEN" "$T/faulty" "$n" "$ev" "$distinct" 1 "$shuffle"
