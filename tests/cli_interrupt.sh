@@ -11,17 +11,21 @@ before=$(store_digest)
 # events over a few thousand names in a pseudo-random order (so it compresses badly).
 awk 'BEGIN { srand(7); for (i = 0; i < 2000000; i++) { printf "f%d\n[ret]\n", int(rand() * 5000) } }' > "$T/big.txt"
 
-for sig in INT TERM KILL; do
-	"$DT" import -q --run big "$T/big.txt" >/dev/null 2>"$T/err.$sig" &
-	pid=$!
-	# Wait until the import has read part of its input (it stages what it decodes outside the
-	# store, so the store's files do not grow before it ends), then interrupt it.
+# read_some PID: waits until the import has read part of its input (it stages what it decodes
+# outside the store, so the store's files do not grow before it ends), up to 30 s
+read_some() {
 	n=0
-	while [ "$(sed -n 's/^rchar: //p' /proc/$pid/io 2>/dev/null || echo 0)" -lt 3000000 ]; do
-		kill -0 $pid 2>/dev/null || break
+	while [ "$(sed -n 's/^rchar: //p' /proc/$1/io 2>/dev/null || echo 0)" -lt 3000000 ]; do
+		kill -0 "$1" 2>/dev/null || break
 		sleep 0.05
 		n=$((n + 1)); [ $n -gt 600 ] && break
 	done
+}
+
+for sig in INT TERM KILL; do
+	"$DT" import -q --run big "$T/big.txt" >/dev/null 2>"$T/err.$sig" &
+	pid=$!
+	read_some $pid
 	kill -0 $pid 2>/dev/null || fail "import ended before it could be interrupted ($sig)"
 	kill -$sig $pid
 	wait $pid
@@ -37,19 +41,14 @@ for sig in INT TERM KILL; do
 	expect_status 0 "$DT" traces base
 done
 
-# an import on two threads (the second decoding the second file, its parts queued for the
-# first): interrupted, it stops both and leaves the store as it was
+# an import on two decoding threads (each with a file, its parts queued for the writing
+# thread): interrupted, it stops them all and leaves the store as it was
 mkdir "$T/two"
 cp "$T/big.txt" "$T/two/0.0.txt"
 cp "$T/big.txt" "$T/two/1.0.txt"
 "$DT" import -q --jobs 2 --run two "$T/two" >/dev/null 2>"$T/err.two" &
 pid=$!
-n=0
-while [ "$(sed -n 's/^rchar: //p' /proc/$pid/io 2>/dev/null || echo 0)" -lt 3000000 ]; do
-	kill -0 $pid 2>/dev/null || break
-	sleep 0.05
-	n=$((n + 1)); [ $n -gt 600 ] && break
-done
+read_some $pid
 kill -0 $pid 2>/dev/null || fail "the threaded import ended before it could be interrupted"
 kill -INT $pid
 wait $pid

@@ -472,6 +472,27 @@ int store_rank_cache_put(store *s, int64_t normal, int64_t faulty, const char *o
 	return exec_bound(s, st, e, "writing the ranking cache");
 }
 
+/* Steps st (bound) for one blob: 1 with *p (malloc'd) and *n, 0 when there is no row, -1 on an
+ * error (what: what was being done). Finalizes st. */
+static int step_blob(store *s, sqlite3_stmt *st, uint8_t **p, size_t *n, dt_err *e,
+		     const char *what)
+{
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		size_t len = (size_t)sqlite3_column_bytes(st, 0);
+		*p = xmalloc(len + 1);
+		if (len)
+			memcpy(*p, sqlite3_column_blob(st, 0), len);
+		*n = len;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	return store_sqlerr(s, e, what);
+}
+
 int store_rank_cache_get(store *s, int64_t normal, int64_t faulty, const char *opts, uint8_t **p,
 			 size_t *n, dt_err *e)
 {
@@ -487,20 +508,7 @@ int store_rank_cache_get(store *s, int64_t normal, int64_t faulty, const char *o
 	sqlite3_bind_int64(st, 1, normal);
 	sqlite3_bind_int64(st, 2, faulty);
 	sqlite3_bind_text(st, 3, opts, -1, SQLITE_TRANSIENT);
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		size_t len = (size_t)sqlite3_column_bytes(st, 0);
-		*p = xmalloc(len + 1);
-		if (len)
-			memcpy(*p, sqlite3_column_blob(st, 0), len);
-		*n = len;
-	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return 1;
-	if (rc == SQLITE_DONE)
-		return 0;
-	return store_sqlerr(s, e, "reading the ranking cache");
+	return step_blob(s, st, p, n, e, "reading the ranking cache");
 }
 
 int store_analysis_get_blob(store *s, int64_t id, const char *key, uint8_t **p, size_t *n,
@@ -512,20 +520,7 @@ int store_analysis_get_blob(store *s, int64_t id, const char *key, uint8_t **p, 
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		size_t len = (size_t)sqlite3_column_bytes(st, 0);
-		*p = xmalloc(len + 1);
-		if (len)
-			memcpy(*p, sqlite3_column_blob(st, 0), len);
-		*n = len;
-	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return 1;
-	if (rc == SQLITE_DONE)
-		return 0;
-	return store_sqlerr(s, e, "reading analysis result");
+	return step_blob(s, st, p, n, e, "reading analysis result");
 }
 
 int store_loop_put(store *s, uint32_t id, const nlr_entry *body, size_t n, dt_err *e)
