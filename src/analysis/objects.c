@@ -110,20 +110,9 @@ typedef struct rd {
 	arena *a; /* NULL: malloc */
 } rd;
 
-/* Most numbers here take one byte: read those inline, the rest with uvar_get. */
 static inline uint64_t u(rd *d)
 {
-	if (d->pos < d->len && d->p[d->pos] < 0x80) /* most take one byte, */
-		return d->p[d->pos++];
-	if (d->pos + 1 < d->len && d->p[d->pos + 1] < 0x80) { /* or two */
-		uint64_t v = (uint64_t)(d->p[d->pos] & 0x7f) | (uint64_t)d->p[d->pos + 1] << 7;
-		d->pos += 2;
-		return v;
-	}
-	uint64_t v = 0;
-	if (!d->bad && uvar_get(d->p, d->len, &d->pos, &v))
-		d->bad = 1;
-	return d->bad ? 0 : v;
+	return uvar_next(d->p, d->len, &d->pos, &d->bad);
 }
 
 static inline int64_t sv(rd *d)

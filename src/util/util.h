@@ -33,6 +33,22 @@ void buf_free(dt_buf *b);
 
 /* Reads an unsigned LEB128 at *pos (advanced); -1 when it runs past end or is over 10 bytes. */
 int uvar_get(const uint8_t *p, size_t len, size_t *pos, uint64_t *v);
+/* The next LEB128 number at *pos of p, or 0 with *bad set once one is bad (and ever after):
+ * the one- and two-byte numbers most packed records hold are read inline. */
+static inline uint64_t uvar_next(const uint8_t *p, size_t len, size_t *pos, int *bad)
+{
+	if (*pos < len && p[*pos] < 0x80)
+		return p[(*pos)++];
+	if (*pos + 1 < len && p[*pos + 1] < 0x80) {
+		uint64_t v = (uint64_t)(p[*pos] & 0x7f) | (uint64_t)p[*pos + 1] << 7;
+		*pos += 2;
+		return v;
+	}
+	uint64_t v = 0;
+	if (!*bad && uvar_get(p, len, pos, &v))
+		*bad = 1;
+	return *bad ? 0 : v;
+}
 int svar_get(const uint8_t *p, size_t len, size_t *pos, int64_t *v);
 
 /* Open-addressing map from byte strings to uint32 values (ids). Keys are copied. */
