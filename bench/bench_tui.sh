@@ -24,6 +24,7 @@ Enter q t q x q m q
 : "rank normal faulty" Enter
 Enter q
 : "trace normal 0.0" Enter q
+: "report normal:0.0 faulty:0.0" Enter q
 : "filters" Enter q
 Q
 KEYS
@@ -38,6 +39,7 @@ while read -r name ms unit; do
 	rank) peer="difftrace rank: $(cli "$DT" rank --normal normal --faulty faulty)" ;;
 	diff) peer="difftrace diff: $(cli "$DT" diff normal:0.0 faulty:0.0)" ;;
 	trace) peer="difftrace nlr: $(cli "$DT" nlr normal 0.0)" ;;
+	report) peer="difftrace report --trace 0.0: $(cli "$DT" report --normal normal --faulty faulty --trace 0.0)" ;;
 	traces) peer="difftrace traces: $(cli "$DT" traces normal)" ;;
 	runs) peer="difftrace runs: $(cli "$DT" runs)" ;;
 	*) peer="-" ;;

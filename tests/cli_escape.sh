@@ -88,6 +88,82 @@ clean "$DT" runs "--$evil"
 clean "$DT" import --run "$evil" "$T/f"
 clean "$DT" import --format text "$T/f/nosuch$evil"
 
+# report: the per-function table and its CSV, whole runs and one trace
+for cmd in "report --normal n --faulty $faulty" "report --normal n --faulty $faulty --format csv" \
+	"report --normal n --faulty $faulty --trace 0.0" "report --normal $faulty --faulty n --sort self"; do
+	clean "$DT" $cmd
+	has "$E" "$cmd"
+done
+clean "$DT" report --normal n --faulty "$faulty" --trace 9.9
+clean "$DT" report --normal n --faulty "nosuch$evil"
+
+# the sync record: a hung run (tests/mk_sync_rec) under a run name with a C1 control, its host
+# name (offset 72 of each file's header) turned hostile; its rules read from a file whose name
+# is hostile too
+MK="$abs_top_builddir/tests/mk_sync_rec"
+[ -x "$MK" ] || fail "tests/mk_sync_rec is not built"
+"$MK" "$T/hung" hung || fail "mk_sync_rec"
+for f in "$T"/hung/rank-*/sync/*.dts; do
+	printf 'no%s]52;c;QQ==%sde%s[2J\0' "$ESC" "$BEL" "$ESC" |
+		dd of="$f" bs=1 seek=72 conv=notrunc 2>/dev/null || fail "dd"
+done
+hung="h${CSI1}x"
+expect_status 0 "$DT" import -q --run "$hung" "$T/hung"
+rules="$T/r${ESC}]52;c;QQ==${BEL}.rules"
+cat "$abs_top_srcdir"/rules/*.rules > "$rules"
+for fmt in text csv json; do
+	clean "$DT" sync --format $fmt "$hung"
+	clean "$DT" sync --format $fmt "$hung" 0.0
+	clean "$DT" traces --format $fmt "$hung"
+	clean "$DT" order --format $fmt "$hung"
+done
+clean "$DT" sync "$hung"
+has 'MPI_Recv' sync
+clean "$DT" sync "$hung" 9.9
+grep -q "run 'h\\\\u009bx' has no sync" "$T/err" || fail "sync error: $(cat -v "$T/err")"
+clean "$DT" sync "$faulty"
+grep -q "run 'f\\\\u009bx' has no sync" "$T/err" || fail "sync error: $(cat -v "$T/err")"
+clean "$DT" traces --format csv "$hung"
+has ',no\\e]52;c;QQ==\\x07de\\e\[2J,' "traces csv (host)"
+clean "$DT" traces --format json "$hung"
+has '"host": "no\\u001b]52;c;QQ==\\u0007de\\u001b\[2J"' "traces json (host)"
+clean "$DT" order --format chrome "$hung"
+clean "$DT" order --check "$hung"
+clean "$DT" order --rules "$rules" "$hung"
+for fmt in text json; do
+	clean "$DT" hang --format $fmt "$hung"
+	clean "$DT" hang --format $fmt --rules "$rules" "$hung"
+done
+clean "$DT" hang --rules "$rules" "$hung"
+has 'run h\\u009bx:' hang
+has 'r\\e]52;c;QQ==\\x07.rules' "hang --rules"
+clean "$DT" hang "$faulty"
+clean "$DT" hang --rules "$T/nosuch$evil" "$hung"
+printf 'rule x%s[2J: y\n' "$ESC" > "$T/bad.rules"
+clean "$DT" hang --rules "$T/bad.rules" "$hung"
+clean "$DT" order --rules "$T/bad.rules" "$hung"
+
+# filters show: a family file of someone else's, with controls in its description and patterns
+printf 'name: hostile\ndescription: clears%s[2J the screen%s\ninclude: ^ev%s\\]52\n' \
+	"$ESC" "$BEL" "$ESC" > "$T/hostile.filter"
+clean "$DT" filters show --filter-file "$T/hostile.filter" hostile
+has 'description: clears\\e\[2J the screen\\x07' "filters show"
+has 'include: ^ev\\e\\\]52' "filters show"
+clean "$DT" filters show --filter-file "$T/hostile.filter" "mpi,hostile"
+clean "$DT" filters show "$evil"
+clean "$DT" filters --filter-file "$T/hostile.filter"
+
+# show --format text at a terminal escapes (raw bytes only to a file or a pipe): script(1)
+# gives it a terminal
+if command -v script >/dev/null; then
+	script -qec "\"$DT\" show --format text n 0.0" /dev/null > "$T/tty" 2>&1 < /dev/null ||
+		fail "show --format text at a terminal: $(cat -v "$T/tty")"
+	LC_ALL=C grep -q "[$BEL$DEL]" "$T/tty" && { cat -v "$T/tty" >&2; fail "show at a terminal: raw control"; }
+	LC_ALL=C sed "s/${ESC}\[[0-9;?]*[a-zA-Z]//g" "$T/tty" | LC_ALL=C grep -q "$ESC" &&
+		{ cat -v "$T/tty" >&2; fail "show at a terminal: raw ESC"; }
+	grep -q -- "^$E" "$T/tty" || { cat -v "$T/tty" >&2; fail "show at a terminal: name not escaped"; }
+fi
+
 # columns are padded by display width: a run named é lines up with the others
 expect_status 0 "$DT" import -q --run "$(printf '\303\251')" "$T/f"
 expect_status 0 "$DT" runs

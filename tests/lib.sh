@@ -6,9 +6,10 @@
 #   expect_status N CMD...: run CMD, fail unless it exits with N; output in $T/out, $T/err
 #   need mpi|uftrace|timeout|built: skip (or, for built, fail) without it; mpi sets MPICC and
 #     MPIRUN, uftrace sets UFTRACE
-#   nobody_can_run: whether the user nobody can run difftrace and read the tree's shipped data
-#     (filters, rules, blame tables): the read-only store tests run as nobody, and a tree under
-#     a private directory (mktemp -d) is not readable by others
+#   reader_init: prepare to run difftrace as another user, for whom a store made by the tests
+#     can be read-only (they run as root, where permissions do not bite); sets RDT. Returns 1
+#     when that cannot be: not root, no user of uid 65534, or none of setpriv, runuser, su
+#   as_reader CMD...: run CMD as that user (nobody), with the copies reader_init made
 set -u
 : "${abs_top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${abs_top_builddir:=$abs_top_srcdir}"
@@ -23,13 +24,54 @@ SHARED="${DIFFTRACE_SHARED:-$abs_top_srcdir/../shared}"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-nobody_can_run() {
-	command -v setpriv >/dev/null || return 1
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$DT" --version >/dev/null 2>&1 || return 1
-	for d in filters rules blame; do
-		setpriv --reuid=65534 --regid=65534 --clear-groups ls "$abs_top_srcdir/$d" \
-			>/dev/null 2>&1 || return 1
+# The user nobody cannot read a source or build tree under a private directory (a CI clone of
+# mode 700, mktemp -d): reader_init copies what difftrace needs into $T/reader, readable by
+# anyone: the program, the libraries it loads from the trees (ldd), and the shipped filters,
+# rules and blame tables, which as_reader points it to (DIFFTRACE_FILTER_PATH,
+# DIFFTRACE_RULES_PATH, DIFFTRACE_BLAME_PATH). Run the copy, "$RDT", through as_reader.
+reader_init() {
+	[ "$(id -u)" = 0 ] || { READER_WHY="not root: cannot become another user"; return 1; }
+	READER_USER=$(getent passwd 65534 2>/dev/null | cut -d: -f1)
+	if command -v setpriv >/dev/null; then
+		READER_HOW=setpriv
+	elif [ -z "$READER_USER" ]; then
+		READER_WHY="no user of uid 65534 (nobody)"; return 1
+	elif command -v runuser >/dev/null; then
+		READER_HOW=runuser
+	elif command -v su >/dev/null; then
+		READER_HOW=su
+	else
+		READER_WHY="none of setpriv, runuser, su (util-linux)"; return 1
+	fi
+	case $(head -c 2 "$DT") in
+	"#!") READER_WHY="$DT is a wrapper script, not the program"; return 1 ;;
+	esac
+	READER="$T/reader"
+	mkdir -p "$READER/lib" "$READER/share" || return 1
+	cp "$DT" "$READER/difftrace" || return 1
+	for lib in $(ldd "$DT" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'); do
+		case $lib in
+		"$abs_top_builddir"/* | "$abs_top_srcdir"/*) cp "$lib" "$READER/lib/" || return 1 ;;
+		esac
 	done
+	for d in filters rules blame; do
+		cp -R "$abs_top_srcdir/$d" "$READER/share/$d" || return 1
+	done
+	chmod -R a+rX "$READER" && chmod 755 "$T" || return 1
+	RDT="$READER/difftrace"
+	as_reader "$RDT" --version >/dev/null 2>&1 ||
+		{ READER_WHY="$RDT does not run as uid 65534 ($READER_HOW)"; return 1; }
+}
+as_reader() {
+	set -- env LD_LIBRARY_PATH="$READER/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+		DIFFTRACE_FILTER_PATH="$READER/share/filters" DIFFTRACE_RULES_PATH="$READER/share/rules" \
+		DIFFTRACE_BLAME_PATH="$READER/share/blame" "$@"
+	case $READER_HOW in
+	setpriv) setpriv --reuid=65534 --regid=65534 --clear-groups "$@" ;;
+	runuser) runuser -m -u "$READER_USER" -- "$@" ;;
+	# shellcheck disable=SC2016 # the shell run by su expands them
+	su) su -m -s /bin/sh "$READER_USER" -c 'exec "$0" "$@"' -- "$@" ;;
+	esac
 }
 skip() { echo "SKIP: $*"; exit 77; }
 pass() { exit 0; }

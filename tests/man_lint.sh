@@ -1,6 +1,6 @@
 #!/bin/sh
 # The man pages render without warnings, alternating-font macros do not run words together,
-# and every command is documented in difftrace(1).
+# and every command is documented in difftrace(1), with the commands (not under INTERFACE).
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 for m in "$abs_top_srcdir"/man/*.[0-9]; do
 	if command -v mandoc >/dev/null; then
@@ -44,5 +44,10 @@ if [ -x "$RECORD" ]; then
 fi
 for v in $("$DT" --help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } /^$/ { if (on) exit }'); do
 	grep -q "^\.SS \"$v" "$abs_top_srcdir/man/difftrace.1" || fail "command $v not in difftrace(1)"
+	# with the other commands: INTERFACE is for tui and its views only
+	[ "$v" = tui ] && continue
+	sec=$(awk -v v="$v" '/^\.SH / { sh = $0 } index($0, ".SS \"" v " ") == 1 { print sh; exit }' \
+		"$abs_top_srcdir/man/difftrace.1")
+	[ "$sec" != ".SH INTERFACE" ] || fail "command $v is documented under INTERFACE in difftrace(1)"
 done
 pass

@@ -151,14 +151,16 @@ int cmd_sync(cli *c, int argc, char **argv)
 	free(ev);
 	int rc = 0;
 	if (!shown && fmt == OUT_TEXT) {
+		char en[512]; /* a name is at most 64 bytes, 6 once escaped */
+		esc_str(run.name, en, sizeof en);
 		if (p >= 0)
 			fprintf(stderr, "difftrace sync: trace %d.%d of run '%s' has no sync events\n",
-				p, t, run.name);
+				p, t, en);
 		else
 			fprintf(stderr,
 				"difftrace sync: run '%s' has no sync events (record it with "
 				"difftrace-record, without --no-sync)\n",
-				run.name);
+				en);
 		rc = 1;
 	}
 	store_run_free(&run);
