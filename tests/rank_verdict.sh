@@ -49,6 +49,33 @@ grep -q '"traces": \[\]' "$T/out" || fail "json lists traces: $(cat "$T/out")"
 expect_status 0 "$DT" rank --normal normal --faulty again --format csv
 [ "$(wc -l < "$T/out")" = 1 ] || fail "csv, identical: a row: $(cat "$T/out")"
 
+# --score jsmd (the paper's row sums) says the same: no table, no "the clusterings agree"
+expect_status 0 "$DT" rank --normal normal --faulty again --score jsmd
+grep -q '^no difference found under 11\.mpi\.ompall\.0K10/sing\.log10\.args: every trace' "$T/out" ||
+	fail "jsmd, identical runs: $(cat "$T/out")"
+grep -q 'clusterings agree\|most changed' "$T/out" && fail "jsmd, a table for identical runs: $(cat "$T/out")"
+expect_status 0 "$DT" rank --normal normal --faulty again --score jsmd --format json
+grep -q '"difference_found": false' "$T/out" || fail "jsmd json, identical: $(cat "$T/out")"
+grep -q '"traces": \[\]' "$T/out" || fail "jsmd json lists traces: $(cat "$T/out")"
+expect_status 0 "$DT" rank --normal normal --faulty again --score jsmd --format csv
+[ "$(wc -l < "$T/out")" = 1 ] || fail "jsmd csv, identical: a row: $(cat "$T/out")"
+# only the program's own functions differ: --score jsmd stays under its filter and says so
+expect_status 0 "$DT" rank --normal normal --faulty own --score jsmd
+grep -q "^no difference found under 11\.mpi\.ompall\.0K10/sing\.log10\.args: .*; the program's own functions differ" "$T/out" ||
+	fail "jsmd, own functions: $(cat "$T/out")"
+# a difference: found, in JSON too
+expect_status 0 "$DT" rank --normal normal --faulty order --score jsmd --format json
+grep -q '"difference_found": true' "$T/out" || fail "jsmd json, order: $(cat "$T/out")"
+# the sweep says it too: every row, and a line after the table
+expect_status 0 "$DT" rank --normal normal --faulty again --sweep --sweep-filters 'ompall;mpi' --sweep-attrs sing.actual,doub.log10
+[ "$(grep -c ' - (no difference)$' "$T/out")" = 4 ] || fail "sweep, identical: rows: $(cat "$T/out")"
+grep -q '^no difference found under any of the 4 settings' "$T/out" || fail "sweep, identical: $(cat "$T/out")"
+# a setting blind to a difference is told from one that sees none
+expect_status 0 "$DT" rank --normal normal --faulty count --sweep --sweep-filters 'ompall;mpi' --sweep-attrs doub.log10
+grep -q '^11\.ompall\.0K10  .* - (kept events differ)$' "$T/out" || fail "sweep, blind: $(cat "$T/out")"
+grep -q '^11\.mpi\.0K10  .* - (no difference)$' "$T/out" || fail "sweep, mpi: $(cat "$T/out")"
+grep -q 'no difference found under any' "$T/out" && fail "sweep, count: $(cat "$T/out")"
+
 # and in the interface's ranking view
 printf 'wait\n' > "$T/keys"
 expect_status 0 "$DT" tui --normal normal --faulty again --script "$T/keys" --dump "$T/screen" --size 30x160
@@ -168,6 +195,10 @@ grep -q '^  *2=* ' "$T/out" || fail "spin: $(cat "$T/out")"
 expect_status 0 "$DT" rank --normal normal --faulty count --sweep --sweep-filters ompall --sweep-attrs sing.actual
 grep -q '  2 [0-9.]*, \[0 1 3\] [0-9.]*  2\.1 [0-9.]*, \[0\.1 1\.1 3\.1\] [0-9.]*$' "$T/out" ||
 	fail "sweep: scores and ties: $(cat "$T/out")"
+# a tied group cut by --top says how many more tie
+expect_status 0 "$DT" rank --normal normal --faulty count --sweep --sweep-filters ompall --sweep-attrs sing.actual --top 2
+grep -q '  2 [0-9.]*, \[0 +2\] [0-9.]*  2\.1 [0-9.]*, \[0\.1 +2\] [0-9.]*$' "$T/out" ||
+	fail "sweep: a cut group: $(cat "$T/out")"
 
 # --- bad --format / --score ---------------------------------------------------------------------
 expect_status 2 "$DT" rank --normal normal --faulty order --format xml
