@@ -1,10 +1,11 @@
 #!/bin/sh
 # The default ranking on text runs (issue 9): an all-identical pair of runs says "no difference
-# found" and lists nothing; a change of order or of a count that JSM_D's row sums do not see
+# found" and lists nothing, under --score jsmd and in every row of --sweep too; a change of order or of a count that JSM_D's row sums do not see
 # still ranks first, alone, and a differing trace never scores 0; a change only in the
 # program's own functions, which the default filter drops, is said and ranked by those
 # functions; ties share their position; --format csv and json; --sweep shows its scores with
-# tied traces grouped.
+# tied traces grouped (a group cut by --top says how many more tie); in hung runs culprits come
+# before victims, and a bystander waiting in a final barrier is not taken for busy.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 # mk DIR KIND: 4 processes x 2 threads. Main threads: 6 iterations of compute, MPI_Allreduce,
@@ -190,6 +191,33 @@ expect_status 0 "$DT" -d "$T/h.db" rank --normal hnormal --faulty hspin
 grep -q "^   1  2\.1  .*busy out of the filter's sight after its last kept call (GOMP_barrier" "$T/out" ||
 	fail "spin: 2.1 not first: $(cat "$T/out")"
 grep -q '^  *2=* ' "$T/out" || fail "spin: $(cat "$T/out")"
+
+# a bystander: in bnormal every worker ends with a critical section after its last barrier; in
+# hfin rank 2 leaves its loop and waits in MPI_Recv, the other main threads wait in an
+# Allreduce, and worker 3.1 made more calls in all than its counterpart (out of the filter's
+# sight) and waits in its last barrier. Its kept events only stopped early, in a final barrier:
+# no sign of its own, so it is not "busy out of the filter's sight" and does not come first.
+mkdir "$T/bnormal" "$T/hfin"
+for p in 0 1 2 3; do
+	cp "$T/hnormal/$p.0.txt" "$T/bnormal/"
+	{ cat "$T/hnormal/$p.1.txt"; printf 'GOMP_critical_start\n[ret]\nGOMP_critical_end\n[ret]\n'; } > "$T/bnormal/$p.1.txt"
+	{ printf 'main\nMPI_Init\n[ret]\ncompute\n[ret]\nMPI_Allreduce\n[ret]\ncompute\n[ret]\nMPI_Allreduce\n[ret]\n'
+	  if [ $p = 2 ]; then printf 'MPI_Recv\n'; else printf 'compute\n[ret]\nMPI_Allreduce\n'; fi; } > "$T/hfin/$p.0.txt"
+	if [ $p = 3 ]; then
+		{ i=0; while [ $i -lt 6 ]; do
+			printf 'work\n[ret]\nwork\n[ret]\nGOMP_critical_start\n[ret]\nGOMP_critical_end\n[ret]\nGOMP_barrier\n'
+			[ $i = 5 ] || printf '[ret]\n'
+			i=$((i + 1)); done; } > "$T/hfin/$p.1.txt"
+	else
+		cp "$T/hnormal/$p.1.txt" "$T/hfin/"
+	fi
+done
+for k in bnormal hfin; do expect_status 0 "$DT" -d "$T/h.db" import -q --run $k "$T/$k"; done
+expect_status 0 "$DT" -d "$T/h.db" rank --normal bnormal --faulty hfin --format csv
+[ "$(sed -n 2p "$T/out" | cut -d, -f1-2,5)" = "1,2.0,diverged" ] || fail "bystander: 2.0 not first: $(cat "$T/out")"
+[ "$(awk -F, 'NR > 1 && $1 == 1' "$T/out" | wc -l)" = 1 ] || fail "bystander: not alone: $(cat "$T/out")"
+grep -q '^[0-9]*,3\.1,[0-9.]*,[0-9.]*,stopped-early,.*stopped early in GOMP_barrier' "$T/out" ||
+	fail "bystander: 3.1 counted as busy: $(cat "$T/out")"
 
 # --- the sweep: scores, ties grouped -----------------------------------------------------------
 expect_status 0 "$DT" rank --normal normal --faulty count --sweep --sweep-filters ompall --sweep-attrs sing.actual
