@@ -227,6 +227,16 @@ grep -q '  2 [0-9.]*, \[0 1 3\] [0-9.]*  2\.1 [0-9.]*, \[0\.1 1\.1 3\.1\] [0-9.]
 expect_status 0 "$DT" rank --normal normal --faulty count --sweep --sweep-filters ompall --sweep-attrs sing.actual --top 2
 grep -q '  2 [0-9.]*, \[0 +2\] [0-9.]*  2\.1 [0-9.]*, \[0\.1 +2\] [0-9.]*$' "$T/out" ||
 	fail "sweep: a cut group: $(cat "$T/out")"
+# the interface's sweep table lists 3 processes: a tied group it cuts says how many more tie
+# ([0 1 +1]: 0, 1 and 3 tie); an empty row says whether the setting sees no difference
+printf 'wait\n' > "$T/keys"
+expect_status 0 "$DT" tui --normal normal --faulty count --script "$T/keys" --dump "$T/screen" --size 30x160
+grep -q ' 11\.ompall\.0K10  *sing\.actual\.args  *10  2 [0-9.]* \[0 1 +1\] [0-9.]*  2\.1 ' "$T/screen" ||
+	fail "the interface's sweep: a cut group: $(cat "$T/screen")"
+grep -q ' 11\.ompall\.0K10  *doub\.log10\.w\.args  *10  -  *- (kept events differ)$' "$T/screen" ||
+	fail "the interface's sweep: a blind setting: $(cat "$T/screen")"
+grep -q ' 11\.mpi\.0K10  *doub\.log10\.w\.args  *10  -  *- (no difference)$' "$T/screen" ||
+	fail "the interface's sweep: a setting that sees no difference: $(cat "$T/screen")"
 
 # --- bad --format / --score ---------------------------------------------------------------------
 expect_status 2 "$DT" rank --normal normal --faulty order --format xml
