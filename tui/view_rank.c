@@ -13,9 +13,9 @@
  * changed in each, ties sharing a position) or "no difference found" when no trace's kept
  * events differ, the ranked pairs, and the sweep table (scores, tied traces grouped, a group
  * cut at the end of its list ending in +N, an empty row saying whether its setting sees no
- * difference) when at least two settings are cached for both runs. Everything is computed in open, from the
- * interface's cached analyses (the current setting) and from the store's cache (the sweep),
- * never recomputing an analysis. */
+ * difference) when at least two settings are cached for both runs. Everything is computed in
+ * open, from the interface's cached analyses (the current setting) and from the store's cache
+ * (the sweep), never recomputing an analysis. */
 #include <curses.h>
 #include <math.h>
 #include <stdio.h>
@@ -755,7 +755,8 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 		for (size_t q = 0; q < w->nprocs && pl < sizeof procs; q++) {
 			/* a group cut at the end of the list says how many more tie: [0 1 +1] */
 			int cut = q + 1 == w->nprocs && w->more_procs;
-			int g = q + 1 < w->nprocs && same_score(w->procscore[q], w->procscore[q + 1]);
+			int g = q + 1 < w->nprocs &&
+				same_score(w->procscore[q], w->procscore[q + 1]);
 			int gp = q && same_score(w->procscore[q], w->procscore[q - 1]);
 			pl += (size_t)snprintf(procs + pl, sizeof procs - pl, "%s%s%d", q ? " " : "",
 					       (g || cut) && !gp ? "[" : "", w->procs[q]);
@@ -772,12 +773,13 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 			int g = q + 1 < w->ntop && same_score(w->topscore[q], w->topscore[q + 1]);
 			int gp = q && same_score(w->topscore[q], w->topscore[q - 1]);
 			pt(a, sizeof a, w->top[q]);
-			out_printf(o, ST_NORMAL, "%s%s%s", q ? " " : "", (g || cut) && !gp ? "[" : "",
-				   a);
+			out_printf(o, ST_NORMAL, "%s%s%s", q ? " " : "",
+				   (g || cut) && !gp ? "[" : "", a);
 			if (cut)
 				out_printf(o, ST_NORMAL, " +%zu", w->more_top);
 			if (!g)
-				out_printf(o, ST_DIM, "%s %.2f", gp || cut ? "]" : "", w->topscore[q]);
+				out_printf(o, ST_DIM, "%s %.2f", gp || cut ? "]" : "",
+					   w->topscore[q]);
 		}
 		if (!w->ntop)
 			out_text(o, ST_DIM,

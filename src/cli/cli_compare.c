@@ -855,8 +855,9 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 	else
 		printf("# B-score (Fowlkes-Mallows, mean over k = 2..%zu, %s linkage): %.3f%s\n",
 		       n - 1, a->p.linkage == CLU_WARD ? "ward" : clu_linkage_name(a->p.linkage), b,
-		       b > 0.999 && use->v.ndiff ? " (the clusterings agree, yet kept events differ)"
-						  : "");
+		       b > 0.999 && use->v.ndiff
+			       ? " (the clusterings agree, yet kept events differ)"
+			       : "");
 	if (use->c.j.n_running)
 		printf("# the faulty run was stopped: %zu trace%s still running then, %.1f s after "
 		       "the others went quiet (blocked)%s\n",
@@ -949,7 +950,8 @@ static void free_split(char **v, size_t n)
 static size_t tied_after(const rank_item *it, size_t n, size_t shown)
 {
 	size_t q = shown;
-	while (shown && q < n && nearbyint(it[q].score * 1e9) == nearbyint(it[shown - 1].score * 1e9))
+	double last = shown ? nearbyint(it[shown - 1].score * 1e9) : 0;
+	while (shown && q < n && nearbyint(it[q].score * 1e9) == last)
 		q++;
 	return q - shown;
 }
@@ -1069,8 +1071,8 @@ static int rank_sweep(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e
 	       ro->faulty, ro->normal, nrows);
 	rc = rank_rows_render(stdout, rows, nrows, e);
 	if (!rc && nrows && nsame == nrows)
-		printf("no difference found under any of the %zu settings: every trace's kept events "
-		       "are identical to its counterpart's\n",
+		printf("no difference found under any of the %zu settings: every trace's kept "
+		       "events are identical to its counterpart's\n",
 		       nrows);
 out:
 	for (size_t i = 0; i < 2 * nrows; i++)
