@@ -308,7 +308,7 @@ for b in $bugs; do
 		if "$DT" rank --normal $normal --faulty "$b" --sweep >"$work/sweep.out" 2>>"$log"; then
 			# the lowest-B row, and how many rows put a faulty trace first, alone, in "Top threads"
 			sw=$(awk -v faulty="$faulty" "$isfaulty_awk"'
-			/^#/ { next }
+			/^#/ || /^no difference found/ { next }
 			/^Filter/ { col = index($0, "Top threads"); next }
 			col && NF >= 5 {
 				rows++
