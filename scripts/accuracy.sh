@@ -283,6 +283,10 @@ for b in $bugs; do
 			--score "$sc" >"$work/rank.out" 2>>"$log" &&
 			"$DT" rank --normal $normal --faulty "$b" --filter "$f" --attrs "$a" -K "$k" \
 				--top 1000 --score "$sc" --format csv >"$work/rank.csv" 2>>"$log"; then
+			# "no difference found" lists no trace: all of the run's tie at 0, so that the
+			# baselines (a random pick, always 0.0) still count this bug
+			[ "$(wc -l <"$work/rank.csv")" -gt 1 ] ||
+				"$DT" traces "$b" 2>>"$log" | awk 'NR > 1 { print "1," $1 ",0" }' >>"$work/rank.csv"
 			# shellcheck disable=SC2046
 			set -- $(position "$faulty" <"$work/rank.csv")
 			bs=$(sed -n 's/^# B-score[^:]*: \([0-9.]*\).*/\1/p' "$work/rank.out")
@@ -304,7 +308,7 @@ for b in $bugs; do
 		if "$DT" rank --normal $normal --faulty "$b" --sweep >"$work/sweep.out" 2>>"$log"; then
 			# the lowest-B row, and how many rows put a faulty trace first, alone, in "Top threads"
 			sw=$(awk -v faulty="$faulty" "$isfaulty_awk"'
-			/^#/ { next }
+			/^#/ || /^no difference found/ { next }
 			/^Filter/ { col = index($0, "Top threads"); next }
 			col && NF >= 5 {
 				rows++

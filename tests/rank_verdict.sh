@@ -1,10 +1,11 @@
 #!/bin/sh
 # The default ranking on text runs (issue 9): an all-identical pair of runs says "no difference
-# found" and lists nothing; a change of order or of a count that JSM_D's row sums do not see
+# found" and lists nothing, under --score jsmd and in every row of --sweep too; a change of order or of a count that JSM_D's row sums do not see
 # still ranks first, alone, and a differing trace never scores 0; a change only in the
 # program's own functions, which the default filter drops, is said and ranked by those
 # functions; ties share their position; --format csv and json; --sweep shows its scores with
-# tied traces grouped.
+# tied traces grouped (a group cut by --top says how many more tie); in hung runs culprits come
+# before victims, and a bystander waiting in a final barrier is not taken for busy.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 # mk DIR KIND: 4 processes x 2 threads. Main threads: 6 iterations of compute, MPI_Allreduce,
@@ -48,6 +49,33 @@ grep -q '"difference_found": false' "$T/out" || fail "json, identical: $(cat "$T
 grep -q '"traces": \[\]' "$T/out" || fail "json lists traces: $(cat "$T/out")"
 expect_status 0 "$DT" rank --normal normal --faulty again --format csv
 [ "$(wc -l < "$T/out")" = 1 ] || fail "csv, identical: a row: $(cat "$T/out")"
+
+# --score jsmd (the paper's row sums) says the same: no table, no "the clusterings agree"
+expect_status 0 "$DT" rank --normal normal --faulty again --score jsmd
+grep -q '^no difference found under 11\.mpi\.ompall\.0K10/sing\.log10\.args: every trace' "$T/out" ||
+	fail "jsmd, identical runs: $(cat "$T/out")"
+grep -q 'clusterings agree\|most changed' "$T/out" && fail "jsmd, a table for identical runs: $(cat "$T/out")"
+expect_status 0 "$DT" rank --normal normal --faulty again --score jsmd --format json
+grep -q '"difference_found": false' "$T/out" || fail "jsmd json, identical: $(cat "$T/out")"
+grep -q '"traces": \[\]' "$T/out" || fail "jsmd json lists traces: $(cat "$T/out")"
+expect_status 0 "$DT" rank --normal normal --faulty again --score jsmd --format csv
+[ "$(wc -l < "$T/out")" = 1 ] || fail "jsmd csv, identical: a row: $(cat "$T/out")"
+# only the program's own functions differ: --score jsmd stays under its filter and says so
+expect_status 0 "$DT" rank --normal normal --faulty own --score jsmd
+grep -q "^no difference found under 11\.mpi\.ompall\.0K10/sing\.log10\.args: .*; the program's own functions differ" "$T/out" ||
+	fail "jsmd, own functions: $(cat "$T/out")"
+# a difference: found, in JSON too
+expect_status 0 "$DT" rank --normal normal --faulty order --score jsmd --format json
+grep -q '"difference_found": true' "$T/out" || fail "jsmd json, order: $(cat "$T/out")"
+# the sweep says it too: every row, and a line after the table
+expect_status 0 "$DT" rank --normal normal --faulty again --sweep --sweep-filters 'ompall;mpi' --sweep-attrs sing.actual,doub.log10
+[ "$(grep -c ' - (no difference)$' "$T/out")" = 4 ] || fail "sweep, identical: rows: $(cat "$T/out")"
+grep -q '^no difference found under any of the 4 settings' "$T/out" || fail "sweep, identical: $(cat "$T/out")"
+# a setting blind to a difference is told from one that sees none
+expect_status 0 "$DT" rank --normal normal --faulty count --sweep --sweep-filters 'ompall;mpi' --sweep-attrs doub.log10
+grep -q '^11\.ompall\.0K10  .* - (kept events differ)$' "$T/out" || fail "sweep, blind: $(cat "$T/out")"
+grep -q '^11\.mpi\.0K10  .* - (no difference)$' "$T/out" || fail "sweep, mpi: $(cat "$T/out")"
+grep -q 'no difference found under any' "$T/out" && fail "sweep, count: $(cat "$T/out")"
 
 # and in the interface's ranking view
 printf 'wait\n' > "$T/keys"
@@ -164,10 +192,51 @@ grep -q "^   1  2\.1  .*busy out of the filter's sight after its last kept call 
 	fail "spin: 2.1 not first: $(cat "$T/out")"
 grep -q '^  *2=* ' "$T/out" || fail "spin: $(cat "$T/out")"
 
+# a bystander: in bnormal every worker ends with a critical section after its last barrier; in
+# hfin rank 2 leaves its loop and waits in MPI_Recv, the other main threads wait in an
+# Allreduce, and worker 3.1 made more calls in all than its counterpart (out of the filter's
+# sight) and waits in its last barrier. Its kept events only stopped early, in a final barrier:
+# no sign of its own, so it is not "busy out of the filter's sight" and does not come first.
+mkdir "$T/bnormal" "$T/hfin"
+for p in 0 1 2 3; do
+	cp "$T/hnormal/$p.0.txt" "$T/bnormal/"
+	{ cat "$T/hnormal/$p.1.txt"; printf 'GOMP_critical_start\n[ret]\nGOMP_critical_end\n[ret]\n'; } > "$T/bnormal/$p.1.txt"
+	{ printf 'main\nMPI_Init\n[ret]\ncompute\n[ret]\nMPI_Allreduce\n[ret]\ncompute\n[ret]\nMPI_Allreduce\n[ret]\n'
+	  if [ $p = 2 ]; then printf 'MPI_Recv\n'; else printf 'compute\n[ret]\nMPI_Allreduce\n'; fi; } > "$T/hfin/$p.0.txt"
+	if [ $p = 3 ]; then
+		{ i=0; while [ $i -lt 6 ]; do
+			printf 'work\n[ret]\nwork\n[ret]\nGOMP_critical_start\n[ret]\nGOMP_critical_end\n[ret]\nGOMP_barrier\n'
+			[ $i = 5 ] || printf '[ret]\n'
+			i=$((i + 1)); done; } > "$T/hfin/$p.1.txt"
+	else
+		cp "$T/hnormal/$p.1.txt" "$T/hfin/"
+	fi
+done
+for k in bnormal hfin; do expect_status 0 "$DT" -d "$T/h.db" import -q --run $k "$T/$k"; done
+expect_status 0 "$DT" -d "$T/h.db" rank --normal bnormal --faulty hfin --format csv
+[ "$(sed -n 2p "$T/out" | cut -d, -f1-2,5)" = "1,2.0,diverged" ] || fail "bystander: 2.0 not first: $(cat "$T/out")"
+[ "$(awk -F, 'NR > 1 && $1 == 1' "$T/out" | wc -l)" = 1 ] || fail "bystander: not alone: $(cat "$T/out")"
+grep -q '^[0-9]*,3\.1,[0-9.]*,[0-9.]*,stopped-early,.*stopped early in GOMP_barrier' "$T/out" ||
+	fail "bystander: 3.1 counted as busy: $(cat "$T/out")"
+
 # --- the sweep: scores, ties grouped -----------------------------------------------------------
 expect_status 0 "$DT" rank --normal normal --faulty count --sweep --sweep-filters ompall --sweep-attrs sing.actual
 grep -q '  2 [0-9.]*, \[0 1 3\] [0-9.]*  2\.1 [0-9.]*, \[0\.1 1\.1 3\.1\] [0-9.]*$' "$T/out" ||
 	fail "sweep: scores and ties: $(cat "$T/out")"
+# a tied group cut by --top says how many more tie
+expect_status 0 "$DT" rank --normal normal --faulty count --sweep --sweep-filters ompall --sweep-attrs sing.actual --top 2
+grep -q '  2 [0-9.]*, \[0 +2\] [0-9.]*  2\.1 [0-9.]*, \[0\.1 +2\] [0-9.]*$' "$T/out" ||
+	fail "sweep: a cut group: $(cat "$T/out")"
+# the interface's sweep table lists 3 processes: a tied group it cuts says how many more tie
+# ([0 1 +1]: 0, 1 and 3 tie); an empty row says whether the setting sees no difference
+printf 'wait\n' > "$T/keys"
+expect_status 0 "$DT" tui --normal normal --faulty count --script "$T/keys" --dump "$T/screen" --size 30x160
+grep -q ' 11\.ompall\.0K10  *sing\.actual\.args  *10  2 [0-9.]* \[0 1 +1\] [0-9.]*  2\.1 ' "$T/screen" ||
+	fail "the interface's sweep: a cut group: $(cat "$T/screen")"
+grep -q ' 11\.ompall\.0K10  *doub\.log10\.w\.args  *10  -  *- (kept events differ)$' "$T/screen" ||
+	fail "the interface's sweep: a blind setting: $(cat "$T/screen")"
+grep -q ' 11\.mpi\.0K10  *doub\.log10\.w\.args  *10  -  *- (no difference)$' "$T/screen" ||
+	fail "the interface's sweep: a setting that sees no difference: $(cat "$T/screen")"
 
 # --- bad --format / --score ---------------------------------------------------------------------
 expect_status 2 "$DT" rank --normal normal --faulty order --format xml

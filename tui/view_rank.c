@@ -11,12 +11,13 @@
  * Lines, top to bottom: a summary (two lines: the setting; matched traces, B-score and the
  * traces present in one run only), the ranked traces in the order of `rank` (verdict.h: what
  * changed in each, ties sharing a position) or "no difference found" when no trace's kept
- * events differ, the ranked pairs, and the sweep table (scores, tied traces grouped) when
- * at least two settings are cached for both runs. Everything is computed in open, from the
- * interface's cached analyses (the current setting) and from the store's cache (the sweep),
- * never recomputing an analysis; the ranking of the current setting is kept in the store
- * (rankcache.h, shared with `rank`), and when it is there the view reads it instead of loading
- * the two analyses and comparing them. */
+ * events differ, the ranked pairs, and the sweep table (scores, tied traces grouped, a group
+ * cut at the end of its list ending in +N, an empty row saying whether its setting sees no
+ * difference) when at least two settings are cached for both runs. Everything is computed in
+ * open, from the interface's cached analyses (the current setting) and from the store's cache
+ * (the sweep), never recomputing an analysis; the ranking of the current setting is kept in
+ * the store (rankcache.h, shared with `rank`), and when it is there the view reads it instead
+ * of loading the two analyses and comparing them. */
 #include <curses.h>
 #include <math.h>
 #include <stdio.h>
@@ -81,6 +82,8 @@ struct sweep_row {
 	int procs[SWEEP_PROCS];
 	double procscore[SWEEP_PROCS];
 	size_t nprocs;
+	size_t more_top, more_procs; /* tied with the last one listed, but not listed */
+	int empty; /* no trace listed: RANK_ROW_SAME or RANK_ROW_BLIND (rank.h), 0 unknown */
 };
 
 /* What the cursor was on, to find it again after a reopen rebuilt the lines. */
@@ -182,6 +185,11 @@ static void sweep_free(struct rank *d)
 	d->nsw = 0;
 }
 
+static int same_score(double a, double b)
+{
+	return nearbyint(a * 1e9) == nearbyint(b * 1e9);
+}
+
 /* One row from two cached analyses; -1 when they cannot be loaded or compared. */
 /* A sweep row from a comparison already made (j and b) of the analyses a and b. */
 /* tops: JSM_D's order as rk_tops makes it (keys from j). */
@@ -197,16 +205,32 @@ static void sweep_fill(const store_analysis *a, const store_analysis *b, const a
 	snprintf(w->attrs, sizeof w->attrs, "%s", a->attrs);
 	w->k = a->k;
 	w->matched = j->n;
-	w->ntop = 0;
-	for (size_t i = 0; i < tops->nord && w->ntop < SWEEP_THREADS; i++) {
-		w->topscore[w->ntop] = tops->ord[i].score;
-		w->top[w->ntop++] = j->keys[tops->ord[i].i];
+	w->ntop = w->more_top = 0;
+	for (size_t i = 0; i < tops->nord; i++) { /* changed traces only (rk_tops) */
+		if (w->ntop < SWEEP_THREADS) {
+			w->topscore[w->ntop] = tops->ord[i].score;
+			w->top[w->ntop++] = j->keys[tops->ord[i].i];
+		} else if (same_score(tops->ord[i].score, w->topscore[SWEEP_THREADS - 1])) {
+			w->more_top++; /* the last group goes on past the list */
+		} else {
+			break;
+		}
 	}
 	w->nprocs = tops->nprocs < SWEEP_PROCS ? tops->nprocs : SWEEP_PROCS;
 	for (size_t i = 0; i < w->nprocs; i++) {
 		w->procs[i] = tops->procs[i];
 		w->procscore[i] = tops->procscore[i];
 	}
+	w->more_procs = 0;
+	for (size_t q = w->nprocs; w->nprocs && q < tops->nprocs &&
+				   same_score(tops->procscore[q], tops->procscore[w->nprocs - 1]);
+	     q++)
+		w->more_procs++;
+}
+
+static int sweep_empty(const rank_jsmd *j, const vd_rank *v)
+{
+	return v->ndiff || j->n_only_normal || j->n_only_faulty ? RANK_ROW_BLIND : RANK_ROW_SAME;
 }
 
 static int sweep_compute(store *s, const store_analysis *a, const store_analysis *b,
@@ -230,6 +254,12 @@ static int sweep_compute(store *s, const store_analysis *a, const store_analysis
 		memset(&tops, 0, sizeof tops);
 		rk_tops(&j, &tops);
 		sweep_fill(a, b, &rn, &j, bscore, &tops, w);
+		/* every row sum 0: whether the kept events differ all the same */
+		vd_rank v;
+		if (!w->ntop && !vd_build(s, &rn, &rf, &j, &v, &e)) {
+			w->empty = sweep_empty(&j, &v);
+			vd_free(&v);
+		}
 		rank_jsmd_free(&j);
 	}
 	analysis_result_free(&rn);
@@ -306,7 +336,10 @@ static void sweep_build(tui *t, struct rank *d)
 		} else if (d->have_j && d->rn && d->rf && d->rn->meta.id == an->id &&
 			   d->rf->meta.id == af->id) {
 			/* the setting in use: the comparison above already made it */
-			sweep_fill(an, af, d->rn, &d->k.j, d->b, &d->k, &rows[nrows++]);
+			sweep_fill(an, af, d->rn, &d->k.j, d->b, &d->k, &rows[nrows]);
+			if (!rows[nrows].ntop)
+				rows[nrows].empty = sweep_empty(&d->k.j, &d->k.v);
+			nrows++;
 		} else if (sweep_compute(s, an, af, &rows[nrows]) == 0) {
 			nrows++;
 		} else {
@@ -806,29 +839,39 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 		char procs[96] = "";
 		size_t pl = 0;
 		for (size_t q = 0; q < w->nprocs && pl < sizeof procs; q++) {
+			/* a group cut at the end of the list says how many more tie: [0 1 +1] */
+			int cut = q + 1 == w->nprocs && w->more_procs;
 			int g = q + 1 < w->nprocs &&
-				nearbyint(w->procscore[q] * 1e9) == nearbyint(w->procscore[q + 1] * 1e9);
-			int gp = q && nearbyint(w->procscore[q] * 1e9) ==
-					      nearbyint(w->procscore[q - 1] * 1e9);
+				same_score(w->procscore[q], w->procscore[q + 1]);
+			int gp = q && same_score(w->procscore[q], w->procscore[q - 1]);
 			pl += (size_t)snprintf(procs + pl, sizeof procs - pl, "%s%s%d", q ? " " : "",
-					       g && !gp ? "[" : "", w->procs[q]);
+					       (g || cut) && !gp ? "[" : "", w->procs[q]);
+			if (cut && pl < sizeof procs)
+				pl += (size_t)snprintf(procs + pl, sizeof procs - pl, " +%zu",
+						       w->more_procs);
 			if (!g && pl < sizeof procs)
 				pl += (size_t)snprintf(procs + pl, sizeof procs - pl, "%s %.2f",
-						       gp ? "]" : "", w->procscore[q]);
+						       gp || cut ? "]" : "", w->procscore[q]);
 		}
 		out_printf(o, ST_NORMAL, "%-9s  ", w->nprocs ? procs : "-");
 		for (size_t q = 0; q < w->ntop; q++) {
-			int g = q + 1 < w->ntop &&
-				nearbyint(w->topscore[q] * 1e9) == nearbyint(w->topscore[q + 1] * 1e9);
-			int gp = q && nearbyint(w->topscore[q] * 1e9) ==
-					      nearbyint(w->topscore[q - 1] * 1e9);
+			int cut = q + 1 == w->ntop && w->more_top;
+			int g = q + 1 < w->ntop && same_score(w->topscore[q], w->topscore[q + 1]);
+			int gp = q && same_score(w->topscore[q], w->topscore[q - 1]);
 			pt(a, sizeof a, w->top[q]);
-			out_printf(o, ST_NORMAL, "%s%s%s", q ? " " : "", g && !gp ? "[" : "", a);
+			out_printf(o, ST_NORMAL, "%s%s%s", q ? " " : "",
+				   (g || cut) && !gp ? "[" : "", a);
+			if (cut)
+				out_printf(o, ST_NORMAL, " +%zu", w->more_top);
 			if (!g)
-				out_printf(o, ST_DIM, "%s %.2f", gp ? "]" : "", w->topscore[q]);
+				out_printf(o, ST_DIM, "%s %.2f", gp || cut ? "]" : "",
+					   w->topscore[q]);
 		}
 		if (!w->ntop)
-			out_text(o, ST_DIM, "-");
+			out_text(o, ST_DIM,
+				 w->empty == RANK_ROW_SAME    ? "- (no difference)"
+				 : w->empty == RANK_ROW_BLIND ? "- (kept events differ)"
+							      : "-");
 		break;
 	}
 	}

@@ -966,26 +966,35 @@ static int wrote(FILE *f, dt_err *e)
 }
 
 /* Appends "name" items with their scores, equal scores (to 1e-9) grouped: "5.0 1.250,
- * [3.1 4.0] 0.500"; without scores, "5.0, 3.1". */
-static void join_scored(const char names[][24], const double *score, size_t n, char *buf,
-			size_t cap)
+ * [3.1 4.0] 0.500"; without scores, "5.0, 3.1". more: how many tie with the last item but
+ * were cut ("[3.1 4.0 +2] 0.500"). empty: what an empty list means (rank_row's). */
+static void join_scored(const char names[][24], const double *score, size_t n, size_t more,
+			int empty, char *buf, size_t cap)
 {
 	size_t len = 0;
 	buf[0] = 0;
 	if (!n) {
-		snprintf(buf, cap, "-");
+		snprintf(buf, cap, "%s",
+			 empty == RANK_ROW_SAME	   ? "- (no difference)"
+			 : empty == RANK_ROW_BLIND ? "- (kept events differ)"
+						   : "-");
 		return;
 	}
+	if (!score)
+		more = 0;
 	for (size_t i = 0; i < n && len < cap;) {
 		size_t g = i + 1;
 		while (score && g < n && nearbyint(score[g] * 1e9) == nearbyint(score[i] * 1e9))
 			g++;
+		int cut = g == n && more; /* the group goes on past the list */
 		len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "",
-					g - i > 1 ? "[" : "");
+					g - i > 1 || cut ? "[" : "");
 		for (size_t q = i; q < g && len < cap; q++)
 			len += (size_t)snprintf(buf + len, cap - len, "%s%s", q > i ? " " : "",
 						names[q]);
-		if (len < cap && g - i > 1)
+		if (len < cap && cut)
+			len += (size_t)snprintf(buf + len, cap - len, " +%zu", more);
+		if (len < cap && (g - i > 1 || cut))
 			len += (size_t)snprintf(buf + len, cap - len, "]");
 		if (len < cap && score)
 			len += (size_t)snprintf(buf + len, cap - len, " %.3f", score[i]);
@@ -999,7 +1008,7 @@ static void join_procs(const rank_row *r, char *buf, size_t cap)
 	size_t n = r->n_procs < RANK_TOP_MAX ? r->n_procs : RANK_TOP_MAX;
 	for (size_t i = 0; i < n; i++)
 		snprintf(names[i], sizeof names[i], "%d", r->top_procs[i]);
-	join_scored(names, r->scored ? r->proc_score : NULL, n, buf, cap);
+	join_scored(names, r->scored ? r->proc_score : NULL, n, r->more_procs, 0, buf, cap);
 }
 
 static void join_threads(const rank_row *r, char *buf, size_t cap)
@@ -1009,7 +1018,8 @@ static void join_threads(const rank_row *r, char *buf, size_t cap)
 	for (size_t i = 0; i < n; i++)
 		snprintf(names[i], sizeof names[i], "%d.%d", r->top_threads[i].proc,
 			 r->top_threads[i].thread);
-	join_scored(names, r->scored ? r->thread_score : NULL, n, buf, cap);
+	join_scored(names, r->scored ? r->thread_score : NULL, n, r->more_threads, r->empty, buf,
+		    cap);
 }
 
 static int max_int(int a, int b)

@@ -200,7 +200,17 @@ typedef struct rank_row {
 	int scored;
 	double proc_score[RANK_TOP_MAX];
 	double thread_score[RANK_TOP_MAX];
+	/* how many more processes and threads tie with the last one listed but were cut: the
+	 * last group is shown as "[2 3 +4] 0.250" */
+	size_t more_procs, more_threads;
+	/* what an empty list means: RANK_ROW_SAME, every trace's kept events are identical to its
+	 * counterpart's (and both runs have the same traces): "- (no difference)"; RANK_ROW_BLIND,
+	 * every row sum is 0 yet kept events differ (an order or a count the attributes do not
+	 * see): "- (kept events differ)"; 0, unknown: "-" */
+	int empty;
 } rank_row;
+
+enum { RANK_ROW_SAME = 1, RANK_ROW_BLIND = 2 };
 
 /* Sorts by B-score ascending (the clusterings that differ most first, as in the paper), a NaN
  * last, ties by filter, attributes, K. */

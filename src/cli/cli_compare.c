@@ -78,14 +78,15 @@ static const char rank_help[] =
 	"earliest in its own pattern first), then the identical ones; ties share a position,\n"
 	"marked =. Each row says what changed. When the filter sees no difference but the\n"
 	"program's own functions do, that is said and they are ranked (filter everything); when\n"
-	"nothing differs, 'no difference found under FILTER/ATTRS'.\n"
+	"nothing differs, 'no difference found under FILTER/ATTRS' (also with --score jsmd).\n"
 	"JSM_D = |JSM_faulty - JSM_normal| over the traces both runs have; a row sum counts each\n"
 	"trace's change against its own counterpart and what it does that the normal run never\n"
 	"did. Pairs are ranked by JSM_D; the B-score (Fowlkes-Mallows) of the two runs'\n"
 	"clusterings is lower when they differ more. Traces present in one run only are listed.\n"
 	"With --sweep: JSM_D for every combination of --sweep-filters, --sweep-attrs and\n"
 	"--sweep-k, as the paper's ranking table (lowest B-score first), top processes and\n"
-	"threads with their scores, tied ones in [brackets].\n"
+	"threads with their scores, tied ones in [brackets] ('[0.1 +2]': 2 more tied, not\n"
+	"listed); '- (no difference)' when a setting sees none, and a line when none does.\n"
 	"With one run: the outliers, the traces least similar to their own class.\n"
 	"\n"
 	"  --normal RUN          the run that behaved\n"
@@ -800,17 +801,21 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 	if (ranked_get(s, a, ro, &r, e))
 		return -1;
 	int rc = -1;
-	/* Nothing differs under the filter: the program's own functions may (every call). */
+	/* Nothing differs under the filter: the program's own functions may (every call). The
+	 * default ranks by them; --score jsmd, the paper's, stays under its filter and says so. */
 	struct ranked *use = &r;
 	const char *blind = NULL;
-	if (!r.k.v.ndiff && !ro->jsmd && strcmp(r.rn.filter_alias, "everything") &&
+	int own_only = 0; /* --score jsmd: only the program's own functions differ */
+	if (!r.k.v.ndiff && strcmp(r.rn.filter_alias, "everything") &&
 	    strncmp(r.rn.filter_alias, "11.1K", 5)) {
 		cli_an b = *a;
 		b.p.filter_files = b.files;
 		b.p.filter = AN_FALLBACK_FILTER;
 		if (ranked_get(s, &b, ro, &own, e))
 			goto out;
-		if (own.k.v.ndiff) {
+		if (own.k.v.ndiff && ro->jsmd) {
+			own_only = 1;
+		} else if (own.k.v.ndiff) {
 			use = &own;
 			blind = r.rn.filter_alias;
 		}
@@ -821,8 +826,7 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 	char setting[256];
 	snprintf(setting, sizeof setting, "%s/%s", use->rn.filter_alias, use->rn.meta.attrs);
 	/* a trace present in one run only is a difference too */
-	int none = !use->k.v.ndiff && !ro->jsmd && !use->k.j.n_only_normal &&
-		   !use->k.j.n_only_faulty;
+	int none = !use->k.v.ndiff && !use->k.j.n_only_normal && !use->k.j.n_only_faulty;
 	double b = use->k.bscore;
 	if (ro->fmt == 'j') {
 		printf("{\n  \"normal\": ");
@@ -863,10 +867,18 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 	       n);
 	print_keys("only in the normal run", use->k.j.only_normal, use->k.j.n_only_normal);
 	print_keys("only in the faulty run", use->k.j.only_faulty, use->k.j.n_only_faulty);
+	if (none && use->k.j.n_running)
+		printf("# the faulty run was stopped: %zu trace%s still running then, %.1f s after "
+		       "the others went quiet (blocked)\n",
+		       use->k.j.n_running, use->k.j.n_running == 1 ? "" : "s", use->k.j.quiet);
 	if (none) {
 		printf("no difference found under %s: every trace's kept events are identical to its "
 		       "counterpart's%s\n",
-		       setting, own.have ? ", and so are all their calls (filter everything)" : "");
+		       setting,
+		       own_only    ? "; the program's own functions differ (filter everything: the "
+				     "default --score combined ranks by them)"
+		       : own.have ? ", and so are all their calls (filter everything)"
+				   : "");
 		rc = 0;
 		goto out;
 	}
@@ -879,7 +891,9 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 	else
 		printf("# B-score (Fowlkes-Mallows, mean over k = 2..%zu, %s linkage): %.3f%s\n",
 		       n - 1, a->p.linkage == CLU_WARD ? "ward" : clu_linkage_name(a->p.linkage), b,
-		       b > 0.999 ? " (the clusterings agree, yet kept events differ)" : "");
+		       b > 0.999 && use->k.v.ndiff
+			       ? " (the clusterings agree, yet kept events differ)"
+			       : "");
 	if (use->k.j.n_running)
 		printf("# the faulty run was stopped: %zu trace%s still running then, %.1f s after "
 		       "the others went quiet (blocked)%s\n",
@@ -974,6 +988,36 @@ static void free_split(char **v, size_t n)
 	free(v);
 }
 
+/* How many of it[shown..n) tie with it[shown - 1] (scores to 1e-9). */
+static size_t tied_after(const rank_item *it, size_t n, size_t shown)
+{
+	size_t q = shown;
+	double last = shown ? nearbyint(it[shown - 1].score * 1e9) : 0;
+	while (shown && q < n && nearbyint(it[q].score * 1e9) == last)
+		q++;
+	return q - shown;
+}
+
+/* A sweep row's top processes (at most shown), and how many more tie with the last one. */
+static void sweep_procs(const rank_jsmd *j, const rank_item *it, size_t ni, size_t shown,
+			rank_row *row)
+{
+	int *p = xmalloc((j->n ? j->n : 1) * sizeof *p);
+	double *sc = xmalloc((j->n ? j->n : 1) * sizeof *sc);
+	size_t np = rank_top_procs_scored(j, it, ni, p, sc, j->n);
+	row->n_procs = np < shown ? np : shown;
+	for (size_t q = 0; q < row->n_procs; q++) {
+		row->top_procs[q] = p[q];
+		row->proc_score[q] = sc[q];
+	}
+	size_t q = row->n_procs;
+	while (q && q < np && nearbyint(sc[q] * 1e9) == nearbyint(sc[row->n_procs - 1] * 1e9))
+		q++;
+	row->more_procs = q - row->n_procs;
+	free(p);
+	free(sc);
+}
+
 static int rank_sweep(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 {
 	size_t nf, na, nk;
@@ -984,7 +1028,7 @@ static int rank_sweep(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e
 				       "doub.actual",
 			  ',', &na);
 	char **ks = split(ro->sk ? ro->sk : "10", ',', &nk);
-	size_t cap = nf * na * nk, nrows = 0;
+	size_t cap = nf * na * nk, nrows = 0, nsame = 0;
 	rank_row *rows = xcalloc(cap ? cap : 1, sizeof *rows);
 	char **names = xcalloc(cap ? cap * 2 : 1, sizeof *names);
 	int rc = -1;
@@ -1016,7 +1060,13 @@ static int rank_sweep(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e
 					goto out;
 				}
 				struct comparison c;
+				vd_rank v;
+				memset(&v, 0, sizeof v);
 				int bad = compare(&rn, &rf, b.p.linkage, &c, e);
+				if (!bad && vd_build(s, &rn, &rf, &c.j, &v, e)) {
+					rank_jsmd_free(&c.j);
+					bad = 1;
+				}
 				if (!bad) {
 					rank_row *row = &rows[nrows];
 					names[2 * nrows] = xstrdup(rn.filter_alias);
@@ -1038,11 +1088,18 @@ static int rank_sweep(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e
 						row->top_threads[q] = c.j.keys[it[q].i];
 						row->thread_score[q] = it[q].score;
 					}
-					row->n_procs = rank_top_procs_scored(&c.j, it, ni, row->top_procs,
-									     row->proc_score, shown);
+					row->more_threads = tied_after(it, ni, row->n_threads);
+					sweep_procs(&c.j, it, ni, shown, row);
+					if (!ni)
+						row->empty = v.ndiff || c.j.n_only_normal ||
+								     c.j.n_only_faulty
+								     ? RANK_ROW_BLIND
+								     : RANK_ROW_SAME;
+					nsame += row->empty == RANK_ROW_SAME;
 					free(it);
 					nrows++;
 				}
+				vd_free(&v);
 				rank_jsmd_free(&c.j);
 				analysis_result_free(&rn);
 				analysis_result_free(&rf);
@@ -1052,9 +1109,13 @@ static int rank_sweep(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e
 	rank_rows_sort(rows, nrows);
 	printf("# ranking table: %s against %s, %zu settings, lowest B-score first; each setting's "
 	       "most changed processes and threads by JSM_D row sum, with their scores, tied ones "
-	       "in [brackets]\n",
+	       "in [brackets] (+N: N more tied, not listed)\n",
 	       ro->faulty, ro->normal, nrows);
 	rc = rank_rows_render(stdout, rows, nrows, e);
+	if (!rc && nrows && nsame == nrows)
+		printf("no difference found under any of the %zu settings: every trace's kept "
+		       "events are identical to its counterpart's\n",
+		       nrows);
 out:
 	for (size_t i = 0; i < 2 * nrows; i++)
 		free(names[i]);
