@@ -84,6 +84,8 @@ static int flush(dt_sink *s, uint32_t *ev, size_t *n, dt_err *e)
 /* The file is read in blocks and cut into lines in place: no line is copied, and the check
  * for NUL bytes runs once over each block. */
 #define TEXT_READ (256 * 1024)
+#define TEXT_CACHE 256     /* names remembered, a power of 2 */
+#define TEXT_CACHE_NAME 48 /* the longest name remembered */
 
 static int import_one(const char *path, int64_t position, dt_sink *s, dt_err *e)
 {
@@ -103,10 +105,11 @@ static int import_one(const char *path, int64_t position, dt_sink *s, dt_err *e)
 	int64_t lineno = 0, depth = 0, unmatched = 0;
 	if (s->begin(s->ctx, &m, e))
 		goto done;
-	/* The last function seen, so runs of the same name skip the intern look-up. */
-	char last[256];
-	size_t lastlen = SIZE_MAX;
-	uint32_t lastid = 0;
+	/* The names met lately, by a hash of their length and three of their bytes, so that most
+	 * lines find their id without the sink's look-up. */
+	struct { uint32_t id, len; char name[TEXT_CACHE_NAME]; } cache[TEXT_CACHE];
+	for (size_t i = 0; i < TEXT_CACHE; i++)
+		cache[i].len = UINT32_MAX;
 	for (;;) {
 		char *nl = memchr(buf + beg, '\n', end - beg);
 		size_t lend;
@@ -182,18 +185,19 @@ static int import_one(const char *path, int64_t position, dt_sink *s, dt_err *e)
 			else
 				unmatched++;
 		} else {
-			if (len == lastlen && !memcmp(last, line, len)) {
-				v = lastid;
+			size_t slot = (len * 31 + (unsigned char)line[0] * 7 +
+				       (unsigned char)line[len / 2] * 3 + (unsigned char)line[len - 1]) &
+				      (TEXT_CACHE - 1);
+			if (cache[slot].len == len && !memcmp(cache[slot].name, line, len)) {
+				v = cache[slot].id;
 			} else {
 				v = s->func(s->ctx, line, len, e);
 				if (!v)
 					goto done;
-				if (len <= sizeof last) {
-					memcpy(last, line, len);
-					lastlen = len;
-					lastid = v;
-				} else {
-					lastlen = SIZE_MAX;
+				if (len <= TEXT_CACHE_NAME) {
+					memcpy(cache[slot].name, line, len);
+					cache[slot].len = (uint32_t)len;
+					cache[slot].id = v;
 				}
 			}
 			depth++;
