@@ -10,9 +10,9 @@ command -v sqlite3 >/dev/null || skip "sqlite3 command not installed"
 expect_status 0 "$DT" import -q --run normal "$abs_top_srcdir/examples/traces/normal"
 . "${abs_top_srcdir:-.}/tests/tmux.sh"
 
-# Another program holds the write lock until $T/release exists.
+# Another program holds the write lock until $T/release exists (or the test ends).
 (echo "BEGIN IMMEDIATE;"; echo ".shell touch $T/locked"
- echo ".shell while [ ! -f $T/release ]; do sleep 0.05; done"; echo "COMMIT;") |
+ echo ".shell while [ ! -f $T/release ] && [ -d $T ]; do sleep 0.05; done"; echo "COMMIT;") |
 	sqlite3 "$DIFFTRACE_DB" >/dev/null 2>&1 &
 n=0
 while [ ! -f "$T/locked" ]; do
