@@ -913,7 +913,8 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 		size_t nw = all[i].nw;
 		if (nw > DTP_WORDS_MAX * DTP_WORDS_RECORDS) /* a thread file written by hand */
 			nw = DTP_WORDS_MAX * DTP_WORDS_RECORDS;
-		key.scan = scan_of(d, &ic->scans, &sc, words + all[i].w0, nw, r, sbuf);
+		/* no frame words in the whole process: words is NULL, and NULL + 0 is undefined */
+		key.scan = scan_of(d, &ic->scans, &sc, nw ? words + all[i].w0 : NULL, nw, r, sbuf);
 		uint32_t gi;
 		if (!strmap_get(&groups, (const char *)&key, sizeof key, &gi)) {
 			grow((void **)&d->samp, &d->capsamp, d->nsamp + 1, sizeof *d->samp);
