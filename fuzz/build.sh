@@ -4,13 +4,14 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$top/fuzz/bin"
-lib="err util esc flags memsink lza3 chunk_codec srcmap import import_text import_parlot import_uftrace uftrace_data import_sync sync_file"
+lib="err util esc flags memsink lza3 chunk_codec import import_text import_parlot import_uftrace uftrace_data import_sync sync_file import_sample dwarf_vars srcmap"
 srcs=""
 for m in $lib; do srcs="$srcs $(ls "$top"/src/*/"$m.c")"; done
-targets=${*:-"lza3 text parlot uftrace esc sync chunk"}
+targets=${*:-"lza3 text parlot uftrace esc sync chunk sample"}
 for t in $targets; do
 	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-DFUZZ_FIXTURE="\"$top/tests/data/uftrace/args\"" \
-		-I"$top/src" "$top/fuzz/fuzz_$t.c" $srcs -lzstd -ldw -lelf -o "$top/fuzz/bin/fuzz_$t"
+		-I"$top/src" "$top/fuzz/fuzz_$t.c" $srcs -o "$top/fuzz/bin/fuzz_$t" \
+		-lzstd $(pkg-config --libs libdw)
 	echo "built fuzz/bin/fuzz_$t"
 done

@@ -186,6 +186,7 @@ struct tui {
 	tui_params job_p; /* the parameters of the job running */
 	int said_unsaved; /* "computed in memory, not saved" was said */
 	uint64_t job_done, job_total;
+	int job_waiting; /* the job waits for the store's write lock (another program writes) */
 	int job_finished; /* a job ended since the last look: views must reopen */
 	char job_err[800];
 	/* read-only store: analyses the job computed in memory, handed over to ac by poll_job */
@@ -197,6 +198,7 @@ struct tui {
 	int task_finished; /* a task ended since the last look: views must reopen */
 	const char *task_hold; /* DIFFTRACE_TUI_TASK_HOLD: tasks wait until this file exists */
 	double idle_drawn; /* when the screen was last redrawn for no key, ms */
+	char pct_text[80]; /* tui_job_pct's answer (drawing is on the main thread only) */
 };
 
 struct tui_task {
@@ -344,6 +346,18 @@ static void job_progress(void *arg, uint64_t done, uint64_t total)
 	pthread_mutex_unlock(&t->mu);
 }
 
+/* The job's store notices: nothing on stderr under curses; a wait for the store's lock shows on
+ * the status line until the job ends. */
+static void job_notice(void *arg, const char *msg)
+{
+	tui *t = arg;
+	if (strncmp(msg, "waiting for the store", 21))
+		return;
+	pthread_mutex_lock(&t->mu);
+	t->job_waiting = 1;
+	pthread_mutex_unlock(&t->mu);
+}
+
 static void *job_thread(void *arg)
 {
 	tui *t = arg;
@@ -351,8 +365,8 @@ static void *job_thread(void *arg)
 	dt_err e;
 	dt_err_clear(&e);
 	int ok = store_open(t->path, STORE_OPEN_EXISTING, &s, &e) == 0;
-	if (ok) /* nothing on stderr under curses */
-		store_set_notice(s, NULL, NULL);
+	if (ok)
+		store_set_notice(s, job_notice, t);
 	for (;;) {
 		pthread_mutex_lock(&t->mu);
 		if (!t->nqueue || !ok) {
@@ -369,7 +383,9 @@ static void *job_thread(void *arg)
 		snprintf(t->job_run, sizeof t->job_run, "%s", j.run);
 		t->job_p = j.p;
 		t->job_done = t->job_total = 0;
+		t->job_waiting = 0;
 		pthread_mutex_unlock(&t->mu);
+		store_wait_rearm(s); /* each job says again when it waits */
 
 		an_params p;
 		store_run run;
@@ -401,6 +417,7 @@ static void *job_thread(void *arg)
 		}
 		if (r)
 			snprintf(t->job_err, sizeof t->job_err, "analysis of %s: %s", j.run, e.msg);
+		t->job_waiting = 0;
 		t->job_finished = 1;
 		pthread_mutex_unlock(&t->mu);
 	}
@@ -437,6 +454,24 @@ static void job_start(tui *t, const char *run, const tui_params *tp)
 			tui_msg(t, ST_WARN, "cannot start the background analysis");
 		}
 	}
+}
+
+int tui_job_waiting(tui *t)
+{
+	pthread_mutex_lock(&t->mu);
+	int w = t->th_running && t->job_waiting;
+	pthread_mutex_unlock(&t->mu);
+	return w;
+}
+
+const char *tui_job_pct(tui *t, int pct)
+{
+	if (pct >= 0 && tui_job_waiting(t))
+		snprintf(t->pct_text, sizeof t->pct_text, "%s",
+			 "waiting for the store (another difftrace is importing)");
+	else
+		snprintf(t->pct_text, sizeof t->pct_text, "%d%%", pct < 0 ? 0 : pct);
+	return t->pct_text;
 }
 
 int tui_job_progress(tui *t, char *what, size_t n)
@@ -978,7 +1013,10 @@ static void draw_noref(tui *t)
 	out_printf(o, ST_NORMAL, " %s  %zu/%zu  filter %s  attrs %s  K %u", v->ops->name,
 		   v->nlines ? v->cur + 1 : 0, v->nlines, t->params.filter, t->params.attrs,
 		   t->params.k);
-	if (pct >= 0) {
+	if (pct >= 0 && tui_job_waiting(t)) {
+		out_printf(o, ST_NORMAL, "  analyzing %s: ", job);
+		out_text(o, ST_WARN, "waiting for the store (another difftrace is importing)");
+	} else if (pct >= 0) {
 		int bar = 20, fill = pct * bar / 100;
 		out_printf(o, ST_NORMAL, "  analyzing %s [", job);
 		for (int i = 0; i < bar; i++)

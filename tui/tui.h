@@ -143,6 +143,11 @@ int tui_analysis_id(tui *t, const char *run, int64_t *id);
 int tui_analysis_objects(tui *t, const char *run, const an_result **r);
 /* Progress of the background job: -1 when none, else 0..100. */
 int tui_job_progress(tui *t, char *what, size_t n);
+/* 1 while the background analysis waits for the store's write lock (another program writes). */
+int tui_job_waiting(tui *t);
+/* What a view says of the job's progress pct (tui_job_progress): "N%", or that it waits for the
+ * store. Valid until the next call. */
+const char *tui_job_pct(tui *t, int pct);
 /* ---- background work of a view ----
  * A task computes a view's data from the store in a thread of its own (with its own store
  * connection) while the interface draws and answers keys; the view shows what it is doing

@@ -113,8 +113,8 @@ static void classes_line(tui *t, view *v, size_t i, tui_out *o)
 		char what[128];
 		int pct = tui_job_progress(t, what, sizeof what);
 		if (d->state == 0)
-			out_printf(o, ST_DIM, "computing the analysis of %s ... %d%%", d->run,
-				   pct < 0 ? 0 : pct);
+			out_printf(o, ST_DIM, "computing the analysis of %s ... %s", d->run,
+				   tui_job_pct(t, pct));
 		else
 			out_printf(o, ST_WARN, "no analysis of %s (see the message below)", d->run);
 		return;

@@ -574,8 +574,8 @@ static void diff_line(tui *t, view *v, size_t i, tui_out *o)
 		} else if (d->state == 0) {
 			char what[128];
 			int pct = tui_job_progress(t, what, sizeof what);
-			out_printf(o, ST_DIM, "computing the analyses of %s and %s ... %d%%", d->run[0],
-				   d->run[1], pct < 0 ? 0 : pct);
+			out_printf(o, ST_DIM, "computing the analyses of %s and %s ... %s", d->run[0],
+				   d->run[1], tui_job_pct(t, pct));
 		} else {
 			out_text(o, ST_DIM, "both traces are empty under this filter");
 		}

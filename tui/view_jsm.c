@@ -436,11 +436,11 @@ static void not_ready_line(tui *t, struct jsm *d, tui_out *o)
 	int pct = tui_job_progress(t, what, sizeof what);
 	if (d->state == 0) {
 		if (d->delta)
-			out_printf(o, ST_DIM, "computing the analyses of %s and %s ... %s %d%%",
-				   d->normal, d->faulty, pct < 0 ? "" : what, pct < 0 ? 0 : pct);
+			out_printf(o, ST_DIM, "computing the analyses of %s and %s ... %s %s",
+				   d->normal, d->faulty, pct < 0 ? "" : what, tui_job_pct(t, pct));
 		else
-			out_printf(o, ST_DIM, "computing the analysis of %s ... %d%%", d->run,
-				   pct < 0 ? 0 : pct);
+			out_printf(o, ST_DIM, "computing the analysis of %s ... %s", d->run,
+				   tui_job_pct(t, pct));
 	} else if (d->state < 0) {
 		if (d->why[0])
 			out_printf(o, ST_WARN, "no matrix: %s", d->why);

@@ -721,8 +721,8 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 		} else {
 			char what[128];
 			int pct = tui_job_progress(t, what, sizeof what);
-			out_printf(o, ST_DIM, "computing the analyses of %s and %s ... %s %d%%",
-				   d->normal, d->faulty, pct < 0 ? "" : what, pct < 0 ? 0 : pct);
+			out_printf(o, ST_DIM, "computing the analyses of %s and %s ... %s %s",
+				   d->normal, d->faulty, pct < 0 ? "" : what, tui_job_pct(t, pct));
 		}
 		break;
 	case L_SETTING:
@@ -766,8 +766,8 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 	case L_OWNWAIT: {
 		char what[128];
 		int pct = tui_job_progress(t, what, sizeof what);
-		out_printf(o, ST_DIM, "  looking at every call (filter " AN_FALLBACK_FILTER ") ... %s %d%%",
-			   pct < 0 ? "" : what, pct < 0 ? 0 : pct);
+		out_printf(o, ST_DIM, "  looking at every call (filter " AN_FALLBACK_FILTER ") ... %s %s",
+			   pct < 0 ? "" : what, tui_job_pct(t, pct));
 		break;
 	}
 	case L_HINT:

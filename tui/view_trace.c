@@ -476,8 +476,8 @@ static void trace_line(tui *t, view *v, size_t i, tui_out *o)
 	if (d->state == 0) {
 		char what[128];
 		int pct = tui_job_progress(t, what, sizeof what);
-		out_printf(o, ST_DIM, "computing the analysis of %s ... %d%%", d->run,
-			   pct < 0 ? 0 : pct);
+		out_printf(o, ST_DIM, "computing the analysis of %s ... %s", d->run,
+			   tui_job_pct(t, pct));
 	} else if (d->why[0]) {
 		out_text(o, ST_WARN, d->why);
 	} else if (!d->n) {

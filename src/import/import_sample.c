@@ -206,12 +206,22 @@ static int symtab_open(struct symtab *s, const char *mapsfile, strmap *locs)
 	if (!s->dwfl)
 		return -1;
 	dwfl_report_begin(s->dwfl);
+	/* each file once, by its identity: the same file named twice ("//bin/x" and "/bin/x", a
+	 * link) reported twice at one address makes libdw read freed memory */
+	dev_t *devs = xmalloc((s->nmaps ? s->nmaps : 1) * sizeof *devs);
+	ino_t *inos = xmalloc((s->nmaps ? s->nmaps : 1) * sizeof *inos);
+	size_t nseen = 0;
 	for (size_t i = 0; i < s->nmaps; i++) {
-		int seen = 0;
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = !strcmp(s->maps[j].path, s->maps[i].path);
-		if (seen || access(s->maps[i].path, R_OK) != 0)
+		struct stat sb;
+		if (access(s->maps[i].path, R_OK) != 0 || stat(s->maps[i].path, &sb) != 0)
 			continue;
+		int seen = 0;
+		for (size_t j = 0; j < nseen && !seen; j++)
+			seen = devs[j] == sb.st_dev && inos[j] == sb.st_ino;
+		if (seen)
+			continue;
+		devs[nseen] = sb.st_dev;
+		inos[nseen++] = sb.st_ino;
 		/* the mapping of file offset 0 is where the file is loaded */
 		uint64_t base = s->maps[i].start - s->maps[i].off;
 		const char *bn = strrchr(s->maps[i].path, '/') + 1;
@@ -221,6 +231,8 @@ static int symtab_open(struct symtab *s, const char *mapsfile, strmap *locs)
 			s->exe_mod = m;
 		}
 	}
+	free(devs);
+	free(inos);
 	dwfl_report_end(s->dwfl, NULL, NULL);
 	return 0;
 }
@@ -913,7 +925,8 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 		size_t nw = all[i].nw;
 		if (nw > DTP_WORDS_MAX * DTP_WORDS_RECORDS) /* a thread file written by hand */
 			nw = DTP_WORDS_MAX * DTP_WORDS_RECORDS;
-		key.scan = scan_of(d, &ic->scans, &sc, words + all[i].w0, nw, r, sbuf);
+		/* no frame words in the whole process: words is NULL, and NULL + 0 is undefined */
+		key.scan = scan_of(d, &ic->scans, &sc, nw ? words + all[i].w0 : NULL, nw, r, sbuf);
 		uint32_t gi;
 		if (!strmap_get(&groups, (const char *)&key, sizeof key, &gi)) {
 			grow((void **)&d->samp, &d->capsamp, d->nsamp + 1, sizeof *d->samp);

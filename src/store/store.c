@@ -56,6 +56,12 @@ void store_set_notice(store *s, void (*fn)(void *, const char *), void *arg)
 	s->notice_arg = arg;
 }
 
+void store_wait_rearm(store *s)
+{
+	s->said_wait = 0;
+	s->waited_ms = 0;
+}
+
 void store_set_cancel(store *s, volatile sig_atomic_t *cancel)
 {
 	s->cancel = cancel;

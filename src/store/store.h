@@ -38,6 +38,8 @@ int store_readonly(const store *s);
 /* Where the store's notices go ("waiting for the store", "not saved"): fn(arg, msg); by default
  * stderr, none when fn is NULL (the interface). */
 void store_set_notice(store *s, void (*fn)(void *, const char *), void *arg);
+/* The next wait for the write lock is said again (a connection says it once otherwise). */
+void store_wait_rearm(store *s);
 /* A flag polled while waiting for the write lock: once non-zero the wait gives up. */
 void store_set_cancel(store *s, volatile sig_atomic_t *cancel);
 /* Read-only store: makes the analysis cache writable in memory (TEMP tables seeded with the
