@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "analysis/filter.h"
@@ -583,7 +584,11 @@ int filt_lib_load_default(filt_lib *l, dt_err *e)
 	filt_dirs d;
 	filt_dirs_default(&d);
 	int r = 0;
-	for (size_t i = 0; i < d.n && !r; i++)
+	/* the shipped directory, unreadable to this user (an install under a private directory),
+	 * is passed over when DIFFTRACE_FILTER_PATH names the families' place */
+	const char *env = getenv("DIFFTRACE_FILTER_PATH");
+	int skip0 = env && *env && d.n && access(d.dir[0], R_OK | X_OK) != 0 && errno == EACCES;
+	for (size_t i = skip0 ? 1 : 0; i < d.n && !r; i++)
 		r = filt_lib_load_dir(l, d.dir[i], e);
 	filt_dirs_free(&d);
 	return r;

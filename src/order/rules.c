@@ -855,7 +855,11 @@ int ord_rules_load_default(ord_rules *r, dt_err *e)
 	for (size_t i = 0; i < nd && !rc; i++) {
 		DIR *d = opendir(dirs[i]);
 		if (!d) {
-			if (errno != ENOENT && errno != ENOTDIR)
+			/* the shipped directory, unreadable to this user, is passed over when
+			 * DIFFTRACE_RULES_PATH names the rules' place */
+			const char *env = getenv("DIFFTRACE_RULES_PATH");
+			int skip = i == 0 && errno == EACCES && env && *env;
+			if (errno != ENOENT && errno != ENOTDIR && !skip)
 				rc = dt_err_at(e, dirs[i], -1, "cannot read the directory: %s", strerror(errno));
 			continue;
 		}
