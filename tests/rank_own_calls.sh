@@ -44,6 +44,13 @@ for k in normal extra tag calm tie; do
 done
 
 # --- the audit's case: noise on every process, one thread's compute path changed -------------
+# the interface's ranking view: every call analysed in the background, then the same order
+printf 'wait\n' > "$T/keys"
+expect_status 0 "$DT" tui --normal normal --faulty extra --script "$T/keys" --dump "$T/screen" --size 30x200
+grep -q 'filter 11\.mpi\.ompall\.0K10 does not single out a trace (every trace differs)' "$T/screen" ||
+	fail "the ranking view, extra: not said: $(cat "$T/screen")"
+grep -q '^>  *1 2\.0 ' "$T/screen" || fail "the ranking view, extra: 2.0 not first: $(cat "$T/screen")"
+grep -q '^  *2 ' "$T/screen" || fail "the ranking view, extra: 2.0 not alone first: $(cat "$T/screen")"
 expect_status 0 "$DT" rank --normal normal --faulty extra
 grep -q '^# filter 11\.mpi\.ompall\.0K10 does not single out a trace (every trace differs)' "$T/out" ||
 	fail "extra: not said: $(cat "$T/out")"
