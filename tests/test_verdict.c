@@ -231,14 +231,19 @@ static void test_own_calls(void)
 	uint32_t noise[] = { 7, 0, 8, 1, 0, 2, 0, 2, 0, 2, 0, 1, 0, 0 };
 	uint32_t extra[] = { 7, 0, 8, 9, 0, 1, 0, 2, 0, 2, 0, 2, 0, 1, 0, 0 };
 	vd_item x = { 0 };
-	vd_own_compare(fa, 4, fb, 5, ea, 12, noise, 14, &x);
+	vd_own_compare(fa, 4, fb, 5, ea, 12, noise, 14, 0, &x);
 	CHECK(!x.own && x.own_n == 2 && x.own_at == 2); /* the noise is the filter's */
-	vd_own_compare(fa, 4, fb, 5, ea, 12, extra, 16, &x);
+	vd_own_compare(fa, 4, fb, 5, ea, 12, extra, 16, 0, &x);
 	CHECK(x.own && x.own_n == 2 && x.own_at == 2 && x.own_ev_n == 0 && x.own_ev_f == 9);
 	/* a function the filter keeps in the faulty trace only is still the filter's */
 	uint32_t fc[] = { 1, 2, 3 }, ec[] = { 7, 0, 1, 0, 2, 0, 3, 0 };
-	vd_own_compare(fa, 4, fc, 3, ea, 12, ec, 8, &x);
+	vd_own_compare(fa, 4, fc, 3, ea, 12, ec, 8, 0, &x);
 	CHECK(x.own && x.own_at == 1 && x.own_ev_n == 8 && x.own_ev_f == 0);
+	/* in a run that was cut, own calls that only stopped early are no sign */
+	vd_own_compare(fa, 4, fc, 3, ea, 12, ec, 8, 1, &x);
+	CHECK(!x.own);
+	vd_own_compare(fa, 4, fb, 5, ea, 12, extra, 16, 1, &x);
+	CHECK(x.own);
 
 	/* undecided: every trace differs, or the first place is tied; not with one difference */
 	vd_item it[3] = {

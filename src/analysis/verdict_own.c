@@ -5,6 +5,7 @@
 
 #include "analysis/nlr.h"
 #include "analysis/verdict_own.h"
+#include "import/sink.h"
 #include "util/util.h"
 
 int vd_own_undecided(const vd_rank *v)
@@ -32,7 +33,8 @@ static size_t own_calls(uint32_t *e, size_t n, const uint32_t *kept, size_t nk)
 }
 
 void vd_own_compare(const uint32_t *fa, size_t nfa, const uint32_t *fb, size_t nfb,
-		    const uint32_t *ea, size_t nea, const uint32_t *eb, size_t neb, vd_item *it)
+		    const uint32_t *ea, size_t nea, const uint32_t *eb, size_t neb, int cut,
+		    vd_item *it)
 {
 	size_t nk = nfa + nfb;
 	uint32_t *kept = xmalloc((nk ? nk : 1) * sizeof *kept);
@@ -51,7 +53,8 @@ void vd_own_compare(const uint32_t *fa, size_t nfa, const uint32_t *fb, size_t n
 	size_t pre = 0, lim = na < nb ? na : nb;
 	while (pre < lim && a[pre] == b[pre])
 		pre++;
-	it->own = !(pre == na && pre == nb);
+	/* in a run that was cut, own calls that only stopped early are no sign (verdict.h) */
+	it->own = !(pre == na && pre == nb) && !(cut && pre == nb);
 	it->own_at = pre;
 	it->own_n = na;
 	it->own_ev_n = pre < na ? a[pre] : 0;
@@ -103,6 +106,11 @@ int vd_own_apply(store *s, int64_t fn, int64_t ff, int64_t en, int64_t ef, const
 		rc = -1;
 	if (!rc)
 		rc = store_loops_each(s, load_loop, t, e);
+	/* the faulty run was cut (a call left open, the run stopped), as vd_build tells it */
+	unsigned cutf = DT_TF_OPEN_FRAMES | DT_TF_TIMEOUT | DT_TF_UNTERMINATED | DT_TF_TRUNCATED;
+	int cut = 0;
+	for (size_t k = 0; !rc && k < r[1].n; k++)
+		cut |= (r[1].traces[k].flags & cutf) != 0;
 	for (size_t k = 0; !rc && k < v->n; k++) {
 		vd_item *x = &v->it[k];
 		rank_key key = keys[x->i];
@@ -112,7 +120,8 @@ int vd_own_apply(store *s, int64_t fn, int64_t ff, int64_t en, int64_t ef, const
 			rc = events(s, t, id[q], analysis_object(&r[q], key.proc, key.thread), &ev[q],
 				    &nev[q], e);
 		if (!rc)
-			vd_own_compare(ev[0], nev[0], ev[1], nev[1], ev[2], nev[2], ev[3], nev[3], x);
+			vd_own_compare(ev[0], nev[0], ev[1], nev[1], ev[2], nev[2], ev[3], nev[3],
+				       cut, x);
 		for (int q = 0; q < 4; q++)
 			free(ev[q]);
 	}

@@ -10,7 +10,8 @@
  * function the filter's kept events of that trace never show, returns aside) are compared
  * exactly with its counterpart's too; within each class of the verdict's order (the hang-safe
  * record's tiers, then diverged, stopped early, identical) the traces whose own calls differ
- * come first. The order is otherwise the verdict's. */
+ * come first (in a run that was cut, own calls that only stopped early do not count). The
+ * order is otherwise the verdict's. */
 #ifndef DT_VERDICT_OWN_H
 #define DT_VERDICT_OWN_H
 
@@ -27,9 +28,12 @@ int vd_own_undecided(const vd_rank *v);
 
 /* Compares the calls the filter drops: fa/fb the kept events of a trace and its counterpart
  * under the filter (normal a, faulty b), ea/eb the same under `everything`. Sets it's own,
- * own_at, own_n, own_ev_n and own_ev_f. */
+ * own_at, own_n, own_ev_n and own_ev_f. In a faulty run that was cut (cut: a call left open,
+ * the run stopped), own calls that are only the beginning of the counterpart's do not count:
+ * every thread of a stopped run has those. */
 void vd_own_compare(const uint32_t *fa, size_t nfa, const uint32_t *fb, size_t nfb,
-		    const uint32_t *ea, size_t nea, const uint32_t *eb, size_t neb, vd_item *it);
+		    const uint32_t *ea, size_t nea, const uint32_t *eb, size_t neb, int cut,
+		    vd_item *it);
 
 /* Sets the own-call fields of every item of v (keys: the traces' P.T, by item's i) from the
  * analyses of the filter (fn normal, ff faulty) and of `everything` (en, ef), and puts v in the
