@@ -132,5 +132,7 @@ int vd_own_apply(store *s, int64_t fn, int64_t ff, int64_t en, int64_t ef, const
 		analysis_result_free(&r[q]);
 	if (!rc)
 		vd_order(v->it, v->n);
+	for (size_t k = 0; rc && k < v->n; k++)
+		v->it[k].own = 0; /* the verdict as it was */
 	return rc;
 }
