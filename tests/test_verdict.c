@@ -2,7 +2,8 @@
  * counts as identical, stopped early and diverged; that a trace whose kept events differ never
  * scores 0 and ranks above every identical trace whatever the row sums; ties sharing their
  * position; the sweep table's scores with tied traces grouped; and, for hung runs, the
- * hang-safe record's comparison of call entries and its tiers (culprits before victims). */
+ * hang-safe record's comparison of call entries and its tiers (culprits before victims); the
+ * calls the filter drops, compared when the filter singles out no trace (verdict_own.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #include "analysis/hangrank.h"
 #include "analysis/rank.h"
 #include "analysis/verdict.h"
+#include "analysis/verdict_own.h"
 #include "util/util.h"
 
 static vd_item cmp(const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
@@ -220,6 +222,60 @@ static void test_hang_tiers(void)
 	CHECK(it[0].pos == 1 && it[1].pos == 2);
 }
 
+/* The calls the filter drops: 1, 2 are MPI calls the filter keeps; 0 a return; 7, 8, 9 the
+ * program's own functions. */
+static void test_own_calls(void)
+{
+	uint32_t fa[] = { 1, 2, 2, 1 }, fb[] = { 1, 2, 2, 2, 1 }; /* one more poll */
+	uint32_t ea[] = { 7, 0, 8, 1, 0, 2, 0, 2, 0, 1, 0, 0 };
+	uint32_t noise[] = { 7, 0, 8, 1, 0, 2, 0, 2, 0, 2, 0, 1, 0, 0 };
+	uint32_t extra[] = { 7, 0, 8, 9, 0, 1, 0, 2, 0, 2, 0, 2, 0, 1, 0, 0 };
+	vd_item x = { 0 };
+	vd_own_compare(fa, 4, fb, 5, ea, 12, noise, 14, 0, &x);
+	CHECK(!x.own && x.own_n == 2 && x.own_at == 2); /* the noise is the filter's */
+	vd_own_compare(fa, 4, fb, 5, ea, 12, extra, 16, 0, &x);
+	CHECK(x.own && x.own_n == 2 && x.own_at == 2 && x.own_ev_n == 0 && x.own_ev_f == 9);
+	/* a function the filter keeps in the faulty trace only is still the filter's */
+	uint32_t fc[] = { 1, 2, 3 }, ec[] = { 7, 0, 1, 0, 2, 0, 3, 0 };
+	vd_own_compare(fa, 4, fc, 3, ea, 12, ec, 8, 0, &x);
+	CHECK(x.own && x.own_at == 1 && x.own_ev_n == 8 && x.own_ev_f == 0);
+	/* in a run that was cut, own calls that only stopped early are no sign */
+	vd_own_compare(fa, 4, fc, 3, ea, 12, ec, 8, 1, &x);
+	CHECK(!x.own);
+	vd_own_compare(fa, 4, fb, 5, ea, 12, extra, 16, 1, &x);
+	CHECK(x.own);
+
+	/* undecided: every trace differs, or the first place is tied; not with one difference */
+	vd_item it[3] = {
+		{ .i = 0, .change = VD_DIVERGED, .rowsum = 1, .share = .5, .at = 1, .kept_n = 4 },
+		{ .i = 1, .change = VD_DIVERGED, .rowsum = 1, .share = .25, .at = 1, .kept_n = 4 },
+		{ .i = 2, .change = VD_SAME },
+	};
+	vd_order(it, 3);
+	vd_rank v = { 3, it, 2 };
+	CHECK(!vd_own_undecided(&v)); /* 0 is first, alone */
+	it[1].change = VD_DIVERGED; /* all three differ */
+	it[2].change = VD_DIVERGED;
+	it[2].share = .1;
+	it[2].at = 1;
+	it[2].kept_n = 4;
+	v.ndiff = 3;
+	vd_order(it, 3);
+	CHECK(vd_own_undecided(&v));
+	/* the one whose own calls differ comes first within its class, whatever its score */
+	for (int k = 0; k < 3; k++)
+		it[k].own = it[k].i == 2;
+	vd_order(it, 3);
+	CHECK(it[0].i == 2 && it[0].pos == 1 && it[1].i == 0 && it[1].pos == 2);
+	/* but a diverged trace stays above a stopped one whose own calls differ */
+	it[0].change = VD_STOPPED;
+	vd_order(it, 3);
+	CHECK(it[2].i == 2);
+	vd_item one = { .change = VD_DIVERGED };
+	vd_rank v1 = { 1, &one, 1 };
+	CHECK(!vd_own_undecided(&v1));
+}
+
 int main(void)
 {
 	test_compare();
@@ -228,5 +284,6 @@ int main(void)
 	test_sweep_scores();
 	test_hang_compare();
 	test_hang_tiers();
+	test_own_calls();
 	CHECK_DONE();
 }

@@ -28,6 +28,7 @@
 #include "analysis/rank.h"
 #include "analysis/rankcache.h"
 #include "analysis/verdict.h"
+#include "analysis/verdict_own.h"
 #include "source.h"
 #include "store/store_analysis.h"
 #include "tui.h"
@@ -51,6 +52,7 @@ enum kind {
 	L_NODIFF,  /* no trace's kept events differ: no ranking */
 	L_BLIND,   /* the filter saw no difference, every call does: ranked under those */
 	L_OWNWAIT, /* the filter saw no difference: every call being analysed */
+	L_OTHER,   /* the filter singled out no trace: their other calls were compared too */
 	L_HINT,
 	L_BLANK,
 	L_TTITLE,
@@ -126,6 +128,8 @@ struct rank {
 	char blind[256];
 	int own_pending;           /* the analyses of every call are being computed */
 	int own_same;              /* and they found no difference either */
+	int other;                 /* the filter singled out no trace: its other calls compared
+				      (verdict_own.h), the order is with them */
 	store_srclines *lines[2];  /* where the normal and faulty runs' functions are defined */
 };
 
@@ -510,6 +514,35 @@ static void look_at_every_call(tui *t, struct rank *d)
 		d->own_same = 1;
 }
 
+/* The filter did not single out a trace (every trace differs, or the first place is tied): as
+ * `rank` does, compare the calls it drops too (the analyses under AN_FALLBACK_FILTER, computed
+ * in the background when they are not cached) and order with them (verdict_own.h). */
+static void look_at_other_calls(tui *t, struct rank *d)
+{
+	const char *f = d->rn->filter_alias;
+	if (!vd_own_undecided(&d->k.v) || !strcmp(f, AN_FALLBACK_FILTER) || !strncmp(f, "11.1K", 5))
+		return;
+	tui_params pe = *tui_get_params(t);
+	snprintf(pe.filter, sizeof pe.filter, "%s", AN_FALLBACK_FILTER);
+	const an_result *en = NULL, *ef = NULL;
+	int a = tui_analysis_as(t, d->normal, &pe, &en);
+	int b = tui_analysis_as(t, d->faulty, &pe, &ef);
+	if (a == 0 || b == 0) {
+		d->own_pending = 1; /* the view is reopened when they are done */
+		return;
+	}
+	if (a < 0 || b < 0)
+		return;
+	dt_err e;
+	dt_err_clear(&e);
+	if (vd_own_apply(tui_store(t), d->rn->meta.id, d->rf->meta.id, en->meta.id, ef->meta.id,
+			 d->k.j.keys, &d->k.v, &e))
+		return;
+	for (size_t i = 0; i < d->k.j.n && i < d->k.v.n; i++)
+		d->it[i] = (rank_item){ d->k.v.it[i].i, d->k.v.it[i].score };
+	d->other = 1;
+}
+
 static struct where where_of(const struct rank *d, size_t cur)
 {
 	struct where w = { L_STATE, { 0, 0 }, { 0, 0 }, 0, 0 };
@@ -560,8 +593,13 @@ static size_t find_where(const struct rank *d, const struct where *w, size_t fal
 static int rank_open(tui *t, view *v)
 {
 	struct rank *d = v->data;
-	if (d->state == 1 && d->nln)
+	if (d->state == 1 && d->nln) {
 		d->want = where_of(d, v->cur);
+		/* the order waited for the other calls (look_at_other_calls): the top stays on top */
+		if (d->own_pending && d->want.kind == L_TRACE && v->cur < d->nln &&
+		    d->ln[v->cur].i == 0)
+			d->want.kind = L_STATE;
+	}
 	const an_result *rn = NULL, *rf = NULL;
 	int64_t idn = 0, idf = 0;
 	/* the ranking kept in the store needs only the analyses' ids, not the analyses (not in a
@@ -591,6 +629,7 @@ static int rank_open(tui *t, view *v)
 		dt_err_clear(&e);
 		d->asked_n = d->asked_f = NULL;
 		d->blind[0] = 0;
+		d->other = 0;
 		int g = by_id && !d->own_pending ? build_cached(t, d, idn, idf, &e) : 0;
 		d->own_pending = d->own_same = 0;
 		if (g == 1 && nothing_differs(d))
@@ -621,6 +660,8 @@ static int rank_open(tui *t, view *v)
 			v->cur = v->top = 0;
 			return 0;
 		}
+		if (!d->blind[0])
+			look_at_other_calls(t, d);
 		d->asked_n = rn;
 		d->asked_f = rf;
 		d->asked_idn = idn;
@@ -641,11 +682,15 @@ static int rank_open(tui *t, view *v)
 	push(d, L_BLANK, 0);
 	if (d->blind[0])
 		push(d, L_BLIND, 0);
+	if (d->other)
+		push(d, L_OTHER, 0);
 	if (nothing_differs(d)) {
 		push(d, L_NODIFF, 0);
 		if (d->own_pending)
 			push(d, L_OWNWAIT, 0);
 	} else {
+		if (d->own_pending)
+			push(d, L_OWNWAIT, 0);
 		push(d, L_TTITLE, 0);
 		for (size_t i = 0; i < d->k.j.n; i++)
 			push(d, L_TRACE, i);
@@ -762,6 +807,13 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 		out_printf(o, ST_WARN,
 			   "filter %s sees no difference; the program's own functions do: ranked "
 			   "under filter " AN_FALLBACK_FILTER " (Enter switches to it)", d->blind);
+		break;
+	case L_OTHER:
+		out_printf(o, ST_WARN,
+			   "filter %s does not single out a trace (%s): the traces whose other calls "
+			   "(filter " AN_FALLBACK_FILTER ") differ too come first in each class",
+			   d->rn->filter_alias,
+			   d->k.v.ndiff == d->k.v.n ? "every trace differs" : "the first place is tied");
 		break;
 	case L_OWNWAIT: {
 		char what[128];

@@ -68,6 +68,9 @@ static int vd_cmp(const void *p, const void *q)
 		return sync_at(a) < sync_at(b) ? -1 : 1;
 	if (a->change != b->change)
 		return a->change > b->change ? -1 : 1;
+	/* the program's own calls, when consulted (verdict_own.h) */
+	if (a->own != b->own)
+		return a->own > b->own ? -1 : 1;
 	double sa = key9(a->score), sb = key9(b->score);
 	double ra = rel_at(a), rb = rel_at(b);
 	/* of the traces that only stopped, the one that stopped earliest in its own pattern is
@@ -84,7 +87,7 @@ static int vd_cmp(const void *p, const void *q)
 static int vd_tied(const vd_item *a, const vd_item *b)
 {
 	return a->tier == b->tier && (a->tier != 2 || sync_at(a) == sync_at(b)) &&
-	       a->change == b->change && key9(a->score) == key9(b->score) &&
+	       a->change == b->change && a->own == b->own && key9(a->score) == key9(b->score) &&
 	       (a->change == VD_SAME || rel_at(a) == rel_at(b));
 }
 
@@ -362,5 +365,13 @@ void vd_reason(store *s, const vd_item *it, char *buf, size_t cap)
 		break;
 	}
 	if (it->running && !it->spun && k < cap)
-		snprintf(buf + k, cap - k, "; running at the stop");
+		k += (size_t)snprintf(buf + k, cap - k, "; running at the stop");
+	if (it->own && k < cap) {
+		name_of(s, it->own_ev_n, a, sizeof a);
+		name_of(s, it->own_ev_f, b, sizeof b);
+		snprintf(buf + k, cap - k, "; its own calls differ at %llu of %llu: %s where the normal "
+			 "run has %s",
+			 (unsigned long long)it->own_at + 1, (unsigned long long)it->own_n,
+			 it->own_ev_f ? b : "(end)", it->own_ev_n ? a : "(end)");
+	}
 }

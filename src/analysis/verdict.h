@@ -18,8 +18,9 @@
  * identical (a trace whose kept events only stopped early but that was still running at the
  * stop of a hung run, or made more calls in all than its counterpart, counts as diverged: it
  * was busy out of the filter's sight, unless it waits in MPI_Finalize or a final barrier), then
- * the score, then the earliest divergence relative to the trace's length (who left the
- * common pattern first); among the traces that only stopped early, the one that stopped
+ * (only when the filter does not single out a trace, verdict_own.h) whether the calls the
+ * filter drops differ too, then the score, then the earliest divergence relative to the
+ * trace's length (who left the common pattern first); among the traces that only stopped early, the one that stopped
  * earliest relative to its counterpart's length comes first (the one the others wait for),
  * then the score. Traces equal on all of these are tied and share their position.
  *
@@ -65,6 +66,12 @@ typedef struct vd_item {
 	int s_state;             /* where it is at the end (enum hang_state) */
 	uint32_t s_func;         /* the call it is in at the end */
 	dt_sync_event s_en, s_ef; /* the first entries that differ */
+	/* The calls the filter drops (verdict_own.h), consulted when the filter's comparison does
+	 * not single out a trace: own 1 when they differ from the counterpart's (0: identical, or
+	 * not consulted). Ranked within each class of change, before the score. */
+	int own;
+	uint64_t own_at, own_n;    /* own calls in common at the start; the counterpart's */
+	uint32_t own_ev_n, own_ev_f; /* the first own calls that differ (0 past the end) */
 	size_t pos;        /* 1-based; tied items share it */
 } vd_item;
 

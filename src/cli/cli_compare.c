@@ -17,6 +17,7 @@
 #include "util/esc.h"
 #include "analysis/rankcache.h"
 #include "analysis/verdict.h"
+#include "analysis/verdict_own.h"
 #include "util/util.h"
 
 static const char nlr_help[] =
@@ -76,9 +77,12 @@ static const char rank_help[] =
 	"JSM_D row sum plus the share of its kept events outside the beginning and end it shares\n"
 	"with its counterpart. Diverged traces first, then the stopped ones (the one that stopped\n"
 	"earliest in its own pattern first), then the identical ones; ties share a position,\n"
-	"marked =. Each row says what changed. When the filter sees no difference but the\n"
-	"program's own functions do, that is said and they are ranked (filter everything); when\n"
-	"nothing differs, 'no difference found under FILTER/ATTRS' (also with --score jsmd).\n"
+	"marked =. When every trace differs or the first place is tied, the calls the filter\n"
+	"drops (filter everything) are compared too, and in each class the traces whose other\n"
+	"calls differ come first. Each row says what changed. When the filter sees no difference\n"
+	"but the program's own functions do, that is said and they are ranked (filter\n"
+	"everything); when nothing differs, 'no difference found under FILTER/ATTRS' (also with\n"
+	"--score jsmd).\n"
 	"JSM_D = |JSM_faulty - JSM_normal| over the traces both runs have; a row sum counts each\n"
 	"trace's change against its own counterpart and what it does that the normal run never\n"
 	"did. Pairs are ranked by JSM_D; the B-score (Fowlkes-Mallows) of the two runs'\n"
@@ -820,6 +824,22 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 			blind = r.rn.filter_alias;
 		}
 	}
+	/* Every trace differs under the filter, or the first place is tied: the calls the filter
+	 * drops are looked at too (verdict_own.h). */
+	const char *own_calls = NULL;
+	if (!ro->jsmd && use == &r && vd_own_undecided(&r.k.v) &&
+	    strcmp(r.rn.filter_alias, "everything") && strncmp(r.rn.filter_alias, "11.1K", 5)) {
+		cli_an b = *a;
+		b.p.filter_files = b.files;
+		b.p.filter = AN_FALLBACK_FILTER;
+		int64_t en, ef;
+		int reused;
+		if (cli_an_id(&b, s, ro->normal, &en, &reused, e) ||
+		    cli_an_id(&b, s, ro->faulty, &ef, &reused, e) ||
+		    vd_own_apply(s, r.rn.meta.id, r.rf.meta.id, en, ef, r.k.j.keys, &r.k.v, e))
+			goto out;
+		own_calls = r.rn.filter_alias;
+	}
 	if (ro->jsmd)
 		jsmd_items(&use->k.j, &use->k.v);
 	size_t n = use->k.j.n, top = ro->top < n ? (size_t)ro->top : n;
@@ -845,6 +865,7 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 			cli_json_str(blind);
 		else
 			printf("null");
+		printf(",\n  \"other_calls_compared\": %s", own_calls ? "true" : "false");
 		if (isnan(b))
 			printf(",\n  \"bscore\": null");
 		else
@@ -886,6 +907,11 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 		printf("# filter %s sees no difference; the program's own functions do: ranked under "
 		       "filter everything\n",
 		       blind);
+	if (own_calls)
+		printf("# filter %s does not single out a trace (%s): the traces whose other calls "
+		       "(filter everything) differ too come first in each class\n",
+		       own_calls,
+		       use->k.v.ndiff == n ? "every trace differs" : "the first place is tied");
 	if (isnan(b))
 		printf("# B-score: - (fewer than 3 matched traces)\n");
 	else
@@ -907,9 +933,10 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 		int tiers = 0;
 		for (size_t q = 0; q < use->k.v.n; q++)
 			tiers |= use->k.v.it[q].tier != 0;
-		printf("\nmost changed traces (%sdiverged, then stopped early, then by score; ties "
+		printf("\nmost changed traces (%sdiverged, then stopped early, %sthen by score; ties "
 		       "share a position, marked =):\n",
-		       tiers ? "the hang-safe record's pattern broken, then waited for, then " : "");
+		       tiers ? "the hang-safe record's pattern broken, then waited for, then " : "",
+		       own_calls ? "each with its other calls changed first, " : "");
 	}
 	rank_rows_out(s, use, top, 't');
 	rank_pair *pr = xmalloc((top ? top : 1) * sizeof *pr);
