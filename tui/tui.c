@@ -491,20 +491,36 @@ int tui_analysis(tui *t, const char *run, const an_result **out)
 	return tui_analysis_as(t, run, &t->params, out);
 }
 
-int tui_analysis_as(tui *t, const char *run, const tui_params *tp, const an_result **out)
+/* The entry of cache c (n entries) for run under tp: 1 with *hit; 0 when there is none; -1
+ * when another difftrace removed the run since (rm), said on the status line. */
+static int cache_find(tui *t, struct acache *const *c, size_t n, const char *run,
+		      const tui_params *tp, struct acache **hit)
 {
-	dt_err e;
-	dt_err_clear(&e);
-	for (size_t i = 0; i < t->nac; i++)
-		if (!strcmp(t->ac[i]->run, run) && params_eq(&t->ac[i]->p, tp)) {
-			/* another difftrace may have removed the run since (rm) */
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(c[i]->run, run) && params_eq(&c[i]->p, tp)) {
+			dt_err e;
+			dt_err_clear(&e);
 			if (store_run_exists(t->s, run, &e) == 0) {
 				tui_msg(t, ST_WARN, "run %s was removed", run);
 				return -1;
 			}
-			*out = &t->ac[i]->r;
+			*hit = c[i];
 			return 1;
 		}
+	return 0;
+}
+
+int tui_analysis_as(tui *t, const char *run, const tui_params *tp, const an_result **out)
+{
+	dt_err e;
+	dt_err_clear(&e);
+	struct acache *hit;
+	int f = cache_find(t, t->ac, t->nac, run, tp, &hit);
+	if (f) {
+		if (f > 0)
+			*out = &hit->r;
+		return f;
+	}
 	an_params p;
 	store_run sr;
 	int64_t id;
@@ -540,15 +556,13 @@ int tui_analysis_id(tui *t, const char *run, int64_t *id)
 {
 	dt_err e;
 	dt_err_clear(&e);
-	for (size_t i = 0; i < t->nac; i++)
-		if (!strcmp(t->ac[i]->run, run) && params_eq(&t->ac[i]->p, &t->params)) {
-			if (store_run_exists(t->s, run, &e) == 0) {
-				tui_msg(t, ST_WARN, "run %s was removed", run);
-				return -1;
-			}
-			*id = t->ac[i]->r.meta.id;
-			return 1;
-		}
+	struct acache *hit;
+	int f = cache_find(t, t->ac, t->nac, run, &t->params, &hit);
+	if (f) {
+		if (f > 0)
+			*id = hit->r.meta.id;
+		return f;
+	}
 	an_params p;
 	store_run sr;
 	if (to_an_params(&t->params, &p, &e) || store_run_get_lite(t->s, run, &sr, &e)) {
@@ -570,15 +584,13 @@ int tui_analysis_objects(tui *t, const char *run, const an_result **out)
 {
 	dt_err e;
 	dt_err_clear(&e);
-	for (size_t i = 0; i < t->noc; i++)
-		if (!strcmp(t->oc[i]->run, run) && params_eq(&t->oc[i]->p, &t->params)) {
-			if (store_run_exists(t->s, run, &e) == 0) {
-				tui_msg(t, ST_WARN, "run %s was removed", run);
-				return -1;
-			}
-			*out = &t->oc[i]->r;
-			return 1;
-		}
+	struct acache *hit;
+	int f = cache_find(t, t->oc, t->noc, run, &t->params, &hit);
+	if (f) {
+		if (f > 0)
+			*out = &hit->r;
+		return f;
+	}
 	for (size_t i = 0; i < t->nac; i++) /* loaded whole already */
 		if (!strcmp(t->ac[i]->run, run) && params_eq(&t->ac[i]->p, &t->params))
 			return tui_analysis(t, run, out);

@@ -481,24 +481,36 @@ static int nothing_differs(const struct rank *d)
 	return !d->k.v.ndiff && !d->k.j.n_only_normal && !d->k.j.n_only_faulty;
 }
 
+/* Both runs' analyses under AN_FALLBACK_FILTER (every call), when the view's filter is another:
+ * 1 with *en and *ef; 0 while one is computed in the background (the view is reopened when it
+ * is done); -1 when there are none to look at. */
+static int fallback_analyses(tui *t, struct rank *d, const an_result **en, const an_result **ef)
+{
+	const char *f = d->rn->filter_alias;
+	if (!strcmp(f, AN_FALLBACK_FILTER) || !strncmp(f, "11.1K", 5))
+		return -1;
+	tui_params pe = *tui_get_params(t);
+	snprintf(pe.filter, sizeof pe.filter, "%s", AN_FALLBACK_FILTER);
+	*en = *ef = NULL;
+	int a = tui_analysis_as(t, d->normal, &pe, en);
+	int b = tui_analysis_as(t, d->faulty, &pe, ef);
+	if (a == 0 || b == 0) {
+		d->own_pending = 1;
+		return 0;
+	}
+	return a < 0 || b < 0 ? -1 : 1;
+}
+
 /* The filter saw no difference: the program's own functions may. As `rank` does, look at
  * every call (the analyses under AN_FALLBACK_FILTER, computed in the background when they are
  * not cached) and rank under those when they differ. */
 static void look_at_every_call(tui *t, struct rank *d)
 {
 	const char *f = d->rn->filter_alias;
-	if (!nothing_differs(d) || !strcmp(f, AN_FALLBACK_FILTER) || !strncmp(f, "11.1K", 5))
+	if (!nothing_differs(d))
 		return;
-	tui_params pe = *tui_get_params(t);
-	snprintf(pe.filter, sizeof pe.filter, "%s", AN_FALLBACK_FILTER);
-	const an_result *en = NULL, *ef = NULL;
-	int a = tui_analysis_as(t, d->normal, &pe, &en);
-	int b = tui_analysis_as(t, d->faulty, &pe, &ef);
-	if (a == 0 || b == 0) {
-		d->own_pending = 1; /* the view is reopened when they are done */
-		return;
-	}
-	if (a < 0 || b < 0)
+	const an_result *en, *ef;
+	if (fallback_analyses(t, d, &en, &ef) <= 0)
 		return;
 	char name[256];
 	snprintf(name, sizeof name, "%s", f);
@@ -519,19 +531,10 @@ static void look_at_every_call(tui *t, struct rank *d)
  * in the background when they are not cached) and order with them (verdict_own.h). */
 static void look_at_other_calls(tui *t, struct rank *d)
 {
-	const char *f = d->rn->filter_alias;
-	if (!vd_own_undecided(&d->k.v) || !strcmp(f, AN_FALLBACK_FILTER) || !strncmp(f, "11.1K", 5))
+	if (!vd_own_undecided(&d->k.v))
 		return;
-	tui_params pe = *tui_get_params(t);
-	snprintf(pe.filter, sizeof pe.filter, "%s", AN_FALLBACK_FILTER);
-	const an_result *en = NULL, *ef = NULL;
-	int a = tui_analysis_as(t, d->normal, &pe, &en);
-	int b = tui_analysis_as(t, d->faulty, &pe, &ef);
-	if (a == 0 || b == 0) {
-		d->own_pending = 1; /* the view is reopened when they are done */
-		return;
-	}
-	if (a < 0 || b < 0)
+	const an_result *en, *ef;
+	if (fallback_analyses(t, d, &en, &ef) <= 0)
 		return;
 	dt_err e;
 	dt_err_clear(&e);
