@@ -111,6 +111,26 @@ printf 'wait Enter wait\n' > "$T/keys"
 expect_status 0 "$DT" tui --normal normal --faulty own --script "$T/keys" --dump "$T/screen" --size 30x160
 grep -q 'work_b' "$T/screen" || fail "the ranking view, own functions: Enter shows no work_b: $(cat "$T/screen")"
 grep -q 'filter everything' "$T/screen" || fail "the diff is not under every call: $(cat "$T/screen")"
+# diff of the trace rank put first is never "(identical)": without --filter it is shown under
+# every call, as rank ranked it, and says so (issue 22)
+expect_status 0 "$DT" diff normal:2.1 own:2.1
+grep -q '^# filter 11\.mpi\.ompall\.0K10 sees no difference between these traces; every call does: shown under filter everything' "$T/out" ||
+	fail "diff of rank's first: not said: $(cat "$T/out")"
+grep -q '(identical)' "$T/out" && fail "diff of rank's first: identical: $(cat "$T/out")"
+grep -q '> work_b$' "$T/out" || fail "diff of rank's first: no work_b: $(cat "$T/out")"
+expect_status 0 "$DT" diff --format json normal:2.1 own:2.1
+grep -q '"filter": "11\.1K10", "filter_blind": "11\.mpi\.ompall\.0K10"' "$T/out" ||
+	fail "diff json: the filters: $(cat "$T/out")"
+grep -q '"identical": false' "$T/out" || fail "diff json: identical: $(cat "$T/out")"
+# a filter asked for is kept; a pair identical under every call too stays identical, unannounced
+expect_status 0 "$DT" diff --filter mpi,ompall normal:2.1 own:2.1
+grep -q '(identical)$' "$T/out" || fail "diff --filter: not identical: $(cat "$T/out")"
+grep -q '^#' "$T/out" && fail "diff --filter: a remark: $(cat "$T/out")"
+expect_status 0 "$DT" diff normal:1.1 own:1.1
+grep -q '(identical)$' "$T/out" || fail "diff of identical traces: $(cat "$T/out")"
+grep -q '^#' "$T/out" && fail "diff of identical traces: a remark: $(cat "$T/out")"
+expect_status 0 "$DT" diff --format json normal:1.1 own:1.1
+grep -q '"filter_blind": null' "$T/out" || fail "diff json, identical: $(cat "$T/out")"
 
 # --- hung runs: culprits before victims ------------------------------------------------------
 # hmk DIR KIND: 4 processes, a main thread (6 iterations of compute and MPI_Allreduce, then

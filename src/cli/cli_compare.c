@@ -57,6 +57,9 @@ static const char diff_help[] =
 	"                        differing words of a changed pair in reverse video\n"
 	"  -h, --help            this help\n"
 	"\n"
+	"Without --filter, two traces the default filter sees as identical are compared under\n"
+	"every call (filter everything) when that sees a difference, as rank ranks them: a first\n"
+	"line (\"filter\" and \"filter_blind\" in JSON) says so.\n"
 	"A call whose function the binary's debug information (-g) places in the source shows\n"
 	"where it is defined: NAME @FILE:LINE (the file's last component; in JSON \"file\" and\n"
 	"\"line\" with the whole path).\n"
@@ -390,7 +393,8 @@ static const char *const hunk_kind[] = { "same", "only_a", "only_b", "count" };
 
 static void diff_json(store *s, const store_srclines *const lines[2], const nlr_table *t,
 		      const char *const run[2], const int p[2], const int th[2],
-		      nlr_entry *const v[2], const size_t n[2], const diff_script *ds)
+		      nlr_entry *const v[2], const size_t n[2], const diff_script *ds,
+		      const char *filter, const char *blind)
 {
 	diff_row *rows;
 	size_t nrows;
@@ -405,6 +409,13 @@ static void diff_json(store *s, const store_srclines *const lines[2], const nlr_
 		json_entries(s, lines, v[i], n[i]);
 		printf("}");
 	}
+	printf(",\n \"filter\": ");
+	cli_json_str(filter);
+	printf(", \"filter_blind\": ");
+	if (blind)
+		cli_json_str(blind);
+	else
+		printf("null");
 	printf(",\n \"changed\": %zu, \"only_a\": %zu, \"only_b\": %zu, \"identical\": %s,",
 	       st.count + st.replace, st.left, st.right,
 	       st.count + st.replace + st.left + st.right ? "false" : "true");
@@ -431,6 +442,31 @@ static void diff_json(store *s, const store_srclines *const lines[2], const nlr_
 	}
 	free(seen);
 	printf("%s}\n}\n", first ? "" : "\n ");
+}
+
+/* Whether the edit script changes anything. */
+static int diff_changes(const diff_script *ds)
+{
+	for (size_t i = 0; i < ds->n; i++)
+		if (ds->h[i].kind != DIFF_SAME)
+			return 1;
+	return 0;
+}
+
+/* The two traces' NLR entries under a's analyses of their runs, and their edit script. have[i]
+ * says which of res[i] was loaded (and must be freed with v[i]), whatever is returned. */
+static int diff_load(store *s, const cli_an *a, char *const run[2], const int p[2],
+		     const int t[2], an_result res[2], int have[2], nlr_entry *v[2], size_t n[2],
+		     diff_script *ds, dt_err *e)
+{
+	for (int i = 0; i < 2; i++) {
+		if (cli_an_get(a, s, run[i], &res[i], e))
+			return -1;
+		have[i] = 1;
+		if (trace_entries(s, &res[i], p[i], t[i], run[i], &v[i], &n[i], e))
+			return -1;
+	}
+	return diff_nlr(v[0], n[0], v[1], n[1], NULL, ds, e);
 }
 
 int cmd_diff(cli *c, int argc, char **argv)
@@ -482,16 +518,50 @@ int cmd_diff(cli *c, int argc, char **argv)
 	diff_script ds = { 0 };
 	store_srclines *lines[2] = { NULL, NULL };
 	int rc = 1;
+	const char *blind = NULL; /* the default filter, when it saw no difference */
+	char blind_name[256];
 	if (cli_open_store(c, STORE_OPEN_EXISTING, &s, &e))
 		goto out;
-	for (int i = 0; i < 2; i++) {
-		if (cli_an_get(&a, s, run[i], &res[i], &e))
-			goto out;
-		have[i] = 1;
-		if (trace_entries(s, &res[i], p[i], t[i], run[i], &v[i], &n[i], &e))
-			goto out;
+	if (diff_load(s, &a, run, p, t, res, have, v, n, &ds, &e))
+		goto out;
+	/* As `rank` does: when the default filter sees no difference, every call may; a trace the
+	 * ranking put first under every call is then shown under every call, not as identical. */
+	if (!a.p.filter && !a.p.nfilter_files && !diff_changes(&ds) &&
+	    strcmp(res[0].filter_alias, AN_FALLBACK_FILTER) &&
+	    strncmp(res[0].filter_alias, "11.1K", 5)) {
+		cli_an b = a;
+		b.p.filter_files = b.files;
+		b.p.filter = AN_FALLBACK_FILTER;
+		an_result rb[2];
+		int hb[2] = { 0, 0 };
+		nlr_entry *vb[2] = { NULL, NULL };
+		size_t nb[2] = { 0, 0 };
+		diff_script db = { 0 };
+		if (diff_load(s, &b, run, p, t, rb, hb, vb, nb, &db, &e) == 0 && diff_changes(&db)) {
+			snprintf(blind_name, sizeof blind_name, "%s", res[0].filter_alias);
+			blind = blind_name;
+			for (int i = 0; i < 2; i++) {
+				analysis_result_free(&res[i]);
+				free(v[i]);
+				res[i] = rb[i];
+				v[i] = vb[i];
+				n[i] = nb[i];
+				hb[i] = 0;
+			}
+			diff_script_free(&ds);
+			ds = db;
+			db = (diff_script){ 0 };
+		}
+		dt_err_clear(&e); /* every call could not be compared: the filter's diff stands */
+		for (int i = 0; i < 2; i++) {
+			if (hb[i]) {
+				analysis_result_free(&rb[i]);
+				free(vb[i]);
+			}
+		}
+		diff_script_free(&db);
 	}
-	if (!(loops = store_loops(s, &e)) || diff_nlr(v[0], n[0], v[1], n[1], NULL, &ds, &e))
+	if (!(loops = store_loops(s, &e)))
 		goto out;
 	for (int i = 0; i < 2; i++) {
 		size_t body;
@@ -520,9 +590,14 @@ int cmd_diff(cli *c, int argc, char **argv)
 	d.r.name = two_name;
 	d.r.loop_body = two_body;
 	d.r.ctx = &ctx;
+	if (blind && d.style != 'j')
+		printf("# filter %s sees no difference between these traces; every call does: shown "
+		       "under filter " AN_FALLBACK_FILTER " (as rank ranks them; --filter chooses)\n",
+		       esc_str(blind, en[0], sizeof en[0]));
 	if (d.style == 'j') {
 		const char *const rn[2] = { run[0], run[1] };
-		diff_json(s, (const store_srclines *const *)lines, loops, rn, p, t, v, n, &ds);
+		diff_json(s, (const store_srclines *const *)lines, loops, rn, p, t, v, n, &ds,
+			  res[0].filter_alias, blind);
 		if (ferror(stdout)) {
 			dt_errf(&e, DT_EDATA, "cannot write the diff: output error");
 			goto out;
