@@ -177,7 +177,7 @@ awk -F, 'NR > 2 && $5 != "stopped-early" { exit 1 }' "$T/out" || fail "early exi
 expect_status 0 "$DT" -d "$T/h.db" rank --normal hnormal --faulty hearly
 grep -q '^   1  2\.0  .*diverged at kept event [0-9]* of [0-9]*: MPI_Finalize where the normal run has MPI_Allreduce$' "$T/out" ||
 	fail "early exit: the reason: $(cat "$T/out")"
-grep -q 'stopped early in MPI_Allreduce, after' "$T/out" || fail "early exit: victims' reason: $(cat "$T/out")"
+grep -q 'stopped early in MPI_Allreduce (trace), after' "$T/out" || fail "early exit: victims' reason: $(cat "$T/out")"
 # the one that stopped earliest in its own pattern is the one the others wait for
 expect_status 0 "$DT" -d "$T/h.db" rank --normal hnormal --faulty hstuck --format csv
 [ "$(sed -n 2p "$T/out" | cut -d, -f1-2,5)" = "1,2.0,stopped-early" ] || fail "stuck: 2.0 not first: $(cat "$T/out")"

@@ -16,6 +16,7 @@
 #include "analysis/rank.h"
 #include "analysis/verdict.h"
 #include "analysis/verdict_own.h"
+#include "order/hang.h"
 #include "util/util.h"
 
 static vd_item cmp(const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
@@ -276,6 +277,26 @@ static void test_own_calls(void)
 	CHECK(!vd_own_undecided(&v1));
 }
 
+/* Where a thread stopped: the hang-safe record's call before the trace's last call. */
+static void test_stop_call(void)
+{
+	vd_item x = { 0 };
+	int sync = -1, outside = -1;
+	x.last_f = 5; /* the trace lost the call the thread is blocked in */
+	CHECK_EQ_INT((int)vd_stop_call(&x, &sync, &outside), 5);
+	CHECK(!sync && !outside);
+	x.s_func = 9;
+	x.s_state = HANG_IN_CALL;
+	CHECK_EQ_INT((int)vd_stop_call(&x, &sync, &outside), 9);
+	CHECK(sync && !outside);
+	x.s_state = HANG_OUTSIDE;
+	CHECK_EQ_INT((int)vd_stop_call(&x, &sync, &outside), 9);
+	CHECK(sync && outside);
+	x.s_state = HANG_FINISHED; /* returned from MPI_Finalize: the trace says as much */
+	CHECK_EQ_INT((int)vd_stop_call(&x, &sync, &outside), 5);
+	CHECK(!sync && !outside);
+}
+
 int main(void)
 {
 	test_compare();
@@ -285,5 +306,6 @@ int main(void)
 	test_hang_compare();
 	test_hang_tiers();
 	test_own_calls();
+	test_stop_call();
 	CHECK_DONE();
 }

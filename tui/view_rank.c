@@ -742,7 +742,10 @@ static int is_current(const struct rank *d, const struct sweep_row *w)
 static const char *changed_call(tui *t, const vd_item *x)
 {
 	uint32_t f = 0;
-	if (x->change == VD_STOPPED || x->spun)
+	int sync, outside;
+	if (x->change == VD_STOPPED)
+		f = vd_stop_call(x, &sync, &outside); /* as the reason names it */
+	else if (x->spun)
 		f = x->last_f;
 	else if (x->change == VD_DIVERGED && !x->ended)
 		f = x->ev_f ? x->ev_f : x->ev_n;

@@ -308,6 +308,15 @@ static size_t tier_reason(store *s, const vd_item *it, char *buf, size_t cap)
 	return 0;
 }
 
+uint32_t vd_stop_call(const vd_item *it, int *from_sync, int *outside)
+{
+	/* s_func is set only from the record of a hung run (vd_hang_tiers): 0 there means the
+	 * thread made no recorded call, or the run has no record */
+	*from_sync = it->s_func != 0 && it->s_state != HANG_FINISHED;
+	*outside = *from_sync && it->s_state == HANG_OUTSIDE;
+	return *from_sync ? it->s_func : it->last_f;
+}
+
 void vd_reason(store *s, const vd_item *it, char *buf, size_t cap)
 {
 	char a[128], b[128];
@@ -325,13 +334,19 @@ void vd_reason(store *s, const vd_item *it, char *buf, size_t cap)
 	case VD_SAME:
 		k = (size_t)snprintf(buf, cap, "identical");
 		break;
-	case VD_STOPPED:
-		name_of(s, it->last_f, b, sizeof b);
-		k = (size_t)snprintf(buf, cap, "stopped early%s%s, after %llu of %llu kept events (%.0f%%)",
-				     it->last_f ? " in " : "", it->last_f ? b : "",
+	case VD_STOPPED: {
+		int sync, outside;
+		uint32_t f = vd_stop_call(it, &sync, &outside);
+		name_of(s, f, b, sizeof b);
+		k = (size_t)snprintf(buf, cap,
+				     "stopped early%s%s%s, after %llu of %llu kept events (%.0f%%)",
+				     !f ? "" : outside ? " out of a recorded call, after " : " in ",
+				     f ? b : "",
+				     !f ? "" : sync ? " (sync record)" : " (trace)",
 				     (unsigned long long)it->kept_f, (unsigned long long)it->kept_n,
 				     it->kept_n ? 100.0 * (double)it->kept_f / (double)it->kept_n : 0.0);
 		break;
+	}
 	default:
 		if (it->ended) {
 			k = (size_t)snprintf(buf, cap, "ended after %llu of %llu kept events, nothing else "
@@ -366,6 +381,13 @@ void vd_reason(store *s, const vd_item *it, char *buf, size_t cap)
 	}
 	if (it->running && !it->spun && k < cap)
 		k += (size_t)snprintf(buf + k, cap - k, "; running at the stop");
+	int sync, outside;
+	uint32_t f = vd_stop_call(it, &sync, &outside);
+	if (it->change == VD_DIVERGED && sync && k < cap) { /* where `hang` has it */
+		name_of(s, f, b, sizeof b);
+		k += (size_t)snprintf(buf + k, cap - k, "; at the stop %s%s (sync record)",
+				      outside ? "out of a recorded call, after " : "in ", b);
+	}
 	if (it->own && k < cap) {
 		name_of(s, it->own_ev_n, a, sizeof a);
 		name_of(s, it->own_ev_f, b, sizeof b);

@@ -96,6 +96,12 @@ void vd_free(vd_rank *v);
  * MPI_Finalize, or a barrier among its counterpart's last kept calls (a final barrier). Being
  * still running there is no sign of its own. */
 int vd_bystander(store *s, const vd_item *it);
+/* Where a thread of a hung run stopped, from one place for every command: the hang-safe
+ * record when the run has one (the call it is in at the stop, as `hang` names it; a trace
+ * recording loses the last calls of a blocked thread), else the trace's last call. Returns
+ * the call (0: none); *from_sync says which, *outside that the record has the thread between
+ * recorded calls (computing or waiting out of sight), after that call. */
+uint32_t vd_stop_call(const vd_item *it, int *from_sync, int *outside);
 /* What changed, for a row: "diverged at kept event 123 of 1000: MPI_Bcast[...] for
  * MPI_Allreduce[...]", "stopped early in MPI_Finalize after 812 of 1000 kept events",
  * "identical"; plus "; running at the stop". Names are escaped. */
