@@ -93,6 +93,19 @@ expect_status 0 "$DT" rank --normal normal --faulty count --format csv
 [ "$(sed -n 2p "$T/out" | cut -d, -f1-2)" = "1,2.1" ] || fail "count: 2.1 not first: $(cat "$T/out")"
 [ "$(awk -F, 'NR > 1 && $1 == 1' "$T/out" | wc -l)" = 1 ] || fail "count: 2.1 not alone first: $(cat "$T/out")"
 
+# the JSON rows' fields, against values counted by hand: 2.1 keeps 12 events (6 critical
+# sections) in the normal run and 10 in count, all 10 in common at the start; its score is the
+# share of kept events outside the common beginning: (12 + 10 - 2 x 10) / (12 + 10), row sum 0
+expect_status 0 "$DT" rank --normal normal --faulty count --format json
+grep -q '{"position": 1, "tied": false, "trace": "2\.1", "score": 0\.090909, "jsmd_row_sum": 0\.000000, "change": "diverged", "kept_normal": 12, "kept_faulty": 10, "diverges_at": 10,' "$T/out" ||
+	fail "count json: 2.1's fields: $(cat "$T/out")"
+grep -q '{"position": 2, "tied": true, "trace": "0\.0", "score": 0\.000000, "jsmd_row_sum": 0\.000000, "change": "identical", "kept_normal": 14, "kept_faulty": 14, "diverges_at": 14,' "$T/out" ||
+	fail "count json: 0.0's fields: $(cat "$T/out")"
+# order: 2.0's 14 kept events part after 7 in common (MPI_Init and 3 iterations)
+expect_status 0 "$DT" rank --normal normal --faulty order --format json
+grep -q '"trace": "2\.0", .*"kept_normal": 14, "kept_faulty": 14, "diverges_at": 7,' "$T/out" ||
+	fail "order json: 2.0's fields: $(cat "$T/out")"
+
 # --- only the program's own functions changed: said, and ranked by them ----------------------
 expect_status 0 "$DT" rank --normal normal --faulty own
 grep -q '^# filter 11\.mpi\.ompall\.0K10 sees no difference; the program.s own functions do: ranked under filter everything$' "$T/out" ||
@@ -131,6 +144,13 @@ grep -q '(identical)$' "$T/out" || fail "diff of identical traces: $(cat "$T/out
 grep -q '^#' "$T/out" && fail "diff of identical traces: a remark: $(cat "$T/out")"
 expect_status 0 "$DT" diff --format json normal:1.1 own:1.1
 grep -q '"filter_blind": null' "$T/out" || fail "diff json, identical: $(cat "$T/out")"
+# which side has the entries the other lacks: own's 2.1 has 9 more under every call
+expect_status 0 "$DT" diff --filter everything --format json normal:2.1 own:2.1
+grep -q '"changed": 1, "only_a": 0, "only_b": 9, "identical": false' "$T/out" ||
+	fail "diff json: only_b: $(cat "$T/out")"
+expect_status 0 "$DT" diff --filter everything --format json own:2.1 normal:2.1
+grep -q '"changed": 1, "only_a": 9, "only_b": 0, "identical": false' "$T/out" ||
+	fail "diff json: only_a: $(cat "$T/out")"
 
 # --- hung runs: culprits before victims ------------------------------------------------------
 # hmk DIR KIND: 4 processes, a main thread (6 iterations of compute and MPI_Allreduce, then
