@@ -126,6 +126,15 @@ expect_status 1 "$DT" diff normal:9.0 faulty:0.0
 expect_err "no trace 9.0"
 expect_status 2 "$DT" classes --filter nosuchfamily faulty
 expect_err "nosuchfamily"
+# editing a family's exclude: lines makes its cached analyses stale, as its include: lines do
+printf 'name: mine\ndescription: the reductions\ninclude: ^MPI_\nexclude: ^MPI_Init$\n' > "$T/mine.filter"
+expect_status 0 "$DT" analyze --filter-file "$T/mine.filter" --filter mine faulty
+grep -q "(computed)$" "$T/out" || fail "mine: not computed: $(cat "$T/out")"
+expect_status 0 "$DT" analyze --filter-file "$T/mine.filter" --filter mine faulty
+grep -q "(cached)$" "$T/out" || fail "mine: not cached: $(cat "$T/out")"
+printf 'name: mine\ndescription: the reductions\ninclude: ^MPI_\nexclude: ^MPI_Finalize$\n' > "$T/mine.filter"
+expect_status 0 "$DT" analyze --filter-file "$T/mine.filter" --filter mine faulty
+grep -q "(computed)$" "$T/out" || fail "mine: an edited exclude: line reused a stale analysis: $(cat "$T/out")"
 printf 'name: broken\ndescription: a broken pattern\ninclude: MPI_(Send\n' > "$T/broken.filter"
 expect_status 1 "$DT" classes --filter-file "$T/broken.filter" --filter broken faulty
 expect_err "broken.filter:3:"
