@@ -101,6 +101,9 @@ int main(void)
 	static const uint32_t five[] = { 7, 8, DT_RET, DT_RET, 9 };
 	CHECK_EQ_INT(round_trip(enc, dec, five, 5, &b), CHUNK_LZA3);
 	CHECK_EQ_INT(b.len, lza3_len(five, 5));
+	/* a chunk that holds more events than its row says is damaged, not cut to the count */
+	bad(dec, CHUNK_LZA3, b.p, b.len, 4, "over 4 events decoded, 4 expected");
+	bad(dec, CHUNK_LZA3, b.p, b.len, 6, "5 events decoded, 6 expected");
 
 	/* a full chunk of time steps: zstd, in under two thirds of lza3's bytes (the compute calls
 	 * here are 1 to 3 of 40 drawn at random, more random than a run's behaviours) */
