@@ -554,10 +554,15 @@ int tui_analysis_as(tui *t, const char *run, const tui_params *tp, const an_resu
 
 int tui_analysis_id(tui *t, const char *run, int64_t *id)
 {
+	return tui_analysis_id_as(t, run, &t->params, id);
+}
+
+int tui_analysis_id_as(tui *t, const char *run, const tui_params *tp, int64_t *id)
+{
 	dt_err e;
 	dt_err_clear(&e);
 	struct acache *hit;
-	int f = cache_find(t, t->ac, t->nac, run, &t->params, &hit);
+	int f = cache_find(t, t->ac, t->nac, run, tp, &hit);
 	if (f) {
 		if (f > 0)
 			*id = hit->r.meta.id;
@@ -565,7 +570,7 @@ int tui_analysis_id(tui *t, const char *run, int64_t *id)
 	}
 	an_params p;
 	store_run sr;
-	if (to_an_params(&t->params, &p, &e) || store_run_get_lite(t->s, run, &sr, &e)) {
+	if (to_an_params(tp, &p, &e) || store_run_get_lite(t->s, run, &sr, &e)) {
 		tui_msg(t, ST_WARN, "%s", e.msg);
 		return -1;
 	}
@@ -576,26 +581,32 @@ int tui_analysis_id(tui *t, const char *run, int64_t *id)
 		return -1;
 	}
 	if (r == 0)
-		job_start(t, run, &t->params);
+		job_start(t, run, tp);
 	return r;
 }
 
 int tui_analysis_objects(tui *t, const char *run, const an_result **out)
 {
+	return tui_analysis_objects_as(t, run, &t->params, out);
+}
+
+int tui_analysis_objects_as(tui *t, const char *run, const tui_params *tp,
+			    const an_result **out)
+{
 	dt_err e;
 	dt_err_clear(&e);
 	struct acache *hit;
-	int f = cache_find(t, t->oc, t->noc, run, &t->params, &hit);
+	int f = cache_find(t, t->oc, t->noc, run, tp, &hit);
 	if (f) {
 		if (f > 0)
 			*out = &hit->r;
 		return f;
 	}
 	for (size_t i = 0; i < t->nac; i++) /* loaded whole already */
-		if (!strcmp(t->ac[i]->run, run) && params_eq(&t->ac[i]->p, &t->params))
-			return tui_analysis(t, run, out);
+		if (!strcmp(t->ac[i]->run, run) && params_eq(&t->ac[i]->p, tp))
+			return tui_analysis_as(t, run, tp, out);
 	int64_t id;
-	int r = tui_analysis_id(t, run, &id);
+	int r = tui_analysis_id_as(t, run, tp, &id);
 	if (r != 1)
 		return r;
 	struct acache *c = xcalloc(1, sizeof *c);
@@ -605,7 +616,7 @@ int tui_analysis_objects(tui *t, const char *run, const an_result **out)
 		return -1;
 	}
 	snprintf(c->run, sizeof c->run, "%s", run);
-	c->p = t->params;
+	c->p = *tp;
 	t->oc = xrealloc(t->oc, (t->noc + 1) * sizeof *t->oc);
 	t->oc[t->noc++] = c;
 	*out = &c->r;

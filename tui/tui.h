@@ -137,10 +137,12 @@ int tui_analysis_as(tui *t, const char *run, const tui_params *p, const an_resul
  * its results from elsewhere: the ranking cache); the same return values as tui_analysis, and
  * like it starts the analysis when it is not cached. */
 int tui_analysis_id(tui *t, const char *run, int64_t *id);
+int tui_analysis_id_as(tui *t, const char *run, const tui_params *p, int64_t *id);
 /* The same analysis with its traces only (analysis_load_objects: no matrix, classes or
  * attribute names; the whole one when it is loaded already), for views that need no more; the
  * same return values and lifetime as tui_analysis. */
 int tui_analysis_objects(tui *t, const char *run, const an_result **r);
+int tui_analysis_objects_as(tui *t, const char *run, const tui_params *p, const an_result **r);
 /* Progress of the background job: -1 when none, else 0..100. */
 int tui_job_progress(tui *t, char *what, size_t n);
 /* 1 while the background analysis waits for the store's write lock (another program writes). */
@@ -211,9 +213,14 @@ int view_runs_open(tui *t);
 int view_classes_open(tui *t, const char *run);
 int view_traces_open(tui *t, const char *run, const uint32_t *objs, size_t n, const char *what);
 int view_trace_open(tui *t, const char *run, int p, int thr);
+int view_trace_open_as(tui *t, const tui_params *as, const char *run, int p, int thr);
 int view_lattice_open(tui *t, const char *run);
 int view_rank_open(tui *t, const char *normal, const char *faulty);
 int view_diff_open(tui *t, const char *run_a, int pa, int ta, const char *run_b, int pb, int tb);
+/* The same under the setting as (NULL: the interface's), which the view keeps: a diff opened
+ * from a ranking made under another filter than the interface's. */
+int view_diff_open_as(tui *t, const tui_params *as, const char *run_a, int pa, int ta,
+		      const char *run_b, int pb, int tb);
 int view_report_open(tui *t, const char *run_a, int pa, int ta, const char *run_b, int pb, int tb);
 int view_jsm_open(tui *t, const char *run, int delta);
 int view_filters_open(tui *t);

@@ -78,6 +78,9 @@ struct diff {
 	int tstate[2];         /* 0 not read, 1 read, -1 none */
 	evtimes tm[2];
 	uint64_t *pos[2];      /* per entry of each trace: its first kept event */
+	tui_params as;         /* the setting of the analyses when own_as (opened from a ranking
+				  made under another), else the interface's */
+	int own_as;
 	uint64_t *len[2];      /* and how many it stands for */
 };
 
@@ -343,8 +346,9 @@ static int diff_open(tui *t, view *v)
 	struct diff *d = v->data;
 	const an_result *r[2] = { NULL, NULL };
 	/* the traces' rows are all it needs of the analyses: not their matrices */
-	int sa = tui_analysis_objects(t, d->run[0], &r[0]);
-	int sb = tui_analysis_objects(t, d->run[1], &r[1]);
+	const tui_params *tp = d->own_as ? &d->as : tui_get_params(t);
+	int sa = tui_analysis_objects_as(t, d->run[0], tp, &r[0]);
+	int sb = tui_analysis_objects_as(t, d->run[1], tp, &r[1]);
 	if (sa == 1 && sb == 1 && d->state == 1 && r[0] == d->r[0] && r[1] == d->r[1]) {
 		relayout(d, v); /* the same analyses: keep what is open and where the cursor is */
 		return 0;
@@ -1030,7 +1034,17 @@ static const view_ops diff_ops = {
 
 int view_diff_open(tui *t, const char *run_a, int pa, int ta, const char *run_b, int pb, int tb)
 {
+	return view_diff_open_as(t, NULL, run_a, pa, ta, run_b, pb, tb);
+}
+
+int view_diff_open_as(tui *t, const tui_params *as, const char *run_a, int pa, int ta,
+		      const char *run_b, int pb, int tb)
+{
 	struct diff *d = xcalloc(1, sizeof *d);
+	if (as) {
+		d->as = *as;
+		d->own_as = 1;
+	}
 	snprintf(d->run[0], sizeof d->run[0], "%s", run_a);
 	snprintf(d->run[1], sizeof d->run[1], "%s", run_b);
 	d->p[0] = pa;
@@ -1041,8 +1055,9 @@ int view_diff_open(tui *t, const char *run_a, int pa, int ta, const char *run_b,
 	d->focus = 1; /* the faulty side is the one searched first */
 	d->lines[0] = tui_src_load(t, run_a);
 	d->lines[1] = tui_src_load(t, run_b);
-	return tui_push(t, &diff_ops, d, "difftrace: diff %s %d.%d | %s %d.%d", run_a, pa, ta,
-			run_b, pb, tb)
+	return tui_push(t, &diff_ops, d, "difftrace: diff %s %d.%d | %s %d.%d%s%s%s", run_a, pa,
+			ta, run_b, pb, tb, as ? " under filter " : "", as ? as->filter : "",
+			as ? ", as ranked" : "")
 		       ? 0
 		       : -1;
 }

@@ -15,9 +15,12 @@
  * cut at the end of its list ending in +N, an empty row saying whether its setting sees no
  * difference) when at least two settings are cached for both runs. Everything is computed in
  * open, from the interface's cached analyses (the current setting) and from the store's cache
- * (the sweep), never recomputing an analysis; the ranking of the current setting is kept in
- * the store (rankcache.h, shared with `rank`), and when it is there the view reads it instead
- * of loading the two analyses and comparing them. */
+ * (the sweep), never recomputing an analysis. What the ranking is (the setting's, or every
+ * call's when the filter is blind; the other calls consulted) is the diagnosis of `rank`
+ * (diagnosis.h), which reads the ranking kept in the store when it is there; an analysis of
+ * every call it needs is computed in the background, and the view is reopened with it. The
+ * views opened from a ranking made under every call use every call, the interface's own
+ * setting unchanged. */
 #include <curses.h>
 #include <math.h>
 #include <stdio.h>
@@ -29,6 +32,7 @@
 #include "analysis/rankcache.h"
 #include "analysis/verdict.h"
 #include "analysis/verdict_own.h"
+#include "analysis/diagnosis.h"
 #include "source.h"
 #include "store/store_analysis.h"
 #include "tui.h"
@@ -99,14 +103,13 @@ struct rank {
 	char normal[128], faulty[128];
 	int state;                 /* 1 ready, 0 computing, -1 failed */
 	char err[600];
-	/* the interface's analyses, or (the ranking read from the store's cache) only their names,
-	 * hn and hf; the comparison below is of these */
+	/* the diagnosis (diagnosis.h), as `rank` makes it: rn, rf and k are its ranking shown
+	 * (the interface's analyses, or only their names when it came from the store's cache):
+	 * JSM_D without its matrix (k->j), the verdict (k->v), the top pairs with their
+	 * similarities, JSM_D's own order for the sweep row */
+	dg_verdict dv;
 	const an_result *rn, *rf;
-	an_result hn, hf;
-	int have_h;
-	/* the comparison: JSM_D without its matrix (k.j), the verdict (k.v), the top pairs with
-	 * their similarities, JSM_D's own order for the sweep row */
-	rk_rank k;
+	rk_rank *k;
 	int have_j;
 	double b;                  /* NAN: fewer than 3 matched traces */
 	rank_item *it;             /* all matched traces, most changed first */
@@ -121,15 +124,19 @@ struct rank {
 	size_t nln, capln;
 	struct where want;         /* kind L_STATE: none yet, go to the top trace */
 	int opened;                /* a first open that fails pushes no view */
-	/* The current setting's analyses, which rn/rf are unless the filter saw no difference and
-	 * every call (AN_FALLBACK_FILTER) did: then rn/rf are those, and blind names the filter. */
+	/* The current setting's analyses the diagnosis was made for (by id, when the store can
+	 * keep the ranking), to tell when it must be made again. */
 	const an_result *asked_n, *asked_f;
-	int64_t asked_idn, asked_idf; /* the same by id, when the ranking was read from the cache */
-	char blind[256];
+	int64_t asked_idn, asked_idf;
+	const char *blind;         /* dv.blind when the diagnosis ranked under every call, else
+				      "" */
 	int own_pending;           /* the analyses of every call are being computed */
 	int own_same;              /* and they found no difference either */
 	int other;                 /* the filter singled out no trace: its other calls compared
 				      (verdict_own.h), the order is with them */
+	/* The setting the ranking is under, for the views opened from it (the diff of a trace
+	 * ranked under every call is shown under every call, the interface's own unchanged). */
+	tui_params used;
 	store_srclines *lines[2];  /* where the normal and faulty runs' functions are defined */
 };
 
@@ -150,7 +157,7 @@ static const tui_keyhelp keys[] = {
 	{ "", "  trace's kept events differ ('no difference found');" },
 	{ "", "  then every call is looked at (filter everything)" },
 	{ "", "  and, when the program's own functions differ," },
-	{ "", "  ranked under them: Enter, p, t switch to it" },
+	{ "", "  ranked under them: Enter, p, t show them" },
 	{ NULL, NULL },
 };
 
@@ -340,9 +347,9 @@ static void sweep_build(tui *t, struct rank *d)
 		} else if (d->have_j && d->rn && d->rf && d->rn->meta.id == an->id &&
 			   d->rf->meta.id == af->id) {
 			/* the setting in use: the comparison above already made it */
-			sweep_fill(an, af, d->rn, &d->k.j, d->b, &d->k, &rows[nrows]);
+			sweep_fill(an, af, d->rn, &d->k->j, d->b, d->k, &rows[nrows]);
 			if (!rows[nrows].ntop)
-				rows[nrows].empty = sweep_empty(&d->k.j, &d->k.v);
+				rows[nrows].empty = sweep_empty(&d->k->j, &d->k->v);
 			nrows++;
 		} else if (sweep_compute(s, an, af, &rows[nrows]) == 0) {
 			nrows++;
@@ -378,13 +385,9 @@ static void push(struct rank *d, int kind, size_t i)
 static void comparison_free(struct rank *d)
 {
 	if (d->have_j)
-		rk_free(&d->k);
+		dg_free(&d->dv);
 	d->have_j = 0;
-	if (d->have_h) {
-		analysis_result_free(&d->hn);
-		analysis_result_free(&d->hf);
-	}
-	d->have_h = 0;
+	d->k = NULL;
 	free(d->it);
 	free(d->pr);
 	free(d->only_n);
@@ -394,156 +397,78 @@ static void comparison_free(struct rank *d)
 	d->only_n = d->only_f = NULL;
 	d->npr = 0;
 	d->rn = d->rf = NULL;
+	d->blind = "";
 	d->asked_n = d->asked_f = NULL;
 	d->asked_idn = d->asked_idf = 0;
 }
 
-/* What the lines show, from the comparison in d->k (of d->rn against d->rf). */
-static void lay_out(struct rank *d)
+/* What the lines show, from the diagnosis in d->dv. */
+static void lay_out(tui *t, struct rank *d)
 {
+	const dg_verdict *dv = &d->dv;
 	d->have_j = 1;
-	d->b = d->k.bscore;
-	size_t n = d->k.j.n;
+	d->k = (rk_rank *)&dv->use->k;
+	d->rn = dv->use->rn;
+	d->rf = dv->use->rf;
+	d->blind = dv->blind;
+	d->own_pending = dv->pending;
+	d->own_same = dv->every_same;
+	d->other = dv->other[0] != 0;
+	d->used = *tui_get_params(t);
+	if (dv->blind[0])
+		snprintf(d->used.filter, sizeof d->used.filter, "%s", AN_FALLBACK_FILTER);
+	d->b = d->k->bscore;
+	size_t n = d->k->j.n;
 	d->it = xmalloc((n ? n : 1) * sizeof *d->it);
 	for (size_t i = 0; i < n; i++)
-		d->it[i] = (rank_item){ d->k.v.it[i].i, d->k.v.it[i].score };
+		d->it[i] = (rank_item){ d->k->v.it[i].i, d->k->v.it[i].score };
 	d->topscore = 0;
 	for (size_t i = 0; i < n; i++)
 		d->topscore = d->it[i].score > d->topscore ? d->it[i].score : d->topscore;
-	d->npr = d->k.npairs < PAIRS_MAX ? d->k.npairs : PAIRS_MAX;
+	d->npr = d->k->npairs < PAIRS_MAX ? d->k->npairs : PAIRS_MAX;
 	d->pr = xmalloc(PAIRS_MAX * sizeof *d->pr);
-	memcpy(d->pr, d->k.pairs, d->npr * sizeof *d->pr);
+	memcpy(d->pr, d->k->pairs, d->npr * sizeof *d->pr);
 	while (d->npr && d->pr[d->npr - 1].score <= 1e-12)
 		d->npr--; /* pairs whose similarity did not change are no suspects */
-	d->only_n = keys_text(d->k.j.only_normal, d->k.j.n_only_normal);
-	d->only_f = keys_text(d->k.j.only_faulty, d->k.j.n_only_faulty);
-}
-
-/* The comparison of rn against rf: JSM_D, the verdict, the ranked traces and pairs; read from
- * the store's ranking cache when it is there, else computed and kept there. */
-static int build(tui *t, struct rank *d, const an_result *rn, const an_result *rf, dt_err *e)
-{
-	comparison_free(d);
-	store *s = tui_store(t);
-	int g = rk_load(s, rn->meta.id, rf->meta.id, CLU_WARD, &d->k, e);
-	if (g < 0)
-		return -1;
-	if (!g) {
-		rank_jsmd j;
-		double b;
-		vd_rank v;
-		if (compare(rn, rf, &j, &b, e))
-			return -1;
-		if (vd_build(s, rn, rf, &j, &v, e)) {
-			rank_jsmd_free(&j);
-			return -1;
-		}
-		rk_from(rn, rf, &j, b, &v, 0, &d->k);
-		/* kept for the next time, unless an analysis is being saved in the background:
-		 * the interface would wait for its write lock */
-		char what[128];
-		if (tui_job_progress(t, what, sizeof what) < 0)
-			rk_save(s, rn->meta.id, rf->meta.id, CLU_WARD, &d->k);
-	}
-	d->rn = rn;
-	d->rf = rf;
-	lay_out(d);
-	return 0;
-}
-
-/* The same from the cache alone, with only the analyses' names loaded: 1 when it is there, 0
- * when not (nothing set), -1 on error. */
-static int build_cached(tui *t, struct rank *d, int64_t idn, int64_t idf, dt_err *e)
-{
-	comparison_free(d);
-	store *s = tui_store(t);
-	int g = rk_load(s, idn, idf, CLU_WARD, &d->k, e);
-	if (g != 1)
-		return g;
-	if (analysis_load_head(s, idn, &d->hn, e)) {
-		rk_free(&d->k);
-		return -1;
-	}
-	if (analysis_load_head(s, idf, &d->hf, e)) {
-		analysis_result_free(&d->hn);
-		rk_free(&d->k);
-		return -1;
-	}
-	d->have_h = 1;
-	d->rn = &d->hn;
-	d->rf = &d->hf;
-	lay_out(d);
-	return 1;
+	d->only_n = keys_text(d->k->j.only_normal, d->k->j.n_only_normal);
+	d->only_f = keys_text(d->k->j.only_faulty, d->k->j.n_only_faulty);
 }
 
 static int nothing_differs(const struct rank *d)
 {
-	return !d->k.v.ndiff && !d->k.j.n_only_normal && !d->k.j.n_only_faulty;
+	return d->dv.none;
 }
 
-/* Both runs' analyses under AN_FALLBACK_FILTER (every call), when the view's filter is another:
- * 1 with *en and *ef; 0 while one is computed in the background (the view is reopened when it
- * is done); -1 when there are none to look at. */
-static int fallback_analyses(tui *t, struct rank *d, const an_result **en, const an_result **ef)
+/* The interface's analyses for the diagnosis (diagnosis.h): under its setting, or under every
+ * call, computed in the background when they are not cached. */
+static int src_params(tui *t, int every, tui_params *p)
 {
-	const char *f = d->rn->filter_alias;
-	if (!strcmp(f, AN_FALLBACK_FILTER) || !strncmp(f, "11.1K", 5))
-		return -1;
-	tui_params pe = *tui_get_params(t);
-	snprintf(pe.filter, sizeof pe.filter, "%s", AN_FALLBACK_FILTER);
-	*en = *ef = NULL;
-	int a = tui_analysis_as(t, d->normal, &pe, en);
-	int b = tui_analysis_as(t, d->faulty, &pe, ef);
-	if (a == 0 || b == 0) {
-		d->own_pending = 1;
-		return 0;
-	}
-	return a < 0 || b < 0 ? -1 : 1;
+	*p = *tui_get_params(t);
+	if (every)
+		snprintf(p->filter, sizeof p->filter, "%s", AN_FALLBACK_FILTER);
+	return 0;
 }
 
-/* The filter saw no difference: the program's own functions may. As `rank` does, look at
- * every call (the analyses under AN_FALLBACK_FILTER, computed in the background when they are
- * not cached) and rank under those when they differ. */
-static void look_at_every_call(tui *t, struct rank *d)
+static int src_id(void *ctx, const char *run, int every, int64_t *id, dt_err *e)
 {
-	const char *f = d->rn->filter_alias;
-	if (!nothing_differs(d))
-		return;
-	const an_result *en, *ef;
-	if (fallback_analyses(t, d, &en, &ef) <= 0)
-		return;
-	char name[256];
-	snprintf(name, sizeof name, "%s", f);
-	const an_result *rn = d->rn, *rf = d->rf;
-	dt_err e;
-	dt_err_clear(&e);
-	if (build(t, d, en, ef, &e) == 0 && !nothing_differs(d)) {
-		snprintf(d->blind, sizeof d->blind, "%s", name);
-		return;
-	}
-	dt_err_clear(&e);
-	if (build(t, d, rn, rf, &e) == 0) /* the filter's own result, said to be final */
-		d->own_same = 1;
+	tui *t = ctx;
+	tui_params p;
+	src_params(t, every, &p);
+	int r = tui_analysis_id_as(t, run, &p, id);
+	if (r < 0)
+		dt_errf(e, DT_EDATA, "the analysis of %s could not be read", run);
+	return r;
 }
 
-/* The filter did not single out a trace (every trace differs, or the first place is tied): as
- * `rank` does, compare the calls it drops too (the analyses under AN_FALLBACK_FILTER, computed
- * in the background when they are not cached) and order with them (verdict_own.h). */
-static void look_at_other_calls(tui *t, struct rank *d)
+static int src_get(void *ctx, const char *run, int every, const an_result **out, dt_err *e)
 {
-	if (!vd_own_undecided(&d->k.v))
-		return;
-	const an_result *en, *ef;
-	if (fallback_analyses(t, d, &en, &ef) <= 0)
-		return;
-	dt_err e;
-	dt_err_clear(&e);
-	if (vd_own_apply(tui_store(t), d->rn->meta.id, d->rf->meta.id, en->meta.id, ef->meta.id,
-			 d->k.j.keys, &d->k.v, &e))
-		return;
-	for (size_t i = 0; i < d->k.j.n && i < d->k.v.n; i++)
-		d->it[i] = (rank_item){ d->k.v.it[i].i, d->k.v.it[i].score };
-	d->other = 1;
+	tui *t = ctx;
+	tui_params p;
+	src_params(t, every, &p);
+	int r = tui_analysis_as(t, run, &p, out);
+	if (r < 0)
+		dt_errf(e, DT_EDATA, "the analysis of %s could not be read", run);
+	return r;
 }
 
 static struct where where_of(const struct rank *d, size_t cur)
@@ -554,10 +479,10 @@ static struct where where_of(const struct rank *d, size_t cur)
 	const struct rline *l = &d->ln[cur];
 	w.kind = l->kind;
 	if (l->kind == L_TRACE) {
-		w.a = d->k.j.keys[d->it[l->i].i];
+		w.a = d->k->j.keys[d->it[l->i].i];
 	} else if (l->kind == L_PAIR) {
-		w.a = d->k.j.keys[d->pr[l->i].i];
-		w.b = d->k.j.keys[d->pr[l->i].j];
+		w.a = d->k->j.keys[d->pr[l->i].i];
+		w.b = d->k->j.keys[d->pr[l->i].j];
 	} else if (l->kind == L_SWEEP) {
 		w.idn = d->sw[l->i].idn;
 		w.idf = d->sw[l->i].idf;
@@ -582,10 +507,10 @@ static size_t find_where(const struct rank *d, const struct where *w, size_t fal
 			first_trace = i;
 		if (l->kind != w->kind)
 			continue;
-		if (l->kind == L_TRACE && key_eq(d->k.j.keys[d->it[l->i].i], w->a))
+		if (l->kind == L_TRACE && key_eq(d->k->j.keys[d->it[l->i].i], w->a))
 			return i;
-		if (l->kind == L_PAIR && key_eq(d->k.j.keys[d->pr[l->i].i], w->a) &&
-		    key_eq(d->k.j.keys[d->pr[l->i].j], w->b))
+		if (l->kind == L_PAIR && key_eq(d->k->j.keys[d->pr[l->i].i], w->a) &&
+		    key_eq(d->k->j.keys[d->pr[l->i].j], w->b))
 			return i;
 		if (l->kind == L_SWEEP && d->sw[l->i].idn == w->idn && d->sw[l->i].idf == w->idf)
 			return i;
@@ -630,26 +555,17 @@ static int rank_open(tui *t, view *v)
 	if (stale || d->own_pending) {
 		dt_err e;
 		dt_err_clear(&e);
-		d->asked_n = d->asked_f = NULL;
-		d->blind[0] = 0;
-		d->other = 0;
-		int g = by_id && !d->own_pending ? build_cached(t, d, idn, idf, &e) : 0;
-		d->own_pending = d->own_same = 0;
-		if (g == 1 && nothing_differs(d))
-			g = 0; /* every call is looked at (look_at_every_call): the analyses */
-		if (g == 0 && by_id) {
-			sn = tui_analysis(t, d->normal, &rn);
-			sf = tui_analysis(t, d->faulty, &rf);
-			if (sn != 1 || sf != 1) {
-				g = -1;
-				snprintf(e.msg, sizeof e.msg, "the analysis of %s could not be read",
-					 sn != 1 ? d->normal : d->faulty);
-			}
-		}
-		if (g == 0 && !build(t, d, rn, rf, &e))
-			look_at_every_call(t, d);
-		else if (g == 0)
-			g = -1;
+		comparison_free(d);
+		/* the ranking is kept for the next time, unless an analysis is being saved in the
+		 * background: the interface would wait for its write lock */
+		char what[128];
+		const dg_source src = { t, by_id ? src_id : NULL, src_get };
+		const dg_opts o = { d->normal, d->faulty, CLU_WARD, 0, 0,
+				    tui_job_progress(t, what, sizeof what) < 0 };
+		int g = dg_rank(tui_store(t), &src, &o, &d->dv, &e);
+		if (g == 0) /* the analyses were there a moment ago: shown when they are again */
+			g = dt_errf(&e, DT_EDATA, "the analyses of %s and %s are being computed",
+				    d->normal, d->faulty);
 		if (g < 0) {
 			comparison_free(d);
 			d->state = -1;
@@ -663,8 +579,7 @@ static int rank_open(tui *t, view *v)
 			v->cur = v->top = 0;
 			return 0;
 		}
-		if (!d->blind[0])
-			look_at_other_calls(t, d);
+		lay_out(t, d);
 		d->asked_n = rn;
 		d->asked_f = rf;
 		d->asked_idn = idn;
@@ -674,11 +589,11 @@ static int rank_open(tui *t, view *v)
 
 	push(d, L_SETTING, 0);
 	push(d, L_SUMMARY, 0);
-	if (d->k.j.n_only_normal)
+	if (d->k->j.n_only_normal)
 		push(d, L_ONLY_N, 0);
-	if (d->k.j.n_only_faulty)
+	if (d->k->j.n_only_faulty)
 		push(d, L_ONLY_F, 0);
-	if (d->k.j.n_running)
+	if (d->k->j.n_running)
 		push(d, L_STOPPED, 0);
 	if (d->nsw < 2)
 		push(d, L_HINT, 0);
@@ -695,7 +610,7 @@ static int rank_open(tui *t, view *v)
 		if (d->own_pending)
 			push(d, L_OWNWAIT, 0);
 		push(d, L_TTITLE, 0);
-		for (size_t i = 0; i < d->k.j.n; i++)
+		for (size_t i = 0; i < d->k->j.n; i++)
 			push(d, L_TRACE, i);
 		push(d, L_BLANK, 0);
 		push(d, L_PTITLE, 0);
@@ -785,10 +700,10 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 			out_text(o, ST_HEADER, "B-score - (under 3 traces)");
 		else
 			out_printf(o, ST_HEADER, "B-score %.3f", d->b);
-		out_printf(o, ST_NORMAL, "  %zu traces matched  ", d->k.j.n);
-		out_printf(o, d->k.j.n_only_normal + d->k.j.n_only_faulty ? ST_WARN : ST_NORMAL,
-			   "%zu only in normal  %zu only in faulty", d->k.j.n_only_normal,
-			   d->k.j.n_only_faulty);
+		out_printf(o, ST_NORMAL, "  %zu traces matched  ", d->k->j.n);
+		out_printf(o, d->k->j.n_only_normal + d->k->j.n_only_faulty ? ST_WARN : ST_NORMAL,
+			   "%zu only in normal  %zu only in faulty", d->k->j.n_only_normal,
+			   d->k->j.n_only_faulty);
 		break;
 	case L_ONLY_N:
 		out_printf(o, ST_WARN, "only in %s: %s", d->normal, d->only_n);
@@ -800,7 +715,7 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 		out_printf(o, ST_WARN,
 			   "%s was stopped: %zu trace%s still running %.1f s after the others went "
 			   "quiet",
-			   d->faulty, d->k.j.n_running, d->k.j.n_running == 1 ? "" : "s", d->k.j.quiet);
+			   d->faulty, d->k->j.n_running, d->k->j.n_running == 1 ? "" : "s", d->k->j.quiet);
 		break;
 	case L_NODIFF:
 		out_printf(o, ST_HEADER,
@@ -812,14 +727,14 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 	case L_BLIND:
 		out_printf(o, ST_WARN,
 			   "filter %s sees no difference; the program's own functions do: ranked "
-			   "under filter " AN_FALLBACK_FILTER " (Enter switches to it)", d->blind);
+			   "under filter " AN_FALLBACK_FILTER " (the views opened here use it)", d->blind);
 		break;
 	case L_OTHER:
 		out_printf(o, ST_WARN,
 			   "filter %s does not single out a trace (%s): the traces whose other calls "
 			   "(filter " AN_FALLBACK_FILTER ") differ too come first in each class",
 			   d->rn->filter_alias,
-			   d->k.v.ndiff == d->k.v.n ? "every trace differs" : "the first place is tied");
+			   d->k->v.ndiff == d->k->v.n ? "every trace differs" : "the first place is tied");
 		break;
 	case L_OWNWAIT: {
 		char what[128];
@@ -837,11 +752,11 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 		out_text(o, ST_HEADER, "   # TRACE      SCORE                    KEPT EVENTS  WHAT CHANGED");
 		break;
 	case L_TRACE: {
-		const vd_item *x = &d->k.v.it[l->i];
-		rank_key k = d->k.j.keys[x->i];
+		const vd_item *x = &d->k->v.it[l->i];
+		rank_key k = d->k->j.keys[x->i];
 		pt(a, sizeof a, k);
-		int tied = (l->i && d->k.v.it[l->i - 1].pos == x->pos) ||
-			   (l->i + 1 < d->k.v.n && d->k.v.it[l->i + 1].pos == x->pos);
+		int tied = (l->i && d->k->v.it[l->i - 1].pos == x->pos) ||
+			   (l->i + 1 < d->k->v.n && d->k->v.it[l->i + 1].pos == x->pos);
 		char pos[24];
 		snprintf(pos, sizeof pos, "%zu%s", x->pos, tied ? "=" : "");
 		out_printf(o, ST_NORMAL, "%4s %-7s %7.3f  ", pos, a, x->score);
@@ -862,9 +777,9 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 		break;
 	case L_PAIR: {
 		const rank_pair *p = &d->pr[l->i];
-		pt(a, sizeof a, d->k.j.keys[p->i]);
-		pt(b, sizeof b, d->k.j.keys[p->j]);
-		double jn = d->k.pair_jn[l->i], jf = d->k.pair_jf[l->i];
+		pt(a, sizeof a, d->k->j.keys[p->i]);
+		pt(b, sizeof b, d->k->j.keys[p->j]);
+		double jn = d->k->pair_jn[l->i], jf = d->k->pair_jf[l->i];
 		out_printf(o, ST_NORMAL, "%4zu %-7s %-7s  %6.3f   %5.3f   %5.3f", l->i + 1, a, b,
 			   p->score, jn, jf);
 		break;
@@ -935,19 +850,13 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 	}
 }
 
-/* Ranked under every call because the filter saw no difference: the views opened from here
- * must show every call too, so the interface's filter becomes that (said, and reversible with
- * :filter). Reopens this view: the caller copies what it needs from its lines first. */
-static void use_every_call(tui *t, struct rank *d)
+/* The setting the views opened from here use: the ranking's. A ranking made under every call
+ * because the filter saw no difference shows its traces under every call too, without
+ * changing the interface's filter (the next :rank is under it, as `difftrace rank` is); NULL:
+ * the interface's own. */
+static const tui_params *as_ranked(const struct rank *d)
 {
-	if (!d->blind[0])
-		return;
-	char was[256];
-	snprintf(was, sizeof was, "%s", d->blind);
-	tui_params p = *tui_get_params(t);
-	snprintf(p.filter, sizeof p.filter, "%s", AN_FALLBACK_FILTER);
-	tui_set_params(t, &p);
-	tui_msg(t, ST_DIM, "now filter " AN_FALLBACK_FILTER " (filter %s saw no difference)", was);
+	return d->blind[0] ? &d->used : NULL;
 }
 
 static void rank_enter(tui *t, view *v, size_t i)
@@ -957,13 +866,13 @@ static void rank_enter(tui *t, view *v, size_t i)
 		return;
 	const struct rline *l = &d->ln[i];
 	if (l->kind == L_TRACE) {
-		rank_key k = d->k.j.keys[d->it[l->i].i];
-		use_every_call(t, d);
-		view_diff_open(t, d->normal, k.proc, k.thread, d->faulty, k.proc, k.thread);
+		rank_key k = d->k->j.keys[d->it[l->i].i];
+		view_diff_open_as(t, as_ranked(d), d->normal, k.proc, k.thread, d->faulty, k.proc,
+				  k.thread);
 	} else if (l->kind == L_PAIR) {
-		rank_key a = d->k.j.keys[d->pr[l->i].i], b = d->k.j.keys[d->pr[l->i].j];
-		use_every_call(t, d);
-		view_diff_open(t, d->faulty, a.proc, a.thread, d->faulty, b.proc, b.thread);
+		rank_key a = d->k->j.keys[d->pr[l->i].i], b = d->k->j.keys[d->pr[l->i].j];
+		view_diff_open_as(t, as_ranked(d), d->faulty, a.proc, a.thread, d->faulty, b.proc,
+				  b.thread);
 	} else if (l->kind == L_SWEEP) {
 		const struct sweep_row *w = &d->sw[l->i];
 		tui_params p = *tui_get_params(t);
@@ -1022,17 +931,17 @@ static int rank_key_fn(tui *t, view *v, int k)
 			tui_msg(t, ST_WARN, "p works on a pair (Tab goes to the pairs)");
 			return 1;
 		}
-		rank_key a = d->k.j.keys[d->pr[l->i].i], b = d->k.j.keys[d->pr[l->i].j];
-		use_every_call(t, d);
-		view_diff_open(t, d->normal, a.proc, a.thread, d->normal, b.proc, b.thread);
+		rank_key a = d->k->j.keys[d->pr[l->i].i], b = d->k->j.keys[d->pr[l->i].j];
+		view_diff_open_as(t, as_ranked(d), d->normal, a.proc, a.thread, d->normal, b.proc,
+				  b.thread);
 		return 1;
 	}
 	if (k == 'T' && l) {
 		if (l->kind == L_TRACE) {
-			rank_key a = d->k.j.keys[d->it[l->i].i];
+			rank_key a = d->k->j.keys[d->it[l->i].i];
 			view_timeline_diverge(t, d->normal, a.proc, a.thread, d->faulty, a.proc, a.thread);
 		} else if (l->kind == L_PAIR) {
-			rank_key a = d->k.j.keys[d->pr[l->i].i], b = d->k.j.keys[d->pr[l->i].j];
+			rank_key a = d->k->j.keys[d->pr[l->i].i], b = d->k->j.keys[d->pr[l->i].j];
 			view_timeline_diverge(t, d->faulty, a.proc, a.thread, d->faulty, b.proc, b.thread);
 		} else {
 			tui_msg(t, ST_WARN, "T works on a trace or a pair");
@@ -1048,7 +957,7 @@ static int rank_key_fn(tui *t, view *v, int k)
 			tui_msg(t, ST_WARN, "e works on a trace: the call where it changed");
 			return 1;
 		}
-		const char *fn = changed_call(t, &d->k.v.it[l->i]);
+		const char *fn = changed_call(t, &d->k->v.it[l->i]);
 		if (!fn) {
 			tui_msg(t, ST_WARN, "no call where trace changed (identical, or it ended early)");
 			return 1;
@@ -1061,9 +970,8 @@ static int rank_key_fn(tui *t, view *v, int k)
 			tui_msg(t, ST_WARN, "t works on a trace");
 			return 1;
 		}
-		rank_key a = d->k.j.keys[d->it[l->i].i];
-		use_every_call(t, d);
-		view_trace_open(t, d->faulty, a.proc, a.thread);
+		rank_key a = d->k->j.keys[d->it[l->i].i];
+		view_trace_open_as(t, as_ranked(d), d->faulty, a.proc, a.thread);
 		return 1;
 	}
 	return 0;
@@ -1093,6 +1001,7 @@ int view_rank_open(tui *t, const char *normal, const char *faulty)
 	snprintf(d->faulty, sizeof d->faulty, "%s", faulty);
 	d->want.kind = L_STATE;
 	d->b = NAN;
+	d->blind = "";
 	d->lines[0] = tui_src_load(t, normal);
 	d->lines[1] = tui_src_load(t, faulty);
 	if (!tui_push(t, &rank_ops, d, "difftrace: ranking %s against %s", d->faulty, d->normal))

@@ -50,6 +50,9 @@ struct trace {
 	int opened;          /* open ran once: later failures show a line instead of failing */
 	int state;           /* 1 ready, 0 computing, -1 failed */
 	const an_result *r;
+	tui_params as;       /* the setting of the analysis when own_as (opened from a ranking
+				made under another), else the interface's */
+	int own_as;
 	int64_t aid;         /* the analysis the lines come from; 0 when nothing is loaded */
 	int obj;
 	char why[600];       /* set when there is nothing to show but this */
@@ -323,7 +326,8 @@ static int trace_open(tui *t, view *v)
 	struct trace *d = v->data;
 	int first = !d->opened;
 	d->opened = 1;
-	d->state = tui_analysis(t, d->run, &d->r);
+	d->state = d->own_as ? tui_analysis_as(t, d->run, &d->as, &d->r)
+			     : tui_analysis(t, d->run, &d->r);
 	if (d->state == 1 && d->aid && d->aid == d->r->meta.id) {
 		/* the same analysis (another one finished): keep what is folded */
 		set_lines(v);
@@ -918,14 +922,24 @@ static const view_ops trace_ops = {
 
 int view_trace_open(tui *t, const char *run, int p, int thr)
 {
+	return view_trace_open_as(t, NULL, run, p, thr);
+}
+
+int view_trace_open_as(tui *t, const tui_params *as, const char *run, int p, int thr)
+{
 	struct trace *d = xcalloc(1, sizeof *d);
+	if (as) {
+		d->as = *as;
+		d->own_as = 1;
+	}
 	snprintf(d->run, sizeof d->run, "%s", run);
 	d->p = p;
 	d->thr = thr;
 	d->obj = -1;
 	d->lines = tui_src_load(t, run);
-	return tui_push(t, &trace_ops, d, "difftrace: trace %d.%d of %s, nested loops", p, thr,
-			run)
+	return tui_push(t, &trace_ops, d, "difftrace: trace %d.%d of %s, nested loops%s%s%s", p,
+			thr, run, as ? " under filter " : "", as ? as->filter : "",
+			as ? ", as ranked" : "")
 		       ? 0
 		       : -1;
 }

@@ -18,6 +18,7 @@
 #include "analysis/rankcache.h"
 #include "analysis/verdict.h"
 #include "analysis/verdict_own.h"
+#include "analysis/diagnosis.h"
 #include "util/util.h"
 
 static const char nlr_help[] =
@@ -703,83 +704,56 @@ static void print_keys(const char *what, const rank_key *k, size_t n)
 	putchar('\n');
 }
 
-/* One comparison of the two runs under a's setting: the analyses, JSM_D and the verdict. From
- * the ranking cache (rankcache.h) when it has them, with the analyses' names only (rn, rf by
- * analysis_load_head); else computed from the analyses loaded whole, and kept there. */
-struct ranked {
-	an_result rn, rf;
-	rk_rank k;
-	int have;
-};
-
-static void ranked_free(struct ranked *r)
-{
-	if (!r->have)
-		return;
-	rk_free(&r->k);
-	analysis_result_free(&r->rn);
-	analysis_result_free(&r->rf);
-	r->have = 0;
-}
-
 /* What the cache cannot answer: JSM_D's own order of every trace (--score jsmd), more pairs
- * than it keeps. Then JSM_D is kept whole in r->k.j. */
+ * than it keeps. Then JSM_D is kept whole in the ranking's k.j. */
 static int needs_matrix(const struct rank_opts *ro)
 {
 	return ro->jsmd || ro->top > RANK_CACHE_PAIRS;
 }
 
-static int ranked_get(store *s, const cli_an *a, const struct rank_opts *ro, struct ranked *r,
-		      dt_err *e)
+/* The command line's analyses for the diagnosis (diagnosis.h): computed on the spot under a's
+ * setting, or under every call, and kept until the command ends. */
+struct cli_src {
+	store *s;
+	const cli_an *a;
+	an_result r[4]; /* the setting's two, every call's two */
+	size_t n;
+};
+
+static cli_an cli_src_setting(const struct cli_src *c, int every)
 {
-	memset(r, 0, sizeof *r);
-	int64_t idn, idf;
+	cli_an b = *c->a;
+	b.p.filter_files = b.files;
+	if (every)
+		b.p.filter = AN_FALLBACK_FILTER;
+	return b;
+}
+
+static int cli_src_id(void *ctx, const char *run, int every, int64_t *id, dt_err *e)
+{
+	struct cli_src *c = ctx;
+	cli_an b = cli_src_setting(c, every);
 	int reused;
-	if (cli_an_id(a, s, ro->normal, &idn, &reused, e) ||
-	    cli_an_id(a, s, ro->faulty, &idf, &reused, e))
+	return cli_an_id(&b, c->s, run, id, &reused, e) ? -1 : 1;
+}
+
+static int cli_src_get(void *ctx, const char *run, int every, const an_result **r, dt_err *e)
+{
+	struct cli_src *c = ctx;
+	if (c->n == sizeof c->r / sizeof *c->r)
+		return dt_errf(e, DT_EDATA, "internal error: more analyses than a ranking uses");
+	cli_an b = cli_src_setting(c, every);
+	if (cli_an_get(&b, c->s, run, &c->r[c->n], e))
 		return -1;
-	if (!needs_matrix(ro)) {
-		int g = rk_load(s, idn, idf, a->p.linkage, &r->k, e);
-		if (g < 0)
-			return -1;
-		if (g == 1) {
-			if (analysis_load_head(s, idn, &r->rn, e)) {
-				rk_free(&r->k);
-				return -1;
-			}
-			if (analysis_load_head(s, idf, &r->rf, e)) {
-				analysis_result_free(&r->rn);
-				rk_free(&r->k);
-				return -1;
-			}
-			r->have = 1;
-			return 0;
-		}
-	}
-	if (cli_an_get(a, s, ro->normal, &r->rn, e))
-		return -1;
-	if (cli_an_get(a, s, ro->faulty, &r->rf, e)) {
-		analysis_result_free(&r->rn);
-		return -1;
-	}
-	rank_jsmd j;
-	double b;
-	vd_rank v;
-	if (analysis_compare(&r->rn, &r->rf, a->p.linkage, &j, &b, e)) {
-		analysis_result_free(&r->rn);
-		analysis_result_free(&r->rf);
-		return -1;
-	}
-	if (vd_build(s, &r->rn, &r->rf, &j, &v, e)) {
-		rank_jsmd_free(&j);
-		analysis_result_free(&r->rn);
-		analysis_result_free(&r->rf);
-		return -1;
-	}
-	rk_from(&r->rn, &r->rf, &j, b, &v, needs_matrix(ro), &r->k);
-	rk_save(s, r->rn.meta.id, r->rf.meta.id, a->p.linkage, &r->k);
-	r->have = 1;
-	return 0;
+	*r = &c->r[c->n++];
+	return 1;
+}
+
+static void cli_src_free(struct cli_src *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		analysis_result_free(&c->r[i]);
+	c->n = 0;
 }
 
 /* The paper's order (--score jsmd): JSM_D row sums, running traces first, as items with tied
@@ -815,7 +789,7 @@ static const char *tier_word(int t)
 	return t == 2 ? "broke-pattern" : t == 1 ? "waited-for" : "";
 }
 
-static void rank_rows_out(store *s, const struct ranked *r, size_t top, int fmt)
+static void rank_rows_out(store *s, const dg_ranked *r, size_t top, int fmt)
 {
 	const vd_rank *v = &r->k.v;
 	size_t m = top < v->n ? top : v->n;
@@ -875,53 +849,29 @@ static void keys_json(const char *name, const rank_key *k, size_t n)
 
 static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 {
-	struct ranked r, own;
-	memset(&own, 0, sizeof own);
-	if (ranked_get(s, a, ro, &r, e))
+	struct cli_src src;
+	memset(&src, 0, sizeof src);
+	src.s = s;
+	src.a = a;
+	const dg_source from = { &src, cli_src_id, cli_src_get };
+	const dg_opts o = { ro->normal, ro->faulty, a->p.linkage, ro->jsmd, needs_matrix(ro), 1 };
+	dg_verdict dv;
+	if (dg_rank(s, &from, &o, &dv, e) != 1) {
+		cli_src_free(&src);
 		return -1;
+	}
 	int rc = -1;
-	/* Nothing differs under the filter: the program's own functions may (every call). The
-	 * default ranks by them; --score jsmd, the paper's, stays under its filter and says so. */
-	struct ranked *use = &r;
-	const char *blind = NULL;
-	int own_only = 0; /* --score jsmd: only the program's own functions differ */
-	if (!r.k.v.ndiff && strcmp(r.rn.filter_alias, "everything") &&
-	    strncmp(r.rn.filter_alias, "11.1K", 5)) {
-		cli_an b = *a;
-		b.p.filter_files = b.files;
-		b.p.filter = AN_FALLBACK_FILTER;
-		if (ranked_get(s, &b, ro, &own, e))
-			goto out;
-		if (own.k.v.ndiff && ro->jsmd) {
-			own_only = 1;
-		} else if (own.k.v.ndiff) {
-			use = &own;
-			blind = r.rn.filter_alias;
-		}
-	}
-	/* Every trace differs under the filter, or the first place is tied: the calls the filter
-	 * drops are looked at too (verdict_own.h). */
-	const char *own_calls = NULL;
-	if (!ro->jsmd && use == &r && vd_own_undecided(&r.k.v) &&
-	    strcmp(r.rn.filter_alias, "everything") && strncmp(r.rn.filter_alias, "11.1K", 5)) {
-		cli_an b = *a;
-		b.p.filter_files = b.files;
-		b.p.filter = AN_FALLBACK_FILTER;
-		int64_t en, ef;
-		int reused;
-		if (cli_an_id(&b, s, ro->normal, &en, &reused, e) ||
-		    cli_an_id(&b, s, ro->faulty, &ef, &reused, e) ||
-		    vd_own_apply(s, r.rn.meta.id, r.rf.meta.id, en, ef, r.k.j.keys, &r.k.v, e))
-			goto out;
-		own_calls = r.rn.filter_alias;
-	}
+	dg_ranked *use = dv.use == &dv.every ? &dv.every : &dv.set;
+	const char *blind = dv.blind[0] ? dv.blind : NULL;
+	const char *own_calls = dv.other[0] ? dv.other : NULL;
+	int own_only = dv.own_only;
 	if (ro->jsmd)
 		jsmd_items(&use->k.j, &use->k.v);
 	size_t n = use->k.j.n, top = ro->top < n ? (size_t)ro->top : n;
 	char setting[256];
-	snprintf(setting, sizeof setting, "%s/%s", use->rn.filter_alias, use->rn.meta.attrs);
+	snprintf(setting, sizeof setting, "%s/%s", use->rn->filter_alias, use->rn->meta.attrs);
 	/* a trace present in one run only is a difference too */
-	int none = !use->k.v.ndiff && !use->k.j.n_only_normal && !use->k.j.n_only_faulty;
+	int none = dv.none;
 	double b = use->k.bscore;
 	if (ro->fmt == 'j') {
 		printf("{\n  \"normal\": ");
@@ -929,12 +879,12 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 		printf(",\n  \"faulty\": ");
 		cli_json_str(ro->faulty);
 		printf(",\n  \"filter\": ");
-		cli_json_str(use->rn.filter_alias);
+		cli_json_str(use->rn->filter_alias);
 		printf(",\n  \"attributes\": ");
-		cli_json_str(use->rn.meta.attrs);
+		cli_json_str(use->rn->meta.attrs);
 		printf(",\n  \"k\": %d,\n  \"score\": \"%s\",\n  \"matched\": %zu,\n  "
 		       "\"differing\": %zu,\n  \"difference_found\": %s,\n  \"filter_blind\": ",
-		       use->rn.meta.k, ro->jsmd ? "jsmd" : "combined", n, use->k.v.ndiff,
+		       use->rn->meta.k, ro->jsmd ? "jsmd" : "combined", n, use->k.v.ndiff,
 		       none ? "false" : "true");
 		if (blind)
 			cli_json_str(blind);
@@ -959,7 +909,7 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 		goto out;
 	}
 	printf("# %s against %s: filter %s, attributes %s, K %d, %zu traces matched\n",
-	       ro->faulty, ro->normal, use->rn.filter_alias, use->rn.meta.attrs, use->rn.meta.k,
+	       ro->faulty, ro->normal, use->rn->filter_alias, use->rn->meta.attrs, use->rn->meta.k,
 	       n);
 	print_keys("only in the normal run", use->k.j.only_normal, use->k.j.n_only_normal);
 	print_keys("only in the faulty run", use->k.j.only_faulty, use->k.j.n_only_faulty);
@@ -973,7 +923,7 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 		       setting,
 		       own_only    ? "; the program's own functions differ (filter everything: the "
 				     "default --score combined ranks by them)"
-		       : own.have ? ", and so are all their calls (filter everything)"
+		       : dv.every_same ? ", and so are all their calls (filter everything)"
 				   : "");
 		rc = 0;
 		goto out;
@@ -1031,8 +981,8 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 		goto out;
 	rc = 0;
 out:
-	ranked_free(&own);
-	ranked_free(&r);
+	dg_free(&dv);
+	cli_src_free(&src);
 	if (!rc && ferror(stdout))
 		rc = dt_errf(e, DT_EDATA, "cannot write the ranking: output error");
 	return rc;

@@ -1,0 +1,180 @@
+/* diagnosis.c: the verdict of a faulty run against a normal one (diagnosis.h), for `rank` and
+ * the interface's ranking view alike. */
+#include <string.h>
+
+#include "analysis/diagnosis.h"
+#include "analysis/verdict_own.h"
+
+int dg_every_call(const char *alias)
+{
+	return !strcmp(alias, AN_FALLBACK_FILTER) || !strncmp(alias, "11.1K", 5);
+}
+
+static void ranked_free(dg_ranked *r)
+{
+	if (r->have)
+		rk_free(&r->k);
+	if (r->have_h) {
+		analysis_result_free(&r->hn);
+		analysis_result_free(&r->hf);
+	}
+	memset(r, 0, sizeof *r);
+}
+
+/* Both ids, or both analyses: 1, 0 pending, -1 error. */
+static int both_ids(const dg_source *src, const dg_opts *o, int every, int64_t id[2], dt_err *e)
+{
+	int a = src->id(src->ctx, o->normal, every, &id[0], e);
+	if (a < 0)
+		return -1;
+	int b = src->id(src->ctx, o->faulty, every, &id[1], e);
+	if (b < 0)
+		return -1;
+	return a && b;
+}
+
+static int both(const dg_source *src, const dg_opts *o, int every, const an_result *r[2],
+		dt_err *e)
+{
+	int a = src->get(src->ctx, o->normal, every, &r[0], e);
+	if (a < 0)
+		return -1;
+	int b = src->get(src->ctx, o->faulty, every, &r[1], e);
+	if (b < 0)
+		return -1;
+	return a && b;
+}
+
+/* One ranking under the setting (every 0) or every call: from the store's cache when it has it
+ * (the analyses' heads only), else computed from the analyses and kept. 1, 0 pending, -1. */
+static int rank_under(store *s, const dg_source *src, const dg_opts *o, int every, dg_ranked *r,
+		      dt_err *e)
+{
+	memset(r, 0, sizeof *r);
+	if (src->id && !o->matrix) {
+		int64_t id[2];
+		int g = both_ids(src, o, every, id, e);
+		if (g <= 0)
+			return g;
+		g = rk_load(s, id[0], id[1], o->linkage, &r->k, e);
+		if (g < 0)
+			return -1;
+		if (g == 1) {
+			r->have = 1;
+			if (analysis_load_head(s, id[0], &r->hn, e)) {
+				rk_free(&r->k);
+				r->have = 0;
+				return -1;
+			}
+			if (analysis_load_head(s, id[1], &r->hf, e)) {
+				analysis_result_free(&r->hn);
+				rk_free(&r->k);
+				r->have = 0;
+				return -1;
+			}
+			r->have_h = 1;
+			r->rn = &r->hn;
+			r->rf = &r->hf;
+			return 1;
+		}
+	}
+	const an_result *a[2];
+	int g = both(src, o, every, a, e);
+	if (g <= 0)
+		return g;
+	rank_jsmd j;
+	double b;
+	vd_rank v;
+	if (analysis_compare(a[0], a[1], o->linkage, &j, &b, e))
+		return -1;
+	if (vd_build(s, a[0], a[1], &j, &v, e)) {
+		rank_jsmd_free(&j);
+		return -1;
+	}
+	rk_from(a[0], a[1], &j, b, &v, o->matrix, &r->k);
+	if (o->keep)
+		rk_save(s, a[0]->meta.id, a[1]->meta.id, o->linkage, &r->k);
+	r->rn = a[0];
+	r->rf = a[1];
+	r->have = 1;
+	return 1;
+}
+
+static int nothing_differs(const rk_rank *k)
+{
+	return !k->v.ndiff && !k->j.n_only_normal && !k->j.n_only_faulty;
+}
+
+/* Rule 3: the calls the filter drops order each class of the verdict (verdict_own.h). */
+static int other_calls(store *s, const dg_source *src, const dg_opts *o, dg_verdict *v,
+		       dt_err *e)
+{
+	int64_t id[2];
+	int g;
+	if (src->id) {
+		g = both_ids(src, o, 1, id, e);
+	} else {
+		const an_result *a[2];
+		g = both(src, o, 1, a, e);
+		if (g > 0) {
+			id[0] = a[0]->meta.id;
+			id[1] = a[1]->meta.id;
+		}
+	}
+	if (g <= 0)
+		return g;
+	dg_ranked *r = &v->set;
+	if (vd_own_apply(s, r->rn->meta.id, r->rf->meta.id, id[0], id[1], r->k.j.keys, &r->k.v,
+			 e))
+		return -1;
+	snprintf(v->other, sizeof v->other, "%s", r->rn->filter_alias);
+	return 1;
+}
+
+int dg_rank(store *s, const dg_source *src, const dg_opts *o, dg_verdict *v, dt_err *e)
+{
+	memset(v, 0, sizeof *v);
+	int g = rank_under(s, src, o, 0, &v->set, e);
+	if (g <= 0)
+		return g;
+	v->use = &v->set;
+	const char *alias = v->set.rn->filter_alias;
+	int can_fall_back = !dg_every_call(alias);
+	/* Rule 2: the filter is blind to the matched traces; every call may not be */
+	if (can_fall_back && !v->set.k.v.ndiff) {
+		g = rank_under(s, src, o, 1, &v->every, e);
+		if (g < 0)
+			goto fail;
+		if (g == 0) {
+			v->pending = 1;
+		} else if (!v->every.k.v.ndiff) {
+			v->every_same = 1;
+		} else if (o->jsmd) {
+			v->own_only = 1;
+		} else {
+			v->use = &v->every;
+			snprintf(v->blind, sizeof v->blind, "%s", alias);
+		}
+	}
+	/* Rule 3: the filter singles out no trace */
+	if (!o->jsmd && v->use == &v->set && can_fall_back && vd_own_undecided(&v->set.k.v)) {
+		g = other_calls(s, src, o, v, e);
+		if (g < 0)
+			goto fail;
+		if (g == 0)
+			v->pending = 1;
+	}
+	const rk_rank *k = &v->use->k;
+	v->none = nothing_differs(k);
+	return 1;
+fail:
+	dg_free(v);
+	return -1;
+}
+
+void dg_free(dg_verdict *v)
+{
+	ranked_free(&v->set);
+	ranked_free(&v->every);
+	v->use = NULL;
+}

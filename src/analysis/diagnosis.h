@@ -1,0 +1,77 @@
+/* diagnosis.h: the verdict of a faulty run against a normal one, decided once for every
+ * front-end. `rank` (text, CSV, JSON) and the interface's ranking view only format what
+ * dg_rank returns; a rule of the ranking is written here, not in each of them.
+ *
+ * The decisions, in order (METHOD.md §8, difftrace(1) under rank):
+ *   1. the ranking under the front-end's setting: read from the store's ranking cache
+ *      (rankcache.h) when it has it, else computed from the two analyses (JSM_D, B-score, the
+ *      verdict of verdict.h with the hang-safe record's tiers) and kept there;
+ *   2. the filter is blind: no matched trace's kept events differ (a trace in one run only is
+ *      listed apart whatever the filter).
+ *      Every call (AN_FALLBACK_FILTER) is then ranked too, and when it sees a difference the
+ *      verdict is that one (blind names the filter); `--score jsmd` stays under its filter and
+ *      only says so (own_only);
+ *   3. the filter singles out no trace (verdict_own.h): the calls it drops are compared and
+ *      order each class (other names the filter).
+ * An analysis the front-end computes elsewhere (the interface's background) is reported as
+ * pending, and the verdict is the filter's until it is there. */
+#ifndef DT_DIAGNOSIS_H
+#define DT_DIAGNOSIS_H
+
+#include <stdint.h>
+
+#include "analysis/analysis.h"
+#include "analysis/rankcache.h"
+#include "store/store.h"
+
+/* Where the analyses come from: computed on the spot (the command line) or in the background
+ * (the interface). Each returns 1 when the analysis is there, 0 while it is being computed
+ * elsewhere, -1 on error (e set). every: under AN_FALLBACK_FILTER with the setting's other
+ * parameters, instead of the setting's own filter. */
+typedef struct dg_source {
+	void *ctx;
+	/* The id of run's analysis, without loading it; NULL when ids cannot be used (analyses
+	 * made in memory over a read-only store): the ranking cache is then not read. */
+	int (*id)(void *ctx, const char *run, int every, int64_t *id, dt_err *e);
+	/* The analysis loaded whole; it is the source's, and must outlive the verdict. */
+	int (*get)(void *ctx, const char *run, int every, const an_result **r, dt_err *e);
+} dg_source;
+
+typedef struct dg_opts {
+	const char *normal, *faulty;
+	enum clu_linkage linkage;
+	int jsmd;   /* --score jsmd: stays under the setting's filter when it is blind */
+	int matrix; /* JSM_D is needed whole (its full order, more pairs than the cache keeps) */
+	int keep;   /* keep a ranking computed in the store's cache */
+} dg_opts;
+
+/* One ranking of the two runs under one filter. */
+typedef struct dg_ranked {
+	const an_result *rn, *rf; /* the analyses compared; their heads only when from the cache */
+	an_result hn, hf;         /* those heads */
+	int have_h;
+	rk_rank k;                /* JSM_D (whole only when computed with matrix), the verdict */
+	int have;
+} dg_ranked;
+
+typedef struct dg_verdict {
+	dg_ranked set;        /* under the setting's filter */
+	dg_ranked every;      /* under every call, when the filter was blind */
+	const dg_ranked *use; /* the one to show */
+	char blind[256];      /* the setting's filter when it was blind and every call was not */
+	int own_only;         /* --score jsmd: blind, and every call sees a difference */
+	int every_same;       /* blind, and every call sees no difference either */
+	char other[256];      /* the filter whose dropped calls ordered the classes (rule 3) */
+	int pending;          /* an analysis of every call is being computed: rules 2-3 wait */
+	int none;             /* no difference found in the ranking shown */
+} dg_verdict;
+
+/* The verdict of o->faulty against o->normal: 1 with *v (dg_free it), 0 while the setting's own
+ * analyses are being computed elsewhere (nothing to free), -1 on error. */
+int dg_rank(store *s, const dg_source *src, const dg_opts *o, dg_verdict *v, dt_err *e);
+void dg_free(dg_verdict *v);
+
+/* Whether the filter named alias is every call already (nothing to fall back to). */
+int dg_every_call(const char *alias);
+
+#endif

@@ -1,0 +1,87 @@
+#!/bin/sh
+# One diagnosis for every front-end (issue 22): `rank --format csv` and the interface's ranking
+# view (headless) give the same order, positions and reasons on the same stores: a blind filter
+# (only the program's own functions changed), a communication change, a tie among MPI_Test
+# noise broken by the calls the filter drops, and a hung run with a hang-safe record. After
+# the view ranked under every call and a diff was opened from it, `:rank` of another pair in
+# the same session is what `difftrace rank` says of that pair.
+. "${abs_top_srcdir:-.}/tests/lib.sh"
+. "$abs_top_srcdir/tests/rank_runs.sh"
+
+MK="$abs_top_builddir/tests/mk_sync_rec"
+[ -x "$MK" ] || fail "tests/mk_sync_rec is not built"
+for k in normal own order count; do
+	mk "$T/$k" "$k"
+	expect_status 0 "$DT" import -q --run "$k" "$T/$k"
+done
+# noise: 4 processes, MPI_Test polls varying on every process; in x, 2.0 calls compute_b once
+# more (only the calls the filter drops single it out)
+noise() { # DIR SEED EXTRA
+	mkdir "$1"
+	for p in 0 1 2 3; do
+		{ printf 'main\nMPI_Init\n[ret]\n'
+		  i=0; while [ $i -lt 6 ]; do
+			printf 'compute_a\n[ret]\n'
+			[ "$3" = 1 ] && [ $p = 2 ] && [ $i = 3 ] && printf 'compute_b\n[ret]\n'
+			t=$(( (p + i * $2) % 3 + 1 + $2 ))
+			while [ $t -gt 0 ]; do printf 'MPI_Test\n[ret]\n'; t=$((t - 1)); done
+			printf 'MPI_Allreduce\n[ret]\n'
+			i=$((i + 1)); done
+		  printf 'MPI_Finalize\n[ret]\n[ret]\n'; } > "$1/$p.0.txt"
+	done
+}
+noise "$T/nn" 1 0
+noise "$T/nx" 2 1
+expect_status 0 "$DT" import -q --run nn "$T/nn"
+expect_status 0 "$DT" import -q --run nx "$T/nx"
+"$MK" "$T/sn" ok || fail "mk_sync_rec ok"
+"$MK" "$T/sh" hung || fail "mk_sync_rec hung"
+expect_status 0 "$DT" import -q --run sn "$T/sn"
+expect_status 0 "$DT" import -q --run sh "$T/sh"
+
+# cli NORMAL FAULTY: "position trace reason" of rank's CSV rows into $T/cli
+cli() {
+	expect_status 0 "$DT" rank --normal "$1" --faulty "$2" --format csv
+	sed -e 1d -e 's/^\([^,]*\),\([^,]*\),\([^,]*,\)\{8\}"\{0,1\}/\1 \2 /' -e 's/"$//' \
+		"$T/out" > "$T/cli"
+}
+# view KEYS...: the same from the ranking view's screen (ties marked = there) into $T/view
+view() {
+	printf '%s\n' "$*" > "$T/keys"
+	expect_status 0 "$DT" tui --script "$T/keys" --dump "$T/screen" --size 60x600
+	sed -n 's/^[> ] *\([0-9][0-9]*\)=\{0,1\} \([0-9][0-9]*\.[0-9][0-9]*\)  .* [0-9][0-9]* \(->\|==\) [0-9][0-9]*  \(.*[^ ]\) *$/\1 \2 \4/p' \
+		"$T/screen" > "$T/view"
+}
+same() { # NORMAL FAULTY WHAT
+	cli "$1" "$2"
+	[ -s "$T/cli" ] || fail "$3: rank printed no rows: $(cat "$T/out")"
+	[ -s "$T/view" ] || fail "$3: the view showed no rows: $(cat "$T/screen")"
+	diff "$T/cli" "$T/view" > "$T/d" || fail "$3: rank and the view differ: $(cat "$T/d")"
+}
+
+for pair in "normal own blind filter" "normal order communication" "nn nx own-calls tie" \
+	"sn sh hung run"; do
+	set -- $pair
+	n=$1 f=$2
+	shift 2
+	view : "\"rank $n $f\"" Enter wait
+	same "$n" "$f" "$*"
+done
+grep -q 'sees no difference' "$T/screen" && fail "hung run: blind"
+# the blind ranking said so in both
+view : '"rank normal own"' Enter wait
+grep -q 'filter 11\.mpi\.ompall\.0K10 sees no difference; the program.s own functions do' "$T/screen" ||
+	fail "the view, blind: not said: $(cat "$T/screen")"
+# the tie: 2.0 alone first in both, by its other calls
+cli nn nx
+[ "$(head -1 "$T/cli" | cut -d' ' -f1-2)" = "1 2.0" ] || fail "own-calls tie: 2.0 not first: $(cat "$T/cli")"
+
+# a diff opened from the blind ranking is under every call, and the interface's setting stays:
+# :rank of another pair is then what rank says of it
+view : '"rank normal own"' Enter wait Enter wait
+grep -q 'under filter everything, as ranked' "$T/screen" || fail "diff from the ranking: $(cat "$T/screen")"
+grep -q 'work_b' "$T/screen" || fail "diff from the ranking: no work_b: $(cat "$T/screen")"
+view : '"rank normal own"' Enter wait Enter wait q q : '"rank normal count"' Enter wait
+same normal count "after a diff under every call"
+grep -q 'filter 11\.mpi\.ompall\.0K10' "$T/screen" || fail "the setting changed: $(cat "$T/screen")"
+pass
