@@ -57,6 +57,7 @@ enum kind {
 	L_BLIND,   /* the filter saw no difference, every call does: ranked under those */
 	L_OWNWAIT, /* the filter saw no difference: every call being analysed */
 	L_OTHER,   /* the filter singled out no trace: their other calls were compared too */
+	L_COMMON,  /* traces changed only as their peers did: a changed input */
 	L_HINT,
 	L_BLANK,
 	L_TTITLE,
@@ -602,6 +603,8 @@ static int rank_open(tui *t, view *v)
 		push(d, L_BLIND, 0);
 	if (d->other)
 		push(d, L_OTHER, 0);
+	if (d->k->v.ncommon)
+		push(d, L_COMMON, 0);
 	if (nothing_differs(d)) {
 		push(d, L_NODIFF, 0);
 		if (d->own_pending)
@@ -729,6 +732,16 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 			   "filter %s sees no difference; the program's own functions do: ranked "
 			   "under filter " AN_FALLBACK_FILTER " (the views opened here use it)", d->blind);
 		break;
+	case L_COMMON: {
+		char cc[512];
+		vd_common_text(tui_store(t), &d->k->v, cc, sizeof cc);
+		out_printf(o, ST_WARN,
+			   "%zu trace%s changed only as %s peers did (%s): a changed input, ranked "
+			   "after the traces that changed more",
+			   d->k->v.ncommon, d->k->v.ncommon == 1 ? "" : "s",
+			   d->k->v.ncommon == 1 ? "its" : "their", cc);
+		break;
+	}
 	case L_OTHER:
 		out_printf(o, ST_WARN,
 			   "filter %s does not single out a trace (%s): the traces whose other calls "

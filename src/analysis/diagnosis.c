@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "analysis/diagnosis.h"
+#include "analysis/verdict_common.h"
 #include "analysis/verdict_own.h"
 
 int dg_every_call(const char *alias)
@@ -156,7 +157,14 @@ int dg_rank(store *s, const dg_source *src, const dg_opts *o, dg_verdict *v, dt_
 			snprintf(v->blind, sizeof v->blind, "%s", alias);
 		}
 	}
-	/* Rule 3: the filter singles out no trace */
+	/* Rule 3: a change every trace of a class makes alike is a changed input: the traces
+	 * that changed more come first (verdict_common.h) */
+	if (!o->jsmd && v->use->k.v.ndiff >= 2) {
+		dg_ranked *u = v->use == &v->every ? &v->every : &v->set;
+		if (vd_common_apply(s, u->rn->meta.id, u->rf->meta.id, u->k.j.keys, &u->k.v, e))
+			goto fail;
+	}
+	/* Rule 4: the filter singles out no trace */
 	if (!o->jsmd && v->use == &v->set && can_fall_back && vd_own_undecided(&v->set.k.v)) {
 		g = other_calls(s, src, o, v, e);
 		if (g < 0)

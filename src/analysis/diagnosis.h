@@ -11,7 +11,9 @@
  *      Every call (AN_FALLBACK_FILTER) is then ranked too, and when it sees a difference the
  *      verdict is that one (blind names the filter); `--score jsmd` stays under its filter and
  *      only says so (own_only);
- *   3. the filter singles out no trace (verdict_own.h): the calls it drops are compared and
+ *   3. two traces or more changed: a change every trace of a class makes alike is a changed
+ *      input (verdict_common.h), and the traces that changed more than it come first;
+ *   4. the filter singles out no trace (verdict_own.h): the calls it drops are compared and
  *      order each class (other names the filter).
  * An analysis the front-end computes elsewhere (the interface's background) is reported as
  * pending, and the verdict is the filter's until it is there. */

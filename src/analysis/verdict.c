@@ -68,6 +68,9 @@ static int vd_cmp(const void *p, const void *q)
 		return sync_at(a) < sync_at(b) ? -1 : 1;
 	if (a->change != b->change)
 		return a->change > b->change ? -1 : 1;
+	/* a trace that changed only as its class did after one that changed more */
+	if (a->common != b->common)
+		return a->common < b->common ? -1 : 1;
 	/* the program's own calls, when consulted (verdict_own.h) */
 	if (a->own != b->own)
 		return a->own > b->own ? -1 : 1;
@@ -87,7 +90,8 @@ static int vd_cmp(const void *p, const void *q)
 static int vd_tied(const vd_item *a, const vd_item *b)
 {
 	return a->tier == b->tier && (a->tier != 2 || sync_at(a) == sync_at(b)) &&
-	       a->change == b->change && a->own == b->own && key9(a->score) == key9(b->score) &&
+	       a->change == b->change && a->common == b->common && a->own == b->own &&
+	       key9(a->score) == key9(b->score) &&
 	       (a->change == VD_SAME || rel_at(a) == rel_at(b));
 }
 
@@ -257,6 +261,7 @@ int vd_build(store *s, const an_result *rn, const an_result *rf, const rank_jsmd
 void vd_free(vd_rank *v)
 {
 	free(v->it);
+	cc_free(&v->common);
 	memset(v, 0, sizeof *v);
 }
 
@@ -308,6 +313,21 @@ static size_t tier_reason(store *s, const vd_item *it, char *buf, size_t cap)
 	return 0;
 }
 
+void vd_common_text(store *s, const vd_rank *v, char *buf, size_t cap)
+{
+	size_t k = 0;
+	char nm[128];
+	if (cap)
+		buf[0] = 0;
+	for (size_t i = 0; i < v->common.n && i < 6 && k < cap; i++) {
+		name_of(s, v->common.d[i].f, nm, sizeof nm);
+		k += (size_t)snprintf(buf + k, cap - k, "%s%+lld %s", i ? ", " : "",
+				      (long long)v->common.d[i].d, nm);
+	}
+	if (v->common.n > 6 && k < cap)
+		snprintf(buf + k, cap - k, " and %zu more", v->common.n - 6);
+}
+
 uint32_t vd_stop_call(const vd_item *it, int *from_sync, int *outside)
 {
 	/* s_func is set only from the record of a hung run (vd_hang_tiers): 0 there means the
@@ -348,7 +368,18 @@ void vd_reason(store *s, const vd_item *it, char *buf, size_t cap)
 		break;
 	}
 	default:
-		if (it->ended) {
+		if (it->common) {
+			k = (size_t)snprintf(buf, cap, "changed only as its peers did (a changed "
+					     "input)");
+		} else if (it->beyond) {
+			name_of(s, it->c_ev_n, a, sizeof a);
+			name_of(s, it->c_ev_f, b, sizeof b);
+			k = (size_t)snprintf(buf, cap,
+					     "beyond the change its peers share: diverged at "
+					     "call %llu: %s where the normal run has %s",
+					     (unsigned long long)it->c_at + 1,
+					     it->c_ev_f ? b : "(end)", it->c_ev_n ? a : "(end)");
+		} else if (it->ended) {
 			k = (size_t)snprintf(buf, cap, "ended after %llu of %llu kept events, nothing else "
 					     "changed",
 					     (unsigned long long)it->kept_f,

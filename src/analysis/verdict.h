@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "analysis/analysis.h"
+#include "analysis/common.h"
 #include "import/sync_event.h"
 
 enum vd_change { VD_SAME = 0, VD_STOPPED = 1, VD_DIVERGED = 2 };
@@ -72,6 +73,14 @@ typedef struct vd_item {
 	int own;
 	uint64_t own_at, own_n;    /* own calls in common at the start; the counterpart's */
 	uint32_t own_ev_n, own_ev_f; /* the first own calls that differ (0 past the end) */
+	/* The change common to its class (verdict_common.h), consulted when the comparison does
+	 * not single out a trace: common 1 when its change is that and nothing else (a changed
+	 * input; ranked after the diverged traces that changed more); beyond 1 when it changed
+	 * more, c_at the calls in common at the start with the common change left out and
+	 * c_ev_n, c_ev_f the first that differ then. */
+	int common, beyond;
+	uint64_t c_at;
+	uint32_t c_ev_n, c_ev_f;
 	size_t pos;        /* 1-based; tied items share it */
 } vd_item;
 
@@ -79,6 +88,10 @@ typedef struct vd_rank {
 	size_t n;
 	vd_item *it;    /* in ranking order */
 	size_t ndiff;   /* items whose kept events differ */
+	/* the common change shared by the most traces that changed only by it (verdict_common.h),
+	 * for the header; n 0 when none */
+	cc_set common;
+	size_t ncommon; /* the traces that changed only by it */
 } vd_rank;
 
 /* Compares two event sequences (normal a, faulty b) into it's change, share, at, ev_n, ev_f,
@@ -102,6 +115,9 @@ int vd_bystander(store *s, const vd_item *it);
  * the call (0: none); *from_sync says which, *outside that the record has the thread between
  * recorded calls (computing or waiting out of sight), after that call. */
 uint32_t vd_stop_call(const vd_item *it, int *from_sync, int *outside);
+/* The common change of v (v->common) for people: "+3 strcmp, +1 atoi" (calls in the faulty
+ * run less the normal run's), names escaped. */
+void vd_common_text(store *s, const vd_rank *v, char *buf, size_t cap);
 /* What changed, for a row: "diverged at kept event 123 of 1000: MPI_Bcast[...] for
  * MPI_Allreduce[...]", "stopped early in MPI_Finalize after 812 of 1000 kept events",
  * "identical"; plus "; running at the stop". Names are escaped. */

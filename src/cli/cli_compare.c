@@ -83,10 +83,12 @@ static const char rank_help[] =
 	"earliest in its own pattern first), then the identical ones; ties share a position,\n"
 	"marked =. When every trace differs or the first place is tied, the calls the filter\n"
 	"drops (filter everything) are compared too, and in each class the traces whose other\n"
-	"calls differ come first. Each row says what changed. When the filter sees no difference\n"
-	"but the program's own functions do, that is said and they are ranked (filter\n"
-	"everything); when nothing differs, 'no difference found under FILTER/ATTRS' (also with\n"
-	"--score jsmd).\n"
+	"calls differ come first. When two traces or more changed, a change every trace of a\n"
+	"class makes alike is a changed input (other arguments): the traces that changed more\n"
+	"come first, and a header line names it. Each row says what changed. When the filter\n"
+	"sees no difference but the program's own functions do, that is said and they are\n"
+	"ranked (filter everything); when nothing differs, 'no difference found under\n"
+	"FILTER/ATTRS' (also with --score jsmd).\n"
 	"JSM_D = |JSM_faulty - JSM_normal| over the traces both runs have; a row sum counts each\n"
 	"trace's change against its own counterpart and what it does that the normal run never\n"
 	"did. Pairs are ranked by JSM_D; the B-score (Fowlkes-Mallows) of the two runs'\n"
@@ -891,6 +893,16 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 		else
 			printf("null");
 		printf(",\n  \"other_calls_compared\": %s", own_calls ? "true" : "false");
+		printf(",\n  \"common_change\": ");
+		if (use->k.v.ncommon) {
+			char cc[512];
+			vd_common_text(s, &use->k.v, cc, sizeof cc);
+			printf("{\"calls\": ");
+			cli_json_str(cc);
+			printf(", \"traces\": %zu}", use->k.v.ncommon);
+		} else {
+			printf("null");
+		}
 		if (isnan(b))
 			printf(",\n  \"bscore\": null");
 		else
@@ -932,6 +944,14 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 		printf("# filter %s sees no difference; the program's own functions do: ranked under "
 		       "filter everything\n",
 		       blind);
+	if (use->k.v.ncommon) {
+		char cc[512];
+		vd_common_text(s, &use->k.v, cc, sizeof cc);
+		printf("# %zu trace%s changed only as %s peers did (%s): a changed input, ranked "
+		       "after the traces that changed more\n",
+		       use->k.v.ncommon, use->k.v.ncommon == 1 ? "" : "s",
+		       use->k.v.ncommon == 1 ? "its" : "their", cc);
+	}
 	if (own_calls)
 		printf("# filter %s does not single out a trace (%s): the traces whose other calls "
 		       "(filter everything) differ too come first in each class\n",
