@@ -10,6 +10,7 @@
 
 #include "store/chunk_codec.h"
 #include "store/store_int.h"
+#include "store/sync_codec.h"
 #include "util/esc.h"
 #include "util/util.h"
 
@@ -290,6 +291,7 @@ void store_close(store *s)
 		return;
 	sqlite3_finalize(s->get_trace);
 	chunk_dec_free(s->chunk_dec);
+	sync_codec_free(s->sync_codec);
 	if (s->db)
 		sqlite3_close_v2(s->db);
 	for (size_t i = 0; i < s->nfnames; i++)

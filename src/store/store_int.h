@@ -26,6 +26,7 @@ struct store {
 	 * costly to make per trace; a store is used by one thread at a time, and decoding
 	 * keeps nothing in it between chunks) */
 	struct chunk_dec *chunk_dec;
+	struct sync_codec *sync_codec; /* the same for the sync chunks (sync_codec.h) */
 	int chunks_lza3_only; /* read-only, schema before STORE_SCHEMA_CODEC: no chunks.codec */
 };
 

@@ -12,6 +12,7 @@
 
 #include "store/chunk_codec.h"
 #include "store/store_int.h"
+#include "store/sync_codec.h"
 #include "util/util.h"
 
 char *store_temp_ddl(store *s, const char *name, dt_err *e)
@@ -193,6 +194,62 @@ static int64_t one_int(store *s, const char *sql, dt_err *e, int *fail)
 	return v;
 }
 
+/* The sync chunks staged name their calls by function id: each is decoded, its ids moved by
+ * map (ids past the store's base up to top), and encoded again. */
+static int renumber_sync(store *s, const uint32_t *map, uint32_t top, dt_err *e)
+{
+	sqlite3_stmt *ch = NULL, *upd = NULL;
+	if (store_prepare(s, "SELECT trace_id, seq, first, n, codec, data FROM temp.sync_chunks",
+			  &ch, e) ||
+	    store_prepare(s, "UPDATE temp.sync_chunks SET data = ?1, codec = ?2"
+			     " WHERE trace_id = ?3 AND seq = ?4",
+			  &upd, e)) {
+		sqlite3_finalize(ch);
+		return -1;
+	}
+	sync_codec *c = sync_codec_new();
+	dt_sync_event *ev = xmalloc(SYNC_CHUNK_EVENTS * sizeof *ev);
+	dt_buf b = { 0 };
+	int r, rc = -1;
+	while ((r = sqlite3_step(ch)) == SQLITE_ROW) {
+		int64_t n = sqlite3_column_int64(ch, 3);
+		if (n < 0 || n > SYNC_CHUNK_EVENTS) {
+			dt_errf(e, DT_EDATA, "internal: a staged sync chunk of %lld events",
+				(long long)n);
+			goto done;
+		}
+		if (sync_decode(c, sqlite3_column_int(ch, 4), sqlite3_column_blob(ch, 5),
+				(size_t)sqlite3_column_bytes(ch, 5), (size_t)n,
+				(uint64_t)sqlite3_column_int64(ch, 2), s->path, ev, e))
+			goto done;
+		for (int64_t i = 0; i < n; i++)
+			if (ev[i].func > s->fbase && ev[i].func <= top)
+				ev[i].func = map[ev[i].func - s->fbase - 1];
+		int codec = sync_encode(c, ev, (size_t)n, &b);
+		sqlite3_bind_blob(upd, 1, b.p, (int)b.len, SQLITE_STATIC);
+		sqlite3_bind_int(upd, 2, codec);
+		sqlite3_bind_int64(upd, 3, sqlite3_column_int64(ch, 0));
+		sqlite3_bind_int64(upd, 4, sqlite3_column_int64(ch, 1));
+		int u = sqlite3_step(upd);
+		sqlite3_reset(upd);
+		if (u != SQLITE_DONE) {
+			store_sqlerr(s, e, "re-numbering functions");
+			goto done;
+		}
+	}
+	if (r == SQLITE_DONE)
+		rc = 0;
+	else
+		store_sqlerr(s, e, "re-numbering functions");
+done:
+	sync_codec_free(c);
+	free(ev);
+	buf_free(&b);
+	sqlite3_finalize(ch);
+	sqlite3_finalize(upd);
+	return rc;
+}
+
 /* Functions the import met for the first time got ids after the store's largest. When another
  * import added functions meanwhile, those ids are taken: the new names are interned now and
  * the staged chunks re-encoded with the ids they got. */
@@ -305,7 +362,7 @@ static int publish_functions(store *s, dt_err *e)
 	chunk_dec_free(dec);
 	buf_free(&b);
 	if (r == SQLITE_DONE)
-		rc = 0;
+		rc = renumber_sync(s, map, top, e);
 	else if (!e->status)
 		store_sqlerr(s, e, "re-numbering functions");
 out:

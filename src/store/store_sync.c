@@ -4,6 +4,7 @@
 
 #include "store/store_int.h"
 #include "store/store_sync.h"
+#include "store/sync_codec.h"
 #include "util/util.h"
 
 int store_sync_hosts(store *s, int64_t run_id, char ***names, size_t *n, dt_err *e)
@@ -33,6 +34,21 @@ int store_sync_hosts(store *s, int64_t run_id, char ***names, size_t *n, dt_err 
 	return 0;
 }
 
+/* Whether the store has table name (*ok 0 when that cannot be read). */
+static int query_table(store *s, const char *name, int *ok)
+{
+	sqlite3_stmt *st;
+	*ok = sqlite3_prepare_v2(s->db,
+				 "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+				 -1, &st, NULL) == SQLITE_OK;
+	if (!*ok)
+		return 0;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	int r = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
+	sqlite3_finalize(st);
+	return r;
+}
+
 int store_sync_list(store *s, int64_t run_id, dt_sync_event **ev, size_t *n, dt_err *e)
 {
 	*ev = NULL;
@@ -48,7 +64,7 @@ int store_sync_list(store *s, int64_t run_id, dt_sync_event **ev, size_t *n, dt_
 		int32_t proc, thread, host;
 	} *tr = NULL;
 	size_t ntr = 0, captr = 0;
-	sqlite3_stmt *st = NULL, *sy = NULL;
+	sqlite3_stmt *st = NULL, *sy = NULL, *sc = NULL;
 	int rc = -1, step;
 	if (store_prepare(s, "SELECT id, proc, thread, host FROM traces WHERE run_id = ?1"
 			  " ORDER BY proc, thread", &st, e))
@@ -70,14 +86,60 @@ int store_sync_list(store *s, int64_t run_id, dt_sync_event **ev, size_t *n, dt_
 		store_sqlerr(s, e, "reading sync events");
 		goto out;
 	}
+	/* a store of schema 10 or less opened read-only has no chunks */
+	int ok, chunked = query_table(s, "sync_chunks", &ok);
+	if (!ok)
+		goto out_err;
+	if (chunked && store_prepare(s,
+				     "SELECT first, n, codec, data FROM sync_chunks WHERE trace_id = ?1"
+				     " ORDER BY seq",
+				     &sc, e))
+		goto out;
 	if (store_prepare(s,
 			  "SELECT seq, phase, func, ts, comm, dest, stag, src, rtag, root, count,"
 			  " datatype, op, req, obj, objseq, team, tnum, csize FROM sync_events"
 			  " WHERE trace_id = ?1 ORDER BY seq",
 			  &sy, e))
 		goto out;
+	if (chunked && !s->sync_codec)
+		s->sync_codec = sync_codec_new();
 	size_t cap = 0;
 	for (size_t k = 0; k < ntr; k++) {
+		size_t before = *n;
+		if (chunked) {
+			sqlite3_reset(sc);
+			sqlite3_bind_int64(sc, 1, tr[k].id);
+			while ((step = sqlite3_step(sc)) == SQLITE_ROW) {
+				int64_t first = sqlite3_column_int64(sc, 0);
+				int64_t m = sqlite3_column_int64(sc, 1);
+				if (m < 0 || m > SYNC_CHUNK_EVENTS || first < 0) {
+					dt_err_at(e, s->path, -1,
+						  "damaged sync chunk of trace %d.%d: %lld events",
+						  tr[k].proc, tr[k].thread, (long long)m);
+					goto fail;
+				}
+				GROW(*ev, cap, *n + (size_t)m);
+				dt_sync_event *v = *ev + *n;
+				memset(v, 0, (size_t)m * sizeof *v);
+				if (sync_decode(s->sync_codec, sqlite3_column_int(sc, 2),
+						sqlite3_column_blob(sc, 3),
+						(size_t)sqlite3_column_bytes(sc, 3), (size_t)m,
+						(uint64_t)first, s->path, v, e))
+					goto fail;
+				for (int64_t i = 0; i < m; i++) {
+					v[i].proc = tr[k].proc;
+					v[i].thread = tr[k].thread;
+					v[i].host = nh ? tr[k].host : 0;
+				}
+				*n += (size_t)m;
+			}
+			if (step != SQLITE_DONE) {
+				store_sqlerr(s, e, "reading sync events");
+				goto fail;
+			}
+		}
+		if (*n > before)
+			continue; /* rows of sync_events are of stores before the chunks */
 		sqlite3_reset(sy);
 		sqlite3_bind_int64(sy, 1, tr[k].id);
 		while ((step = sqlite3_step(sy)) == SQLITE_ROW) {
@@ -109,14 +171,19 @@ int store_sync_list(store *s, int64_t run_id, dt_sync_event **ev, size_t *n, dt_
 		}
 		if (step != SQLITE_DONE) {
 			store_sqlerr(s, e, "reading sync events");
-			free(*ev);
-			*ev = NULL;
-			*n = 0;
-			goto out;
+			goto fail;
 		}
 	}
 	rc = 0;
+	goto out;
+out_err:
+	store_sqlerr(s, e, "reading sync events");
+fail:
+	free(*ev);
+	*ev = NULL;
+	*n = 0;
 out:
+	sqlite3_finalize(sc);
 	sqlite3_finalize(st);
 	sqlite3_finalize(sy);
 	free(tr);

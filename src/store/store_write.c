@@ -13,6 +13,7 @@
 
 #include "store/chunk_codec.h"
 #include "store/store_int.h"
+#include "store/sync_codec.h"
 #include "util/util.h"
 
 struct wtrace {
@@ -28,6 +29,13 @@ struct store_writer {
 	sqlite3_stmt *ins_func, *sel_func, *ins_trace, *ins_chunk, *end_trace, *ins_gap;
 	sqlite3_stmt *ins_sync, *ins_clock, *ins_srcline;
 	chunk_enc *enc;
+	/* the sync events of the trace being written, up to a chunk (sync_codec.h) */
+	sync_codec *scodec;
+	dt_sync_event *sev;
+	size_t nsev;
+	uint64_t sfirst; /* the number of the buffered chunk's first event */
+	uint32_t sseq;   /* the number of the chunk */
+	dt_buf sblob;
 
 	/* the trace being written */
 	int active;
@@ -58,6 +66,8 @@ struct store_writer {
 	void *progress_arg;
 	dt_sink sink;
 };
+
+static int sync_flush(store_writer *w, dt_err *e);
 
 static int cancelled(store_writer *w, dt_err *e)
 {
@@ -160,6 +170,9 @@ static int w_begin(void *ctx, const dt_trace_meta *m, dt_err *e)
 	GROW(w->all, w->capall, w->nall + 1);
 	w->all[w->nall++] = (struct wtrace){ w->trace_id, m->pid, m->tid, m->rank, m->is_main };
 	w->active = 1;
+	w->nsev = 0;
+	w->sfirst = 0;
+	w->sseq = 0;
 	w->n = 0;
 	w->time_state = 0;
 	w->time_regressed = 0;
@@ -296,7 +309,7 @@ static int w_end(void *ctx, unsigned flags, const char *note, dt_err *e)
 	store_writer *w = ctx;
 	if (!w->active)
 		return dt_errf(e, DT_EDATA, "internal: trace ended twice");
-	if (seal_chunk(w, e) || write_pending(w, e))
+	if (seal_chunk(w, e) || write_pending(w, e) || sync_flush(w, e))
 		return -1;
 	uint64_t nev = w->first;
 	if (!nev)
@@ -324,6 +337,26 @@ static int w_end(void *ctx, unsigned flags, const char *note, dt_err *e)
 	return r;
 }
 
+/* Writes the buffered sync events as one chunk. */
+static int sync_flush(store_writer *w, dt_err *e)
+{
+	if (!w->nsev)
+		return 0;
+	int codec = sync_encode(w->scodec, w->sev, w->nsev, &w->sblob);
+	sqlite3_stmt *st = w->ins_sync;
+	sqlite3_bind_int64(st, 1, w->trace_id);
+	sqlite3_bind_int64(st, 2, w->sseq);
+	sqlite3_bind_int64(st, 3, (int64_t)w->sfirst);
+	sqlite3_bind_int64(st, 4, (int64_t)w->nsev);
+	sqlite3_bind_int(st, 5, codec);
+	sqlite3_bind_blob(st, 6, w->sblob.p, (int)w->sblob.len, SQLITE_STATIC);
+	w->bytes += (int64_t)w->sblob.len;
+	w->sfirst += w->nsev;
+	w->sseq++;
+	w->nsev = 0;
+	return step_done(w, st, e, "writing sync events");
+}
+
 static int w_sync(void *ctx, const dt_sync_clock *clk, const dt_sync_event *ev, size_t n,
 		  dt_err *e)
 {
@@ -341,17 +374,9 @@ static int w_sync(void *ctx, const dt_sync_clock *clk, const dt_sync_event *ev, 
 		if (step_done(w, st, e, "writing sync clock"))
 			return -1;
 	}
-	sqlite3_stmt *st = w->ins_sync;
 	for (size_t i = 0; i < n; i++) {
-		const dt_sync_event *v = &ev[i];
-		const int64_t f[] = { w->trace_id, v->seq,  v->phase,    v->func,        v->ts,
-				      v->comm,     v->dest, v->stag,     v->src,         v->rtag,
-				      v->root,     v->count, v->datatype, v->op,         (int64_t)v->req,
-				      (int64_t)v->obj, (int64_t)v->objseq, v->team, v->tnum,
-				      v->csize };
-		for (int k = 0; k < (int)(sizeof f / sizeof *f); k++)
-			sqlite3_bind_int64(st, k + 1, f[k]);
-		if (step_done(w, st, e, "writing sync events"))
+		w->sev[w->nsev++] = ev[i];
+		if (w->nsev == SYNC_CHUNK_EVENTS && sync_flush(w, e))
 			return -1;
 	}
 	return 0;
@@ -379,6 +404,8 @@ store_writer *store_writer_new(store *s, int64_t run_id, volatile sig_atomic_t *
 	w->cancel = cancel;
 	strmap_init(&w->fcache);
 	w->enc = chunk_enc_new();
+	w->scodec = sync_codec_new();
+	w->sev = xmalloc(SYNC_CHUNK_EVENTS * sizeof *w->sev);
 	w->ev = xmalloc(STORE_CHUNK_EVENTS * sizeof *w->ev);
 	w->ts = xmalloc(STORE_CHUNK_EVENTS * sizeof *w->ts);
 	w->sink = (dt_sink){ w, w_begin, w_func, w_events, w_arg, w_gap, w_end, w_sync, w_srcline };
@@ -404,10 +431,8 @@ store_writer *store_writer_new(store *s, int64_t run_id, volatile sig_atomic_t *
 	store_prepare(s, "INSERT INTO gaps(trace_id, event, lost) VALUES(?1, ?2, ?3)", &w->ins_gap,
 		      &e);
 	store_prepare(s,
-		      "INSERT INTO sync_events(trace_id, seq, phase, func, ts, comm, dest, stag, src,"
-		      " rtag, root, count, datatype, op, req, obj, objseq, team, tnum, csize) VALUES(?1,"
-		      " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,"
-		      " ?20)",
+		      "INSERT INTO sync_chunks(trace_id, seq, first, n, codec, data)"
+		      " VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
 		      &w->ins_sync, &e);
 	store_prepare(s,
 		      "INSERT OR REPLACE INTO sync_clocks(trace_id, clock, mono, real)"
@@ -546,6 +571,9 @@ void store_writer_free(store_writer *w)
 	sqlite3_finalize(w->ins_srcline);
 	strmap_free(&w->fcache);
 	chunk_enc_free(w->enc);
+	sync_codec_free(w->scodec);
+	free(w->sev);
+	buf_free(&w->sblob);
 	free(w->ev);
 	free(w->ts);
 	free(w->all);

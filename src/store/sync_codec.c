@@ -1,0 +1,156 @@
+/* sync_codec.c: chunks of sync events, column by column (sync_codec.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "store/chunk_codec.h"
+#include "store/sync_codec.h"
+
+#define NCOL 19
+
+struct sync_codec {
+	ZSTD_CCtx *zc;
+	ZSTD_DCtx *zd;
+	dt_buf raw;
+};
+
+sync_codec *sync_codec_new(void)
+{
+	return xcalloc(1, sizeof(sync_codec));
+}
+
+void sync_codec_free(sync_codec *c)
+{
+	if (!c)
+		return;
+	ZSTD_freeCCtx(c->zc);
+	ZSTD_freeDCtx(c->zd);
+	buf_free(&c->raw);
+	free(c);
+}
+
+/* The columns of an event, in the chunk's order, as 64-bit values. */
+static void columns(const dt_sync_event *v, int64_t *x)
+{
+	x[0] = v->seq;
+	x[1] = v->phase;
+	x[2] = v->func;
+	x[3] = v->ts;
+	x[4] = v->comm;
+	x[5] = v->dest;
+	x[6] = v->stag;
+	x[7] = v->src;
+	x[8] = v->rtag;
+	x[9] = v->root;
+	x[10] = v->count;
+	x[11] = v->datatype;
+	x[12] = v->op;
+	x[13] = (int64_t)v->req;
+	x[14] = (int64_t)v->obj;
+	x[15] = (int64_t)v->objseq;
+	x[16] = v->team;
+	x[17] = v->tnum;
+	x[18] = v->csize;
+}
+
+static void set_column(dt_sync_event *v, int k, int64_t x)
+{
+	switch (k) {
+	case 0: v->seq = (uint32_t)x; break;
+	case 1: v->phase = (uint8_t)x; break;
+	case 2: v->func = (uint32_t)x; break;
+	case 3: v->ts = x; break;
+	case 4: v->comm = (int32_t)x; break;
+	case 5: v->dest = (int32_t)x; break;
+	case 6: v->stag = (int32_t)x; break;
+	case 7: v->src = (int32_t)x; break;
+	case 8: v->rtag = (int32_t)x; break;
+	case 9: v->root = (int32_t)x; break;
+	case 10: v->count = x; break;
+	case 11: v->datatype = (int32_t)x; break;
+	case 12: v->op = (int32_t)x; break;
+	case 13: v->req = (uint64_t)x; break;
+	case 14: v->obj = (uint64_t)x; break;
+	case 15: v->objseq = (uint64_t)x; break;
+	case 16: v->team = (int32_t)x; break;
+	case 17: v->tnum = (int32_t)x; break;
+	default: v->csize = (int32_t)x; break;
+	}
+}
+
+int sync_encode(sync_codec *c, const dt_sync_event *ev, size_t n, dt_buf *out)
+{
+	c->raw.len = 0;
+	int64_t (*x)[NCOL] = xmalloc((n ? n : 1) * sizeof *x);
+	for (size_t i = 0; i < n; i++)
+		columns(&ev[i], x[i]);
+	for (int k = 0; k < NCOL; k++) {
+		int64_t prev = 0;
+		for (size_t i = 0; i < n; i++) {
+			/* the difference wraps as unsigned: no overflow for any pair of values */
+			buf_svar(&c->raw, (int64_t)((uint64_t)x[i][k] - (uint64_t)prev));
+			prev = x[i][k];
+		}
+	}
+	free(x);
+	if (!c->zc && !(c->zc = ZSTD_createCCtx()))
+		abort();
+	ZSTD_CCtx_setParameter(c->zc, ZSTD_c_compressionLevel, CHUNK_ZSTD_LEVEL);
+	ZSTD_CCtx_setParameter(c->zc, ZSTD_c_checksumFlag, 1);
+	ZSTD_CCtx_setParameter(c->zc, ZSTD_c_contentSizeFlag, 1);
+	size_t bound = ZSTD_compressBound(c->raw.len);
+	out->len = 0;
+	GROW(out->p, out->cap, bound);
+	size_t z = ZSTD_compress2(c->zc, out->p, bound, c->raw.p ? c->raw.p : (const uint8_t *)"",
+				  c->raw.len);
+	if (ZSTD_isError(z))
+		abort(); /* the bound holds: only a broken library fails here */
+	out->len = z;
+	return SYNC_CODEC_COLUMNS_ZSTD;
+}
+
+int sync_decode(sync_codec *c, int codec, const uint8_t *in, size_t len, size_t n, uint64_t first,
+		const char *path, dt_sync_event *ev, dt_err *e)
+{
+	unsigned long long at = (unsigned long long)first;
+	if (codec != SYNC_CODEC_COLUMNS_ZSTD)
+		return dt_err_at(e, path, -1,
+				 "sync chunk at event %llu has codec %d, which this difftrace does not "
+				 "know: upgrade difftrace",
+				 at, codec);
+	if (n > SYNC_CHUNK_EVENTS)
+		return dt_err_at(e, path, -1, "damaged sync chunk at event %llu: %zu events", at, n);
+	unsigned long long size = len ? ZSTD_getFrameContentSize(in, len) : ZSTD_CONTENTSIZE_ERROR;
+	if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN ||
+	    size > (unsigned long long)n * NCOL * 10 + 16)
+		return dt_err_at(e, path, -1,
+				 "damaged sync chunk at event %llu: not a zstd frame of %zu events", at,
+				 n);
+	if (!c->zd && !(c->zd = ZSTD_createDCtx()))
+		abort();
+	c->raw.len = 0;
+	GROW(c->raw.p, c->raw.cap, (size_t)size + 1);
+	size_t got = ZSTD_decompressDCtx(c->zd, c->raw.p, (size_t)size, in, len);
+	if (ZSTD_isError(got) || got != size)
+		return dt_err_at(e, path, -1, "damaged sync chunk at event %llu: zstd: %s", at,
+				 ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short frame");
+	size_t pos = 0;
+	for (int k = 0; k < NCOL; k++) {
+		uint64_t prev = 0;
+		for (size_t i = 0; i < n; i++) {
+			int64_t d;
+			if (svar_get(c->raw.p, got, &pos, &d))
+				return dt_err_at(e, path, -1,
+						 "damaged sync chunk at event %llu: column %d ends at "
+						 "event %zu of %zu",
+						 at, k, i, n);
+			prev += (uint64_t)d;
+			set_column(&ev[i], k, (int64_t)prev);
+		}
+	}
+	if (pos != got)
+		return dt_err_at(e, path, -1,
+				 "damaged sync chunk at event %llu: %zu bytes after its %zu events", at,
+				 got - pos, n);
+	return 0;
+}
