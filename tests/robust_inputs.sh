@@ -1,8 +1,9 @@
 #!/bin/sh
 # Smaller defects found on inputs the other tests do not make (issue 19, item 7), one section
 # each: a corrupt time in a sync record (a signed overflow in `sync`, fatal under UBSan), a
-# 64-character run name in the runs table (command and interface), and a HOME this user cannot
-# enter (the analysis commands failed on the user's filter directory).
+# 64-character run name in the runs table (command and interface), `jsm` of a large run (its
+# matrix printed unasked), and a HOME this user cannot enter (the analysis commands failed on
+# the user's filter directory).
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 # --- a corrupt time in the sync record ------------------------------------------------------
@@ -49,6 +50,27 @@ awk 'NR == 2 { c = index($0, "TRACES") + 5; next }
      /^[> ]   (sy|s|r+7) / { if (substr($0, c, 1) !~ /[0-9]/ || substr($0, c + 1, 1) != " ") exit 1
 			     n++ }
      END { exit n != 3 }' "$T/screen" || fail "tui runs: columns out of line: $(cat "$T/screen")"
+
+# --- jsm on a large run ------------------------------------------------------------------------
+# 1,001 traces: the matrix is refused without --all (100,000 traces printed ~70 GB unasked);
+# 1,000 are printed
+awk -v d="$T/big" 'BEGIN { system("mkdir " d)
+	for (p = 0; p < 1001; p++) {
+		f = d "/" p ".0.txt"; printf "MPI_Init\n[ret]\n%s\n[ret]\n", p % 3 ? "MPI_Send" : "MPI_Recv" > f
+		close(f) } }'
+expect_status 0 "$DT" import -q --run big "$T/big"
+for fmt in text csv json; do
+	expect_status 2 "$DT" jsm --format $fmt big
+	[ ! -s "$T/out" ] || fail "jsm $fmt: printed without --all"
+	expect_err "difftrace jsm: run 'big' has 1001 traces: its matrix is 1,002,001 numbers, about"
+	expect_err "add --all to print it, or see 'difftrace classes big'"
+done
+expect_status 0 "$DT" jsm --all big
+[ "$(wc -l < "$T/out")" = 1003 ] || fail "jsm --all: not 1,003 lines"
+rm "$T/big/1000.0.txt"
+expect_status 0 "$DT" import -q --run big1000 "$T/big"
+expect_status 0 "$DT" jsm --format csv big1000
+[ "$(wc -l < "$T/out")" = 1001 ] || fail "jsm of 1,000 traces: not 1,001 lines"
 
 # --- a HOME this user cannot enter -----------------------------------------------------------
 # The user's filter and rule directories under it are out of reach, and no one's: passed over.
