@@ -2,8 +2,8 @@
 # Smaller defects found on inputs the other tests do not make (issue 19, item 7), one section
 # each: a corrupt time in a sync record (a signed overflow in `sync`, fatal under UBSan), a
 # 64-character run name in the runs table (command and interface), `jsm` of a large run (its
-# matrix printed unasked), and a HOME this user cannot enter (the analysis commands failed on
-# the user's filter directory).
+# matrix printed unasked), a newline in a recorded program's path (uftrace's files), and a
+# HOME this user cannot enter (the analysis commands failed on the user's filter directory).
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 # --- a corrupt time in the sync record ------------------------------------------------------
@@ -71,6 +71,29 @@ rm "$T/big/1000.0.txt"
 expect_status 0 "$DT" import -q --run big1000 "$T/big"
 expect_status 0 "$DT" jsm --format csv big1000
 [ "$(wc -l < "$T/out")" = 1001 ] || fail "jsm of 1,000 traces: not 1,001 lines"
+
+# --- a newline in the program's path -----------------------------------------------------------
+# uftrace writes the path raw into info and task.txt: the import failed ("info line without a
+# key"); difftrace-record says so before the run (uftrace writes no symbols of such a program)
+UFTRACE=${UFTRACE:-$(command -v uftrace || true)}
+if [ -n "$UFTRACE" ] && command -v gcc >/dev/null; then
+	nld="$T/nl/a
+b"
+	mkdir -p "$nld" || fail "mkdir"
+	printf 'int f(int x) { return x + 1; }\nint main(void) { return f(1) - 2; }\n' > "$T/nl/p.c"
+	gcc -O2 -g -pg -fno-inline -o "$nld/prog" "$T/nl/p.c" || fail "gcc"
+	(cd "$T/nl" && "$UFTRACE" record -d rec "$nld/prog") >/dev/null 2>&1 ||
+		fail "uftrace record failed"
+	grep -q '^b/prog$' "$T/nl/rec/info" || fail "uftrace wrote no newline in its info: not the case tested"
+	expect_status 0 "$DT" import -q --run nl "$T/nl/rec"
+	expect_status 0 "$DT" traces --format json nl
+	grep -q '"events": [1-9]' "$T/out" || fail "no events imported: $(cat "$T/out")"
+	expect_status 2 "$RECORD" -o "$T/nl/out" -- "$nld/prog"
+	expect_err "the program's path has a newline in it: uftrace cannot record it"
+	[ ! -e "$T/nl/out" ] || fail "difftrace-record made its output directory"
+else
+	echo "newline in the program's path: not tested: no uftrace or gcc"
+fi
 
 # --- a HOME this user cannot enter -----------------------------------------------------------
 # The user's filter and rule directories under it are out of reach, and no one's: passed over.
