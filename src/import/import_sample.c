@@ -196,6 +196,7 @@ static int symtab_open(struct symtab *s, const char *mapsfile, strmap *locs)
 			continue;
 		char *p = line + pos;
 		p[strcspn(p, "\n")] = 0;
+		maps_path_unescape(p); /* a newline in a program's path */
 		if (*p != '/')
 			continue;
 		grow((void **)&s->maps, &cap, s->nmaps + 1, sizeof *s->maps);

@@ -859,6 +859,12 @@ int ord_rules_load_default(ord_rules *r, dt_err *e)
 			 * DIFFTRACE_RULES_PATH names the rules' place */
 			const char *env = getenv("DIFFTRACE_RULES_PATH");
 			int skip = i == 0 && errno == EACCES && env && *env;
+			/* the user's directory out of reach (a HOME this user cannot enter) holds
+			 * no rules of theirs; one there but unreadable is an error */
+			struct stat sr;
+			if (conf && i + 1 == nd && errno == EACCES && stat(dirs[i], &sr) != 0 &&
+			    errno == EACCES)
+				skip = 1;
 			if (errno != ENOENT && errno != ENOTDIR && !skip)
 				rc = dt_err_at(e, dirs[i], -1, "cannot read the directory: %s", strerror(errno));
 			continue;

@@ -191,6 +191,19 @@ if [ "$sync" != 2 ] && ! command -v "$uftrace" >/dev/null 2>&1; then
 	exit 127
 fi
 
+# uftrace writes the program's real path raw into its info and task files: a newline in it
+# breaks them (uftrace itself cannot replay the recording) and no symbols of the program are
+# written. Said before a run is spent on it.
+nl='
+'
+if [ "$sync" != 2 ]; then
+	exe=$(command -v -- "$1" 2>/dev/null || :)
+	real=$(readlink -f -- "${exe:-$1}" 2>/dev/null || :)
+	case "$1$nl$exe$nl$real" in
+	*"$nl"*"$nl"*"$nl"*) die "the program's path has a newline in it: uftrace cannot record it (rename the file or the folders above it)" ;;
+	esac
+fi
+
 dir=$out/rank-$rank
 # uftrace does not create parent directories; it moves an existing DIR aside to DIR.old.
 if [ "$dry" = 0 ]; then
