@@ -134,6 +134,12 @@ static void text_notes(const blame_result *r, const dt_blame_data *d)
 		printf("# note: a process was killed; its samples up to then are counted\n");
 	if (r->flags & DT_BF_NO_MAPS)
 		printf("# note: no maps file: program counters unsymbolized, no point found by name\n");
+	if (r->flags & DT_BF_FULL)
+		printf("# note: the disk was full while recording: a thread's samples stop there "
+		       "(the program ran on)\n");
+	if (r->flags & DT_BF_STOPPED)
+		printf("# note: a thread's sample file could not grow: its samples stop there "
+		       "(the program ran on)\n");
 	if (r->nnosrc) {
 		printf("# note: no source in the blame index for");
 		for (size_t i = 0; i < r->nnosrc; i++) {

@@ -375,6 +375,11 @@ int cmd_import(cli *c, int argc, char **argv)
 					printf("; a process was killed (its samples up to then are kept)");
 				if (bflags & DT_BF_NO_MAPS)
 					printf("; no maps file (program counters unsymbolized)");
+				if (bflags & DT_BF_FULL)
+					printf("; the disk was full: a thread's samples stop there");
+				if (bflags & DT_BF_STOPPED)
+					printf("; a thread's sample file could not grow: its samples "
+					       "stop there");
 				putchar('\n');
 			}
 		}

@@ -190,10 +190,23 @@ static void resolve(void)
 
 /* ---- the thread's file -------------------------------------------------------------------- */
 
+/* Gives the file its blocks from off to off + len before they are mapped: a store into a page
+ * of a shared mapping that the filesystem cannot back (a full disk, a quota) kills the program
+ * with SIGBUS, so the space is reserved first and a failure stops the recording instead. A
+ * filesystem without fallocate gets a sparse file, as before. */
+static int reserve(int fd, off_t off, off_t len)
+{
+	if (fallocate(fd, 0, off, len) == 0)
+		return 0;
+	if (errno != EOPNOTSUPP && errno != ENOSYS)
+		return -1;
+	return ftruncate(fd, off + len);
+}
+
 static int map_chunk(struct tstate *t)
 {
 	off_t end = (off_t)DTP_HEADER_SIZE + (off_t)((t->nchunk + 1) * CHUNK_BYTES);
-	if (ftruncate(t->fd, end) != 0)
+	if (reserve(t->fd, end - (off_t)CHUNK_BYTES, (off_t)CHUNK_BYTES) != 0)
 		return -1;
 	void *p = real_mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd,
 			    end - (off_t)CHUNK_BYTES);
@@ -242,13 +255,15 @@ static void open_thread(struct tstate *t)
 	}
 	t->fd = fd;
 	void *h = MAP_FAILED;
-	if (ftruncate(fd, DTP_HEADER_SIZE) == 0)
+	if (reserve(fd, 0, DTP_HEADER_SIZE) == 0)
 		h = real_mmap(NULL, DTP_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (h == MAP_FAILED || map_chunk(t) != 0) {
 		note(path);
 		if (h != MAP_FAILED)
 			real_munmap(h, DTP_HEADER_SIZE);
 		close(fd);
+		/* a file without its header says nothing: not left for the importer */
+		unlink(path);
 		return;
 	}
 	dtp_header *hd = h;
@@ -279,7 +294,12 @@ static dtp_record *slot(struct tstate *t)
 	if (t->state != 1)
 		return NULL;
 	if (t->pos == DTP_CHUNK_RECORDS && map_chunk(t) != 0) {
-		note("growing the sample file");
+		/* the thread runs on unrecorded; its header (whose page is the file's) says so */
+		t->hdr->stopped = errno == ENOSPC || errno == EDQUOT ? DTP_STOP_FULL : DTP_STOP_ERROR;
+		note("growing the sample file (recording stops in this thread)");
+		real_munmap(t->chunk, CHUNK_BYTES);
+		real_munmap(t->hdr, DTP_HEADER_SIZE);
+		close(t->fd);
 		t->state = -1;
 		return NULL;
 	}
