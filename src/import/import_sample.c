@@ -1100,6 +1100,33 @@ static int has_dtp(const char *dir)
 	return yes;
 }
 
+int sample_present(const char *path)
+{
+	if (!is_dir(path))
+		return 0;
+	if (has_dtp(path))
+		return 1;
+	char *sd = path_join(path, "sample");
+	int yes = has_dtp(sd);
+	free(sd);
+	if (yes)
+		return 1;
+	DIR *dp = opendir(path);
+	if (!dp)
+		return 0;
+	struct dirent *de;
+	while (!yes && (de = readdir(dp)))
+		if (rank_of(de->d_name) >= 0) {
+			char *rd = path_join(path, de->d_name);
+			char *s2 = path_join(rd, "sample");
+			yes = has_dtp(s2);
+			free(s2);
+			free(rd);
+		}
+	closedir(dp);
+	return yes;
+}
+
 static int import_path(struct ictx *ic, const char *path, dt_blame_data *d, int *found,
 		       dt_err *e)
 {

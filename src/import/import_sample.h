@@ -18,6 +18,10 @@
  * and flagged. */
 int sample_import(const char *path, dt_blame_data *d, int *found, dt_err *e);
 
+/* 1 when PATH (as sample_import takes it) holds a sample record: a run stopped before its
+ * first MPI or OpenMP call left samples and no sync record, and is imported with them. */
+int sample_present(const char *path);
+
 /* One thread file, streamed: the records up to the first unfinished one. Exposed for the
  * tests. *torn holds SAMPLE_READ_TORN when the file ends in an unfinished record,
  * SAMPLE_READ_FULL when the sampler stopped recording the thread on a full disk,
