@@ -301,9 +301,16 @@ int cmd_import(cli *c, int argc, char **argv)
 		pt = NULL;
 		job = NULL;
 	}
+	/* a run stopped before its first MPI or OpenMP call under --sync-only has samples and
+	 * no traces: what is there is imported */
+	int samples_only = 0;
 	if (!store_writer_traces(w)) {
-		dt_err_at(&e, argv[optind], -1, "no traces found");
-		goto fail;
+		for (int i = optind; i < argc && !samples_only; i++)
+			samples_only = sample_present(argv[i]);
+		if (!samples_only) {
+			dt_err_at(&e, argv[optind], -1, "no traces found");
+			goto fail;
+		}
 	}
 	if (store_writer_finish(w, &e) || interrupted)
 		goto fail;
@@ -362,6 +369,9 @@ int cmd_import(cli *c, int argc, char **argv)
 			if (sr.flags)
 				printf("; flagged: %s (see 'difftrace traces %s')", f, sr.name);
 			putchar('\n');
+			if (samples_only)
+				printf("no traces: the program ended or was stopped before its first MPI "
+				       "or OpenMP call; its samples are imported\n");
 			say_srclines(s, sr.id);
 			if (nbp) {
 				printf("samples of %d processes: %llu ticks, %zu containers", nbp,
@@ -375,6 +385,11 @@ int cmd_import(cli *c, int argc, char **argv)
 					printf("; a process was killed (its samples up to then are kept)");
 				if (bflags & DT_BF_NO_MAPS)
 					printf("; no maps file (program counters unsymbolized)");
+				if (bflags & DT_BF_FULL)
+					printf("; the disk was full: a thread's samples stop there");
+				if (bflags & DT_BF_STOPPED)
+					printf("; a thread's sample file could not grow: its samples "
+					       "stop there");
 				putchar('\n');
 			}
 		}

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "import/import.h"
+#include "import/import_sample.h"
 #include "import/import_sync.h"
 #include "util/util.h"
 
@@ -119,6 +120,9 @@ static dt_format detect_dir(const char *path)
 		if (d)
 			closedir(d);
 	}
+	/* --sync-only stopped before its first MPI or OpenMP call: samples, no sync record yet */
+	if (f == DT_FMT_AUTO && sample_present(path))
+		f = DT_FMT_SYNC;
 	return f;
 }
 
