@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "abiguard.h"
 #include "syncfmt.h"
 
 #define CHUNK_BYTES ((size_t)DTS_CHUNK_RECORDS * DTS_RECORD_SIZE)
@@ -323,6 +324,7 @@ static int env_rank(void)
 
 __attribute__((constructor)) static void sync_init(void)
 {
+	abi_guard("difftrace-sync");
 	const char *d = getenv("DIFFTRACE_SYNC_DIR");
 	if (d && *d && strlen(d) < sizeof g.dir) {
 		snprintf(g.dir, sizeof g.dir, "%s", d);
