@@ -4,7 +4,8 @@
 # bindings call its C PMPI_ functions directly, so the sync record had no events at all; now
 # they are recorded as the C calls: `hang` names rank 1 in MPI_Recv waiting for rank 2 and the
 # others, and `rank` puts rank 2, which sent the wrong tag, first. Runs under MPICH too
-# (DIFFTRACE_TEST_MPI=mpich), whose Fortran bindings call the C MPI_ functions.
+# (DIFFTRACE_TEST_MPI=mpich), whose Fortran bindings call the C MPI_ functions. With uftrace,
+# show names the bindings' calls as the C ones.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 need mpi built timeout
@@ -52,4 +53,25 @@ case $row in
 1,2.0,*MPI_Isend?tag=8?*) ;;
 *) cat "$T/out" >&2; fail "rank 2 is not first for its MPI_Isend of tag 8: $row" ;;
 esac
+
+# with uftrace (gfortran -pg): the bindings' calls are named as the C calls, which the filters
+# (^MPI_) match; import --no-demangle keeps mpi_isend_
+if [ -n "${UFTRACE:-$(command -v uftrace || true)}" ]; then
+	"$MPIFC" -pg -fopenmp -O2 -g -o "$APP" "$abs_top_srcdir/tests/fortran/halo.f90" \
+		>"$T/fc.log" 2>&1 || { cat "$T/fc.log" >&2; fail "$MPIFC -pg failed"; }
+	# shellcheck disable=SC2086
+	timeout -k 5 150 "$MPIRUN" $flags "$RECORD" -o "$T/uf" -- "$APP" </dev/null \
+		>"$T/uf.log" 2>&1 || { cat "$T/uf.log" >&2; fail "recording with uftrace failed"; }
+	expect_status 0 "$DT" import -r uf "$T/uf"
+	expect_status 0 "$DT" show uf 1.0
+	for f in MPI_Init_thread MPI_Comm_rank MPI_Isend MPI_Recv MPI_Wait MPI_Allreduce \
+		MPI_Finalize; do
+		grep -q " $f();" "$T/out" || { cat "$T/out" >&2; fail "show lacks $f"; }
+	done
+	grep -q 'mpi_[a-z_]*_()' "$T/out" && { cat "$T/out" >&2; fail "a Fortran binding's name"; }
+	expect_status 0 "$DT" analyze uf
+	expect_status 0 "$DT" import --no-demangle -r ufraw "$T/uf"
+	expect_status 0 "$DT" show ufraw 1.0
+	grep -q ' mpi_isend_();' "$T/out" || { cat "$T/out" >&2; fail "--no-demangle renamed"; }
+fi
 pass
