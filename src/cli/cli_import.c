@@ -42,6 +42,10 @@ static const char help[] =
 	"  --no-srclines        uftrace: keep no source lines (by default each function's\n"
 	"                       file and line, from the recorded binaries' debug information\n"
 	"                       or the recording's own, uftrace record --srcline)\n"
+	"  --no-demangle        uftrace: keep the binaries' function names (by default C++\n"
+	"                       names are demangled, std::vector<int>::push_back(int const&),\n"
+	"                       and Fortran MPI bindings named as the C calls: mpi_send_,\n"
+	"                       mpi_send_f08ts_ are MPI_Send)\n"
 	"  -j, --jobs N         decode on N threads while this one writes the store (default:\n"
 	"                       the cores this process may use, at most 16; 1: decode and\n"
 	"                       write in this thread only); the store is the same for any N\n"
@@ -160,6 +164,7 @@ int cmd_import(cli *c, int argc, char **argv)
 		{ "quiet", no_argument, 0, 'q' },        { "help", no_argument, 0, 'h' },
 		{ "parlot-token-names", no_argument, 0, 'T' },
 		{ "no-srclines", no_argument, 0, 'S' },
+		{ "no-demangle", no_argument, 0, 'D' },
 		{ "jobs", required_argument, 0, 'j' },
 		{ 0, 0, 0, 0 },
 	};
@@ -197,6 +202,9 @@ int cmd_import(cli *c, int argc, char **argv)
 			break;
 		case 'S':
 			io.no_srclines = 1;
+			break;
+		case 'D':
+			io.no_demangle = 1;
 			break;
 		case 'j': {
 			char *end;

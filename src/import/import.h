@@ -26,6 +26,9 @@ typedef struct dt_import_opts {
 	/* uftrace: do not read the recorded binaries' debug information for source lines (an
 	 * import that must not depend on which binaries this machine has) */
 	int no_srclines;
+	/* uftrace: name functions as the binaries do (C++ names mangled, Fortran MPI bindings as
+	 * mpi_send_), not as util/names.h makes them */
+	int no_demangle;
 	/* A parallel import (difftrace import under mpirun): called before each unit of work (a
 	 * rank directory, a trace file), in the same order in every process; the importer does
 	 * the unit when it returns 1, skips it on 0, and fails on -1. NULL: every unit. With it,

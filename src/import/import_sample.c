@@ -27,6 +27,7 @@
 #include "import/dwarf_vars.h"
 #include "import/import_sample.h"
 #include "record/samplefmt.h"
+#include "util/names.h"
 #include "util/util.h"
 
 void dt_blame_data_free(dt_blame_data *d)
@@ -370,8 +371,11 @@ static int32_t symbolize(dt_blame_data *d, struct symtab *s, uint64_t pc, int re
 		snprintf(hex, sizeof hex, "0x%" PRIx64, pc);
 		func = hex;
 	}
-	id = (uint32_t)loc_intern(d, s, func, file, line, module ? module : "?",
+	/* a C++ symbol by its demangled name, as the traces name it (util/names.h) */
+	char *dm = dt_name_demangle(func, strlen(func));
+	id = (uint32_t)loc_intern(d, s, dm ? dm : func, file, line, module ? module : "?",
 				  m && m == s->exe_mod);
+	free(dm);
 	strmap_put(&s->pcs, (const char *)key, sizeof key, id);
 	return (int32_t)id;
 }
