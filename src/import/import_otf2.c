@@ -952,7 +952,6 @@ static OTF2_CallbackCode e_isend(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
 {
 	OTF2_CallbackCode rc = e_send(loc, t, p, ud, al, to, c, tag, len);
 	otf2_loc *x = ud;
-	x->pos--, x->handled--;
 	struct frame *f = top_sync(x);
 	if (rc == OTF2_CALLBACK_SUCCESS && !x->in->explicit_sync && f &&
 	    x->in->reg[f->region].kind == K_MPI)
