@@ -5,7 +5,8 @@
  *
  * An MPI + OpenMP run of 2 processes with 2 threads each (4 locations): each process runs an
  * OpenMP parallel region (a critical section, a barrier), then rank 0 sends to rank 1 and
- * rank 1 answers, a non-blocking pair (Isend/Irecv, Wait), and an MPI_Barrier. In
+ * rank 1 answers, a non-blocking pair (Isend/Irecv, Wait), an MPI_Barrier and an MPI_Bcast
+ * from rank 1 on a communicator of the ranks in reverse order. In
  * tagmismatch, rank 1 answers with tag 8 where rank 0 receives tag 7: rank 1's send is eager
  * and returns, rank 0 stops in MPI_Recv and rank 1 in the MPI_Barrier after it, and the
  * archive ends there (as Score-P's would after the run was stopped and its buffers flushed):
@@ -20,7 +21,7 @@
 #include <otf2/otf2.h>
 
 enum { R_MAIN, R_COMPUTE, R_INIT, R_FINALIZE, R_SEND, R_RECV, R_ISEND, R_IRECV, R_WAIT,
-       R_BARRIER, R_PAR, R_OMPBAR, R_CRIT, R_SBLOCK, R_COMM_RANK, NREG };
+       R_BARRIER, R_PAR, R_OMPBAR, R_CRIT, R_SBLOCK, R_COMM_RANK, R_BCAST, NREG };
 
 static const struct {
 	const char *name;
@@ -43,6 +44,7 @@ static const struct {
 	{ "!$omp critical sblock @ring.c:22", OTF2_REGION_ROLE_CRITICAL_SBLOCK,
 	  OTF2_PARADIGM_OPENMP },
 	{ "MPI_Comm_rank", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI },
+	{ "MPI_Bcast", OTF2_REGION_ROLE_COLL_ONE2ALL, OTF2_PARADIGM_MPI },
 };
 
 static OTF2_FlushType pre_flush(void *u, OTF2_FileType ft, OTF2_LocationRef l, void *cb,
@@ -215,6 +217,14 @@ int main(int argc, char **argv)
 							      0, OTF2_UNDEFINED_UINT32, 0, 0),
 			      "coll end");
 			leave(&m, R_BARRIER);
+			/* a broadcast from rank 1 on a communicator of the ranks in reverse order,
+			 * where rank 1 is 0 */
+			enter(&m, R_BCAST);
+			check(OTF2_EvtWriter_MpiCollectiveBegin(m.w, NULL, m.t += 1), "coll begin");
+			check(OTF2_EvtWriter_MpiCollectiveEnd(m.w, NULL, m.t += 5,
+							      OTF2_COLLECTIVE_OP_BCAST, 2, 0, 8, 8),
+			      "coll end");
+			leave(&m, R_BCAST);
 		}
 		if (!hung) {
 			enter(&m, R_FINALIZE);
@@ -285,11 +295,17 @@ int main(int argc, char **argv)
 	check(OTF2_GlobalDefWriter_WriteGroup(d, 2, empty_s, OTF2_GROUP_TYPE_COMM_SELF,
 					      OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, NULL),
 	      "group");
+	uint64_t rev[2] = { 1, 0 };
+	check(OTF2_GlobalDefWriter_WriteGroup(d, 3, empty_s, OTF2_GROUP_TYPE_COMM_GROUP,
+					      OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 2, rev),
+	      "group");
 	check(OTF2_GlobalDefWriter_WriteComm(d, 0, STR("MPI_COMM_WORLD"), 1, OTF2_UNDEFINED_COMM,
 					     OTF2_COMM_FLAG_NONE),
 	      "comm");
 	check(OTF2_GlobalDefWriter_WriteComm(d, 1, STR("MPI_COMM_SELF"), 2, OTF2_UNDEFINED_COMM,
 					     OTF2_COMM_FLAG_NONE),
+	      "comm");
+	check(OTF2_GlobalDefWriter_WriteComm(d, 2, STR("reversed"), 3, 0, OTF2_COMM_FLAG_NONE),
 	      "comm");
 	if (metric)
 		check(OTF2_GlobalDefWriter_WriteParameter(d, 0, STR("size"), OTF2_PARAMETER_TYPE_INT64),

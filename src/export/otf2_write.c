@@ -104,11 +104,12 @@ static OTF2_CollectiveOp coll_op(const char *n)
 }
 
 /* A communicator of the run: its members (world ranks, ascending) as far as its events show
- * them, which is what OTF2's comm-local peers are numbered by. */
+ * them, which is what OTF2's comm-local peers are numbered by; gathered in a bit per rank. */
 struct xcomm {
 	int32_t dt;
+	uint8_t *bits;
 	int32_t *m;
-	size_t n, cap;
+	size_t n;
 };
 
 typedef struct ex {
@@ -125,6 +126,8 @@ typedef struct ex {
 	uint32_t nreg;
 	struct xcomm *comm;
 	size_t ncomm, capcomm;
+	size_t nranks; /* the largest rank of a trace or a peer, plus 1 */
+	size_t lastc;  /* the communicator found last */
 	int32_t self_rank;
 	uint64_t last, nev;
 	uint64_t tmax;
@@ -143,9 +146,12 @@ static int otf2_check(ex *x, OTF2_ErrorCode rc, const char *what)
 
 static struct xcomm *comm_get(ex *x, int32_t dt, int make)
 {
+	/* most events are on the communicator of the one before */
+	if (x->lastc < x->ncomm && x->comm[x->lastc].dt == dt)
+		return &x->comm[x->lastc];
 	for (size_t i = 0; i < x->ncomm; i++)
 		if (x->comm[i].dt == dt)
-			return &x->comm[i];
+			return &x->comm[x->lastc = i];
 	if (!make)
 		return NULL;
 	GROW(x->comm, x->capcomm, x->ncomm + 1);
@@ -155,29 +161,32 @@ static struct xcomm *comm_get(ex *x, int32_t dt, int make)
 	return c;
 }
 
-static void comm_add(struct xcomm *c, int32_t r)
+static void comm_add(ex *x, struct xcomm *c, int32_t r)
 {
-	if (r < 0)
+	if (r < 0 || (size_t)r >= x->nranks)
 		return;
-	for (size_t i = 0; i < c->n; i++)
-		if (c->m[i] == r)
-			return;
-	GROW(c->m, c->cap, c->n + 1);
-	size_t i = c->n++;
-	while (i && c->m[i - 1] > r) {
-		c->m[i] = c->m[i - 1];
-		i--;
+	if (!c->bits)
+		c->bits = xcalloc(x->nranks / 8 + 1, 1);
+	c->bits[r / 8] |= (uint8_t)(1u << (r % 8));
+}
+
+/* The members of each communicator, ascending, from its bits. */
+static void comm_members(ex *x)
+{
+	for (size_t i = 0; i < x->ncomm; i++) {
+		struct xcomm *c = &x->comm[i];
+		c->m = xmalloc((x->nranks + 1) * sizeof *c->m);
+		for (size_t r = 0; c->bits && r < x->nranks; r++)
+			if (c->bits[r / 8] & (1u << (r % 8)))
+				c->m[c->n++] = (int32_t)r;
 	}
-	c->m[i] = r;
 }
 
 /* the OTF2 reference of communicator dt (its index), or OTF2_UNDEFINED_COMM */
 static uint32_t comm_ref(ex *x, int32_t dt)
 {
-	for (size_t i = 0; i < x->ncomm; i++)
-		if (x->comm[i].dt == dt)
-			return (uint32_t)i;
-	return OTF2_UNDEFINED_COMM;
+	struct xcomm *c = comm_get(x, dt, 0);
+	return c ? (uint32_t)(c - x->comm) : OTF2_UNDEFINED_COMM;
 }
 
 /* the rank of world rank r in communicator dt; OTF2_UNDEFINED_UINT32 when not a member */
@@ -190,10 +199,15 @@ static uint32_t local_rank(ex *x, int32_t dt, int32_t r)
 		return (uint32_t)r;
 	if (dt == 1)
 		return 0;
-	for (size_t i = 0; i < c->n; i++)
-		if (c->m[i] == r)
-			return (uint32_t)i;
-	return OTF2_UNDEFINED_UINT32;
+	size_t lo = 0, hi = c->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->m[mid] < r)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->n && c->m[lo] == r ? (uint32_t)lo : OTF2_UNDEFINED_UINT32;
 }
 
 static uint64_t rec_time(ex *x, uint64_t t)
@@ -256,11 +270,15 @@ static uint64_t len_of(const dt_sync_event *v)
 	return v->count > 0 ? (uint64_t)v->count : 0;
 }
 
+/* Whether req is an Isend's request not completed yet; it is completed now (the array holds
+ * the requests in flight only, a few, however many the trace makes). */
 static int is_send_req(ex *x, uint64_t req)
 {
 	for (size_t i = 0; i < x->nsreq; i++)
-		if (x->sreq[i] == req)
+		if (x->sreq[i] == req) {
+			x->sreq[i] = x->sreq[--x->nsreq];
 			return 1;
+		}
 	return 0;
 }
 
@@ -612,17 +630,31 @@ int otf2_write_run(store *s, const store_run *r, const char *dir, const char *na
 	/* the communicators and the members their events show */
 	comm_get(&x, 0, 1);
 	comm_get(&x, 1, 1);
+	for (size_t j = 0; j < n; j++)
+		if (t[j].rank >= 0 && (size_t)t[j].rank >= x.nranks && t[j].rank < INT32_MAX)
+			x.nranks = (size_t)t[j].rank + 1;
 	for (size_t i = 0; i < nv; i++) {
+		int32_t p[3] = { v[i].dest, v[i].src, v[i].root };
+		for (int k = 0; k < 3; k++)
+			if (p[k] >= 0 && (size_t)p[k] >= x.nranks)
+				x.nranks = (size_t)p[k] + 1;
+	}
+	/* the events are in P.T order, as the traces: one walk gives each its trace's rank */
+	for (size_t i = 0, j = 0; i < nv; i++) {
+		while (j < n && (t[j].proc < v[i].proc ||
+				 (t[j].proc == v[i].proc && t[j].thread < v[i].thread)))
+			j++;
 		if (v[i].comm < 2)
 			continue;
 		struct xcomm *c = comm_get(&x, v[i].comm, 1);
-		for (size_t j = 0; j < n; j++)
-			if (t[j].proc == v[i].proc && t[j].thread == v[i].thread)
-				comm_add(c, (int32_t)t[j].rank);
-		comm_add(c, v[i].dest);
-		comm_add(c, v[i].src);
-		comm_add(c, v[i].root);
+		if (j < n && t[j].proc == v[i].proc && t[j].thread == v[i].thread && t[j].rank >= 0 &&
+		    t[j].rank < INT32_MAX)
+			comm_add(&x, c, (int32_t)t[j].rank);
+		comm_add(&x, c, v[i].dest);
+		comm_add(&x, c, v[i].src);
+		comm_add(&x, c, v[i].root);
 	}
+	comm_members(&x);
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
 		dt_err_at(e, dir, -1, "cannot make the directory: %s", strerror(errno));
 		goto out;
@@ -682,8 +714,10 @@ out:
 		*nloc = n;
 	if (nev)
 		*nev = x.nev;
-	for (size_t i = 0; i < x.ncomm; i++)
+	for (size_t i = 0; i < x.ncomm; i++) {
 		free(x.comm[i].m);
+		free(x.comm[i].bits);
+	}
 	free(x.comm);
 	free(x.sreq);
 	free(x.regref);

@@ -131,6 +131,8 @@ typedef struct otf2_in {
 	size_t ntree, captree;
 	uint32_t attr[OTF2_DT_NATTRS]; /* attribute refs, OTF2_UNDEFINED_ATTRIBUTE if absent */
 	uint32_t nranks; /* the size of MPI's COMM_LOCATIONS group: the ranks of the run */
+	struct location **byref; /* the locations by number, once sorted */
+	int sorted;
 	uint64_t res, offset, realtime; /* the clock */
 	/* function ids hold for one location (a unit of a parallel import has its own): those
 	 * interned for an earlier location are stale, told by their generation */
@@ -317,8 +319,24 @@ static OTF2_CallbackCode d_attr(void *ud, OTF2_AttributeRef self, OTF2_StringRef
 	return OTF2_CALLBACK_SUCCESS;
 }
 
+/* The location numbered ref. A property follows its location's definition (difftrace export
+ * writes them so), so the last one is tried first; after in_resolve sorted them, a binary
+ * search; before, a walk (archives of 10^5 locations have no properties out of place). */
 static struct location *loc_find(otf2_in *in, uint64_t ref)
 {
+	if (in->nloc && in->loc[in->nloc - 1].ref == ref)
+		return &in->loc[in->nloc - 1];
+	if (in->sorted) {
+		size_t lo = 0, hi = in->nloc;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (in->byref[mid]->ref < ref)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo < in->nloc && in->byref[lo]->ref == ref ? in->byref[lo] : NULL;
+	}
 	for (size_t i = 0; i < in->nloc; i++)
 		if (in->loc[i].ref == ref)
 			return &in->loc[i];
@@ -370,6 +388,7 @@ static void in_free(otf2_in *in)
 	for (size_t i = 0; i < in->nloc; i++)
 		free(in->loc[i].host);
 	free(in->loc);
+	free(in->byref);
 	for (size_t i = 0; i < in->ngrp; i++)
 		free(in->grp[i].m);
 	free(in->grp);
@@ -386,9 +405,25 @@ static int cmp_loc(const void *a, const void *b)
 	return (x->ref > y->ref) - (x->ref < y->ref);
 }
 
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct location *x = *(struct location *const *)a, *y = *(struct location *const *)b;
+	return (x->ref > y->ref) - (x->ref < y->ref);
+}
+
 /* After the definitions: ranks, processes and threads of the locations; communicators. */
 static void in_resolve(otf2_in *in)
 {
+	/* Locations in order of their process (group) and number; a group's first is its main
+	 * thread, as Score-P numbers its master thread first. */
+	if (in->nloc)
+		qsort(in->loc, in->nloc, sizeof *in->loc, cmp_loc);
+	in->byref = xmalloc((in->nloc ? in->nloc : 1) * sizeof *in->byref);
+	for (size_t i = 0; i < in->nloc; i++)
+		in->byref[i] = &in->loc[i];
+	if (in->nloc)
+		qsort(in->byref, in->nloc, sizeof *in->byref, cmp_ref);
+	in->sorted = 1;
 	/* MPI's COMM_LOCATIONS group lists a location of each rank, by rank */
 	for (size_t g = 0; g < in->ngrp; g++) {
 		struct group *gr = &in->grp[g];
@@ -403,10 +438,6 @@ static void in_resolve(otf2_in *in)
 		in->nranks = gr->n;
 		break;
 	}
-	/* Locations in order of their process (group) and number; a group's first is its main
-	 * thread, as Score-P numbers its master thread first. */
-	if (in->nloc)
-		qsort(in->loc, in->nloc, sizeof *in->loc, cmp_loc);
 	for (size_t i = 0; i < in->nloc; i++) {
 		struct location *l = &in->loc[i];
 		struct lgroup *g = l->group < in->nlg && in->lg[l->group].defined
