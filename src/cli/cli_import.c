@@ -31,8 +31,8 @@ static const char help[] =
 	"or interrupt the store is left as it was). The traces are decoded outside the store,\n"
 	"which is locked only to publish the run: other difftrace commands keep working.\n"
 	"\n"
-	"  -f, --format FMT     uftrace, parlot, parlot-raw, text or sync (default: detected\n"
-	"                       per PATH)\n"
+	"  -f, --format FMT     uftrace, parlot, parlot-raw, text, sync or otf2 (default:\n"
+	"                       detected per PATH)\n"
 	"  -r, --run NAME       the run's name (default: from the first PATH, made unique)\n"
 	"  -l, --label TEXT     a free label, e.g. the build or the input\n"
 	"  -m, --manifest FILE  uftrace: lines 'RANK PID' or 'RANK DIR' giving MPI ranks\n"
@@ -53,7 +53,8 @@ static const char help[] =
 	"  -h, --help           this help\n"
 	"\n"
 	"PATH is a uftrace.data directory, a directory of rank-N recordings (difftrace-record),\n"
-	"a ParLOT directory or per-thread file (with its .info), or text traces (*.txt).\n"
+	"a ParLOT directory or per-thread file (with its .info), text traces (*.txt), or an\n"
+	"OTF2 archive (Score-P's traces.otf2, or its directory; difftrace-otf2(5)).\n"
 	"The sample record of difftrace-record --sample (rank-N/sample) is imported with it\n"
 	"for 'difftrace blame'.\n"
 	"Under mpirun or srun with more than one process, the processes share the traces and\n"
@@ -113,6 +114,13 @@ static char *default_run_name(const char *path)
 	size_t l = strlen(buf);
 	while (l > 1 && buf[l - 1] == '/')
 		buf[--l] = 0;
+	/* an OTF2 anchor file is traces.otf2 in each Score-P experiment: name the experiment */
+	if (l > 5 && !strcmp(buf + l - 5, ".otf2") && strchr(buf, '/')) {
+		*strrchr(buf, '/') = 0;
+		l = strlen(buf);
+		while (l > 1 && buf[l - 1] == '/')
+			buf[--l] = 0;
+	}
 	const char *b = strrchr(buf, '/');
 	b = b ? b + 1 : buf;
 	char out[65];
@@ -181,7 +189,7 @@ int cmd_import(cli *c, int argc, char **argv)
 			int f = dt_format_parse(optarg);
 			if (f < 0)
 				return cli_usage("import", "unknown format '%s' (uftrace, parlot, "
-							   "parlot-raw, text, sync)", optarg);
+							   "parlot-raw, text, sync, otf2)", optarg);
 			fmt = (dt_format)f;
 			break;
 		}
