@@ -334,12 +334,14 @@ int ord_check(const ord_rules *r, const dt_sync_event *ev, size_t n, const uint6
 	/* 4. indexes */
 	chk c = { r, NULL, NULL, nrec, NULL, NULL, NULL, 0 };
 	c.byp = xmalloc((nrec ? nrec : 1) * sizeof *c.byp);
-	memcpy(c.byp, recs, nrec * sizeof *recs);
+	if (nrec) /* recs is NULL when nothing was an instance (no kinds: an empty rule file) */
+		memcpy(c.byp, recs, nrec * sizeof *recs);
 	qsort(c.byp, nrec, sizeof *c.byp, by_pos);
 	prefix_max(c.byp, nrec);
 	if (ts) {
 		c.byt = xmalloc((nrec ? nrec : 1) * sizeof *c.byt);
-		memcpy(c.byt, recs, nrec * sizeof *recs);
+		if (nrec)
+			memcpy(c.byt, recs, nrec * sizeof *recs);
 		qsort(c.byt, nrec, sizeof *c.byt, by_ts);
 		prefix_max(c.byt, nrec);
 	}

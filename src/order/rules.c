@@ -188,6 +188,7 @@ typedef struct parser {
 	size_t plen[ORD_MAXKEY + 1];
 	int np;
 	int fields_only; /* in `if`: no atoms, no params */
+	int nest;        /* parse_primary calls on the stack */
 } parser;
 
 static ord_expr *xnew(parser *P, int op)
@@ -197,7 +198,29 @@ static ord_expr *xnew(parser *P, int op)
 	x->line = P->L.tline;
 	x->col = P->L.tcol;
 	x->kind = -1;
+	x->depth = 1; /* a leaf until deep() says otherwise */
 	return x;
+}
+
+/* Sets x's depth from its operands' (already checked) and refuses a tree deeper than
+ * ORD_MAXDEPTH, at x's place. Called on every node when its operands are attached, so that no
+ * tree the parser returns, or frees after an error, is deeper than the bound. */
+static int deep(parser *P, ord_expr *x)
+{
+	int d = 0;
+	if (x->a && x->a->depth > d)
+		d = x->a->depth;
+	if (x->b && x->b->depth > d)
+		d = x->b->depth;
+	for (int i = 0; i < x->narg; i++)
+		if (x->arg[i] && x->arg[i]->depth > d)
+			d = x->arg[i]->depth;
+	x->depth = d + 1;
+	if (x->depth > ORD_MAXDEPTH)
+		return dt_err_lc(P->L.e, P->file, x->line, x->col,
+				 "condition nested more than %d deep (parentheses, operators or terms)",
+				 ORD_MAXDEPTH);
+	return 0;
 }
 
 static void expr_free(ord_expr *x)
@@ -296,10 +319,14 @@ static int parse_atom(parser *P, ord_expr **out, int count)
 		}
 		x->countix = ci;
 	}
+	if (deep(P, x))
+		return -1;
 	return next(L);
 }
 
-static int parse_primary(parser *P, ord_expr **out)
+static int parse_primary(parser *P, ord_expr **out);
+
+static int parse_primary1(parser *P, ord_expr **out)
 {
 	lex *L = &P->L;
 	*out = NULL;
@@ -321,7 +348,7 @@ static int parse_primary(parser *P, ord_expr **out)
 			return -1;
 		if (isint(x->a))
 			return dt_err_lc(L->e, P->file, x->line, x->col, "'!' applies to a condition, not a number");
-		return 0;
+		return deep(P, x);
 	}
 	if (is(L, "-")) {
 		ord_expr *x = xnew(P, ORD_X_NEG);
@@ -330,7 +357,7 @@ static int parse_primary(parser *P, ord_expr **out)
 			return -1;
 		if (!isint(x->a))
 			return dt_err_lc(L->e, P->file, x->line, x->col, "'-' applies to a number");
-		return 0;
+		return deep(P, x);
 	}
 	if (is(L, "#")) {
 		if (P->fields_only)
@@ -349,6 +376,8 @@ static int parse_primary(parser *P, ord_expr **out)
 		x->a = xnew(P, ORD_X_INT);
 		x->b = xnew(P, ORD_X_INT);
 		x->b->v = is(L, "true") ? 0 : 1;
+		x->a->depth = x->b->depth = 1;
+		x->depth = 2;
 		*out = x;
 		return next(L);
 	}
@@ -379,6 +408,21 @@ static int parse_primary(parser *P, ord_expr **out)
 	return next(L);
 }
 
+/* A primary, its nesting on the stack bounded: `((((...` and `!!!!...` recurse here. */
+static int parse_primary(parser *P, ord_expr **out)
+{
+	if (P->nest >= ORD_MAXDEPTH) {
+		*out = NULL;
+		return dt_err_lc(P->L.e, P->file, P->L.tline, P->L.tcol,
+				 "condition nested more than %d deep (parentheses, operators or terms)",
+				 ORD_MAXDEPTH);
+	}
+	P->nest++;
+	int rc = parse_primary1(P, out);
+	P->nest--;
+	return rc;
+}
+
 static int parse_sum(parser *P, ord_expr **out)
 {
 	if (parse_primary(P, out))
@@ -391,6 +435,8 @@ static int parse_sum(parser *P, ord_expr **out)
 			return -1;
 		if (!isint(x->a) || !isint(x->b))
 			return dt_err_lc(P->L.e, P->file, x->line, x->col, "'+' and '-' apply to numbers");
+		if (deep(P, x))
+			return -1;
 	}
 	return 0;
 }
@@ -409,7 +455,7 @@ static int parse_cmp(parser *P, ord_expr **out)
 				return -1;
 			if (!isint(x->a) || !isint(x->b))
 				return dt_err_lc(P->L.e, P->file, x->line, x->col, "comparisons apply to numbers");
-			return 0;
+			return deep(P, x);
 		}
 	if (isint(*out))
 		return dt_err_lc(P->L.e, P->file, (*out)->line, (*out)->col,
@@ -425,7 +471,7 @@ static int parse_and(parser *P, ord_expr **out)
 		ord_expr *x = xnew(P, ORD_X_AND);
 		x->a = *out;
 		*out = x;
-		if (next(&P->L) || parse_cmp(P, &x->b))
+		if (next(&P->L) || parse_cmp(P, &x->b) || deep(P, x))
 			return -1;
 	}
 	return 0;
@@ -449,6 +495,8 @@ static int parse_or(parser *P, ord_expr **out)
 				return -1;
 			if (!isint(x->a) || !isint(x->b))
 				return dt_err_lc(L->e, P->file, x->line, x->col, "comparisons apply to numbers");
+			if (deep(P, x))
+				return -1;
 			break;
 		}
 	if (!is(L, "&&") && !is(L, "||"))
@@ -460,14 +508,14 @@ static int parse_or(parser *P, ord_expr **out)
 		ord_expr *x = xnew(P, ORD_X_AND);
 		x->a = *out;
 		*out = x;
-		if (next(L) || parse_cmp(P, &x->b))
+		if (next(L) || parse_cmp(P, &x->b) || deep(P, x))
 			return -1;
 	}
 	while (is(L, "||")) {
 		ord_expr *x = xnew(P, ORD_X_OR);
 		x->a = *out;
 		*out = x;
-		if (next(L) || parse_and(P, &x->b))
+		if (next(L) || parse_and(P, &x->b) || deep(P, x))
 			return -1;
 	}
 	return 0;
@@ -616,6 +664,9 @@ static int parse_event(parser *P)
 				a->a = k->cond;
 				a->b = c;
 				c = a;
+				k->cond = c;
+				if (!rc && deep(P, a))
+					return -1;
 			}
 			k->cond = c;
 			if (rc)

@@ -83,7 +83,11 @@ typedef struct ord_expr {
 	struct ord_expr **arg;  /* ATOM, COUNT: one per tuple position; NULL = `_` (COUNT only) */
 	int narg;
 	int line, col;          /* where it was written */
+	int depth;              /* of the tree below and with it: at most ORD_MAXDEPTH */
 } ord_expr;
+/* How deep a condition nests (parentheses, operators, the terms of a sum): the parser refuses
+ * deeper ones, so that the evaluators, which recurse, have a bounded stack on any rule file. */
+#define ORD_MAXDEPTH 1000
 
 enum ord_seq { ORD_SEQ_COUNT, ORD_SEQ_FIELD, ORD_SEQ_AS };
 enum { ORD_PH_ENTER = 1, ORD_PH_EXIT = 2, ORD_PH_DONE = 4 };
