@@ -2,7 +2,9 @@
  * (src/order/filter.c at commit 02ae736), kept unchanged as the reference that
  * tests/test_order_ref.c compares the filter's output with on random runs: the same events out,
  * in the same order, with the same steps and timestamps, under every policy. Its functions are
- * renamed ordref_* so that both can be linked into one program. Not built into difftrace. */
+ * renamed ordref_* so that both can be linked into one program. Not built into difftrace.
+ * Changes of what a policy means are made here too (issue 27: adjusted timestamps monotone in
+ * the order of delivery). */
 #define ord_filter_new ordref_filter_new
 #define ord_filter_free ordref_filter_free
 #define ord_filter_push ordref_filter_push
@@ -116,6 +118,7 @@ struct ord_filter {
 	chosen *step;
 	size_t nstep, capstep;
 	uint64_t index, stepno;
+	int64_t lastout; /* ORD_TIMESTAMP: the adjusted timestamp of the last event delivered */
 	size_t held, peak;
 	uint64_t next_sweep;
 };
@@ -606,6 +609,12 @@ static void deliver(ord_filter *f, uint32_t qi, const ord_inst *in, const uint32
 			ts = q->lastts;
 		if (bound != NOTS && bound + 1 > ts)
 			ts = bound + 1;
+		/* and no earlier than the event delivered before it, of any thread: a display
+		 * that places the events by time in the order they arrive never sees time go
+		 * back (Kraemer, section 6: consistent with the delivery order) */
+		if (f->lastout != NOTS && f->lastout > ts)
+			ts = f->lastout;
+		f->lastout = ts;
 	}
 	q->lastts = ts;
 	/* request links */
@@ -742,6 +751,7 @@ ord_filter *ord_filter_new(const ord_rules *r, const ord_filter_opts *o, ord_emi
 		f->o.max_held = (size_t)1 << 20;
 	f->emit = emit;
 	f->ctx = ctx;
+	f->lastout = NOTS;
 	return f;
 }
 

@@ -110,6 +110,7 @@ struct ord_filter {
 	chosen *step;
 	size_t nstep, capstep;
 	uint64_t index, stepno;
+	int64_t lastout; /* ORD_TIMESTAMP: the adjusted timestamp of the last event delivered */
 	size_t held, peak;
 	uint64_t next_sweep;
 	/* per kind: whether some rule reads its facts (an atom KIND(...)); the facts of a kind no
@@ -680,6 +681,12 @@ static void deliver_ev(ord_filter *f, uint32_t qi, const dt_sync_event *e, uint6
 			ts = q->lastts;
 		if (bound != NOTS && bound + 1 > ts)
 			ts = bound + 1;
+		/* and no earlier than the event delivered before it, of any thread: a display
+		 * that places the events by time in the order they arrive never sees time go
+		 * back (Kraemer, section 6: consistent with the delivery order) */
+		if (f->lastout != NOTS && f->lastout > ts)
+			ts = f->lastout;
+		f->lastout = ts;
 	}
 	q->lastts = ts;
 	/* request links */
@@ -840,6 +847,7 @@ ord_filter *ord_filter_new(const ord_rules *r, const ord_filter_opts *o, ord_emi
 		f->o.max_held = (size_t)1 << 20;
 	f->emit = emit;
 	f->ctx = ctx;
+	f->lastout = NOTS;
 	f->recent = xcalloc((size_t)1 << RECENT_BITS, sizeof *f->recent);
 	f->kread = xcalloc((size_t)r->nkind + 1, 1);
 	for (int i = 0; i < r->nrule; i++)
