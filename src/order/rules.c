@@ -284,10 +284,12 @@ static int parse_atom(parser *P, ord_expr **out, int count)
 			if (next(L))
 				return -1;
 		} else {
-			ord_expr *a;
-			if (parse_or(P, &a))
+			ord_expr *a = NULL;
+			int rc = parse_or(P, &a);
+			x->arg[i] = a; /* freed with x, also on an error */
+			x->narg = i + 1;
+			if (rc)
 				return -1;
-			x->arg[i] = a;
 			if (!isint(a))
 				return dt_err_lc(L->e, P->file, a->line, a->col, "expected a number, found a condition");
 		}
