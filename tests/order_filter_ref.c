@@ -119,6 +119,8 @@ struct ord_filter {
 	size_t nstep, capstep;
 	uint64_t index, stepno;
 	int64_t lastout; /* ORD_TIMESTAMP: the adjusted timestamp of the last event delivered */
+	uint32_t nempty; /* queues without a head: while there is one, a round is not decided */
+	int whole;       /* ORD_CONCURRENT: the rounds only at ord_filter_drain */
 	size_t held, peak;
 	uint64_t next_sweep;
 };
@@ -266,6 +268,7 @@ static uint32_t queue_of(ord_filter *f, int32_t p, int32_t t)
 	q->proc = p;
 	q->thread = t;
 	q->lastts = NOTS;
+	f->nempty++;
 	f->qslot[j] = f->nq + 1;
 	return f->nq++;
 }
@@ -668,6 +671,8 @@ static void deliver(ord_filter *f, uint32_t qi, const ord_inst *in, const uint32
 		f->emit(f->ctx, &o);
 	q->head = (q->head + 1) % q->cap;
 	q->len--;
+	if (!q->len)
+		f->nempty++;
 	f->held--;
 }
 
@@ -695,10 +700,12 @@ static void run_minimal(ord_filter *f)
 }
 
 /* Maximal concurrency: every head valid against what was delivered before the round goes out in
- * the round's step. */
-static void run_concurrent(ord_filter *f)
+ * the round's step. Online (`decided`), a round is made only when every queue has a head: a
+ * thread without one might yet send an event valid in this round, so the round waits for it;
+ * ord_filter_drain makes the rounds that remain. */
+static void run_concurrent(ord_filter *f, int decided)
 {
-	while (f->nready) {
+	while (f->nready && !(decided && f->nempty)) {
 		if (f->capcur < f->nready) {
 			f->capcur = f->capready;
 			f->cur = xrealloc(f->cur, f->capcur * sizeof *f->cur);
@@ -809,20 +816,23 @@ int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *
 	qev *qe = &q->buf[(q->head + q->len) % q->cap];
 	qe->ev = *e;
 	qe->id = id;
-	q->len++;
+	if (!q->len++)
+		f->nempty--;
 	if (++f->held > f->peak)
 		f->peak = f->held;
 	if (q->len == 1)
 		make_ready(f, qi);
 	if (f->o.policy != ORD_CONCURRENT)
 		run_minimal(f);
+	else if (!f->nempty && !f->whole)
+		run_concurrent(f, 1); /* the heads of a round are decided: release it now */
 	return 0;
 }
 
 size_t ord_filter_drain(ord_filter *f)
 {
 	if (f->o.policy == ORD_CONCURRENT)
-		run_concurrent(f);
+		run_concurrent(f, 0);
 	else
 		run_minimal(f);
 	return f->held;

@@ -36,6 +36,8 @@ static dt_sync_event make(const hev *h, uint32_t seq)
 		e.dest = h->peer, e.stag = h->tag;
 	if (h->func == SY_RECV && h->phase == DT_SYNC_EXIT)
 		e.src = h->peer, e.rtag = h->tag;
+	if (h->func == SY_BARRIER)
+		e.csize = 2; /* the two processes of these streams */
 	return e;
 }
 
@@ -147,8 +149,67 @@ static void timestamps_monotone(void)
 	ord_rules_free(r);
 }
 
+/* Section 6: maximal concurrency batches "events that could be concurrent and that are found at
+ * the head of their queues in the same round". A round is decided once every thread's queue has
+ * a head (a thread without one could still send an event valid in it) and goes out then, while
+ * events are still arriving: before, nothing came out before ord_filter_drain. Process 0 sends
+ * to 1 (tag 5), then both enter and leave a barrier; the events arrive alternating. */
+static void concurrent_online(void)
+{
+	static const hev h[] = {
+		{ 0, 0, SY_SEND, DT_SYNC_ENTER, 10, 1, 5 },    /* 0 */
+		{ 1, 0, SY_RECV, DT_SYNC_ENTER, 11, -1, -1 },  /* 1 */
+		{ 0, 0, SY_SEND, DT_SYNC_EXIT, 12, -1, -1 },   /* 2 */
+		{ 1, 0, SY_RECV, DT_SYNC_EXIT, 13, 0, 5 },     /* 3 */
+		{ 0, 0, SY_BARRIER, DT_SYNC_ENTER, 14, -1, -1 }, /* 4 */
+		{ 0, 0, SY_BARRIER, DT_SYNC_EXIT, 15, -1, -1 },  /* 5 */
+		{ 1, 0, SY_BARRIER, DT_SYNC_ENTER, 16, -1, -1 }, /* 6 */
+		{ 1, 0, SY_BARRIER, DT_SYNC_EXIT, 17, -1, -1 },  /* 7 */
+	};
+	/* by hand, push by push:
+	 * 0: the only queue has a head, valid: step 0 = {0}; queue 0 is empty again
+	 * 1: queue 0 has no head: wait
+	 * 2: heads 2 and 1, both valid: step 1 = {2, 1}; both queues empty
+	 * 3: queue 0 has no head: wait
+	 * 4: heads 4 and 3 (the send began in step 0), both valid: step 2 = {4, 3}
+	 * 5: queue 1 has no head: wait
+	 * 6: heads 5 (the barrier's exit: one of two members entered, held) and 6: step 3 = {6};
+	 *    queue 1 is empty: the next round waits
+	 * 7: heads 5 and 7, both members entered: step 4 = {5, 7} */
+	static const size_t want_after[] = { 1, 1, 3, 3, 5, 5, 6, 8 };
+	static const uint64_t want_step[] = { 0, 1, 1, 2, 2, 4, 3, 4 }; /* by event */
+	ord_rules *r = rules(NULL);
+	got g;
+	size_t after[8];
+	feed(r, ORD_CONCURRENT, h, 8, &g, after);
+	CHECK_EQ_INT(g.n, 8);
+	for (size_t i = 0; i < 8; i++)
+		CHECK_EQ_INT(after[i], want_after[i]);
+	for (size_t i = 0; i < 8 && i < g.n; i++)
+		CHECK_EQ_INT(g.step[i], want_step[g.id[i]]);
+	/* the same events arriving thread by thread: while process 1 has sent nothing, its queue
+	 * does not exist and the rounds go on without it (its receive's entry cannot go with the
+	 * send's any more); process 0's barrier exit waits for 1's entry. By hand, events 0, 2, 4,
+	 * 5, 1, 3, 6, 7 pushed: steps 0 = {0}, 1 = {2}, 2 = {4}, (5 held), 3 = {1}, 4 = {3},
+	 * 5 = {6}, 6 = {5, 7} */
+	hev h2[8];
+	static const size_t byq[] = { 0, 2, 4, 5, 1, 3, 6, 7 };
+	for (size_t i = 0; i < 8; i++)
+		h2[i] = h[byq[i]];
+	static const size_t want2_after[] = { 1, 2, 3, 3, 4, 5, 6, 8 };
+	static const uint64_t want2_step[] = { 0, 1, 2, 6, 3, 4, 5, 6 }; /* by position in h2 */
+	feed(r, ORD_CONCURRENT, h2, 8, &g, after);
+	CHECK_EQ_INT(g.n, 8);
+	for (size_t i = 0; i < 8; i++)
+		CHECK_EQ_INT(after[i], want2_after[i]);
+	for (size_t i = 0; i < 8 && i < g.n; i++)
+		CHECK_EQ_INT(g.step[i], want2_step[g.id[i]]);
+	ord_rules_free(r);
+}
+
 int main(void)
 {
 	timestamps_monotone();
+	concurrent_online();
 	CHECK_DONE();
 }

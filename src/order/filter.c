@@ -111,6 +111,8 @@ struct ord_filter {
 	size_t nstep, capstep;
 	uint64_t index, stepno;
 	int64_t lastout; /* ORD_TIMESTAMP: the adjusted timestamp of the last event delivered */
+	uint32_t nempty; /* queues without a head: while there is one, a round is not decided */
+	int whole;       /* ORD_CONCURRENT: the rounds only at ord_filter_drain */
 	size_t held, peak;
 	uint64_t next_sweep;
 	/* per kind: whether some rule reads its facts (an atom KIND(...)); the facts of a kind no
@@ -299,6 +301,7 @@ static uint32_t queue_of(ord_filter *f, int32_t p, int32_t t)
 	q->proc = p;
 	q->thread = t;
 	q->lastts = NOTS;
+	f->nempty++;
 	f->qslot[j] = f->nq + 1;
 	return f->nq++;
 }
@@ -752,6 +755,8 @@ static void deliver(ord_filter *f, uint32_t qi, const ord_inst *in, const uint32
 	q = &f->q[qi];
 	q->head = (q->head + 1) & (q->cap - 1);
 	q->len--;
+	if (!q->len)
+		f->nempty++;
 }
 
 /* Minimal intervention and adjusted timestamp: release each head as soon as it is valid. */
@@ -778,10 +783,12 @@ static void run_minimal(ord_filter *f)
 }
 
 /* Maximal concurrency: every head valid against what was delivered before the round goes out in
- * the round's step. */
-static void run_concurrent(ord_filter *f)
+ * the round's step. Online (`decided`), a round is made only when every queue has a head: a
+ * thread without one might yet send an event valid in this round, so the round waits for it;
+ * ord_filter_drain makes the rounds that remain. */
+static void run_concurrent(ord_filter *f, int decided)
 {
-	while (f->nready) {
+	while (f->nready && !(decided && f->nempty)) {
 		if (f->capcur < f->nready) {
 			f->capcur = f->capready;
 			f->cur = xrealloc(f->cur, f->capcur * sizeof *f->cur);
@@ -943,7 +950,8 @@ int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *
 	qev *qe = &q->buf[(q->head + q->len) & (q->cap - 1)];
 	qe->ev = *e;
 	qe->id = id;
-	q->len++;
+	if (!q->len++)
+		f->nempty--;
 	if (++f->held > f->peak)
 		f->peak = f->held;
 	if (parked) {
@@ -954,13 +962,20 @@ int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *
 		make_ready(f, qi);
 	if (f->o.policy != ORD_CONCURRENT)
 		run_minimal(f);
+	else if (!f->nempty && !f->whole)
+		run_concurrent(f, 1); /* the heads of a round are decided: release it now */
 	return 0;
+}
+
+void ord_filter_set_whole(ord_filter *f)
+{
+	f->whole = 1;
 }
 
 size_t ord_filter_drain(ord_filter *f)
 {
 	if (f->o.policy == ORD_CONCURRENT)
-		run_concurrent(f);
+		run_concurrent(f, 0);
 	else
 		run_minimal(f);
 	return f->held;
@@ -1193,12 +1208,14 @@ static void collect_one(void *ctx, const ord_out *o)
 	c->it[c->n++] = (ord_item){ o->id, o->step, o->ts, o->adj };
 }
 
-static int order_any(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev,
-		     size_t n, ord_item **out, size_t *nout, char **held, ord_held **hl,
-		     size_t *nhl, dt_err *err)
+static int order_any(const ord_rules *r, const ord_filter_opts *o, int whole,
+		     const dt_sync_event *ev, size_t n, ord_item **out, size_t *nout, char **held,
+		     ord_held **hl, size_t *nhl, dt_err *err)
 {
 	collect c = { 0 };
 	ord_filter *f = ord_filter_new(r, o, collect_one, &c);
+	if (whole)
+		ord_filter_set_whole(f);
 	int rc = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
 		rc = ord_filter_push(f, &ev[i], i, err);
@@ -1228,12 +1245,18 @@ static int order_any(const ord_rules *r, const ord_filter_opts *o, const dt_sync
 int ord_order(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev, size_t n,
 	      ord_item **out, size_t *nout, char **held, dt_err *err)
 {
-	return order_any(r, o, ev, n, out, nout, held, NULL, NULL, err);
+	return order_any(r, o, 0, ev, n, out, nout, held, NULL, NULL, err);
+}
+
+int ord_order_levelled(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev,
+		       size_t n, ord_item **out, size_t *nout, char **held, dt_err *err)
+{
+	return order_any(r, o, 1, ev, n, out, nout, held, NULL, NULL, err);
 }
 
 int ord_order_held(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev,
 		   size_t n, ord_item **out, size_t *nout, ord_held **held, size_t *nheld,
 		   dt_err *err)
 {
-	return order_any(r, o, ev, n, out, nout, NULL, held, nheld, err);
+	return order_any(r, o, 0, ev, n, out, nout, NULL, held, nheld, err);
 }

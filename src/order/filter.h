@@ -44,8 +44,13 @@ typedef struct ord_filter ord_filter;
 ord_filter *ord_filter_new(const ord_rules *r, const ord_filter_opts *o, ord_emit_fn emit,
 			   void *ctx);
 void ord_filter_free(ord_filter *f);
+/* ORD_CONCURRENT: every round made at ord_filter_drain, over the whole input (a post-mortem
+ * levelling, the most concurrency; not the paper's online rounds). Before the first push. */
+void ord_filter_set_whole(ord_filter *f);
 /* Adds one event (copied). ORD_MINIMAL and ORD_TIMESTAMP release what became valid before
- * returning; ORD_CONCURRENT releases on ord_filter_drain. Fails (DT_EDATA, a one-line message
+ * returning; ORD_CONCURRENT releases the rounds whose heads are decided (every thread's queue
+ * has a head: a thread without one could still send an event valid in the round), the rest on
+ * ord_filter_drain (all of them there after ord_filter_set_whole). Fails (DT_EDATA, a one-line message
  * naming the first held thread's event and rule) when more than max_held events are held:
  * ord_filter_explain then says which and why for every held thread. */
 int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *err);
@@ -92,6 +97,9 @@ typedef struct ord_item {
  * (malloc'ed, NULL when every event was released). Fails only on the max_held limit. */
 int ord_order(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev, size_t n,
 	      ord_item **out, size_t *nout, char **held, dt_err *err);
+/* ord_order with ORD_CONCURRENT's rounds over the whole input (ord_filter_set_whole). */
+int ord_order_levelled(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev,
+		       size_t n, ord_item **out, size_t *nout, char **held, dt_err *err);
 /* The same, with the held queues at the end of the input as a list (ord_filter_held_list)
  * instead of a text; *held NULL and *nheld 0 when everything was released. */
 int ord_order_held(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev,
