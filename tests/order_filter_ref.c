@@ -4,7 +4,8 @@
  * in the same order, with the same steps and timestamps, under every policy. Its functions are
  * renamed ordref_* so that both can be linked into one program. Not built into difftrace.
  * Changes of what a policy means are made here too (issue 27: adjusted timestamps monotone in
- * the order of delivery). */
+ * the order of delivery, maximal concurrency's rounds released as their heads are decided, a
+ * thread's events outside its start and end ignored). */
 #define ord_filter_new ordref_filter_new
 #define ord_filter_free ordref_filter_free
 #define ord_filter_push ordref_filter_push
@@ -56,6 +57,7 @@ typedef struct oq {
 	size_t cap, head, len;
 	uint32_t gen;
 	uint8_t inready;
+	uint8_t seen, off; /* its first event came; the thread is off (`start`, `end`) */
 	int64_t lastts;
 } oq;
 
@@ -121,6 +123,7 @@ struct ord_filter {
 	int64_t lastout; /* ORD_TIMESTAMP: the adjusted timestamp of the last event delivered */
 	uint32_t nempty; /* queues without a head: while there is one, a round is not decided */
 	int whole;       /* ORD_CONCURRENT: the rounds only at ord_filter_drain */
+	uint64_t ignored; /* events of threads that were off, not delivered */
 	size_t held, peak;
 	uint64_t next_sweep;
 };
@@ -671,7 +674,7 @@ static void deliver(ord_filter *f, uint32_t qi, const ord_inst *in, const uint32
 		f->emit(f->ctx, &o);
 	q->head = (q->head + 1) % q->cap;
 	q->len--;
-	if (!q->len)
+	if (!q->len && !q->off)
 		f->nempty++;
 	f->held--;
 }
@@ -781,6 +784,16 @@ void ord_filter_free(ord_filter *f)
 	free(f);
 }
 
+static void set_off(ord_filter *f, uint32_t qi, int off)
+{
+	oq *q = &f->q[qi];
+	if (q->off == off)
+		return;
+	if (!q->len)
+		f->nempty += off ? (uint32_t)-1 : 1;
+	q->off = (uint8_t)off;
+}
+
 int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *err)
 {
 	if (f->held >= f->o.max_held) {
@@ -803,6 +816,18 @@ int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *
 		sweep(f); /* between rounds: no entry index is held anywhere */
 	uint32_t qi = queue_of(f, e->proc, e->thread);
 	oq *q = &f->q[qi];
+	unsigned life = ord_thread_mark(f->r, e);
+	if (f->r->nstart || f->r->nend) {
+		if (!q->seen)
+			set_off(f, qi, !(life & ORD_TM_START) && (life & ORD_TM_SCOPE));
+		q->seen = 1;
+		if (q->off && !(life & ORD_TM_START)) {
+			f->ignored++;
+			return 0;
+		}
+		set_off(f, qi, 0);
+	}
+	q->seen = 1;
 	if (q->len == q->cap) {
 		size_t cap = q->cap ? q->cap * 2 : 16;
 		qev *b = xmalloc(cap * sizeof *b);
@@ -816,10 +841,12 @@ int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *
 	qev *qe = &q->buf[(q->head + q->len) % q->cap];
 	qe->ev = *e;
 	qe->id = id;
-	if (!q->len++)
+	if (!q->len++ && !q->off)
 		f->nempty--;
 	if (++f->held > f->peak)
 		f->peak = f->held;
+	if (life & ORD_TM_END)
+		set_off(f, qi, 1);
 	if (q->len == 1)
 		make_ready(f, qi);
 	if (f->o.policy != ORD_CONCURRENT)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "order/check.h"
 #include "order/filter.h"
 #include "order/rules.h"
 #include "synth_sync.h"
@@ -19,6 +20,9 @@ typedef struct hev {
 	int proc, thread, func, phase;
 	int64_t ts;
 	int peer, tag; /* dest and stag of a send's entry, src and rtag of a receive's exit */
+	/* OpenMP: the object's instance, the thread's number in its team and the team's size
+	 * (0, 0, 0: as an MPI call; the region is object 0x100, the critical section 0x300) */
+	int objseq, tnum, team;
 } hev;
 
 static dt_sync_event make(const hev *h, uint32_t seq)
@@ -38,6 +42,12 @@ static dt_sync_event make(const hev *h, uint32_t seq)
 		e.src = h->peer, e.rtag = h->tag;
 	if (h->func == SY_BARRIER)
 		e.csize = 2; /* the two processes of these streams */
+	if (h->func >= SY_PARALLEL) {
+		e.obj = h->func == SY_PARALLEL || h->func == SY_TASK ? 0x100 : 0x300;
+		e.objseq = (uint64_t)h->objseq;
+		e.tnum = h->tnum;
+		e.team = h->team;
+	}
 	return e;
 }
 
@@ -61,12 +71,12 @@ static void collect(void *ctx, const ord_out *o)
 	g->n++;
 }
 
-static ord_rules *rules(const char *extra)
+static ord_rules *rules_of(const char *extra, int shipped)
 {
 	ord_rules *r = ord_rules_new();
 	dt_err e;
 	dt_err_clear(&e);
-	if (ord_rules_load_default(r, &e) ||
+	if ((shipped && ord_rules_load_default(r, &e)) ||
 	    (extra && ord_rules_parse(r, extra, strlen(extra), "extra.rules", &e)) ||
 	    ord_rules_bind(r, synth_names, SY_NFUNC, &e)) {
 		char b[1024];
@@ -77,9 +87,15 @@ static ord_rules *rules(const char *extra)
 	return r;
 }
 
+static ord_rules *rules(const char *extra)
+{
+	return rules_of(extra, 1);
+}
+
 /* Pushes the n events one at a time in the given order (the arrival), numbering each thread's
  * events; after[i] gets how many events were out after push i. Drains at the end. */
-static void feed(const ord_rules *r, int policy, const hev *h, size_t n, got *g, size_t *after)
+static void feed_ign(const ord_rules *r, int policy, const hev *h, size_t n, got *g, size_t *after,
+		     uint64_t *ignored, dt_sync_event *made)
 {
 	memset(g, 0, sizeof *g);
 	ord_filter_opts o = { policy, NULL, 0, 0 };
@@ -87,6 +103,8 @@ static void feed(const ord_rules *r, int policy, const hev *h, size_t n, got *g,
 	uint32_t seq[8][4] = { { 0 } };
 	for (size_t i = 0; i < n; i++) {
 		dt_sync_event e = make(&h[i], seq[h[i].proc][h[i].thread]++);
+		if (made)
+			made[i] = e;
 		dt_err err;
 		dt_err_clear(&err);
 		CHECK_EQ_INT(ord_filter_push(f, &e, i, &err), 0);
@@ -94,7 +112,14 @@ static void feed(const ord_rules *r, int policy, const hev *h, size_t n, got *g,
 			after[i] = g->n;
 	}
 	ord_filter_drain(f);
+	if (ignored)
+		*ignored = ord_filter_ignored(f);
 	ord_filter_free(f);
+}
+
+static void feed(const ord_rules *r, int policy, const hev *h, size_t n, got *g, size_t *after)
+{
+	feed_ign(r, policy, h, n, g, after, NULL, NULL);
 }
 
 /* Section 6: "the adjusted timestamp policy adjusts each timestamp by just enough so that it is
@@ -107,14 +132,14 @@ static void feed(const ord_rules *r, int policy, const hev *h, size_t n, got *g,
 static void timestamps_monotone(void)
 {
 	static const hev h[] = {
-		{ 0, 0, SY_SEND, DT_SYNC_ENTER, 100, 1, 5 },
-		{ 0, 0, SY_SEND, DT_SYNC_EXIT, 145, -1, -1 },
-		{ 1, 0, SY_RECV, DT_SYNC_ENTER, 20, -1, -1 },
-		{ 1, 0, SY_RECV, DT_SYNC_EXIT, 90, 0, 5 },
-		{ 1, 0, SY_SEND, DT_SYNC_ENTER, 115, 0, 6 },
-		{ 1, 0, SY_SEND, DT_SYNC_EXIT, 118, -1, -1 },
-		{ 0, 0, SY_RECV, DT_SYNC_ENTER, 150, -1, -1 },
-		{ 0, 0, SY_RECV, DT_SYNC_EXIT, 160, 1, 6 },
+		{ 0, 0, SY_SEND, DT_SYNC_ENTER, 100, 1, 5, 0, 0, 0 },
+		{ 0, 0, SY_SEND, DT_SYNC_EXIT, 145, -1, -1, 0, 0, 0 },
+		{ 1, 0, SY_RECV, DT_SYNC_ENTER, 20, -1, -1, 0, 0, 0 },
+		{ 1, 0, SY_RECV, DT_SYNC_EXIT, 90, 0, 5, 0, 0, 0 },
+		{ 1, 0, SY_SEND, DT_SYNC_ENTER, 115, 0, 6, 0, 0, 0 },
+		{ 1, 0, SY_SEND, DT_SYNC_EXIT, 118, -1, -1, 0, 0, 0 },
+		{ 0, 0, SY_RECV, DT_SYNC_ENTER, 150, -1, -1, 0, 0, 0 },
+		{ 0, 0, SY_RECV, DT_SYNC_EXIT, 160, 1, 6, 0, 0, 0 },
 	};
 	/* by hand: each time is the largest of its own, the time delivered before it, and (for a
 	 * receive's exit) its send's adjusted entry + 1 */
@@ -132,11 +157,11 @@ static void timestamps_monotone(void)
 	/* the receive's exit arriving before its send: held, then out right after the send's
 	 * entry, one past it; 1's later events and 0's return follow in time */
 	static const hev h2[] = {
-		{ 1, 0, SY_RECV, DT_SYNC_ENTER, 20, -1, -1 },
-		{ 1, 0, SY_RECV, DT_SYNC_EXIT, 90, 0, 5 },
-		{ 1, 0, SY_SEND, DT_SYNC_ENTER, 115, 0, 6 },
-		{ 0, 0, SY_SEND, DT_SYNC_ENTER, 100, 1, 5 },
-		{ 0, 0, SY_SEND, DT_SYNC_EXIT, 145, -1, -1 },
+		{ 1, 0, SY_RECV, DT_SYNC_ENTER, 20, -1, -1, 0, 0, 0 },
+		{ 1, 0, SY_RECV, DT_SYNC_EXIT, 90, 0, 5, 0, 0, 0 },
+		{ 1, 0, SY_SEND, DT_SYNC_ENTER, 115, 0, 6, 0, 0, 0 },
+		{ 0, 0, SY_SEND, DT_SYNC_ENTER, 100, 1, 5, 0, 0, 0 },
+		{ 0, 0, SY_SEND, DT_SYNC_EXIT, 145, -1, -1, 0, 0, 0 },
 	};
 	static const uint64_t want2_id[] = { 0, 3, 1, 2, 4 };
 	static const int64_t want2_ts[] = { 20, 100, 101, 115, 145 };
@@ -157,14 +182,14 @@ static void timestamps_monotone(void)
 static void concurrent_online(void)
 {
 	static const hev h[] = {
-		{ 0, 0, SY_SEND, DT_SYNC_ENTER, 10, 1, 5 },    /* 0 */
-		{ 1, 0, SY_RECV, DT_SYNC_ENTER, 11, -1, -1 },  /* 1 */
-		{ 0, 0, SY_SEND, DT_SYNC_EXIT, 12, -1, -1 },   /* 2 */
-		{ 1, 0, SY_RECV, DT_SYNC_EXIT, 13, 0, 5 },     /* 3 */
-		{ 0, 0, SY_BARRIER, DT_SYNC_ENTER, 14, -1, -1 }, /* 4 */
-		{ 0, 0, SY_BARRIER, DT_SYNC_EXIT, 15, -1, -1 },  /* 5 */
-		{ 1, 0, SY_BARRIER, DT_SYNC_ENTER, 16, -1, -1 }, /* 6 */
-		{ 1, 0, SY_BARRIER, DT_SYNC_EXIT, 17, -1, -1 },  /* 7 */
+		{ 0, 0, SY_SEND, DT_SYNC_ENTER, 10, 1, 5, 0, 0, 0 },    /* 0 */
+		{ 1, 0, SY_RECV, DT_SYNC_ENTER, 11, -1, -1, 0, 0, 0 },  /* 1 */
+		{ 0, 0, SY_SEND, DT_SYNC_EXIT, 12, -1, -1, 0, 0, 0 },   /* 2 */
+		{ 1, 0, SY_RECV, DT_SYNC_EXIT, 13, 0, 5, 0, 0, 0 },     /* 3 */
+		{ 0, 0, SY_BARRIER, DT_SYNC_ENTER, 14, -1, -1, 0, 0, 0 }, /* 4 */
+		{ 0, 0, SY_BARRIER, DT_SYNC_EXIT, 15, -1, -1, 0, 0, 0 },  /* 5 */
+		{ 1, 0, SY_BARRIER, DT_SYNC_ENTER, 16, -1, -1, 0, 0, 0 }, /* 6 */
+		{ 1, 0, SY_BARRIER, DT_SYNC_EXIT, 17, -1, -1, 0, 0, 0 },  /* 7 */
 	};
 	/* by hand, push by push:
 	 * 0: the only queue has a head, valid: step 0 = {0}; queue 0 is empty again
@@ -207,8 +232,92 @@ static void concurrent_online(void)
 	ord_rules_free(r);
 }
 
+/* Section 5: "THREAD_INIT ... All prior events are ignored", "THREAD_EXIT ... Any succeeding
+ * events recorded by this thread are ignored". The shipped OpenMP rules say it of a worker and
+ * its parts of regions (`start TASK_BEGIN within OMP_WORKER; end TASK_END;`): a worker whose
+ * first OpenMP call is not its part's start, and what it records between its parts, are
+ * ignored; the main thread is not concerned. One process, its main thread 0 and a worker 1. */
+static void thread_life(void)
+{
+	enum { EN = DT_SYNC_ENTER, EX = DT_SYNC_EXIT };
+	static const hev h[] = {
+		{ 0, 1, SY_CRIT_START, EN, 1, 0, 0, 0, 1, 2 },  /* 0: before the worker's start */
+		{ 0, 1, SY_CRIT_START, EX, 2, 0, 0, 1, 1, 2 },  /* 1: likewise */
+		{ 0, 0, SY_PARALLEL, EN, 3, 0, 0, 1, 0, 2 },    /* 2: the fork of region 1 */
+		{ 0, 1, SY_TASK, EN, 4, 0, 0, 1, 1, 2 },        /* 3: the worker's start */
+		{ 0, 0, SY_TASK, EN, 5, 0, 0, 1, 0, 2 },        /* 4: the master's part */
+		{ 0, 1, SY_CRIT_START, EN, 6, 0, 0, 0, 1, 2 },  /* 5 */
+		{ 0, 1, SY_CRIT_START, EX, 7, 0, 0, 1, 1, 2 },  /* 6 */
+		{ 0, 1, SY_CRIT_END, EN, 8, 0, 0, 1, 1, 2 },    /* 7 */
+		{ 0, 1, SY_CRIT_END, EX, 9, 0, 0, 1, 1, 2 },    /* 8 */
+		{ 0, 1, SY_TASK, EX, 10, 0, 0, 1, 1, 2 },       /* 9: the worker's end */
+		{ 0, 1, SY_SET_LOCK, EN, 11, 0, 0, 0, 1, 2 },   /* 10: after it */
+		{ 0, 0, SY_TASK, EX, 12, 0, 0, 1, 0, 2 },       /* 11 */
+		{ 0, 0, SY_PARALLEL, EX, 13, 0, 0, 1, 0, 2 },   /* 12: the join */
+		{ 0, 0, SY_PARALLEL, EN, 14, 0, 0, 2, 0, 2 },   /* 13: the fork of region 2 */
+		{ 0, 1, SY_TASK, EN, 15, 0, 0, 2, 1, 2 },       /* 14: the worker starts again */
+		{ 0, 1, SY_TASK, EX, 16, 0, 0, 2, 1, 2 },       /* 15 */
+	};
+	/* by hand: 0, 1 and 10 ignored; the rest valid in the order they come */
+	static const uint64_t want[] = { 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15 };
+	ord_rules *r = rules(NULL);
+	for (int p = 0; p < 3; p++) {
+		got g;
+		uint64_t ign = 0;
+		dt_sync_event ev[16];
+		feed_ign(r, p, h, 16, &g, NULL, &ign, ev);
+		CHECK_EQ_INT(ign, 3);
+		CHECK_EQ_INT(g.n, 13);
+		/* (maximal concurrency releases them in rounds: the same events, another order) */
+		uint8_t out[16] = { 0 };
+		for (size_t i = 0; i < 13 && i < g.n; i++) {
+			if (p != ORD_CONCURRENT)
+				CHECK_EQ_INT(g.id[i], want[i]);
+			out[g.id[i] & 15] = 1;
+		}
+		for (size_t i = 0; i < 13; i++)
+			CHECK(out[want[i]]);
+		/* the checker, written apart, agrees, and refuses an ignored event delivered (10,
+		 * the worker's 9th event: seq 8) */
+		dt_err e;
+		dt_err_clear(&e);
+		CHECK_EQ_INT(ord_check(r, ev, 16, want, 13, NULL, &e), 0);
+		static const uint64_t bad[] = { 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+		dt_err_clear(&e);
+		CHECK(ord_check(r, ev, 16, bad, 14, NULL, &e) != 0);
+		CHECK(strstr(e.msg, "position 8: 0.1 #8 omp_set_lock enter is delivered while its "
+				    "thread is off") != NULL);
+	}
+	ord_rules_free(r);
+
+	/* `start` without `within`: every thread is off until its start (the paper's INIT) */
+	static const hev h2[] = {
+		{ 0, 0, SY_SEND, EN, 1, 1, 5, 0, 0, 0 },    /* 0: before process 0's start */
+		{ 1, 0, SY_SEND, EN, 2, 0, 6, 0, 0, 0 },    /* 1: before process 1's */
+		{ 0, 0, SY_BARRIER, EN, 3, 0, 0, 0, 0, 0 }, /* 2: process 0 starts */
+		{ 0, 0, SY_SEND, EN, 4, 1, 7, 0, 0, 0 },    /* 3 */
+		{ 1, 0, SY_BARRIER, EN, 5, 0, 0, 0, 0, 0 }, /* 4: process 1 starts */
+		{ 0, 0, SY_BARRIER, EX, 6, 0, 0, 0, 0, 0 }, /* 5: process 0 ends after this */
+		{ 0, 0, SY_SEND, EN, 7, 1, 8, 0, 0, 0 },    /* 6: ignored */
+		{ 1, 0, SY_SEND, EN, 8, 0, 9, 0, 0, 0 },    /* 7 */
+	};
+	static const uint64_t want2[] = { 2, 3, 4, 5, 7 };
+	r = rules_of("event B(proc) on enter /^MPI_Barrier$/;\n"
+		     "event E(proc) on exit /^MPI_Barrier$/ if proc == 0;\n"
+		     "start B;\nend E;\n", 0);
+	got g;
+	uint64_t ign = 0;
+	feed_ign(r, ORD_MINIMAL, h2, 8, &g, NULL, &ign, NULL);
+	CHECK_EQ_INT(ign, 3);
+	CHECK_EQ_INT(g.n, 5);
+	for (size_t i = 0; i < 5 && i < g.n; i++)
+		CHECK_EQ_INT(g.id[i], want2[i]);
+	ord_rules_free(r);
+}
+
 int main(void)
 {
+	thread_life();
 	timestamps_monotone();
 	concurrent_online();
 	CHECK_DONE();

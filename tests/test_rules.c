@@ -57,7 +57,12 @@ static void errors(void)
 	EXPECT_ERR("event S(comm) on enter /x/;\nevent S(proc) on enter /y/;\n", "t.rules:2:7: event kind 'S' is already declared");
 	EXPECT_ERR("event S(comm) on enter /x/;\ninitial S(_, _);\n", "t.rules:2:15: the n of an initial fact must be a number");
 	EXPECT_ERR("policy fastest;\n", "t.rules:1:8: unknown policy 'fastest'");
-	EXPECT_ERR("bogus S;\n", "t.rules:1:1: expected event, rule, initial or policy, found 'bogus'");
+	EXPECT_ERR("bogus S;\n", "t.rules:1:1: expected event, rule, initial, policy, start or end, found 'bogus'");
+	EXPECT_ERR("start S;\n", "t.rules:1:7: unknown event kind 'S'");
+	EXPECT_ERR("event S(comm) on enter /x/;\nend S within S;\n", "t.rules:2:7: expected ';', found 'within'");
+	EXPECT_ERR("event S(comm) on enter /x/;\nstart S within T;\n", "t.rules:2:16: unknown event kind 'T'");
+	EXPECT_ERR("event S(comm) on exit /^MPI_Wait$/ via /^MPI_Irecv$/;\nend S;\n",
+		   "t.rules:2:5: kind 'S' matches through `via`");
 	EXPECT_ERR("event S(comm) on enter /x\n", "t.rules:1:24: unterminated /pattern/");
 	EXPECT_ERR("event S(comm) on enter /x/ seq nothing;\n", "t.rules:1:32: expected `count`");
 	EXPECT_ERR("event S(comm) on enter /x/;\nrule S(c, n) <- zz == 1;\n", "t.rules:2:17: unknown name 'zz'");

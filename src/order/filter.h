@@ -58,6 +58,8 @@ int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *
  * valid in one round form one step). Returns the number of events still held. */
 size_t ord_filter_drain(ord_filter *f);
 size_t ord_filter_held(const ord_filter *f);
+/* Events not delivered because their thread was off (the rules' `start` and `end`). */
+uint64_t ord_filter_ignored(const ord_filter *f);
 /* Peak number of held events, and of queues, since the start. */
 size_t ord_filter_peak_held(const ord_filter *f);
 /* Bytes the filter's tables use now (queues, facts, links), for the benchmarks. */
@@ -97,6 +99,10 @@ typedef struct ord_item {
  * (malloc'ed, NULL when every event was released). Fails only on the max_held limit. */
 int ord_order(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev, size_t n,
 	      ord_item **out, size_t *nout, char **held, dt_err *err);
+/* ord_order, and *ignored the events not delivered because their thread was off. */
+int ord_order_ignoring(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev,
+		       size_t n, ord_item **out, size_t *nout, char **held, uint64_t *ignored,
+		       dt_err *err);
 /* ord_order with ORD_CONCURRENT's rounds over the whole input (ord_filter_set_whole). */
 int ord_order_levelled(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev,
 		       size_t n, ord_item **out, size_t *nout, char **held, dt_err *err);

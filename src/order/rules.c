@@ -747,6 +747,48 @@ static int parse_rule(parser *P)
 	return next(L);
 }
 
+/* A kind for `start`, `within` or `end`: declared, and matched without `via` (a thread's
+ * life is decided as its events arrive, before any request is linked). */
+static int life_kind(parser *P, int *out)
+{
+	lex *L = &P->L;
+	if (L->t != T_ID)
+		return name_err(P, "expected an event kind, found '%s'");
+	int k = kind_find(P->r, L->ts, L->tn);
+	if (k < 0)
+		return name_err(P, "unknown event kind '%s' (declare it with `event` first)");
+	for (int i = 0; i < P->r->kind[k].non; i++)
+		if (P->r->kind[k].on[i].via)
+			return name_err(P, "kind '%s' matches through `via`: a thread's start and end "
+					   "are decided without request links");
+	*out = k;
+	return next(L);
+}
+
+/* `start KIND [within SCOPE];` and `end KIND;` */
+static int parse_life(parser *P, int start)
+{
+	lex *L = &P->L;
+	ord_rules *r = P->r;
+	int k, w = -1;
+	if (life_kind(P, &k))
+		return -1;
+	if (start && is(L, "within")) {
+		if (next(L) || life_kind(P, &w))
+			return -1;
+	}
+	if (start) {
+		r->start = xrealloc(r->start, (size_t)(r->nstart + 1) * sizeof *r->start);
+		r->within = xrealloc(r->within, (size_t)(r->nstart + 1) * sizeof *r->within);
+		r->start[r->nstart] = k;
+		r->within[r->nstart++] = w;
+	} else {
+		r->end = xrealloc(r->end, (size_t)(r->nend + 1) * sizeof *r->end);
+		r->end[r->nend++] = k;
+	}
+	return expect(L, ";");
+}
+
 static int parse_initial(parser *P)
 {
 	lex *L = &P->L;
@@ -832,6 +874,10 @@ int ord_rules_parse(ord_rules *r, const char *text, size_t len, const char *file
 		} else if (is(L, "initial")) {
 			if (next(L) || parse_initial(&P))
 				return -1;
+		} else if (is(L, "start") || is(L, "end")) {
+			int st = is(L, "start");
+			if (next(L) || parse_life(&P, st))
+				return -1;
 		} else if (is(L, "policy")) {
 			if (next(L))
 				return -1;
@@ -845,7 +891,7 @@ int ord_rules_parse(ord_rules *r, const char *text, size_t len, const char *file
 			if (next(L) || expect(L, ";"))
 				return -1;
 		} else {
-			return name_err(&P, "expected event, rule, initial or policy, found '%s'");
+			return name_err(&P, "expected event, rule, initial, policy, start or end, found '%s'");
 		}
 	}
 	return 0;
@@ -1032,6 +1078,9 @@ void ord_rules_free(ord_rules *r)
 	}
 	free(r->rule);
 	free(r->cix);
+	free(r->start);
+	free(r->within);
+	free(r->end);
 	for (int i = 0; i < r->nfiles; i++)
 		free(r->files[i]);
 	free(r->files);
@@ -1215,6 +1264,30 @@ int ord_instances(const ord_rules *r, const dt_sync_event *e, uint32_t via_func,
 		n++;
 	}
 	return n;
+}
+
+unsigned ord_thread_mark(const ord_rules *r, const dt_sync_event *e)
+{
+	if (!r->nstart && !r->nend)
+		return 0;
+	ord_inst in[16];
+	int n = ord_may_have_instances(r, e) ? ord_instances(r, e, UINT32_MAX, in, 16) : 0;
+	unsigned m = 0;
+	for (int s = 0; s < r->nstart; s++) {
+		if (r->within[s] < 0)
+			m |= ORD_TM_SCOPE;
+		for (int i = 0; i < n; i++) {
+			if (in[i].kind == r->start[s])
+				m |= ORD_TM_START;
+			if (in[i].kind == r->within[s])
+				m |= ORD_TM_SCOPE;
+		}
+	}
+	for (int s = 0; s < r->nend; s++)
+		for (int i = 0; i < n; i++)
+			if (in[i].kind == r->end[s])
+				m |= ORD_TM_END;
+	return m;
 }
 
 int64_t ord_initial(const ord_kind *k, const int64_t *key)
