@@ -85,7 +85,7 @@ int main(int argc, char **argv)
 		ord_item *it;
 		size_t nit;
 		char *held = NULL;
-		if (ord_order(rules, &fo, av, n, &it, &nit, &held, &e))
+		if (ord_order_levelled(rules, &fo, av, n, &it, &nit, &held, &e))
 			die(&e);
 		t[5] = now_ms();
 		uint64_t *order = malloc((nit ? nit : 1) * sizeof *order);

@@ -4,14 +4,14 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$top/fuzz/bin"
-lib="err util esc flags memsink lza3 chunk_codec import import_text import_parlot import_uftrace uftrace_data import_sync sync_file import_sample dwarf_vars srcmap"
+lib="err util esc flags memsink lza3 chunk_codec import import_text import_parlot import_uftrace uftrace_data import_sync sync_file import_sample dwarf_vars srcmap rules filter check"
 srcs=""
 for m in $lib; do srcs="$srcs $(ls "$top"/src/*/"$m.c")"; done
-targets=${*:-"lza3 text parlot uftrace esc sync chunk sample"}
+targets=${*:-"lza3 text parlot uftrace esc sync chunk sample rules"}
 for t in $targets; do
 	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-DFUZZ_FIXTURE="\"$top/tests/data/uftrace/args\"" \
+		-DFUZZ_FIXTURE="\"$top/tests/data/uftrace/args\"" -DPKGDATADIR="\"$top\"" \
 		-I"$top/src" "$top/fuzz/fuzz_$t.c" $srcs -o "$top/fuzz/bin/fuzz_$t" \
-		-lzstd $(pkg-config --libs libdw)
+		-lzstd $(pkg-config --libs libdw libpcre2-8)
 	echo "built fuzz/bin/fuzz_$t"
 done

@@ -20,8 +20,9 @@
 # P.0 instead, it is the one that skips the section), P.0 for an MPI bug of one process, and
 # every P.0 for an MPI bug of all processes. A process's score is the sum of its threads';
 # its rank is computed the same way.
-# A setting is FILTER/ATTRS/K[/SCORE], SCORE being 'combined' (the default ranking) or 'jsmd'
-# (the paper's JSM_D row sums; the default when SCORE is left out).
+# A setting is FILTER/ATTRS/K[/SCORE], SCORE being 'combined' (the default ranking), 'jsmd'
+# (the paper's JSM_D row sums; the default when SCORE is left out) or 'jsmd-self' (those sums
+# plus each trace's own change and novelty: what 'jsmd' was before issue 27).
 #
 # Options:
 #   -o DIR            work directory (default: build/accuracy); recordings and the store go here

@@ -37,6 +37,24 @@ suite() { # name, configure options...
 }
 suite gcc-sanitizers CC=gcc --enable-sanitizers
 suite clang CC=clang
+# the tests where the MPI matters, a second time under MPICH (the second MPI family configure
+# found; skipped without it): the recorder, the hang report, the example, the import in a job
+mpich_tests="tests/sync_record.sh tests/sync_hang.sh tests/example_ilcs.sh
+	tests/import_mpi.sh tests/inject.sh tests/fortran.sh tests/cxx.sh"
+echo "== clang, under MPICH: $(echo $mpich_tests)"
+if [ -f "$out/clang/Makefile" ]; then
+	# shellcheck disable=SC2086
+	make -C "$out/clang" -s check TESTS="$(echo $mpich_tests)" DIFFTRACE_TEST_MPI=mpich \
+		TEST_SUITE_LOG=mpich-suite.log >"$out/mpich.check.log" 2>&1
+	grep -E '^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS):' "$out/mpich.check.log" | sed "s/^/  mpich /"
+	if [ -f "$out/clang/mpich-suite.log" ]; then
+		count "$out/clang/mpich-suite.log"
+		grep -q '^# FAIL: *0$' "$out/clang/mpich-suite.log" || cat "$out/clang/mpich-suite.log"
+	else
+		tail -30 "$out/mpich.check.log"
+		fail=$((fail + 1))
+	fi
+fi
 echo "== make distcheck"
 if make -C "$out/clang" -s distcheck DISTCHECK_CONFIGURE_FLAGS="CC=clang --enable-werror" \
 	>"$out/distcheck.log" 2>&1; then

@@ -45,10 +45,25 @@ cp "$T/nov_n/0.0.txt" "$T/nov_l/0.0.txt"
 printf 'a\n[ret]\nx\n[ret]\n' > "$T/nov_f/1.0.txt"
 printf 'a\n[ret]\n' > "$T/nov_l/1.0.txt"
 for r in nov_n nov_f nov_l; do expect_status 0 "$DT" -d "$T/nov.db" import -q --run $r "$T/$r"; done
-# JSM_D(0,1) = 1 - 1/3; 1.0's own change 1 - J({a,b},{a,x}) = 2/3, novelty 1/2 (x of {a,x})
+# JSM_D(0,1) = 1 - 1/3; 1.0's own change 1 - J({a,b},{a,x}) = 2/3, novelty 1/2 (x of {a,x}).
+# The paper's row sums (--score jsmd, JSM_D's diagonal 0) tie: 2/3 each; the self term of
+# jsmd-self breaks the tie (issue 27, item 4).
 expect_status 0 "$DT" -d "$T/nov.db" rank --score jsmd --filter everything --attrs sing.orig --normal nov_n --faulty nov_f
+grep -q '^  1=  0\.0  *0\.667  ' "$T/out" || fail "paper's, 0.0: $(cat "$T/out")"
+grep -q '^  1=  1\.0  *0\.667  ' "$T/out" || fail "paper's, 1.0 tied: $(cat "$T/out")"
+grep -q 'most changed traces (row sum of JSM_D;' "$T/out" || fail "paper's: $(cat "$T/out")"
+expect_status 0 "$DT" -d "$T/nov.db" rank --score jsmd --format csv --filter everything --attrs sing.orig --normal nov_n --faulty nov_f
+grep -q '^1,0\.0,0\.666667,0\.666667,' "$T/out" || fail "paper's csv: $(cat "$T/out")"
+grep -q '^1,1\.0,0\.666667,0\.666667,' "$T/out" || fail "paper's csv, 1.0: $(cat "$T/out")"
+expect_status 0 "$DT" -d "$T/nov.db" rank --score jsmd-self --filter everything --attrs sing.orig --normal nov_n --faulty nov_f
 grep -q '^   1  1\.0  *1\.833  ' "$T/out" || fail "novelty: $(cat "$T/out")"
 grep -q '^   2  0\.0  *0\.667  ' "$T/out" || fail "novelty, 0.0: $(cat "$T/out")"
+grep -q "most changed traces (row sum of JSM_D plus the trace's own change;" "$T/out" ||
+	fail "jsmd-self: $(cat "$T/out")"
+expect_status 0 "$DT" -d "$T/nov.db" rank --score jsmd-self --format json --filter everything --attrs sing.orig --normal nov_n --faulty nov_f
+grep -q '"score": "jsmd-self"' "$T/out" || fail "jsmd-self json: $(cat "$T/out")"
+expect_status 2 "$DT" -d "$T/nov.db" rank --score jsmd+self --normal nov_n --faulty nov_f
+expect_err "unknown score 'jsmd+self' (combined, jsmd, jsmd-self)"
 # combined (the default): 0.0 is identical, 0; 1.0 adds the share of its events outside the
 # common beginning and end (a x against a b, the returns not kept: 2 of 4)
 expect_status 0 "$DT" -d "$T/nov.db" rank --filter everything --attrs sing.orig --normal nov_n --faulty nov_f
@@ -56,7 +71,7 @@ grep -q '^   1  1\.0  *2\.333  2->2  *diverged at kept event 2 of 2: x where the
 	fail "combined: $(cat "$T/out")"
 grep -q '^   2  0\.0  *0\.000  2->2  *identical$' "$T/out" || fail "combined, 0.0: $(cat "$T/out")"
 # lost only: JSM_D(0,1) = 1/2, own change 1/2, nothing novel
-expect_status 0 "$DT" -d "$T/nov.db" rank --score jsmd --filter everything --attrs sing.orig --normal nov_n --faulty nov_l
+expect_status 0 "$DT" -d "$T/nov.db" rank --score jsmd-self --filter everything --attrs sing.orig --normal nov_n --faulty nov_l
 grep -q '^   1  1\.0  *1\.000  ' "$T/out" || fail "no novelty: $(cat "$T/out")"
 # a trace that ended normally with the beginning of its counterpart's events ended early
 expect_status 0 "$DT" -d "$T/nov.db" rank --filter everything --attrs sing.orig --normal nov_n --faulty nov_l

@@ -24,8 +24,13 @@ expect_status 2 "$ILCS" --bug no-such-bug
 expect_err "unknown bug"
 expect_status 2 "$ILCS" --iters 0
 
-flags="--oversubscribe -np 4"
-[ "$(id -u)" = 0 ] && flags="$flags --allow-run-as-root"
+flags="-np 4"
+ompi=0
+if "$MPIRUN" --version 2>&1 | grep -q 'Open MPI'; then
+	ompi=1
+	flags="$flags --oversubscribe"
+	[ "$(id -u)" = 0 ] && flags="$flags --allow-run-as-root"
+fi
 # run NAME SECONDS ARGS...: mpirun the example under timeout; output in $T/NAME.out/.err,
 # the exit status in $rc (124 or 137 when it had to be killed)
 run() {
@@ -71,9 +76,12 @@ while read -r bug; do
 			fail "$bug: no spin line: $(cat "$T/$bug.err")"
 		continue ;;
 	*-size-one | allreduce2-op-one)
-		[ $rc = 0 ] || [ $rc = 124 ] || [ $rc = 137 ] || fail "$bug: exit status $rc"
+		# MPICH aborts the job where Open MPI goes on desynchronized
+		[ $rc = 0 ] || [ $rc = 124 ] || [ $rc = 137 ] || [ "$ompi" = 0 ] ||
+			fail "$bug: exit status $rc"
 		case $bug in
-		*-size-one) grep -q 'MPI_ERR_TRUNCATE' "$T/$bug.err" ||
+		# (MPICH does not check the sizes of an allreduce: no error there)
+		*-size-one) [ "$ompi" = 0 ] || grep -q 'MPI_ERR_TRUNCATE' "$T/$bug.err" ||
 			fail "$bug: no MPI error: $(cat "$T/$bug.err")" ;;
 		esac
 		continue ;;

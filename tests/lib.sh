@@ -5,7 +5,8 @@
 #   fail MSG / skip MSG / pass: end the test (exit 1 / 77 / 0)
 #   expect_status N CMD...: run CMD, fail unless it exits with N; output in $T/out, $T/err
 #   need mpi|uftrace|timeout|built: skip (or, for built, fail) without it; mpi sets MPICC and
-#     MPIRUN, uftrace sets UFTRACE
+#     MPIRUN (those of the second MPI family configure found when DIFFTRACE_TEST_MPI names
+#     it: DIFFTRACE_TEST_MPI=mpich runs a test under MPICH), uftrace sets UFTRACE
 #   reader_init: prepare to run difftrace as another user, for whom a store made by the tests
 #     can be read-only (they run as root, where permissions do not bite); sets RDT. Returns 1
 #     when that cannot be: not root, no user of uid 65534, or none of setpriv, runuser, su
@@ -91,6 +92,13 @@ need() {
 	for what in "$@"; do
 		case $what in
 		mpi)
+			if [ -n "${DIFFTRACE_TEST_MPI:-}" ] && [ "$DIFFTRACE_TEST_MPI" != "${MPI_ABI:-}" ]; then
+				# the second MPI family configure found (mpicc.mpich beside Open MPI)
+				[ "$DIFFTRACE_TEST_MPI" = "${MPI2_ABI:-}" ] && [ -n "${MPICC2:-}" ] &&
+					[ -n "${MPIRUN2:-}" ] ||
+					skip "DIFFTRACE_TEST_MPI=$DIFFTRACE_TEST_MPI: configure found no such MPI (apt-get install libmpich-dev mpich)"
+				MPICC=$MPICC2 MPIRUN=$MPIRUN2
+			fi
 			MPICC=${MPICC:-$(command -v mpicc || true)}
 			MPIRUN=${MPIRUN:-$(command -v mpirun || true)}
 			[ -n "$MPICC" ] || skip "mpicc not found (apt-get install libopenmpi-dev)"

@@ -2,7 +2,10 @@
  * (src/order/filter.c at commit 02ae736), kept unchanged as the reference that
  * tests/test_order_ref.c compares the filter's output with on random runs: the same events out,
  * in the same order, with the same steps and timestamps, under every policy. Its functions are
- * renamed ordref_* so that both can be linked into one program. Not built into difftrace. */
+ * renamed ordref_* so that both can be linked into one program. Not built into difftrace.
+ * Changes of what a policy means are made here too (issue 27: adjusted timestamps monotone in
+ * the order of delivery, maximal concurrency's rounds released as their heads are decided, a
+ * thread's events outside its start and end ignored). */
 #define ord_filter_new ordref_filter_new
 #define ord_filter_free ordref_filter_free
 #define ord_filter_push ordref_filter_push
@@ -54,6 +57,7 @@ typedef struct oq {
 	size_t cap, head, len;
 	uint32_t gen;
 	uint8_t inready;
+	uint8_t seen, off; /* its first event came; the thread is off (`start`, `end`) */
 	int64_t lastts;
 } oq;
 
@@ -116,6 +120,10 @@ struct ord_filter {
 	chosen *step;
 	size_t nstep, capstep;
 	uint64_t index, stepno;
+	int64_t lastout; /* ORD_TIMESTAMP: the adjusted timestamp of the last event delivered */
+	uint32_t nempty; /* queues without a head: while there is one, a round is not decided */
+	int whole;       /* ORD_CONCURRENT: the rounds only at ord_filter_drain */
+	uint64_t ignored; /* events of threads that were off, not delivered */
 	size_t held, peak;
 	uint64_t next_sweep;
 };
@@ -263,6 +271,7 @@ static uint32_t queue_of(ord_filter *f, int32_t p, int32_t t)
 	q->proc = p;
 	q->thread = t;
 	q->lastts = NOTS;
+	f->nempty++;
 	f->qslot[j] = f->nq + 1;
 	return f->nq++;
 }
@@ -606,6 +615,12 @@ static void deliver(ord_filter *f, uint32_t qi, const ord_inst *in, const uint32
 			ts = q->lastts;
 		if (bound != NOTS && bound + 1 > ts)
 			ts = bound + 1;
+		/* and no earlier than the event delivered before it, of any thread: a display
+		 * that places the events by time in the order they arrive never sees time go
+		 * back (Kraemer, section 6: consistent with the delivery order) */
+		if (f->lastout != NOTS && f->lastout > ts)
+			ts = f->lastout;
+		f->lastout = ts;
 	}
 	q->lastts = ts;
 	/* request links */
@@ -659,6 +674,8 @@ static void deliver(ord_filter *f, uint32_t qi, const ord_inst *in, const uint32
 		f->emit(f->ctx, &o);
 	q->head = (q->head + 1) % q->cap;
 	q->len--;
+	if (!q->len && !q->off)
+		f->nempty++;
 	f->held--;
 }
 
@@ -686,10 +703,12 @@ static void run_minimal(ord_filter *f)
 }
 
 /* Maximal concurrency: every head valid against what was delivered before the round goes out in
- * the round's step. */
-static void run_concurrent(ord_filter *f)
+ * the round's step. Online (`decided`), a round is made only when every queue has a head: a
+ * thread without one might yet send an event valid in this round, so the round waits for it;
+ * ord_filter_drain makes the rounds that remain. */
+static void run_concurrent(ord_filter *f, int decided)
 {
-	while (f->nready) {
+	while (f->nready && !(decided && f->nempty)) {
 		if (f->capcur < f->nready) {
 			f->capcur = f->capready;
 			f->cur = xrealloc(f->cur, f->capcur * sizeof *f->cur);
@@ -742,6 +761,7 @@ ord_filter *ord_filter_new(const ord_rules *r, const ord_filter_opts *o, ord_emi
 		f->o.max_held = (size_t)1 << 20;
 	f->emit = emit;
 	f->ctx = ctx;
+	f->lastout = NOTS;
 	return f;
 }
 
@@ -762,6 +782,16 @@ void ord_filter_free(ord_filter *f)
 	free(f->link);
 	free(f->step);
 	free(f);
+}
+
+static void set_off(ord_filter *f, uint32_t qi, int off)
+{
+	oq *q = &f->q[qi];
+	if (q->off == off)
+		return;
+	if (!q->len)
+		f->nempty += off ? (uint32_t)-1 : 1;
+	q->off = (uint8_t)off;
 }
 
 int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *err)
@@ -786,6 +816,18 @@ int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *
 		sweep(f); /* between rounds: no entry index is held anywhere */
 	uint32_t qi = queue_of(f, e->proc, e->thread);
 	oq *q = &f->q[qi];
+	unsigned life = ord_thread_mark(f->r, e);
+	if (f->r->nstart || f->r->nend) {
+		if (!q->seen)
+			set_off(f, qi, !(life & ORD_TM_START) && (life & ORD_TM_SCOPE));
+		q->seen = 1;
+		if (q->off && !(life & ORD_TM_START)) {
+			f->ignored++;
+			return 0;
+		}
+		set_off(f, qi, 0);
+	}
+	q->seen = 1;
 	if (q->len == q->cap) {
 		size_t cap = q->cap ? q->cap * 2 : 16;
 		qev *b = xmalloc(cap * sizeof *b);
@@ -799,20 +841,25 @@ int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *
 	qev *qe = &q->buf[(q->head + q->len) % q->cap];
 	qe->ev = *e;
 	qe->id = id;
-	q->len++;
+	if (!q->len++ && !q->off)
+		f->nempty--;
 	if (++f->held > f->peak)
 		f->peak = f->held;
+	if (life & ORD_TM_END)
+		set_off(f, qi, 1);
 	if (q->len == 1)
 		make_ready(f, qi);
 	if (f->o.policy != ORD_CONCURRENT)
 		run_minimal(f);
+	else if (!f->nempty && !f->whole)
+		run_concurrent(f, 1); /* the heads of a round are decided: release it now */
 	return 0;
 }
 
 size_t ord_filter_drain(ord_filter *f)
 {
 	if (f->o.policy == ORD_CONCURRENT)
-		run_concurrent(f);
+		run_concurrent(f, 0);
 	else
 		run_minimal(f);
 	return f->held;

@@ -115,6 +115,9 @@ hasnt irecv 'RECV\(0, 2, 1, 4' "the receive rank 2 sent named as never completin
 # a thread that never leaves its critical section, recorded next to uftrace when it is here
 opt=--sync-only
 [ -n "${UFTRACE:-$(command -v uftrace || true)}" ] && opt=
+# (not under MPICH: Hydra ends the job when the first rank's timeout ends it, and can kill
+# another rank's uftrace before it has written its data; the sync record is whole)
+[ -n "${DIFFTRACE_TEST_MPI:-}" ] && opt=--sync-only
 hang critical $opt
 has critical '^  0\.0 +in GOMP_critical_start \(1st\)' "0.0 not waiting to enter"
 has critical '0\.0 +waits for 0\.1 \(lock: GOMP_critical_start' "0.0 does not wait for 0.1"

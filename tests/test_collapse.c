@@ -515,6 +515,95 @@ static void test_store(const char *path)
 	store_close(s);
 }
 
+/* Random classes of n traces, numbered in order of their first trace, d of them (d <= n); one
+ * in two traces after the first d is in the first trace's class, so it holds over 256 from 600
+ * traces on. */
+static void random_classes(size_t n, size_t d, uint32_t *cls)
+{
+	uint32_t *ren = xmalloc(d * sizeof *ren), next = 0;
+	for (size_t c = 0; c < d; c++)
+		ren[c] = UINT32_MAX;
+	for (size_t i = 0; i < n; i++) {
+		/* every class has a trace */
+		uint32_t c = i < d ? (uint32_t)i : rnd(2) ? 0 : rnd((uint32_t)d);
+		if (ren[c] == UINT32_MAX)
+			ren[c] = next++;
+		cls[i] = ren[c];
+	}
+	free(ren);
+}
+
+/* The B-score of two runs of n traces in few classes of hundreds of traces each (issue 19: 2,048
+ * traces in 12 and 13 classes crashed rank_bscore_mean_classes, whose count of a class's traces
+ * wrapped at 256), da != db both ways: every B_k as the full dendrograms' cuts give it. */
+static void test_bscore_large(size_t n, size_t da, size_t db)
+{
+	uint32_t *ca = xmalloc(n * sizeof *ca), *cb = xmalloc(n * sizeof *cb);
+	random_classes(n, da, ca);
+	random_classes(n, db, cb);
+	ctx_bits xa, xb;
+	random_ctx(&xa, da, da, 24);
+	random_ctx(&xb, db, db, 24);
+	double *ja = jsm_of(&xa), *jb = jsm_of(&xb);
+	uint32_t *ma = xcalloc(da, sizeof *ma), *mb = xcalloc(db, sizeof *mb);
+	for (size_t i = 0; i < n; i++) {
+		ma[ca[i]]++;
+		mb[cb[i]]++;
+	}
+	clu_merge *ga = xmalloc(da * sizeof *ga), *gb = xmalloc(db * sizeof *gb);
+	clu_merge *fa = xmalloc(n * sizeof *fa), *fb = xmalloc(n * sizeof *fb);
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK(clu_linkage_classes(ja, da, ma, CLU_WARD, ga, &e) == 0);
+	CHECK(clu_linkage_classes(jb, db, mb, CLU_WARD, gb, &e) == 0);
+	clu_expand_merges(ga, da, ca, n, fa);
+	clu_expand_merges(gb, db, cb, n, fb);
+	double m1 = 0, m2 = 0, *b1 = xmalloc(n * sizeof *b1), *b2 = xmalloc(n * sizeof *b2);
+	struct fullcuts fc = { n, fa, fb };
+	CHECK(rank_bscore_mean_classes(n, ca, ga, da, cb, gb, db, &m2, b2) == 0);
+	CHECK(m2 >= 0 && m2 <= 1);
+	/* every cut up to 4,096 traces; beyond, the full cuts cost O(n) each: the first 60, one
+	 * in 97 and the last (n - 1) */
+	int every = n <= 4096;
+	if (every) {
+		CHECK(rank_bscore_mean(n, fullcut, &fc, &m1, b1, &e) == 0);
+		if (m1 != m2)
+			fprintf(stderr, "n %zu, %zu and %zu classes: mean B %.17g vs %.17g\n", n, da,
+				db, m1, m2);
+		CHECK(m1 == m2);
+	}
+	int *la = xmalloc(n * sizeof *la), *lb = xmalloc(n * sizeof *lb);
+	for (size_t k = 2; k + 1 <= n; k++) {
+		if (!every) {
+			if (k > 62 && k % 97 && k != n - 1)
+				continue;
+			CHECK(fullcut(&fc, k, la, lb, &e) == 0);
+			b1[k - 2] = rank_bscore(la, lb, n);
+		}
+		if (b1[k - 2] != b2[k - 2] || !(b2[k - 2] >= 0 && b2[k - 2] <= 1)) {
+			fprintf(stderr, "n %zu: B_%zu: %.17g vs %.17g\n", n, k, b1[k - 2], b2[k - 2]);
+			CHECK(!"B_k differs");
+			break;
+		}
+	}
+	free(la);
+	free(lb);
+	free(b1);
+	free(b2);
+	free(fa);
+	free(fb);
+	free(ga);
+	free(gb);
+	free(ma);
+	free(mb);
+	free(ja);
+	free(jb);
+	ctx_free(&xa);
+	ctx_free(&xb);
+	free(ca);
+	free(cb);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1) {
@@ -530,5 +619,9 @@ int main(int argc, char **argv)
 	for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++)
 		for (int l = CLU_WARD; l <= CLU_MEDIAN; l++)
 			test_compare(sizes[t][0], sizes[t][1], sizes[t][2], (enum clu_linkage)l);
+	test_bscore_large(2048, 12, 13);
+	test_bscore_large(2048, 13, 12);
+	test_bscore_large(1500, 2, 40);
+	test_bscore_large(16384, 12, 13);
 	CHECK_DONE();
 }

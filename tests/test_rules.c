@@ -57,7 +57,12 @@ static void errors(void)
 	EXPECT_ERR("event S(comm) on enter /x/;\nevent S(proc) on enter /y/;\n", "t.rules:2:7: event kind 'S' is already declared");
 	EXPECT_ERR("event S(comm) on enter /x/;\ninitial S(_, _);\n", "t.rules:2:15: the n of an initial fact must be a number");
 	EXPECT_ERR("policy fastest;\n", "t.rules:1:8: unknown policy 'fastest'");
-	EXPECT_ERR("bogus S;\n", "t.rules:1:1: expected event, rule, initial or policy, found 'bogus'");
+	EXPECT_ERR("bogus S;\n", "t.rules:1:1: expected event, rule, initial, policy, start or end, found 'bogus'");
+	EXPECT_ERR("start S;\n", "t.rules:1:7: unknown event kind 'S'");
+	EXPECT_ERR("event S(comm) on enter /x/;\nend S within S;\n", "t.rules:2:7: expected ';', found 'within'");
+	EXPECT_ERR("event S(comm) on enter /x/;\nstart S within T;\n", "t.rules:2:16: unknown event kind 'T'");
+	EXPECT_ERR("event S(comm) on exit /^MPI_Wait$/ via /^MPI_Irecv$/;\nend S;\n",
+		   "t.rules:2:5: kind 'S' matches through `via`");
 	EXPECT_ERR("event S(comm) on enter /x\n", "t.rules:1:24: unterminated /pattern/");
 	EXPECT_ERR("event S(comm) on enter /x/ seq nothing;\n", "t.rules:1:32: expected `count`");
 	EXPECT_ERR("event S(comm) on enter /x/;\nrule S(c, n) <- zz == 1;\n", "t.rules:2:17: unknown name 'zz'");
@@ -119,9 +124,81 @@ static void shipped(void)
 	ord_rules_free(r);
 }
 
+/* A rule whose condition is `pre` n times, then `mid`, then `post` n times, as its second line. */
+static char *nested(const char *pre, const char *mid, const char *post, int n)
+{
+	const char *head = "event S(comm) on enter /x/;\nrule S(c, n) <- ";
+	size_t len = strlen(head) + (strlen(pre) + strlen(post)) * (size_t)n + strlen(mid) + 4;
+	char *t = malloc(len), *o = t;
+	o += sprintf(o, "%s", head);
+	for (int i = 0; i < n; i++)
+		o += sprintf(o, "%s", pre);
+	o += sprintf(o, "%s", mid);
+	for (int i = 0; i < n; i++)
+		o += sprintf(o, "%s", post);
+	sprintf(o, ";\n");
+	return t;
+}
+
+/* Issue 19 item 3: conditions nested 100,000 deep (parentheses, `!`, `-`, a chain of `+ 1`, an
+ * `&&` chain) are refused with FILE:LINE:COL instead of overflowing the parser's or the
+ * evaluators' stack; nesting within the bound still parses. */
+static void depth(void)
+{
+	static const char *const msg = "nested more than 1000 deep";
+	char *t = nested("(", "true", ")", 100000);
+	/* the 1001st parenthesis opens at column 17 + 1000 of line 2 */
+	EXPECT_ERR(t, "t.rules:2:1017: condition nested more than 1000 deep");
+	free(t);
+	t = nested("!", "true", "", 100000);
+	EXPECT_ERR(t, msg);
+	free(t);
+	t = nested("-", "1", "", 100000);
+	char *u = malloc(strlen(t) + 16);
+	/* the `-` chain as the left side of a comparison */
+	snprintf(u, strlen(t) + 16, "%s", t);
+	char *semi = strrchr(u, ';');
+	sprintf(semi, " == 1;\n");
+	EXPECT_ERR(u, msg);
+	free(u);
+	free(t);
+	t = nested("", "c == 0", " + 1", 100000);
+	EXPECT_ERR(t, "t.rules:2:");
+	EXPECT_ERR(t, msg);
+	free(t);
+	t = nested("", "true", " && true", 100000);
+	EXPECT_ERR(t, msg);
+	free(t);
+	t = nested("", "true", " || true", 100000);
+	EXPECT_ERR(t, msg);
+	free(t);
+	t = nested("", "S(c, n", " + 1", 100000);
+	char *e = strrchr(t, ';');
+	sprintf(e, ");\n");
+	EXPECT_ERR(t, msg);
+	free(t);
+	/* within the bound */
+	t = nested("(", "c == 0", ")", 900);
+	CHECK_EQ_STR(parse_err(t), "");
+	free(t);
+	t = nested("", "c == 0", " + 1", 900);
+	CHECK_EQ_STR(parse_err(t), "");
+	free(t);
+	/* a kind's `if` clauses, 100,000 of them, make an `&&` chain */
+	size_t len = 100000 * 16 + 64;
+	t = malloc(len);
+	char *o = t + sprintf(t, "event S(comm) on enter /x/");
+	for (int i = 0; i < 100000; i++)
+		o += sprintf(o, " if comm >= 0");
+	sprintf(o, ";\n");
+	EXPECT_ERR(t, msg);
+	free(t);
+}
+
 int main(void)
 {
 	errors();
+	depth();
 	shipped();
 	CHECK_DONE();
 }

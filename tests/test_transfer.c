@@ -323,6 +323,73 @@ static void test_reader(void)
 	unlink(path);
 }
 
+/* The sizes a sampler on a full disk or a killed run leaves: a thread file made and never
+ * written (an empty file, or a header page and a chunk of zeros), and a sparse file whose
+ * size is far beyond its records (1 TiB: read whole, it was 'out of memory'). The reader goes
+ * by the records, not the size, and says when the sampler stopped on a full disk. */
+static void test_reader_sizes(void)
+{
+	char path[] = "/tmp/dt-dtp-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return;
+	close(fd);
+	dtp_record *recs;
+	size_t n;
+	int64_t tid = 0;
+	int32_t src;
+	int64_t per;
+	char ev[64];
+	int torn;
+	dt_err e;
+	dt_err_clear(&e);
+	/* empty */
+	CHECK(sample_file_read(path, &recs, &n, &tid, &src, &per, ev, sizeof ev, &torn, &e) == 0);
+	CHECK_EQ_INT(n, 0);
+	CHECK_EQ_INT(torn, SAMPLE_READ_TORN);
+	free(recs);
+	/* made and never written: a header page and a chunk, all zero */
+	CHECK(truncate(path, DTP_HEADER_SIZE + (off_t)DTP_CHUNK_RECORDS * DTP_RECORD_SIZE) == 0);
+	CHECK(sample_file_read(path, &recs, &n, &tid, &src, &per, ev, sizeof ev, &torn, &e) == 0);
+	CHECK_EQ_INT(n, 0);
+	CHECK_EQ_INT(torn, SAMPLE_READ_TORN);
+	free(recs);
+	/* two records, then a hole to 1 TiB; the header says the disk was full */
+	FILE *f = fopen(path, "wb");
+	dtp_header h;
+	memset(&h, 0, sizeof h);
+	memcpy(h.magic, DTP_MAGIC, 8);
+	h.version = DTP_VERSION;
+	h.header_size = DTP_HEADER_SIZE;
+	h.record_size = DTP_RECORD_SIZE;
+	h.chunk_records = DTP_CHUNK_RECORDS;
+	h.endian = 0x01020304u;
+	h.source = DTP_SRC_TIMER;
+	h.tid = 7;
+	h.stopped = DTP_STOP_FULL;
+	char page[DTP_HEADER_SIZE] = { 0 };
+	memcpy(page, &h, sizeof h);
+	fwrite(page, sizeof page, 1, f);
+	put_rec(f, 0, DTP_SAMPLE);
+	put_rec(f, 1, DTP_ALLOC);
+	fclose(f);
+	if (truncate(path, (off_t)1 << 40) == 0) {
+		CHECK(sample_file_read(path, &recs, &n, &tid, &src, &per, ev, sizeof ev, &torn,
+				       &e) == 0);
+		CHECK_EQ_INT(n, 2);
+		CHECK_EQ_INT(tid, 7);
+		CHECK_EQ_INT(torn, SAMPLE_READ_FULL);
+		free(recs);
+	} else { /* a filesystem without files that large: 8 GiB */
+		CHECK(truncate(path, (off_t)8 << 30) == 0);
+		CHECK(sample_file_read(path, &recs, &n, &tid, &src, &per, ev, sizeof ev, &torn,
+				       &e) == 0);
+		CHECK_EQ_INT(n, 2);
+		free(recs);
+	}
+	unlink(path);
+}
+
 /* Writes a sample file of version `version` with a sample and, as record 1, a frame-words
  * record of n words in frame fr. */
 static void words_file(const char *path, uint32_t version, int n, int fr)
@@ -476,6 +543,7 @@ int main(void)
 	test_shipped_libs();
 	test_own_dir();
 	test_reader();
+	test_reader_sizes();
 	test_words();
 	return check_failures ? 1 : 0;
 }

@@ -63,6 +63,16 @@ int main(void)
 	CHECK(natcmp("rank-2", "rank-10") < 0);
 	CHECK(natcmp("a.10.3", "a.9.30") > 0);
 	CHECK(natcmp("x007", "x7") == 0);
+	/* a path of /proc/PID/maps: \012 is the kernel's newline */
+	{
+		char m1[] = "/tmp/a\\012b/prog", m2[] = "/x\\012\\012y\\01", m3[] = "/plain";
+		maps_path_unescape(m1);
+		maps_path_unescape(m2);
+		maps_path_unescape(m3);
+		CHECK_EQ_STR(m1, "/tmp/a\nb/prog");
+		CHECK_EQ_STR(m2, "/x\n\ny\\01");
+		CHECK_EQ_STR(m3, "/plain");
+	}
 	CHECK(natcmp("abc", "abd") < 0);
 	CHECK(natcmp("ab", "abc") < 0);
 

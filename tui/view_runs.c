@@ -8,12 +8,14 @@
 #include "import/sink.h"
 #include "store/store_analysis.h"
 #include "tui.h"
+#include "tui_int.h"
 #include "util/util.h"
 
 struct runs {
 	store_run *r;
 	size_t n;
 	size_t *nan; /* cached analyses per run */
+	int wname;   /* the run column: the widest name, at least 16 (a name has up to 64) */
 };
 
 static const tui_keyhelp keys[] = {
@@ -57,6 +59,11 @@ static int runs_open(tui *t, view *v)
 			store_analyses_free(a, na);
 		}
 	}
+	d->wname = 16;
+	for (size_t i = 0; i < d->n; i++) {
+		int w = tui_cols_of(d->r[i].name, strlen(d->r[i].name));
+		d->wname = w > d->wname ? w : d->wname;
+	}
 	v->nlines = d->n;
 	if (!d->n)
 		tui_msg(t, ST_WARN, "the store has no runs: import some with 'difftrace import'");
@@ -66,9 +73,11 @@ static int runs_open(tui *t, view *v)
 static void runs_header(tui *t, view *v, tui_out *o)
 {
 	(void)t;
-	(void)v;
-	out_text(o, ST_HEADER, "  RUN               TRACES         EVENTS  FORMAT    ANALYSES  FLAGS");
-	out_pad(o, 82);
+	struct runs *d = v->data;
+	out_text(o, ST_HEADER, "  RUN");
+	out_pad(o, 2 + d->wname);
+	out_text(o, ST_HEADER, "  TRACES         EVENTS  FORMAT    ANALYSES  FLAGS");
+	out_pad(o, 82 + d->wname - 16);
 	out_text(o, ST_HEADER, "LABEL");
 }
 
@@ -82,12 +91,14 @@ static void runs_line(tui *t, view *v, size_t i, tui_out *o)
 			   : faulty && !strcmp(faulty, r->name) ? "F "
 								: "  ";
 	out_text(o, ST_KEY, mark);
-	out_printf(o, ST_NORMAL, "%-16s %7lld %14lld  %-9s %8zu  ", r->name, (long long)r->ntraces,
+	out_text(o, ST_NORMAL, r->name);
+	out_pad(o, 2 + d->wname);
+	out_printf(o, ST_NORMAL, " %7lld %14lld  %-9s %8zu  ", (long long)r->ntraces,
 		   (long long)r->nevents, r->format, d->nan[i]);
 	char f[200];
 	dt_flags_str(r->flags, f, sizeof f);
 	out_text(o, r->flags ? ST_WARN : ST_DIM, f);
-	out_pad(o, 82);
+	out_pad(o, 82 + d->wname - 16);
 	out_text(o, ST_DIM, r->label);
 }
 

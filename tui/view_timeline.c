@@ -303,7 +303,7 @@ static void *tl_compute(tui_task *k, void *arg, store *s)
 	if (!rc) {
 		tui_task_stage(k, "ordering %zu sync events (causality filter, maximal concurrency)",
 			       n);
-		rc = ord_order(m->rules, &fo, m->ev, n, &m->it, &m->nit, &held, &e);
+		rc = ord_order_levelled(m->rules, &fo, m->ev, n, &m->it, &m->nit, &held, &e);
 	}
 	free(off);
 	free(held);

@@ -4,7 +4,10 @@
  * on higher ranks (a share growing as the cube of the rank), so the lower ranks wait in the
  * reduction; rank 0 prints the result.
  *
- *   mpirun -np 4 difftrace-record --sample --sync-only -- ./quad_mpi [POINTS [REPEAT]]
+ *   mpicc -pg -g -O2 -o quad_mpi quad_mpi.c -lm
+ *   mpirun -np 4 difftrace-record --sample -- ./quad_mpi [POINTS [REPEAT]]
+ *
+ * (or with --sync-only, without uftrace: then the run's time is the program's alone).
  *
  * The blame should go to `x` (the points: read on rank 0, broadcast, then read by the sum on
  * every rank) and to `quad` (the reduced result, where the lower ranks wait). */

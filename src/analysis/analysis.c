@@ -1385,11 +1385,15 @@ int analysis_compare(const an_result *rn, const an_result *rf, enum clu_linkage 
 		uint32_t *scratch = xmalloc(most * sizeof *scratch);
 		/* a class's traces have the same attributes in both runs: its first one says */
 		uint8_t *done = xcalloc(j->nc ? j->nc : 1, 1);
-		for (size_t i = 0; i < j->n; i++)
-			if (!done[j->cls[i]]++)
-				j->diag[j->cls[i]] = self_change(rn, j->row_normal[i], rf,
-								 j->row_faulty[i], map, scratch) +
-						     novelty(rf, j->row_faulty[i], novel);
+		for (size_t i = 0; i < j->n; i++) {
+			/* a flag, not a count: a byte wraps at a class's 257th trace */
+			if (done[j->cls[i]])
+				continue;
+			done[j->cls[i]] = 1;
+			j->diag[j->cls[i]] = self_change(rn, j->row_normal[i], rf, j->row_faulty[i],
+							 map, scratch) +
+					     novelty(rf, j->row_faulty[i], novel);
+		}
 		free(done);
 		free(scratch);
 		free(map);

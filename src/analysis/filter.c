@@ -539,6 +539,7 @@ void filt_dirs_default(filt_dirs *d)
 {
 	d->dir = NULL;
 	d->n = 0;
+	d->user = 0;
 #ifdef SRCDIR_FILTERS
 	/* A build that was never installed reads the families of its source tree, so that
 	 * ./difftrace works straight after make. */
@@ -566,8 +567,10 @@ void filt_dirs_default(filt_dirs *d)
 		conf = xmalloc(strlen(home) + 40);
 		sprintf(conf, "%s/.config/difftrace/filters", home);
 	}
-	if (conf)
+	if (conf) {
 		dirs_add(d, conf);
+		d->user = 1;
+	}
 }
 
 void filt_dirs_free(filt_dirs *d)
@@ -588,8 +591,15 @@ int filt_lib_load_default(filt_lib *l, dt_err *e)
 	 * is passed over when DIFFTRACE_FILTER_PATH names the families' place */
 	const char *env = getenv("DIFFTRACE_FILTER_PATH");
 	int skip0 = env && *env && d.n && access(d.dir[0], R_OK | X_OK) != 0 && errno == EACCES;
-	for (size_t i = skip0 ? 1 : 0; i < d.n && !r; i++)
+	for (size_t i = skip0 ? 1 : 0; i < d.n && !r; i++) {
+		/* the user's directory out of reach (a HOME this user cannot enter: a shared
+		 * account's, a job's environment) holds no families of theirs: passed over. One
+		 * that is there but unreadable is theirs, and an error. */
+		struct stat st;
+		if (d.user && i + 1 == d.n && stat(d.dir[i], &st) != 0 && errno == EACCES)
+			continue;
 		r = filt_lib_load_dir(l, d.dir[i], e);
+	}
 	filt_dirs_free(&d);
 	return r;
 }

@@ -77,6 +77,7 @@ int filt_lib_load_dir(filt_lib *l, const char *dir, dt_err *e);
 typedef struct filt_dirs {
 	char **dir;
 	size_t n;
+	int user; /* the last directory is the user's, from XDG_CONFIG_HOME or HOME */
 } filt_dirs;
 void filt_dirs_default(filt_dirs *d);
 void filt_dirs_free(filt_dirs *d);

@@ -695,17 +695,23 @@ typedef struct zside {
 static void zside_init(zside *z, size_t n, const uint32_t *c, size_t nc)
 {
 	size_t *off = xcalloc(nc + 2, sizeof *off);
+	/* a flag, set once: a count in a byte wrapped at a class's 257th trace, which then took
+	 * its class's place as first, and seq was left short of n - nc traces (issue 19) */
 	uint8_t *first = xcalloc(nc ? nc : 1, 1);
 	z->seq = xmalloc((n ? n : 1) * sizeof *z->seq);
 	z->lab = xmalloc((n ? n : 1) * sizeof *z->lab);
 	z->size = xcalloc(nc ? nc : 1, sizeof *z->size);
-	for (size_t i = 0; i < n; i++)
-		off[c[i] + 2] += first[c[i]]++ ? 1 : 0;
+	for (size_t i = 0; i < n; i++) {
+		off[c[i] + 2] += first[c[i]];
+		first[c[i]] = 1;
+	}
 	for (size_t k = 0; k < nc; k++)
 		off[k + 2] += off[k + 1];
 	memset(first, 0, nc ? nc : 1);
 	for (size_t i = 0; i < n; i++) {
-		if (first[c[i]]++) {
+		uint8_t seen = first[c[i]];
+		first[c[i]] = 1;
+		if (seen) {
 			z->seq[off[c[i] + 1]++] = (uint32_t)i;
 			z->lab[i] = (uint32_t)(nc + i);
 		} else {

@@ -23,7 +23,7 @@
 #include "analysis/verdict.h"
 #include "store/store.h"
 
-#define RANK_CACHE_VERSION "rank-cache-1"
+#define RANK_CACHE_VERSION "rank-cache-2" /* 2: B-scores of classes over 256 traces fixed */
 /* Pairs kept: the first of rank_jsmd_top_pairs's order (all of them when there are fewer). */
 #define RANK_CACHE_PAIRS 1000
 

@@ -37,6 +37,56 @@ int blame_is_output(const char *func)
 	return 0;
 }
 
+int blame_is_tracer(const char *module)
+{
+	return !strncmp(module, "libmcount", 9);
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Marks the sample groups spent in the tracer's own code: a stack through uftrace's libmcount
+ * (its entry and exit hooks, its writes; the sampler keeps the frames up to libmcount's), and,
+ * in a process where such samples are, the dynamic loader's symbol binding (a PC in ld.so:
+ * uftrace records with --no-pltbind, under which every call through the PLT is bound again). */
+static void tracer_samples(const dt_blame_data *d, uint8_t *tracer)
+{
+	uint8_t *mc = xcalloc(d->nlocs ? d->nlocs : 1, 1), *ld = xcalloc(d->nlocs ? d->nlocs : 1, 1);
+	for (size_t i = 0; i < d->nlocs; i++) {
+		mc[i] = (uint8_t)blame_is_tracer(d->locs[i].module);
+		ld[i] = !strncmp(d->locs[i].module, "ld-linux", 8) ||
+			!strncmp(d->locs[i].module, "ld-2.", 5) || !strcmp(d->locs[i].module, "ld.so");
+	}
+	int64_t *pids = NULL;
+	size_t np = 0, cap = 0;
+	for (size_t g = 0; g < d->nsamp; g++) {
+		const dt_bsample *s = &d->samp[g];
+		for (uint32_t j = d->path_off[s->path]; j < d->path_off[s->path + 1]; j++)
+			if (mc[d->pathv[j]]) {
+				tracer[g] = 1;
+				grow((void **)&pids, &cap, np + 1, sizeof *pids);
+				pids[np++] = s->pid;
+				break;
+			}
+	}
+	if (np) {
+		qsort(pids, np, sizeof *pids, by_pid);
+		for (size_t g = 0; g < d->nsamp; g++) {
+			const dt_bsample *s = &d->samp[g];
+			uint32_t a = d->path_off[s->path];
+			if (!tracer[g] && a < d->path_off[s->path + 1] && ld[d->pathv[a]] &&
+			    bsearch(&s->pid, pids, np, sizeof *pids, by_pid))
+				tracer[g] = 1;
+		}
+	}
+	free(pids);
+	free(mc);
+	free(ld);
+}
+
 /* The code of an MPI function named on the stack (PMPI_X is X), 0 when not one we know. */
 static int call_code(const char *func)
 {
@@ -118,6 +168,7 @@ struct bctx {
 	uint8_t *output;     /* per location: an output routine */
 	int16_t *code;       /* per location: the MPI call it is (syncfmt.h code), 0 none */
 	uint8_t *ispoint;    /* per location: the current point's function */
+	uint8_t *tracer;     /* per sample group: in the tracer's own code (blame_is_tracer) */
 	flow_ctx *flow;      /* the static data flow, NULL none */
 	double *held;        /* per indexed function: the blame that passed through its
 			      * variables (collected when not NULL) */
@@ -596,12 +647,19 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 				k = j;
 				break;
 			}
-		if (k == m1 && !is_main)
-			continue;
 		double amount = metric == BLAME_TIME    ? (double)s->cost
 				: metric == BLAME_BYTES ? (s->call ? (double)s->bytes * (double)s->nrec
 								   : 0.0)
 							: (double)s->weight;
+		if (x->tracer[g]) {
+			/* the recording's cost, not the program's: said beside main's table (the
+			 * frames stop at libmcount, so no other point is known to hold it) */
+			if (is_main)
+				out->tracer += amount;
+			continue;
+		}
+		if (k == m1 && !is_main)
+			continue;
 		size_t col = (size_t)x->pcol[g];
 		out->nsamples += s->nrec;
 		out->rank[col] += amount;
@@ -911,6 +969,7 @@ int blame_compute_why(const dt_blame_data *d, const transfer_set *tf, const blam
 		x.output[i] = (uint8_t)blame_is_output(d->locs[i].func);
 		x.code[i] = (int16_t)call_code(d->locs[i].func);
 	}
+	tracer_samples(d, (x.tracer = xcalloc(d->nsamp ? d->nsamp : 1, 1)));
 	x.libonly = xcalloc(d->ncont ? d->ncont : 1, 1);
 	for (size_t i = 0; i < d->ncont; i++) {
 		const dt_bcontainer *c = &d->cont[i];
@@ -1018,6 +1077,7 @@ int blame_compute_why(const dt_blame_data *d, const transfer_set *tf, const blam
 	free(x.output);
 	free(x.code);
 	free(x.ispoint);
+	free(x.tracer);
 	free(x.libonly);
 	free(x.var);
 	free(x.pcol);

@@ -84,6 +84,8 @@ typedef struct blame_table {
 	uint64_t nsamples; /* sample records (not ticks) the point took */
 	int automatic;     /* added by the automatic criterion (blame_src.auto_pct) */
 	double joined;     /* the part of total blamed through the static data flow */
+	double tracer;     /* left out of total: the samples in the tracer's own code (uftrace's
+			    * libmcount, and the loader's binding that its --no-pltbind forces) */
 	/* with blame_compute_why: the variable's largest paths (nwhy of why_all) and its blame */
 	blame_path *why;
 	size_t nwhy, why_all;
@@ -125,6 +127,9 @@ int blame_compute_src(const dt_blame_data *d, const transfer_set *tf, const blam
 int blame_compute_why(const dt_blame_data *d, const transfer_set *tf, const blame_src *src,
 		      const char *const *points, size_t npoints, int metric, const char *var,
 		      size_t top, blame_result *out, dt_err *e);
+
+/* Whether a binary (its base name) is the tracer's own (uftrace's libmcount*.so). */
+int blame_is_tracer(const char *module);
 
 /* Whether func is an output routine (Output row). */
 int blame_is_output(const char *func);

@@ -19,7 +19,7 @@ static const char usage[] =
 	"Find bugs in MPI + OpenMP programs by comparing how their processes and threads behaved.\n"
 	"\n"
 	"Commands:\n"
-	"  import   import traces (uftrace, ParLOT, text) as a run\n"
+	"  import   import traces (uftrace, ParLOT, text, OTF2) as a run\n"
 	"  runs     list the runs in the store\n"
 	"  traces   list the traces of a run\n"
 	"  show     print the events of one trace\n"
@@ -39,6 +39,7 @@ static const char usage[] =
 	"  report   calls, total and self time per function of two runs, and their change\n"
 	"  blame-index  the data flow of a program's C functions, from its sources, for blame\n"
 	"  blame    variable blame: which program variables a run's samples were spent on\n"
+	"  export   write a run as an OTF2 archive (Vampir, otf2-print)\n"
 	"  tui      browse all of it in a terminal interface (also plain 'difftrace')\n"
 	"\n"
 	"Options:\n"
@@ -58,6 +59,7 @@ static const struct verb {
 	{ "filters", cmd_filters }, { "nlr", cmd_nlr },   { "tui", cmd_tui },       { "rank", cmd_rank },       { "diff", cmd_diff },
 	{ "sync", cmd_sync },     { "hang", cmd_hang },   { "order", cmd_order }, { "watch", cmd_watch },
 	{ "report", cmd_report }, { "blame-index", cmd_bindex }, { "blame", cmd_blame },
+	{ "export", cmd_export },
 };
 
 int cli_fail(const dt_err *e)

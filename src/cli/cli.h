@@ -79,6 +79,7 @@ int cmd_order(cli *c, int argc, char **argv);
 int cmd_watch(cli *c, int argc, char **argv);
 int cmd_bindex(cli *c, int argc, char **argv);
 int cmd_blame(cli *c, int argc, char **argv);
+int cmd_export(cli *c, int argc, char **argv);
 
 #define CLI_HELP_DONE (-100)
 

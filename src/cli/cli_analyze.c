@@ -35,11 +35,18 @@ static const char classes_help[] =
 	"  -h, --help            this help\n"
 	"\n";
 
+/* The most traces whose matrix `jsm` prints without --all: a million numbers, 7 MB of text. */
+#define JSM_PRINT_MAX 1000
+
 static const char jsm_help[] =
 	"usage: difftrace jsm [OPTIONS] [--format text|csv|json] RUN\n"
 	"\n"
-	"The Jaccard similarity matrix of RUN's traces, rows and columns labelled P.T.\n"
+	"The Jaccard similarity matrix of RUN's traces, rows and columns labelled P.T. A run of\n"
+	"more than 1,000 traces is refused without --all: its matrix grows as the square of\n"
+	"the traces (100,000 traces: 70 GB of text); 'difftrace classes RUN' lists its classes\n"
+	"of identical traces, and the interface's matrix view pages through it.\n"
 	"\n"
+	"  --all                 print the matrix however many traces the run has\n"
 	"  --format FMT          text (default), csv, or json (an object: run, filter,\n"
 	"                        attrs, traces as P.T labels, matrix as rows of numbers)\n"
 	"  -h, --help            this help\n"
@@ -60,9 +67,10 @@ struct verb {
 	const struct option *own;
 };
 
-/* Parses a verb's options; *fmt gets --format, *by --by. Returns 0, CLI_HELP_DONE or 2. */
+/* Parses a verb's options; *fmt gets --format, *by --by, *all --all. Returns 0,
+ * CLI_HELP_DONE or 2. */
 static int parse(int argc, char **argv, const struct verb *v, cli_an *a, const char **fmt,
-		 const char **by)
+		 const char **by, int *all)
 {
 	struct option lo[24];
 	cli_an_join(v->own, lo);
@@ -82,6 +90,8 @@ static int parse(int argc, char **argv, const struct verb *v, cli_an *a, const c
 			*fmt = optarg;
 		else if (o == 'B' && by)
 			*by = optarg;
+		else if (o == 'A' && all)
+			*all = 1;
 	}
 	free(help);
 	return r;
@@ -91,6 +101,12 @@ static const struct option no_opts[] = { { "help", no_argument, 0, 'h' }, { 0, 0
 static const struct option fmt_opts[] = {
 	{ "help", no_argument, 0, 'h' },
 	{ "format", required_argument, 0, 'F' },
+	{ 0, 0, 0, 0 },
+};
+static const struct option jsm_opts[] = {
+	{ "help", no_argument, 0, 'h' },
+	{ "format", required_argument, 0, 'F' },
+	{ "all", no_argument, 0, 'A' },
 	{ 0, 0, 0, 0 },
 };
 static const struct option classes_opts[] = {
@@ -134,7 +150,7 @@ int cmd_analyze(cli *c, int argc, char **argv)
 	static const struct verb v = { "analyze", analyze_help, no_opts };
 	cli_an a;
 	cli_an_init(&a);
-	int r = parse(argc, argv, &v, &a, NULL, NULL);
+	int r = parse(argc, argv, &v, &a, NULL, NULL, NULL);
 	if (r == CLI_HELP_DONE)
 		return 0;
 	if (r)
@@ -232,7 +248,7 @@ int cmd_classes(cli *c, int argc, char **argv)
 	cli_an a;
 	cli_an_init(&a);
 	const char *fmts = "text", *by = NULL;
-	int r = parse(argc, argv, &v, &a, &fmts, &by);
+	int r = parse(argc, argv, &v, &a, &fmts, &by, NULL);
 	if (r == CLI_HELP_DONE)
 		return 0;
 	if (r)
@@ -273,11 +289,12 @@ int cmd_classes(cli *c, int argc, char **argv)
 
 int cmd_jsm(cli *c, int argc, char **argv)
 {
-	static const struct verb v = { "jsm", jsm_help, fmt_opts };
+	static const struct verb v = { "jsm", jsm_help, jsm_opts };
 	cli_an a;
 	cli_an_init(&a);
 	const char *fmts = "text";
-	int r = parse(argc, argv, &v, &a, &fmts, NULL);
+	int all = 0;
+	int r = parse(argc, argv, &v, &a, &fmts, NULL, &all);
 	if (r == CLI_HELP_DONE)
 		return 0;
 	if (r)
@@ -289,6 +306,21 @@ int cmd_jsm(cli *c, int argc, char **argv)
 	an_result res;
 	if ((r = open_analysis(c, &a, "jsm", argc, argv, &s, &res)))
 		return r;
+	if (res.n > JSM_PRINT_MAX && !all) {
+		/* each number takes 7 (text), 9 (CSV) or 10 (JSON) bytes */
+		uint64_t cells = (uint64_t)res.n * res.n;
+		char x[32], y[32];
+		cli_usage("jsm",
+			  "run '%s' has %zu traces: its matrix is %s numbers, about %s of text; "
+			  "add --all to print it, or see 'difftrace classes %s'",
+			  argv[optind], res.n, cli_count(cells, x, sizeof x),
+			  cli_bytes((int64_t)(cells * (fmt == OUT_TEXT ? 7 : fmt == OUT_CSV ? 9 : 10)),
+				    y, sizeof y),
+			  argv[optind]);
+		analysis_result_free(&res);
+		store_close(s);
+		return 2;
+	}
 	if (fmt == OUT_JSON) {
 		printf("{\"run\": ");
 		cli_json_str(argv[optind]);
@@ -364,7 +396,7 @@ int cmd_lattice(cli *c, int argc, char **argv)
 	cli_an a;
 	cli_an_init(&a);
 	const char *fmts = "text";
-	int r = parse(argc, argv, &v, &a, &fmts, NULL);
+	int r = parse(argc, argv, &v, &a, &fmts, NULL, NULL);
 	if (r == CLI_HELP_DONE)
 		return 0;
 	if (r)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "blame/index.h"
+#include "blame/index_child.h"
 #include "cli/cli.h"
 #include "store/store_bindex.h"
 #include "util/esc.h"
@@ -33,7 +34,9 @@ static const char bindex_help[] =
 	"(every file in it, or the FILE.c named), else FILE.c is parsed with the CFLAGS after\n"
 	"'--'. Re-indexing a file replaces its functions. Errors of the sources are printed as\n"
 	"FILE:LINE:COL; the functions that parsed are stored all the same, and the exit status\n"
-	"is 1.\n"
+	"is 1. Each file is parsed in a process of its own, under the limits below: a file\n"
+	"libclang crashes on or is stopped on is said (FILE: libclang crashed ... / was\n"
+	"stopped ...), the other files are indexed, and the exit status is 1.\n"
 	"\n"
 	"  -p BUILD_DIR              the folder holding compile_commands.json\n"
 	"  --compile-commands FILE   a compile_commands.json of any name\n"
@@ -41,11 +44,14 @@ static const char bindex_help[] =
 	"  --show FUNC               print the relations of the indexed functions called FUNC\n"
 	"  --list                    list the indexed files\n"
 	"  --format FMT              text (default) or json, for --show\n"
+	"  --time-limit SEC          CPU seconds libclang may spend on one file (default 120)\n"
+	"  --memory-limit MIB        memory libclang may use on one file (default 4096)\n"
 	"  -h, --help                this help\n"
 	"\n"
 	"See difftrace(1), BLAME INDEX.\n";
 
 typedef struct job {
+	bx_limits lim;
 	store *s;
 	int64_t run_id;
 	char *version;
@@ -81,7 +87,7 @@ static int index_one(job *j, const char *path, const char *dir, const char *cons
 	bx_file f;
 	dt_err fe;
 	dt_err_clear(&fe);
-	if (bx_index_file(path, dir, argv, argc, full, &f, &fe)) {
+	if (bx_index_file_isolated(path, dir, argv, argc, full, &j->lim, &f, &fe)) {
 		bx_file_free(&f);
 		if (!bx_available()) {
 			*e = fe;
@@ -443,9 +449,12 @@ int cmd_bindex(cli *c, int argc, char **argv)
 		{ "show", required_argument, 0, 's' },
 		{ "list", no_argument, 0, 'l' },
 		{ "format", required_argument, 0, 'f' },
+		{ "time-limit", required_argument, 0, 'T' },
+		{ "memory-limit", required_argument, 0, 'M' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
+	bx_limits lim = { BX_DEFAULT_CPU_SECONDS, BX_DEFAULT_MEMORY_MIB, BX_DEFAULT_STACK_MIB };
 	/* the compiler flags after "--" are not options of ours */
 	int nopt = argc;
 	for (int i = 1; i < argc; i++)
@@ -483,6 +492,20 @@ int cmd_bindex(cli *c, int argc, char **argv)
 		case 'f':
 			fmts = optarg;
 			break;
+		case 'T':
+		case 'M': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < 1 || v > (o == 'T' ? 86400 : 1048576))
+				return cli_usage("blame-index", "bad %s '%s' (%s)",
+						 o == 'T' ? "--time-limit" : "--memory-limit", optarg,
+						 o == 'T' ? "1 to 86400 seconds" : "1 to 1048576 MiB");
+			if (o == 'T')
+				lim.cpu_seconds = (int)v;
+			else
+				lim.memory_mib = (int)v;
+			break;
+		}
 		}
 	}
 	int fmt = cli_out_format(fmts);
@@ -537,6 +560,7 @@ int cmd_bindex(cli *c, int argc, char **argv)
 		goto out;
 	}
 	j.s = s;
+	j.lim = lim;
 	j.run_id = run_id;
 	j.version = bx_clang_version();
 	if (ccfile && !(dbdir = db_folder(ccfile, tmpdir, sizeof tmpdir, &e)))

@@ -134,6 +134,12 @@ static void text_notes(const blame_result *r, const dt_blame_data *d)
 		printf("# note: a process was killed; its samples up to then are counted\n");
 	if (r->flags & DT_BF_NO_MAPS)
 		printf("# note: no maps file: program counters unsymbolized, no point found by name\n");
+	if (r->flags & DT_BF_FULL)
+		printf("# note: the disk was full while recording: a thread's samples stop there "
+		       "(the program ran on)\n");
+	if (r->flags & DT_BF_STOPPED)
+		printf("# note: a thread's sample file could not grow: its samples stop there "
+		       "(the program ran on)\n");
 	if (r->nnosrc) {
 		printf("# note: no source in the blame index for");
 		for (size_t i = 0; i < r->nnosrc; i++) {
@@ -172,6 +178,13 @@ static void print_text(const char *run, const blame_result *r, const dt_blame_da
 			printf(", %.1f%% by the data flow", bt->total > 0 ? 100.0 * bt->joined / bt->total
 									  : 0.0);
 		putchar('\n');
+		if (bt->tracer > 0)
+			printf("# note: %s %s more (%.1f%% of the run's) were uftrace's own recording "
+			       "(libmcount, and the loader's binding of every call under its "
+			       "--no-pltbind): left out; record with --sync-only for the program's "
+			       "time alone\n",
+			       num(bt->tracer, a, sizeof a), r->unit,
+			       100.0 * bt->tracer / (bt->tracer + bt->total));
 		if (!per_rank)
 			printf("# %zu ranks: per-rank columns in csv and json\n", r->nranks);
 		int w = 8;

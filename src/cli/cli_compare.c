@@ -89,22 +89,26 @@ static const char rank_help[] =
 	"sees no difference but the program's own functions do, that is said and they are\n"
 	"ranked (filter everything); when nothing differs, 'no difference found under\n"
 	"FILTER/ATTRS' (also with --score jsmd).\n"
-	"JSM_D = |JSM_faulty - JSM_normal| over the traces both runs have; a row sum counts each\n"
-	"trace's change against its own counterpart and what it does that the normal run never\n"
-	"did. Pairs are ranked by JSM_D; the B-score (Fowlkes-Mallows) of the two runs'\n"
+	"JSM_D = |JSM_faulty - JSM_normal| over the traces both runs have, its diagonal 0 as in\n"
+	"the paper; the self term of jsmd-self (and of the default score) adds each trace's\n"
+	"change against its own counterpart and what it does that the normal run never did.\n"
+	"Pairs are ranked by JSM_D; the B-score (Fowlkes-Mallows) of the two runs'\n"
 	"clusterings is lower when they differ more. Traces present in one run only are listed.\n"
 	"With --sweep: JSM_D for every combination of --sweep-filters, --sweep-attrs and\n"
 	"--sweep-k, as the paper's ranking table (lowest B-score first), top processes and\n"
-	"threads with their scores, tied ones in [brackets] ('[0.1 +2]': 2 more tied, not\n"
-	"listed); '- (no difference)' when a setting sees none, and a line when none does.\n"
+	"threads by the paper's row sums (--score jsmd-self: with the self term) with their\n"
+	"scores, tied ones in [brackets] ('[0.1 +2]': 2 more tied, not listed); '- (no\n"
+	"difference)' when a setting sees none, and a line when none does.\n"
 	"With one run: the outliers, the traces least similar to their own class.\n"
 	"\n"
 	"  --normal RUN          the run that behaved\n"
 	"  --faulty RUN          the run that did not\n"
 	"  --run RUN             single-run mode\n"
 	"  --top N               how many traces and pairs to list (default 10)\n"
-	"  --score combined|jsmd the ranking above (default), or JSM_D row sums alone (the\n"
-	"                        paper's; traces running at the stop of a hung run first)\n"
+	"  --score S             combined: the ranking above (default); jsmd: JSM_D row sums\n"
+	"                        alone (the paper's; traces running at the stop of a hung run\n"
+	"                        first); jsmd-self: those sums plus each trace's self term\n"
+	"                        (its own change and novelty)\n"
 	"  --format text|csv|json  the table (default), one CSV row per trace, or JSON\n"
 	"  --sweep               the ranking table over a set of parameters\n"
 	"  --sweep-filters LIST  filters separated by ';' (default: everything;mpi;mpicol;\n"
@@ -637,7 +641,8 @@ struct rank_opts {
 	int sweep;
 	const char *sfilters, *sattrs, *sk;
 	int fmt;  /* 't' text, 'c' csv, 'j' json */
-	int jsmd; /* --score jsmd: the paper's order */
+	int jsmd; /* --score jsmd or jsmd-self: by JSM_D row sums */
+	int self; /* --score jsmd-self: each row sum plus the trace's own change */
 };
 
 static int rank_opt(void *ud, int o, const char *arg)
@@ -676,10 +681,12 @@ static int rank_opt(void *ud, int o, const char *arg)
 			return cli_usage("rank", "unknown format '%s' (text, csv, json)", arg);
 		break;
 	case 'B':
-		if (!strcmp(arg, "combined") || !strcmp(arg, "jsmd"))
+		if (!strcmp(arg, "combined") || !strcmp(arg, "jsmd") || !strcmp(arg, "jsmd-self")) {
 			ro->jsmd = arg[0] == 'j';
-		else
-			return cli_usage("rank", "unknown score '%s' (combined, jsmd)", arg);
+			ro->self = !strcmp(arg, "jsmd-self");
+		} else {
+			return cli_usage("rank", "unknown score '%s' (combined, jsmd, jsmd-self)", arg);
+		}
 		break;
 	}
 	return 0;
@@ -758,10 +765,22 @@ static void cli_src_free(struct cli_src *c)
 	c->n = 0;
 }
 
-/* The paper's order (--score jsmd): JSM_D row sums, running traces first, as items with tied
- * positions. */
-static void jsmd_items(const rank_jsmd *j, vd_rank *v)
+/* JSM_D's diagonal as the paper has it: a trace compared with itself, |1 - 1| = 0. What
+ * analysis_compare puts there instead, the trace's change against its own counterpart (1 - J of
+ * its normal and faulty attributes) plus what it does that the normal run never did, is the
+ * self term of --score jsmd-self and of the default score. */
+static void jsmd_pure(rank_jsmd *j)
 {
+	if (j->diag)
+		memset(j->diag, 0, j->nc * sizeof *j->diag);
+}
+
+/* The order by JSM_D row sums (--score jsmd, the paper's; jsmd-self, with the self term):
+ * running traces first, as items with tied positions. */
+static void jsmd_items(rank_jsmd *j, vd_rank *v, int self)
+{
+	if (!self)
+		jsmd_pure(j);
 	rank_item *it = xmalloc((j->n ? j->n : 1) * sizeof *it);
 	size_t m = rank_order(j, j->n, it);
 	vd_item *o = xmalloc((m ? m : 1) * sizeof *o);
@@ -769,6 +788,8 @@ static void jsmd_items(const rank_jsmd *j, vd_rank *v)
 		for (size_t q = 0; q < v->n; q++)
 			if (v->it[q].i == it[r].i)
 				o[r] = v->it[q];
+		if (!self)
+			o[r].rowsum = it[r].score;
 		o[r].score = o[r].rowsum;
 		int tie = r && nearbyint(o[r].score * 1e9) == nearbyint(o[r - 1].score * 1e9) &&
 			  o[r].running == o[r - 1].running;
@@ -868,7 +889,7 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 	const char *own_calls = dv.other[0] ? dv.other : NULL;
 	int own_only = dv.own_only;
 	if (ro->jsmd)
-		jsmd_items(&use->k.j, &use->k.v);
+		jsmd_items(&use->k.j, &use->k.v, ro->self);
 	size_t n = use->k.j.n, top = ro->top < n ? (size_t)ro->top : n;
 	char setting[256];
 	snprintf(setting, sizeof setting, "%s/%s", use->rn->filter_alias, use->rn->meta.attrs);
@@ -886,7 +907,8 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 		cli_json_str(use->rn->meta.attrs);
 		printf(",\n  \"k\": %d,\n  \"score\": \"%s\",\n  \"matched\": %zu,\n  "
 		       "\"differing\": %zu,\n  \"difference_found\": %s,\n  \"filter_blind\": ",
-		       use->rn->meta.k, ro->jsmd ? "jsmd" : "combined", n, use->k.v.ndiff,
+		       use->rn->meta.k, ro->self ? "jsmd-self" : ro->jsmd ? "jsmd" : "combined", n,
+		       use->k.v.ndiff,
 		       none ? "false" : "true");
 		if (blind)
 			cli_json_str(blind);
@@ -971,7 +993,8 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 		       use->k.j.n_running, use->k.j.n_running == 1 ? "" : "s", use->k.j.quiet,
 		       ro->jsmd ? (use->k.j.n_running == 1 ? ", comes first" : ", come first") : "");
 	if (ro->jsmd) {
-		printf("\nmost changed traces (row sum of JSM_D; ties share a position, marked =):\n");
+		printf("\nmost changed traces (%s; ties share a position, marked =):\n",
+		       ro->self ? "row sum of JSM_D plus the trace's own change" : "row sum of JSM_D");
 	} else {
 		printf("# %zu of %zu traces differ in their kept events%s\n", use->k.v.ndiff, n,
 		       use->k.v.ndiff == n ? "" : "; the others score 0");
@@ -1147,6 +1170,8 @@ static int rank_sweep(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e
 					row->attrs = names[2 * nrows + 1];
 					row->k = rn.meta.k;
 					row->bscore = c.bscore;
+					if (!ro->self)
+						jsmd_pure(&c.j);
 					rank_item *it = xmalloc((c.j.n ? c.j.n : 1) * sizeof *it);
 					size_t ni = rank_order(&c.j, c.j.n, it);
 					while (ni && it[ni - 1].score <= 1e-12)
@@ -1180,9 +1205,9 @@ static int rank_sweep(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e
 			}
 	rank_rows_sort(rows, nrows);
 	printf("# ranking table: %s against %s, %zu settings, lowest B-score first; each setting's "
-	       "most changed processes and threads by JSM_D row sum, with their scores, tied ones "
+	       "most changed processes and threads by JSM_D row sum%s, with their scores, tied ones "
 	       "in [brackets] (+N: N more tied, not listed)\n",
-	       ro->faulty, ro->normal, nrows);
+	       ro->faulty, ro->normal, nrows, ro->self ? " plus the trace's own change" : "");
 	rc = rank_rows_render(stdout, rows, nrows, e);
 	if (!rc && nrows && nsame == nrows)
 		printf("no difference found under any of the %zu settings: every trace's kept "

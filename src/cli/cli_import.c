@@ -31,8 +31,8 @@ static const char help[] =
 	"or interrupt the store is left as it was). The traces are decoded outside the store,\n"
 	"which is locked only to publish the run: other difftrace commands keep working.\n"
 	"\n"
-	"  -f, --format FMT     uftrace, parlot, parlot-raw, text or sync (default: detected\n"
-	"                       per PATH)\n"
+	"  -f, --format FMT     uftrace, parlot, parlot-raw, text, sync or otf2 (default:\n"
+	"                       detected per PATH)\n"
 	"  -r, --run NAME       the run's name (default: from the first PATH, made unique)\n"
 	"  -l, --label TEXT     a free label, e.g. the build or the input\n"
 	"  -m, --manifest FILE  uftrace: lines 'RANK PID' or 'RANK DIR' giving MPI ranks\n"
@@ -42,6 +42,10 @@ static const char help[] =
 	"  --no-srclines        uftrace: keep no source lines (by default each function's\n"
 	"                       file and line, from the recorded binaries' debug information\n"
 	"                       or the recording's own, uftrace record --srcline)\n"
+	"  --no-demangle        uftrace: keep the binaries' function names (by default C++\n"
+	"                       names are demangled, std::vector<int>::push_back(int const&),\n"
+	"                       and Fortran MPI bindings named as the C calls: mpi_send_,\n"
+	"                       mpi_send_f08ts_ are MPI_Send)\n"
 	"  -j, --jobs N         decode on N threads while this one writes the store (default:\n"
 	"                       the cores this process may use, at most 16; 1: decode and\n"
 	"                       write in this thread only); the store is the same for any N\n"
@@ -49,7 +53,8 @@ static const char help[] =
 	"  -h, --help           this help\n"
 	"\n"
 	"PATH is a uftrace.data directory, a directory of rank-N recordings (difftrace-record),\n"
-	"a ParLOT directory or per-thread file (with its .info), or text traces (*.txt).\n"
+	"a ParLOT directory or per-thread file (with its .info), text traces (*.txt), or an\n"
+	"OTF2 archive (Score-P's traces.otf2, or its directory; difftrace-otf2(5)).\n"
 	"The sample record of difftrace-record --sample (rank-N/sample) is imported with it\n"
 	"for 'difftrace blame'.\n"
 	"Under mpirun or srun with more than one process, the processes share the traces and\n"
@@ -109,6 +114,13 @@ static char *default_run_name(const char *path)
 	size_t l = strlen(buf);
 	while (l > 1 && buf[l - 1] == '/')
 		buf[--l] = 0;
+	/* an OTF2 anchor file is traces.otf2 in each Score-P experiment: name the experiment */
+	if (l > 5 && !strcmp(buf + l - 5, ".otf2") && strchr(buf, '/')) {
+		*strrchr(buf, '/') = 0;
+		l = strlen(buf);
+		while (l > 1 && buf[l - 1] == '/')
+			buf[--l] = 0;
+	}
 	const char *b = strrchr(buf, '/');
 	b = b ? b + 1 : buf;
 	char out[65];
@@ -160,6 +172,7 @@ int cmd_import(cli *c, int argc, char **argv)
 		{ "quiet", no_argument, 0, 'q' },        { "help", no_argument, 0, 'h' },
 		{ "parlot-token-names", no_argument, 0, 'T' },
 		{ "no-srclines", no_argument, 0, 'S' },
+		{ "no-demangle", no_argument, 0, 'D' },
 		{ "jobs", required_argument, 0, 'j' },
 		{ 0, 0, 0, 0 },
 	};
@@ -176,7 +189,7 @@ int cmd_import(cli *c, int argc, char **argv)
 			int f = dt_format_parse(optarg);
 			if (f < 0)
 				return cli_usage("import", "unknown format '%s' (uftrace, parlot, "
-							   "parlot-raw, text, sync)", optarg);
+							   "parlot-raw, text, sync, otf2)", optarg);
 			fmt = (dt_format)f;
 			break;
 		}
@@ -197,6 +210,9 @@ int cmd_import(cli *c, int argc, char **argv)
 			break;
 		case 'S':
 			io.no_srclines = 1;
+			break;
+		case 'D':
+			io.no_demangle = 1;
 			break;
 		case 'j': {
 			char *end;
@@ -301,9 +317,16 @@ int cmd_import(cli *c, int argc, char **argv)
 		pt = NULL;
 		job = NULL;
 	}
+	/* a run stopped before its first MPI or OpenMP call under --sync-only has samples and
+	 * no traces: what is there is imported */
+	int samples_only = 0;
 	if (!store_writer_traces(w)) {
-		dt_err_at(&e, argv[optind], -1, "no traces found");
-		goto fail;
+		for (int i = optind; i < argc && !samples_only; i++)
+			samples_only = sample_present(argv[i]);
+		if (!samples_only) {
+			dt_err_at(&e, argv[optind], -1, "no traces found");
+			goto fail;
+		}
 	}
 	if (store_writer_finish(w, &e) || interrupted)
 		goto fail;
@@ -362,6 +385,9 @@ int cmd_import(cli *c, int argc, char **argv)
 			if (sr.flags)
 				printf("; flagged: %s (see 'difftrace traces %s')", f, sr.name);
 			putchar('\n');
+			if (samples_only)
+				printf("no traces: the program ended or was stopped before its first MPI "
+				       "or OpenMP call; its samples are imported\n");
 			say_srclines(s, sr.id);
 			if (nbp) {
 				printf("samples of %d processes: %llu ticks, %zu containers", nbp,
@@ -375,6 +401,11 @@ int cmd_import(cli *c, int argc, char **argv)
 					printf("; a process was killed (its samples up to then are kept)");
 				if (bflags & DT_BF_NO_MAPS)
 					printf("; no maps file (program counters unsymbolized)");
+				if (bflags & DT_BF_FULL)
+					printf("; the disk was full: a thread's samples stop there");
+				if (bflags & DT_BF_STOPPED)
+					printf("; a thread's sample file could not grow: its samples "
+					       "stop there");
 				putchar('\n');
 			}
 		}

@@ -28,7 +28,8 @@ static const char order_help[] =
 	"entries it needs, a lock's acquisition after the release before it; difftrace-rules(5)).\n"
 	"Events arrive by timestamp, each host's clock put on the wall clock from the readings\n"
 	"its record holds. Events that can never be delivered (a receive whose send never\n"
-	"happened, in a hung run) are left out and listed on stderr.\n"
+	"happened, in a hung run) are left out and listed on stderr; events the rules ignore\n"
+	"(outside their thread's start and end) are left out and counted there.\n"
 	"\n"
 	"  --policy P        minimal (an event goes out as soon as it is valid), concurrent\n"
 	"                    (events valid in one round form one step), or timestamp\n"
@@ -204,14 +205,19 @@ int cmd_order(cli *c, int argc, char **argv)
 
 	arr = cli_sync_arrival(ev, n, ck, nck, &off, &nhost);
 	ord_filter_opts fo = { policy, off, nhost, max_held };
-	if (ord_order(rules, &fo, arr, n, &items, &nitems, &held, &e))
+	uint64_t nign = 0;
+	if (ord_order_ignoring(rules, &fo, arr, n, &items, &nitems, &held, &nign, &e))
 		goto fail;
 	if (ord_write(stdout, fmt, arr, items, nitems, names, (uint32_t)nnames, &e))
 		goto fail;
+	if (nign)
+		fprintf(stderr, "difftrace: %llu of the %zu sync events of run '%s' ignored: their "
+			"thread was off (outside its start and end; difftrace-rules(5))\n",
+			(unsigned long long)nign, n, run.name);
 	if (held) {
 		fprintf(stderr, "difftrace: %zu of the %zu sync events of run '%s' can never be "
 			"delivered (the run stopped before what they wait for):\n%s",
-			n - nitems, n, run.name, held);
+			n - nitems - (size_t)nign, n, run.name, held);
 		if (held[0] && held[strlen(held) - 1] != '\n')
 			fputc('\n', stderr);
 	}

@@ -64,7 +64,16 @@ void cli_par_exec(int argc, char **argv)
 		} else {
 			path[l] = 0;
 			char *slash = strrchr(path, '/');
-			snprintf(slash ? slash + 1 : path, 32, "difftrace-mpi");
+			char *base = slash ? slash + 1 : path;
+			/* difftrace-mpi is built for mpicc's MPI, difftrace-mpi-mpich (or -openmpi)
+			 * for the other family when configure found it: a process of the other
+			 * family's launcher cannot join the job with mpicc's (Open MPI's launcher
+			 * sets OMPI_COMM_WORLD_SIZE, MPICH's Hydra PMI_SIZE) */
+			const char *fam = getenv("OMPI_COMM_WORLD_SIZE") ? "openmpi"
+					  : getenv("PMI_SIZE") ? "mpich" : NULL;
+			snprintf(base, 32, "difftrace-mpi-%s", fam ? fam : "");
+			if (!fam || access(path, X_OK) != 0)
+				snprintf(base, 32, "difftrace-mpi");
 		}
 	}
 	if (path[0] && access(path, X_OK) == 0) {

@@ -6,6 +6,8 @@
 
 #include "cli/cli.h"
 #include "import/sink.h"
+#include "util/esc.h"
+#include "util/util.h"
 
 static const char runs_help[] =
 	"usage: difftrace runs [--format text|csv|json]\n"
@@ -47,6 +49,17 @@ static int parse_format_only(int argc, char **argv, const char *cmd, const char 
 	return r;
 }
 
+/* The columns s takes once escaped, as cli_pad prints it. */
+static int shown_width(const char *s)
+{
+	dt_buf b = { 0 };
+	esc_append(&b, s, strlen(s), 0);
+	buf_byte(&b, 0);
+	int w = (int)esc_width((const char *)b.p);
+	buf_free(&b);
+	return w;
+}
+
 int cmd_runs(cli *c, int argc, char **argv)
 {
 	int fmt, r = parse_format_only(argc, argv, "runs", runs_help, &fmt);
@@ -67,11 +80,22 @@ int cmd_runs(cli *c, int argc, char **argv)
 		store_close(s);
 		return cli_fail(&e);
 	}
+	/* the run and flags columns as wide as their widest entry: a run name has up to 64
+	 * characters (an escaped one more columns), and a longer one pushed its row's columns
+	 * out of line */
+	int wname = 16, wflags = 20;
+	for (size_t i = 0; fmt == OUT_TEXT && i < n; i++) {
+		char f[200];
+		dt_flags_str(runs[i].flags, f, sizeof f);
+		int w = shown_width(runs[i].name);
+		wname = w > wname ? w : wname;
+		wflags = (int)strlen(f) > wflags ? (int)strlen(f) : wflags;
+	}
 	if (fmt == OUT_TEXT && !n)
 		printf("no runs in %s (import some with 'difftrace import')\n", store_path(s));
 	else if (fmt == OUT_TEXT)
-		printf("%-16s %7s %14s %10s  %-10s %-20s %-19s %s\n", "RUN", "TRACES", "EVENTS",
-		       "STORED", "FORMAT", "FLAGS", "CREATED", "LABEL");
+		printf("%-*s %7s %14s %10s  %-10s %-*s %-19s %s\n", wname, "RUN", "TRACES", "EVENTS",
+		       "STORED", "FORMAT", wflags, "FLAGS", "CREATED", "LABEL");
 	else if (fmt == OUT_CSV)
 		printf("run,traces,events,stored_bytes,format,flags,created,label\n");
 	else
@@ -81,10 +105,10 @@ int cmd_runs(cli *c, int argc, char **argv)
 		char a[32], b[32], f[200];
 		dt_flags_str(x->flags, f, sizeof f);
 		if (fmt == OUT_TEXT) {
-			cli_pad(x->name, 16);
-			printf(" %7lld %14s %10s  %-10s %-20s %-19s ", (long long)x->ntraces,
+			cli_pad(x->name, wname);
+			printf(" %7lld %14s %10s  %-10s %-*s %-19s ", (long long)x->ntraces,
 			       cli_count((uint64_t)x->nevents, a, sizeof a),
-			       cli_bytes(x->bytes, b, sizeof b), x->format, f, x->created);
+			       cli_bytes(x->bytes, b, sizeof b), x->format, wflags, f, x->created);
 			cli_pad(x->label, 0);
 			putchar('\n');
 		} else if (fmt == OUT_CSV) {

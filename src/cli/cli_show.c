@@ -337,6 +337,20 @@ static void print_prefix(struct tree *tr, uint64_t idx, uint64_t ts, int have, u
 static void put_call(struct tree *tr)
 {
 	out_name(tr->o, tr->nm, tr->p_id);
+	/* a demangled C++ name has its parameter types already: std::vector<int>::push_back(int
+	 * const&), not ...(int const&)(); a C name has no parenthesis */
+	if (!tr->p_has_args) {
+		const char *t;
+		size_t n;
+		if (tr->p_id < tr->nm->cap && tr->nm->txt[tr->p_id]) {
+			t = tr->nm->txt[tr->p_id];
+			n = tr->nm->len[tr->p_id];
+		} else {
+			name_get(tr->nm, tr->p_id, &t, &n);
+		}
+		if (memchr(t, '(', n))
+			return;
+	}
 	out_byte(tr->o, '(');
 	if (tr->p_has_args)
 		out_esc(tr->o, tr->p_args, &tr->tmp, 0);

@@ -113,10 +113,12 @@ int cmd_sync(cli *c, int argc, char **argv)
 		if (fmt == OUT_TEXT) {
 			char pt[32], a[512];
 			int h = v->host >= 0 && v->host < 64 ? v->host : 63;
-			int64_t rel = v->ts - t0[h];
+			/* ts >= t0[h], but a corrupt time far from the others overflows a signed
+			 * difference: the unsigned one is exact */
+			uint64_t rel = (uint64_t)v->ts - (uint64_t)t0[h];
 			snprintf(pt, sizeof pt, "%d.%d", v->proc, v->thread);
 			ord_event_args(v, a, sizeof a);
-			printf("%-8s %6" PRIu32 " %2s %4" PRId64 ".%09" PRId64 "  ", pt, v->seq,
+			printf("%-8s %6" PRIu32 " %2s %4" PRIu64 ".%09" PRIu64 "  ", pt, v->seq,
 			       v->phase == DT_SYNC_ENTER ? ">" : v->phase == DT_SYNC_EXIT ? "<" : "=",
 			       rel / 1000000000, rel % 1000000000);
 			esc_fputs(name, stdout);

@@ -36,6 +36,9 @@ enum {
 	DT_BF_NO_MAPS = 1u << 3,    /* no maps file: program counters stay unsymbolized */
 	DT_BF_MERGED = 1u << 4,     /* some ticks came while the thread was recording: merged into
 				     * its next sample */
+	DT_BF_FULL = 1u << 5,       /* the sampler stopped recording a thread: the disk was full */
+	DT_BF_STOPPED = 1u << 6,    /* the sampler stopped recording a thread: its file could not
+				     * grow for another reason */
 };
 
 typedef struct dt_bloc {

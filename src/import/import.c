@@ -8,11 +8,12 @@
 #include <sys/stat.h>
 
 #include "import/import.h"
+#include "import/import_sample.h"
 #include "import/import_sync.h"
 #include "util/util.h"
 
 static const char *const fmt_names[] = { "auto", "uftrace", "parlot", "parlot-raw", "text",
-						"sync" };
+						"sync", "otf2" };
 
 const char *dt_format_name(dt_format f)
 {
@@ -69,11 +70,26 @@ static int ends_with(const char *s, const char *suf)
 	return a >= b && !strcmp(s + a - b, suf);
 }
 
+/* An OTF2 archive: NAME.otf2 (the anchor file) beside the NAME directory of its events. */
+static int has_otf2_anchor(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int found = 0;
+	while (d && !found && (de = readdir(d)))
+		found = ends_with(de->d_name, ".otf2") && de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return found;
+}
+
 static dt_format detect_dir(const char *path)
 {
 	char p[4096];
 	if (is_uftrace_dir(path))
 		return DT_FMT_UFTRACE;
+	if (has_otf2_anchor(path))
+		return DT_FMT_OTF2;
 	snprintf(p, sizeof p, "%s/uftrace.data", path);
 	if (is_uftrace_dir(p))
 		return DT_FMT_UFTRACE;
@@ -119,6 +135,9 @@ static dt_format detect_dir(const char *path)
 		if (d)
 			closedir(d);
 	}
+	/* --sync-only stopped before its first MPI or OpenMP call: samples, no sync record yet */
+	if (f == DT_FMT_AUTO && sample_present(path))
+		f = DT_FMT_SYNC;
 	return f;
 }
 
@@ -134,6 +153,8 @@ dt_format import_detect(const char *path, dt_err *e)
 		f = detect_dir(path);
 	} else if (ends_with(path, ".txt")) {
 		f = DT_FMT_TEXT;
+	} else if (ends_with(path, ".otf2")) {
+		f = DT_FMT_OTF2;
 	} else {
 		/* A ParLOT per-thread file has a sibling .info: its last .component replaced. */
 		const char *dot = strrchr(path, '.');
@@ -148,7 +169,7 @@ dt_format import_detect(const char *path, dt_err *e)
 	if (f == DT_FMT_AUTO)
 		dt_err_at(e, path, -1,
 			  "cannot tell the trace format; name it with --format "
-			  "uftrace|parlot|parlot-raw|text|sync");
+			  "uftrace|parlot|parlot-raw|text|sync|otf2");
 	return f;
 }
 
@@ -167,6 +188,8 @@ int import_path(const char *path, dt_format fmt, const dt_import_opts *o, dt_sin
 		return import_text(path, o, s, e);
 	case DT_FMT_SYNC:
 		return import_sync(path, o, s, e);
+	case DT_FMT_OTF2:
+		return import_otf2(path, o, s, e);
 	default:
 		return dt_errf(e, DT_EUSAGE, "unknown format");
 	}

@@ -12,6 +12,7 @@
  * inlined at the program counter (libdw's scopes) and one for its real function. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -26,6 +27,7 @@
 #include "import/dwarf_vars.h"
 #include "import/import_sample.h"
 #include "record/samplefmt.h"
+#include "util/names.h"
 #include "util/util.h"
 
 void dt_blame_data_free(dt_blame_data *d)
@@ -56,88 +58,150 @@ void dt_blame_data_free(dt_blame_data *d)
 
 /* ---- one thread file ---------------------------------------------------------------------- */
 
+/* Reads up to n bytes at off, retrying short reads; returns the bytes read (fewer at the end
+ * of the file), -1 on error. */
+static ssize_t pread_full(int fd, void *buf, size_t n, off_t off)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t k = pread(fd, (uint8_t *)buf + got, n - got, off + (off_t)got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	return (ssize_t)got;
+}
+
+#define READ_BLOCK 256 /* records read at a time */
+
+/* The file is streamed, a block of records at a time, and read up to its first unfinished
+ * record: its size is what the sampler reserved (a chunk ahead, or a file made and never
+ * written, or a sparse file of any size), not what it wrote, so the memory and time go by the
+ * records, never by the size. */
 int sample_file_read(const char *path, struct dtp_record **recs, size_t *n, int64_t *tid,
 		     int32_t *source, int64_t *period, char *event, size_t eventlen, int *torn,
 		     dt_err *e)
 {
-	uint8_t *data;
-	size_t len;
 	*recs = NULL;
 	*n = 0;
 	*torn = 0;
-	if (read_file(path, &data, &len, e))
-		return -1;
-	if (len < DTP_HEADER_SIZE || memcmp(data, DTP_MAGIC, 8) != 0) {
-		/* a header never finished (killed at once) reads as an empty file; anything
-		 * else that is not ours is an error */
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return dt_err_at(e, path, -1, "cannot open: %s", strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return dt_err_at(e, path, -1, "not a regular file");
+	}
+	uint8_t head[DTP_HEADER_SIZE];
+	ssize_t hl = pread_full(fd, head, sizeof head, 0);
+	if (hl < 0) {
+		close(fd);
+		return dt_err_at(e, path, 0, "read error: %s", strerror(errno));
+	}
+	if ((size_t)hl < DTP_HEADER_SIZE || memcmp(head, DTP_MAGIC, 8) != 0) {
+		/* a header never finished (killed at once, or a file made on a full disk and
+		 * never written) reads as an empty file; anything else that is not ours is an
+		 * error */
 		int blank = 1;
-		for (size_t i = 0; i < len && i < 8; i++)
-			blank &= data[i] == 0;
-		free(data);
+		for (ssize_t i = 0; i < hl && i < 8; i++)
+			blank &= head[i] == 0;
+		close(fd);
 		if (blank) {
-			*torn = 1;
+			*torn = SAMPLE_READ_TORN;
 			return 0;
 		}
 		return dt_err_at(e, path, 0, "not a difftrace sample file (bad magic)");
 	}
 	dtp_header h;
-	memcpy(&h, data, sizeof h);
+	memcpy(&h, head, sizeof h);
 	if (h.endian != 0x01020304u) {
-		free(data);
+		close(fd);
 		return dt_err_at(e, path, offsetof(dtp_header, endian),
 				 "recorded on a host of the other byte order");
 	}
 	if (h.version < 1 || h.version > DTP_VERSION || h.header_size != DTP_HEADER_SIZE ||
 	    h.record_size != DTP_RECORD_SIZE) {
-		free(data);
+		close(fd);
 		return dt_err_at(e, path, offsetof(dtp_header, version),
 				 "sample file version %u (record %u bytes) is not one this difftrace "
 				 "reads (1 to %u, %u bytes)",
 				 h.version, h.record_size, DTP_VERSION, DTP_RECORD_SIZE);
 	}
+	if (h.stopped == DTP_STOP_FULL)
+		*torn |= SAMPLE_READ_FULL;
+	else if (h.stopped)
+		*torn |= SAMPLE_READ_STOPPED;
 	*tid = h.tid;
 	*source = h.source;
 	*period = h.period;
 	h.event[sizeof h.event - 1] = 0;
 	snprintf(event, eventlen, "%s", h.event);
-	size_t max = (len - DTP_HEADER_SIZE) / DTP_RECORD_SIZE;
-	dtp_record *r = xmalloc((max ? max : 1) * sizeof *r);
-	size_t k = 0;
-	for (; k < max; k++) {
-		const uint8_t *p = data + DTP_HEADER_SIZE + k * DTP_RECORD_SIZE;
-		memcpy(&r[k], p, sizeof *r);
-		if (r[k].commit != dtp_commit(k)) {
-			for (size_t i = 0; i < DTP_RECORD_SIZE; i++)
-				if (p[i]) {
-					*torn = 1;
-					break;
-				}
+	dtp_record *r = NULL, *blk = xmalloc(READ_BLOCK * sizeof *blk);
+	size_t k = 0, cap = 0;
+	for (int done = 0; !done;) {
+		off_t off = (off_t)DTP_HEADER_SIZE + (off_t)(k * DTP_RECORD_SIZE);
+		if (off >= st.st_size)
 			break;
-		}
-		int bad = r[k].kind < DTP_SAMPLE || r[k].kind > DTP_WORDS ||
-			  (r[k].kind != DTP_WORDS && r[k].nframes > DTP_FRAMES);
-		if (r[k].kind == DTP_WORDS) {
-			const dtp_words *w = (const dtp_words *)(const void *)&r[k];
-			bad = h.version < 2 || w->nwords > DTP_WORDS_MAX;
-			for (int i = 0; !bad && i < w->nwords; i++) {
-				uint8_t f = w->fr[i];
-				/* version 2 knows no stack references: bit 0x40 is a bad frame */
-				bad = (f & (h.version < 3 ? 0x7f : DTP_FR_FRAME)) > DTP_FRAMES ||
-				      ((f & DTP_FR_STACKREF) &&
-				       (w->w[i] >> DTP_REF_SHIFT) > DTP_FRAMES);
-			}
-		}
-		if (r[k].kind == DTP_SAMPLE && h.version < 3)
-			r[k].size = 0; /* no stack references before version 3 */
-		if (bad) {
-			unsigned kind = r[k].kind, nfr = r[k].nframes;
+		ssize_t got = pread_full(fd, blk, READ_BLOCK * sizeof *blk, off);
+		if (got < 0) {
 			free(r);
-			free(data);
-			return dt_err_at(e, path, (int64_t)(DTP_HEADER_SIZE + k * DTP_RECORD_SIZE),
-					 "bad record (kind %u, %u frames)", kind, nfr);
+			free(blk);
+			close(fd);
+			return dt_err_at(e, path, (int64_t)off, "read error: %s", strerror(errno));
+		}
+		size_t m = (size_t)got / DTP_RECORD_SIZE;
+		if (m < READ_BLOCK)
+			done = 1; /* the end of the file (a last partial record is unfinished) */
+		for (size_t j = 0; j < m; j++, k++) {
+			const dtp_record *q = &blk[j];
+			if (q->commit != dtp_commit(k)) {
+				const uint8_t *p = (const uint8_t *)q;
+				for (size_t i = 0; i < DTP_RECORD_SIZE; i++)
+					if (p[i]) {
+						*torn |= SAMPLE_READ_TORN;
+						break;
+					}
+				done = 1;
+				break;
+			}
+			int bad = q->kind < DTP_SAMPLE || q->kind > DTP_WORDS ||
+				  (q->kind != DTP_WORDS && q->nframes > DTP_FRAMES);
+			if (q->kind == DTP_WORDS) {
+				const dtp_words *w = (const dtp_words *)(const void *)q;
+				bad = h.version < 2 || w->nwords > DTP_WORDS_MAX;
+				for (int i = 0; !bad && i < w->nwords; i++) {
+					uint8_t f = w->fr[i];
+					/* version 2 knows no stack references: bit 0x40 is a bad
+					 * frame */
+					bad = (f & (h.version < 3 ? 0x7f : DTP_FR_FRAME)) > DTP_FRAMES ||
+					      ((f & DTP_FR_STACKREF) &&
+					       (w->w[i] >> DTP_REF_SHIFT) > DTP_FRAMES);
+				}
+			}
+			if (bad) {
+				unsigned kind = q->kind, nfr = q->nframes;
+				free(r);
+				free(blk);
+				close(fd);
+				return dt_err_at(e, path,
+						 (int64_t)(DTP_HEADER_SIZE + k * DTP_RECORD_SIZE),
+						 "bad record (kind %u, %u frames)", kind, nfr);
+			}
+			grow((void **)&r, &cap, k + 1, sizeof *r);
+			r[k] = *q;
+			if (r[k].kind == DTP_SAMPLE && h.version < 3)
+				r[k].size = 0; /* no stack references before version 3 */
 		}
 	}
-	free(data);
+	free(blk);
+	close(fd);
+	if (!r)
+		r = xmalloc(sizeof *r);
 	*recs = r;
 	*n = k;
 	return 0;
@@ -196,6 +260,7 @@ static int symtab_open(struct symtab *s, const char *mapsfile, strmap *locs)
 			continue;
 		char *p = line + pos;
 		p[strcspn(p, "\n")] = 0;
+		maps_path_unescape(p); /* a newline in a program's path */
 		if (*p != '/')
 			continue;
 		grow((void **)&s->maps, &cap, s->nmaps + 1, sizeof *s->maps);
@@ -306,8 +371,11 @@ static int32_t symbolize(dt_blame_data *d, struct symtab *s, uint64_t pc, int re
 		snprintf(hex, sizeof hex, "0x%" PRIx64, pc);
 		func = hex;
 	}
-	id = (uint32_t)loc_intern(d, s, func, file, line, module ? module : "?",
+	/* a C++ symbol by its demangled name, as the traces name it (util/names.h) */
+	char *dm = dt_name_demangle(func, strlen(func));
+	id = (uint32_t)loc_intern(d, s, dm ? dm : func, file, line, module ? module : "?",
 				  m && m == s->exe_mod);
+	free(dm);
 	strmap_put(&s->pcs, (const char *)key, sizeof key, id);
 	return (int32_t)id;
 }
@@ -780,8 +848,12 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 			free(words);
 			return -1;
 		}
-		if (torn)
+		if (torn & SAMPLE_READ_TORN)
 			flags |= DT_BF_TORN;
+		if (torn & SAMPLE_READ_FULL)
+			flags |= DT_BF_FULL;
+		if (torn & SAMPLE_READ_STOPPED)
+			flags |= DT_BF_STOPPED;
 		if (k) {
 			source = src;
 			period = per;
@@ -1029,6 +1101,33 @@ static int has_dtp(const char *dir)
 		size_t l = strlen(de->d_name);
 		yes = l > 4 && !strcmp(de->d_name + l - 4, ".dtp");
 	}
+	closedir(dp);
+	return yes;
+}
+
+int sample_present(const char *path)
+{
+	if (!is_dir(path))
+		return 0;
+	if (has_dtp(path))
+		return 1;
+	char *sd = path_join(path, "sample");
+	int yes = has_dtp(sd);
+	free(sd);
+	if (yes)
+		return 1;
+	DIR *dp = opendir(path);
+	if (!dp)
+		return 0;
+	struct dirent *de;
+	while (!yes && (de = readdir(dp)))
+		if (rank_of(de->d_name) >= 0) {
+			char *rd = path_join(path, de->d_name);
+			char *s2 = path_join(rd, "sample");
+			yes = has_dtp(s2);
+			free(s2);
+			free(rd);
+		}
 	closedir(dp);
 	return yes;
 }

@@ -18,8 +18,15 @@
  * and flagged. */
 int sample_import(const char *path, dt_blame_data *d, int *found, dt_err *e);
 
-/* One thread file, read whole: the records up to the first unfinished one. Exposed for the
- * tests. *torn is 1 when the file ends in an unfinished record. */
+/* 1 when PATH (as sample_import takes it) holds a sample record: a run stopped before its
+ * first MPI or OpenMP call left samples and no sync record, and is imported with them. */
+int sample_present(const char *path);
+
+/* One thread file, streamed: the records up to the first unfinished one. Exposed for the
+ * tests. *torn holds SAMPLE_READ_TORN when the file ends in an unfinished record,
+ * SAMPLE_READ_FULL when the sampler stopped recording the thread on a full disk,
+ * SAMPLE_READ_STOPPED when it stopped for another error. */
+enum { SAMPLE_READ_TORN = 1, SAMPLE_READ_FULL = 2, SAMPLE_READ_STOPPED = 4 };
 struct dtp_record;
 int sample_file_read(const char *path, struct dtp_record **recs, size_t *n, int64_t *tid,
 		     int32_t *source, int64_t *period, char *event, size_t eventlen, int *torn,

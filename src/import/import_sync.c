@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "import/import_sample.h"
 #include "import/import_sync.h"
 #include "import/sync_file.h"
 
@@ -334,7 +335,9 @@ int import_sync(const char *path, const dt_import_opts *o, dt_sink *s, dt_err *e
 			free(names[i]);
 		free(names);
 	}
-	if (!rc && !made && !(o && o->unit))
+	/* a sample record alone (the program stopped before its first MPI or OpenMP call) is
+	 * imported by the caller, with no traces */
+	if (!rc && !made && !(o && o->unit) && !sample_present(path))
 		rc = dt_err_at(e, path, -1, "no sync record here: no .dts files in DIR, DIR/sync "
 			       "or DIR/rank-N/sync");
 	return rc;

@@ -28,6 +28,7 @@
 #include "import/import_sync.h"
 #include "import/srcmap.h"
 #include "import/uftrace_data.h"
+#include "util/names.h"
 #include "util/util.h"
 
 enum { REC_ENTRY = 0, REC_EXIT = 1, REC_LOST = 2, REC_EVENT = 3 };
@@ -341,6 +342,7 @@ typedef struct ufi_ctx {
 	srcmap **maps;
 	size_t nmaps, capmaps;
 	int no_srclines; /* import --no-srclines */
+	int no_demangle; /* import --no-demangle */
 	ufi_reader rd;
 	ufi_trace *tr;
 	dt_buf text;
@@ -401,8 +403,13 @@ static ufi_slot *resolve(ufi_ctx *c, ufd_data *d, int sess, uint64_t ts, uint64_
 	ufd_sym sym;
 	if (ufd_resolve(d, sess, ts, addr, &sym, e))
 		return NULL;
-	uint32_t fid = c->sink->func(c->sink->ctx, sym.name, sym.len, e);
+	/* C++ names demangled, Fortran bindings of MPI by their MPI name (util/names.h) */
+	char *disp = c->no_demangle ? NULL : dt_name_display(sym.name, sym.len);
+	const char *fn_name = disp ? disp : sym.name;
+	size_t fn_len = disp ? strlen(disp) : sym.len;
+	uint32_t fid = c->sink->func(c->sink->ctx, fn_name, fn_len, e);
 	if (!fid) {
+		free(disp);
 		if (!e->status)
 			dt_errf(e, DT_EDATA, "sink refused function name %.*s", (int)sym.len,
 				sym.name);
@@ -420,12 +427,16 @@ static ufi_slot *resolve(ufi_ctx *c, ufd_data *d, int sess, uint64_t ts, uint64_
 		s2.name = fname;
 		if (!fail && (srcmap_find(m, fname, strlen(fname), &file, &line) ||
 			      ufd_srcline(d, &s2, &file, &line)) &&
-		    c->sink->srcline(c->sink->ctx, fname, strlen(fname), file, line, e))
+		    c->sink->srcline(c->sink->ctx, fn_name, disp ? fn_len : strlen(fname), file,
+				     line, e))
 			fail = 1;
 		free(fname);
-		if (fail)
+		if (fail) {
+			free(disp);
 			return NULL;
+		}
 	}
+	free(disp);
 	const ufd_argspec *arg = NULL, *ret = NULL;
 	const ufd_info *inf = ufd_get_info(d);
 	/* sym.name may point into a buffer the spec lookup reuses: copy what it needs */
@@ -1342,6 +1353,7 @@ int import_uftrace(const char *path, const dt_import_opts *o, dt_sink *s, dt_err
 	c.rd.fd = -1;
 	strmap_init(&c.srcpaths);
 	c.no_srclines = o && o->no_srclines;
+	c.no_demangle = o && o->no_demangle;
 	int rc = -1;
 	if (find_dirs(path, &dirs, &ndirs, e))
 		goto out;

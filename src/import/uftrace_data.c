@@ -319,6 +319,18 @@ int ufd_info_read(const char *dir, ufd_info *inf, dt_err *e)
 		const char *nl = memchr(t, '\n', (size_t)(end - t));
 		size_t n = nl ? (size_t)(nl - t) : (size_t)(end - t);
 		int64_t off = (int64_t)(t - (const char *)buf);
+		if (nl && block_left <= 0 && starts(t, n, "exename:")) {
+			/* uftrace writes the program's path raw: one with a newline runs on to the
+			 * line uftrace writes after it (build_id:, or exit_status: without one) */
+			const char *q = nl;
+			while (q && q + 1 < end && !starts(q + 1, (size_t)(end - q - 1), "build_id:") &&
+			       !starts(q + 1, (size_t)(end - q - 1), "exit_status:"))
+				q = memchr(q + 1, '\n', (size_t)(end - q - 1));
+			if (q && q + 1 < end && q > nl) { /* else no such line: not a path */
+				nl = q;
+				n = (size_t)(nl - t);
+			}
+		}
 		if (memchr(t, '\0', n)) {
 			dt_err_at(e, path, off, "binary data in the info text");
 			goto out;
@@ -464,8 +476,19 @@ static int read_tasks(ufd_data *d, dt_err *e)
 		goto out;
 	}
 	char *line = (char *)buf;
-	for (int lineno = 1; line < (char *)buf + len; lineno++) {
+	for (int lineno = 1, more = 0; line < (char *)buf + len; lineno += 1 + more) {
 		char *nl = strchr(line, '\n');
+		more = 0;
+		if (nl && !strncmp(line, "SESS ", 5)) {
+			/* a program path with a newline, written raw between the quotes: the record
+			 * runs on to the closing quote (its errors name its first line) */
+			char *q = strstr(line, " exename=\"");
+			char *close = q && q < nl && !memchr(q + 10, '"', (size_t)(nl - q - 10))
+					      ? strchr(q + 10, '"')
+					      : NULL;
+			for (; close && nl && nl < close; nl = strchr(nl + 1, '\n'))
+				more++;
+		}
 		if (nl)
 			*nl = 0;
 		uint64_t ts = 0;
@@ -793,6 +816,7 @@ static int load_map(ufd_data *d, ufd_sess *s, dt_err *e)
 			size_t pl = strlen(p);
 			while (pl && p[pl - 1] == ' ')
 				p[--pl] = 0;
+			maps_path_unescape(p);
 			if (*p && *p != '[') {
 				int mi = mod_get(d, p);
 				if (bid && *bid && !d->mods[mi].bid)

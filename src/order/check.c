@@ -204,10 +204,26 @@ int ord_check(const ord_rules *r, const dt_sync_event *ev, size_t n, const uint6
 	qsort(th, n, sizeof *th, pair_cmp);
 	uint64_t *rank = xmalloc((n ? n : 1) * sizeof *rank), *tid = xmalloc((n ? n : 1) * sizeof *tid);
 	uint64_t nth = 0;
+	/* a thread's life (`start`, `end`), walked in its own order: an event while the thread
+	 * is off is ignored, has no rank, and may not be delivered */
+	uint8_t *ign = xcalloc(n ? n : 1, 1);
+	uint64_t next = 0;
+	int off = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (i && (th[i].a != th[i - 1].a || th[i].b != th[i - 1].b))
+		int first = !i || th[i].a != th[i - 1].a || th[i].b != th[i - 1].b;
+		if (i && first)
 			nth++;
-		rank[th[i].v] = i && th[i].a == th[i - 1].a && th[i].b == th[i - 1].b ? rank[th[i - 1].v] + 1 : 0;
+		if (first)
+			next = 0;
+		unsigned m = ord_thread_mark(r, &ev[th[i].v]);
+		if (first)
+			off = !(m & ORD_TM_START) && (m & ORD_TM_SCOPE);
+		if (off && !(m & ORD_TM_START)) {
+			ign[th[i].v] = 1;
+		} else {
+			off = (m & ORD_TM_END) != 0;
+			rank[th[i].v] = next++;
+		}
 		tid[th[i].v] = nth;
 		if (i && th[i].a == th[i - 1].a && th[i].b == th[i - 1].b && ev[th[i].v].seq <= ev[th[i - 1].v].seq) {
 			ord_event_str(r, &ev[th[i].v], es, sizeof es);
@@ -221,6 +237,11 @@ int ord_check(const ord_rules *r, const dt_sync_event *ev, size_t n, const uint6
 	for (size_t i = 0; i < norder && !rc; i++) {
 		uint64_t x = order[i];
 		ord_event_str(r, &ev[x], es, sizeof es);
+		if (ign[x]) {
+			rc = dt_errf(e, DT_EDATA, "position %zu: %s is delivered while its thread is off "
+				     "(outside its start and end; the rules' `start` and `end`)", i, es);
+			break;
+		}
 		if (rank[x] != cursor[tid[x]]) {
 			rc = dt_errf(e, DT_EDATA, "position %zu: %s breaks its thread's order (expected its event #%llu of that thread)",
 				     i, es, (unsigned long long)cursor[tid[x]]);
@@ -237,6 +258,7 @@ int ord_check(const ord_rules *r, const dt_sync_event *ev, size_t n, const uint6
 		}
 	}
 	free(th);
+	free(ign);
 	free(rank);
 	free(tid);
 	free(cursor);
@@ -334,12 +356,14 @@ int ord_check(const ord_rules *r, const dt_sync_event *ev, size_t n, const uint6
 	/* 4. indexes */
 	chk c = { r, NULL, NULL, nrec, NULL, NULL, NULL, 0 };
 	c.byp = xmalloc((nrec ? nrec : 1) * sizeof *c.byp);
-	memcpy(c.byp, recs, nrec * sizeof *recs);
+	if (nrec) /* recs is NULL when nothing was an instance (no kinds: an empty rule file) */
+		memcpy(c.byp, recs, nrec * sizeof *recs);
 	qsort(c.byp, nrec, sizeof *c.byp, by_pos);
 	prefix_max(c.byp, nrec);
 	if (ts) {
 		c.byt = xmalloc((nrec ? nrec : 1) * sizeof *c.byt);
-		memcpy(c.byt, recs, nrec * sizeof *recs);
+		if (nrec)
+			memcpy(c.byt, recs, nrec * sizeof *recs);
 		qsort(c.byt, nrec, sizeof *c.byt, by_ts);
 		prefix_max(c.byt, nrec);
 	}

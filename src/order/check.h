@@ -16,7 +16,8 @@
 /* ev[0..n) are the events in their input order (each thread's events in program order);
  * order[0..norder) the indices of the delivered events, in delivery order. norder < n is
  * allowed (events held back): every thread's delivered events must then be the first of its
- * events. ts, when not NULL, gives adjusted timestamps by event index: they must not decrease
+ * events, less those the rules' `start` and `end` ignore (walked here on the input, apart from
+ * the filter), which must not be delivered. ts, when not NULL, gives adjusted timestamps by event index: they must not decrease
  * along a thread, and every rule must also hold with "before" meaning "smaller adjusted
  * timestamp" (negations are judged on the order only). Returns 0 when the order is valid, else
  * -1 with the first violation in e (DT_EDATA). r must be bound. */

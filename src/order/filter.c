@@ -45,6 +45,7 @@ typedef struct oq {
 	size_t cap, head, len; /* cap: 0 or a power of two */
 	uint32_t gen;
 	uint8_t inready;
+	uint8_t seen, off; /* its first event came; the thread is off (`start`, `end`) */
 	int64_t lastts;
 } oq;
 
@@ -110,6 +111,10 @@ struct ord_filter {
 	chosen *step;
 	size_t nstep, capstep;
 	uint64_t index, stepno;
+	int64_t lastout; /* ORD_TIMESTAMP: the adjusted timestamp of the last event delivered */
+	uint32_t nempty; /* queues without a head: while there is one, a round is not decided */
+	int whole;       /* ORD_CONCURRENT: the rounds only at ord_filter_drain */
+	uint64_t ignored; /* events of threads that were off, not delivered */
 	size_t held, peak;
 	uint64_t next_sweep;
 	/* per kind: whether some rule reads its facts (an atom KIND(...)); the facts of a kind no
@@ -298,6 +303,7 @@ static uint32_t queue_of(ord_filter *f, int32_t p, int32_t t)
 	q->proc = p;
 	q->thread = t;
 	q->lastts = NOTS;
+	f->nempty++;
 	f->qslot[j] = f->nq + 1;
 	return f->nq++;
 }
@@ -680,6 +686,12 @@ static void deliver_ev(ord_filter *f, uint32_t qi, const dt_sync_event *e, uint6
 			ts = q->lastts;
 		if (bound != NOTS && bound + 1 > ts)
 			ts = bound + 1;
+		/* and no earlier than the event delivered before it, of any thread: a display
+		 * that places the events by time in the order they arrive never sees time go
+		 * back (Kraemer, section 6: consistent with the delivery order) */
+		if (f->lastout != NOTS && f->lastout > ts)
+			ts = f->lastout;
+		f->lastout = ts;
 	}
 	q->lastts = ts;
 	/* request links */
@@ -745,6 +757,8 @@ static void deliver(ord_filter *f, uint32_t qi, const ord_inst *in, const uint32
 	q = &f->q[qi];
 	q->head = (q->head + 1) & (q->cap - 1);
 	q->len--;
+	if (!q->len && !q->off)
+		f->nempty++;
 }
 
 /* Minimal intervention and adjusted timestamp: release each head as soon as it is valid. */
@@ -771,10 +785,12 @@ static void run_minimal(ord_filter *f)
 }
 
 /* Maximal concurrency: every head valid against what was delivered before the round goes out in
- * the round's step. */
-static void run_concurrent(ord_filter *f)
+ * the round's step. Online (`decided`), a round is made only when every queue has a head: a
+ * thread without one might yet send an event valid in this round, so the round waits for it;
+ * ord_filter_drain makes the rounds that remain. */
+static void run_concurrent(ord_filter *f, int decided)
 {
-	while (f->nready) {
+	while (f->nready && !(decided && f->nempty)) {
 		if (f->capcur < f->nready) {
 			f->capcur = f->capready;
 			f->cur = xrealloc(f->cur, f->capcur * sizeof *f->cur);
@@ -840,6 +856,7 @@ ord_filter *ord_filter_new(const ord_rules *r, const ord_filter_opts *o, ord_emi
 		f->o.max_held = (size_t)1 << 20;
 	f->emit = emit;
 	f->ctx = ctx;
+	f->lastout = NOTS;
 	f->recent = xcalloc((size_t)1 << RECENT_BITS, sizeof *f->recent);
 	f->kread = xcalloc((size_t)r->nkind + 1, 1);
 	for (int i = 0; i < r->nrule; i++)
@@ -880,6 +897,17 @@ void ord_filter_free(ord_filter *f)
 	free(f);
 }
 
+/* Turns a thread off or on (`start`, `end`): a thread that is off has no head to wait for. */
+static void set_off(ord_filter *f, uint32_t qi, int off)
+{
+	oq *q = &f->q[qi];
+	if (q->off == off)
+		return;
+	if (!q->len)
+		f->nempty += off ? (uint32_t)-1 : 1;
+	q->off = (uint8_t)off;
+}
+
 int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *err)
 {
 	if (f->held >= f->o.max_held) {
@@ -902,6 +930,22 @@ int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *
 		sweep(f); /* between rounds: no entry index is held anywhere */
 	uint32_t qi = queue_of(f, e->proc, e->thread);
 	oq *q = &f->q[qi];
+	/* the thread's life, decided in its own order as its events arrive (the paper's section
+	 * 5): off before its start when its first event is in a start's scope, and after its end
+	 * until a start; what comes while it is off is ignored */
+	unsigned life = ord_thread_mark(f->r, e);
+	if (f->r->nstart || f->r->nend) {
+		if (!q->seen)
+			set_off(f, qi, !(life & ORD_TM_START) && (life & ORD_TM_SCOPE));
+		q->seen = 1;
+		if (q->off && !(life & ORD_TM_START)) {
+			f->ignored++;
+			return 0;
+		}
+		set_off(f, qi, 0);
+	}
+	q->seen = 1;
+	int ended = (life & ORD_TM_END) != 0;
 	int parked = 0;
 	if (q->len == 0 && f->nready == 0 && f->o.policy != ORD_CONCURRENT) {
 		/* the thread has nothing held: check the event where it is (what run_minimal would
@@ -917,6 +961,8 @@ int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *
 				f->peak = f->held;
 			take_numbers(f, in, own, n);
 			deliver_ev(f, qi, e, id, in, own, n, bound);
+			if (ended)
+				set_off(f, qi, 1);
 			run_minimal(f);
 			return 0;
 		}
@@ -935,9 +981,12 @@ int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *
 	qev *qe = &q->buf[(q->head + q->len) & (q->cap - 1)];
 	qe->ev = *e;
 	qe->id = id;
-	q->len++;
+	if (!q->len++ && !q->off)
+		f->nempty--;
 	if (++f->held > f->peak)
 		f->peak = f->held;
+	if (ended)
+		set_off(f, qi, 1);
 	if (parked) {
 		park(f, qi);
 		return 0;
@@ -946,16 +995,28 @@ int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *
 		make_ready(f, qi);
 	if (f->o.policy != ORD_CONCURRENT)
 		run_minimal(f);
+	else if (!f->nempty && !f->whole)
+		run_concurrent(f, 1); /* the heads of a round are decided: release it now */
 	return 0;
+}
+
+void ord_filter_set_whole(ord_filter *f)
+{
+	f->whole = 1;
 }
 
 size_t ord_filter_drain(ord_filter *f)
 {
 	if (f->o.policy == ORD_CONCURRENT)
-		run_concurrent(f);
+		run_concurrent(f, 0);
 	else
 		run_minimal(f);
 	return f->held;
+}
+
+uint64_t ord_filter_ignored(const ord_filter *f)
+{
+	return f->ignored;
 }
 
 size_t ord_filter_held(const ord_filter *f)
@@ -1185,12 +1246,14 @@ static void collect_one(void *ctx, const ord_out *o)
 	c->it[c->n++] = (ord_item){ o->id, o->step, o->ts, o->adj };
 }
 
-static int order_any(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev,
-		     size_t n, ord_item **out, size_t *nout, char **held, ord_held **hl,
-		     size_t *nhl, dt_err *err)
+static int order_any(const ord_rules *r, const ord_filter_opts *o, int whole,
+		     const dt_sync_event *ev, size_t n, ord_item **out, size_t *nout, char **held,
+		     ord_held **hl, size_t *nhl, uint64_t *ignored, dt_err *err)
 {
 	collect c = { 0 };
 	ord_filter *f = ord_filter_new(r, o, collect_one, &c);
+	if (whole)
+		ord_filter_set_whole(f);
 	int rc = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
 		rc = ord_filter_push(f, &ev[i], i, err);
@@ -1205,6 +1268,8 @@ static int order_any(const ord_rules *r, const ord_filter_opts *o, const dt_sync
 		if (!rc)
 			ord_filter_held_list(f, hl, nhl);
 	}
+	if (ignored)
+		*ignored = ord_filter_ignored(f);
 	ord_filter_free(f);
 	if (rc) {
 		free(c.it);
@@ -1220,12 +1285,25 @@ static int order_any(const ord_rules *r, const ord_filter_opts *o, const dt_sync
 int ord_order(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev, size_t n,
 	      ord_item **out, size_t *nout, char **held, dt_err *err)
 {
-	return order_any(r, o, ev, n, out, nout, held, NULL, NULL, err);
+	return order_any(r, o, 0, ev, n, out, nout, held, NULL, NULL, NULL, err);
+}
+
+int ord_order_ignoring(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev,
+		       size_t n, ord_item **out, size_t *nout, char **held, uint64_t *ignored,
+		       dt_err *err)
+{
+	return order_any(r, o, 0, ev, n, out, nout, held, NULL, NULL, ignored, err);
+}
+
+int ord_order_levelled(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev,
+		       size_t n, ord_item **out, size_t *nout, char **held, dt_err *err)
+{
+	return order_any(r, o, 1, ev, n, out, nout, held, NULL, NULL, NULL, err);
 }
 
 int ord_order_held(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev,
 		   size_t n, ord_item **out, size_t *nout, ord_held **held, size_t *nheld,
 		   dt_err *err)
 {
-	return order_any(r, o, ev, n, out, nout, NULL, held, nheld, err);
+	return order_any(r, o, 0, ev, n, out, nout, NULL, held, nheld, NULL, err);
 }

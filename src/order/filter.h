@@ -44,8 +44,13 @@ typedef struct ord_filter ord_filter;
 ord_filter *ord_filter_new(const ord_rules *r, const ord_filter_opts *o, ord_emit_fn emit,
 			   void *ctx);
 void ord_filter_free(ord_filter *f);
+/* ORD_CONCURRENT: every round made at ord_filter_drain, over the whole input (a post-mortem
+ * levelling, the most concurrency; not the paper's online rounds). Before the first push. */
+void ord_filter_set_whole(ord_filter *f);
 /* Adds one event (copied). ORD_MINIMAL and ORD_TIMESTAMP release what became valid before
- * returning; ORD_CONCURRENT releases on ord_filter_drain. Fails (DT_EDATA, a one-line message
+ * returning; ORD_CONCURRENT releases the rounds whose heads are decided (every thread's queue
+ * has a head: a thread without one could still send an event valid in the round), the rest on
+ * ord_filter_drain (all of them there after ord_filter_set_whole). Fails (DT_EDATA, a one-line message
  * naming the first held thread's event and rule) when more than max_held events are held:
  * ord_filter_explain then says which and why for every held thread. */
 int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *err);
@@ -53,6 +58,8 @@ int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *
  * valid in one round form one step). Returns the number of events still held. */
 size_t ord_filter_drain(ord_filter *f);
 size_t ord_filter_held(const ord_filter *f);
+/* Events not delivered because their thread was off (the rules' `start` and `end`). */
+uint64_t ord_filter_ignored(const ord_filter *f);
 /* Peak number of held events, and of queues, since the start. */
 size_t ord_filter_peak_held(const ord_filter *f);
 /* Bytes the filter's tables use now (queues, facts, links), for the benchmarks. */
@@ -92,6 +99,13 @@ typedef struct ord_item {
  * (malloc'ed, NULL when every event was released). Fails only on the max_held limit. */
 int ord_order(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev, size_t n,
 	      ord_item **out, size_t *nout, char **held, dt_err *err);
+/* ord_order, and *ignored the events not delivered because their thread was off. */
+int ord_order_ignoring(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev,
+		       size_t n, ord_item **out, size_t *nout, char **held, uint64_t *ignored,
+		       dt_err *err);
+/* ord_order with ORD_CONCURRENT's rounds over the whole input (ord_filter_set_whole). */
+int ord_order_levelled(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev,
+		       size_t n, ord_item **out, size_t *nout, char **held, dt_err *err);
 /* The same, with the held queues at the end of the input as a list (ord_filter_held_list)
  * instead of a text; *held NULL and *nheld 0 when everything was released. */
 int ord_order_held(const ord_rules *r, const ord_filter_opts *o, const dt_sync_event *ev,

@@ -188,6 +188,7 @@ typedef struct parser {
 	size_t plen[ORD_MAXKEY + 1];
 	int np;
 	int fields_only; /* in `if`: no atoms, no params */
+	int nest;        /* parse_primary calls on the stack */
 } parser;
 
 static ord_expr *xnew(parser *P, int op)
@@ -197,7 +198,29 @@ static ord_expr *xnew(parser *P, int op)
 	x->line = P->L.tline;
 	x->col = P->L.tcol;
 	x->kind = -1;
+	x->depth = 1; /* a leaf until deep() says otherwise */
 	return x;
+}
+
+/* Sets x's depth from its operands' (already checked) and refuses a tree deeper than
+ * ORD_MAXDEPTH, at x's place. Called on every node when its operands are attached, so that no
+ * tree the parser returns, or frees after an error, is deeper than the bound. */
+static int deep(parser *P, ord_expr *x)
+{
+	int d = 0;
+	if (x->a && x->a->depth > d)
+		d = x->a->depth;
+	if (x->b && x->b->depth > d)
+		d = x->b->depth;
+	for (int i = 0; i < x->narg; i++)
+		if (x->arg[i] && x->arg[i]->depth > d)
+			d = x->arg[i]->depth;
+	x->depth = d + 1;
+	if (x->depth > ORD_MAXDEPTH)
+		return dt_err_lc(P->L.e, P->file, x->line, x->col,
+				 "condition nested more than %d deep (parentheses, operators or terms)",
+				 ORD_MAXDEPTH);
+	return 0;
 }
 
 static void expr_free(ord_expr *x)
@@ -261,10 +284,12 @@ static int parse_atom(parser *P, ord_expr **out, int count)
 			if (next(L))
 				return -1;
 		} else {
-			ord_expr *a;
-			if (parse_or(P, &a))
+			ord_expr *a = NULL;
+			int rc = parse_or(P, &a);
+			x->arg[i] = a; /* freed with x, also on an error */
+			x->narg = i + 1;
+			if (rc)
 				return -1;
-			x->arg[i] = a;
 			if (!isint(a))
 				return dt_err_lc(L->e, P->file, a->line, a->col, "expected a number, found a condition");
 		}
@@ -296,10 +321,14 @@ static int parse_atom(parser *P, ord_expr **out, int count)
 		}
 		x->countix = ci;
 	}
+	if (deep(P, x))
+		return -1;
 	return next(L);
 }
 
-static int parse_primary(parser *P, ord_expr **out)
+static int parse_primary(parser *P, ord_expr **out);
+
+static int parse_primary1(parser *P, ord_expr **out)
 {
 	lex *L = &P->L;
 	*out = NULL;
@@ -321,7 +350,7 @@ static int parse_primary(parser *P, ord_expr **out)
 			return -1;
 		if (isint(x->a))
 			return dt_err_lc(L->e, P->file, x->line, x->col, "'!' applies to a condition, not a number");
-		return 0;
+		return deep(P, x);
 	}
 	if (is(L, "-")) {
 		ord_expr *x = xnew(P, ORD_X_NEG);
@@ -330,7 +359,7 @@ static int parse_primary(parser *P, ord_expr **out)
 			return -1;
 		if (!isint(x->a))
 			return dt_err_lc(L->e, P->file, x->line, x->col, "'-' applies to a number");
-		return 0;
+		return deep(P, x);
 	}
 	if (is(L, "#")) {
 		if (P->fields_only)
@@ -349,6 +378,8 @@ static int parse_primary(parser *P, ord_expr **out)
 		x->a = xnew(P, ORD_X_INT);
 		x->b = xnew(P, ORD_X_INT);
 		x->b->v = is(L, "true") ? 0 : 1;
+		x->a->depth = x->b->depth = 1;
+		x->depth = 2;
 		*out = x;
 		return next(L);
 	}
@@ -379,6 +410,21 @@ static int parse_primary(parser *P, ord_expr **out)
 	return next(L);
 }
 
+/* A primary, its nesting on the stack bounded: `((((...` and `!!!!...` recurse here. */
+static int parse_primary(parser *P, ord_expr **out)
+{
+	if (P->nest >= ORD_MAXDEPTH) {
+		*out = NULL;
+		return dt_err_lc(P->L.e, P->file, P->L.tline, P->L.tcol,
+				 "condition nested more than %d deep (parentheses, operators or terms)",
+				 ORD_MAXDEPTH);
+	}
+	P->nest++;
+	int rc = parse_primary1(P, out);
+	P->nest--;
+	return rc;
+}
+
 static int parse_sum(parser *P, ord_expr **out)
 {
 	if (parse_primary(P, out))
@@ -391,6 +437,8 @@ static int parse_sum(parser *P, ord_expr **out)
 			return -1;
 		if (!isint(x->a) || !isint(x->b))
 			return dt_err_lc(P->L.e, P->file, x->line, x->col, "'+' and '-' apply to numbers");
+		if (deep(P, x))
+			return -1;
 	}
 	return 0;
 }
@@ -409,7 +457,7 @@ static int parse_cmp(parser *P, ord_expr **out)
 				return -1;
 			if (!isint(x->a) || !isint(x->b))
 				return dt_err_lc(P->L.e, P->file, x->line, x->col, "comparisons apply to numbers");
-			return 0;
+			return deep(P, x);
 		}
 	if (isint(*out))
 		return dt_err_lc(P->L.e, P->file, (*out)->line, (*out)->col,
@@ -425,7 +473,7 @@ static int parse_and(parser *P, ord_expr **out)
 		ord_expr *x = xnew(P, ORD_X_AND);
 		x->a = *out;
 		*out = x;
-		if (next(&P->L) || parse_cmp(P, &x->b))
+		if (next(&P->L) || parse_cmp(P, &x->b) || deep(P, x))
 			return -1;
 	}
 	return 0;
@@ -449,6 +497,8 @@ static int parse_or(parser *P, ord_expr **out)
 				return -1;
 			if (!isint(x->a) || !isint(x->b))
 				return dt_err_lc(L->e, P->file, x->line, x->col, "comparisons apply to numbers");
+			if (deep(P, x))
+				return -1;
 			break;
 		}
 	if (!is(L, "&&") && !is(L, "||"))
@@ -460,14 +510,14 @@ static int parse_or(parser *P, ord_expr **out)
 		ord_expr *x = xnew(P, ORD_X_AND);
 		x->a = *out;
 		*out = x;
-		if (next(L) || parse_cmp(P, &x->b))
+		if (next(L) || parse_cmp(P, &x->b) || deep(P, x))
 			return -1;
 	}
 	while (is(L, "||")) {
 		ord_expr *x = xnew(P, ORD_X_OR);
 		x->a = *out;
 		*out = x;
-		if (next(L) || parse_and(P, &x->b))
+		if (next(L) || parse_and(P, &x->b) || deep(P, x))
 			return -1;
 	}
 	return 0;
@@ -616,6 +666,9 @@ static int parse_event(parser *P)
 				a->a = k->cond;
 				a->b = c;
 				c = a;
+				k->cond = c;
+				if (!rc && deep(P, a))
+					return -1;
 			}
 			k->cond = c;
 			if (rc)
@@ -692,6 +745,48 @@ static int parse_rule(parser *P)
 	kk->rules = xrealloc(kk->rules, (size_t)(kk->nrules + 1) * sizeof *kk->rules);
 	kk->rules[kk->nrules++] = r->nrule++;
 	return next(L);
+}
+
+/* A kind for `start`, `within` or `end`: declared, and matched without `via` (a thread's
+ * life is decided as its events arrive, before any request is linked). */
+static int life_kind(parser *P, int *out)
+{
+	lex *L = &P->L;
+	if (L->t != T_ID)
+		return name_err(P, "expected an event kind, found '%s'");
+	int k = kind_find(P->r, L->ts, L->tn);
+	if (k < 0)
+		return name_err(P, "unknown event kind '%s' (declare it with `event` first)");
+	for (int i = 0; i < P->r->kind[k].non; i++)
+		if (P->r->kind[k].on[i].via)
+			return name_err(P, "kind '%s' matches through `via`: a thread's start and end "
+					   "are decided without request links");
+	*out = k;
+	return next(L);
+}
+
+/* `start KIND [within SCOPE];` and `end KIND;` */
+static int parse_life(parser *P, int start)
+{
+	lex *L = &P->L;
+	ord_rules *r = P->r;
+	int k, w = -1;
+	if (life_kind(P, &k))
+		return -1;
+	if (start && is(L, "within")) {
+		if (next(L) || life_kind(P, &w))
+			return -1;
+	}
+	if (start) {
+		r->start = xrealloc(r->start, (size_t)(r->nstart + 1) * sizeof *r->start);
+		r->within = xrealloc(r->within, (size_t)(r->nstart + 1) * sizeof *r->within);
+		r->start[r->nstart] = k;
+		r->within[r->nstart++] = w;
+	} else {
+		r->end = xrealloc(r->end, (size_t)(r->nend + 1) * sizeof *r->end);
+		r->end[r->nend++] = k;
+	}
+	return expect(L, ";");
 }
 
 static int parse_initial(parser *P)
@@ -779,6 +874,10 @@ int ord_rules_parse(ord_rules *r, const char *text, size_t len, const char *file
 		} else if (is(L, "initial")) {
 			if (next(L) || parse_initial(&P))
 				return -1;
+		} else if (is(L, "start") || is(L, "end")) {
+			int st = is(L, "start");
+			if (next(L) || parse_life(&P, st))
+				return -1;
 		} else if (is(L, "policy")) {
 			if (next(L))
 				return -1;
@@ -792,7 +891,7 @@ int ord_rules_parse(ord_rules *r, const char *text, size_t len, const char *file
 			if (next(L) || expect(L, ";"))
 				return -1;
 		} else {
-			return name_err(&P, "expected event, rule, initial or policy, found '%s'");
+			return name_err(&P, "expected event, rule, initial, policy, start or end, found '%s'");
 		}
 	}
 	return 0;
@@ -859,6 +958,12 @@ int ord_rules_load_default(ord_rules *r, dt_err *e)
 			 * DIFFTRACE_RULES_PATH names the rules' place */
 			const char *env = getenv("DIFFTRACE_RULES_PATH");
 			int skip = i == 0 && errno == EACCES && env && *env;
+			/* the user's directory out of reach (a HOME this user cannot enter) holds
+			 * no rules of theirs; one there but unreadable is an error */
+			struct stat sr;
+			if (conf && i + 1 == nd && errno == EACCES && stat(dirs[i], &sr) != 0 &&
+			    errno == EACCES)
+				skip = 1;
 			if (errno != ENOENT && errno != ENOTDIR && !skip)
 				rc = dt_err_at(e, dirs[i], -1, "cannot read the directory: %s", strerror(errno));
 			continue;
@@ -979,6 +1084,9 @@ void ord_rules_free(ord_rules *r)
 	}
 	free(r->rule);
 	free(r->cix);
+	free(r->start);
+	free(r->within);
+	free(r->end);
 	for (int i = 0; i < r->nfiles; i++)
 		free(r->files[i]);
 	free(r->files);
@@ -1162,6 +1270,30 @@ int ord_instances(const ord_rules *r, const dt_sync_event *e, uint32_t via_func,
 		n++;
 	}
 	return n;
+}
+
+unsigned ord_thread_mark(const ord_rules *r, const dt_sync_event *e)
+{
+	if (!r->nstart && !r->nend)
+		return 0;
+	ord_inst in[16];
+	int n = ord_may_have_instances(r, e) ? ord_instances(r, e, UINT32_MAX, in, 16) : 0;
+	unsigned m = 0;
+	for (int s = 0; s < r->nstart; s++) {
+		if (r->within[s] < 0)
+			m |= ORD_TM_SCOPE;
+		for (int i = 0; i < n; i++) {
+			if (in[i].kind == r->start[s])
+				m |= ORD_TM_START;
+			if (in[i].kind == r->within[s])
+				m |= ORD_TM_SCOPE;
+		}
+	}
+	for (int s = 0; s < r->nend; s++)
+		for (int i = 0; i < n; i++)
+			if (in[i].kind == r->end[s])
+				m |= ORD_TM_END;
+	return m;
 }
 
 int64_t ord_initial(const ord_kind *k, const int64_t *key)

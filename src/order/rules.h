@@ -83,7 +83,11 @@ typedef struct ord_expr {
 	struct ord_expr **arg;  /* ATOM, COUNT: one per tuple position; NULL = `_` (COUNT only) */
 	int narg;
 	int line, col;          /* where it was written */
+	int depth;              /* of the tree below and with it: at most ORD_MAXDEPTH */
 } ord_expr;
+/* How deep a condition nests (parentheses, operators, the terms of a sum): the parser refuses
+ * deeper ones, so that the evaluators, which recurse, have a bounded stack on any rule file. */
+#define ORD_MAXDEPTH 1000
 
 enum ord_seq { ORD_SEQ_COUNT, ORD_SEQ_FIELD, ORD_SEQ_AS };
 enum { ORD_PH_ENTER = 1, ORD_PH_EXIT = 2, ORD_PH_DONE = 4 };
@@ -150,6 +154,12 @@ typedef struct ord_rules {
 	ord_countix *cix;
 	int ncix;
 	int policy;           /* the last `policy` statement, ORD_MINIMAL by default */
+	/* a thread's life (the paper's section 5): `start KIND [within SCOPE]` (start[i], and
+	 * within[i] the scope kind or -1 for every event) and `end KIND` */
+	int *start, *within;
+	int nstart;
+	int *end;
+	int nend;
 	char **files;         /* the files read, in order */
 	int nfiles;
 	/* vias: every distinct via pattern, by index */
@@ -215,6 +225,12 @@ typedef struct ord_inst {
  * numbers them (ORD_SEQ_COUNT), reads the field (ORD_SEQ_FIELD), or copies (ORD_SEQ_AS). */
 int ord_instances(const ord_rules *r, const dt_sync_event *e, uint32_t via_func, ord_inst *out,
 		  int max);
+/* What e means for its thread's life (`start` and `end`): ORD_TM_START when it is an instance
+ * of a start kind (it turns its thread on), ORD_TM_END of an end kind (it turns it off after
+ * itself), ORD_TM_SCOPE when it is in the scope of a start statement (a thread whose first
+ * event is in scope and no start begins off). 0 when the rules have neither. */
+enum { ORD_TM_START = 1, ORD_TM_END = 2, ORD_TM_SCOPE = 4 };
+unsigned ord_thread_mark(const ord_rules *r, const dt_sync_event *e);
 /* Value of an integer expression (fields, params, arithmetic); not for atoms. */
 int64_t ord_eval_int(const ord_expr *x, const dt_sync_event *e, const int64_t *param);
 /* Initial n of a key (the highest initial fact matching it), or ORD_NONE_HW. */

@@ -38,6 +38,12 @@ Options:
                          timer), timer[:HZ] (thread CPU time, 1000 Hz by default),
                          papi[:EVENT[:THRESHOLD]], or none (allocations only)
       --sync-only        record only the sync record, without uftrace
+      --mpi openmpi|mpich  the MPI family of PROGRAM (default: the family of the
+                         libmpi PROGRAM loads, else mpicc's); also DIFFTRACE_MPI_ABI.
+                         The recorder libraries are built once per family found
+                         at configure time: libdifftrace-sync.so for mpicc's,
+                         libdifftrace-sync-mpich.so for MPICH and its descendants
+                         (Intel MPI, MVAPICH, Cray MPICH) beside Open MPI
   -v, --verbose          keep uftrace's own notices (with --timeout: 'install signal
                          handlers to task N', once per rank)
   -n, --dry-run          print the uftrace command instead of running it
@@ -65,6 +71,7 @@ verbose=0
 mpiargs=1
 sync=1
 sample=
+mpi=${DIFFTRACE_MPI_ABI:-}
 while [ $# -gt 0 ]; do
 	case $1 in
 	-o | --output)
@@ -130,6 +137,15 @@ while [ $# -gt 0 ]; do
 		verbose=1
 		shift
 		;;
+	--mpi)
+		[ $# -ge 2 ] || die "--mpi needs openmpi or mpich"
+		mpi=$2
+		shift 2
+		;;
+	--mpi=*)
+		mpi=${1#--mpi=}
+		shift
+		;;
 	--sample)
 		sample=auto
 		shift
@@ -168,6 +184,11 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || die "no program to record (usage: $prog [OPTIONS] -- PROGRAM [ARGS...])"
 [ -n "$out" ] || die "the output directory name is empty"
+target=$1
+case $mpi in
+'' | openmpi | mpich) ;;
+*) die "--mpi takes openmpi or mpich, not '$mpi'" ;;
+esac
 
 # The first rank variable that is set wins: launchers export several (Open MPI sets
 # OMPI_COMM_WORLD_RANK and PMIX_RANK), and they agree.
@@ -191,6 +212,67 @@ if [ "$sync" != 2 ] && ! command -v "$uftrace" >/dev/null 2>&1; then
 	exit 127
 fi
 
+# uftrace writes the program's real path raw into its info and task files: a newline in it
+# breaks them (uftrace itself cannot replay the recording) and no symbols of the program are
+# written. Said before a run is spent on it.
+nl='
+'
+if [ "$sync" != 2 ]; then
+	exe=$(command -v -- "$1" 2>/dev/null || :)
+	real=$(readlink -f -- "${exe:-$1}" 2>/dev/null || :)
+	case "$1$nl$exe$nl$real" in
+	*"$nl"*"$nl"*"$nl"*) die "the program's path has a newline in it: uftrace cannot record it (rename the file or the folders above it)" ;;
+	esac
+fi
+
+# The recorder libraries interpose on MPI calls with the handles of the MPI they were built
+# with: preloaded into a program of the other family, they would pass it handles it does not
+# know (Open MPI's are pointers, MPICH's integers) and break it. So the family of the libmpi
+# the program loads chooses them; a family this build has no libraries for is refused here,
+# before the program starts. (A program found in no library, a script, gets mpicc's family:
+# the libraries themselves refuse to run beside another family's libmpi.)
+abi1='@MPI_ABI@'
+abi2='@MPI2_ABI@'
+mpi_of() { # PROGRAM: prints openmpi or mpich and the library, or nothing
+	p=$1
+	case $p in
+	*/*) ;;
+	*) p=$(command -v "$p" 2>/dev/null) || return 0 ;;
+	esac
+	[ -f "$p" ] || return 0
+	for l in $(ldd "$p" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'); do
+		case ${l##*/} in
+		libmpi.so* | libmpich.so* | libmpi_*.so* | libmpich*.so* | libmpifort.so*) ;;
+		*) continue ;;
+		esac
+		# Open MPI's libraries define or use its predefined objects; MPICH's and its
+		# descendants' carry MPIR_, its internal layer
+		if grep -q ompi_mpi_comm_world "$l" 2>/dev/null; then
+			echo "openmpi $l"
+			return 0
+		elif grep -q MPIR_ "$l" 2>/dev/null; then
+			echo "mpich $l"
+			return 0
+		fi
+	done
+}
+sfx=
+if [ -n "$inject" ] || [ "$sync" != 0 ] || [ -n "$sample" ]; then
+	mlib=
+	if [ -z "$mpi" ]; then
+		found=$(mpi_of "$target")
+		mpi=${found%% *}
+		mlib=${found#* }
+	fi
+	name() { case $1 in openmpi) echo "Open MPI" ;; *) echo "MPICH" ;; esac; }
+	if [ -z "$mpi" ] || [ "$mpi" = "$abi1" ] || [ -z "$abi1" ]; then
+		:
+	elif [ "$mpi" = "$abi2" ]; then
+		sfx=-$abi2
+	else
+		die "$target uses $(name "$mpi")${mlib:+ ($mlib)}, but this difftrace has recorder libraries for $(name "$abi1") only (libdifftrace-sync.so); libdifftrace-sync-$mpi.so is built when configure finds $(name "$mpi")'s compiler too (mpicc.$mpi)"
+	fi
+fi
 dir=$out/rank-$rank
 # uftrace does not create parent directories; it moves an existing DIR aside to DIR.old.
 if [ "$dry" = 0 ]; then
@@ -257,15 +339,15 @@ fi
 # changed, and a dropped call not at all.
 pre=
 if [ -n "$inject" ]; then
-	lib=${DIFFTRACE_INJECT_LIB:-@PKGLIBDIR@/libdifftrace-inject.so}
+	lib=${DIFFTRACE_INJECT_LIB:-@PKGLIBDIR@/libdifftrace-inject$sfx.so}
 	# a build that was never installed keeps the library beside this script
-	[ -f "$lib" ] || [ -n "${DIFFTRACE_INJECT_LIB:-}" ] || lib=$(dirname "$0")/libdifftrace-inject.so
+	[ -f "$lib" ] || [ -n "${DIFFTRACE_INJECT_LIB:-}" ] || lib=$(dirname "$0")/libdifftrace-inject$sfx.so
 	[ -f "$lib" ] || die "no fault injector at $lib (it is built when configure finds mpicc; DIFFTRACE_INJECT_LIB names another)"
 	pre=$lib
 fi
 if [ "$sync" != 0 ]; then
-	slib=${DIFFTRACE_SYNC_LIB:-@PKGLIBDIR@/libdifftrace-sync.so}
-	[ -f "$slib" ] || [ -n "${DIFFTRACE_SYNC_LIB:-}" ] || slib=$(dirname "$0")/libdifftrace-sync.so
+	slib=${DIFFTRACE_SYNC_LIB:-@PKGLIBDIR@/libdifftrace-sync$sfx.so}
+	[ -f "$slib" ] || [ -n "${DIFFTRACE_SYNC_LIB:-}" ] || slib=$(dirname "$0")/libdifftrace-sync$sfx.so
 	[ -f "$slib" ] || die "no sync recorder at $slib (it is built when configure finds mpicc; DIFFTRACE_SYNC_LIB names another; --no-sync leaves it out)"
 	case $dir in
 	/*) sdir=$dir/sync ;;
@@ -274,8 +356,8 @@ if [ "$sync" != 0 ]; then
 	pre=${pre:+$pre:}$slib
 fi
 if [ -n "$sample" ]; then
-	plib=${DIFFTRACE_SAMPLE_LIB:-@PKGLIBDIR@/libdifftrace-sample.so}
-	[ -f "$plib" ] || [ -n "${DIFFTRACE_SAMPLE_LIB:-}" ] || plib=$(dirname "$0")/libdifftrace-sample.so
+	plib=${DIFFTRACE_SAMPLE_LIB:-@PKGLIBDIR@/libdifftrace-sample$sfx.so}
+	[ -f "$plib" ] || [ -n "${DIFFTRACE_SAMPLE_LIB:-}" ] || plib=$(dirname "$0")/libdifftrace-sample$sfx.so
 	[ -f "$plib" ] || die "no sampler at $plib (it is built when configure finds mpicc and libunwind; DIFFTRACE_SAMPLE_LIB names another)"
 	case $dir in
 	/*) pdir=$dir/sample ;;

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "abiguard.h"
 #include "spec.h"
 
 #define INJ_MAX_THREADS 256 /* OpenMP thread numbers counted apart; higher ones share a slot */
@@ -137,6 +138,7 @@ NEXT_FNS(NEXT_DECL)
 
 __attribute__((constructor)) static void inj_init(void)
 {
+	abi_guard("difftrace-inject");
 	const char *text = getenv("DIFFTRACE_INJECT"), *file = getenv("DIFFTRACE_INJECT_FILE");
 	char *owned = NULL;
 	if (text && *text && file && *file) {

@@ -86,9 +86,18 @@ static uintptr_t ld_lo, ld_hi;
  * uftrace's libmcount calls it) must not wait for those: only one stack walk at a time, and a
  * walk that would wait is not made (the sample keeps its PC, the allocation has no path). */
 static atomic_flag walking = ATOMIC_FLAG_INIT;
-/* Under uftrace, which replaces return addresses with its own trampoline (no unwind
- * information), a walk from a signal can read garbage: samples keep their PC only there. */
+/* Under uftrace, which replaces the return addresses of the functions it traces with its own
+ * trampolines (mcount_return, plthook_return: no unwind information), a walk reads garbage
+ * past the first of them. uftrace's libmcount exports mcount_restore and mcount_reset (for
+ * backtrace(3)), which put the original return addresses back on the thread's stack and the
+ * trampolines again: a walk that meets a trampoline is made between the two. That is safe
+ * only while the thread is not inside libmcount (which is then changing its return stack): a
+ * walk that meets a frame of libmcount's own (the interrupted PC, or a return address after
+ * a call instruction in its text) keeps the frames up to it and writes nothing. Without the
+ * two functions (another tracer), samples keep their PC only under uftrace. */
 static int pc_only;
+static uintptr_t mc_lo, mc_hi; /* libmcount's text */
+static void (*mc_restore)(void), (*mc_reset)(void);
 
 static _Alignas(64) unsigned char arena[ARENA_BYTES];
 static atomic_size_t arena_used;
@@ -190,10 +199,23 @@ static void resolve(void)
 
 /* ---- the thread's file -------------------------------------------------------------------- */
 
+/* Gives the file its blocks from off to off + len before they are mapped: a store into a page
+ * of a shared mapping that the filesystem cannot back (a full disk, a quota) kills the program
+ * with SIGBUS, so the space is reserved first and a failure stops the recording instead. A
+ * filesystem without fallocate gets a sparse file, as before. */
+static int reserve(int fd, off_t off, off_t len)
+{
+	if (fallocate(fd, 0, off, len) == 0)
+		return 0;
+	if (errno != EOPNOTSUPP && errno != ENOSYS)
+		return -1;
+	return ftruncate(fd, off + len);
+}
+
 static int map_chunk(struct tstate *t)
 {
 	off_t end = (off_t)DTP_HEADER_SIZE + (off_t)((t->nchunk + 1) * CHUNK_BYTES);
-	if (ftruncate(t->fd, end) != 0)
+	if (reserve(t->fd, end - (off_t)CHUNK_BYTES, (off_t)CHUNK_BYTES) != 0)
 		return -1;
 	void *p = real_mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd,
 			    end - (off_t)CHUNK_BYTES);
@@ -242,13 +264,15 @@ static void open_thread(struct tstate *t)
 	}
 	t->fd = fd;
 	void *h = MAP_FAILED;
-	if (ftruncate(fd, DTP_HEADER_SIZE) == 0)
+	if (reserve(fd, 0, DTP_HEADER_SIZE) == 0)
 		h = real_mmap(NULL, DTP_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (h == MAP_FAILED || map_chunk(t) != 0) {
 		note(path);
 		if (h != MAP_FAILED)
 			real_munmap(h, DTP_HEADER_SIZE);
 		close(fd);
+		/* a file without its header says nothing: not left for the importer */
+		unlink(path);
 		return;
 	}
 	dtp_header *hd = h;
@@ -279,7 +303,12 @@ static dtp_record *slot(struct tstate *t)
 	if (t->state != 1)
 		return NULL;
 	if (t->pos == DTP_CHUNK_RECORDS && map_chunk(t) != 0) {
-		note("growing the sample file");
+		/* the thread runs on unrecorded; its header (whose page is the file's) says so */
+		t->hdr->stopped = errno == ENOSPC || errno == EDQUOT ? DTP_STOP_FULL : DTP_STOP_ERROR;
+		note("growing the sample file (recording stops in this thread)");
+		real_munmap(t->chunk, CHUNK_BYTES);
+		real_munmap(t->hdr, DTP_HEADER_SIZE);
+		close(t->fd);
 		t->state = -1;
 		return NULL;
 	}
@@ -442,6 +471,88 @@ static void write_words(struct tstate *t, struct fwords *fw)
 	}
 }
 
+/* ---- under uftrace ------------------------------------------------------------------------ */
+
+static int in_mcount(uintptr_t ip)
+{
+	return ip >= mc_lo && ip < mc_hi;
+}
+
+/* Whether ip, in libmcount's text, follows a call instruction (a return address into
+ * libmcount's own code: the thread is inside it) rather than being the start of a trampoline.
+ * Every near call's encoding is tried (e8 rel32; ff /2 with each ModRM and SIB form); a
+ * doubt counts as a call, which only costs the sample its outer frames. */
+static int after_call(uintptr_t ip)
+{
+	if (ip < mc_lo + 8)
+		return 1;
+	const uint8_t *p = (const uint8_t *)ip;
+	if (p[-5] == 0xe8)
+		return 1;
+	for (int len = 2; len <= 7; len++) {
+		const uint8_t *q = p - len;
+		if (q[0] != 0xff || (q[1] & 0x38) != 0x10)
+			continue;
+		int mod = q[1] >> 6, rm = q[1] & 7, n = 2;
+		if (mod != 3 && rm == 4) {
+			n++; /* SIB */
+			if (mod == 0 && (q[2] & 7) == 5)
+				n += 4;
+		}
+		if (mod == 1)
+			n += 1;
+		else if (mod == 2 || (mod == 0 && rm == 5))
+			n += 4;
+		if (n == len)
+			return 1;
+	}
+	return 0;
+}
+
+enum { MC_CLEAN, MC_HOOKED, MC_INSIDE };
+
+/* Looks along the walk from c (a copy is stepped, c is left as it was): MC_CLEAN when it meets
+ * no frame of libmcount within the frames kept, MC_HOOKED when it meets a trampoline first,
+ * MC_INSIDE when the thread is inside libmcount, its frame being *at (0 the interrupted one,
+ * k the one return address k-1 returns into). */
+static int mcount_scan(const unw_cursor_t *c, int *at)
+{
+	unw_cursor_t w = *c;
+	for (int k = 0; k <= DTP_FRAMES; k++) {
+		unw_word_t ip;
+		if (k && unw_step(&w) <= 0)
+			break;
+		if (unw_get_reg(&w, UNW_REG_IP, &ip) != 0 || !ip)
+			break;
+		if (!in_mcount((uintptr_t)ip))
+			continue;
+		if (k == 0 || after_call((uintptr_t)ip)) {
+			*at = k;
+			return MC_INSIDE;
+		}
+		return MC_HOOKED;
+	}
+	return MC_CLEAN;
+}
+
+static int find_mcount(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size, (void)arg;
+	if (!info->dlpi_name || !strstr(info->dlpi_name, "/libmcount"))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		if (!mc_lo || a < mc_lo)
+			mc_lo = a;
+		if (a + ph->p_memsz > mc_hi)
+			mc_hi = a + ph->p_memsz;
+	}
+	return 1;
+}
+
 /* ---- samples ------------------------------------------------------------------------------ */
 
 /* Writes one sample of `cost` from the signal context uc (NULL: walk from here, skipping the
@@ -496,6 +607,16 @@ static void take_sample(uint64_t cost, uint64_t ticks, void *uc, uint64_t pc)
 		fw.n = 0;
 		fw.nsp = 0;
 		fw.sp_lo = fw.sp_hi = 0;
+		int limit = DTP_FRAMES, hooked = 0, at = 0;
+		if (ok && mc_lo) {
+			int m = mcount_scan(&c, &at);
+			if (m == MC_INSIDE)
+				limit = at; /* the frames up to libmcount's, which the importer names */
+			else if (m == MC_HOOKED) {
+				mc_restore();
+				hooked = 1;
+			}
+		}
 		if (ok) {
 			unw_word_t ip, sp = 0, nsp;
 			if (unw_get_reg(&c, UNW_REG_IP, &ip) == 0)
@@ -504,7 +625,7 @@ static void take_sample(uint64_t cost, uint64_t ticks, void *uc, uint64_t pc)
 			fw.sp_lo = fw.sp_hi = sp;
 			fw.sp[fw.nsp++] = sp;
 			regs_of(&fw, &c, 0);
-			while (n < DTP_FRAMES && unw_step(&c) > 0) {
+			while (n < limit && unw_step(&c) > 0) {
 				if (unw_get_reg(&c, UNW_REG_IP, &ip) != 0 || !ip)
 					break;
 				r->frames[n++] = ip;
@@ -518,6 +639,8 @@ static void take_sample(uint64_t cost, uint64_t ticks, void *uc, uint64_t pc)
 					fw.sp_hi = nsp;
 			}
 		}
+		if (hooked)
+			mc_reset();
 		if (locked)
 			atomic_flag_clear_explicit(&walking, memory_order_release);
 		r->kind = DTP_SAMPLE;
@@ -748,8 +871,42 @@ int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *
 
 /* ---- allocations -------------------------------------------------------------------------- */
 
+/* The return addresses of the calling code (fr[0] its own frame), at most max; under uftrace
+ * with the original return addresses (above), and *inside set when the allocation is
+ * libmcount's own. */
+static inline __attribute__((always_inline)) int alloc_path(uint64_t *fr, int max, int *inside)
+{
+	unw_context_t ctx;
+	unw_cursor_t c;
+	if (unw_getcontext(&ctx) != 0 || unw_init_local(&c, &ctx) != 0)
+		return 0;
+	int hooked = 0, at = 0;
+	if (mc_lo) {
+		int m = mcount_scan(&c, &at);
+		if (m == MC_INSIDE) {
+			*inside = 1;
+			return 0;
+		}
+		if (m == MC_HOOKED) {
+			mc_restore();
+			hooked = 1;
+		}
+	}
+	int n = 0;
+	do {
+		unw_word_t ip;
+		if (unw_get_reg(&c, UNW_REG_IP, &ip) != 0 || !ip)
+			break;
+		fr[n++] = ip;
+	} while (n < max && unw_step(&c) > 0);
+	if (hooked)
+		mc_reset();
+	return n;
+}
+
 /* Records an allocation event with the call path of the caller of the wrapper. */
-static void record_mem(int kind, int call, const void *addr, size_t size, const void *old)
+__attribute__((noinline)) static void record_mem(int kind, int call, const void *addr, size_t size,
+						 const void *old)
 {
 	struct tstate *t = &T;
 	if (!g.enabled || t->busy || t->state < 0 || t->quiet)
@@ -760,13 +917,18 @@ static void record_mem(int kind, int call, const void *addr, size_t size, const 
 		int n = 0;
 		if (kind == DTP_ALLOC &&
 		    !atomic_flag_test_and_set_explicit(&walking, memory_order_acquire)) {
-			void *fr[DTP_FRAMES + 2];
-			n = unw_backtrace(fr, DTP_FRAMES + 2);
+			uint64_t fr[DTP_FRAMES + 2];
+			int inside = 0;
+			n = alloc_path(fr, DTP_FRAMES + 2, &inside);
 			atomic_flag_clear_explicit(&walking, memory_order_release);
+			if (inside) { /* libmcount's own block: not the program's */
+				t->busy = 0;
+				return;
+			}
 			/* fr[0] is here, fr[1] the wrapper: keep the wrapper's callers */
 			int k = 0;
 			for (int i = 2; i < n && k < DTP_FRAMES; i++)
-				r->frames[k++] = (uint64_t)(uintptr_t)fr[i];
+				r->frames[k++] = fr[i];
 			n = k;
 		}
 		r->kind = (uint8_t)kind;
@@ -1311,7 +1473,14 @@ __attribute__((constructor)) static void sample_init(void)
 		(void)w;
 		return;
 	}
-	pc_only = getenv("UFTRACE_SHMEM") != NULL || getenv("UFTRACE_DIR") != NULL;
+	if (getenv("UFTRACE_SHMEM") || getenv("UFTRACE_DIR")) {
+		dl_iterate_phdr(find_mcount, NULL);
+		mc_restore = (void (*)(void))dlsym(RTLD_DEFAULT, "mcount_restore");
+		mc_reset = (void (*)(void))dlsym(RTLD_DEFAULT, "mcount_reset");
+		pc_only = !mc_lo || !mc_restore || !mc_reset;
+		if (pc_only)
+			mc_lo = mc_hi = 0;
+	}
 	const char *wm = getenv("DIFFTRACE_SAMPLE_WATCH");
 	if (wm && (!strcmp(wm, "0") || !strcmp(wm, "off")))
 		watch_mode = 0;

@@ -22,6 +22,12 @@
 
 enum dtp_source { DTP_SRC_NONE = 0, DTP_SRC_TIMER = 1, DTP_SRC_PAPI = 2 };
 
+/* Written into the header when the sampler stops recording a thread that goes on running:
+ * the file could not grow (a full disk or quota: its blocks are reserved before the pages are
+ * written, as a store into a page without a block would kill the program with SIGBUS), or
+ * growing it failed otherwise. The records before stay valid. Older files hold 0 there. */
+enum dtp_stop { DTP_STOP_FULL = 1, DTP_STOP_ERROR = 2 };
+
 typedef struct dtp_header {
 	char magic[8];
 	uint32_t version, header_size, record_size, chunk_records;
@@ -29,7 +35,7 @@ typedef struct dtp_header {
 	int32_t source;   /* enum dtp_source: what a sample's cost counts */
 	int64_t pid, tid;
 	int32_t is_main;
-	int32_t reserved;
+	int32_t stopped;  /* 0, or enum dtp_stop: why the thread's records end early */
 	int64_t period;   /* timer: ns of thread CPU time between samples; PAPI: counter events */
 	char event[64];   /* "cpu-time" or the PAPI event name */
 	int64_t mono_ns;  /* CLOCK_MONOTONIC when the file was made */

@@ -296,3 +296,17 @@ int natcmp(const char *a, const char *b)
 	}
 	return *a ? 1 : *b ? -1 : 0;
 }
+
+void maps_path_unescape(char *p)
+{
+	char *w = p;
+	for (; *p; p++) {
+		if (!strncmp(p, "\\012", 4)) {
+			*w++ = '\n';
+			p += 3;
+		} else {
+			*w++ = *p;
+		}
+	}
+	*w = 0;
+}

@@ -74,4 +74,9 @@ uint64_t hash_bytes(const void *p, size_t n);
 /* Natural order on strings: runs of digits compare by value ("rank-2" < "rank-10"). */
 int natcmp(const char *a, const char *b);
 
+/* A path as /proc/PID/maps writes it (uftrace's sid-*.map and the sampler's .maps copy it),
+ * in place: the kernel writes a newline in it as \012, turned back into the newline so that
+ * the path names the file. */
+void maps_path_unescape(char *p);
+
 #endif

@@ -1,0 +1,1549 @@
+/* import_otf2.c: OTF2 archives (Score-P's traces, and difftrace export's) as a run, as
+ * difftrace-otf2(5) says.
+ *
+ * Each location is a trace and a unit of a parallel import. The global definitions are read
+ * whole (they are small: names, regions, locations, communicators); the events of a location
+ * are read by OTF2's event reader a chunk at a time and pushed to the sink in batches, so the
+ * memory is a few chunks per location whatever the archive's size. Regions entered and left are
+ * the trace's calls. The MPI and OpenMP records inside the regions of MPI and OpenMP calls
+ * become sync events: the entry of such a region is held until the records inside it gave its
+ * fields (an MPI_Send's destination is in the MpiSend record that follows the Enter), and
+ * written at the first record that cannot add to it. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "import/import.h"
+#include "util/util.h"
+
+#ifndef HAVE_OTF2
+
+int import_otf2(const char *path, const dt_import_opts *o, dt_sink *s, dt_err *e)
+{
+	(void)o, (void)s;
+	return dt_err_at(e, path, -1,
+			 "difftrace was built without OTF2: it cannot read OTF2 archives "
+			 "(install libotf2-trace-dev and build difftrace again)");
+}
+
+#else
+
+#include <otf2/otf2.h>
+
+#include "import/otf2_names.h"
+#include "import/sync_file.h"
+#include "record/syncfmt.h"
+
+#define BATCH 4096
+#define CHUNK 65536 /* events per call of the event reader */
+#define MAX_REF (1u << 26) /* a definition number beyond this is damage, not a real archive */
+
+/* OTF2 reports errors through one callback for the process; each decoding thread keeps the
+ * last message of its own calls. */
+static _Thread_local char otf2_msg[256];
+
+static OTF2_ErrorCode on_otf2_error(void *ud, const char *file, uint64_t line,
+				    const char *func, OTF2_ErrorCode code, const char *fmt,
+				    va_list va)
+{
+	(void)ud, (void)file, (void)line, (void)func;
+	if (fmt && *fmt)
+		vsnprintf(otf2_msg, sizeof otf2_msg, fmt, va);
+	else
+		snprintf(otf2_msg, sizeof otf2_msg, "%s", OTF2_Error_GetDescription(code));
+	return code;
+}
+
+/* ---- the definitions ------------------------------------------------------------------- */
+
+/* the sync calls of OpenMP regions, by role */
+enum { K_NONE = 0, K_MPI, K_PAR, K_OMPBAR, K_CRIT, K_SETLOCK, K_UNSETLOCK };
+
+struct region {
+	uint32_t name;  /* string ref */
+	uint32_t fid;   /* function id in the sink, when gen is the reading's */
+	uint32_t gen;
+	int kind;       /* K_ */
+	int call;       /* the dts_call of its sync events, 0 none */
+	int defined;
+};
+
+struct lgroup {
+	uint32_t name, tree;
+	int type, defined;
+	int64_t rank;
+	uint32_t nlocs;
+};
+
+struct location {
+	uint64_t ref;
+	uint32_t name, group;
+	uint64_t nevents;
+	int64_t pid, tid, rank;
+	int is_main, thread; /* thread: its number among its group's locations */
+	char *host;
+	int notime, has_clock;
+	dt_sync_clock clk;
+	int has_pid, has_tid, has_rank, has_main;
+};
+
+struct group {
+	int type, paradigm, defined;
+	uint32_t n;
+	uint64_t *m;
+};
+
+struct comm {
+	uint32_t group;
+	int32_t dt; /* its number in the run: 0 WORLD, 1 SELF, 2... */
+	int defined;
+};
+
+struct tnode {
+	uint32_t name, cls, parent;
+	int defined;
+};
+
+typedef struct otf2_in {
+	const char *path; /* the anchor file */
+	char *evtdir;     /* DIR/NAME: the events' directory, for the messages */
+	dt_err *e;
+	int explicit_sync; /* an archive of difftrace export */
+	char **str;
+	size_t nstr, capstr;
+	struct region *reg;
+	size_t nreg, capreg;
+	struct lgroup *lg;
+	size_t nlg, caplg;
+	struct location *loc;
+	size_t nloc, caploc;
+	struct group *grp;
+	size_t ngrp, capgrp;
+	struct comm *comm;
+	size_t ncomm, capcomm;
+	struct tnode *tree;
+	size_t ntree, captree;
+	uint32_t attr[OTF2_DT_NATTRS]; /* attribute refs, OTF2_UNDEFINED_ATTRIBUTE if absent */
+	uint32_t nranks; /* the size of MPI's COMM_LOCATIONS group: the ranks of the run */
+	struct location **byref; /* the locations by number, once sorted */
+	int sorted;
+	uint64_t res, offset, realtime; /* the clock */
+	/* function ids hold for one location (a unit of a parallel import has its own): those
+	 * interned for an earlier location are stale, told by their generation */
+	uint32_t fid[DTS_NCALLS], fidgen[DTS_NCALLS];
+	uint32_t gen;
+} otf2_in;
+
+#define ENSURE(in, arr, n, cap, ref)                                                         \
+	do {                                                                                 \
+		if ((ref) >= (n)) {                                                          \
+			GROW(arr, cap, (size_t)(ref) + 1);                                   \
+			memset(&(arr)[n], 0, ((size_t)(ref) + 1 - (n)) * sizeof *(arr));    \
+			(n) = (size_t)(ref) + 1;                                             \
+		}                                                                            \
+	} while (0)
+
+static OTF2_CallbackCode def_fail(otf2_in *in, const char *what, uint64_t ref)
+{
+	dt_err_at(in->e, in->path, -1, "the definitions are damaged: %s %" PRIu64
+		  " is out of range", what, ref);
+	return OTF2_CALLBACK_INTERRUPT;
+}
+
+static OTF2_CallbackCode d_string(void *ud, OTF2_StringRef self, const char *s)
+{
+	otf2_in *in = ud;
+	if (self >= MAX_REF)
+		return def_fail(in, "string", self);
+	ENSURE(in, in->str, in->nstr, in->capstr, self);
+	free(in->str[self]);
+	in->str[self] = xstrdup(s ? s : "");
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static const char *str_of(const otf2_in *in, uint32_t ref)
+{
+	return ref < in->nstr && in->str[ref] ? in->str[ref] : NULL;
+}
+
+static int call_code(const char *name)
+{
+	for (unsigned c = 1; c < DTS_NCALLS; c++) {
+		const char *n = sync_call_name(c);
+		if (n && !strcmp(n, name))
+			return (int)c;
+	}
+	return 0;
+}
+
+static OTF2_CallbackCode d_region(void *ud, OTF2_RegionRef self, OTF2_StringRef name,
+				  OTF2_StringRef canon, OTF2_StringRef desc, OTF2_RegionRole role,
+				  OTF2_Paradigm par, OTF2_RegionFlag flags, OTF2_StringRef file,
+				  uint32_t b, uint32_t en)
+{
+	(void)canon, (void)desc, (void)flags, (void)file, (void)b, (void)en;
+	otf2_in *in = ud;
+	if (self >= MAX_REF)
+		return def_fail(in, "region", self);
+	ENSURE(in, in->reg, in->nreg, in->capreg, self);
+	struct region *r = &in->reg[self];
+	r->name = name;
+	r->defined = 1;
+	r->kind = K_NONE;
+	r->call = 0;
+	const char *n = str_of(in, name);
+	if (!n)
+		return def_fail(in, "the name of region", self);
+	if (par == OTF2_PARADIGM_OPENMP || !strncmp(n, "omp_", 4)) {
+		if (role == OTF2_REGION_ROLE_PARALLEL)
+			r->kind = K_PAR;
+		else if (role == OTF2_REGION_ROLE_BARRIER ||
+			 role == OTF2_REGION_ROLE_IMPLICIT_BARRIER)
+			r->kind = K_OMPBAR, r->call = DTS_GOMP_barrier;
+		else if (role == OTF2_REGION_ROLE_CRITICAL)
+			r->kind = K_CRIT, r->call = DTS_GOMP_critical_start;
+		else if (!strcmp(n, "omp_set_lock") || !strcmp(n, "omp_set_nest_lock"))
+			r->kind = K_SETLOCK, r->call = call_code(n);
+		else if (!strcmp(n, "omp_unset_lock") || !strcmp(n, "omp_unset_nest_lock"))
+			r->kind = K_UNSETLOCK, r->call = call_code(n);
+	} else if (!strncmp(n, "MPI_", 4) && (r->call = call_code(n))) {
+		r->kind = K_MPI;
+	}
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode d_tree(void *ud, OTF2_SystemTreeNodeRef self, OTF2_StringRef name,
+				OTF2_StringRef cls, OTF2_SystemTreeNodeRef parent)
+{
+	otf2_in *in = ud;
+	if (self >= MAX_REF)
+		return def_fail(in, "system tree node", self);
+	ENSURE(in, in->tree, in->ntree, in->captree, self);
+	in->tree[self] = (struct tnode){ name, cls, parent, 1 };
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode d_lgroup(void *ud, OTF2_LocationGroupRef self, OTF2_StringRef name,
+				  OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef tree,
+				  OTF2_LocationGroupRef creator)
+{
+	(void)creator;
+	otf2_in *in = ud;
+	if (self >= MAX_REF)
+		return def_fail(in, "location group", self);
+	ENSURE(in, in->lg, in->nlg, in->caplg, self);
+	in->lg[self] = (struct lgroup){ name, tree, (int)type, 1, -1, 0 };
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode d_location(void *ud, OTF2_LocationRef self, OTF2_StringRef name,
+				    OTF2_LocationType type, uint64_t nev,
+				    OTF2_LocationGroupRef group)
+{
+	(void)type;
+	otf2_in *in = ud;
+	GROW(in->loc, in->caploc, in->nloc + 1);
+	struct location *l = &in->loc[in->nloc++];
+	memset(l, 0, sizeof *l);
+	l->ref = self;
+	l->name = name;
+	l->group = group;
+	l->nevents = nev;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode d_group(void *ud, OTF2_GroupRef self, OTF2_StringRef name,
+				 OTF2_GroupType type, OTF2_Paradigm par, OTF2_GroupFlag flags,
+				 uint32_t n, const uint64_t *m)
+{
+	(void)name, (void)flags;
+	otf2_in *in = ud;
+	if (self >= MAX_REF)
+		return def_fail(in, "group", self);
+	ENSURE(in, in->grp, in->ngrp, in->capgrp, self);
+	struct group *g = &in->grp[self];
+	free(g->m);
+	g->type = (int)type;
+	g->paradigm = (int)par;
+	g->defined = 1;
+	g->n = n;
+	g->m = n ? xmalloc(n * sizeof *g->m) : NULL;
+	if (n)
+		memcpy(g->m, m, n * sizeof *m);
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode d_comm(void *ud, OTF2_CommRef self, OTF2_StringRef name,
+				OTF2_GroupRef group, OTF2_CommRef parent, OTF2_CommFlag flags)
+{
+	(void)name, (void)parent, (void)flags;
+	otf2_in *in = ud;
+	if (self >= MAX_REF)
+		return def_fail(in, "communicator", self);
+	ENSURE(in, in->comm, in->ncomm, in->capcomm, self);
+	in->comm[self] = (struct comm){ group, -1, 1 };
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode d_clock(void *ud, uint64_t res, uint64_t off, uint64_t len,
+				 uint64_t real)
+{
+	(void)len;
+	otf2_in *in = ud;
+	in->res = res;
+	in->offset = off;
+	in->realtime = real;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode d_attr(void *ud, OTF2_AttributeRef self, OTF2_StringRef name,
+				OTF2_StringRef desc, OTF2_Type type)
+{
+	(void)desc, (void)type;
+	otf2_in *in = ud;
+	static const char *const names[] = {
+#define OTF2_DT_X(id, nm, ty) "difftrace::" #nm,
+		OTF2_DT_ATTRS(OTF2_DT_X)
+#undef OTF2_DT_X
+	};
+	const char *n = str_of(in, name);
+	for (int i = 0; n && i < OTF2_DT_NATTRS; i++)
+		if (!strcmp(n, names[i]))
+			in->attr[i] = self;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+/* The location numbered ref. A property follows its location's definition (difftrace export
+ * writes them so), so the last one is tried first; after in_resolve sorted them, a binary
+ * search; before, a walk (archives of 10^5 locations have no properties out of place). */
+static struct location *loc_find(otf2_in *in, uint64_t ref)
+{
+	if (in->nloc && in->loc[in->nloc - 1].ref == ref)
+		return &in->loc[in->nloc - 1];
+	if (in->sorted) {
+		size_t lo = 0, hi = in->nloc;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (in->byref[mid]->ref < ref)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo < in->nloc && in->byref[lo]->ref == ref ? in->byref[lo] : NULL;
+	}
+	for (size_t i = 0; i < in->nloc; i++)
+		if (in->loc[i].ref == ref)
+			return &in->loc[i];
+	return NULL;
+}
+
+static OTF2_CallbackCode d_locprop(void *ud, OTF2_LocationRef loc, OTF2_StringRef name,
+				   OTF2_Type type, OTF2_AttributeValue v)
+{
+	otf2_in *in = ud;
+	struct location *l = loc_find(in, loc);
+	const char *n = str_of(in, name), *val = NULL;
+	if (!l || !n || strncmp(n, "difftrace::", 11))
+		return OTF2_CALLBACK_SUCCESS;
+	if (type == OTF2_TYPE_STRING)
+		val = str_of(in, v.stringRef);
+	if (!val)
+		return def_fail(in, "the value of location property of location", loc);
+	if (!strcmp(n, OTF2_DT_LOC_PID))
+		l->pid = strtoll(val, NULL, 10), l->has_pid = 1;
+	else if (!strcmp(n, OTF2_DT_LOC_TID))
+		l->tid = strtoll(val, NULL, 10), l->has_tid = 1;
+	else if (!strcmp(n, OTF2_DT_LOC_RANK))
+		l->rank = strtoll(val, NULL, 10), l->has_rank = 1;
+	else if (!strcmp(n, OTF2_DT_LOC_MAIN))
+		l->is_main = atoi(val), l->has_main = 1;
+	else if (!strcmp(n, OTF2_DT_LOC_HOST)) {
+		free(l->host);
+		l->host = xstrdup(val);
+	} else if (!strcmp(n, OTF2_DT_LOC_NOTIME))
+		l->notime = atoi(val);
+	else if (!strcmp(n, OTF2_DT_LOC_CLOCK)) {
+		long long id, mono, real;
+		if (sscanf(val, "%lld %lld %lld", &id, &mono, &real) == 3) {
+			l->clk = (dt_sync_clock){ (int32_t)id, mono, real };
+			l->has_clock = 1;
+		}
+	}
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static void in_free(otf2_in *in)
+{
+	for (size_t i = 0; i < in->nstr; i++)
+		free(in->str[i]);
+	free(in->str);
+	free(in->reg);
+	free(in->lg);
+	for (size_t i = 0; i < in->nloc; i++)
+		free(in->loc[i].host);
+	free(in->loc);
+	free(in->byref);
+	for (size_t i = 0; i < in->ngrp; i++)
+		free(in->grp[i].m);
+	free(in->grp);
+	free(in->comm);
+	free(in->tree);
+	free(in->evtdir);
+}
+
+static int cmp_loc(const void *a, const void *b)
+{
+	const struct location *x = a, *y = b;
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	return (x->ref > y->ref) - (x->ref < y->ref);
+}
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct location *x = *(struct location *const *)a, *y = *(struct location *const *)b;
+	return (x->ref > y->ref) - (x->ref < y->ref);
+}
+
+/* After the definitions: ranks, processes and threads of the locations; communicators. */
+static void in_resolve(otf2_in *in)
+{
+	/* Locations in order of their process (group) and number; a group's first is its main
+	 * thread, as Score-P numbers its master thread first. */
+	if (in->nloc)
+		qsort(in->loc, in->nloc, sizeof *in->loc, cmp_loc);
+	in->byref = xmalloc((in->nloc ? in->nloc : 1) * sizeof *in->byref);
+	for (size_t i = 0; i < in->nloc; i++)
+		in->byref[i] = &in->loc[i];
+	if (in->nloc)
+		qsort(in->byref, in->nloc, sizeof *in->byref, cmp_ref);
+	in->sorted = 1;
+	/* MPI's COMM_LOCATIONS group lists a location of each rank, by rank */
+	for (size_t g = 0; g < in->ngrp; g++) {
+		struct group *gr = &in->grp[g];
+		if (!gr->defined || gr->type != OTF2_GROUP_TYPE_COMM_LOCATIONS ||
+		    gr->paradigm != OTF2_PARADIGM_MPI)
+			continue;
+		for (uint32_t r = 0; r < gr->n; r++) {
+			struct location *l = loc_find(in, gr->m[r]);
+			if (l && l->group < in->nlg && in->lg[l->group].rank < 0)
+				in->lg[l->group].rank = r;
+		}
+		in->nranks = gr->n;
+		break;
+	}
+	for (size_t i = 0; i < in->nloc; i++) {
+		struct location *l = &in->loc[i];
+		struct lgroup *g = l->group < in->nlg && in->lg[l->group].defined
+					   ? &in->lg[l->group] : NULL;
+		l->thread = g ? (int)g->nlocs++ : 0;
+		if (!l->has_pid)
+			l->pid = l->group;
+		if (!l->has_tid)
+			l->tid = (int64_t)l->ref;
+		if (!l->has_rank)
+			l->rank = g ? g->rank : -1;
+		if (!l->has_main)
+			l->is_main = l->thread == 0;
+		if (!l->host && g) {
+			/* the host: the nearest node of the system tree named a node, else the
+			 * process's parent node */
+			uint32_t t = g->tree;
+			const char *host = NULL;
+			for (int hops = 0; t < in->ntree && in->tree[t].defined && hops < 64;
+			     hops++) {
+				const char *cls = str_of(in, in->tree[t].cls);
+				if (!host)
+					host = str_of(in, in->tree[t].name);
+				if (cls && !strcmp(cls, "node")) {
+					host = str_of(in, in->tree[t].name);
+					break;
+				}
+				t = in->tree[t].parent;
+			}
+			if (host)
+				l->host = xstrdup(host);
+		}
+	}
+	/* communicators: WORLD is the one whose group is every rank in order, SELF the one of
+	 * the COMM_SELF group, the others numbered from 2 in the order of their definitions */
+	int32_t next = 2;
+	int world = 0;
+	for (size_t c = 0; c < in->ncomm; c++) {
+		struct comm *cm = &in->comm[c];
+		if (!cm->defined)
+			continue;
+		struct group *g = cm->group < in->ngrp && in->grp[cm->group].defined
+					  ? &in->grp[cm->group] : NULL;
+		if (g && g->type == OTF2_GROUP_TYPE_COMM_SELF) {
+			cm->dt = 1;
+			continue;
+		}
+		int all = g && g->type == OTF2_GROUP_TYPE_COMM_GROUP && !world;
+		for (uint32_t i = 0; all && i < g->n; i++)
+			all = g->m[i] == i;
+		if (all && in->nranks && g->n != in->nranks)
+			all = 0;
+		cm->dt = all ? 0 : next++;
+		world |= all;
+	}
+}
+
+/* ---- the events of a location ------------------------------------------------------------ */
+
+struct frame {
+	uint32_t region;
+	int call;          /* a call of the trace (not only a carrier of sync events) */
+	int sync;          /* its sync call (dts_call), 0 none */
+	int pending;       /* its sync entry is held for the records inside */
+	int exited;        /* its sync exit was written (a critical section once acquired) */
+	dt_sync_event in, out;
+	dt_sync_event *done; /* completed requests of a Waitall/Testsome ... */
+	size_t ndone, capdone;
+};
+
+typedef struct otf2_loc {
+	otf2_in *in;
+	struct location *l;
+	dt_sink *s;
+	uint32_t ev[BATCH];
+	uint64_t ts[BATCH];
+	size_t nev;
+	dt_sync_event sb[BATCH];
+	size_t nsb;
+	int clk_sent;
+	uint32_t seq;
+	struct frame *fr;
+	size_t nfr, capfr;
+	uint64_t handled, unknown, pos, outside, unmatched;
+	uint64_t last_ts, last_raw;
+	int regressed;
+	unsigned flags;
+	/* OpenMP: a fork waiting for its region, the master's last region for its join */
+	int fork_pending;
+	dt_sync_event fork;
+	uint64_t par_obj, par_seq;
+	int32_t par_team;
+	uint64_t *par_count; /* instances of each parallel region in this thread, by region */
+	size_t npar;
+	uint32_t *strfid;    /* explicit archives: function ids by string ref */
+	size_t nstrfid;
+	int failed;
+} otf2_loc;
+
+static OTF2_CallbackCode ev_fail(otf2_loc *x, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static OTF2_CallbackCode ev_fail(otf2_loc *x, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	char file[600];
+	snprintf(file, sizeof file, "%s/%" PRIu64 ".evt", x->in->evtdir, x->l->ref);
+	dt_err_at(x->in->e, file, -1, "event %" PRIu64 ": %s", x->pos, msg);
+	x->failed = 1;
+	return OTF2_CALLBACK_INTERRUPT;
+}
+
+static uint64_t to_ns(const otf2_in *in, uint64_t t)
+{
+	t = t >= in->offset ? t - in->offset : 0;
+	if (in->res == 1000000000u || !in->res)
+		return t;
+	/* without overflow for any resolution below 1.8e10 ticks per second */
+	return t / in->res * 1000000000u + t % in->res * 1000000000u / in->res;
+}
+
+static int flush_events(otf2_loc *x)
+{
+	if (x->nev && x->s->events(x->s->ctx, x->ev, x->l->notime ? NULL : x->ts, x->nev,
+				   x->in->e))
+		return -1;
+	x->nev = 0;
+	return 0;
+}
+
+static int flush_sync(otf2_loc *x)
+{
+	if (x->nsb && x->s->sync) {
+		dt_sync_clock clk = { 1, 0, (int64_t)x->in->realtime };
+		if (x->l->has_clock)
+			clk = x->l->clk;
+		if (x->s->sync(x->s->ctx, x->clk_sent ? NULL : &clk, x->sb, x->nsb, x->in->e))
+			return -1;
+		x->clk_sent = 1;
+	}
+	x->nsb = 0;
+	return 0;
+}
+
+static int put_event(otf2_loc *x, uint32_t ev, uint64_t ts)
+{
+	if (x->nev == BATCH && flush_events(x))
+		return -1;
+	if (ts < x->last_ts)
+		x->regressed = 1;
+	x->last_ts = ts;
+	x->ev[x->nev] = ev;
+	x->ts[x->nev++] = ts;
+	return 0;
+}
+
+static uint32_t func_of_call(otf2_loc *x, int call)
+{
+	otf2_in *in = x->in;
+	if (in->fidgen[call] != in->gen) {
+		in->fidgen[call] = in->gen;
+		const char *n = sync_call_name((unsigned)call);
+		in->fid[call] = x->s->func(x->s->ctx, n, strlen(n), in->e);
+	}
+	return in->fid[call];
+}
+
+static int put_sync(otf2_loc *x, const dt_sync_event *v)
+{
+	if (x->nsb == BATCH && flush_sync(x))
+		return -1;
+	dt_sync_event *o = &x->sb[x->nsb++];
+	*o = *v;
+	o->seq = x->seq++;
+	return 0;
+}
+
+static void sync_init(dt_sync_event *v, int phase, uint32_t func, uint64_t ts)
+{
+	memset(v, 0, sizeof *v);
+	v->phase = (uint8_t)phase;
+	v->func = func;
+	v->ts = (int64_t)ts;
+	v->comm = v->dest = v->stag = v->src = v->rtag = v->root = DT_SYNC_NONE;
+	v->datatype = v->op = v->team = v->tnum = DT_SYNC_NONE;
+	v->count = -1;
+}
+
+/* the world rank of rank r of communicator c; DT_SYNC_NONE when it cannot be told */
+static int32_t world_rank(otf2_loc *x, uint32_t c, uint32_t r)
+{
+	otf2_in *in = x->in;
+	if (r == OTF2_UNDEFINED_UINT32 || c >= in->ncomm || !in->comm[c].defined)
+		return DT_SYNC_NONE;
+	uint32_t g = in->comm[c].group;
+	if (g >= in->ngrp || !in->grp[g].defined)
+		return DT_SYNC_NONE;
+	if (in->grp[g].type == OTF2_GROUP_TYPE_COMM_SELF)
+		return x->l->rank >= 0 ? (int32_t)x->l->rank : DT_SYNC_NONE;
+	return r < in->grp[g].n && in->grp[g].m[r] <= INT32_MAX ? (int32_t)in->grp[g].m[r]
+							   : DT_SYNC_NONE;
+}
+
+static int32_t comm_of(otf2_loc *x, uint32_t c)
+{
+	return c < x->in->ncomm && x->in->comm[c].defined ? x->in->comm[c].dt : DT_SYNC_NONE;
+}
+
+static int32_t comm_size(otf2_loc *x, uint32_t c)
+{
+	otf2_in *in = x->in;
+	if (c >= in->ncomm || !in->comm[c].defined || in->comm[c].group >= in->ngrp)
+		return 0;
+	struct group *g = &in->grp[in->comm[c].group];
+	return g->type == OTF2_GROUP_TYPE_COMM_SELF ? 1 : (int32_t)g->n;
+}
+
+/* the innermost frame of a sync call, or NULL */
+static struct frame *top_sync(otf2_loc *x)
+{
+	return x->nfr && x->fr[x->nfr - 1].sync ? &x->fr[x->nfr - 1] : NULL;
+}
+
+static int flush_pending(otf2_loc *x)
+{
+	for (size_t i = 0; i < x->nfr; i++)
+		if (x->fr[i].pending) {
+			x->fr[i].pending = 0;
+			if (put_sync(x, &x->fr[i].in))
+				return -1;
+		}
+	return 0;
+}
+
+static uint64_t *par_counter(otf2_loc *x, uint32_t region)
+{
+	if (region >= x->npar) {
+		size_t n = x->npar;
+		GROW(x->par_count, x->npar, (size_t)region + 1);
+		memset(x->par_count + n, 0, (x->npar - n) * sizeof *x->par_count);
+	}
+	return &x->par_count[region];
+}
+
+/* explicit archives: the sync event an attribute list carries, if any */
+static int attr_event(otf2_loc *x, OTF2_AttributeList *al, uint32_t region_func,
+		      uint64_t ts, dt_sync_event *v)
+{
+	const uint32_t *a = x->in->attr;
+	uint8_t phase;
+	if (!al || a[OTF2_DT_PHASE] == OTF2_UNDEFINED_ATTRIBUTE ||
+	    OTF2_AttributeList_GetUint8(al, a[OTF2_DT_PHASE], &phase) != OTF2_SUCCESS)
+		return 0;
+	sync_init(v, phase, region_func, ts);
+	OTF2_StringRef fs;
+	if (a[OTF2_DT_FUNC] != OTF2_UNDEFINED_ATTRIBUTE &&
+	    OTF2_AttributeList_GetStringRef(al, a[OTF2_DT_FUNC], &fs) == OTF2_SUCCESS) {
+		const char *n = str_of(x->in, fs);
+		if (!n) {
+			ev_fail(x, "its function name is string %" PRIu32 ", which is not defined",
+				fs);
+			return -1;
+		}
+		if (fs >= x->nstrfid) {
+			size_t o = x->nstrfid;
+			GROW(x->strfid, x->nstrfid, (size_t)fs + 1);
+			memset(x->strfid + o, 0, (x->nstrfid - o) * sizeof *x->strfid);
+		}
+		if (!x->strfid[fs] &&
+		    !(x->strfid[fs] = x->s->func(x->s->ctx, n, strlen(n), x->in->e)))
+			return -1;
+		v->func = x->strfid[fs];
+	}
+	int64_t i64;
+	int32_t i32;
+	uint64_t u64;
+#define GETI(id, field)                                                                      \
+	if (a[OTF2_DT_##id] != OTF2_UNDEFINED_ATTRIBUTE &&                                   \
+	    OTF2_AttributeList_GetInt32(al, a[OTF2_DT_##id], &i32) == OTF2_SUCCESS)          \
+	v->field = i32
+#define GETL(id, field)                                                                      \
+	if (a[OTF2_DT_##id] != OTF2_UNDEFINED_ATTRIBUTE &&                                   \
+	    OTF2_AttributeList_GetInt64(al, a[OTF2_DT_##id], &i64) == OTF2_SUCCESS)          \
+	v->field = i64
+#define GETU(id, field)                                                                      \
+	if (a[OTF2_DT_##id] != OTF2_UNDEFINED_ATTRIBUTE &&                                   \
+	    OTF2_AttributeList_GetUint64(al, a[OTF2_DT_##id], &u64) == OTF2_SUCCESS)         \
+	v->field = u64
+	GETL(TS, ts);
+	GETI(COMM, comm);
+	GETI(DEST, dest);
+	GETI(STAG, stag);
+	GETI(SRC, src);
+	GETI(RTAG, rtag);
+	GETI(ROOT, root);
+	GETL(COUNT, count);
+	GETI(DATATYPE, datatype);
+	GETI(OP, op);
+	GETU(REQ, req);
+	GETU(OBJ, obj);
+	GETU(OBJSEQ, objseq);
+	GETI(TEAM, team);
+	GETI(TNUM, tnum);
+	GETI(CSIZE, csize);
+#undef GETI
+#undef GETL
+#undef GETU
+	if (v->phase > DT_SYNC_DONE) {
+		ev_fail(x, "a sync event of phase %u (0, 1 or 2)", v->phase);
+		return -1;
+	}
+	if (!v->func) {
+		ev_fail(x, "a sync event outside a region and without a function name");
+		return -1;
+	}
+	return 1;
+}
+
+static int nocall(otf2_loc *x, OTF2_AttributeList *al)
+{
+	uint8_t u;
+	uint32_t a = x->in->attr[OTF2_DT_NOCALL];
+	return al && a != OTF2_UNDEFINED_ATTRIBUTE &&
+	       OTF2_AttributeList_GetUint8(al, a, &u) == OTF2_SUCCESS && u;
+}
+
+static int explicit_record(otf2_loc *x, OTF2_AttributeList *al, uint64_t ts)
+{
+	dt_sync_event v;
+	int r = attr_event(x, al, 0, ts, &v);
+	return r < 0 ? -1 : r ? put_sync(x, &v) : 0;
+}
+
+static struct region *region_of(otf2_loc *x, OTF2_RegionRef r)
+{
+	if (r >= x->in->nreg || !x->in->reg[r].defined) {
+		ev_fail(x, "a region %" PRIu32 " that the definitions do not have (a damaged "
+			   "archive?)", r);
+		return NULL;
+	}
+	struct region *rg = &x->in->reg[r];
+	if (rg->gen != x->in->gen) {
+		rg->gen = x->in->gen;
+		const char *n = str_of(x->in, rg->name);
+		if (!(rg->fid = x->s->func(x->s->ctx, n, strlen(n), x->in->e))) {
+			x->failed = 1;
+			return NULL;
+		}
+	}
+	return rg;
+}
+
+/* Every callback: count the record, check its time (OTF2 writes a location's records in time
+ * order, so time going back is damage: a flipped bit, with no checksum to tell), convert it. */
+#define CB_BEGIN(x, ud, t)                                                                  \
+	otf2_loc *x = ud;                                                                    \
+	x->pos++;                                                                            \
+	x->handled++;                                                                        \
+	if ((t) < x->last_raw)                                                               \
+		return ev_fail(x, "its time %" PRIu64 " is before the previous record's %"   \
+				  PRIu64 " (OTF2 keeps a location's records in time order): " \
+				  "the archive is damaged", (uint64_t)(t), x->last_raw);     \
+	x->last_raw = (t);                                                                   \
+	uint64_t ns_ = to_ns(x->in, t);                                                      \
+	(void)ns_
+
+#define CB_RC(expr) ((expr) ? (x->failed = 1, OTF2_CALLBACK_INTERRUPT) : OTF2_CALLBACK_SUCCESS)
+
+static OTF2_CallbackCode e_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p, void *ud,
+				 OTF2_AttributeList *al, OTF2_RegionRef r)
+{
+	(void)loc, (void)p;
+	CB_BEGIN(x, ud, t);
+	struct region *rg = region_of(x, r);
+	if (!rg)
+		return OTF2_CALLBACK_INTERRUPT;
+	if (x->in->explicit_sync && nocall(x, al))
+		return CB_RC(explicit_record(x, al, ns_)); /* a carrier of a sync event alone */
+	if (flush_pending(x))
+		return CB_RC(1);
+	GROW(x->fr, x->capfr, x->nfr + 1);
+	struct frame *f = &x->fr[x->nfr++];
+	memset(f, 0, sizeof *f);
+	f->region = r;
+	f->call = 1;
+	if (f->call && put_event(x, rg->fid, ns_))
+		return CB_RC(1);
+	if (x->in->explicit_sync) {
+		dt_sync_event v;
+		int rc = attr_event(x, al, rg->fid, ns_, &v);
+		return CB_RC(rc < 0 || (rc && put_sync(x, &v)));
+	}
+	if (rg->kind == K_NONE)
+		return OTF2_CALLBACK_SUCCESS;
+	if (rg->kind == K_PAR) {
+		uint64_t *n = par_counter(x, r);
+		++*n;
+		uint64_t obj = (uint64_t)r + 1;
+		int32_t team = x->l->group < x->in->nlg ? (int32_t)x->in->lg[x->l->group].nlocs : -1;
+		if (x->fork_pending) {
+			/* the master's fork, now that its region is known */
+			x->fork_pending = 0;
+			x->fork.obj = obj;
+			x->fork.objseq = *n;
+			if (x->fork.team > 0)
+				team = x->fork.team;
+			x->fork.team = team;
+			x->fork.tnum = 0;
+			if (put_sync(x, &x->fork))
+				return CB_RC(1);
+			x->par_obj = obj;
+			x->par_seq = *n;
+			x->par_team = team;
+		}
+		f->sync = DTS_GOMP_parallel_body;
+		sync_init(&f->in, DT_SYNC_ENTER, func_of_call(x, f->sync), ns_);
+		f->in.obj = obj;
+		f->in.objseq = *n;
+		f->in.team = team;
+		f->in.tnum = x->l->thread;
+		f->out = f->in;
+		f->out.phase = DT_SYNC_EXIT;
+		return CB_RC(put_sync(x, &f->in));
+	}
+	f->sync = rg->call;
+	uint32_t fid = func_of_call(x, f->sync);
+	if (!fid)
+		return CB_RC(1);
+	sync_init(&f->in, DT_SYNC_ENTER, fid, ns_);
+	f->out = f->in;
+	f->out.phase = DT_SYNC_EXIT;
+	if (rg->kind == K_OMPBAR) {
+		f->in.tnum = f->out.tnum = x->l->thread;
+		return CB_RC(put_sync(x, &f->in));
+	}
+	/* a receive's source and tag are recorded when it completes (MpiRecv): the entry of
+	 * one that never did says neither (DT_SYNC_NONE), as the archive does not */
+	f->pending = 1;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+/* Closes the innermost frame at time ns. */
+static int close_frame(otf2_loc *x, uint64_t ns)
+{
+	struct frame *f = &x->fr[x->nfr - 1];
+	if (f->pending) {
+		f->pending = 0;
+		if (put_sync(x, &f->in))
+			return -1;
+	}
+	if (f->sync && !f->exited && !x->in->explicit_sync) {
+		f->out.ts = (int64_t)ns;
+		if (put_sync(x, &f->out))
+			return -1;
+		for (size_t i = 0; i < f->ndone; i++) {
+			f->done[i].ts = (int64_t)ns;
+			if (put_sync(x, &f->done[i]))
+				return -1;
+		}
+	}
+	free(f->done);
+	int call = f->call;
+	x->nfr--;
+	return call ? put_event(x, DT_RET, ns) : 0;
+}
+
+static OTF2_CallbackCode e_leave(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p, void *ud,
+				 OTF2_AttributeList *al, OTF2_RegionRef r)
+{
+	(void)loc, (void)p;
+	CB_BEGIN(x, ud, t);
+	if (!region_of(x, r))
+		return OTF2_CALLBACK_INTERRUPT;
+	if (x->in->explicit_sync && nocall(x, al))
+		return CB_RC(explicit_record(x, al, ns_));
+	size_t i = x->nfr;
+	while (i && x->fr[i - 1].region != r)
+		i--;
+	if (!i) {
+		/* a leave without its enter: kept out, and said */
+		x->unmatched++;
+		return OTF2_CALLBACK_SUCCESS;
+	}
+	if (i != x->nfr)
+		x->unmatched++;
+	while (x->nfr >= i)
+		if (close_frame(x, ns_))
+			return CB_RC(1);
+	return CB_RC(x->in->explicit_sync && explicit_record(x, al, ns_));
+}
+
+/* The MPI records: fields of the innermost MPI call. A record outside one is counted. */
+static struct frame *mpi_frame(otf2_loc *x)
+{
+	struct frame *f = top_sync(x);
+	if (!f || x->in->reg[f->region].kind != K_MPI) {
+		x->outside++;
+		return NULL;
+	}
+	return f;
+}
+
+/* A record naming a communicator the definitions lack is damage (a flipped bit). */
+static int bad_comm(otf2_loc *x, OTF2_CommRef c)
+{
+	if (c < x->in->ncomm && x->in->comm[c].defined)
+		return 0;
+	ev_fail(x, "a communicator %" PRIu32 " that the definitions do not have (a damaged "
+		   "archive?)", c);
+	return 1;
+}
+
+static OTF2_CallbackCode e_send(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p, void *ud,
+				OTF2_AttributeList *al, uint32_t to, OTF2_CommRef c, uint32_t tag,
+				uint64_t len)
+{
+	(void)loc, (void)p;
+	CB_BEGIN(x, ud, t);
+	if (x->in->explicit_sync)
+		return CB_RC(explicit_record(x, al, ns_));
+	if (bad_comm(x, c))
+		return OTF2_CALLBACK_INTERRUPT;
+	struct frame *f = mpi_frame(x);
+	if (!f)
+		return OTF2_CALLBACK_SUCCESS;
+	dt_sync_event *v[2] = { &f->in, &f->out };
+	for (int k = 0; k < 2; k++) {
+		v[k]->dest = world_rank(x, c, to);
+		v[k]->stag = tag <= INT32_MAX ? (int32_t)tag : DT_SYNC_NONE;
+		v[k]->comm = comm_of(x, c);
+		v[k]->count = (int64_t)len;
+	}
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode e_isend(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p, void *ud,
+				 OTF2_AttributeList *al, uint32_t to, OTF2_CommRef c,
+				 uint32_t tag, uint64_t len, uint64_t req)
+{
+	OTF2_CallbackCode rc = e_send(loc, t, p, ud, al, to, c, tag, len);
+	otf2_loc *x = ud;
+	struct frame *f = top_sync(x);
+	if (rc == OTF2_CALLBACK_SUCCESS && !x->in->explicit_sync && f &&
+	    x->in->reg[f->region].kind == K_MPI)
+		f->out.req = req + 1;
+	return rc;
+}
+
+static void recv_fields(otf2_loc *x, dt_sync_event *v, uint32_t from, OTF2_CommRef c,
+			uint32_t tag, uint64_t len)
+{
+	v->src = world_rank(x, c, from);
+	v->rtag = tag <= INT32_MAX ? (int32_t)tag : DT_SYNC_NONE;
+	v->comm = comm_of(x, c);
+	if (v->count < 0)
+		v->count = (int64_t)len;
+}
+
+static OTF2_CallbackCode e_recv(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p, void *ud,
+				OTF2_AttributeList *al, uint32_t from, OTF2_CommRef c,
+				uint32_t tag, uint64_t len)
+{
+	(void)loc, (void)p;
+	CB_BEGIN(x, ud, t);
+	if (x->in->explicit_sync)
+		return CB_RC(explicit_record(x, al, ns_));
+	if (bad_comm(x, c))
+		return OTF2_CALLBACK_INTERRUPT;
+	struct frame *f = mpi_frame(x);
+	if (!f)
+		return OTF2_CALLBACK_SUCCESS;
+	/* the entry is written with the source it got: the archive does not say whether it
+	 * was any */
+	if (f->pending)
+		recv_fields(x, &f->in, from, c, tag, len);
+	recv_fields(x, &f->out, from, c, tag, len);
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static int multi_completion(int call)
+{
+	return call == DTS_MPI_Waitall || call == DTS_MPI_Waitsome || call == DTS_MPI_Waitany ||
+	       call == DTS_MPI_Testall || call == DTS_MPI_Testsome || call == DTS_MPI_Testany;
+}
+
+/* A request completed inside a Wait or Test: the single call's exit, or one DONE more. */
+static dt_sync_event *completion(otf2_loc *x, struct frame *f)
+{
+	if (!multi_completion(f->sync))
+		return &f->out;
+	GROW(f->done, f->capdone, f->ndone + 1);
+	dt_sync_event *d = &f->done[f->ndone++];
+	sync_init(d, DT_SYNC_DONE, f->out.func, 0);
+	(void)x;
+	return d;
+}
+
+static OTF2_CallbackCode e_irecv(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p, void *ud,
+				 OTF2_AttributeList *al, uint32_t from, OTF2_CommRef c,
+				 uint32_t tag, uint64_t len, uint64_t req)
+{
+	(void)loc, (void)p;
+	CB_BEGIN(x, ud, t);
+	if (x->in->explicit_sync)
+		return CB_RC(explicit_record(x, al, ns_));
+	if (bad_comm(x, c))
+		return OTF2_CALLBACK_INTERRUPT;
+	struct frame *f = mpi_frame(x);
+	if (!f)
+		return OTF2_CALLBACK_SUCCESS;
+	dt_sync_event *d = completion(x, f);
+	recv_fields(x, d, from, c, tag, len);
+	d->req = req + 1;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode e_isend_done(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p,
+				      void *ud, OTF2_AttributeList *al, uint64_t req)
+{
+	(void)loc, (void)p;
+	CB_BEGIN(x, ud, t);
+	if (x->in->explicit_sync)
+		return CB_RC(explicit_record(x, al, ns_));
+	struct frame *f = mpi_frame(x);
+	if (f)
+		completion(x, f)->req = req + 1;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode e_irecv_req(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p,
+				     void *ud, OTF2_AttributeList *al, uint64_t req)
+{
+	(void)loc, (void)p;
+	CB_BEGIN(x, ud, t);
+	if (x->in->explicit_sync)
+		return CB_RC(explicit_record(x, al, ns_));
+	struct frame *f = mpi_frame(x);
+	if (f)
+		f->out.req = req + 1;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+/* Records that add nothing to a sync event (a test that did not complete, a cancel, the
+ * beginning of a collective): read, and carriers of sync events in an explicit archive. */
+static OTF2_CallbackCode e_req_other(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p,
+				     void *ud, OTF2_AttributeList *al, uint64_t req)
+{
+	(void)loc, (void)p, (void)req;
+	CB_BEGIN(x, ud, t);
+	return CB_RC(x->in->explicit_sync && explicit_record(x, al, ns_));
+}
+
+static OTF2_CallbackCode e_coll_begin(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p,
+				      void *ud, OTF2_AttributeList *al)
+{
+	(void)loc, (void)p;
+	CB_BEGIN(x, ud, t);
+	return CB_RC(x->in->explicit_sync && explicit_record(x, al, ns_));
+}
+
+static OTF2_CallbackCode e_coll_end(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p,
+				    void *ud, OTF2_AttributeList *al, OTF2_CollectiveOp op,
+				    OTF2_CommRef c, uint32_t root, uint64_t sent, uint64_t got)
+{
+	(void)loc, (void)p, (void)op, (void)sent, (void)got;
+	CB_BEGIN(x, ud, t);
+	if (x->in->explicit_sync)
+		return CB_RC(explicit_record(x, al, ns_));
+	if (bad_comm(x, c))
+		return OTF2_CALLBACK_INTERRUPT;
+	struct frame *f = mpi_frame(x);
+	if (!f)
+		return OTF2_CALLBACK_SUCCESS;
+	dt_sync_event *v[2] = { &f->in, &f->out };
+	for (int k = 0; k < 2; k++) {
+		v[k]->comm = comm_of(x, c);
+		v[k]->csize = comm_size(x, c);
+		v[k]->root = root == OTF2_COLLECTIVE_ROOT_SELF || root == OTF2_COLLECTIVE_ROOT_THIS_GROUP
+				     ? DT_SYNC_NONE : world_rank(x, c, root);
+	}
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode e_fork(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p, void *ud,
+				OTF2_AttributeList *al, OTF2_Paradigm model, uint32_t n)
+{
+	(void)loc, (void)p;
+	CB_BEGIN(x, ud, t);
+	if (x->in->explicit_sync)
+		return CB_RC(explicit_record(x, al, ns_));
+	if (model != OTF2_PARADIGM_OPENMP) {
+		x->handled--;
+		return OTF2_CALLBACK_SUCCESS;
+	}
+	if (flush_pending(x))
+		return CB_RC(1);
+	uint32_t fid = func_of_call(x, DTS_GOMP_parallel);
+	if (!fid)
+		return CB_RC(1);
+	sync_init(&x->fork, DT_SYNC_ENTER, fid, ns_);
+	x->fork.team = n ? (int32_t)n : -1;
+	x->fork_pending = 1;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode e_join(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p, void *ud,
+				OTF2_AttributeList *al, OTF2_Paradigm model)
+{
+	(void)loc, (void)p;
+	CB_BEGIN(x, ud, t);
+	if (x->in->explicit_sync)
+		return CB_RC(explicit_record(x, al, ns_));
+	if (model != OTF2_PARADIGM_OPENMP) {
+		x->handled--;
+		return OTF2_CALLBACK_SUCCESS;
+	}
+	if (flush_pending(x))
+		return CB_RC(1);
+	uint32_t fid = func_of_call(x, DTS_GOMP_parallel);
+	if (!fid)
+		return CB_RC(1);
+	if (x->fork_pending) {
+		/* a fork without a region: its entry first */
+		x->fork_pending = 0;
+		if (put_sync(x, &x->fork))
+			return CB_RC(1);
+	}
+	dt_sync_event v;
+	sync_init(&v, DT_SYNC_EXIT, fid, ns_);
+	v.obj = x->par_obj;
+	v.objseq = x->par_seq;
+	v.team = x->par_team;
+	v.tnum = 0;
+	return CB_RC(put_sync(x, &v));
+}
+
+static OTF2_CallbackCode e_lock(otf2_loc *x, OTF2_AttributeList *al, uint64_t ns,
+				OTF2_Paradigm model, uint32_t lock, uint32_t order, int acquire)
+{
+	if (x->in->explicit_sync)
+		return CB_RC(explicit_record(x, al, ns));
+	if (model != OTF2_PARADIGM_OPENMP) {
+		x->handled--;
+		return OTF2_CALLBACK_SUCCESS;
+	}
+	struct frame *f = top_sync(x);
+	int kind = f ? x->in->reg[f->region].kind : K_NONE;
+	/* OpenMP's lock ids are numbers of the process; 0 and 1 are the recorder's "none" and
+	 * "the unnamed critical section" */
+	uint64_t obj = (uint64_t)lock + 2, seq = (uint64_t)order + 1;
+	if (acquire && (kind == K_CRIT || kind == K_SETLOCK)) {
+		f->in.obj = f->out.obj = obj;
+		f->out.objseq = seq;
+		if (kind == K_CRIT) {
+			/* acquired here; the rest of the region is the section's body */
+			f->out.ts = (int64_t)ns;
+			f->exited = 1;
+			if (flush_pending(x) || put_sync(x, &f->out))
+				return CB_RC(1);
+		}
+		return OTF2_CALLBACK_SUCCESS;
+	}
+	if (!acquire && kind == K_UNSETLOCK) {
+		f->in.obj = f->out.obj = obj;
+		f->in.objseq = f->out.objseq = seq;
+		return OTF2_CALLBACK_SUCCESS;
+	}
+	if (!acquire && kind == K_CRIT) {
+		uint32_t fid = func_of_call(x, DTS_GOMP_critical_end);
+		if (!fid || flush_pending(x))
+			return CB_RC(1);
+		dt_sync_event v;
+		sync_init(&v, DT_SYNC_ENTER, fid, ns);
+		v.obj = obj;
+		v.objseq = seq;
+		if (put_sync(x, &v))
+			return CB_RC(1);
+		v.phase = DT_SYNC_EXIT;
+		return CB_RC(put_sync(x, &v));
+	}
+	x->outside++;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode e_acquire(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p,
+				   void *ud, OTF2_AttributeList *al, OTF2_Paradigm model,
+				   uint32_t lock, uint32_t order)
+{
+	(void)loc, (void)p;
+	CB_BEGIN(x, ud, t);
+	return e_lock(x, al, ns_, model, lock, order, 1);
+}
+
+static OTF2_CallbackCode e_release(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p,
+				   void *ud, OTF2_AttributeList *al, OTF2_Paradigm model,
+				   uint32_t lock, uint32_t order)
+{
+	(void)loc, (void)p;
+	CB_BEGIN(x, ud, t);
+	return e_lock(x, al, ns_, model, lock, order, 0);
+}
+
+static OTF2_CallbackCode e_unknown(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p,
+				   void *ud, OTF2_AttributeList *al)
+{
+	(void)loc, (void)t, (void)p, (void)al;
+	otf2_loc *x = ud;
+	x->pos++;
+	x->unknown++;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static void note_add(dt_buf *note, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void note_add(dt_buf *note, const char *fmt, ...)
+{
+	char tmp[600];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(tmp, sizeof tmp, fmt, ap);
+	va_end(ap);
+	if (note->len)
+		buf_put(note, "; ", 2);
+	buf_put(note, tmp, strlen(tmp));
+}
+
+static OTF2_EvtReaderCallbacks *evt_callbacks(void)
+{
+	OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
+	if (!cb)
+		return NULL;
+	OTF2_EvtReaderCallbacks_SetEnterCallback(cb, e_enter);
+	OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, e_leave);
+	OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, e_send);
+	OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, e_isend);
+	OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, e_isend_done);
+	OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, e_irecv_req);
+	OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, e_recv);
+	OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, e_irecv);
+	OTF2_EvtReaderCallbacks_SetMpiRequestTestCallback(cb, e_req_other);
+	OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, e_req_other);
+	OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, e_coll_begin);
+	OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, e_coll_end);
+	OTF2_EvtReaderCallbacks_SetThreadForkCallback(cb, e_fork);
+	OTF2_EvtReaderCallbacks_SetThreadJoinCallback(cb, e_join);
+	OTF2_EvtReaderCallbacks_SetThreadAcquireLockCallback(cb, e_acquire);
+	OTF2_EvtReaderCallbacks_SetThreadReleaseLockCallback(cb, e_release);
+	OTF2_EvtReaderCallbacks_SetUnknownCallback(cb, e_unknown);
+	return cb;
+}
+
+static int otf2_fail(otf2_in *in, const char *file, const char *what, OTF2_ErrorCode rc)
+{
+	return dt_err_at(in->e, file, -1, "%s: %s", what,
+			 otf2_msg[0] ? otf2_msg : OTF2_Error_GetDescription(rc));
+}
+
+/* One location as one trace. */
+static int read_location(otf2_in *in, OTF2_Reader *rd, struct location *l, dt_sink *s,
+			 const OTF2_EvtReaderCallbacks *cb)
+{
+	otf2_loc *x = xcalloc(1, sizeof *x);
+	x->in = in;
+	x->l = l;
+	x->s = s;
+	char file[600];
+	snprintf(file, sizeof file, "%s/%" PRIu64 ".evt", in->evtdir, l->ref);
+	dt_trace_meta m = { l->pid, l->tid, l->rank, l->is_main, l->host, file };
+	dt_buf note = { 0 };
+	int rc = -1;
+	in->gen++;
+	if (s->begin(s->ctx, &m, in->e))
+		goto out;
+	/* the local definitions map the location's numbers to the global ones (Score-P) */
+	OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, l->ref);
+	if (dr) {
+		uint64_t nd = 0;
+		OTF2_ErrorCode ec = OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &nd);
+		OTF2_Reader_CloseDefReader(rd, dr);
+		if (ec != OTF2_SUCCESS) {
+			snprintf(file, sizeof file, "%s/%" PRIu64 ".def", in->evtdir, l->ref);
+			otf2_fail(in, file, "cannot read the location's definitions", ec);
+			goto out;
+		}
+	}
+	uint64_t total = 0;
+	{
+		otf2_msg[0] = 0;
+		OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, l->ref);
+		if (!er) {
+			otf2_fail(in, file, "cannot open the location's events", OTF2_ERROR_INVALID);
+			goto out;
+		}
+		OTF2_Reader_RegisterEvtCallbacks(rd, er, cb, x);
+		for (;;) {
+			uint64_t got = 0;
+			OTF2_ErrorCode ec = OTF2_Reader_ReadLocalEvents(rd, er, CHUNK, &got);
+			total += got;
+			if (x->failed || (ec == OTF2_ERROR_INTERRUPTED_BY_CALLBACK && x->failed)) {
+				OTF2_Reader_CloseEvtReader(rd, er);
+				goto out;
+			}
+			if (ec != OTF2_SUCCESS) {
+				char what[160];
+				snprintf(what, sizeof what,
+					 "the events are damaged after event %" PRIu64, total);
+				otf2_fail(in, file, what, ec);
+				OTF2_Reader_CloseEvtReader(rd, er);
+				goto out;
+			}
+			if (got < CHUNK)
+				break;
+		}
+		OTF2_Reader_CloseEvtReader(rd, er);
+	}
+	/* what is still open at the end: a thread stopped inside a call */
+	uint64_t open = 0;
+	for (size_t i = 0; i < x->nfr; i++)
+		open += x->fr[i].call;
+	if (flush_pending(x))
+		goto out;
+	if (x->fork_pending) {
+		x->fork_pending = 0;
+		if (put_sync(x, &x->fork))
+			goto out;
+	}
+	for (size_t i = 0; i < x->nfr; i++)
+		free(x->fr[i].done);
+	if (flush_events(x) || flush_sync(x))
+		goto out;
+	unsigned flags = 0;
+	if (!total) {
+		flags |= DT_TF_EMPTY;
+		note_add(&note, "the archive has no events for location %" PRIu64 " (%s)", l->ref,
+			 str_of(in, l->name) ? str_of(in, l->name) : "unnamed");
+	}
+	if (open) {
+		flags |= DT_TF_OPEN_FRAMES;
+		note_add(&note, "%" PRIu64 " call%s open at the end (left open)", open,
+			 open == 1 ? "" : "s");
+	}
+	if (x->unmatched) {
+		flags |= DT_TF_UNMATCHED;
+		note_add(&note, "%" PRIu64 " leave record%s without the enter of its region",
+			 x->unmatched, x->unmatched == 1 ? "" : "s");
+	}
+	if (x->regressed)
+		flags |= DT_TF_TIME_REGRESSED;
+	uint64_t unmapped = total - x->handled - x->unknown;
+	if (unmapped)
+		note_add(&note,
+			 "%" PRIu64 " record%s of kinds difftrace does not map (metrics, "
+			 "parameters, RMA, I/O...) left out",
+			 unmapped, unmapped == 1 ? "" : "s");
+	if (x->unknown)
+		note_add(&note, "%" PRIu64 " record%s of kinds this OTF2 library does not know "
+				"left out", x->unknown, x->unknown == 1 ? "" : "s");
+	if (x->outside)
+		note_add(&note, "%" PRIu64 " MPI or OpenMP record%s outside the region of a call "
+				"that difftrace knows left out", x->outside,
+			 x->outside == 1 ? "" : "s");
+	buf_byte(&note, 0);
+	rc = s->end(s->ctx, flags, (const char *)note.p, in->e);
+out:
+	buf_free(&note);
+	free(x->fr);
+	free(x->par_count);
+	free(x->strfid);
+	free(x);
+	return rc;
+}
+
+/* The anchor file of PATH: PATH itself, or the one *.otf2 file of a directory. */
+static char *anchor_of(const char *path, dt_err *e)
+{
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		dt_err_at(e, path, -1, "cannot read: %s", strerror(errno));
+		return NULL;
+	}
+	if (!S_ISDIR(st.st_mode))
+		return xstrdup(path);
+	DIR *d = opendir(path);
+	if (!d) {
+		dt_err_at(e, path, -1, "cannot open directory: %s", strerror(errno));
+		return NULL;
+	}
+	char *found = NULL;
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (l > 5 && !strcmp(de->d_name + l - 5, ".otf2")) {
+			n++;
+			if (!found)
+				found = path_join(path, de->d_name);
+		}
+	}
+	closedir(d);
+	if (n != 1) {
+		free(found);
+		dt_err_at(e, path, -1, n ? "more than one OTF2 archive here: name its .otf2 file"
+					 : "no OTF2 archive here (no .otf2 anchor file)");
+		return NULL;
+	}
+	return found;
+}
+
+int import_otf2(const char *path, const dt_import_opts *o, dt_sink *s, dt_err *e)
+{
+	char *anchor = anchor_of(path, e);
+	if (!anchor)
+		return -1;
+	otf2_in in = { 0 };
+	in.path = anchor;
+	in.e = e;
+	for (int i = 0; i < OTF2_DT_NATTRS; i++)
+		in.attr[i] = OTF2_UNDEFINED_ATTRIBUTE;
+	size_t al = strlen(anchor);
+	in.evtdir = xstrdup(anchor);
+	if (al > 5 && !strcmp(anchor + al - 5, ".otf2"))
+		in.evtdir[al - 5] = 0;
+	OTF2_Error_RegisterCallback(on_otf2_error, NULL);
+	otf2_msg[0] = 0;
+	int rc = -1;
+	OTF2_GlobalDefReaderCallbacks *gcb = NULL;
+	OTF2_EvtReaderCallbacks *ecb = NULL;
+	OTF2_Reader *rd = OTF2_Reader_Open(anchor);
+	if (!rd) {
+		otf2_fail(&in, anchor, "not an OTF2 archive, or a damaged anchor file",
+			  OTF2_ERROR_INVALID);
+		goto out;
+	}
+	OTF2_ErrorCode ec = OTF2_Reader_SetSerialCollectiveCallbacks(rd);
+	char *prop = NULL;
+	if (OTF2_Reader_GetProperty(rd, OTF2_DT_PROPERTY, &prop) == OTF2_SUCCESS) {
+		in.explicit_sync = 1;
+		free(prop);
+	}
+	OTF2_GlobalDefReader *gd = ec == OTF2_SUCCESS ? OTF2_Reader_GetGlobalDefReader(rd) : NULL;
+	if (!gd) {
+		otf2_fail(&in, anchor, "cannot open the global definitions", ec);
+		goto out;
+	}
+	gcb = OTF2_GlobalDefReaderCallbacks_New();
+	OTF2_GlobalDefReaderCallbacks_SetStringCallback(gcb, d_string);
+	OTF2_GlobalDefReaderCallbacks_SetRegionCallback(gcb, d_region);
+	OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(gcb, d_tree);
+	OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(gcb, d_lgroup);
+	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, d_location);
+	OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, d_group);
+	OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, d_comm);
+	OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(gcb, d_clock);
+	OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(gcb, d_attr);
+	OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(gcb, d_locprop);
+	OTF2_Reader_RegisterGlobalDefCallbacks(rd, gd, gcb, &in);
+	uint64_t ndefs = 0;
+	ec = OTF2_Reader_ReadAllGlobalDefinitions(rd, gd, &ndefs);
+	if (e->status)
+		goto out;
+	if (ec != OTF2_SUCCESS) {
+		char defs[600];
+		snprintf(defs, sizeof defs, "%s.def", in.evtdir);
+		otf2_fail(&in, defs, "the global definitions are damaged", ec);
+		goto out;
+	}
+	in_resolve(&in);
+	if (!in.nloc) {
+		dt_err_at(e, anchor, -1, "the archive defines no locations");
+		goto out;
+	}
+	for (size_t i = 0; i < in.nloc; i++)
+		OTF2_Reader_SelectLocation(rd, in.loc[i].ref);
+	if ((ec = OTF2_Reader_OpenDefFiles(rd)) != OTF2_SUCCESS ||
+	    (ec = OTF2_Reader_OpenEvtFiles(rd)) != OTF2_SUCCESS) {
+		otf2_fail(&in, anchor, "cannot open the archive's files", ec);
+		goto out;
+	}
+	if (!(ecb = evt_callbacks())) {
+		dt_errf(e, DT_EDATA, "out of memory");
+		goto out;
+	}
+	rc = 0;
+	for (size_t i = 0; i < in.nloc && !rc; i++) {
+		int mine = import_unit(o, e);
+		if (mine < 0)
+			rc = -1;
+		else if (mine)
+			rc = read_location(&in, rd, &in.loc[i], s, ecb);
+	}
+	OTF2_Reader_CloseEvtFiles(rd);
+	OTF2_Reader_CloseDefFiles(rd);
+out:
+	if (ecb)
+		OTF2_EvtReaderCallbacks_Delete(ecb);
+	if (gcb)
+		OTF2_GlobalDefReaderCallbacks_Delete(gcb);
+	if (rd)
+		OTF2_Reader_Close(rd);
+	in_free(&in);
+	free(anchor);
+	return rc;
+}
+
+#endif

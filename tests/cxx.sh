@@ -1,0 +1,76 @@
+#!/bin/sh
+# C++ (issue 21, item 3): tests/cxx/stencil.cc, MPI + OpenMP with templates and namespaces, in
+# which rank 2 skips a smoothing with "bug". Its names are demangled at import, so show, diff,
+# rank and blame print grid::Field<double>::smooth(int), not _ZN4grid5FieldIdE6smoothEi; the
+# filters match the demangled names; import --no-demangle keeps the mangled ones.
+. "${abs_top_srcdir:-.}/tests/lib.sh"
+
+need mpi uftrace built timeout
+export UFTRACE OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=2
+MPICXX=$(dirname "$MPICC")/$(basename "$MPICC" | sed 's/^mpicc/mpicxx/')
+[ -x "$MPICXX" ] || skip "$MPICXX not found (apt-get install g++)"
+APP="$T/stencil"
+cd "$T" || fail "cd $T"
+"$MPICXX" -pg -fopenmp -O2 -g -o "$APP" "$abs_top_srcdir/tests/cxx/stencil.cc" >"$T/cc.log" 2>&1 ||
+	{ cat "$T/cc.log" >&2; fail "$MPICXX failed"; }
+flags="-np 3"
+"$MPIRUN" --version 2>&1 | grep -q 'Open MPI' && flags="$flags --oversubscribe"
+rec() { # NAME [RECORD-OPTIONS] -- [ARGS]
+	name=$1
+	shift
+	# shellcheck disable=SC2086
+	timeout -k 5 150 "$MPIRUN" $flags "$RECORD" -o "$T/$name" "$@" </dev/null >"$T/$name.log" 2>&1 ||
+		{ cat "$T/$name.log" >&2; fail "recording $name failed"; }
+}
+rec normal -- "$APP"
+rec bug -- "$APP" bug
+expect_status 0 "$DT" import -r normal "$T/normal"
+expect_status 0 "$DT" import -r bug "$T/bug"
+
+expect_status 0 "$DT" show normal 0.0
+for s in 'std::ios_base::Init::Init();' 'operator new(unsigned long);' \
+	'grid::Field<double>::smooth(int) { ' 'grid::Field<double>::smooth(int) [clone ._omp_fn.0] {' \
+	'} /* grid::Field<double>::smooth(int) */'; do
+	grep -qF -- "$s" "$T/out" || { cat "$T/out" >&2; fail "show lacks '$s'"; }
+done
+grep -q '_ZN\|_Znwm' "$T/out" && { cat "$T/out" >&2; fail "show has mangled names"; }
+grep -F 'comm::reduce_sum' "$T/out" | grep -q 'double comm::reduce_sum<double>(double)' ||
+	{ cat "$T/out" >&2; fail "show lacks comm::reduce_sum<double>"; }
+
+# the bug: rank 2 skips a smoothing; diff and rank say so by name
+expect_status 0 "$DT" diff normal:2.0 bug:2.0
+grep -qF 'grid::Field<double>::smooth(int) [clone ._omp_fn.0]' "$T/out" ||
+	{ cat "$T/out" >&2; fail "diff lacks the demangled region"; }
+expect_status 0 "$DT" rank --normal normal --faulty bug --format csv
+row=$(sed -n 2p "$T/out")
+case $row in
+1,2.[01],*) ;;
+*) cat "$T/out" >&2; fail "rank 2 is not first: $row" ;;
+esac
+# a filter by a demangled name: the smoothing's region only
+printf 'name: smooth\ndescription: the smoothing\ninclude: ^grid::Field<double>::smooth\n' \
+	>"$T/smooth.filter"
+expect_status 0 "$DT" rank --normal normal --faulty bug --filter-file "$T/smooth.filter" \
+	--filter smooth --format csv
+row=$(sed -n 2p "$T/out")
+case $row in
+1,2.[01],*) ;;
+*) cat "$T/out" >&2; fail "the filter on grid::Field<double>::smooth finds no change: $row" ;;
+esac
+[ "$(echo "$row" | cut -d, -f6)" -gt 0 ] || fail "the filter kept nothing: $row"
+
+# --no-demangle: the binary's names
+expect_status 0 "$DT" import --no-demangle -r raw "$T/normal"
+expect_status 0 "$DT" show raw 0.0
+grep -qF '_ZN4grid5FieldIdE6smoothEi' "$T/out" || { cat "$T/out" >&2; fail "--no-demangle demangled"; }
+
+# blame names the functions of its samples alike
+if [ -f "$abs_top_builddir/libdifftrace-sample.so" ]; then
+	rec samp --sample=timer --sync-only -- "$APP"
+	expect_status 0 "$DT" import -r samp "$T/samp"
+	DIFFTRACE_BLAME_PATH="$abs_top_srcdir/blame" expect_status 0 "$DT" blame samp
+	grep -q '_ZN' "$T/out" && { cat "$T/out" >&2; fail "blame has mangled names"; }
+	grep -qF 'grid::Field<double>::smooth(int)' "$T/out" ||
+		{ cat "$T/out" >&2; fail "blame lacks grid::Field<double>::smooth(int)"; }
+fi
+pass

@@ -1,0 +1,77 @@
+#!/bin/sh
+# Fortran MPI + OpenMP (issue 21, item 1): tests/fortran/halo.f90 (use mpi), a halo exchange,
+# hangs on a tag mismatch when the last rank sends its left edge with tag 8. Open MPI's Fortran
+# bindings call its C PMPI_ functions directly, so the sync record had no events at all; now
+# they are recorded as the C calls: `hang` names rank 1 in MPI_Recv waiting for rank 2 and the
+# others, and `rank` puts rank 2, which sent the wrong tag, first. Runs under MPICH too
+# (DIFFTRACE_TEST_MPI=mpich), whose Fortran bindings call the C MPI_ functions. With uftrace,
+# show names the bindings' calls as the C ones.
+. "${abs_top_srcdir:-.}/tests/lib.sh"
+
+need mpi built timeout
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=2
+MPIFC=$(dirname "$MPICC")/$(basename "$MPICC" | sed 's/^mpicc/mpif90/')
+[ -x "$MPIFC" ] || skip "$MPIFC not found (apt-get install gfortran)"
+APP="$T/halo"
+cd "$T" || fail "cd $T"
+"$MPIFC" -fopenmp -O2 -g -o "$APP" "$abs_top_srcdir/tests/fortran/halo.f90" >"$T/fc.log" 2>&1 ||
+	{ cat "$T/fc.log" >&2; fail "$MPIFC failed"; }
+flags="-np 3"
+"$MPIRUN" --version 2>&1 | grep -q 'Open MPI' && flags="$flags --oversubscribe"
+rec() { # NAME TIMEOUT [ARGS...]
+	name=$1 t=$2
+	shift 2
+	# shellcheck disable=SC2086
+	timeout -k 5 150 "$MPIRUN" $flags "$RECORD" --sync-only --timeout "$t" -o "$T/$name" -- \
+		"$APP" "$@" </dev/null >"$T/$name.log" 2>&1
+	[ -d "$T/$name/rank-2/sync" ] || { cat "$T/$name.log" >&2; fail "$name: no sync record"; }
+	expect_status 0 "$DT" import -r "$name" "$T/$name"
+}
+rec normal 60
+grep -q 'residual' "$T/normal.log" || { cat "$T/normal.log" >&2; fail "the normal run did not end"; }
+# the Fortran calls, as the C ones, with their arguments from the Fortran handles
+expect_status 0 "$DT" sync normal
+for re in '^1\.0 .*MPI_Init_thread' \
+	'^1\.0 .*MPI_Isend +comm=0 dest=0 tag=7 count=1 ' \
+	'^1\.0 .*< .*MPI_Recv +comm=0 src=2 tag=7 count=1 ' \
+	'^1\.0 .*MPI_Wait +req=[1-9]' \
+	'^0\.0 .*MPI_Allreduce +comm=0 count=1 .*op=MPI_SUM' \
+	'^2\.0 .*MPI_Barrier +comm=0' '^2\.0 .*MPI_Finalize'; do
+	grep -Eq -- "$re" "$T/out" || { head -60 "$T/out" >&2; fail "no event like '$re'"; }
+done
+rec tag 4 tag
+expect_status 0 "$DT" hang tag
+cp "$T/out" "$T/hang"
+grep -Eq '^  1\.0 +in MPI_Recv \(1st\)' "$T/hang" || { cat "$T/hang" >&2; fail "rank 1 not in its MPI_Recv"; }
+grep -Eq '1\.0 +waits for 2\.0 \(receive: MPI_Recv comm=0 src=2 tag=7 ' "$T/hang" ||
+	{ cat "$T/hang" >&2; fail "1.0 does not wait for 2.0"; }
+grep -Eq '^  0\.0 +in MPI_Allreduce \(1st\)' "$T/hang" || { cat "$T/hang" >&2; fail "rank 0 not in MPI_Allreduce"; }
+grep -Eq '^  2\.0 +in MPI_Recv' "$T/hang" || { cat "$T/hang" >&2; fail "rank 2 not in MPI_Recv"; }
+expect_status 0 "$DT" rank --normal normal --faulty tag --format csv
+row=$(sed -n 2p "$T/out")
+case $row in
+1,2.0,*MPI_Isend?tag=8?*) ;;
+*) cat "$T/out" >&2; fail "rank 2 is not first for its MPI_Isend of tag 8: $row" ;;
+esac
+
+# with uftrace (gfortran -pg): the bindings' calls are named as the C calls, which the filters
+# (^MPI_) match; import --no-demangle keeps mpi_isend_
+if [ -n "${UFTRACE:-$(command -v uftrace || true)}" ]; then
+	"$MPIFC" -pg -fopenmp -O2 -g -o "$APP" "$abs_top_srcdir/tests/fortran/halo.f90" \
+		>"$T/fc.log" 2>&1 || { cat "$T/fc.log" >&2; fail "$MPIFC -pg failed"; }
+	# shellcheck disable=SC2086
+	timeout -k 5 150 "$MPIRUN" $flags "$RECORD" -o "$T/uf" -- "$APP" </dev/null \
+		>"$T/uf.log" 2>&1 || { cat "$T/uf.log" >&2; fail "recording with uftrace failed"; }
+	expect_status 0 "$DT" import -r uf "$T/uf"
+	expect_status 0 "$DT" show uf 1.0
+	for f in MPI_Init_thread MPI_Comm_rank MPI_Isend MPI_Recv MPI_Wait MPI_Allreduce \
+		MPI_Finalize; do
+		grep -q " $f();" "$T/out" || { cat "$T/out" >&2; fail "show lacks $f"; }
+	done
+	grep -q 'mpi_[a-z_]*_()' "$T/out" && { cat "$T/out" >&2; fail "a Fortran binding's name"; }
+	expect_status 0 "$DT" analyze uf
+	expect_status 0 "$DT" import --no-demangle -r ufraw "$T/uf"
+	expect_status 0 "$DT" show ufraw 1.0
+	grep -q ' mpi_isend_();' "$T/out" || { cat "$T/out" >&2; fail "--no-demangle renamed"; }
+fi
+pass

@@ -1,0 +1,150 @@
+#!/bin/sh
+# OTF2 archives in and out (issue 26, difftrace-otf2(5)): archives written with the OTF2 writer
+# API as Score-P writes them (tests/mk_otf2.c: 2 MPI ranks x 2 OpenMP threads, and the same run
+# with a tag mismatch that hangs) are imported with the default flags; rank puts the culprit
+# first, hang says where each thread stopped; the import is the same on any number of threads;
+# a location without events and records difftrace does not map are flagged; export and import
+# give back the same run; a truncated and a bit-flipped archive fail in one line, store
+# untouched.
+. "${abs_top_srcdir:-.}/tests/lib.sh"
+need built
+MK="$abs_top_builddir/tests/mk_otf2"
+if [ ! -x "$MK" ]; then
+	# built without OTF2: the import says so rather than not knowing the format
+	: > "$T/x.otf2"
+	expect_status 1 "$DT" import "$T/x.otf2"
+	expect_err "built without OTF2"
+	skip "difftrace was built without OTF2 (apt-get install libotf2-trace-dev)"
+fi
+
+"$MK" "$T/normal" normal || fail "mk_otf2 normal"
+"$MK" "$T/faulty" tagmismatch || fail "mk_otf2 tagmismatch"
+
+# ---- the user's path: import the archives' directories, rank, hang ----
+expect_status 0 "$DT" import "$T/normal"
+grep -q "^imported run 'normal' (otf2): 4 traces" "$T/out" || fail "normal: $(cat "$T/out")"
+grep -q flagged "$T/out" && fail "a whole archive flagged: $(cat "$T/out")"
+expect_status 0 "$DT" import "$T/faulty/traces.otf2"
+grep -q "^imported run 'faulty' (otf2): 4 traces.*flagged: open-frames" "$T/out" ||
+	fail "faulty: $(cat "$T/out")"
+
+expect_status 0 "$DT" sync faulty
+grep -q '^1\.0 .*MPI_Send .*comm=0 dest=0 tag=8 count=64' "$T/out" ||
+	fail "rank 1's send: $(cat "$T/out")"
+grep -q '^0\.1 .*GOMP_parallel_body .*team=2 tnum=1' "$T/out" ||
+	fail "the worker's part of the region: $(cat "$T/out")"
+grep -q '^0\.0 .*GOMP_critical_start .*seq=1' "$T/out" || fail "critical: $(cat "$T/out")"
+expect_status 0 "$DT" sync normal
+grep -q '^1\.0 .*< .*MPI_Wait .*comm=0 src=0 tag=3 count=8 req=' "$T/out" ||
+	fail "the Irecv's completion: $(cat "$T/out")"
+grep -q '^0\.0 .*< .*MPI_Barrier .*comm=0' "$T/out" || fail "the barrier: $(cat "$T/out")"
+grep -q '^0\.0 .*< .*MPI_Bcast .*comm=2 root=1' "$T/out" || fail "the broadcast: $(cat "$T/out")"
+expect_status 0 "$DT" traces normal
+grep -q 'note:' "$T/out" && fail "notes on a whole archive: $(cat "$T/out")"
+expect_status 0 "$DT" show normal 0.1
+grep -q '!\$omp critical sblock @ring.c:22();' "$T/out" || fail "OpenMP regions: $(cat "$T/out")"
+
+expect_status 0 "$DT" rank --normal normal --faulty faulty
+awk '$1 == "1" { print $2; exit }' "$T/out" | grep -qx '1\.0' ||
+	fail "the culprit is not first: $(cat "$T/out")"
+grep -q 'MPI_Send\[tag=8\] where the normal run has MPI_Send\[tag=7\]' "$T/out" ||
+	fail "the change is not said: $(cat "$T/out")"
+expect_status 0 "$DT" hang faulty
+grep -q '^ *0\.0 *in MPI_Recv' "$T/out" || fail "hang: 0.0: $(cat "$T/out")"
+grep -q '^ *1\.0 *in MPI_Barrier' "$T/out" || fail "hang: 1.0: $(cat "$T/out")"
+
+# ---- the same store on one thread, three, and under mpirun ----
+dump() { # RUN: what the store holds of a run, as the commands print it
+	{ "$DT" sync "$1" 2>/dev/null || echo "no sync events"; } && "$DT" traces "$1" | awk '{ print $1, $2, $3, $4, $5, $6, $9 }' &&
+		for t in $("$DT" traces "$1" | awk 'NR > 1 && $1 ~ /^[0-9]/ { print $1 }'); do
+			"$DT" show "$1" "$t" | tail -n +2
+		done
+}
+dump faulty > "$T/d.default" || fail "dump"
+for j in 1 3; do
+	expect_status 0 "$DT" import -q --jobs $j --run j$j "$T/faulty"
+	dump j$j > "$T/d.$j" || fail "dump j$j"
+	cmp -s "$T/d.default" "$T/d.$j" || fail "--jobs $j differs: $(diff "$T/d.default" "$T/d.$j")"
+done
+if [ -n "${MPIRUN:-}" ] && [ -x "$abs_top_builddir/difftrace-mpi" ] && command -v timeout >/dev/null
+then
+	flags=
+	"$MPIRUN" --version 2>&1 | grep -q 'Open MPI' && flags="--oversubscribe --allow-run-as-root"
+	# shellcheck disable=SC2086 # flags are words; Open MPI's own leaks are not ours
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	timeout -k 5 120 "$MPIRUN" -np 2 $flags "$DT" import -q --run mpi "$T/faulty" \
+		>"$T/out" 2>"$T/err" || fail "under mpirun: $(cat "$T/err")"
+	dump mpi > "$T/d.mpi" || fail "dump mpi"
+	cmp -s "$T/d.default" "$T/d.mpi" || fail "under mpirun: $(diff "$T/d.default" "$T/d.mpi")"
+fi
+
+# ---- what the archive lacks is flagged ----
+"$MK" "$T/odd" normal --empty --metric || fail "mk_otf2 --empty --metric"
+expect_status 0 "$DT" import --run odd "$T/odd"
+grep -q "5 traces.*flagged: empty" "$T/out" || fail "odd: $(cat "$T/out")"
+expect_status 0 "$DT" traces odd
+grep -q 'note: the archive has no events for location 8589934593 (OMP thread 2)' "$T/out" ||
+	fail "the empty location: $(cat "$T/out")"
+grep -q 'note: 1 record of kinds difftrace does not map' "$T/out" ||
+	fail "the metric record: $(cat "$T/out")"
+
+# ---- export, and back: the same run ----
+for r in faulty normal; do
+	expect_status 0 "$DT" export "$r" "$T/x-$r"
+	grep -q "^exported run '$r': 4 traces" "$T/out" || fail "export $r: $(cat "$T/out")"
+	[ -f "$T/x-$r/traces.otf2" ] || fail "no anchor file"
+	expect_status 0 "$DT" import -q --run "back-$r" "$T/x-$r"
+	dump "$r" > "$T/a" && dump "back-$r" > "$T/b" || fail "dump back-$r"
+	cmp -s "$T/a" "$T/b" || fail "the round trip of $r differs: $(diff "$T/a" "$T/b")"
+	if command -v otf2-print >/dev/null; then
+		otf2-print "$T/x-$r/traces.otf2" >"$T/p" 2>"$T/err" || fail "otf2-print: $(cat "$T/err")"
+		[ -s "$T/err" ] && fail "otf2-print warns: $(cat "$T/err")"
+	fi
+done
+if command -v otf2-print >/dev/null; then
+	# what Vampir matches: the send and the receive of one message, by communicator and tag
+	grep -q '^MPI_SEND .*Receiver: 1 .*MPI_COMM_WORLD.*Tag: 7, Length: 64' "$T/p" ||
+		fail "no send in the export: $(cat "$T/p")"
+	grep -q '^MPI_RECV .*Sender: 0 .*MPI_COMM_WORLD.*Tag: 7, Length: 64' "$T/p" ||
+		fail "no receive in the export"
+	grep -q '^MPI_ISEND .*Tag: 3, Length: 8, Request: ' "$T/p" || fail "no isend in the export"
+	grep -q '^MPI_IRECV .*Tag: 3, Length: 8, Request: ' "$T/p" || fail "no irecv in the export"
+	grep -q '^MPI_COLLECTIVE_END .*Operation: BARRIER' "$T/p" || fail "no barrier in the export"
+fi
+# a run of uftrace recordings (without source lines, which are not written) and a hung run of
+# the sync record alone (the sync events are not calls of the same times there)
+expect_status 0 "$DT" import -q --no-srclines --run uf "$DATA/uftrace/mpi"
+"$abs_top_builddir/tests/mk_sync_rec" "$T/hung" hung || fail "mk_sync_rec"
+expect_status 0 "$DT" import -q --run hung "$T/hung"
+for r in uf hung; do
+	expect_status 0 "$DT" export -q "$r" "$T/x-$r"
+	expect_status 0 "$DT" import -q --run "back-$r" "$T/x-$r"
+	dump "$r" > "$T/a" && dump "back-$r" > "$T/b" || fail "dump back-$r"
+	cmp -s "$T/a" "$T/b" || fail "the round trip of $r differs: $(diff "$T/a" "$T/b")"
+done
+# not over an archive already there
+expect_status 1 "$DT" export normal "$T/x-normal"
+expect_err "traces.otf2: exists already"
+expect_status 2 "$DT" export --format json normal "$T/y"
+
+# ---- damage: one line naming the file, exit 1, the store untouched ----
+before=$(store_digest)
+cp -r "$T/normal" "$T/cut"
+size=$(wc -c < "$T/cut/traces/0.evt")
+truncate -s $((size / 2)) "$T/cut/traces/0.evt" 2>/dev/null ||
+	head -c $((size / 2)) "$T/normal/traces/0.evt" > "$T/cut/traces/0.evt"
+expect_status 1 "$DT" import --run cut "$T/cut"
+head -1 "$T/err" | grep -q "^difftrace: $T/cut/traces/0.evt: the events are damaged after event [0-9]*: " ||
+	fail "truncated: $(cat "$T/err")"
+cp -r "$T/normal" "$T/flip"
+# byte 40 of rank 0's events is the region of its second record: 255 is no region
+printf '\377' | dd of="$T/flip/traces/0.evt" bs=1 seek=40 conv=notrunc 2>/dev/null
+expect_status 1 "$DT" import --run flip "$T/flip"
+head -1 "$T/err" | grep -q "^difftrace: $T/flip/traces/0.evt: event 2: a region 255 that the definitions do not have" ||
+	fail "bit flip: $(cat "$T/err")"
+# not an archive at all
+printf 'OTF2?' > "$T/junk.otf2"
+expect_status 1 "$DT" import --run junk "$T/junk.otf2"
+expect_err "junk.otf2: not an OTF2 archive"
+[ "$(store_digest)" = "$before" ] || fail "a failed import changed the store"
+pass
