@@ -1,8 +1,8 @@
 #!/bin/sh
 # Smaller defects found on inputs the other tests do not make (issue 19, item 7), one section
 # each: a corrupt time in a sync record (a signed overflow in `sync`, fatal under UBSan), a full
-# disk in the sync record (it was said to be a stopped thread), a
-# 64-character run name in the runs table (command and interface), `jsm` of a large run (its
+# disk in the sync record (it was said to be a stopped thread), a 64-character run name in the
+# runs table (command and interface), `jsm` of a large run (its
 # matrix printed unasked), a newline in a recorded program's path (uftrace's files), and a
 # HOME this user cannot enter (the analysis commands failed on the user's filter directory).
 . "${abs_top_srcdir:-.}/tests/lib.sh"
