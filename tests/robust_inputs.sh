@@ -1,7 +1,8 @@
 #!/bin/sh
 # Smaller defects found on inputs the other tests do not make (issue 19, item 7), one section
-# each: a corrupt time in a sync record (a signed overflow in `sync`, fatal under UBSan), a
-# 64-character run name in the runs table (command and interface), `jsm` of a large run (its
+# each: a corrupt time in a sync record (a signed overflow in `sync`, fatal under UBSan), a full
+# disk in the sync record (it was said to be a stopped thread), a 64-character run name in the
+# runs table (command and interface), `jsm` of a large run (its
 # matrix printed unasked), a newline in a recorded program's path (uftrace's files), and a
 # HOME this user cannot enter (the analysis commands failed on the user's filter directory).
 . "${abs_top_srcdir:-.}/tests/lib.sh"
@@ -30,6 +31,26 @@ grep -q '^0\.0  *0  >  *9223372036\.855776803  MPI_Init' "$T/out" ||
 	fail "the others are not after it: $(cat "$T/out")"
 grep -q '[0-9]\.-' "$T/out" && fail "a negative time: $(cat "$T/out")"
 expect_status 0 "$DT" sync sy 1.0
+
+# --- a full disk in the sync record -----------------------------------------------------------
+# The recorder's word at offset 328 (the errno with which the file could not grow), and a file
+# of the header's page alone (no room for its first chunk): told from a stopped thread
+"$MK" "$T/fd" ok || fail "mk_sync_rec"
+f=$(echo "$T"/fd/rank-1/sync/*.dts)
+case $(od -An -tx1 -j24 -N1 "$f" | tr -d ' ') in
+04) b='\034\000\000\000' ;;
+*) b='\000\000\000\034' ;;
+esac
+# shellcheck disable=SC2059
+printf "$b" | dd of="$f" bs=1 seek=328 conv=notrunc 2>/dev/null || fail "dd"
+head -c 4096 /dev/zero > "$(echo "$T"/fd/rank-2/sync/*.dts)" || fail "head"
+expect_status 0 "$DT" import -q --run fd "$T/fd"
+expect_status 0 "$DT" traces --format csv fd
+grep -q '^1\.0,.*truncated.*sync record: recording stopped after 8 records of .*: the file could not grow (No space left on device)' "$T/out" ||
+	fail "full disk not said: $(cat "$T/out")"
+grep -q '^2\.0,.*has no records: no room could be reserved for them (a full disk or quota; else the thread was stopped just then)' "$T/out" ||
+	fail "no room not said: $(cat "$T/out")"
+grep -q 'thread was stopped while making it' "$T/out" && fail "a full disk said to be a stopped thread: $(cat "$T/out")"
 
 # --- a 64-character run name in the runs table -----------------------------------------------
 long=$(printf '%064d' 7 | tr 0 r)

@@ -39,4 +39,12 @@ grep -q '^status 0$' "$T/out" || fail "the program failed on a full disk: $(cat 
 grep -q 'difftrace-sync: growing the record file' "$T/err" ||
 	fail "no note that recording stopped: $(cat "$T/err")"
 grep -q '\.dts$' "$T/out" || fail "no record file: $(cat "$T/out")"
+# the record says so too: the import tells a full disk from a thread that ended
+unshare -m sh -c "mount -t tmpfs -o size=1m tmpfs '$T/disk' &&
+	LD_PRELOAD='$lib' DIFFTRACE_SYNC_DIR='$T/disk/sync' '$T/sends' >/dev/null 2>&1;
+	cp -R '$T/disk/sync' '$T/rec'" || fail "cannot copy the record"
+expect_status 0 "$DT" import -q --run full "$T/rec"
+expect_status 0 "$DT" traces --format csv full
+grep -q 'truncated.*sync record: recording stopped after [0-9]* records of .*: the file could not grow (No space left on device)' "$T/out" ||
+	fail "the import does not say the disk was full: $(cat "$T/out")"
 pass

@@ -1,7 +1,9 @@
 /* test_text.c: the text (texTrace) importer through the memory sink: identities, blank lines
  * and \r\n, lines across the reader's blocks, a last line with no newline, a byte order mark,
- * NUL bytes and over-long lines (with line and column), and a trace sent over a parallel
- * import's wire in parts (import/wire.h) arriving as it was read. */
+ * NUL bytes and over-long lines (with line and column), a trace sent over a parallel
+ * import's wire in parts (import/wire.h) arriving as it was read, and the search for two files
+ * of the same P.T: the pair the pairwise comparison named, in a number of steps linear in the
+ * files (10^5 of them: not n^2 / 2 comparisons; issue 25). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -10,6 +12,7 @@
 #include "check.h"
 #include "import/import.h"
 #include "import/memsink.h"
+#include "import/ptdup.h"
 #include "import/wire.h"
 
 static char dir[256];
@@ -41,8 +44,73 @@ static int collect(void *ctx, dt_err *err)
 	return 0;
 }
 
+static uint64_t rng = 0x2545F4914F6CDD1Dull;
+
+static uint32_t rnd(uint32_t n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng % n);
+}
+
+/* ptdup_find against comparing each entry with every earlier one. */
+static void test_ptdup(void)
+{
+	for (int rep = 0; rep < 300; rep++) {
+		size_t n = 1 + rnd(60), i = 0, j = 0, wi = 0, wj = 0;
+		int64_t pid[64], tid[64];
+		uint32_t range = 1 + rnd(40);
+		for (size_t k = 0; k < n; k++) {
+			pid[k] = rnd(range);
+			tid[k] = rnd(3);
+		}
+		int want = 0;
+		for (size_t a = 0; a < n && !want; a++)
+			for (size_t b = 0; b < a && !want; b++)
+				if (pid[a] == pid[b] && tid[a] == tid[b]) {
+					wi = a;
+					wj = b;
+					want = 1;
+				}
+		CHECK_EQ_INT(ptdup_find(pid, tid, n, &i, &j, NULL), want);
+		if (want) {
+			CHECK_EQ_INT(i, wi);
+			CHECK_EQ_INT(j, wj);
+		}
+	}
+	/* 10^5 traces of 25,000 processes x 4 threads, then one more of 1.2 at the end: the
+	 * steps grow as the traces (the pairwise search made 5 * 10^9 comparisons) */
+	size_t n = 100000, i = 0, j = 0;
+	int64_t *pid = malloc((n + 1) * sizeof *pid), *tid = malloc((n + 1) * sizeof *tid);
+	for (size_t k = 0; k < n; k++) {
+		pid[k] = (int64_t)(k / 4);
+		tid[k] = (int64_t)(k % 4);
+	}
+	uint64_t probes = 0;
+	CHECK_EQ_INT(ptdup_find(pid, tid, n, &i, &j, &probes), 0);
+	printf("ptdup: %zu traces, %llu slots looked at\n", n, (unsigned long long)probes);
+	CHECK(probes >= n && probes <= 3 * (uint64_t)n);
+	pid[n] = 1;
+	tid[n] = 2;
+	CHECK_EQ_INT(ptdup_find(pid, tid, n + 1, &i, &j, &probes), 1);
+	CHECK_EQ_INT(i, n);
+	CHECK_EQ_INT(j, 6);
+	CHECK(probes <= 3 * (uint64_t)n);
+	/* far-apart numbers (hosts' pids) too */
+	for (size_t k = 0; k < n; k++) {
+		pid[k] = 4000000 + (int64_t)(k / 2) * 7919;
+		tid[k] = pid[k] + (int64_t)(k % 2);
+	}
+	CHECK_EQ_INT(ptdup_find(pid, tid, n, &i, &j, &probes), 0);
+	CHECK(probes <= 3 * (uint64_t)n);
+	free(pid);
+	free(tid);
+}
+
 int main(void)
 {
+	test_ptdup();
 	snprintf(dir, sizeof dir, "/tmp/dt-text-XXXXXX");
 	if (!mkdtemp(dir))
 		SKIP("cannot make a temporary directory");
@@ -234,6 +302,28 @@ int main(void)
 	CHECK_EQ_INT(import_detect(dir, &e), DT_FMT_TEXT);
 	CHECK_EQ_INT(dt_format_parse("parlot-raw"), DT_FMT_PARLOT_RAW);
 	CHECK_EQ_INT(dt_format_parse("zip"), -1);
+
+	/* two files of one P.T: the first in name order that repeats an earlier one is named,
+	 * with the earliest it repeats */
+	{
+		char sub[300];
+		snprintf(sub, sizeof sub, "%s/dup", dir);
+		CHECK(mkdir(sub, 0700) == 0);
+		const char *files[] = { "0.0.txt", "0.1.txt", "1.0.txt", "2.0.txt", "x.1.0.txt",
+					"y.0.1.txt" };
+		for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
+			char nm[32];
+			snprintf(nm, sizeof nm, "dup/%s", files[k]);
+			put(nm, "main\n[ret]\n", 11);
+		}
+		memsink_init(&m, 1);
+		dt_err_clear(&e);
+		CHECK(import_text(sub, &o, &m.sink, &e) == -1);
+		snprintf(p, sizeof p, "%s/x.1.0.txt", sub);
+		CHECK(!strcmp(e.file, p));
+		CHECK(strstr(e.msg, "same process and thread numbers as 1.0.txt: rename one") != NULL);
+		memsink_free(&m);
+	}
 
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -166,10 +166,24 @@ static int push_file(sync_dir *d, const sync_file *sf, dt_sink *s, int as_events
 	char tmp[600];
 	if (sf->unfinished) {
 		*flags |= DT_TF_TRUNCATED;
+		if (sf->no_room)
+			snprintf(tmp, sizeof tmp,
+				 "sync record: %s has no records: no room could be reserved for them "
+				 "(a full disk or quota; else the thread was stopped just then)",
+				 sf->path);
+		else
+			snprintf(tmp, sizeof tmp,
+				 "sync record: %s was never finished (the thread was stopped while "
+				 "making it)",
+				 sf->path);
+		note_add(note, tmp);
+	} else if (sf->h.stop_errno) {
+		/* the recorder's word: the file could not grow (a full disk), recording stopped */
+		*flags |= DT_TF_TRUNCATED;
 		snprintf(tmp, sizeof tmp,
-			 "sync record: %s was never finished (the thread was stopped while making "
-			 "it)",
-			 sf->path);
+			 "sync record: recording stopped after %" PRIu64 " records of %s: the file "
+			 "could not grow (%s)",
+			 sf->nrec, sf->path, strerror(sf->h.stop_errno));
 		note_add(note, tmp);
 	}
 	if (sf->torn_at >= 0) {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "import/import.h"
+#include "import/ptdup.h"
 #include "util/util.h"
 
 #define TEXT_BLOCK 4096
@@ -260,17 +261,22 @@ int import_text(const char *path, const dt_import_opts *o, dt_sink *s, dt_err *e
 	if (!n)
 		rc = dt_err_at(e, path, -1, "no *.txt trace files in this directory");
 	/* Two files naming the same P.T would silently become two threads: refuse that. */
-	text_id *ids = xcalloc(n ? n : 1, sizeof *ids);
+	int64_t *pid = xmalloc((n ? n : 1) * sizeof *pid), *tid = xmalloc((n ? n : 1) * sizeof *tid);
 	for (size_t i = 0; i < n && !rc; i++) {
-		char full[4096];
-		snprintf(full, sizeof full, "%.*s/%s", (int)plen, path, names[i]);
-		text_identity(full, (int64_t)i, &ids[i]);
-		for (size_t j = 0; j < i && !rc; j++)
-			if (ids[j].pid == ids[i].pid && ids[j].tid == ids[i].tid)
-				rc = dt_err_at(e, full, -1,
-					       "same process and thread numbers as %s: rename one",
-					       names[j]);
+		text_id id;
+		text_identity(names[i], (int64_t)i, &id);
+		pid[i] = id.pid;
+		tid[i] = id.tid;
 	}
+	size_t di, dj;
+	if (!rc && ptdup_find(pid, tid, n, &di, &dj, NULL)) {
+		char full[4096];
+		snprintf(full, sizeof full, "%.*s/%s", (int)plen, path, names[di]);
+		rc = dt_err_at(e, full, -1, "same process and thread numbers as %s: rename one",
+			       names[dj]);
+	}
+	free(pid);
+	free(tid);
 	for (size_t i = 0; i < n && !rc; i++) {
 		char full[4096];
 		snprintf(full, sizeof full, "%.*s/%s", (int)plen, path, names[i]);
@@ -280,6 +286,5 @@ int import_text(const char *path, const dt_import_opts *o, dt_sink *s, dt_err *e
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-	free(ids);
 	return rc;
 }

@@ -119,8 +119,10 @@ int sync_file_open(sync_file *f, const char *path, dt_err *e)
 	memcpy(&f->h, f->map, sizeof f->h);
 	if (!nonzero((const unsigned char *)f->h.magic, 8)) {
 		/* the magic is written last: a header the thread never finished (or one being
-		 * made as we read), with no record yet */
+		 * made as we read), with no record yet; the header's page alone is a file whose
+		 * first chunk could not be reserved (the recorder stops there on a full disk) */
 		f->unfinished = 1;
+		f->no_room = f->size == DTS_HEADER_SIZE;
 		return 0;
 	}
 	if (memcmp(f->h.magic, DTS_MAGIC, 8)) {

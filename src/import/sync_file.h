@@ -25,6 +25,8 @@ typedef struct sync_file {
 	int64_t torn_at;       /* offset of the dropped torn record, or -1 */
 	int unfinished;        /* empty, or the magic never written: the thread was stopped
 				* while making the file; no header, no records */
+	int no_room;           /* unfinished with its header's page only: no room was reserved
+				* for records (a full disk, or a thread stopped just then) */
 } sync_file;
 
 /* Whether S is the name of a sync file, <pid>.<tid>.dts or <pid>.<tid>-<k>.dts (k > 1: a

@@ -274,7 +274,11 @@ static void emit(dts_record *r, int phase)
 			return;
 	}
 	if (__builtin_expect(t->pos == t->end, 0) && map_chunk(t) != 0) {
+		int err = errno ? errno : ENOSPC;
 		note("growing the record file");
+		/* said in the record too, so that the import tells a full disk from a thread that
+		 * ended (the header's page has had its block since the file was made) */
+		t->hdr->stop_errno = err;
 		t->state = -1;
 		return;
 	}

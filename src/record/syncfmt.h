@@ -31,6 +31,9 @@ typedef struct dts_header {
 	int64_t mono_ns;      /* a reading of CLOCK_MONOTONIC ... */
 	int64_t real_ns;      /* ... and of CLOCK_REALTIME right after it, when the file was made */
 	char host[DTS_HOST_MAX]; /* gethostname(), NUL-terminated */
+	/* 0; else the errno with which the file could not grow (a full disk: ENOSPC), after which
+	 * the thread recorded nothing more. Files made before it have 0 here (the page's rest). */
+	int32_t stop_errno;
 } dts_header;
 
 typedef struct dts_record {
