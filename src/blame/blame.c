@@ -1017,10 +1017,16 @@ int blame_compute_why(const dt_blame_data *d, const transfer_set *tf, const blam
 		const dt_bcontainer *c = &d->cont[i];
 		if ((c->kind != DT_BC_HEAP && c->kind != DT_BC_MMAP) || c->site < 0)
 			continue;
-		int prog = 0;
-		for (uint32_t j = d->path_off[c->site]; j < d->path_off[c->site + 1] && !prog; j++)
-			prog = d->locs[d->pathv[j]].in_main;
-		x.libonly[i] = !prog;
+		/* the OpenMP runtime's own blocks (a team's threads and their data, made in
+		 * GOMP_parallel called from the program) are the library's, not the program's */
+		int prog = 0, omp = 0;
+		for (uint32_t j = d->path_off[c->site]; j < d->path_off[c->site + 1]; j++) {
+			const dt_bloc *l = &d->locs[d->pathv[j]];
+			prog |= l->in_main;
+			omp |= !strncmp(l->module, "libgomp", 7) || !strncmp(l->module, "libomp", 6) ||
+			       !strncmp(l->module, "libiomp", 7);
+		}
+		x.libonly[i] = !prog || omp;
 	}
 	x.var = xmalloc((d->ncont ? d->ncont : 1) * sizeof *x.var);
 	x.pcol = xmalloc((d->nsamp ? d->nsamp : 1) * sizeof *x.pcol);
