@@ -167,6 +167,12 @@ grep -q "^ *<- sample at dflow.c:$L38 in produce$" "$T/screen" || fail "why's sa
 expect_status 0 "$DT" blame --normal r --faulty r --format csv --top 0
 grep -q '^main,0,c (main),double,' "$T/out" || fail "comparison: $(cat "$T/out")"
 expect_status 2 "$DT" blame --normal r --faulty r --auto-points 10
+# the interface's comparison joins the index as the command does: the same variables
+printf '%s\n' : '"blamediff r r"' Enter >"$T/keys"
+"$DT" tui --script "$T/keys" --dump "$T/screen" --size 60x120 >"$T/tui.out" 2>"$T/tui.err" ||
+	fail "tui exited $?: $(cat "$T/tui.err")"
+grep -q '^difftrace: blame of r against r at main' "$T/screen" || fail "no change view: $(cat "$T/screen")"
+grep -q '^[ >]*R0  *c (main)  *double ' "$T/screen" || fail ":blamediff without the index: $(cat "$T/screen")"
 
 # --no-index: the heuristic as without the index
 expect_status 0 "$DT" blame r --no-index --format csv

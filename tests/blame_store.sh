@@ -45,6 +45,18 @@ grep -q '^app.c:7 (main)  *heap  *-  *145(74.4)  *14.5  *2.9$' "$T/out" ||
 	fail "the block's row (mean 14.5, deviation 2.9): $(cat "$T/out")"
 grep -q '^g  *int  *MPI_Bcast  *50(25.6)  *5.0  *0.0$' "$T/out" || fail "g's row: $(cat "$T/out")"
 grep -q '^Total  *-  *-  *195(100)  *19.5  *2.9$' "$T/out" || fail "the Total row: $(cat "$T/out")"
+# no blame index: said, with what to do; and not with --no-index
+grep -q "^# note: no blame index of the program: .* run 'difftrace blame-index -p BUILD_DIR'" "$T/out" ||
+	fail "no note that there is no index: $(cat "$T/out")"
+grep -q "the samples have no stacks" "$T/out" && fail "stacks said missing: $(cat "$T/out")"
+expect_status 0 "$DT" blame plain --no-index
+grep -q "no blame index" "$T/out" && fail "--no-index still notes the index: $(cat "$T/out")"
+# the interface says the same on its status line
+printf '%s\n' : '"blame plain"' Enter >"$T/keys"
+"$DT" tui --script "$T/keys" --dump "$T/screen" --size 40x200 >"$T/tui.out" 2>"$T/tui.err" ||
+	fail "tui exited $?: $(cat "$T/tui.err")"
+grep -q "no blame index of the program: computation is blamed" "$T/screen" ||
+	fail "the interface does not say there is no index: $(cat "$T/screen")"
 expect_status 0 "$DT" blame plain --format csv
 # R0..R9 with percents: total is column 25
 awk -F, 'NR > 1 && $2 != "Total" { s += $25 } $2 == "Total" { t = $25 }
@@ -71,6 +83,16 @@ printf '%s\n' 1 j 2 B >"$T/keys"
 	fail "tui exited $?: $(cat "$T/tui.err")"
 grep -q '^difftrace: blame of plain2 against plain at main' "$T/screen" || fail "B: $(cat "$T/screen")"
 expect_status 0 "$DT" rm plain2
+
+# samples without stacks (program counters only, as the sampler under uftrace once recorded):
+# said in one line, with what to do
+expect_status 0 "$DT" import -q -r pconly --format text "$T/plain"
+fill pconly 5
+q "UPDATE blame_paths SET locs = x'01000000' WHERE run_id = (SELECT id FROM runs WHERE name = 'pconly') AND id = 0"
+expect_status 0 "$DT" blame pconly
+grep -q '^# note: the samples have no stacks (program counters only: .*record again with this difftrace-record$' "$T/out" ||
+	fail "no note that the samples have no stacks: $(cat "$T/out")"
+expect_status 0 "$DT" rm pconly
 
 # a store of schema 4: no scans; opened, it is migrated, and computation goes to Other
 q "DROP TABLE blame_scans; ALTER TABLE blame_samples DROP COLUMN scan;

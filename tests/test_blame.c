@@ -386,8 +386,72 @@ static void test_stack(void)
 	dt_blame_data_free(&d);
 }
 
+static void add_loc(dt_blame_data *d, const char *func, const char *module, int prog)
+{
+	grow((void **)&d->locs, &d->caplocs, d->nlocs + 1, sizeof *d->locs);
+	d->locs[d->nlocs++] = (dt_bloc){ xstrdup(func), xstrdup(prog ? "/src/app.c" : ""),
+					 prog ? 10 + (int32_t)d->nlocs : 0, xstrdup(module), prog, 0 };
+}
+
+/* The OpenMP runtime's own blocks (made under GOMP_parallel called from main) are not the
+ * program's; uftrace's own samples (a stack through libmcount, and the loader's in the same
+ * process) are left out of the tables and counted beside main's. */
+static void test_runtime(void)
+{
+	dt_blame_data d;
+	memset(&d, 0, sizeof d);
+	add_loc(&d, "main", "app", 1);                        /* 0 */
+	add_loc(&d, "GOMP_parallel", "libgomp.so.1.0.0", 0);  /* 1 */
+	add_loc(&d, "0x1234", "libgomp.so.1.0.0", 0);         /* 2 */
+	add_loc(&d, "work", "app", 1);                        /* 3 */
+	add_loc(&d, "0x99", "libmcount.so", 0);               /* 4 */
+	add_loc(&d, "_dl_runtime_resolve_xsavec", "ld-linux-x86-64.so.2", 0); /* 5 */
+	add_path(&d, (int32_t[]){ 3, 0 }, 2);                 /* 0: work < main */
+	add_path(&d, (int32_t[]){ 2, 1, 0 }, 3);              /* 1: the team's allocation */
+	add_path(&d, (int32_t[]){ 0 }, 1);                    /* 2: the block's allocation */
+	add_path(&d, (int32_t[]){ 4, 3, 0 }, 3);              /* 3: inside libmcount */
+	add_path(&d, (int32_t[]){ 5 }, 1);                    /* 4: the loader */
+	add_cont(&d, DT_BC_HEAP, NULL, NULL, 1);              /* 0: the runtime's team */
+	add_cont(&d, DT_BC_HEAP, NULL, NULL, 2);              /* 1: the program's block */
+	add_scan(&d, (int32_t[]){ 2, 0 }, 2);                 /* 0: the team, from main's frame */
+	add_scan(&d, (int32_t[]){ 2, 1 }, 2);                 /* 1: the block */
+	d.proc = xcalloc(1, sizeof *d.proc);
+	d.capproc = d.nproc = 1;
+	d.proc[0] = (dt_bproc){ 0, 100, 0, 1, 1000000, xstrdup("cpu-time"), xstrdup("app") };
+	add_samp(&d, 0, 0, 0, 0, -1, 6);  /* a pointer into the team only: Other */
+	add_samp(&d, 0, 0, 1, 0, -1, 10); /* the block */
+	blame_result r;
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK(blame_compute(&d, NULL, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
+	const blame_table *t = &r.tables[0];
+	CHECK_EQ_INT(t->nvars, 3); /* the block, Other, Output: no row for the team */
+	CHECK(near(var(t, "Other")->total, 6));
+	CHECK(near(t->total, 16));
+	CHECK(near(t->tracer, 0));
+	blame_result_free(&r);
+	/* uftrace's: 3 ticks in libmcount, 4 in the loader of the same process */
+	add_samp(&d, 0, 3, 1, 0, -1, 3);
+	add_samp(&d, 0, 4, -1, 0, -1, 4);
+	CHECK(blame_compute(&d, NULL, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
+	t = &r.tables[0];
+	CHECK(near(t->total, 16));
+	CHECK(near(t->tracer, 7));
+	adds_up(&r);
+	blame_result_free(&r);
+	/* without a sample in libmcount, the loader's time is the program's */
+	d.nsamp = 3;
+	d.samp[2] = d.samp[3];
+	CHECK(blame_compute(&d, NULL, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
+	CHECK(near(r.tables[0].total, 20));
+	CHECK(near(r.tables[0].tracer, 0));
+	blame_result_free(&r);
+	dt_blame_data_free(&d);
+}
+
 int main(void)
 {
+	test_runtime();
 	test_tables();
 	test_output();
 	test_stack();

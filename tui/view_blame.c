@@ -63,6 +63,8 @@ static int compute(tui *t, struct bview *b, const char *const *points, size_t np
 	if (!rc)
 		rc = blame_compute_why(&b->d, &tf, nf ? &src : NULL, points, np, BLAME_SAMPLES, why,
 				       5, r, e);
+	if (!rc)
+		r->no_index = !nf;
 	bx_funcs_free(fns, nf);
 	transfer_free(&tf);
 	return rc;
@@ -91,6 +93,10 @@ static int blame_open(tui *t, view *v)
 			tui_msg(t, ST_WARN, "%s", e.msg);
 			return -1;
 		}
+		/* what the blame lacked, as blame says it first */
+		char why[512];
+		if (blame_lack(&b->r, &b->d, 0, why, sizeof why))
+			tui_msg(t, ST_DIM, "%s", why);
 		b->loaded = 1;
 	}
 	b->nl = 0;
@@ -437,16 +443,26 @@ static int change_open(tui *t, view *v)
 	int rc = transfer_load_shipped(&tf, &e);
 	for (int i = 0; i < 2 && !rc; i++) {
 		store_run sr;
+		int64_t run_id = -1;
 		rc = store_run_get_lite(tui_store(t), c->run[i], &sr, &e);
 		if (!rc) {
+			run_id = sr.id;
 			rc = store_blame_read(tui_store(t), sr.id, &c->d[i], &e);
 			store_run_free(&sr);
 		}
 		if (!rc && !c->d[i].nproc && !c->d[i].nsamp)
 			rc = dt_errf(&e, DT_EDATA, "run '%s' has no samples (record it with "
 						   "difftrace-record --sample)", c->run[i]);
+		/* joined with the blame index as the command line's blame --normal --faulty */
+		bx_func *fns = NULL;
+		size_t nf = 0;
 		if (!rc)
-			rc = blame_compute(&c->d[i], &tf, NULL, 0, BLAME_SAMPLES, &c->r[i], &e);
+			rc = store_bindex_src(tui_store(t), run_id, &c->d[i], &fns, &nf, &e);
+		blame_src src = { fns, nf, 0 };
+		if (!rc)
+			rc = blame_compute_src(&c->d[i], &tf, nf ? &src : NULL, NULL, 0, BLAME_SAMPLES,
+					       &c->r[i], &e);
+		bx_funcs_free(fns, nf);
 	}
 	transfer_free(&tf);
 	if (rc) {

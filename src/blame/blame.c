@@ -37,6 +37,48 @@ int blame_is_output(const char *func)
 	return 0;
 }
 
+int blame_lack(const blame_result *r, const dt_blame_data *d, int k, char *buf, size_t n)
+{
+	if (!d->nsamp)
+		return 0;
+	/* a sample's path is its locations: one for its PC (and its inlined levels), one more
+	 * per frame; none of more than one real frame means no stack was walked */
+	int stacks = 0, scans = 0;
+	for (size_t i = 0; i < d->nsamp && !stacks; i++) {
+		const dt_bsample *s = &d->samp[i];
+		size_t real = 0;
+		for (uint32_t j = d->path_off[s->path]; j < d->path_off[s->path + 1]; j++)
+			real += !d->locs[d->pathv[j]].inl;
+		stacks = real > 1;
+	}
+	for (size_t i = 0; i < d->nsamp && !scans; i++)
+		scans = d->samp[i].scan >= 0;
+	const char *say[4];
+	int m = 0;
+	if (!stacks)
+		say[m++] = "the samples have no stacks (program counters only: a recording by an "
+			   "older difftrace-record under uftrace?): computation goes to Other; record "
+			   "again with this difftrace-record";
+	else if (!scans)
+		say[m++] = "no sample's frames point into a container (a recording without frame "
+			   "words, difftrace-sample(5) version 1?): computation goes to Other; record "
+			   "again with this difftrace-record";
+	if (r->flags & DT_BF_NO_DEBUG)
+		say[m++] = "the program has no -g: no types, no stack variables, allocation sites "
+			   "without lines (rebuild it with -g and record again)";
+	if (r->index_nodebug)
+		say[m++] = "the program has no -g: no source lines to join the blame index to "
+			   "(blamed without it; rebuild with -g)";
+	else if (r->no_index)
+		say[m++] = "no blame index of the program: computation is blamed on the containers "
+			   "the samples' frames point to, not by the data flow; run 'difftrace "
+			   "blame-index -p BUILD_DIR' (or FILE.c -- CFLAGS) on its sources";
+	if (k < 0 || k >= m)
+		return 0;
+	snprintf(buf, n, "%s", say[k]);
+	return 1;
+}
+
 int blame_is_tracer(const char *module)
 {
 	return !strncmp(module, "libmcount", 9);
@@ -975,10 +1017,16 @@ int blame_compute_why(const dt_blame_data *d, const transfer_set *tf, const blam
 		const dt_bcontainer *c = &d->cont[i];
 		if ((c->kind != DT_BC_HEAP && c->kind != DT_BC_MMAP) || c->site < 0)
 			continue;
-		int prog = 0;
-		for (uint32_t j = d->path_off[c->site]; j < d->path_off[c->site + 1] && !prog; j++)
-			prog = d->locs[d->pathv[j]].in_main;
-		x.libonly[i] = !prog;
+		/* the OpenMP runtime's own blocks (a team's threads and their data, made in
+		 * GOMP_parallel called from the program) are the library's, not the program's */
+		int prog = 0, omp = 0;
+		for (uint32_t j = d->path_off[c->site]; j < d->path_off[c->site + 1]; j++) {
+			const dt_bloc *l = &d->locs[d->pathv[j]];
+			prog |= l->in_main;
+			omp |= !strncmp(l->module, "libgomp", 7) || !strncmp(l->module, "libomp", 6) ||
+			       !strncmp(l->module, "libiomp", 7);
+		}
+		x.libonly[i] = !prog || omp;
 	}
 	x.var = xmalloc((d->ncont ? d->ncont : 1) * sizeof *x.var);
 	x.pcol = xmalloc((d->nsamp ? d->nsamp : 1) * sizeof *x.pcol);

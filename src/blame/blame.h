@@ -108,6 +108,8 @@ typedef struct blame_result {
 	size_t nends;
 	int index_nodebug; /* an index was given but the program has no -g (no source lines to
 			    * join it to): blamed as without one */
+	int no_index;      /* set by the caller: the store has no blame index of the run's
+			    * program (and it was not turned off) */
 } blame_result;
 
 /* Blame tables of d at the points (NULL or none: main). tf may be NULL (no MPI transfer). */
@@ -127,6 +129,11 @@ int blame_compute_src(const dt_blame_data *d, const transfer_set *tf, const blam
 int blame_compute_why(const dt_blame_data *d, const transfer_set *tf, const blame_src *src,
 		      const char *const *points, size_t npoints, int metric, const char *var,
 		      size_t top, blame_result *out, dt_err *e);
+
+/* Line k (0, 1, ...) of what r's blame lacked and what to do about it, most important first
+ * (no stacks, no frame words, no -g, no blame index): 1 and buf set, 0 when there are no more.
+ * The command line and the interface say the same. */
+int blame_lack(const blame_result *r, const dt_blame_data *d, int k, char *buf, size_t n);
 
 /* Whether a binary (its base name) is the tracer's own (uftrace's libmcount*.so). */
 int blame_is_tracer(const char *module);

@@ -993,14 +993,28 @@ int bx_index_file(const char *path, const char *dir, const char *const *argv, in
 	buf_byte(&args, 0);
 	f->args = (char *)args.p;
 	f->lines = count_lines(path);
+	/* OpenMP: libclang's C API shows an OpenMP directive's body (a captured statement) as
+	 * the variables it captures only, so a loop under '#pragma omp parallel for' would not be
+	 * indexed. The flags that turn OpenMP on are parsed as -D_OPENMP instead: the sources
+	 * read the same (their #ifdef _OPENMP parts included), the pragmas are left aside, and
+	 * the loops are plain loops, whose data flow (a reduction's s += y[i] too) is the same. */
+	const char **av = xcalloc((size_t)argc + 1, sizeof *av);
+	int ac = 0;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		int omp = !strcmp(a, "-fopenmp") || !strncmp(a, "-fopenmp=", 9) ||
+			  !strcmp(a, "-qopenmp") || !strcmp(a, "-openmp") || !strcmp(a, "-fiopenmp");
+		av[ac++] = omp ? "-D_OPENMP=201511" : a;
+	}
 	CXIndex idx = clang_createIndex(0, 0);
 	CXTranslationUnit tu = NULL;
 	unsigned opts = CXTranslationUnit_KeepGoing;
 	enum CXErrorCode rc;
 	if (full)
-		rc = clang_parseTranslationUnit2FullArgv(idx, NULL, argv, argc, NULL, 0, opts, &tu);
+		rc = clang_parseTranslationUnit2FullArgv(idx, NULL, av, ac, NULL, 0, opts, &tu);
 	else
-		rc = clang_parseTranslationUnit2(idx, path, argv, argc, NULL, 0, opts, &tu);
+		rc = clang_parseTranslationUnit2(idx, path, av, ac, NULL, 0, opts, &tu);
+	free(av);
 	int ret = 0;
 	if (rc != CXError_Success || !tu) {
 		ret = dt_err_at(e, path, -1, "libclang could not parse it (error %d)%s", (int)rc,

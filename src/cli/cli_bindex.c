@@ -9,6 +9,7 @@
 
 #include "blame/index.h"
 #include "blame/index_child.h"
+#include "blame/wrapper.h"
 #include "cli/cli.h"
 #include "store/store_bindex.h"
 #include "util/esc.h"
@@ -20,6 +21,7 @@
 
 static const char bindex_help[] =
 	"usage: difftrace blame-index [-p BUILD_DIR | --compile-commands FILE] [--run RUN]\n"
+	"                             [--time-limit SEC] [--memory-limit MIB]\n"
 	"                             [FILE.c...] [-- CFLAGS...]\n"
 	"       difftrace blame-index --show FUNC [--run RUN] [--format text|json]\n"
 	"       difftrace blame-index --list [--run RUN]\n"
@@ -34,7 +36,9 @@ static const char bindex_help[] =
 	"(every file in it, or the FILE.c named), else FILE.c is parsed with the CFLAGS after\n"
 	"'--'. Re-indexing a file replaces its functions. Errors of the sources are printed as\n"
 	"FILE:LINE:COL; the functions that parsed are stored all the same, and the exit status\n"
-	"is 1. Each file is parsed in a process of its own, under the limits below: a file\n"
+	"is 1. A compile command that names an MPI compiler wrapper (mpicc, mpif90, ...) gets\n"
+	"the flags the wrapper adds, asked of it (--showme:compile, -show); Fortran files are\n"
+	"passed over. Each file is parsed in a process of its own, under the limits below: a file\n"
 	"libclang crashes on or is stopped on is said (FILE: libclang crashed ... / was\n"
 	"stopped ...), the other files are indexed, and the exit status is 1.\n"
 	"\n"
@@ -52,6 +56,10 @@ static const char bindex_help[] =
 
 typedef struct job {
 	bx_limits lim;
+	bx_wrapper *wr; /* the MPI compiler wrappers asked, by the name the commands give */
+	char **wrname;
+	size_t nwr, capwr, capname;
+	size_t nskip;   /* Fortran sources passed over */
 	store *s;
 	int64_t run_id;
 	char *version;
@@ -81,13 +89,71 @@ static size_t print_diags(const bx_file *f)
 
 /* Parses one file and stores what it gave, in a transaction of its own. -1 only when the
  * store failed (e set); a file that does not parse is counted in j->nbad. */
+/* The wrapper named argv0, asked once (and said once: which command answered, or that none
+ * did). */
+static const bx_wrapper *wrapper_of(job *j, const char *argv0, const char *dir)
+{
+	for (size_t i = 0; i < j->nwr; i++)
+		if (!strcmp(j->wrname[i], argv0))
+			return &j->wr[i];
+	grow((void **)&j->wr, &j->capwr, j->nwr + 1, sizeof *j->wr);
+	grow((void **)&j->wrname, &j->capname, j->nwr + 1, sizeof *j->wrname);
+	bx_wrapper *w = &j->wr[j->nwr];
+	j->wrname[j->nwr++] = xstrdup(argv0);
+	if (bx_wrapper_query(argv0, dir, w) == 0) {
+		printf("the MPI compiler wrapper %s, asked with '", argv0);
+		esc_fputs(w->asked, stdout);
+		printf("', adds:");
+		for (int i = 0; i < w->nflags; i++) {
+			putchar(' ');
+			esc_fputs(w->flags[i], stdout);
+		}
+		putchar('\n');
+	} else {
+		fputs("difftrace: warning: the MPI compiler wrapper ", stderr);
+		esc_fputs(argv0, stderr);
+		fputs(w->path ? " did not tell its flags (--showme:compile, -show, "
+				"--cray-print-opts=cflags)"
+			      : " is not in PATH",
+		      stderr);
+		fputs(": its files are parsed without them (mpi.h may not be found)\n", stderr);
+	}
+	return w;
+}
+
 static int index_one(job *j, const char *path, const char *dir, const char *const *argv, int argc,
 		     int full, dt_err *e)
 {
 	bx_file f;
+	if (!bx_is_c_source(path)) {
+		/* a Fortran file of a mixed program's compile commands */
+		fputs("difftrace: ", stderr);
+		esc_fputs(path, stderr);
+		fputs(": Fortran, not indexed (blame-index reads C sources)\n", stderr);
+		j->nskip++;
+		return 0;
+	}
+	/* a compile command that names an MPI compiler wrapper: the flags it adds, after it */
+	const char **wargv = NULL;
+	if (full && argc > 0 && bx_is_wrapper(argv[0])) {
+		const bx_wrapper *w = wrapper_of(j, argv[0], dir);
+		if (w->nflags) {
+			wargv = xcalloc((size_t)(argc + w->nflags + 1), sizeof *wargv);
+			int k = 0;
+			wargv[k++] = argv[0];
+			for (int i = 0; i < w->nflags; i++)
+				wargv[k++] = w->flags[i];
+			for (int i = 1; i < argc; i++)
+				wargv[k++] = argv[i];
+			argv = wargv;
+			argc = k;
+		}
+	}
 	dt_err fe;
 	dt_err_clear(&fe);
-	if (bx_index_file_isolated(path, dir, argv, argc, full, &j->lim, &f, &fe)) {
+	int got = bx_index_file_isolated(path, dir, argv, argc, full, &j->lim, &f, &fe);
+	free(wargv);
+	if (got) {
 		bx_file_free(&f);
 		if (!bx_available()) {
 			*e = fe;
@@ -578,6 +644,8 @@ int cmd_bindex(cli *c, int argc, char **argv)
 	if (j.nbad)
 		printf("; %zu file%s with errors (what parsed is stored)", j.nbad,
 		       j.nbad == 1 ? "" : "s");
+	if (j.nskip)
+		printf("; %zu Fortran file%s passed over", j.nskip, j.nskip == 1 ? "" : "s");
 	printf("\n");
 	rc = 0;
 	partial = j.nbad > 0;
@@ -590,6 +658,12 @@ out:
 	}
 	free(dbdir);
 	free(j.version);
+	for (size_t i = 0; i < j.nwr; i++) {
+		bx_wrapper_free(&j.wr[i]);
+		free(j.wrname[i]);
+	}
+	free(j.wr);
+	free(j.wrname);
 	store_run_free(&r);
 	store_close(s);
 	return rc ? cli_fail(&e) : partial ? 1 : 0;

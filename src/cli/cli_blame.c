@@ -119,17 +119,11 @@ static const char *rank_label(int32_t r, char *buf, size_t n)
 
 static void text_notes(const blame_result *r, const dt_blame_data *d)
 {
-	int scans = 0;
-	for (size_t i = 0; i < d->nsamp && !scans; i++)
-		scans = d->samp[i].scan >= 0;
 	if (r->flags & DT_BF_NO_SAMPLES)
 		printf("# note: some processes have no samples\n");
-	if (r->flags & DT_BF_NO_DEBUG)
-		printf("# note: the program has no -g: no types, no stack variables, allocation sites "
-		       "without lines\n");
-	if (r->index_nodebug)
-		printf("# note: the program has no -g: no source lines to join the blame index to "
-		       "(blamed without it; rebuild with -g)\n");
+	char line[512];
+	for (int k = 0; blame_lack(r, d, k, line, sizeof line); k++)
+		printf("# note: %s\n", line);
 	if (r->flags & DT_BF_TORN)
 		printf("# note: a process was killed; its samples up to then are counted\n");
 	if (r->flags & DT_BF_NO_MAPS)
@@ -156,9 +150,6 @@ static void text_notes(const blame_result *r, const dt_blame_data *d)
 		}
 		printf(" (blame points found by the data flow)\n");
 	}
-	if (!scans && d->nsamp)
-		printf("# note: no sample's frames point into a container (a recording without frame "
-		       "words, difftrace-sample(5) version 1?): computation goes to Other\n");
 }
 
 static void print_text(const char *run, const blame_result *r, const dt_blame_data *d)
@@ -414,6 +405,8 @@ static int load(cli *c, const char *run, const transfer_set *tf, const char *con
 	blame_src src = { fns, nf, auto_pct };
 	rc = blame_compute_why(d, tf, nf ? &src : NULL, points, np, metric, why, top, r, e);
 	bx_funcs_free(fns, nf);
+	if (!rc)
+		r->no_index = use_index && !nf;
 	if (!rc && r->index_nodebug) {
 		fputs("difftrace: warning: run '", stderr);
 		esc_fputs(run, stderr);
