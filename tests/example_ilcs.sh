@@ -125,6 +125,10 @@ pos=$(awk '/most changed traces/ { on = 1; next } on && $2 == "2.1" { print $1; 
 [ -n "$pos" ] || fail "2.1 is not in the top 3: $(cat "$T/out")"
 echo "2.1 ranks #$pos under the defaults"
 
+# (not under MPICH: when the first rank's program is killed at the timeout, Hydra kills every
+# rank's process group at once, and another rank's uftrace may not have written its data; the
+# hang tests under MPICH record the sync record, which is whole: see difftrace-record(1))
+[ "$ompi" = 1 ] || pass
 # a hung run recorded with --timeout: every rank stays importable and is flagged. Rank 2's
 # worker 1 spins; the others wait for it in a collective. The ranks that hit the timeout and
 # those the launcher stops because of them are both flushed before they are killed.

@@ -5,7 +5,7 @@
 # they are recorded as the C calls: `hang` names rank 1 in MPI_Recv waiting for rank 2 and the
 # others, and `rank` puts rank 2, which sent the wrong tag, first. Runs under MPICH too
 # (DIFFTRACE_TEST_MPI=mpich), whose Fortran bindings call the C MPI_ functions. With uftrace,
-# show names the bindings' calls as the C ones.
+# show names the bindings' calls as the C ones, and the injector changes them as the C ones.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 need mpi built timeout
@@ -32,7 +32,7 @@ grep -q 'residual' "$T/normal.log" || { cat "$T/normal.log" >&2; fail "the norma
 # the Fortran calls, as the C ones, with their arguments from the Fortran handles
 expect_status 0 "$DT" sync normal
 for re in '^1\.0 .*MPI_Init_thread' \
-	'^1\.0 .*MPI_Isend +comm=0 dest=0 tag=7 count=1 ' \
+	'^1\.0 .*MPI_Isend +comm=0 dest=0 tag=7 count=1 type=MPI_DOUBLE_PRECISION' \
 	'^1\.0 .*< .*MPI_Recv +comm=0 src=2 tag=7 count=1 ' \
 	'^1\.0 .*MPI_Wait +req=[1-9]' \
 	'^0\.0 .*MPI_Allreduce +comm=0 count=1 .*op=MPI_SUM' \
@@ -53,6 +53,39 @@ case $row in
 1,2.0,*MPI_Isend?tag=8?*) ;;
 *) cat "$T/out" >&2; fail "rank 2 is not first for its MPI_Isend of tag 8: $row" ;;
 esac
+
+# the injector changes Fortran calls as C ones: rank 2's first MPI_Isend dropped, rank 1 waits
+# for it in MPI_Recv; the record has no such Isend
+# shellcheck disable=SC2086
+timeout -k 5 150 "$MPIRUN" $flags "$RECORD" --sync-only --timeout 4 \
+	--inject 'isend:call=1:ranks=2:drop' -o "$T/inj" -- "$APP" </dev/null >"$T/inj.log" 2>&1
+[ -d "$T/inj/rank-2/sync" ] || { cat "$T/inj.log" >&2; fail "inj: no sync record"; }
+expect_status 0 "$DT" import -r inj "$T/inj"
+expect_status 0 "$DT" sync inj
+[ "$(grep '^2\.0 ' "$T/out" | sed -n 3p | awk '{ print $5 }')" = MPI_Recv ] ||
+	{ cat "$T/out" >&2; fail "rank 2's first MPI_Isend was not dropped"; }
+expect_status 0 "$DT" hang inj
+grep -Eq '1\.0 +waits for 2\.0 \(receive: MPI_Recv comm=0 src=2 tag=7 ' "$T/out" ||
+	{ cat "$T/out" >&2; fail "inj: 1.0 does not wait for 2.0"; }
+
+# use mpi_f08 (tests/fortran/ring08.f90): Open MPI's reaches the wrappers through ompi_*_f,
+# MPICH's calls PMPI_ without a buffer (mpi_barrier_f08_, mpi_wait_f08_): every call recorded,
+# with Fortran's datatypes named
+"$MPIFC" -O1 -o "$T/ring08" "$abs_top_srcdir/tests/fortran/ring08.f90" >"$T/fc.log" 2>&1 ||
+	{ cat "$T/fc.log" >&2; fail "$MPIFC failed on ring08.f90"; }
+# shellcheck disable=SC2086
+timeout -k 5 150 "$MPIRUN" $flags "$RECORD" --sync-only -o "$T/ring" -- "$T/ring08" </dev/null \
+	>"$T/ring.log" 2>&1 || { cat "$T/ring.log" >&2; fail "recording ring08 failed"; }
+grep -q 'ring 1' "$T/ring.log" || { cat "$T/ring.log" >&2; fail "ring08 did not end"; }
+expect_status 0 "$DT" import -r ring "$T/ring"
+expect_status 0 "$DT" sync ring
+grep '^1\.0 ' "$T/out" | awk '{ print $3, $5 }' | tr '\n' ' ' >"$T/calls"
+want='> MPI_Init < MPI_Init > MPI_Irecv < MPI_Irecv > MPI_Isend < MPI_Isend > MPI_Waitall < MPI_Waitall = MPI_Waitall = MPI_Waitall > MPI_Irecv < MPI_Irecv > MPI_Send < MPI_Send > MPI_Wait < MPI_Wait > MPI_Barrier < MPI_Barrier > MPI_Finalize < MPI_Finalize '
+[ "$(cat "$T/calls")" = "$want" ] || { cat "$T/out" >&2; fail "ring08's calls: $(cat "$T/calls")"; }
+for re in '^1\.0 .*= .*MPI_Waitall +src=0 tag=3 req=1' '^1\.0 .*< .*MPI_Wait +src=0 tag=4 req=3' \
+	'^1\.0 .*MPI_Isend +comm=0 dest=2 tag=3 count=1 type=MPI_INTEGER'; do
+	grep -Eq -- "$re" "$T/out" || { cat "$T/out" >&2; fail "ring08: no event like '$re'"; }
+done
 
 # with uftrace (gfortran -pg): the bindings' calls are named as the C calls, which the filters
 # (^MPI_) match; import --no-demangle keeps mpi_isend_

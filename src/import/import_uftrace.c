@@ -530,6 +530,42 @@ static void put_object_name(dt_buf *b, const char *n)
 	buf_put(b, n, strlen(n));
 }
 
+/* MPICH's predefined handles (and those of its descendants, which keep its ABI): integers, not
+ * the addresses of objects Open MPI's are, named as put_object_name names Open MPI's. */
+static const struct {
+	uint32_t v;
+	const char *name;
+} mpich_handles[] = {
+	{ 0x44000000, "WORLD" },       { 0x44000001, "SELF" },      { 0x04000000, "COMM_NULL" },
+	{ 0x58000001, "MAX" },         { 0x58000002, "MIN" },       { 0x58000003, "SUM" },
+	{ 0x58000004, "PROD" },        { 0x58000005, "LAND" },      { 0x58000006, "BAND" },
+	{ 0x58000007, "LOR" },         { 0x58000008, "BOR" },       { 0x58000009, "LXOR" },
+	{ 0x5800000a, "BXOR" },        { 0x5800000b, "MINLOC" },    { 0x5800000c, "MAXLOC" },
+	{ 0x5800000d, "REPLACE" },     { 0x4c000101, "CHAR" },      { 0x4c000118, "SIGNED_CHAR" },
+	{ 0x4c000102, "UNSIGNED_CHAR" }, { 0x4c00010d, "BYTE" },    { 0x4c000203, "SHORT" },
+	{ 0x4c000204, "UNSIGNED_SHORT" }, { 0x4c000405, "INT" },    { 0x4c000406, "UNSIGNED" },
+	{ 0x4c000807, "LONG" },        { 0x4c000808, "UNSIGNED_LONG" }, { 0x4c00040a, "FLOAT" },
+	{ 0x4c00080b, "DOUBLE" },      { 0x4c00100c, "LONG_DOUBLE" }, { 0x4c000809, "LONG_LONG_INT" },
+	{ 0x4c000819, "UNSIGNED_LONG_LONG" }, { 0x4c00010f, "PACKED" }, { 0x8c000000, "FLOAT_INT" },
+	{ 0x8c000001, "DOUBLE_INT" },  { 0x8c000002, "LONG_INT" },  { 0x8c000003, "SHORT_INT" },
+	{ 0x4c000816, "2INT" },        { 0x4c00013f, "C_BOOL" },    { 0x4c000137, "INT8_T" },
+	{ 0x4c000238, "INT16_T" },     { 0x4c000439, "INT32_T" },   { 0x4c00083a, "INT64_T" },
+	{ 0x4c00013b, "UINT8_T" },     { 0x4c00023c, "UINT16_T" },  { 0x4c00043d, "UINT32_T" },
+	{ 0x4c00083e, "UINT64_T" },    { 0x4c00041b, "INTEGER" },   { 0x4c00041c, "REAL" },
+	{ 0x4c00081f, "DOUBLE_PRECISION" }, { 0x4c00041d, "LOGICAL" }, { 0x4c00011a, "CHARACTER" },
+	{ 0x4c00081e, "COMPLEX" },     { 0x4c001022, "DOUBLE_COMPLEX" },
+};
+
+static const char *mpich_handle(uint64_t v)
+{
+	if (v > UINT32_MAX)
+		return NULL;
+	for (size_t i = 0; i < sizeof mpich_handles / sizeof *mpich_handles; i++)
+		if (mpich_handles[i].v == v)
+			return mpich_handles[i].name;
+	return NULL;
+}
+
 /* Rewrites the argument text at t->argtext+off (`arg3=1, arg4=0x55..`): hexadecimal values that
  * are the address of a data symbol become its name (Open MPI's handles are such addresses), and
  * the arguments of the MPI calls of mpi_fns get their names (`count=1, datatype=INT`). A
@@ -589,6 +625,11 @@ static int tidy_args(ufi_trace *t, ufd_data *d, const mpi_fn *mf, int sess, uint
 				buf_free(&out);
 				return -1;
 			}
+			/* an MPICH handle, in an argument the MPI call's layout names */
+			size_t nl = nm ? strlen(nm) : 0;
+			if (!obj && nm && (!strcmp(nm, "comm") || !strcmp(nm, "op") ||
+					   (nl >= 4 && !strcmp(nm + nl - 4, "type"))))
+				obj = mpich_handle(a);
 		}
 		size_t ci = 0;
 		int comm = nm && !strcmp(nm, "comm") && !obj && end - v > 2 && in[v] == '0' &&

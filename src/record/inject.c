@@ -467,6 +467,206 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 	return rc;
 }
 
+/* ---- Fortran (Open MPI) ---------------------------------------------------------------- */
+
+#if defined(OPEN_MPI)
+/* Open MPI's Fortran bindings (mpi_send_; ompi_send_f under `use mpi_f08`) call its PMPI_
+ * functions, never the MPI_ ones above: these apply the same faults to them. The arguments
+ * are converted to C for the match and the change, and back to Fortran for the next library's
+ * mpi_send_ (the sync recorder's, which records the changed call, or Open MPI's own), so the
+ * Fortran conventions (status arrays, MPI_IN_PLACE) stay the library's. MPICH's Fortran
+ * bindings call the C functions, which the wrappers above change: its build has none. */
+typedef MPI_Fint fint;
+
+#define FNEXT(type, name)                                                  \
+	static __typeof__(type) fn;                                        \
+	if (!fn) {                                                         \
+		fn = (type)dlsym(RTLD_NEXT, name);                         \
+		if (!fn)                                                   \
+			missing(name);                                     \
+	}
+#define F_ALIAS(cname, fname) __typeof__(fname) cname __attribute__((alias(#fname)));
+
+void mpi_init_(fint *ierr);
+void mpi_init_(fint *ierr)
+{
+	FNEXT(void (*)(fint *), "mpi_init_");
+	fn(ierr);
+	if (*ierr == MPI_SUCCESS)
+		learn_rank();
+}
+void ompi_init_f(fint *ierr);
+F_ALIAS(ompi_init_f, mpi_init_)
+
+void mpi_init_thread_(fint *required, fint *provided, fint *ierr);
+void mpi_init_thread_(fint *required, fint *provided, fint *ierr)
+{
+	FNEXT(void (*)(fint *, fint *, fint *), "mpi_init_thread_");
+	fn(required, provided, ierr);
+	if (*ierr == MPI_SUCCESS)
+		learn_rank();
+}
+void ompi_init_thread_f(fint *required, fint *provided, fint *ierr);
+F_ALIAS(ompi_init_thread_f, mpi_init_thread_)
+
+/* The C view of a Fortran call's arguments, and the Fortran values of the changed ones. */
+static struct mpi_args f_args(const fint *count, const fint *type, const fint *op,
+			      const fint *root, const fint *peer, const fint *tag)
+{
+	struct mpi_args a = { count ? *count : 0,
+			      type ? PMPI_Type_f2c(*type) : MPI_DATATYPE_NULL,
+			      op ? PMPI_Op_f2c(*op) : MPI_OP_NULL, root ? *root : 0,
+			      peer ? *peer : 0, tag ? *tag : 0 };
+	return a;
+}
+
+struct f_vals {
+	fint count, type, op, root, peer, tag;
+};
+
+static struct f_vals f_back(const struct mpi_args *a)
+{
+	struct f_vals v = { a->count,
+			    a->type == MPI_DATATYPE_NULL ? 0 : PMPI_Type_c2f(a->type),
+			    a->op == MPI_OP_NULL ? 0 : PMPI_Op_c2f(a->op), a->root, a->peer,
+			    a->tag };
+	return v;
+}
+
+void mpi_allreduce_(void *sbuf, void *rbuf, fint *count, fint *type, fint *op, fint *comm,
+		    fint *ierr);
+void mpi_allreduce_(void *sbuf, void *rbuf, fint *count, fint *type, fint *op, fint *comm,
+		    fint *ierr)
+{
+	FNEXT(void (*)(void *, void *, fint *, fint *, fint *, fint *, fint *), "mpi_allreduce_");
+	struct mpi_args a = f_args(count, type, op, NULL, NULL, NULL);
+	uint64_t m;
+	unsigned long n[SPEC_MAX_FAULTS];
+	*ierr = MPI_SUCCESS;
+	if (!mpi_enter(SPEC_FN_ALLREDUCE, &a, &m, n)) {
+		struct f_vals v = f_back(&a);
+		fn(sbuf, rbuf, &v.count, &v.type, &v.op, comm, ierr);
+	}
+	after(m, n);
+}
+void ompi_allreduce_f(void *sbuf, void *rbuf, fint *count, fint *type, fint *op, fint *comm,
+		      fint *ierr);
+F_ALIAS(ompi_allreduce_f, mpi_allreduce_)
+
+void mpi_reduce_(void *sbuf, void *rbuf, fint *count, fint *type, fint *op, fint *root,
+		 fint *comm, fint *ierr);
+void mpi_reduce_(void *sbuf, void *rbuf, fint *count, fint *type, fint *op, fint *root,
+		 fint *comm, fint *ierr)
+{
+	FNEXT(void (*)(void *, void *, fint *, fint *, fint *, fint *, fint *, fint *),
+	      "mpi_reduce_");
+	struct mpi_args a = f_args(count, type, op, root, NULL, NULL);
+	uint64_t m;
+	unsigned long n[SPEC_MAX_FAULTS];
+	*ierr = MPI_SUCCESS;
+	if (!mpi_enter(SPEC_FN_REDUCE, &a, &m, n)) {
+		struct f_vals v = f_back(&a);
+		fn(sbuf, rbuf, &v.count, &v.type, &v.op, &v.root, comm, ierr);
+	}
+	after(m, n);
+}
+void ompi_reduce_f(void *sbuf, void *rbuf, fint *count, fint *type, fint *op, fint *root,
+		   fint *comm, fint *ierr);
+F_ALIAS(ompi_reduce_f, mpi_reduce_)
+
+void mpi_bcast_(void *buf, fint *count, fint *type, fint *root, fint *comm, fint *ierr);
+void mpi_bcast_(void *buf, fint *count, fint *type, fint *root, fint *comm, fint *ierr)
+{
+	FNEXT(void (*)(void *, fint *, fint *, fint *, fint *, fint *), "mpi_bcast_");
+	struct mpi_args a = f_args(count, type, NULL, root, NULL, NULL);
+	uint64_t m;
+	unsigned long n[SPEC_MAX_FAULTS];
+	*ierr = MPI_SUCCESS;
+	if (!mpi_enter(SPEC_FN_BCAST, &a, &m, n)) {
+		struct f_vals v = f_back(&a);
+		fn(buf, &v.count, &v.type, &v.root, comm, ierr);
+	}
+	after(m, n);
+}
+void ompi_bcast_f(void *buf, fint *count, fint *type, fint *root, fint *comm, fint *ierr);
+F_ALIAS(ompi_bcast_f, mpi_bcast_)
+
+void mpi_barrier_(fint *comm, fint *ierr);
+void mpi_barrier_(fint *comm, fint *ierr)
+{
+	FNEXT(void (*)(fint *, fint *), "mpi_barrier_");
+	struct mpi_args a = f_args(NULL, NULL, NULL, NULL, NULL, NULL);
+	uint64_t m;
+	unsigned long n[SPEC_MAX_FAULTS];
+	*ierr = MPI_SUCCESS;
+	if (!mpi_enter(SPEC_FN_BARRIER, &a, &m, n))
+		fn(comm, ierr);
+	after(m, n);
+}
+void ompi_barrier_f(fint *comm, fint *ierr);
+F_ALIAS(ompi_barrier_f, mpi_barrier_)
+
+void mpi_send_(void *buf, fint *count, fint *type, fint *dest, fint *tag, fint *comm, fint *ierr);
+void mpi_send_(void *buf, fint *count, fint *type, fint *dest, fint *tag, fint *comm, fint *ierr)
+{
+	FNEXT(void (*)(void *, fint *, fint *, fint *, fint *, fint *, fint *), "mpi_send_");
+	struct mpi_args a = f_args(count, type, NULL, NULL, dest, tag);
+	uint64_t m;
+	unsigned long n[SPEC_MAX_FAULTS];
+	*ierr = MPI_SUCCESS;
+	if (!mpi_enter(SPEC_FN_SEND, &a, &m, n)) {
+		struct f_vals v = f_back(&a);
+		fn(buf, &v.count, &v.type, &v.peer, &v.tag, comm, ierr);
+	}
+	after(m, n);
+}
+void ompi_send_f(void *buf, fint *count, fint *type, fint *dest, fint *tag, fint *comm,
+		 fint *ierr);
+F_ALIAS(ompi_send_f, mpi_send_)
+
+void mpi_isend_(void *buf, fint *count, fint *type, fint *dest, fint *tag, fint *comm,
+		fint *req, fint *ierr);
+void mpi_isend_(void *buf, fint *count, fint *type, fint *dest, fint *tag, fint *comm,
+		fint *req, fint *ierr)
+{
+	FNEXT(void (*)(void *, fint *, fint *, fint *, fint *, fint *, fint *, fint *),
+	      "mpi_isend_");
+	struct mpi_args a = f_args(count, type, NULL, NULL, dest, tag);
+	uint64_t m;
+	unsigned long n[SPEC_MAX_FAULTS];
+	*ierr = MPI_SUCCESS;
+	if (!mpi_enter(SPEC_FN_ISEND, &a, &m, n)) {
+		struct f_vals v = f_back(&a);
+		fn(buf, &v.count, &v.type, &v.peer, &v.tag, comm, req, ierr);
+	} else { /* a dropped send completes at once: waiting on a null request returns */
+		*req = PMPI_Request_c2f(MPI_REQUEST_NULL);
+	}
+	after(m, n);
+}
+void ompi_isend_f(void *buf, fint *count, fint *type, fint *dest, fint *tag, fint *comm,
+		  fint *req, fint *ierr);
+F_ALIAS(ompi_isend_f, mpi_isend_)
+
+void mpi_recv_(void *buf, fint *count, fint *type, fint *source, fint *tag, fint *comm,
+	       fint *status, fint *ierr);
+void mpi_recv_(void *buf, fint *count, fint *type, fint *source, fint *tag, fint *comm,
+	       fint *status, fint *ierr)
+{
+	FNEXT(void (*)(void *, fint *, fint *, fint *, fint *, fint *, fint *, fint *),
+	      "mpi_recv_");
+	struct mpi_args a = f_args(count, type, NULL, NULL, source, tag);
+	uint64_t m;
+	unsigned long n[SPEC_MAX_FAULTS];
+	mpi_enter(SPEC_FN_RECV, &a, &m, n); /* recv takes no drop */
+	struct f_vals v = f_back(&a);
+	fn(buf, &v.count, &v.type, &v.peer, &v.tag, comm, status, ierr);
+	after(m, n);
+}
+void ompi_recv_f(void *buf, fint *count, fint *type, fint *source, fint *tag, fint *comm,
+		 fint *status, fint *ierr);
+F_ALIAS(ompi_recv_f, mpi_recv_)
+#endif
+
 /* ---- OpenMP (libgomp) ------------------------------------------------------------------ */
 
 /* Enter a critical section: skipped when a critical fault matches; remembered by depth so

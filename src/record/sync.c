@@ -1805,3 +1805,137 @@ void ompi_allreduce_f(void *sbuf, void *rbuf, fint *count, fint *type, fint *op,
 		      fint *ierr);
 F_ALIAS(ompi_allreduce_f, mpi_allreduce_)
 #endif
+
+/* ---- Fortran mpi_f08 (MPICH) ---------------------------------------------------------------- */
+
+#if defined(MPICH_VERSION) && !defined(OPEN_MPI)
+/* MPICH's mpif.h and `use mpi` bindings, and the `use mpi_f08` ones with a buffer
+ * (mpi_send_f08ts_), call the C MPI_ functions, which the wrappers above record. Its other
+ * mpi_f08 bindings (mpi_barrier_f08_, mpi_wait_f08_ ...) call PMPI_ directly: these wrappers
+ * record them as the C calls and hand them on to the library's own. A TYPE(MPI_Comm) or
+ * TYPE(MPI_Request) is one integer, the C handle's value in MPICH; a TYPE(MPI_Status) is read
+ * with MPI_Status_f082c; the optional ierror may be absent (NULL). */
+typedef MPI_Fint fint8;
+
+#define F08REAL(type, name)                                                \
+	static __typeof__(type) fn;                                        \
+	if (!fn) {                                                         \
+		fn = (type)dlsym(RTLD_NEXT, name);                         \
+		if (!fn)                                                   \
+			missing(name);                                     \
+	}
+
+static int f08_ok(const fint8 *ierr)
+{
+	return !ierr || *ierr == MPI_SUCCESS;
+}
+
+void mpi_init_f08_(fint8 *ierr);
+void mpi_init_f08_(fint8 *ierr)
+{
+	F08REAL(void (*)(fint8 *), "mpi_init_f08_");
+	dts_record r;
+	rec_init(&r, DTS_MPI_Init);
+	emit(&r, 0);
+	fn(ierr);
+	if (f08_ok(ierr))
+		learn_rank();
+	emit(&r, 1);
+}
+
+void mpi_init_thread_f08_(fint8 *required, fint8 *provided, fint8 *ierr);
+void mpi_init_thread_f08_(fint8 *required, fint8 *provided, fint8 *ierr)
+{
+	F08REAL(void (*)(fint8 *, fint8 *, fint8 *), "mpi_init_thread_f08_");
+	dts_record r;
+	rec_init(&r, DTS_MPI_Init_thread);
+	emit(&r, 0);
+	fn(required, provided, ierr);
+	if (f08_ok(ierr))
+		learn_rank();
+	emit(&r, 1);
+}
+
+void mpi_finalize_f08_(fint8 *ierr);
+void mpi_finalize_f08_(fint8 *ierr)
+{
+	F08REAL(void (*)(fint8 *), "mpi_finalize_f08_");
+	dts_record r;
+	rec_init(&r, DTS_MPI_Finalize);
+	emit(&r, 0);
+	fn(ierr);
+	emit(&r, 1);
+}
+
+void mpi_barrier_f08_(fint8 *comm, fint8 *ierr);
+void mpi_barrier_f08_(fint8 *comm, fint8 *ierr)
+{
+	F08REAL(void (*)(fint8 *, fint8 *), "mpi_barrier_f08_");
+	dts_record r;
+	coll(&r, DTS_MPI_Barrier, PMPI_Comm_f2c(*comm), -1, MPI_DATATYPE_NULL, MPI_OP_NULL, -1);
+	emit(&r, 0);
+	fn(comm, ierr);
+	emit(&r, 1);
+}
+
+void mpi_wait_f08_(fint8 *req, MPI_F08_status *status, fint8 *ierr);
+void mpi_wait_f08_(fint8 *req, MPI_F08_status *status, fint8 *ierr)
+{
+	F08REAL(void (*)(fint8 *, MPI_F08_status *, fint8 *), "mpi_wait_f08_");
+	dts_record r;
+	struct req_ent q = { 0, 0, -1, 0 };
+	rec_init(&r, DTS_MPI_Wait);
+	if (g.enabled)
+		req_find(PMPI_Request_f2c(*req), &q, 1);
+	r.req = q.id;
+	emit(&r, 0);
+	fn(req, status, ierr);
+	MPI_Status cs;
+	if (f08_ok(ierr)) {
+		int have = status && status != MPI_F08_STATUS_IGNORE &&
+			   PMPI_Status_f082c(status, &cs) == MPI_SUCCESS;
+		done_fields(&r, &q, have ? &cs : NULL);
+	}
+	emit(&r, 1);
+}
+
+void mpi_waitall_f08_(fint8 *count, fint8 *reqs, MPI_F08_status *statuses, fint8 *ierr);
+void mpi_waitall_f08_(fint8 *count, fint8 *reqs, MPI_F08_status *statuses, fint8 *ierr)
+{
+	F08REAL(void (*)(fint8 *, fint8 *, MPI_F08_status *, fint8 *), "mpi_waitall_f08_");
+	int n = *count;
+	struct reqs a;
+	MPI_Request hs[32], *h = n > 32 ? malloc((size_t)n * sizeof *h) : hs;
+	if (!h || !g.enabled || n < 0) {
+		if (h != hs)
+			free(h);
+		fn(count, reqs, statuses, ierr);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		h[i] = PMPI_Request_f2c(reqs[i]);
+	if (reqs_get(&a, n, h, MPI_STATUSES_IGNORE, 1)) {
+		fn(count, reqs, statuses, ierr);
+	} else {
+		dts_record r;
+		rec_init(&r, DTS_MPI_Waitall);
+		r.count = n;
+		emit(&r, 0);
+		fn(count, reqs, statuses, ierr);
+		emit(&r, 1);
+		int have = statuses && statuses != MPI_F08_STATUSES_IGNORE;
+		if (f08_ok(ierr))
+			for (int i = 0; i < n; i++) {
+				if (!a.q[i].id)
+					continue;
+				/* without the statuses, a receive's source and tag stay unknown */
+				if (!have || PMPI_Status_f082c(&statuses[i], &a.st[i]) != MPI_SUCCESS)
+					a.q[i].is_recv = 0;
+				done(DTS_MPI_Waitall, &a, i, 0);
+			}
+		reqs_free(&a, MPI_STATUSES_IGNORE);
+	}
+	if (h != hs)
+		free(h);
+}
+#endif

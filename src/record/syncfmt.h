@@ -95,7 +95,8 @@ enum dts_call {
 	X(UNSIGNED) X(LONG) X(UNSIGNED_LONG) X(LONG_LONG) X(UNSIGNED_LONG_LONG) X(FLOAT)     \
 	X(DOUBLE) X(LONG_DOUBLE) X(C_BOOL) X(INT8_T) X(INT16_T) X(INT32_T) X(INT64_T)        \
 	X(UINT8_T) X(UINT16_T) X(UINT32_T) X(UINT64_T) X(PACKED) X(FLOAT_INT) X(DOUBLE_INT)  \
-	X(LONG_INT) X(2INT) X(SHORT_INT)
+	X(LONG_INT) X(2INT) X(SHORT_INT) X(INTEGER) X(REAL) X(DOUBLE_PRECISION) X(COMPLEX)      \
+	X(DOUBLE_COMPLEX) X(LOGICAL) X(CHARACTER) X(2INTEGER) X(2REAL) X(2DOUBLE_PRECISION)
 
 /* Predefined reduction operations, coded by position from 1; 0 is a user operation. */
 #define DTS_OPS(X)                                                                           \

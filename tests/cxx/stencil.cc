@@ -5,8 +5,8 @@
 #include <mpi.h>
 #include <omp.h>
 
-#include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <vector>
 
 namespace grid {
@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 		total = comm::reduce_sum<double>(f.sum());
 	}
 	if (rank == 0)
-		std::printf("total %.3f\n", total);
+		std::cout << "total " << total << std::endl;
 	MPI_Finalize();
 	return 0;
 }
