@@ -1,8 +1,10 @@
 #!/bin/sh
 # bench_otf2.sh [ITERS]: how fast `difftrace import` reads an OTF2 archive, against
-# `otf2-print` (otf2-tools) reading the same archive, both whole commands. The archive is
+# `otf2-print` (otf2-tools) reading the same archive, both whole commands. The archives are
 # tests/mk_otf2's MPI + OpenMP run of 4 locations, its compute and ring repeated ITERS times
-# (default 100000: 8.4 M events, 105 MB). Each figure is the best of 3 of the wall time and
+# (default 100000: 8.4 M records, 105 MB; 2 of 3 region records are MPI and OpenMP calls,
+# each a sync event too), and the same 4 locations with calls of one user function only
+# (mk_otf2 calls: 40 records an iteration, 4 M). Each figure is the best of 3 of the wall time and
 # of the CPU time (user + system), with the largest resident set, from /usr/bin/time;
 # otf2-print's output goes to /dev/null. The import is timed on one thread (--jobs 1) and
 # with the default --jobs, into a fresh store each time.
@@ -19,9 +21,8 @@ T=$(mktemp -d /tmp/dt-bench-otf2.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 export DIFFTRACE_NO_PROGRESS=1 LC_ALL=C
 "$MK" "$T/a" normal --iters "$iters"
-n=$(otf2-print "$T/a/traces.otf2" | awk 'NR > 4 && /^[A-Z_]+ +[0-9]+ +[0-9]+/ { c++ } END { print c }')
+"$MK" "$T/c" calls --iters "$iters"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
-echo "archive: $iters iterations, 4 locations, $n events, $(du -sh "$T/a" | cut -f1)"
 best() {
 	bw=999999; bc=999999; bm=0
 	for _ in 1 2 3; do
@@ -33,10 +34,17 @@ best() {
 		bm=$(awk -v a="$bm" -v b="$m" 'BEGIN { print (b > a) ? b : a }')
 	done
 	awk -v n="$n" -v w="$bw" -v c="$bc" -v m="$bm" -v what="$label" 'BEGIN {
-		printf "%-34s %7.2f s wall %6.2f M events/s  %7.2f s CPU %6.2f M events/s  %5.0f MB\n",
+		printf "%-34s %7.2f s wall %6.2f M records/s  %7.2f s CPU %6.2f M records/s  %5.0f MB\n",
 			what, w, n / (w > 0 ? w : 0.001) / 1e6, c, n / (c > 0 ? c : 0.001) / 1e6,
 			m / 1024 }'
 }
-label="otf2-print > /dev/null"; best otf2-print "$T/a/traces.otf2"
-label="difftrace import --jobs 1"; best "$DT" -d "$T/s.db" import -q --jobs 1 "$T/a"
-label="difftrace import"; best "$DT" -d "$T/s.db" import -q "$T/a"
+for a in a c; do
+	n=$(otf2-print "$T/$a/traces.otf2" | awk 'NR > 4 && /^[A-Z_]+ +[0-9]+ +[0-9]+/ { c++ } END { print c }')
+	case $a in
+	a) echo "MPI + OpenMP archive: $iters iterations, 4 locations, $n records, $(du -sh "$T/a" | cut -f1)" ;;
+	c) echo "calls-only archive: $iters iterations, 4 locations, $n records, $(du -sh "$T/c" | cut -f1)" ;;
+	esac
+	label="otf2-print > /dev/null"; best otf2-print "$T/$a/traces.otf2"
+	label="difftrace import --jobs 1"; best "$DT" -d "$T/s.db" import -q --jobs 1 "$T/$a"
+	label="difftrace import"; best "$DT" -d "$T/s.db" import -q "$T/$a"
+done

@@ -1,7 +1,7 @@
 /* mk_otf2.c: writes OTF2 archives as Score-P writes them, for the tests and the benchmark of
  * the OTF2 importer (difftrace-otf2(5)).
  *
- *   mk_otf2 DIR normal|tagmismatch [--empty] [--metric] [--iters N]
+ *   mk_otf2 DIR normal|tagmismatch|calls [--empty] [--metric] [--iters N]
  *
  * An MPI + OpenMP run of 2 processes with 2 threads each (4 locations): each process runs an
  * OpenMP parallel region (a critical section, a barrier), then rank 0 sends to rank 1 and
@@ -12,7 +12,8 @@
  * archive ends there (as Score-P's would after the run was stopped and its buffers flushed):
  * the receive without its MpiRecv record, the barrier without its MpiCollectiveEnd. --iters N repeats the compute and the
  * ring N times (a large archive for the benchmark); --empty adds a fifth location without
- * events; --metric writes a metric record difftrace does not map. */
+ * events; --metric writes a metric record difftrace does not map. calls: the same 4 locations
+ * with calls of user functions only (compute, 40 records an iteration), no MPI or OpenMP. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,12 +112,14 @@ static void omp_body(struct w *w, int tnum, uint32_t *order)
 
 int main(int argc, char **argv)
 {
-	if (argc < 3 || (strcmp(argv[2], "normal") && strcmp(argv[2], "tagmismatch"))) {
-		fprintf(stderr, "usage: mk_otf2 DIR normal|tagmismatch [--empty] [--metric] "
+	if (argc < 3 || (strcmp(argv[2], "normal") && strcmp(argv[2], "tagmismatch") &&
+			 strcmp(argv[2], "calls"))) {
+		fprintf(stderr, "usage: mk_otf2 DIR normal|tagmismatch|calls [--empty] [--metric] "
 				"[--iters N]\n");
 		return 2;
 	}
 	int faulty = !strcmp(argv[2], "tagmismatch"), empty = 0, metric = 0;
+	int calls = !strcmp(argv[2], "calls");
 	long iters = 1;
 	for (int i = 3; i < argc; i++) {
 		if (!strcmp(argv[i], "--empty"))
@@ -150,7 +153,13 @@ int main(int argc, char **argv)
 		if (metric)
 			check(OTF2_EvtWriter_ParameterInt(m.w, NULL, m.t += 1, 0, 42), "parameter");
 		int hung = 0;
-		for (long it = 0; it < iters && !hung; it++) {
+		for (long it = 0; calls && it < iters; it++)
+			for (int k = 0; k < 20; k++) {
+				struct w *x = k % 2 ? &t1 : &m;
+				enter(x, R_COMPUTE);
+				leave(x, R_COMPUTE);
+			}
+		for (long it = 0; it < iters && !hung && !calls; it++) {
 			check(OTF2_EvtWriter_ThreadFork(m.w, NULL, m.t += 10, OTF2_PARADIGM_OPENMP, 2), "fork");
 			t1.t = m.t;
 			omp_body(&m, 0, &order);

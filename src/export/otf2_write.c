@@ -550,10 +550,11 @@ static int write_defs(ex *x, const store_trace *t, size_t n, char **hosts, size_
 				     ck[c].mono_ns, ck[c].real_ns);
 #undef PROP
 	}
-	/* MPI: the ranks' locations (each rank's first trace), then the communicators */
-	if (maxrank >= 0) {
-		size_t nr = (size_t)maxrank + 1;
-		uint64_t *m = xcalloc(nr, sizeof *m);
+	/* MPI: the ranks' locations (each rank's first trace), then the communicators (also
+	 * without ranks: the records name them) */
+	{
+		size_t nr = (size_t)(maxrank + 1);
+		uint64_t *m = xcalloc(nr ? nr : 1, sizeof *m);
 		for (size_t r = 0; r < nr; r++)
 			for (size_t i = n; i-- > 0;)
 				if (t[i].rank == (int64_t)r)

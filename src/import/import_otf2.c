@@ -522,6 +522,7 @@ typedef struct otf2_loc {
 	struct frame *fr;
 	size_t nfr, capfr;
 	uint64_t handled, unknown, pos, outside, unmatched;
+	size_t npending; /* frames whose entry is held */
 	uint64_t last_ts, last_raw;
 	int regressed;
 	unsigned flags;
@@ -665,11 +666,14 @@ static struct frame *top_sync(otf2_loc *x)
 	return x->nfr && x->fr[x->nfr - 1].sync ? &x->fr[x->nfr - 1] : NULL;
 }
 
+/* Writes the held entry. At most one frame holds one, the innermost sync frame (every Enter
+ * writes the one before): the walk from the top ends there. */
 static int flush_pending(otf2_loc *x)
 {
-	for (size_t i = 0; i < x->nfr; i++)
+	for (size_t i = x->nfr; x->npending && i-- > 0;)
 		if (x->fr[i].pending) {
 			x->fr[i].pending = 0;
+			x->npending--;
 			if (put_sync(x, &x->fr[i].in))
 				return -1;
 		}
@@ -880,6 +884,7 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
 	/* a receive's source and tag are recorded when it completes (MpiRecv): the entry of
 	 * one that never did says neither (DT_SYNC_NONE), as the archive does not */
 	f->pending = 1;
+	x->npending++;
 	return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -889,6 +894,7 @@ static int close_frame(otf2_loc *x, uint64_t ns)
 	struct frame *f = &x->fr[x->nfr - 1];
 	if (f->pending) {
 		f->pending = 0;
+		x->npending--;
 		if (put_sync(x, &f->in))
 			return -1;
 	}
