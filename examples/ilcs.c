@@ -442,7 +442,8 @@ static int find_champion_owner(struct process *p, int global_len)
 	return recv[0];
 }
 
-static void find_global_champion(struct process *p, int *owner)
+/* The global champion's length (what the first MPI_Allreduce gave) and its owner. */
+static int find_global_champion(struct process *p, int *owner)
 {
 	int len = find_global_length(p);
 	*owner = find_champion_owner(p, len);
@@ -450,6 +451,7 @@ static void find_global_champion(struct process *p, int *owner)
 	 * rank 0 so that every process still calls MPI_Bcast with a valid root. */
 	if (*owner < 0 || *owner >= p->size)
 		*owner = 0;
+	return len;
 }
 
 /* The owner broadcasts its champion (length and tour) to every process. */
@@ -586,11 +588,13 @@ static void free_communicator(struct process *p)
 		nanosleep(&pause, NULL);
 		int owner;
 		find_local_champion(p);
-		find_global_champion(p, &owner);
+		/* the length every process got from the same MPI_Allreduce decides, so that they
+		 * stop in the same round (the tour each receives may differ: a cut broadcast) */
+		int len = find_global_champion(p, &owner);
 #pragma omp critical(global_champion)
 		broadcast_champion(p, owner);
-		same = p->global.len == last ? same + 1 : 0;
-		last = p->global.len;
+		same = len == last ? same + 1 : 0;
+		last = len;
 		if (p->rank == 0)
 			debug(p, "round %d: champion %d from rank %d", round, p->global.len, owner);
 	}
