@@ -10,8 +10,13 @@
  *
  * Every bug of the paper's Table II can be switched on (`--list-bugs`), in the process, thread
  * and iteration given on the command line, so that a normal and a faulty run can be recorded
- * and compared. A normal run is deterministic for a given seed: the same calls in the same
- * order, whatever the scheduling, because the threads meet at two barriers per iteration.
+ * and compared. By default a normal run is deterministic for a given seed: the same calls in
+ * the same order, whatever the scheduling, because the threads meet at two barriers per
+ * iteration. With --free it has the paper's structure instead (its ILCS pseudo-code): the
+ * workers search freely (CPU_Exec) until the communication thread, which exchanges champions
+ * as often as it can, sees no change of the global champion for --patience rounds in a row;
+ * how many searches each worker makes then depends on the scheduling, so normal runs differ
+ * from each other, as the paper's did.
  *
  * Build: mpicc -pg -fopenmp -O1 -o ilcs examples/ilcs.c (see examples/README). Functions are
  * small and named for what they do so that a -pg trace reads like the algorithm. */
@@ -93,6 +98,7 @@ static const struct bug_def bug_defs[] = {
 struct options {
 	unsigned seed;
 	int iters, cities, verbose;
+	int free, patience; /* --free: the paper's free-running workers; rounds without change */
 	const struct bug_def *bug;
 	int proc, thread, iter;
 };
@@ -157,6 +163,12 @@ static int tsp_load(struct tsp *t, int n, unsigned seed)
 		}
 	free(x);
 	return 0;
+}
+
+/* --free: the paper's name for the user's set-up of ILCS (see CPU_Exec) */
+static int CPU_Init(struct tsp *t, int n, unsigned seed)
+{
+	return tsp_load(t, n, seed);
 }
 
 #define DIST(t, a, b) ((t)->dist[(a) * (t)->n + (b)])
@@ -270,6 +282,7 @@ struct process {
 	long moves;                    /* moves evaluated by all workers (critical section 3) */
 	long crit_entered[3];          /* how often each critical section was entered */
 	int mpi_errors;
+	int cont;                      /* --free: the workers go on (read and written atomically) */
 };
 
 static void debug(const struct process *p, const char *fmt, ...)
@@ -429,7 +442,8 @@ static int find_champion_owner(struct process *p, int global_len)
 	return recv[0];
 }
 
-static void find_global_champion(struct process *p, int *owner)
+/* The global champion's length (what the first MPI_Allreduce gave) and its owner. */
+static int find_global_champion(struct process *p, int *owner)
 {
 	int len = find_global_length(p);
 	*owner = find_champion_owner(p, len);
@@ -437,6 +451,7 @@ static void find_global_champion(struct process *p, int *owner)
 	 * rank 0 so that every process still calls MPI_Bcast with a valid root. */
 	if (*owner < 0 || *owner >= p->size)
 		*owner = 0;
+	return len;
 }
 
 /* The owner broadcasts its champion (length and tour) to every process. */
@@ -477,7 +492,7 @@ static int process_init(struct process *p, const struct options *o, int nthreads
 	p->nthreads = nthreads;
 	MPI_Comm_rank(MPI_COMM_WORLD, &p->rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &p->size);
-	if (tsp_load(&p->tsp, o->cities, o->seed))
+	if (o->free ? CPU_Init(&p->tsp, o->cities, o->seed) : tsp_load(&p->tsp, o->cities, o->seed))
 		return -1;
 	int n = o->cities;
 	p->thread_champ = calloc((size_t)nthreads, sizeof *p->thread_champ);
@@ -518,6 +533,104 @@ static void search(struct process *p)
 	}
 }
 
+/* ---- --free: the paper's ILCS structure ------------------------------------------------- */
+
+/* The user's part of ILCS, named as the paper's framework names it (so that its filter `cust`,
+ * CPU_Init, CPU_Exec and CPU_Output, sees it): one search of a worker, from the global
+ * champion kicked (or a random tour at first) down to a 2-opt local optimum; its length. */
+static int CPU_Exec(struct process *p, int *tour, unsigned *rng, long *evaluated)
+{
+	int n = p->tsp.n, have;
+#pragma omp critical(global_champion)
+	{
+		have = p->global.len != INT_MAX;
+		if (have)
+			memcpy(tour, p->global.tour, (size_t)n * sizeof *tour);
+	}
+	if (have)
+		perturb(tour, n, rng);
+	else
+		tour_random(tour, n, rng);
+	int len = tour_length(&p->tsp, tour);
+	for (int gain; (gain = two_opt_step(&p->tsp, tour, evaluated)) > 0;)
+		len -= gain;
+	return len;
+}
+
+/* A worker: searches until the communication thread says stop. */
+static void free_worker(struct process *p, int tid, int *tour, unsigned *rng)
+{
+	const struct options *o = p->opt;
+	for (int it = 0;; it++) {
+		int go;
+#pragma omp atomic read
+		go = p->cont;
+		if (!go)
+			break;
+		long evaluated = 0;
+		int len = CPU_Exec(p, tour, rng, &evaluated);
+		update_thread_champion(p, tid, tour, len);
+		count_moves(p, tid, evaluated);
+		if (o->bug && o->bug->kind == BUG_LOOP && p->rank == o->proc && tid == o->thread &&
+		    it == o->iter)
+			stall_forever(p, tid, it);
+	}
+}
+
+/* The communication thread: champions exchanged round after round until the global one has
+ * not changed for --patience rounds (or --iters rounds were made); then the workers stop. */
+static void free_communicator(struct process *p)
+{
+	const struct options *o = p->opt;
+	int last = INT_MAX, same = 0;
+	for (int round = 0; round < o->iters && same < o->patience; round++) {
+		struct timespec pause = {0, 2000000}; /* let the workers search */
+		nanosleep(&pause, NULL);
+		int owner;
+		find_local_champion(p);
+		/* the length every process got from the same MPI_Allreduce decides, so that they
+		 * stop in the same round (the tour each receives may differ: a cut broadcast) */
+		int len = find_global_champion(p, &owner);
+#pragma omp critical(global_champion)
+		broadcast_champion(p, owner);
+		same = len == last ? same + 1 : 0;
+		last = len;
+		if (p->rank == 0)
+			debug(p, "round %d: champion %d from rank %d", round, p->global.len, owner);
+	}
+#pragma omp atomic write
+	p->cont = 0;
+}
+
+static void search_free(struct process *p)
+{
+	const struct options *o = p->opt;
+	/* as the paper's main: the processes agree on the number of searching threads */
+	long mine = p->nthreads - 1, all = 0;
+	mpi_check(p, MPI_Reduce(&mine, &all, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD),
+		  "MPI_Reduce (threads)");
+	mpi_check(p, MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+	p->cont = 1;
+#pragma omp parallel num_threads(p->nthreads)
+	{
+		int tid = omp_get_thread_num();
+		unsigned rng = rng_seed(o->seed, p->rank, tid);
+		int *tour = malloc((size_t)p->tsp.n * sizeof *tour);
+		if (!tour)
+			abort();
+		if (tid == 0)
+			free_communicator(p);
+		else
+			free_worker(p, tid, tour, &rng);
+		free(tour);
+	}
+	/* the final exchange, after the workers stopped */
+	int owner;
+	find_local_champion(p);
+	find_global_champion(p, &owner);
+	broadcast_champion(p, owner);
+}
+
 static unsigned tour_checksum(const int *tour, int n)
 {
 	/* independent of where the tour starts and of its direction */
@@ -530,6 +643,13 @@ static unsigned tour_checksum(const int *tour, int n)
 	for (int i = 0, k = start; i < n; i++, k = (k + dir) % n)
 		h = (h ^ (unsigned)tour[k]) * 16777619u;
 	return h;
+}
+
+static void report(struct process *p);
+
+static void CPU_Output(struct process *p)
+{
+	report(p);
 }
 
 static void report(struct process *p)
@@ -560,7 +680,11 @@ static void usage(FILE *f)
 		"thread 0 of each process communicates, the other threads (OMP_NUM_THREADS, at\n"
 		"least 2 in all) search. Rank 0 prints the champion and the counters.\n\n"
 		"  --seed N       the instance and the search (default 1)\n"
-		"  --iters N      iterations (default 20)\n"
+		"  --iters N      iterations (default 20; with --free, at most N rounds)\n"
+		"  --free         the paper's structure: workers search freely until the\n"
+		"                 champion has not changed for --patience rounds (normal runs\n"
+		"                 then differ from each other)\n"
+		"  --patience N   --free: rounds without change before stopping (default 3)\n"
 		"  --cities N     cities (default 60, at least 8)\n"
 		"  --bug NAME     switch a bug on (see --list-bugs)\n"
 		"  --proc P       the faulty process (default 1)\n"
@@ -586,7 +710,8 @@ static int parse_int(const char *opt, const char *s, int min, int *out)
 /* Returns 0 to run, 1 to exit successfully, 2 on a command-line error. */
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	*o = (struct options){.seed = 1, .iters = 20, .cities = 60, .proc = 1, .thread = 1};
+	*o = (struct options){.seed = 1, .iters = 20, .cities = 60, .proc = 1, .thread = 1,
+			      .patience = 3};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		int seed;
@@ -600,6 +725,12 @@ static int parse_args(int argc, char **argv, struct options *o)
 		} else if (!strcmp(a, "--verbose")) {
 			o->verbose = 1;
 			continue;
+		} else if (!strcmp(a, "--free")) {
+			o->free = 1;
+			continue;
+		} else if (!strcmp(a, "--patience")) {
+			if (parse_int(a, v, 1, &o->patience))
+				return 2;
 		} else if (!strcmp(a, "--bug")) {
 			o->bug = NULL;
 			for (int b = 0; v && b < NBUGS; b++)
@@ -659,8 +790,13 @@ int main(int argc, char **argv)
 	if (o.bug && p.rank == 0)
 		debug(&p, "bug %s in process %d, thread %d, iteration %d", o.bug->name, o.proc,
 		      o.thread, o.iter);
-	search(&p);
-	report(&p);
+	if (o.free) {
+		search_free(&p);
+		CPU_Output(&p);
+	} else {
+		search(&p);
+		report(&p);
+	}
 	MPI_Finalize();
 	return 0;
 }

@@ -31,6 +31,9 @@
 #   --default S       the setting the summary counts (default: the first of --settings)
 #   --no-sweep        skip 'rank --sweep'
 #   --reuse           keep recordings already in DIR (re-record only the missing ones)
+#   --free            run the ILCS example in its free-running mode (ilcs --free: the paper's
+#                     structure, normal runs differ from each other) for the normal run and
+#                     the example's bugs
 #   --report FILE     write the markdown report to FILE (default: stdout)
 #   --check N         exit 1 when a bug's faulty trace ranks below N (or is not found) under
 #                     the default setting, or a bug could not be recorded
@@ -44,7 +47,7 @@ work=$top/build/accuracy
 bugs=
 settings='ompall,mpi/sing.log10.args/10/combined;ompall,mpi/sing.log10.args/10/jsmd;ompall,mpi/doub.log10.args/10/jsmd;everything/sing.log10/10/jsmd;everything/doub.actual/10/jsmd;ompall,mpi/sing.log10/10/jsmd;mpi/sing.orig.args/10/jsmd'
 default=
-sweep=1 reuse=0 report='' check=0 list=0
+sweep=1 reuse=0 report='' check=0 list=0 ilcs_args=
 
 # NAME|how it is made|faulty traces|hang timeout (0: must end)
 all_bugs='allreduce1-op-one|ilcs|2.0|0
@@ -95,6 +98,7 @@ while [ $# -gt 0 ]; do
 	--default) [ $# -ge 2 ] || die "--default needs a setting"; default=$2; shift ;;
 	--no-sweep) sweep=0 ;;
 	--reuse) reuse=1 ;;
+	--free) ilcs_args=--free ;;
 	--report) [ $# -ge 2 ] || die "--report needs a file"; report=$2; shift ;;
 	--check) [ $# -ge 2 ] || die "--check needs a rank"; check=$2; shift ;;
 	--list) list=1 ;;
@@ -180,7 +184,8 @@ record() {
 
 rm -f "$DIFFTRACE_DB" "$DIFFTRACE_DB-wal" "$DIFFTRACE_DB-shm"
 note "recording into $work/rec (log: $log)"
-record normal 0 -- || die "the normal run could not be recorded (see $log)"
+# shellcheck disable=SC2086
+record normal 0 -- $ilcs_args || die "the normal run could not be recorded (see $log)"
 "$DT" import -q --run normal "$work/rec/normal" >>"$log" 2>&1 || die "importing the normal run failed"
 case " $bugs " in
 *" kinds-"*)
@@ -193,7 +198,8 @@ esac
 # record_bug B HOW SECS
 record_bug() {
 	case $2 in
-	ilcs) prog=$ilcs; record "$1" "$3" -- --bug "$1" --proc 2 --thread 1 --iter 3 ;;
+	# shellcheck disable=SC2086
+	ilcs) prog=$ilcs; record "$1" "$3" -- $ilcs_args --bug "$1" --proc 2 --thread 1 --iter 3 ;;
 	kinds) prog=$kinds; record "$1" "$3" -- --bug "${1#kinds-}" --proc 2 --thread 1 --iter 3 ;;
 	*) prog=$ilcs; record "$1" "$3" --inject "$2" -- ;;
 	esac

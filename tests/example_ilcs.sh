@@ -1,6 +1,6 @@
 #!/bin/sh
 # End to end on the ILCS example (examples/ilcs.c): build it with -pg -fopenmp, check that a
-# normal run is deterministic, that every bug of --list-bugs terminates (or hangs, where it
+# normal run is deterministic (and that the free-running mode runs, its counters consistent), that every bug of --list-bugs terminates (or hangs, where it
 # must or where Open MPI desynchronizes) and changes what it should, then record a normal and
 # a faulty run with difftrace-record and check that rank puts the faulty thread on top.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
@@ -107,6 +107,23 @@ while read -r bug; do
 		grep -q 'allreduce 2 wrote a second element' "$T/$bug.err" || fail "$bug: no debug line" ;;
 	esac
 done <"$T/bugs"
+
+# --free: the paper's structure. The workers search until the global champion has not changed
+# for 3 rounds: each search enters critical sections 1 and 3 once; each round (and the final
+# exchange) reads the 2 workers' champions of 4 processes (critical section 2), and there are
+# at least 3 + 1 of them. How many searches a worker makes depends on the scheduling.
+run free 60 "$ILCS" --free
+[ $rc = 0 ] || fail "--free: exit status $rc: $(cat "$T/free.err")"
+# shellcheck disable=SC2046
+set -- $(sed -n 's/^critical sections entered: //p' "$T/free.out")
+[ $# = 3 ] && [ "$1" = "$3" ] && [ "$1" -gt 8 ] && [ $(($2 % 8)) = 0 ] && [ "$2" -ge 32 ] ||
+	fail "--free counters: $(cat "$T/free.out")"
+run free-crit1 60 "$ILCS" --free --bug crit1-one-thread --proc 2 --thread 1
+[ $rc = 0 ] || fail "--free crit1: exit status $rc: $(cat "$T/free-crit1.err")"
+# shellcheck disable=SC2046
+set -- $(sed -n 's/^critical sections entered: //p' "$T/free-crit1.out")
+[ $# = 3 ] && [ "$1" -lt "$3" ] || fail "--free crit1-one-thread: $(cat "$T/free-crit1.out")"
+expect_status 2 "$ILCS" --free --patience 0
 
 # record a normal run and one where worker 1 of process 2 skips critical section 1
 cd "$T" || fail "cd $T"
