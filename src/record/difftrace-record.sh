@@ -26,8 +26,9 @@ Options:
       --uftrace-opts OPTS  more options for 'uftrace record' (split on spaces)
       --inject SPEC      inject the faults SPEC with libdifftrace-inject.so
                          (see difftrace-inject(7))
-      --timeout S        end a run that is still going after S seconds (a hang): the
-                         trace is flushed first, so it can be imported; exit status 124
+      --timeout S        end a run that is still going after S seconds by the clock (a
+                         hang): the trace is flushed first (up to 2 s under uftrace), so
+                         it can be imported; exit status 124
       --no-mpi-args      do not record the arguments of MPI calls (recorded by default:
                          count, datatype, op, root, peer, tag, communicator)
       --no-sync          leave out the sync record (libdifftrace-sync.so)
@@ -412,6 +413,16 @@ if [ "$verbose" = 0 ]; then
 	filt=$!
 	exec 3>&1 > "$tmp/out"
 fi
+# wait_gone PID S: until the child PID has ended or S seconds have passed, by the clock (a
+# sleep of its own: rounds of 'sleep 0.1' run late on a loaded node)
+wait_gone() {
+	sleep "$2" </dev/null >/dev/null 2>&1 &
+	wg=$!
+	while kill -0 "$1" 2>/dev/null && kill -0 "$wg" 2>/dev/null; do
+		sleep 0.1
+	done
+	kill "$wg" 2>/dev/null
+}
 ended=0
 stop_traced() { # why
 	[ "$ended" = 1 ] && return
@@ -424,15 +435,17 @@ stop_traced() { # why
 		# the sync record is in the page cache already: nothing to flush
 		kill -KILL "$child" 2>/dev/null
 	else
-		pkill -USR1 -P "$child" 2>/dev/null
-		sleep 2
-		pkill -KILL -P "$child" 2>/dev/null
+		# the program's processes, named now: uftrace may end at the signal (its finish
+		# trigger) and leave the program running, no longer its child
+		kids=$(pgrep -P "$child" 2>/dev/null)
+		# shellcheck disable=SC2086 # one pid a word
+		[ -z "$kids" ] || kill -USR1 $kids 2>/dev/null
+		# 2 s for the flush, less when uftrace ends first (it has all the data then)
+		wait_gone "$child" 2
+		# shellcheck disable=SC2086
+		[ -z "$kids" ] || kill -KILL $kids 2>/dev/null
 	fi
-	n=0
-	while kill -0 "$child" 2>/dev/null && [ $n -lt 50 ]; do
-		sleep 0.1
-		n=$((n + 1))
-	done
+	wait_gone "$child" 5
 	kill -KILL "$child" 2>/dev/null
 }
 "$@" &
@@ -440,18 +453,16 @@ child=$!
 if [ -n "$filt" ]; then
 	exec >&3 3>&- # only the program writes into the filter: it ends when the program does
 fi
-trap 'stop_traced "stopped by a signal"; exit 143' TERM INT HUP
-n=0
-while kill -0 "$child" 2>/dev/null; do
-	if [ $n -ge $((timeout * 10)) ]; then
-		stop_traced "still running after $timeout s"
-		wait "$child" 2>/dev/null
-		[ -z "$filt" ] || wait "$filt"
-		exit 124
-	fi
-	sleep 0.1
-	n=$((n + 1))
-done
+# The deadline is by the clock (wait_gone): counting rounds of 'sleep 0.1' ran late on a
+# loaded node, by half the timeout and more.
+trap 'kill "${wg:-}" 2>/dev/null; stop_traced "stopped by a signal"; exit 143' TERM INT HUP
+wait_gone "$child" "$timeout"
+if kill -0 "$child" 2>/dev/null; then
+	stop_traced "still running after $timeout s"
+	wait "$child" 2>/dev/null
+	[ -z "$filt" ] || wait "$filt"
+	exit 124
+fi
 wait "$child"
 st=$?
 [ -z "$filt" ] || wait "$filt"
