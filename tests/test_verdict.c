@@ -253,7 +253,7 @@ static void test_own_calls(void)
 		{ .i = 2, .change = VD_SAME },
 	};
 	vd_order(it, 3);
-	vd_rank v = { 3, it, 2, { NULL, 0 }, 0 };
+	vd_rank v = { .n = 3, .it = it, .ndiff = 2 };
 	CHECK(!vd_own_undecided(&v)); /* 0 is first, alone */
 	it[1].change = VD_DIVERGED; /* all three differ */
 	it[2].change = VD_DIVERGED;
@@ -273,7 +273,7 @@ static void test_own_calls(void)
 	vd_order(it, 3);
 	CHECK(it[2].i == 2);
 	vd_item one = { .change = VD_DIVERGED };
-	vd_rank v1 = { 1, &one, 1, { NULL, 0 }, 0 };
+	vd_rank v1 = { .n = 1, .it = &one, .ndiff = 1 };
 	CHECK(!vd_own_undecided(&v1));
 }
 

@@ -58,6 +58,7 @@ enum kind {
 	L_OWNWAIT, /* the filter saw no difference: every call being analysed */
 	L_OTHER,   /* the filter singled out no trace: their other calls were compared too */
 	L_COMMON,  /* traces changed only as their peers did: a changed input */
+	L_SLOW,    /* no calls differ; traces took longer than their peers */
 	L_HINT,
 	L_BLANK,
 	L_TTITLE,
@@ -605,6 +606,8 @@ static int rank_open(tui *t, view *v)
 		push(d, L_OTHER, 0);
 	if (d->k->v.ncommon)
 		push(d, L_COMMON, 0);
+	if (d->k->v.nslow)
+		push(d, L_SLOW, 0);
 	if (nothing_differs(d)) {
 		push(d, L_NODIFF, 0);
 		if (d->own_pending)
@@ -731,6 +734,13 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 		out_printf(o, ST_WARN,
 			   "filter %s sees no difference; the program's own functions do: ranked "
 			   "under filter " AN_FALLBACK_FILTER " (the views opened here use it)", d->blind);
+		break;
+	case L_SLOW:
+		out_printf(o, ST_WARN,
+			   "no calls differ; %zu trace%s took longer than %s peers in a function of "
+			   "%s own",
+			   d->k->v.nslow, d->k->v.nslow == 1 ? "" : "s",
+			   d->k->v.nslow == 1 ? "its" : "their", d->k->v.nslow == 1 ? "its" : "their");
 		break;
 	case L_COMMON: {
 		char cc[512];

@@ -1,8 +1,10 @@
 /* diagnosis.c: the verdict of a faulty run against a normal one (diagnosis.h), for `rank` and
  * the interface's ranking view alike. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/diagnosis.h"
+#include "analysis/timing.h"
 #include "analysis/verdict_common.h"
 #include "analysis/verdict_own.h"
 
@@ -132,6 +134,36 @@ static int other_calls(store *s, const dg_source *src, const dg_opts *o, dg_verd
 	return 1;
 }
 
+/* Rule 5: the traces whose own functions took longer than their peers' (timing.h) are marked
+ * slow in u's verdict, which is put in order: 1 when there are, 0 when not. */
+static int time_changes(store *s, const dg_opts *o, dg_ranked *u, dt_err *e)
+{
+	tm_find *t;
+	size_t n;
+	if (tm_compare(s, o->normal, o->faulty, &t, &n, e))
+		return -1;
+	vd_rank *v = &u->k.v;
+	v->nslow = 0;
+	for (size_t i = 0; i < n && t[i].significant; i++) {
+		for (size_t q = 0; q < v->n; q++) {
+			vd_item *x = &v->it[q];
+			rank_key key = u->k.j.keys[x->i];
+			if (key.proc != t[i].proc || key.thread != t[i].thread || x->change != VD_SAME)
+				continue;
+			x->slow = 1;
+			x->slow_f = t[i].func;
+			x->slow_x = t[i].factor;
+			x->slow_peers = t[i].peers;
+			x->slow_gain = t[i].gained;
+			v->nslow++;
+		}
+	}
+	free(t);
+	if (v->nslow)
+		vd_order(v->it, v->n);
+	return v->nslow > 0;
+}
+
 int dg_rank(store *s, const dg_source *src, const dg_opts *o, dg_verdict *v, dt_err *e)
 {
 	memset(v, 0, sizeof *v);
@@ -174,6 +206,14 @@ int dg_rank(store *s, const dg_source *src, const dg_opts *o, dg_verdict *v, dt_
 	}
 	const rk_rank *k = &v->use->k;
 	v->none = nothing_differs(k);
+	/* Rule 5: no calls differ; the time of the traces' own functions may */
+	if (v->none && !o->jsmd && !v->pending) {
+		dg_ranked *u = v->use == &v->every ? &v->every : &v->set;
+		int g5 = time_changes(s, o, u, e);
+		if (g5 < 0)
+			goto fail;
+		v->none = !g5;
+	}
 	return 1;
 fail:
 	dg_free(v);

@@ -14,7 +14,9 @@
  *   3. two traces or more changed: a change every trace of a class makes alike is a changed
  *      input (verdict_common.h), and the traces that changed more than it come first;
  *   4. the filter singles out no trace (verdict_own.h): the calls it drops are compared and
- *      order each class (other names the filter).
+ *      order each class (other names the filter);
+ *   5. no calls differ at all: the traces whose own functions took longer than their peers'
+ *      (timing.h) come first, with the function and its factor (v->use->k.v.nslow).
  * An analysis the front-end computes elsewhere (the interface's background) is reported as
  * pending, and the verdict is the filter's until it is there. */
 #ifndef DT_DIAGNOSIS_H

@@ -68,6 +68,11 @@ static int vd_cmp(const void *p, const void *q)
 		return sync_at(a) < sync_at(b) ? -1 : 1;
 	if (a->change != b->change)
 		return a->change > b->change ? -1 : 1;
+	/* calls alike, the time of its own functions not: the most time gained first */
+	if (a->slow != b->slow)
+		return a->slow > b->slow ? -1 : 1;
+	if (a->slow && a->slow_gain != b->slow_gain)
+		return a->slow_gain > b->slow_gain ? -1 : 1;
 	/* a trace that changed only as its class did after one that changed more */
 	if (a->common != b->common)
 		return a->common < b->common ? -1 : 1;
@@ -91,6 +96,7 @@ static int vd_tied(const vd_item *a, const vd_item *b)
 {
 	return a->tier == b->tier && (a->tier != 2 || sync_at(a) == sync_at(b)) &&
 	       a->change == b->change && a->common == b->common && a->own == b->own &&
+	       a->slow == b->slow && a->slow_gain == b->slow_gain &&
 	       key9(a->score) == key9(b->score) &&
 	       (a->change == VD_SAME || rel_at(a) == rel_at(b));
 }
@@ -352,7 +358,15 @@ void vd_reason(store *s, const vd_item *it, char *buf, size_t cap)
 	k = 0;
 	switch (it->change) {
 	case VD_SAME:
-		k = (size_t)snprintf(buf, cap, "identical");
+		if (it->slow) {
+			name_of(s, it->slow_f, b, sizeof b);
+			k = (size_t)snprintf(buf, cap,
+					     "calls identical; %s: %.1fx its normal time, peers %.1fx "
+					     "(%.3f s more than theirs)",
+					     b, it->slow_x, it->slow_peers, (double)it->slow_gain / 1e9);
+		} else {
+			k = (size_t)snprintf(buf, cap, "identical");
+		}
 		break;
 	case VD_STOPPED: {
 		int sync, outside;

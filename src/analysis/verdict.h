@@ -81,6 +81,13 @@ typedef struct vd_item {
 	int common, beyond;
 	uint64_t c_at;
 	uint32_t c_ev_n, c_ev_f;
+	/* When no trace's calls differ, the time of its own functions (timing.h): slow 1 when a
+	 * function's time grew beyond its peers' (slow_f, its factor slow_x against the peers'
+	 * slow_peers, slow_gain ns gained beyond theirs); ranked first among the identical. */
+	int slow;
+	uint32_t slow_f;
+	double slow_x, slow_peers;
+	uint64_t slow_gain;
 	size_t pos;        /* 1-based; tied items share it */
 } vd_item;
 
@@ -92,6 +99,7 @@ typedef struct vd_rank {
 	 * for the header; n 0 when none */
 	cc_set common;
 	size_t ncommon; /* the traces that changed only by it */
+	size_t nslow;   /* items whose time changed when no calls did (timing.h) */
 } vd_rank;
 
 /* Compares two event sequences (normal a, faulty b) into it's change, share, at, ev_n, ev_f,

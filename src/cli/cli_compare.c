@@ -915,6 +915,7 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 		else
 			printf("null");
 		printf(",\n  \"other_calls_compared\": %s", own_calls ? "true" : "false");
+		printf(",\n  \"time_changed\": %zu", use->k.v.nslow);
 		printf(",\n  \"common_change\": ");
 		if (use->k.v.ncommon) {
 			char cc[512];
@@ -966,6 +967,12 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 		printf("# filter %s sees no difference; the program's own functions do: ranked under "
 		       "filter everything\n",
 		       blind);
+	if (use->k.v.nslow)
+		printf("# no calls differ; %zu trace%s took longer than %s peers in a function of %s "
+		       "own (its time against the normal run, beyond the factor of the other traces "
+		       "with that function)\n",
+		       use->k.v.nslow, use->k.v.nslow == 1 ? "" : "s",
+		       use->k.v.nslow == 1 ? "its" : "their", use->k.v.nslow == 1 ? "its" : "their");
 	if (use->k.v.ncommon) {
 		char cc[512];
 		vd_common_text(s, &use->k.v, cc, sizeof cc);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/fstats.h"
+#include "analysis/timing.h"
 #include "cli/cli.h"
 #include "util/util.h"
 
@@ -27,6 +28,14 @@ static const char report_help[] =
 	"  --sort KEY            total (default), self or calls: the change to sort by\n"
 	"  --top N               only the N largest changes (default: all)\n"
 	"  --format FMT          text (default) or csv (times in nanoseconds)\n"
+	"  --by-trace            one row per trace instead: the function of its own (not MPI,\n"
+	"                        OpenMP, threads or sleep, which wait for others) whose self\n"
+	"                        time grew most beyond its peers' (the other traces with it),\n"
+	"                        its factor against the normal run and the peers' median\n"
+	"                        factor; the significant ones first (at least 1.5x the peers',\n"
+	"                        beyond three times their spread, and 5%% of the trace's\n"
+	"                        work), then by the time gained; what rank ranks when no\n"
+	"                        calls differ\n"
 	"  -h, --help            this help\n"
 	"\n";
 
@@ -56,16 +65,65 @@ static void text_times(uint64_t a, uint64_t b, int has_time)
 	       dur(b > a ? b - a : a - b, 1, b < a, z, sizeof z));
 }
 
+/* report --by-trace: timing.h's comparison, a row per trace. */
+static int by_trace_out(store *s, const char *normal, const char *faulty, int fmt, uint64_t top,
+			dt_err *e)
+{
+	tm_find *t;
+	size_t n;
+	if (tm_compare(s, normal, faulty, &t, &n, e))
+		return -1;
+	if (n > top)
+		n = (size_t)top;
+	if (fmt == OUT_CSV)
+		printf("trace,function,self_normal_ns,self_faulty_ns,factor,peers_factor,gained_ns,"
+		       "significant\n");
+	else
+		printf("# %s against %s: per trace, the function of its own whose self time grew "
+		       "most beyond its peers'; significant ones first\n%-9s %11s %11s %7s %7s %12s "
+		       " %-4s %s\n",
+		       faulty, normal, "TRACE", "N SELF", "F SELF", "FACTOR", "PEERS", "GAINED", "SIG",
+		       "FUNCTION");
+	for (size_t i = 0; i < n; i++) {
+		const tm_find *x = &t[i];
+		const char *name = x->func ? store_func_name(s, x->func) : "";
+		if (fmt == OUT_CSV) {
+			printf("%d.%d,", x->proc, x->thread);
+			cli_csv_str(name ? name : "?");
+			printf(",%llu,%llu,%.6f,%.6f,%llu,%d\n", (unsigned long long)x->self_n,
+			       (unsigned long long)x->self_f, x->factor, x->peers,
+			       (unsigned long long)x->gained, x->significant);
+			continue;
+		}
+		char pt[32], a[32], b[32], g[32];
+		snprintf(pt, sizeof pt, "%d.%d", x->proc, x->thread);
+		if (!x->func) {
+			printf("%-9s %11s %11s %7s %7s %12s  %-4s %s\n", pt, "-", "-", "-", "-", "-",
+			       "no", "(no function of its own with peers)");
+			continue;
+		}
+		printf("%-9s %11s %11s %6.1fx %6.1fx %12s  %-4s %s\n", pt,
+		       dur(x->self_n, 0, 0, a, sizeof a), dur(x->self_f, 0, 0, b, sizeof b), x->factor,
+		       x->peers, dur(x->gained, 1, 0, g, sizeof g), x->significant ? "yes" : "no",
+		       name ? name : "?");
+	}
+	free(t);
+	if (!n && fmt != OUT_CSV)
+		printf("(no trace has timestamps in both runs)\n");
+	return ferror(stdout) ? dt_errf(e, DT_EDATA, "cannot write the report: output error") : 0;
+}
+
 int cmd_report(cli *c, int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "normal", required_argument, 0, 'N' }, { "faulty", required_argument, 0, 'F' },
 		{ "trace", required_argument, 0, 'T' },  { "sort", required_argument, 0, 'S' },
 		{ "top", required_argument, 0, 'n' },    { "format", required_argument, 0, 'f' },
-		{ "help", no_argument, 0, 'h' },         { 0, 0, 0, 0 },
+		{ "by-trace", no_argument, 0, 'B' },     { "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
 	};
 	const char *normal = NULL, *faulty = NULL, *fmts = "text";
-	int p = -1, t = -1, sort = FD_TOTAL;
+	int p = -1, t = -1, sort = FD_TOTAL, by_trace = 0;
 	uint64_t top = UINT64_MAX;
 	optind = 1;
 	for (;;) {
@@ -106,6 +164,9 @@ int cmd_report(cli *c, int argc, char **argv)
 		case 'f':
 			fmts = optarg;
 			break;
+		case 'B':
+			by_trace = 1;
+			break;
 		}
 	}
 	int fmt = cli_out_format(fmts);
@@ -115,9 +176,17 @@ int cmd_report(cli *c, int argc, char **argv)
 		return cli_usage("report", "needs --normal RUN and --faulty RUN");
 	if (optind != argc)
 		return cli_usage("report", "unexpected argument '%s'", argv[optind]);
+	if (by_trace && p >= 0)
+		return cli_usage("report", "--by-trace takes every trace; --trace takes one");
 	dt_err e;
 	dt_err_clear(&e);
 	store *s = NULL;
+	if (by_trace) {
+		int r = cli_open_store(c, STORE_OPEN_EXISTING, &s, &e) ||
+			by_trace_out(s, normal, faulty, fmt, top, &e);
+		store_close(s);
+		return r ? cli_fail(&e) : 0;
+	}
 	fstats a, b;
 	fstats_init(&a);
 	fstats_init(&b);

@@ -1,7 +1,8 @@
 /* import_text.c: the texTrace format of the DiffTrace prototype.
  *
- * One file per trace, one function name per line, `[ret]` for a return. Blank lines are
- * skipped. The trace's identity comes from the file name: the last two numbers in it are the
+ * One file per trace, one function name per line, `[ret]` for a return; a trace may put
+ * its timestamps before them (`@NS NAME`, nanoseconds), on every line or on none. Blank lines
+ * are skipped. The trace's identity comes from the file name: the last two numbers in it are the
  * process and the thread (`parlotm.host.16205.3.txt`, `2.1.txt`), a single number is the
  * process with thread 0 (`rank-3.txt`), and a name with no number takes its position. */
 #define _GNU_SOURCE
@@ -74,12 +75,31 @@ static void text_identity(const char *path, int64_t position, text_id *id)
 	}
 }
 
-static int flush(dt_sink *s, uint32_t *ev, size_t *n, dt_err *e)
+static int flush(dt_sink *s, uint32_t *ev, const uint64_t *ts, size_t *n, dt_err *e)
 {
-	if (*n && s->events(s->ctx, ev, NULL, *n, e))
+	if (*n && s->events(s->ctx, ev, ts, *n, e))
 		return -1;
 	*n = 0;
 	return 0;
+}
+
+/* An optional timestamp before the name, "@NS NAME" (nanoseconds): its length with the space
+ * after it (0 when the line has none, -1 when it is not a number followed by a name). */
+static int text_time(const char *line, size_t len, uint64_t *ts)
+{
+	if (len < 2 || line[0] != '@' || !isdigit((unsigned char)line[1]))
+		return 0;
+	uint64_t v = 0;
+	size_t i = 1;
+	for (; i < len && isdigit((unsigned char)line[i]); i++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(line[i] - '0');
+	}
+	if (i + 1 >= len || line[i] != ' ')
+		return -1;
+	*ts = v;
+	return (int)i + 1;
 }
 
 /* The file is read in blocks and cut into lines in place: no line is copied, and the check
@@ -102,6 +122,8 @@ static int import_one(const char *path, int64_t position, dt_sink *s, dt_err *e)
 	int eof = 0;
 	size_t n = 0;
 	uint32_t ev[TEXT_BLOCK];
+	uint64_t tsv[TEXT_BLOCK];
+	int timed = -1; /* the trace's lines have "@NS " before the name: all or none */
 	int rc = -1;
 	int64_t lineno = 0, depth = 0, unmatched = 0;
 	if (s->begin(s->ctx, &m, e))
@@ -178,6 +200,24 @@ static int import_one(const char *path, int64_t position, dt_sink *s, dt_err *e)
 			dt_err_lc(e, path, (int)lineno, 1, "line longer than %d bytes", TEXT_MAX_LINE);
 			goto done;
 		}
+		uint64_t t = 0;
+		int tl = text_time(line, len, &t);
+		if (tl < 0) {
+			dt_err_lc(e, path, (int)lineno, 1,
+				  "a timestamp is @NANOSECONDS, a space and the name");
+			goto done;
+		}
+		if (timed < 0) {
+			timed = tl > 0;
+		} else if (timed != (tl > 0)) {
+			dt_err_lc(e, path, (int)lineno, 1,
+				  "%s: the lines of a trace have a timestamp (@NS NAME) all or none",
+				  timed ? "no timestamp" : "a timestamp");
+			goto done;
+		}
+		line += tl;
+		len -= (size_t)tl;
+		tsv[n] = t;
 		uint32_t v;
 		if (len == 5 && !memcmp(line, "[ret]", 5)) {
 			v = DT_RET;
@@ -204,10 +244,10 @@ static int import_one(const char *path, int64_t position, dt_sink *s, dt_err *e)
 			depth++;
 		}
 		ev[n++] = v;
-		if (n == TEXT_BLOCK && flush(s, ev, &n, e))
+		if (n == TEXT_BLOCK && flush(s, ev, timed > 0 ? tsv : NULL, &n, e))
 			goto done;
 	}
-	if (flush(s, ev, &n, e))
+	if (flush(s, ev, timed > 0 ? tsv : NULL, &n, e))
 		goto done;
 	unsigned flags = 0;
 	char note[160] = "";
