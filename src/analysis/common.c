@@ -116,7 +116,8 @@ static int cmp_member(const void *x, const void *y)
 
 void cc_common(const cc_set *ds, const int64_t *cls, size_t n, cc_set *out)
 {
-	/* what every trace that changed shares, when two or more did */
+	/* what every trace that changed shares, when three or more did (two are as likely the
+	 * two sides of one bug, the threads of one rank) */
 	cc_set all = { NULL, 0 };
 	size_t changed = 0;
 	for (size_t k = 0; k < n; k++) {
@@ -127,7 +128,7 @@ void cc_common(const cc_set *ds, const int64_t *cls, size_t n, cc_set *out)
 		else
 			intersect(&all, &ds[k]);
 	}
-	if (changed < 2)
+	if (changed < 3)
 		all.n = 0;
 	struct member *m = xmalloc((n ? n : 1) * sizeof *m);
 	for (size_t k = 0; k < n; k++)

@@ -7,8 +7,9 @@
  * normal). The common change of a trace is the functions whose calls changed the same way
  * (more, or fewer; by how many may differ, rank 0 parsing more than the others) in every
  * trace of its class (its behaviour in the normal run), or, for a trace alone in its class,
- * in every trace that changed (the ranks of a halo exchange parse the same arguments but
- * differ in the rest). A trace whose calls, those functions left out, are its counterpart's
+ * in every trace that changed, when three or more did (the ranks of a halo exchange parse the
+ * same arguments but differ in the rest; two changed traces are as likely the two sides of one
+ * bug). A trace whose calls, those functions left out, are its counterpart's
  * changed only as its peers did; any other departs from them where the two then part.
  *
  * Pure: sequences of events (0 a return, else a function), no store. */
@@ -37,7 +38,7 @@ int cc_equal(const cc_set *a, const cc_set *b);
 int cc_same_functions(const cc_set *a, const cc_set *b);
 /* The common change of each of n traces into out[k]: the differences shared by every trace of
  * its class (cls[k]) when the class has two traces or more, else those shared by every trace
- * that changed (ds[k].n > 0), when two or more did. */
+ * that changed (ds[k].n > 0), when three or more did. */
 void cc_common(const cc_set *ds, const int64_t *cls, size_t n, cc_set *out);
 /* a and b compared with every return and the calls of c's functions dropped: 1 when they are
  * the same (the change is c's alone); else 0, with the calls in common at the start (*at) and
