@@ -3,8 +3,9 @@
 # each: a corrupt time in a sync record (a signed overflow in `sync`, fatal under UBSan), a full
 # disk in the sync record (it was said to be a stopped thread), a 64-character run name in the
 # runs table (command and interface), `jsm` of a large run (its
-# matrix printed unasked), a newline in a recorded program's path (uftrace's files), and a
-# HOME this user cannot enter (the analysis commands failed on the user's filter directory).
+# matrix printed unasked), a newline in a recorded program's path (uftrace's files), what a
+# ParLOT import cannot check (said, not silent), and a HOME this user cannot enter (the
+# analysis commands failed on the user's filter directory).
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 # --- a corrupt time in the sync record ------------------------------------------------------
@@ -115,6 +116,19 @@ b"
 else
 	echo "newline in the program's path: not tested: no uftrace or gcc"
 fi
+
+# --- what a ParLOT import cannot check ----------------------------------------------------------
+# No checksum: most flipped bits decode to another valid trace (the codec's own checks are in
+# test_parlot); the import says so once, under its summary
+mkdir "$T/pl"
+printf '+\n/bin/app\nmain\nf\n' > "$T/pl/parlotm.h.7.info"
+printf '\001\000\002\000\000\000\000\000\000' > "$T/pl/parlotm.h.7.0"
+expect_status 0 "$DT" import --format parlot-raw --run pl "$T/pl"
+grep -q "^imported run 'pl' (parlot-raw): 1 traces" "$T/out" || fail "parlot-raw: $(cat "$T/out")"
+[ "$(grep -c '^ParLOT files carry no checksum: in the uncompressed variant a damaged byte reads as another call$' "$T/out")" = 1 ] ||
+	fail "parlot-raw: what cannot be checked is not said once: $(cat "$T/out")"
+expect_status 0 "$DT" import -q --format parlot-raw --run pl2 "$T/pl"
+[ ! -s "$T/out" ] || fail "import -q printed: $(cat "$T/out")"
 
 # --- a HOME this user cannot enter -----------------------------------------------------------
 # The user's filter and rule directories under it are out of reach, and no one's: passed over.

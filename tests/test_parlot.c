@@ -461,6 +461,43 @@ static void test_edge_cases(tmpdir *t)
 		memsink_free(&p.m);
 		buf_free(&b);
 	}
+	/* A bit flipped in place that turns a byte of a group to zero (ZE never writes one): the
+	 * literal 0x0302 becomes 0x0002, a valid id, and the stream decodes as another trace;
+	 * it is flagged corrupt at that group all the same (issue 19) */
+	{
+		static const uint32_t v[] = { 1, 0x0302, 0, 0, 3, 0 };
+		dt_buf b = { 0 };
+		lza3_enc *z = lza3_enc_new();
+		lza3_enc_put(z, v, 6, &b);
+		lza3_enc_finish(z, &b);
+		lza3_enc_free(z);
+		if ((tr = one(t, &p, b.p, b.len, 0, 0, &e)))
+			CHECK_EQ_INT(tr->flags & DT_TF_CORRUPT, 0); /* intact */
+		memsink_free(&p.m);
+		/* the group holding the bytes 02 03 (the literal, low byte first) */
+		size_t g = 0, at = 0;
+		for (size_t pos = 0; pos + 1 < b.len && !at; pos += 1 + (size_t)__builtin_popcount(b.p[pos]))
+			for (size_t q = pos + 1; q + 1 < pos + 1 + (size_t)__builtin_popcount(b.p[pos]); q++)
+				if (b.p[q] == 0x02 && b.p[q + 1] == 0x03) {
+					g = pos;
+					at = q + 1;
+				}
+		CHECK(at > 0);
+		uint8_t *x = malloc(b.len);
+		memcpy(x, b.p, b.len);
+		x[at] = 0;
+		if (at && (tr = one(t, &p, x, b.len, 0, 0, &e))) {
+			CHECK(tr->flags & DT_TF_CORRUPT);
+			char want[96];
+			snprintf(want, sizeof want, "byte offset %zu: a compressed group ParLOT never writes",
+				 g);
+			CHECK(tr->note && strstr(tr->note, want));
+			CHECK_EQ_INT(tr->n, 6); /* decoded all the same */
+		}
+		memsink_free(&p.m);
+		free(x);
+		buf_free(&b);
+	}
 	/* Corrupt framing: one line naming the file and the byte offset; nothing imported. */
 	one(t, &p, "\x04\x05\x07", 3, 0, -1, &e);
 	CHECK_EQ_STR(e.file, tpath(t, "parlotm.h.1.0"));

@@ -388,6 +388,15 @@ int cmd_import(cli *c, int argc, char **argv)
 			if (samples_only)
 				printf("no traces: the program ended or was stopped before its first MPI "
 				       "or OpenMP call; its samples are imported\n");
+			/* what the import cannot check, said once per run: most single damaged bytes
+			 * of a ParLOT file decode to another valid trace */
+			if (!strcmp(sr.format, "parlot"))
+				printf("ParLOT files carry no checksum: a damaged byte is found where it "
+				       "breaks the codec's framing or rules, else it reads as another "
+				       "call\n");
+			else if (!strcmp(sr.format, "parlot-raw"))
+				printf("ParLOT files carry no checksum: in the uncompressed variant a "
+				       "damaged byte reads as another call\n");
 			say_srclines(s, sr.id);
 			if (nbp) {
 				printf("samples of %d processes: %llu ticks, %zu containers", nbp,

@@ -280,6 +280,7 @@ static void parlot_map_close(parlot_map *m)
 typedef struct parlot_state {
 	const parlot_file *f;
 	const parlot_info *info;
+	const parlot_map *m;
 	dt_sink *s;
 	uint32_t *idmap; /* ParLOT id -> sink id, 0 until first used */
 	uint64_t depth, unmatched, unknown, nev;
@@ -349,6 +350,12 @@ static int parlot_decode_lza3(parlot_state *st, lza3_dec *d, uint32_t *blk, unsi
 	if (k == 0 && (lza3_dec_flags(d) & LZA3_ODD)) {
 		*fl |= DT_TF_CORRUPT;
 		st->odd_at = lza3_dec_odd_at(d);
+	}
+	/* a zero byte ZE never writes: a group damaged in place (a flipped bit) */
+	size_t z = k == 0 ? lza3_zero_byte_at(st->m->p, st->m->n) : SIZE_MAX;
+	if (z != SIZE_MAX && (!(*fl & DT_TF_CORRUPT) || z < st->odd_at)) {
+		*fl |= DT_TF_CORRUPT;
+		st->odd_at = z;
 	}
 	return k < 0 ? -1 : 0;
 }
@@ -422,7 +429,7 @@ static int parlot_trace(const parlot_file *f, int raw, const parlot_info *info, 
 	parlot_map m;
 	if (parlot_map_open(&m, f->path, e))
 		return -1;
-	parlot_state st = { .f = f, .info = info, .s = s };
+	parlot_state st = { .f = f, .info = info, .m = &m, .s = s };
 	dt_trace_meta meta = {
 		.pid = (int64_t)f->pid,
 		.tid = (int64_t)f->tid,

@@ -530,6 +530,21 @@ size_t lza3_dec_odd_at(const lza3_dec *d)
 	return d->odd_at;
 }
 
+size_t lza3_zero_byte_at(const uint8_t *in, size_t n)
+{
+	/* the group walk of lza3_frame; a group cut by the end of the file is not looked at */
+	size_t pos = 0;
+	while (n - pos > 1) {
+		size_t need = 1u + lza3_popcount[in[pos]];
+		if (need > n - pos)
+			break;
+		if (memchr(in + pos + 1, 0, need - 1))
+			return pos;
+		pos += need;
+	}
+	return SIZE_MAX;
+}
+
 int lza3_decode_all(const uint8_t *in, size_t n, uint32_t **out, size_t *nout, unsigned *flags,
 		    const char *name, dt_err *e)
 {

@@ -57,6 +57,10 @@ int64_t lza3_dec_next(lza3_dec *d, uint32_t *out, size_t max, dt_err *e);
 unsigned lza3_dec_flags(const lza3_dec *d);
 /* Byte offset of the group holding the first odd token (LZA3_ODD). */
 size_t lza3_dec_odd_at(const lza3_dec *d);
+/* ZE writes a byte of a group exactly when it is not zero (parlot.md §1.4): the offset of the
+ * first group of in[0..n) that carries a zero byte, or SIZE_MAX. A damaged file shows it; the
+ * decoder reads such a group as any other (ParLOT has no checksum), so an importer asks. */
+size_t lza3_zero_byte_at(const uint8_t *in, size_t n);
 
 /* Convenience: decodes a whole buffer (store chunks, tests). *out is malloc'ed. */
 int lza3_decode_all(const uint8_t *in, size_t n, uint32_t **out, size_t *nout, unsigned *flags,
