@@ -60,6 +60,12 @@ for o in O0 O2; do
 	done
 	grep -q "^# note: [0-9]* ticks more (.*) were uftrace's own recording" "$T/uftrace-$o.txt" ||
 		fail "uftrace's own time is not said: $(cat "$T/uftrace-$o.txt")"
+	# the interface says the same on its status line
+	printf '%s\n' : "\"blame uftrace-$o\"" Enter >"$T/keys"
+	"$DT" tui --script "$T/keys" --dump "$T/screen" --size 40x250 >"$T/tui.out" 2>"$T/tui.err" ||
+		fail "tui exited $?: $(cat "$T/tui.err")"
+	grep -q "ticks more (.*) were uftrace's own recording" "$T/screen" ||
+		fail "the interface does not say uftrace's time: $(cat "$T/screen")"
 	if grep -q "uftrace's own recording" "$T/sync-$o.txt"; then
 		fail "a --sync-only run says uftrace's time: $(cat "$T/sync-$o.txt")"
 	fi

@@ -53,8 +53,24 @@ int blame_lack(const blame_result *r, const dt_blame_data *d, int k, char *buf, 
 	}
 	for (size_t i = 0; i < d->nsamp && !scans; i++)
 		scans = d->samp[i].scan >= 0;
-	const char *say[4];
+	const char *say[5];
 	int m = 0;
+	/* uftrace's own time, left out of main's table */
+	double tracer = 0, total = 0;
+	for (size_t t = 0; t < r->ntables; t++)
+		if (r->tables[t].tracer > 0) {
+			tracer = r->tables[t].tracer;
+			total = r->tables[t].total;
+		}
+	char tr[400];
+	if (tracer > 0) {
+		snprintf(tr, sizeof tr,
+			 "%.0f %s more (%.1f%% of the run's) were uftrace's own recording (libmcount, "
+			 "and the loader's binding of every call under its --no-pltbind): left out; "
+			 "record with --sync-only for the program's time alone",
+			 tracer, r->unit ? r->unit : "ticks", 100.0 * tracer / (tracer + total));
+		say[m++] = tr;
+	}
 	if (!stacks)
 		say[m++] = "the samples have no stacks (program counters only: a recording by an "
 			   "older difftrace-record under uftrace?): computation goes to Other; record "

@@ -130,8 +130,9 @@ int blame_compute_why(const dt_blame_data *d, const transfer_set *tf, const blam
 		      const char *const *points, size_t npoints, int metric, const char *var,
 		      size_t top, blame_result *out, dt_err *e);
 
-/* Line k (0, 1, ...) of what r's blame lacked and what to do about it, most important first
- * (no stacks, no frame words, no -g, no blame index): 1 and buf set, 0 when there are no more.
+/* Line k (0, 1, ...) of what r's blame lacked or left out and what to do about it, most
+ * important first (uftrace's own time, no stacks, no frame words, no -g, no blame index): 1
+ * and buf set, 0 when there are no more.
  * The command line and the interface say the same. */
 int blame_lack(const blame_result *r, const dt_blame_data *d, int k, char *buf, size_t n);
 

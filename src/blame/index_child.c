@@ -2,7 +2,7 @@
  * (a crash on a 100,000-term expression, a macro that grows without end) is reported as that
  * file's failure while the others are indexed. The child parses under limits of CPU time
  * (RLIMIT_CPU, and the parent stops it after twice that of wall time), of memory
- * (RLIMIT_AS) and of stack (the parse runs on a thread whose stack bounds the nesting
+ * (RLIMIT_AS, beyond what the process maps when it starts) and of stack (the parse runs on a thread whose stack bounds the nesting
  * libclang and the index's walk may reach), and sends the bx_file back packed on a pipe. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -283,7 +283,17 @@ _Noreturn static void child(int fd, struct parse *a, const bx_limits *lim)
 		setrlimit(RLIMIT_CPU, &rl);
 	}
 	if (lim->memory_mib > 0) {
-		rl.rlim_cur = rl.rlim_max = (rlim_t)lim->memory_mib << 20;
+		/* the parse's own: beyond what the process maps already (libclang loaded, and
+		 * under a sanitizer its shadow memory, terabytes of address space) */
+		unsigned long long pages = 0;
+		FILE *f = fopen("/proc/self/statm", "r");
+		if (f) {
+			if (fscanf(f, "%llu", &pages) != 1)
+				pages = 0;
+			fclose(f);
+		}
+		rl.rlim_cur = rl.rlim_max =
+			(rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + ((rlim_t)lim->memory_mib << 20);
 		setrlimit(RLIMIT_AS, &rl);
 	}
 	/* the parse on a thread of its own stack: the nesting it can reach is bounded there, and

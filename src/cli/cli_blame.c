@@ -169,13 +169,6 @@ static void print_text(const char *run, const blame_result *r, const dt_blame_da
 			printf(", %.1f%% by the data flow", bt->total > 0 ? 100.0 * bt->joined / bt->total
 									  : 0.0);
 		putchar('\n');
-		if (bt->tracer > 0)
-			printf("# note: %s %s more (%.1f%% of the run's) were uftrace's own recording "
-			       "(libmcount, and the loader's binding of every call under its "
-			       "--no-pltbind): left out; record with --sync-only for the program's "
-			       "time alone\n",
-			       num(bt->tracer, a, sizeof a), r->unit,
-			       100.0 * bt->tracer / (bt->tracer + bt->total));
 		if (!per_rank)
 			printf("# %zu ranks: per-rank columns in csv and json\n", r->nranks);
 		int w = 8;

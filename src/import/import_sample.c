@@ -263,8 +263,22 @@ static int symtab_open(struct symtab *s, const char *mapsfile, strmap *locs)
 		maps_path_unescape(p); /* a newline in a program's path */
 		if (*p != '/')
 			continue;
+		char *path = xstrdup(p);
+		/* the kernel writes a newline of a path as \012 (and leaves a backslash as it is):
+		 * a name that is not there as written is read with its \012s made newlines */
+		if (strstr(path, "\\012") && access(path, F_OK) != 0) {
+			char *o = path;
+			for (const char *q = p; *q; q++)
+				if (!strncmp(q, "\\012", 4)) {
+					*o++ = '\n';
+					q += 3;
+				} else {
+					*o++ = *q;
+				}
+			*o = 0;
+		}
 		grow((void **)&s->maps, &cap, s->nmaps + 1, sizeof *s->maps);
-		s->maps[s->nmaps++] = (struct mapping){ a, b, off, xstrdup(p) };
+		s->maps[s->nmaps++] = (struct mapping){ a, b, off, path };
 	}
 	fclose(f);
 	s->dwfl = dwfl_begin(&callbacks);

@@ -1462,9 +1462,15 @@ __attribute__((constructor)) static void sample_init(void)
 	const char *d = getenv("DIFFTRACE_SAMPLE_DIR");
 	if (!d || !*d || strlen(d) >= sizeof g.dir)
 		return;
-	/* preloaded into uftrace too, which starts the program: record the program only */
-	if (!strcmp(program_invocation_short_name, "uftrace"))
-		return;
+	/* preloaded into uftrace too, which starts the program: record the program only; and
+	 * into the MPI library's own daemons that a program started without a launcher execs
+	 * (Open MPI's singleton start runs orted or prted, MPICH's hydra its proxy), which are
+	 * not the program either */
+	static const char *const not_ours[] = { "uftrace", "orted",   "prted",	  "prte",
+						"mpirun",  "mpiexec", "hydra_pmi_proxy" };
+	for (size_t i = 0; i < sizeof not_ours / sizeof *not_ours; i++)
+		if (!strcmp(program_invocation_short_name, not_ours[i]))
+			return;
 	snprintf(g.dir, sizeof g.dir, "%s", d);
 	if (parse_spec(getenv("DIFFTRACE_SAMPLE")) != 0) {
 		const char *m = "difftrace-sample: bad DIFFTRACE_SAMPLE (timer[:HZ], papi[:EVENT[:N]], "
