@@ -58,6 +58,11 @@ case $row in
 *) cat "$T/out" >&2; fail "the filter on grid::Field<double>::smooth finds no change: $row" ;;
 esac
 [ "$(echo "$row" | cut -d, -f6)" -gt 0 ] || fail "the filter kept nothing: $row"
+# the reasons name the program's own calls (filter everything) demangled
+expect_status 0 "$DT" rank --normal normal --faulty bug --filter everything
+grep -q '_Z' "$T/out" && { cat "$T/out" >&2; fail "rank has mangled names"; }
+grep -q 'grid::Field<double>::smooth(int)\|operator new(unsigned long)\|std::' "$T/out" ||
+	{ cat "$T/out" >&2; fail "rank names no C++ function"; }
 
 # --no-demangle: the binary's names
 expect_status 0 "$DT" import --no-demangle -r raw "$T/normal"

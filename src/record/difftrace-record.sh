@@ -242,12 +242,21 @@ mpi_of() { # PROGRAM: prints openmpi or mpich and the library, or nothing
 	esac
 	[ -f "$p" ] || return 0
 	for l in $(ldd "$p" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'); do
+		# by name where it says (libmpich is 40 MB), else by content: Open MPI's libraries
+		# define or use its predefined objects, MPICH's and its descendants' (Intel MPI's and
+		# MVAPICH's libmpi.so.12) carry MPIR_, its internal layer
 		case ${l##*/} in
-		libmpi.so* | libmpich.so* | libmpi_*.so* | libmpich*.so* | libmpifort.so*) ;;
+		libmpich*.so*)
+			echo "mpich $l"
+			return 0
+			;;
+		libmpi.so.40* | libmpi.so.20* | libmpi_mpifh.so*)
+			echo "openmpi $l"
+			return 0
+			;;
+		libmpi.so* | libmpi_*.so* | libmpifort.so*) ;;
 		*) continue ;;
 		esac
-		# Open MPI's libraries define or use its predefined objects; MPICH's and its
-		# descendants' carry MPIR_, its internal layer
 		if grep -q ompi_mpi_comm_world "$l" 2>/dev/null; then
 			echo "openmpi $l"
 			return 0
