@@ -174,7 +174,9 @@ record() {
 	fi
 	rc=$?
 	echo "== $name: exit status $rc" >>"$log"
-	if [ $rc != 0 ] && [ "$secs" = 0 ]; then
+	# (with --free a bug may hang where the lock-step example ends: a wrong operation in one
+	# process makes the processes disagree on when to stop; such a run is kept as stopped)
+	if [ $rc != 0 ] && [ "$secs" = 0 ] && { [ "$prog" != "$ilcs" ] || [ -z "$ilcs_args" ]; }; then
 		note "$name: the run failed ($rc; see $log)"
 		return 1
 	fi
