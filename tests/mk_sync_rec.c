@@ -7,7 +7,10 @@
  *         MPI_Barrier: entries without exits, as a run stopped by the recorder's timeout.
  *   ring P N  P processes, N iterations of a ring exchange (MPI_Send to the next, MPI_Recv from
  *         the previous) and an MPI_Allreduce: a moderate store for measuring the views.
- * Usage: mk_sync_rec DIR ok|hung|ring P N */
+ *   killed P N  P processes, N iterations of a halo exchange (MPI_Irecv from the previous,
+ *         MPI_Isend to the next, MPI_Waitall completing both) with an MPI_Allreduce every 16th,
+ *         killed inside the last MPI_Waitall: a large killed record for the hang report.
+ * Usage: mk_sync_rec DIR ok|hung|ring P N|killed P N */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
@@ -142,8 +145,46 @@ int main(int argc, char **argv)
 		}
 		return write_all(argv[1], (size_t)np) ? 1 : 0;
 	}
+	if (argc == 5 && !strcmp(argv[2], "killed")) {
+		int np = atoi(argv[3]), it = atoi(argv[4]);
+		if (np < 2 || it < 1)
+			return 2;
+		files = calloc((size_t)np, sizeof *files);
+		if (!files)
+			return 1;
+		for (int r = 0; r < np; r++) {
+			file_init(&files[r], r, 0);
+			call(&files[r], DTS_MPI_Init, 0, -1, -1, -1, -1, -1, 0);
+			call(&files[r], DTS_MPI_Init, 1, -1, -1, -1, -1, -1, 0);
+		}
+		for (int i = 0; i < it; i++)
+			for (int r = 0; r < np; r++) {
+				struct file *f = &files[r];
+				uint64_t rq = 2 * (uint64_t)i + 1;
+				call(f, DTS_MPI_Irecv, 0, 0, -1, -1, (r + np - 1) % np, i, np);
+				call(f, DTS_MPI_Irecv, 1, 0, -1, -1, (r + np - 1) % np, i, np);
+				f->r[f->n - 1].req = rq;
+				call(f, DTS_MPI_Isend, 0, 0, (r + 1) % np, i, -1, -1, np);
+				call(f, DTS_MPI_Isend, 1, 0, (r + 1) % np, i, -1, -1, np);
+				f->r[f->n - 1].req = rq + 1;
+				call(f, DTS_MPI_Waitall, 0, -1, -1, -1, -1, -1, 0);
+				if (i == it - 1)
+					continue; /* killed in it */
+				call(f, DTS_MPI_Waitall, 1, -1, -1, -1, -1, -1, 0);
+				for (int k = 0; k < 2; k++) {
+					dts_record *d = rec(f, DTS_MPI_Waitall, 2);
+					d->req = rq + (uint64_t)k;
+					d->index = k;
+				}
+				if (i % 16 == 15) {
+					call(f, DTS_MPI_Allreduce, 0, 0, -1, -1, -1, -1, np);
+					call(f, DTS_MPI_Allreduce, 1, 0, -1, -1, -1, -1, np);
+				}
+			}
+		return write_all(argv[1], (size_t)np) ? 1 : 0;
+	}
 	if (argc != 3 || (strcmp(argv[2], "ok") && strcmp(argv[2], "hung"))) {
-		fprintf(stderr, "usage: mk_sync_rec DIR ok|hung|ring P N\n");
+		fprintf(stderr, "usage: mk_sync_rec DIR ok|hung|ring P N|killed P N\n");
 		return 2;
 	}
 	files = calloc(4, sizeof *files);

@@ -87,7 +87,14 @@ typedef struct ctx {
 	size_t ndone;
 	struct missing *miss;
 	size_t nmiss, capmiss;
+	struct open_reqs *open; /* by proc */
 } ctx;
+
+struct open_reqs {
+	size_t *ev; /* indices of the events */
+	size_t n;
+	int built;
+};
 
 static int kind_of(const ctx *c, uint32_t f)
 {
@@ -250,26 +257,44 @@ static void peer_edge(ctx *c, size_t t, int32_t peer, int why)
 	}
 }
 
-/* A wait: for the peers of its request, or of every request of the process not completed. */
-static void wait_edges(ctx *c, size_t t, const dt_sync_event *w)
+/* The requests of process p not completed (the exits of the calls that made them), found
+ * once per process: every thread of a process waiting would otherwise pass over all its
+ * events. */
+static const struct open_reqs *open_reqs_of(ctx *c, int32_t p)
 {
-	int32_t me = c->r->threads[t].proc;
-	for (size_t u = c->pfirst[me]; u < c->pend[me]; u++)
+	struct open_reqs *o = &c->open[p];
+	if (o->built)
+		return o;
+	o->built = 1;
+	size_t cap = 0;
+	for (size_t u = c->pfirst[p]; u < c->pend[p]; u++)
 		for (size_t i = c->th[u].b; i < c->th[u].e; i++) {
 			const dt_sync_event *v = &c->ev[i];
 			if (v->phase != DT_SYNC_EXIT || !v->req || kind_of(c, v->func) != K_ISTART)
 				continue;
-			if (w->req && v->req != w->req)
-				continue;
-			struct rref key = { me, v->req };
+			struct rref key = { p, v->req };
 			size_t j = lower(c->done, c->ndone, sizeof *c->done, &key, cmp_rref);
 			if (j < c->ndone && !cmp_rref(&c->done[j], &key))
 				continue; /* completed */
-			if (v->src != DT_SYNC_NONE)
-				peer_edge(c, t, v->src, HANG_W_REQUEST);
-			if (v->dest != DT_SYNC_NONE)
-				peer_edge(c, t, v->dest, HANG_W_REQUEST);
+			GROW(o->ev, cap, o->n + 1);
+			o->ev[o->n++] = i;
 		}
+	return o;
+}
+
+/* A wait: for the peers of its request, or of every request of the process not completed. */
+static void wait_edges(ctx *c, size_t t, const dt_sync_event *w)
+{
+	const struct open_reqs *o = open_reqs_of(c, c->r->threads[t].proc);
+	for (size_t k = 0; k < o->n; k++) {
+		const dt_sync_event *v = &c->ev[o->ev[k]];
+		if (w->req && v->req != w->req)
+			continue;
+		if (v->src != DT_SYNC_NONE)
+			peer_edge(c, t, v->src, HANG_W_REQUEST);
+		if (v->dest != DT_SYNC_NONE)
+			peer_edge(c, t, v->dest, HANG_W_REQUEST);
+	}
 }
 
 /* Builds the indexes the edges are looked up in. */
@@ -594,6 +619,7 @@ int hang_analyze(const dt_sync_event *ev, size_t n, const char *const *names, si
 	c.mpi_thread = xmalloc(np * sizeof(size_t));
 	c.pfirst = xcalloc(np, sizeof(size_t));
 	c.pend = xcalloc(np, sizeof(size_t));
+	c.open = xcalloc(np, sizeof *c.open);
 	for (int32_t p = 0; p <= c.maxproc; p++)
 		c.mpi_thread[p] = SIZE_MAX;
 	for (size_t t = r->nthreads; t-- > 0;) {
@@ -696,6 +722,9 @@ int hang_analyze(const dt_sync_event *ev, size_t n, const char *const *names, si
 	for (size_t i = 0; i < c.nmiss; i++)
 		free(c.miss[i].procs);
 	free(c.miss);
+	for (size_t p = 0; p < np; p++)
+		free(c.open[p].ev);
+	free(c.open);
 	free(notfin);
 	return 0;
 fail:
@@ -721,17 +750,126 @@ void hang_report_free(hang_report *r)
 	memset(r, 0, sizeof *r);
 }
 
+/* A request completed in a process: by a call other than the one that made it. */
+struct rdone {
+	uint64_t req;
+	uint32_t func;
+};
+
+static int cmp_rdone(const void *a, const void *b)
+{
+	const struct rdone *x = a, *y = b;
+	if (x->req != y->req)
+		return x->req < y->req ? -1 : 1;
+	return (x->func > y->func) - (x->func < y->func);
+}
+
+/* The highest acquisition number of a lock in a process. */
+struct lmax {
+	uint64_t obj, max;
+};
+
+static int cmp_lmax(const void *a, const void *b)
+{
+	const struct lmax *x = a, *y = b;
+	return (x->obj > y->obj) - (x->obj < y->obj);
+}
+
+/* What hang_pending looks up in a process, built once per process and only for those that
+ * need it: a look-up per open call instead of a pass over the process's events (a pass per
+ * request of a Waitall made the report quadratic: millions of events never finished). */
+struct pinfo {
+	size_t b, e; /* its events */
+	struct rdone *done;
+	size_t ndone;
+	int done_built;
+	struct lmax *locks;
+	size_t nlocks;
+	int locks_built;
+};
+
+static void pinfo_done(struct pinfo *p, const dt_sync_event *ev)
+{
+	size_t cap = 0;
+	p->done_built = 1;
+	for (size_t j = p->b; j < p->e; j++)
+		if (ev[j].req && ev[j].phase != DT_SYNC_ENTER) {
+			GROW(p->done, cap, p->ndone + 1);
+			p->done[p->ndone++] = (struct rdone){ ev[j].req, ev[j].func };
+		}
+	if (p->ndone)
+		qsort(p->done, p->ndone, sizeof *p->done, cmp_rdone);
+}
+
+/* Whether request req, made by func, was completed by another call. */
+static int pinfo_completed(const struct pinfo *p, uint64_t req, uint32_t func)
+{
+	struct rdone key = { req, 0 };
+	for (size_t j = lower(p->done, p->ndone, sizeof *p->done, &key, cmp_rdone);
+	     j < p->ndone && p->done[j].req == req; j++)
+		if (p->done[j].func != func)
+			return 1;
+	return 0;
+}
+
+static void pinfo_locks(struct pinfo *p, const dt_sync_event *ev, const char *const *names,
+			size_t nnames)
+{
+	size_t cap = 0;
+	p->locks_built = 1;
+	for (size_t j = p->b; j < p->e; j++)
+		if (ev[j].obj && ev[j].objseq && ev[j].func < nnames && names[ev[j].func] &&
+		    strncmp(names[ev[j].func], "GOMP_parallel", 13)) {
+			GROW(p->locks, cap, p->nlocks + 1);
+			p->locks[p->nlocks++] = (struct lmax){ ev[j].obj, ev[j].objseq };
+		}
+	if (p->nlocks)
+		qsort(p->locks, p->nlocks, sizeof *p->locks, cmp_lmax);
+	size_t k = 0;
+	for (size_t j = 0; j < p->nlocks; j++) {
+		if (k && p->locks[k - 1].obj == p->locks[j].obj) {
+			if (p->locks[j].max > p->locks[k - 1].max)
+				p->locks[k - 1].max = p->locks[j].max;
+		} else {
+			p->locks[k++] = p->locks[j];
+		}
+	}
+	p->nlocks = k;
+}
+
 size_t hang_pending(const dt_sync_event *ev, size_t n, const char *const *names, size_t nnames,
 		    const hang_report *r, dt_sync_event **out, size_t **thread_of)
 {
 	size_t k = 0, cap = 0;
 	*out = NULL;
 	*thread_of = NULL;
+	/* the processes' spans of events (ev is in (proc, thread, seq) order) */
+	int32_t maxproc = -1;
+	for (size_t t = 0; t < r->nthreads; t++)
+		if (r->threads[t].proc > maxproc)
+			maxproc = r->threads[t].proc;
+	size_t np = maxproc >= 0 ? (size_t)maxproc + 1 : 0;
+	struct pinfo *pi = xcalloc(np ? np : 1, sizeof *pi);
+	unsigned char *kd = xcalloc(nnames ? nnames : 1, 1); /* kinds by function id */
+	for (size_t f = 0; f < nnames; f++)
+		for (size_t i = 0; names[f] && i < sizeof kinds / sizeof *kinds; i++)
+			if (!strcmp(names[f], kinds[i].name))
+				kd[f] = (unsigned char)kinds[i].kind;
+	for (size_t i = 0; i < n; i++)
+		if (ev[i].proc >= 0 && ev[i].proc <= maxproc) {
+			struct pinfo *p = &pi[ev[i].proc];
+			if (!p->e)
+				p->b = i;
+			p->e = i + 1;
+		}
 	for (size_t t = 0; t < r->nthreads; t++) {
 		const hang_thread *h = &r->threads[t];
 		if (h->state != HANG_IN_CALL || h->entry >= n)
 			continue;
 		const dt_sync_event *e = &ev[h->entry];
+		if (e->proc < 0 || e->proc > maxproc)
+			continue;
+		struct pinfo *p = &pi[e->proc];
 		size_t last = h->entry;
 		while (last + 1 < n && ev[last + 1].proc == e->proc && ev[last + 1].thread == e->thread)
 			last++;
@@ -740,22 +878,13 @@ size_t hang_pending(const dt_sync_event *ev, size_t n, const char *const *names,
 		x.seq = ev[last].seq + 1;
 		x.ts = ev[last].ts;
 		const char *name = e->func < nnames ? names[e->func] : NULL;
-		int acquire = 0;
-		for (size_t i = 0; name && i < sizeof kinds / sizeof *kinds; i++)
-			if (!strcmp(name, kinds[i].name))
-				acquire = kinds[i].kind == K_ACQUIRE;
-		if (acquire && e->obj) {
+		if (name && kd[e->func] == K_ACQUIRE && e->obj) {
 			/* the acquisitions of the lock in the process so far: the next is ours */
-			uint64_t max = 0;
-			size_t b = h->entry;
-			while (b > 0 && ev[b - 1].proc == e->proc)
-				b--;
-			for (size_t i = b; i < n && ev[i].proc == e->proc; i++)
-				if (ev[i].obj == e->obj && ev[i].objseq > max &&
-				    ev[i].func < nnames && names[ev[i].func] &&
-				    strncmp(names[ev[i].func], "GOMP_parallel", 13))
-					max = ev[i].objseq;
-			x.objseq = max + 1;
+			if (!p->locks_built)
+				pinfo_locks(p, ev, names, nnames);
+			struct lmax key = { e->obj, 0 };
+			size_t j = lower(p->locks, p->nlocks, sizeof *p->locks, &key, cmp_lmax);
+			x.objseq = (j < p->nlocks && p->locks[j].obj == e->obj ? p->locks[j].max : 0) + 1;
 		}
 		GROW(*out, cap, k + 1);
 		*thread_of = xrealloc(*thread_of, cap * sizeof **thread_of);
@@ -767,23 +896,18 @@ size_t hang_pending(const dt_sync_event *ev, size_t n, const char *const *names,
 		if (!name || (strcmp(name, "MPI_Waitall") && strcmp(name, "MPI_Waitsome")))
 			continue;
 		(*out)[k - 1].req = 0;
+		if (!p->done_built)
+			pinfo_done(p, ev);
 		size_t b = h->entry;
-		while (b > 0 && ev[b - 1].proc == e->proc && ev[b - 1].thread == e->thread)
+		while (b > p->b && ev[b - 1].thread == e->thread)
 			b--;
 		uint32_t seq = x.seq;
 		for (size_t i = b; i < h->entry; i++) {
 			const dt_sync_event *v = &ev[i];
-			const char *vn = v->func < nnames ? names[v->func] : NULL;
-			if (v->phase != DT_SYNC_EXIT || !v->req || !vn ||
-			    (strcmp(vn, "MPI_Irecv") && strcmp(vn, "MPI_Isend") &&
-			     strcmp(vn, "MPI_Issend") && strcmp(vn, "MPI_Ibsend") &&
-			     strcmp(vn, "MPI_Irsend")))
+			if (v->phase != DT_SYNC_EXIT || !v->req || v->func >= nnames ||
+			    kd[v->func] != K_ISTART)
 				continue;
-			int completed = 0;
-			for (size_t j = b; j < n && ev[j].proc == e->proc && !completed; j++)
-				completed = j != i && ev[j].req == v->req && ev[j].phase != DT_SYNC_ENTER &&
-					    ev[j].func != v->func;
-			if (completed)
+			if (pinfo_completed(p, v->req, v->func))
 				continue;
 			dt_sync_event d = x;
 			d.phase = DT_SYNC_DONE;
@@ -796,5 +920,11 @@ size_t hang_pending(const dt_sync_event *ev, size_t n, const char *const *names,
 			(*thread_of)[k++] = t;
 		}
 	}
+	for (size_t i = 0; i < np; i++) {
+		free(pi[i].done);
+		free(pi[i].locks);
+	}
+	free(pi);
+	free(kd);
 	return k;
 }
