@@ -37,7 +37,9 @@ static const char hang_help[] =
 	"--timeout, a kill, a crash or an abort), from its sync events: the threads grouped by\n"
 	"the call they are inside and which occurrence of it (STAT-like), the wait-for graph\n"
 	"between threads (a receive waits for its source, a collective for the members that\n"
-	"have not entered it, a lock for its holder, a barrier for the team), its cycles, and\n"
+	"have not entered it, a lock for its holder, a barrier for the team), its cycles, the\n"
+	"mismatches (a blocked receive, and a send nobody received that is alike but for its\n"
+	"tag, peer or count: '2.0 waits for tag 11 from 3; 3.0 sent tag 10 to 2'), and\n"
 	"the calls that can never complete: the completion of every open call is put through\n"
 	"the causality filter after the run's events, and those the ordering rules still hold\n"
 	"at the end are listed with the rule that holds them (a receive whose send never\n"
@@ -409,6 +411,20 @@ int cmd_hang(cli *c, int argc, char **argv)
 			}
 			printf("]");
 		}
+		printf("],\n \"mismatches\": [");
+		for (size_t i = 0; i < rep.nnears; i++) {
+			const hang_near *m = &rep.nears[i];
+			const hang_thread *h = &rep.threads[m->thread];
+			const dt_sync_event *x = &ev[m->send];
+			char b[512];
+			hang_near_text(&rep, ev, m, sync_type_name, b, sizeof b);
+			printf("%s\n  {\"pt\": \"%d.%d\", \"kind\": \"%s\", \"sender\": \"%d.%d\", "
+			       "\"send_seq\": %" PRIu32 ", \"text\": ",
+			       i ? "," : "", h->proc, h->thread, hang_near_name(m->kind), x->proc,
+			       x->thread, x->seq);
+			cli_json_str(b);
+			printf("}");
+		}
 		printf("],\n \"never_released\": [");
 		for (size_t i = 0; i < nheld; i++) {
 			const ord_held *h = &held[i];
@@ -469,6 +485,13 @@ int cmd_hang(cli *c, int argc, char **argv)
 		}
 		if (!rep.nedges)
 			printf("  (none)\n");
+		if (rep.nnears)
+			printf("\nmismatches (a blocked receive, a send alike but for one thing):\n");
+		for (size_t i = 0; i < rep.nnears; i++) {
+			char b[512];
+			hang_near_text(&rep, ev, &rep.nears[i], sync_type_name, b, sizeof b);
+			printf("  %s mismatch: %s\n", hang_near_name(rep.nears[i].kind), b);
+		}
 		int nlocks = 0;
 		for (size_t i = 0; i < rep.nthreads; i++)
 			for (size_t k = 0; k < rep.threads[i].nheld; k++) {

@@ -1,4 +1,6 @@
 /* hang.c: the hang report of hang.h, from a run's sync events. */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +90,7 @@ typedef struct ctx {
 	struct missing *miss;
 	size_t nmiss, capmiss;
 	struct open_reqs *open; /* by proc */
+	unsigned char *probe;   /* by function id: a probe (looks at a message, takes none) */
 } ctx;
 
 struct open_reqs {
@@ -515,6 +518,214 @@ static void group(hang_report *r)
 		qsort(r->groups, r->ngroups, sizeof *r->groups, cmp_group);
 }
 
+/* ---- near-matches ---------------------------------------------------------------------- */
+
+/* A point-to-point message by its envelope (communicators left out: a completed receive's
+ * exit, or a Wait's, does not always carry one), and the event that sent or received it. */
+struct msg {
+	int32_t from, to, tag;
+	size_t ev;
+};
+
+static int cmp_msg_ft(const void *a, const void *b)
+{
+	const struct msg *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	if (x->tag != y->tag)
+		return x->tag < y->tag ? -1 : 1;
+	return (x->ev > y->ev) - (x->ev < y->ev);
+}
+
+static int cmp_msg_tf(const void *a, const void *b)
+{
+	const struct msg *x = a, *y = b;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->tag != y->tag)
+		return x->tag < y->tag ? -1 : 1;
+	return (x->ev > y->ev) - (x->ev < y->ev);
+}
+
+/* The first unreceived send to `to` (sorted by cmp_msg_tf) that fits (from, tag), either of
+ * them -1 for any; SIZE_MAX when none. */
+static size_t unrec_to(const struct msg *u, size_t n, int32_t to, int32_t from, int32_t tag)
+{
+	struct msg key = { INT32_MIN, to, INT32_MIN, 0 };
+	for (size_t i = lower(u, n, sizeof *u, &key, cmp_msg_tf); i < n && u[i].to == to; i++)
+		if ((from < 0 || u[i].from == from) && (tag < 0 || u[i].tag == tag))
+			return i;
+	return SIZE_MAX;
+}
+
+static void add_near(ctx *c, size_t *cap, size_t t, int kind, size_t recv, size_t send)
+{
+	hang_report *r = c->r;
+	GROW(r->nears, *cap, r->nnears + 1);
+	r->nears[r->nnears++] = (hang_near){ t, kind, recv, send };
+}
+
+/* One blocked receive (event v, of thread t): a match with another count or datatype, or a
+ * send alike but for its tag or peer that no receive took. */
+static void near_one(ctx *c, size_t *cap, size_t t, const dt_sync_event *v,
+		     const struct msg *byto, const struct msg *byfrom, size_t nu)
+{
+	int32_t me = c->r->threads[t].proc, src = v->src, tag = v->rtag;
+	size_t recv = (size_t)(v - c->ev);
+	if (src == DT_SYNC_PROC_NULL || src == DT_SYNC_NONE)
+		return;
+	int32_t s = src >= 0 ? src : -1, g = tag >= 0 ? tag : -1;
+	size_t i = unrec_to(byto, nu, me, s, g);
+	if (i != SIZE_MAX) {
+		/* it matches: say so only when the sizes differ */
+		const dt_sync_event *x = &c->ev[byto[i].ev];
+		if ((v->count >= 0 && x->count >= 0 && v->count != x->count) ||
+		    (v->datatype >= 0 && x->datatype >= 0 && v->datatype != x->datatype))
+			add_near(c, cap, t, HANG_NEAR_COUNT, recv, byto[i].ev);
+		return;
+	}
+	if (s >= 0 && (i = unrec_to(byto, nu, me, s, -1)) != SIZE_MAX) {
+		add_near(c, cap, t, HANG_NEAR_TAG, recv, byto[i].ev);
+		return;
+	}
+	if (g >= 0 && (i = unrec_to(byto, nu, me, -1, g)) != SIZE_MAX) {
+		add_near(c, cap, t, HANG_NEAR_PEER, recv, byto[i].ev);
+		return;
+	}
+	if (s < 0)
+		return;
+	/* its source sent the tag to another process */
+	struct msg key = { s, INT32_MIN, INT32_MIN, 0 };
+	for (size_t k = lower(byfrom, nu, sizeof *byfrom, &key, cmp_msg_ft);
+	     k < nu && byfrom[k].from == s; k++)
+		if (byfrom[k].to != me && (g < 0 || byfrom[k].tag == g)) {
+			add_near(c, cap, t, HANG_NEAR_PEER, recv, byfrom[k].ev);
+			return;
+		}
+}
+
+/* The near-matches of the blocked receives: the sends of the run are paired with the
+ * completed receives of the same envelope, in order (MPI does not overtake); the sends left
+ * over are the unreceived ones, and a blocked receive with none that fits is compared with
+ * them. */
+static void near_matches(ctx *c)
+{
+	struct msg *snd = NULL, *rcv = NULL;
+	size_t ns = 0, nr = 0, caps = 0, capr = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		const dt_sync_event *v = &c->ev[i];
+		int k = kind_of(c, v->func);
+		if (v->phase == DT_SYNC_ENTER && v->dest >= 0 &&
+		    (k == K_SEND || k == K_ISTART || k == K_RECV)) {
+			GROW(snd, caps, ns + 1);
+			snd[ns++] = (struct msg){ v->proc, v->dest, v->stag, i };
+		} else if (v->phase != DT_SYNC_ENTER && v->src >= 0 && v->rtag >= 0 &&
+			   k != K_ISTART && !(v->func < c->nkind && c->probe[v->func])) {
+			GROW(rcv, capr, nr + 1);
+			rcv[nr++] = (struct msg){ v->src, v->proc, v->rtag, i };
+		}
+	}
+	if (ns)
+		qsort(snd, ns, sizeof *snd, cmp_msg_ft);
+	if (nr)
+		qsort(rcv, nr, sizeof *rcv, cmp_msg_ft);
+	/* keep the sends beyond the number of receives of their envelope */
+	size_t nu = 0, j = 0;
+	for (size_t i = 0; i < ns;) {
+		size_t e = i;
+		while (e < ns && snd[e].from == snd[i].from && snd[e].to == snd[i].to &&
+		       snd[e].tag == snd[i].tag)
+			e++;
+		struct msg key = { snd[i].from, snd[i].to, snd[i].tag, 0 };
+		j = lower(rcv, nr, sizeof *rcv, &key, cmp_msg_ft);
+		size_t got = 0;
+		while (j + got < nr && rcv[j + got].from == key.from && rcv[j + got].to == key.to &&
+		       rcv[j + got].tag == key.tag)
+			got++;
+		for (size_t k = i + got; k < e; k++)
+			snd[nu++] = snd[k];
+		i = e;
+	}
+	free(rcv);
+	struct msg *byfrom = snd, *byto = xmalloc((nu ? nu : 1) * sizeof *byto);
+	if (nu)
+		memcpy(byto, byfrom, nu * sizeof *byto);
+	if (nu)
+		qsort(byto, nu, sizeof *byto, cmp_msg_tf);
+	size_t cap = 0;
+	for (size_t t = 0; nu && t < c->r->nthreads; t++) {
+		const dt_sync_event *v = open_call(c, t);
+		if (!v)
+			continue;
+		int k = kind_of(c, v->func);
+		if (k == K_RECV) {
+			near_one(c, &cap, t, v, byto, byfrom, nu);
+		} else if (k == K_WAIT) {
+			/* the receives among the requests it waits for */
+			const struct open_reqs *o = open_reqs_of(c, c->r->threads[t].proc);
+			size_t before = c->r->nnears;
+			for (size_t q = 0; q < o->n && c->r->nnears == before; q++) {
+				const dt_sync_event *x = &c->ev[o->ev[q]];
+				if ((!v->req || x->req == v->req) && x->src != DT_SYNC_NONE)
+					near_one(c, &cap, t, x, byto, byfrom, nu);
+			}
+		}
+	}
+	free(byto);
+	free(byfrom);
+}
+
+const char *hang_near_name(int kind)
+{
+	return kind == HANG_NEAR_TAG ? "tag" : kind == HANG_NEAR_PEER ? "peer" : "count";
+}
+
+static void peer_word(char *b, size_t n, int32_t p)
+{
+	if (p == DT_SYNC_ANY_SOURCE)
+		snprintf(b, n, "any process");
+	else
+		snprintf(b, n, "%" PRId32, p);
+}
+
+static void size_word(char *b, size_t n, const dt_sync_event *v, const char *(*tn)(int32_t))
+{
+	char ty[48];
+	if (v->datatype < 0)
+		snprintf(ty, sizeof ty, "elements");
+	else if (tn && tn(v->datatype))
+		snprintf(ty, sizeof ty, "%s", tn(v->datatype));
+	else
+		snprintf(ty, sizeof ty, "of type %" PRId32, v->datatype);
+	snprintf(b, n, "%" PRId64 " %s, ", v->count, ty);
+}
+
+void hang_near_text(const hang_report *r, const dt_sync_event *ev, const hang_near *m,
+		    const char *(*type_name)(int32_t), char *b, size_t n)
+{
+	const hang_thread *h = &r->threads[m->thread];
+	const dt_sync_event *v = &ev[m->recv], *x = &ev[m->send];
+	char from[32], tag[32], cw[80] = "", xw[80] = "";
+	peer_word(from, sizeof from, v->src);
+	if (v->rtag == DT_SYNC_ANY_TAG)
+		snprintf(tag, sizeof tag, "any tag");
+	else
+		snprintf(tag, sizeof tag, "tag %" PRId32, v->rtag);
+	if (m->kind == HANG_NEAR_COUNT) {
+		size_word(cw, sizeof cw, v, type_name);
+		size_word(xw, sizeof xw, x, type_name);
+	}
+	snprintf(b, n,
+		 "%" PRId32 ".%" PRId32 " waits for %s%s from %s; %" PRId32 ".%" PRId32
+		 " sent %stag %" PRId32 " to %" PRId32 " (%s)",
+		 h->proc, h->thread, cw, tag, from, x->proc, x->thread, xw, x->stag, x->dest,
+		 m->kind == HANG_NEAR_COUNT ? "another size" : "unreceived");
+}
+
 int hang_analyze(const dt_sync_event *ev, size_t n, const char *const *names, size_t nnames,
 		 hang_report *r, dt_err *e)
 {
@@ -528,8 +739,14 @@ int hang_analyze(const dt_sync_event *ev, size_t n, const char *const *names, si
 	c.nkind = nnames;
 	c.r = r;
 	c.maxproc = -1;
-	for (size_t f = 0; f < nnames; f++)
+	c.probe = xcalloc(nnames ? nnames : 1, 1);
+	for (size_t f = 0; f < nnames; f++) {
 		c.mpi[f] = names[f] && !strncmp(names[f], "MPI_", 4);
+		c.probe[f] = names[f] && (!strcmp(names[f], "MPI_Probe") ||
+					  !strcmp(names[f], "MPI_Iprobe") ||
+					  !strcmp(names[f], "MPI_Mprobe") ||
+					  !strcmp(names[f], "MPI_Improbe"));
+	}
 	for (size_t f = 0; f < nnames; f++)
 		for (size_t k = 0; names[f] && k < sizeof kinds / sizeof *kinds; k++)
 			if (!strcmp(names[f], kinds[k].name))
@@ -708,11 +925,13 @@ int hang_analyze(const dt_sync_event *ev, size_t n, const char *const *names, si
 	c.edges = NULL;
 	cycles(&c);
 	group(r);
+	near_matches(&c);
 	for (size_t t = 0; t < r->nthreads; t++)
 		free(c.th[t].stack);
 	free(c.th);
 	free(c.kind);
 	free(c.mpi);
+	free(c.probe);
 	free(c.mpi_thread);
 	free(c.pfirst);
 	free(c.pend);
@@ -731,6 +950,7 @@ fail:
 	free(c.th);
 	free(c.kind);
 	free(c.mpi);
+	free(c.probe);
 	hang_report_free(r);
 	return -1;
 }
@@ -747,6 +967,7 @@ void hang_report_free(hang_report *r)
 	for (size_t i = 0; i < r->ncycles; i++)
 		free(r->cycles[i].threads);
 	free(r->cycles);
+	free(r->nears);
 	memset(r, 0, sizeof *r);
 }
 
