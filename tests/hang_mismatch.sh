@@ -25,6 +25,22 @@ check peer "2.0 waits for tag 10 from 3; 1.0 sent tag 10 to 2 (unreceived)" 1.0 
 check count "2.0 waits for 4 MPI_INT, tag 10 from 3; 3.0 sent 8 MPI_INT, tag 10 to 2 (another size)" \
 	3.0 4
 
+# the interface's hang view shows them too, and Enter on one opens the receiver's timeline
+printf '%s\n' : '"hang tag"' Enter > "$T/keys"
+"$DT" tui --script "$T/keys" --dump "$T/screen" --size 24x80 >/dev/null 2>"$T/err" ||
+	fail "tui: $(cat "$T/err")"
+grep -qx '  tag mismatch: 2.0 waits for tag 11 from 3; 3.0 sent tag 10 to 2 (unreceived)' \
+	"$T/screen" || { cat "$T/screen" >&2; fail "the hang view lacks the mismatch"; }
+printf '%s\n' : '"hang tag"' Enter j j j j j j j j j j j > "$T/keys"
+"$DT" tui --script "$T/keys" --dump "$T/screen" --size 24x80 >/dev/null 2>"$T/err" ||
+	fail "tui: $(cat "$T/err")"
+grep -q '^> *tag mismatch: 2\.0' "$T/screen" || { cat "$T/screen" >&2; fail "cursor not on it"; }
+printf '%s\n' : '"hang tag"' Enter j j j j j j j j j j j Enter > "$T/keys"
+"$DT" tui --script "$T/keys" --dump "$T/screen" --size 24x80 >/dev/null 2>"$T/err" ||
+	fail "tui: $(cat "$T/err")"
+grep -q '^2\.0 #[0-9]* MPI_Recv enter' "$T/screen" ||
+	{ cat "$T/screen" >&2; fail "Enter on the mismatch: not the receiver's timeline"; }
+
 # no mismatch: a deadlock of two receives, and a halo exchange killed in its Waitall (its
 # last messages sent, not yet received: they match)
 "$MK" "$T/hung" hung || fail "mk_sync_rec hung"
