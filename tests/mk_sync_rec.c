@@ -7,7 +7,14 @@
  *         MPI_Barrier: entries without exits, as a run stopped by the recorder's timeout.
  *   ring P N  P processes, N iterations of a ring exchange (MPI_Send to the next, MPI_Recv from
  *         the previous) and an MPI_Allreduce: a moderate store for measuring the views.
- * Usage: mk_sync_rec DIR ok|hung|ring P N */
+ *   killed P N  P processes, N iterations of a halo exchange (MPI_Irecv from the previous,
+ *         MPI_Isend to the next, MPI_Waitall completing both) with an MPI_Allreduce every 16th,
+ *         killed inside the last MPI_Waitall: a large killed record for the hang report.
+ *   tag, peer, count  four processes stopped in a mismatch: rank 2 waits in MPI_Recv from 3
+ *         with tag 11 while 3 sends it tag 10 (tag); rank 2 waits for tag 10 from 3 while 1
+ *         sends it tag 10 (peer); rank 2 receives 4 INT with tag 10 from 3, which sends 8 INT
+ *         (count). The others wait in MPI_Barrier.
+ * Usage: mk_sync_rec DIR ok|hung|ring P N|killed P N|tag|peer|count */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
@@ -142,8 +149,73 @@ int main(int argc, char **argv)
 		}
 		return write_all(argv[1], (size_t)np) ? 1 : 0;
 	}
+	if (argc == 5 && !strcmp(argv[2], "killed")) {
+		int np = atoi(argv[3]), it = atoi(argv[4]);
+		if (np < 2 || it < 1)
+			return 2;
+		files = calloc((size_t)np, sizeof *files);
+		if (!files)
+			return 1;
+		for (int r = 0; r < np; r++) {
+			file_init(&files[r], r, 0);
+			call(&files[r], DTS_MPI_Init, 0, -1, -1, -1, -1, -1, 0);
+			call(&files[r], DTS_MPI_Init, 1, -1, -1, -1, -1, -1, 0);
+		}
+		for (int i = 0; i < it; i++)
+			for (int r = 0; r < np; r++) {
+				struct file *f = &files[r];
+				uint64_t rq = 2 * (uint64_t)i + 1;
+				call(f, DTS_MPI_Irecv, 0, 0, -1, -1, (r + np - 1) % np, i, np);
+				call(f, DTS_MPI_Irecv, 1, 0, -1, -1, (r + np - 1) % np, i, np);
+				f->r[f->n - 1].req = rq;
+				call(f, DTS_MPI_Isend, 0, 0, (r + 1) % np, i, -1, -1, np);
+				call(f, DTS_MPI_Isend, 1, 0, (r + 1) % np, i, -1, -1, np);
+				f->r[f->n - 1].req = rq + 1;
+				call(f, DTS_MPI_Waitall, 0, -1, -1, -1, -1, -1, 0);
+				if (i == it - 1)
+					continue; /* killed in it */
+				call(f, DTS_MPI_Waitall, 1, -1, -1, -1, -1, -1, 0);
+				for (int k = 0; k < 2; k++) {
+					dts_record *d = rec(f, DTS_MPI_Waitall, 2);
+					d->req = rq + (uint64_t)k;
+					d->index = k;
+				}
+				if (i % 16 == 15) {
+					call(f, DTS_MPI_Allreduce, 0, 0, -1, -1, -1, -1, np);
+					call(f, DTS_MPI_Allreduce, 1, 0, -1, -1, -1, -1, np);
+				}
+			}
+		return write_all(argv[1], (size_t)np) ? 1 : 0;
+	}
+	if (argc == 3 && (!strcmp(argv[2], "tag") || !strcmp(argv[2], "peer") ||
+			  !strcmp(argv[2], "count"))) {
+		files = calloc(4, sizeof *files);
+		if (!files)
+			return 1;
+		int sender = !strcmp(argv[2], "peer") ? 1 : 3;
+		for (int r = 0; r < 4; r++) {
+			file_init(&files[r], r, 0);
+			call(&files[r], DTS_MPI_Init, 0, -1, -1, -1, -1, -1, 0);
+			call(&files[r], DTS_MPI_Init, 1, -1, -1, -1, -1, -1, 0);
+		}
+		/* one message that matches, first */
+		call(&files[3], DTS_MPI_Send, 0, 0, 2, 10, -1, -1, 4);
+		call(&files[2], DTS_MPI_Recv, 0, 0, -1, -1, 3, 10, 4);
+		call(&files[3], DTS_MPI_Send, 1, 0, 2, 10, -1, -1, 4);
+		call(&files[2], DTS_MPI_Recv, 1, 0, -1, -1, 3, 10, 4);
+		call(&files[sender], DTS_MPI_Send, 0, 0, 2, 10, -1, -1, 4);
+		if (!strcmp(argv[2], "count"))
+			files[sender].r[files[sender].n - 1].count = 8;
+		call(&files[2], DTS_MPI_Recv, 0, 0, -1, -1, 3, !strcmp(argv[2], "tag") ? 11 : 10, 4);
+		if (!strcmp(argv[2], "count"))
+			files[2].r[files[2].n - 1].count = 4;
+		for (int r = 0; r < 4; r++)
+			if (r != 2 && r != sender)
+				call(&files[r], DTS_MPI_Barrier, 0, 0, -1, -1, -1, -1, 4);
+		return write_all(argv[1], 4) ? 1 : 0;
+	}
 	if (argc != 3 || (strcmp(argv[2], "ok") && strcmp(argv[2], "hung"))) {
-		fprintf(stderr, "usage: mk_sync_rec DIR ok|hung|ring P N\n");
+		fprintf(stderr, "usage: mk_sync_rec DIR ok|hung|ring P N|killed P N|tag|peer|count\n");
 		return 2;
 	}
 	files = calloc(4, sizeof *files);

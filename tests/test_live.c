@@ -37,8 +37,10 @@ static int64_t real(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* A file as the recorder makes it: the header (magic last), no record. */
-static int make_file(const char *path, int64_t pid, int64_t tid, int32_t rank)
+/* A file as the recorder makes it: the header (magic last), no record. here: a process of
+ * this host (a real one: watch reads its state in /proc, and sees when it is gone); the
+ * made-up processes are another host's, whose /proc is not this one's. */
+static int make_file_on(const char *path, int64_t pid, int64_t tid, int32_t rank, int here)
 {
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0) {
@@ -59,13 +61,21 @@ static int make_file(const char *path, int64_t pid, int64_t tid, int32_t rank)
 	h.clock_id = 1;
 	h.mono_ns = mono();
 	h.real_ns = real();
-	gethostname(h.host, sizeof h.host - 1);
+	if (here)
+		gethostname(h.host, sizeof h.host - 1);
+	else
+		snprintf(h.host, sizeof h.host, "made-up-host");
 	char page[DTS_HEADER_SIZE];
 	memset(page, 0, sizeof page);
 	memcpy(page, &h, sizeof h);
 	if (pwrite(fd, page, sizeof page, 0) != (ssize_t)sizeof page)
 		exit(1);
 	return fd;
+}
+
+static int make_file(const char *path, int64_t pid, int64_t tid, int32_t rank)
+{
+	return make_file_on(path, pid, tid, rank, 0);
 }
 
 static void set_magic(int fd)
@@ -326,12 +336,12 @@ int main(int argc, char **argv)
 	CHECK(waitid(P_PID, (id_t)z, &si, WEXITED | WNOWAIT) == 0); /* exited, still a zombie */
 	char p5[4096], p6[4096];
 	snprintf(p5, sizeof p5, "%s/rank-0/sync/%ld.%ld.dts", top, (long)z, (long)z);
-	int zf = make_file(p5, z, z, 2);
+	int zf = make_file_on(p5, z, z, 2, 1);
 	set_magic(zf);
 	put(zf, 0, rec(DTS_MPI_Barrier, 0, t0 + 80), 1);
 	long me = (long)getpid();
 	snprintf(p6, sizeof p6, "%s/rank-0/sync/%ld.%ld.dts", top, me, me);
-	int mf = make_file(p6, me, me, 3);
+	int mf = make_file_on(p6, me, me, 3, 1);
 	set_magic(mf);
 	put(mf, 0, rec(DTS_MPI_Barrier, 0, t0 + 90), 1);
 	CHECK_EQ_INT(poll1(l), 0);
@@ -339,10 +349,21 @@ int main(int argc, char **argv)
 	CHECK(t && t->state == LIVE_IN_CALL && t->gone);
 	t = find(l, 3, 0);
 	CHECK(t && t->state == LIVE_IN_CALL && !t->gone);
+	/* the gone process's clock stopped when it was found gone; the running one's goes on,
+	 * and it is not in a call of its own (it waits for nothing recorded): its activity is
+	 * known from /proc */
+	int64_t zel = find(l, 2, 0) ? find(l, 2, 0)->elapsed_ns : 0,
+		mel = find(l, 3, 0) ? find(l, 3, 0)->elapsed_ns : 0;
+	nanosleep(&ms, NULL);
 	waitpid(z, NULL, 0);
 	CHECK_EQ_INT(poll1(l), 0);
 	t = find(l, 2, 0);
 	CHECK(t && t->gone); /* reaped: no such process */
+	CHECK(t && t->elapsed_ns == zel);
+	CHECK(t && t->activity == LIVE_ACT_UNKNOWN);
+	t = find(l, 3, 0);
+	CHECK(t && !t->gone && t->elapsed_ns > mel);
+	CHECK(t && t->activity != LIVE_ACT_UNKNOWN && t->cpu_pct >= 0);
 	close(zf);
 	close(mf);
 

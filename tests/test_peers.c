@@ -37,15 +37,18 @@ int main(void)
 	peers_see(p, "MPI_Recv[count=1,datatype=DOUBLE,source=-1,tag=4,comm=WORLD]", 0);
 	peers_decide(p);
 	CHECK_EQ_STR(rw(p, "MPI_Isend[count=1,datatype=DOUBLE,dest=0,tag=7,comm=WORLD]", 3),
-		     "MPI_Isend[count=1,datatype=DOUBLE,dest=+1,tag=7,comm=WORLD]");
+		     "MPI_Isend[count=1,datatype=DOUBLE,dest=rank+1,tag=7,comm=WORLD]");
 	CHECK_EQ_STR(rw(p, "MPI_Isend[count=1,datatype=DOUBLE,dest=2,tag=7,comm=WORLD]", 1),
-		     "MPI_Isend[count=1,datatype=DOUBLE,dest=+1,tag=7,comm=WORLD]");
+		     "MPI_Isend[count=1,datatype=DOUBLE,dest=rank+1,tag=7,comm=WORLD]");
 	CHECK_EQ_STR(rw(p, "MPI_Irecv[count=1,datatype=DOUBLE,source=0,tag=7,comm=WORLD]", 1),
-		     "MPI_Irecv[count=1,datatype=DOUBLE,source=-1,tag=7,comm=WORLD]");
+		     "MPI_Irecv[count=1,datatype=DOUBLE,source=rank-1,tag=7,comm=WORLD]");
 	CHECK_EQ_STR(rw(p, "MPI_Send[count=1,datatype=DOUBLE,dest=0,tag=4,comm=WORLD]", 3),
 		     "MPI_Send[count=1,datatype=DOUBLE,dest=0,tag=4,comm=WORLD]");
 	CHECK_EQ_STR(rw(p, "MPI_Recv[count=1,datatype=DOUBLE,source=-1,tag=4,comm=WORLD]", 0),
 		     "MPI_Recv[count=1,datatype=DOUBLE,source=ANY,tag=4,comm=WORLD]");
+	/* a relative peer cannot be read as MPI_ANY_SOURCE (Open MPI's -1), nor a rank */
+	CHECK(!strstr(rw(p, "MPI_Irecv[count=1,datatype=DOUBLE,source=3,tag=7,comm=WORLD]", 0),
+		      "=-"));
 	/* another tag is another kind of call, never seen: absolute */
 	CHECK_EQ_STR(rw(p, "MPI_Isend[count=1,datatype=DOUBLE,dest=3,tag=99,comm=WORLD]", 2),
 		     "MPI_Isend[count=1,datatype=DOUBLE,dest=3,tag=99,comm=WORLD]");
@@ -56,7 +59,7 @@ int main(void)
 	peers_see(p, "MPI_Isend[count=1,datatype=DOUBLE,dest=2,tag=7,comm=WORLD]", 1);
 	peers_decide(p);
 	CHECK_EQ_STR(rw(p, "MPI_Isend[count=1,datatype=DOUBLE,dest=2,tag=7,comm=WORLD]", 1),
-		     "MPI_Isend[count=1,datatype=DOUBLE,dest=+1,tag=7,comm=WORLD]");
+		     "MPI_Isend[count=1,datatype=DOUBLE,dest=rank+1,tag=7,comm=WORLD]");
 	/* no peer: unchanged */
 	CHECK_EQ_STR(rw(p, "MPI_Allreduce[count=1,datatype=INT,op=MIN,comm=WORLD]", 1),
 		     "MPI_Allreduce[count=1,datatype=INT,op=MIN,comm=WORLD]");

@@ -17,7 +17,7 @@ secs() { # the seconds 0.0 has been in its call, as shown
 tm -f /dev/null new-session -d -s ui -x 80 -y 24 \
 	"TERM=xterm-256color NO_COLOR=1 '$DT' watch --interval 0.2 '$T/rec'; echo EXITED \$?; sleep 30"
 wait_for '^0\.0 .* in MPI_Recv (1st) src=1 tag=5'
-grep -q '^1\.0 .* computing (after MPI_Init, 1st)' "$T/screen" || { cat "$T/screen" >&2; fail "1.0 not computing"; }
+grep -q '^1\.0 .* not in a recorded call (after MPI_Init, 1st)' "$T/screen" || { cat "$T/screen" >&2; fail "1.0 not outside"; }
 grep -q 'q:Quit' "$T/screen" || fail "no key bar"
 [ "$(awk 'length > 80' "$T/screen" | wc -l)" -eq 0 ] || fail "rows wider than 80"
 a=$(secs)

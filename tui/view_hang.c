@@ -1,7 +1,8 @@
 /* view_hang.c: the hang report of a run (src/order/hang.c, as `difftrace hang` prints it):
  * the threads grouped by where they are at the end (the call they are inside and which of its
  * calls it is, with their P.T ranges, STAT-like), the wait-for graph (who waits for whom and
- * why), the locks and critical sections held, and the cycles of the graph (deadlocks).
+ * why), the mismatches (a blocked receive and a send alike but for its tag, peer or count),
+ * the locks and critical sections held, and the cycles of the graph (deadlocks).
  * Enter on a group, an edge, a lock or a cycle opens the timeline at the last event of its
  * (first) thread. Computed in the background (a tui_task, kept for the session): the view opens
  * at once, says what it computes and answers the keys meanwhile. */
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "import/sync_file.h"
 #include "order/args.h"
 #include "order/hang.h"
 #include "store/store_sync.h"
@@ -18,7 +20,8 @@
 #include "util/ptrange.h"
 #include "util/util.h"
 
-enum hkind { H_MSG, H_SUMMARY, H_BLANK, H_TITLE, H_GROUP, H_EDGE, H_NONE, H_HELD, H_CYCLE };
+enum hkind { H_MSG, H_SUMMARY, H_BLANK, H_TITLE, H_GROUP, H_EDGE, H_NONE, H_HELD, H_CYCLE,
+	     H_NEAR };
 
 struct hline {
 	int kind;
@@ -184,6 +187,12 @@ static int hang_open(tui *t, view *v)
 	}
 	if (!r->nedges)
 		push(d, H_NONE, 0, 0);
+	if (r->nnears) {
+		push(d, H_BLANK, 0, 0);
+		push(d, H_TITLE, 4, 0);
+	}
+	for (size_t i = 0; i < r->nnears; i++)
+		push(d, H_NEAR, i, 0);
 	int held = 0;
 	for (size_t i = 0; i < r->nthreads; i++)
 		for (size_t k = 0; k < r->threads[i].nheld; k++) {
@@ -285,7 +294,9 @@ static void hang_line(tui *t, view *v, size_t i, tui_out *o)
 		static const char *const tt[] = { "where each thread is at the end:",
 						  "wait-for graph:",
 						  "locks and critical sections held at the end:",
-						  "wait-for cycles (deadlock):" };
+						  "wait-for cycles (deadlock):",
+						  "mismatches (a blocked receive, a send alike but for one "
+						  "thing):" };
 		out_text(o, ST_HEADER, tt[l->i]);
 		if (l->i == 1)
 			out_printf(o, ST_DIM, " %zu edge%s", r->nedges, r->nedges == 1 ? "" : "s");
@@ -350,6 +361,14 @@ static void hang_line(tui *t, view *v, size_t i, tui_out *o)
 			   nth(e->objseq, b, sizeof b));
 		break;
 	}
+	case H_NEAR: {
+		const hang_near *m = &r->nears[l->i];
+		char txt[512];
+		hang_near_text(r, d->ev, m, sync_type_name, txt, sizeof txt);
+		out_printf(o, ST_WARN, "%s mismatch: ", hang_near_name(m->kind));
+		out_text(o, ST_NORMAL, txt);
+		break;
+	}
 	case H_CYCLE: {
 		const hang_cycle *c = &r->cycles[l->i];
 		for (size_t k = 0; k <= c->n; k++) {
@@ -372,6 +391,7 @@ static size_t line_thread(const struct hang *d, size_t i)
 	case H_EDGE: return d->rp->edges[l->i].from;
 	case H_HELD: return l->i;
 	case H_CYCLE: return d->rp->cycles[l->i].threads[0];
+	case H_NEAR: return d->rp->nears[l->i].thread;
 	}
 	return SIZE_MAX;
 }
@@ -381,7 +401,7 @@ static void hang_enter(tui *t, view *v, size_t i)
 	struct hang *d = v->data;
 	size_t th = line_thread(d, i);
 	if (th == SIZE_MAX) {
-		tui_msg(t, ST_DIM, "Enter works on a group, an edge, a lock or a cycle");
+		tui_msg(t, ST_DIM, "Enter works on a group, an edge, a mismatch, a lock or a cycle");
 		return;
 	}
 	const hang_thread *h = &d->rp->threads[th];

@@ -82,8 +82,9 @@ static void draw(const snap *ls, size_t top, int group, int help, double interva
 			"  ^L            redraw",
 			"  ? F1          this help (any key closes it)",
 			"",
-			"FOR is how long the thread has been in its call (or computing",
-			"since it returned); LONGEST the longest of a group.",
+			"FOR is how long the thread has been in its call (or outside",
+			"since it returned: computing, sleeping or waiting, from /proc);",
+			"LONGEST the longest of a group. A gone process's clock stops.",
 		};
 		for (int i = 0; i < (int)(sizeof h / sizeof *h) && i < body; i++)
 			mvaddnstr(2 + i, 0, h[i], cols);

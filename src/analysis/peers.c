@@ -173,8 +173,12 @@ void peers_rewrite(const peers *p, const char *name, int proc, dt_buf *out)
 			int n;
 			if (x == -1)
 				n = snprintf(v, sizeof v, "ANY");
+			else if (x >= 0 && x < (1L << 30) && (rel >> k & 1) &&
+				 rel_of((int)x, proc, p->nprocs))
+				/* "rank-1", not "-1": that is MPI_ANY_SOURCE in Open MPI */
+				n = snprintf(v, sizeof v, "rank%+d", rel_of((int)x, proc, p->nprocs));
 			else if (x >= 0 && x < (1L << 30) && (rel >> k & 1))
-				n = snprintf(v, sizeof v, "%+d", rel_of((int)x, proc, p->nprocs));
+				n = snprintf(v, sizeof v, "rank");
 			else
 				n = snprintf(v, sizeof v, "%ld", x);
 			buf_put(out, v, (size_t)n);

@@ -2,7 +2,8 @@
  *
  * With `.args` an MPI call becomes NAME[args], e.g. MPI_Isend[count=1,datatype=DOUBLE,dest=3,
  * tag=7,comm=WORLD]. An absolute peer makes every rank of a ring or a pairwise exchange a class
- * of its own; relative to the caller (dest=+1, source=-1, the nearest way round the ranks) a
+ * of its own; relative to the caller (dest=rank+1, source=rank-1, the nearest way round the ranks;
+ * never a bare -1, which MPI_ANY_SOURCE is in Open MPI) a
  * regular pattern is one call. A root, a master or MPI_ANY_SOURCE is the other way round. So,
  * per kind of call (the function with its other arguments), a run writes its peers relative
  * unless that gives more distinct peers over the run than the absolute ranks (a master, a

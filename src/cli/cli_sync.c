@@ -11,6 +11,7 @@
 #include "util/esc.h"
 #include "import/sync_file.h"
 #include "order/args.h"
+#include "order/arrival.h"
 #include "order/filter.h"
 #include "order/hang.h"
 #include "order/rules.h"
@@ -36,7 +37,9 @@ static const char hang_help[] =
 	"--timeout, a kill, a crash or an abort), from its sync events: the threads grouped by\n"
 	"the call they are inside and which occurrence of it (STAT-like), the wait-for graph\n"
 	"between threads (a receive waits for its source, a collective for the members that\n"
-	"have not entered it, a lock for its holder, a barrier for the team), its cycles, and\n"
+	"have not entered it, a lock for its holder, a barrier for the team), its cycles, the\n"
+	"mismatches (a blocked receive, and a send nobody received that is alike but for its\n"
+	"tag, peer or count: '2.0 waits for tag 11 from 3; 3.0 sent tag 10 to 2'), and\n"
 	"the calls that can never complete: the completion of every open call is put through\n"
 	"the causality filter after the run's events, and those the ordering rules still hold\n"
 	"at the end are listed with the rule that holds them (a receive whose send never\n"
@@ -231,18 +234,28 @@ static int cmp_held(const void *a, const void *b)
 
 /* The calls that can never complete, from the causality filter's hold queues at the end of
  * the input (hang.h, hang_pending): *held the held queue heads, *nheld their number, or
- * *stopped the filter's own error when the rules hold more than its bound. */
-static int never_released(store *s, const store_run *run, const dt_sync_event *ev, size_t n,
+ * *stopped the filter's own error when the rules hold more than its bound. The pending
+ * completions are appended to *ev (reallocated; the report's indices stay valid), and the
+ * events go through the filter in arrival order straight from it: no copy of the run, no list
+ * of the released events (a killed run has millions). (*held)[i].id is the index of a
+ * pending completion in (*thread_of), or SIZE_MAX for an event of the run. */
+static void drop_out(void *ctx, const ord_out *o)
+{
+	(void)ctx;
+	(void)o;
+}
+
+static int never_released(store *s, const store_run *run, dt_sync_event **ev, size_t n,
 			  const hang_report *rep, const char *rules_file, size_t max_held,
 			  ord_held **held, size_t *nheld, size_t **thread_of, char **stopped,
 			  dt_err *e)
 {
-	size_t nnames, nck = 0, nhost = 0, nitems = 0;
+	size_t nnames, nck = 0, nhost = 0;
 	const char *const *names = store_func_names(s, &nnames);
-	dt_sync_event *pend = NULL, *all = NULL, *arr = NULL;
+	dt_sync_event *pend = NULL;
 	store_sync_clock *ck = NULL;
 	int64_t *off = NULL;
-	ord_item *items = NULL;
+	size_t *idx = NULL;
 	int rc = -1;
 	*held = NULL;
 	*nheld = 0;
@@ -266,38 +279,40 @@ static int never_released(store *s, const store_run *run, const dt_sync_event *e
 	if (ord_rules_bind(rules, names, (uint32_t)nnames, e) ||
 	    store_sync_clocks(s, run->id, &ck, &nck, e))
 		goto out;
-	size_t np = hang_pending(ev, n, names, nnames, rep, &pend, thread_of);
-	all = xmalloc((n + np) * sizeof *all);
-	memcpy(all, ev, n * sizeof *all);
-	if (np)
-		memcpy(all + n, pend, np * sizeof *all);
-	arr = cli_sync_arrival(all, n + np, ck, nck, &off, &nhost);
-	/* ids: the position in all[] (cli_sync_arrival keeps no index: match by P.T and seq) */
+	size_t np = hang_pending(*ev, n, names, nnames, rep, &pend, thread_of);
+	if (np) {
+		*ev = xrealloc(*ev, (n + np) * sizeof **ev);
+		memcpy(*ev + n, pend, np * sizeof **ev);
+	}
+	const dt_sync_event *all = *ev;
+	off = ord_host_offsets(all, n + np, ck, nck, &nhost);
+	idx = xmalloc((n + np ? n + np : 1) * sizeof *idx);
+	ord_arrival(all, n + np, off, idx);
 	ord_filter_opts fo = { ORD_MINIMAL, off, nhost, max_held };
+	ord_filter *f = ord_filter_new(rules, &fo, drop_out, NULL);
 	dt_err fe;
 	dt_err_clear(&fe);
-	if (ord_order_held(rules, &fo, arr, n + np, &items, &nitems, held, nheld, &fe)) {
+	int frc = 0;
+	for (size_t i = 0; i < n + np && !frc; i++)
+		frc = ord_filter_push(f, &all[idx[i]], idx[i], &fe);
+	if (frc) {
 		char b[2048];
 		dt_err_format(&fe, b, sizeof b);
 		*stopped = xstrdup(b);
+	} else {
+		ord_filter_drain(f);
+		ord_filter_held_list(f, held, nheld);
 	}
+	ord_filter_free(f);
 	/* in P.T order, for people */
 	if (*nheld > 1)
 		qsort(*held, *nheld, sizeof **held, cmp_held);
-	/* the ids are positions in arr: say which are the pending completions */
-	for (size_t i = 0; i < *nheld; i++) {
-		const dt_sync_event *v = &(*held)[i].ev;
-		(*held)[i].id = SIZE_MAX;
-		for (size_t k = 0; k < np; k++)
-			if (pend[k].proc == v->proc && pend[k].thread == v->thread &&
-			    pend[k].seq == v->seq)
-				(*held)[i].id = k;
-	}
+	/* the ids are positions in *ev: say which are the pending completions */
+	for (size_t i = 0; i < *nheld; i++)
+		(*held)[i].id = (*held)[i].id >= n ? (*held)[i].id - n : SIZE_MAX;
 	rc = 0;
 out:
-	free(items);
-	free(arr);
-	free(all);
+	free(idx);
 	free(pend);
 	free(off);
 	free(ck);
@@ -361,7 +376,7 @@ int cmd_hang(cli *c, int argc, char **argv)
 	}
 	const char *const *names = store_func_names(s, &nnames);
 	if (hang_analyze(ev, n, names, nnames, &rep, &e) ||
-	    never_released(s, &run, ev, n, &rep, rules_file, max_held, &held, &nheld, &thread_of,
+	    never_released(s, &run, &ev, n, &rep, rules_file, max_held, &held, &nheld, &thread_of,
 			   &stopped, &e))
 		goto out;
 	char fl[200];
@@ -397,6 +412,20 @@ int cmd_hang(cli *c, int argc, char **argv)
 				printf("%s\"%d.%d\"", k ? ", " : "", h->proc, h->thread);
 			}
 			printf("]");
+		}
+		printf("],\n \"mismatches\": [");
+		for (size_t i = 0; i < rep.nnears; i++) {
+			const hang_near *m = &rep.nears[i];
+			const hang_thread *h = &rep.threads[m->thread];
+			const dt_sync_event *x = &ev[m->send];
+			char b[512];
+			hang_near_text(&rep, ev, m, sync_type_name, b, sizeof b);
+			printf("%s\n  {\"pt\": \"%d.%d\", \"kind\": \"%s\", \"sender\": \"%d.%d\", "
+			       "\"send_seq\": %" PRIu32 ", \"text\": ",
+			       i ? "," : "", h->proc, h->thread, hang_near_name(m->kind), x->proc,
+			       x->thread, x->seq);
+			cli_json_str(b);
+			printf("}");
 		}
 		printf("],\n \"never_released\": [");
 		for (size_t i = 0; i < nheld; i++) {
@@ -458,6 +487,13 @@ int cmd_hang(cli *c, int argc, char **argv)
 		}
 		if (!rep.nedges)
 			printf("  (none)\n");
+		if (rep.nnears)
+			printf("\nmismatches (a blocked receive, a send alike but for one thing):\n");
+		for (size_t i = 0; i < rep.nnears; i++) {
+			char b[512];
+			hang_near_text(&rep, ev, &rep.nears[i], sync_type_name, b, sizeof b);
+			printf("  %s mismatch: %s\n", hang_near_name(rep.nears[i].kind), b);
+		}
 		int nlocks = 0;
 		for (size_t i = 0; i < rep.nthreads; i++)
 			for (size_t k = 0; k < rep.threads[i].nheld; k++) {

@@ -28,7 +28,10 @@ static const char watch_help[] =
 	"one rank's directory, or a sync directory) while the program runs. The per-thread\n"
 	"files libdifftrace-sync.so writes are read incrementally, and for every rank and\n"
 	"thread it shows the call it is in (with its key arguments), which occurrence of that\n"
-	"call it is, and how long it has been in it; or the call it last returned from. Many\n"
+	"call it is, and how long it has been in it; or the call it last returned from and,\n"
+	"for a process of this host, what it does since (from /proc: computing on a CPU,\n"
+	"sleeping, or waiting outside the recorded calls). A process that ended is marked\n"
+	"[process gone] and its clock stops. Many\n"
 	"threads are grouped STAT-like: the threads in the same call on one line, with their\n"
 	"P.T ranges. The events also go through the causality filter (the shipped ordering\n"
 	"rules) as they arrive; the header says how many are in a causal order and how many\n"
@@ -95,11 +98,10 @@ static void what(FILE *f, const live_thread *t)
 		fprintf(f, "finished (returned from MPI_Finalize)");
 		return;
 	case LIVE_OUTSIDE:
+		fprintf(f, "%s", live_activity_name(t->activity));
 		if (t->cur.func)
-			fprintf(f, "computing (after %s, %s)", live_call_name(t->cur.func),
+			fprintf(f, " (after %s, %s)", live_call_name(t->cur.func),
 				live_nth(t->occurrence, b, sizeof b));
-		else
-			fprintf(f, "computing");
 		return;
 	default:
 		live_args(&t->cur, a, sizeof a);
@@ -219,7 +221,7 @@ void watch_text(FILE *f, const live *l, const char *dir, int group, size_t rows)
 			}
 			break;
 		case LIVE_OUTSIDE:
-			fprintf(f, "computing");
+			fprintf(f, "%s", live_activity_name(g->activity));
 			break;
 		default:
 			what(f, t);
@@ -237,6 +239,7 @@ static void watch_json(const live *l, const char *dir)
 	const char *stopped;
 	live_counts(l, &rec, &del, &held, &stopped);
 	static const char *const st[] = { "in-call", "outside", "finished", "starting" };
+	static const char *const act[] = { "unknown", "computing", "sleeping", "waiting" };
 	printf("{\"dir\": ");
 	cli_json_str(dir);
 	printf(", \"time\": %" PRId64 ", \"events\": %" PRIu64 ", \"in_order\": %" PRIu64
@@ -261,8 +264,9 @@ static void watch_json(const live *l, const char *dir)
 		printf(", \"occurrence\": %" PRIu64 ", \"args\": ", t->occurrence);
 		cli_json_str(t->state == LIVE_IN_CALL ? a : "");
 		printf(", \"depth\": %" PRIu32 ", \"elapsed_ns\": %" PRId64 ", \"events\": %" PRIu64
-		       ", \"holds\": %" PRIu32 ", \"gone\": %s}",
-		       t->depth, t->elapsed_ns, t->nrec, t->nholds, t->gone ? "true" : "false");
+		       ", \"holds\": %" PRIu32 ", \"gone\": %s, \"activity\": \"%s\", \"cpu_pct\": %d}",
+		       t->depth, t->elapsed_ns, t->nrec, t->nholds, t->gone ? "true" : "false",
+		       act[t->activity], t->cpu_pct);
 	}
 	printf("], \"groups\": [");
 	for (size_t i = 0; i < ng; i++) {

@@ -1,4 +1,6 @@
 /* hang.c: the hang report of hang.h, from a run's sync events. */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,7 +89,15 @@ typedef struct ctx {
 	size_t ndone;
 	struct missing *miss;
 	size_t nmiss, capmiss;
+	struct open_reqs *open; /* by proc */
+	unsigned char *probe;   /* by function id: a probe (looks at a message, takes none) */
 } ctx;
+
+struct open_reqs {
+	size_t *ev; /* indices of the events */
+	size_t n;
+	int built;
+};
 
 static int kind_of(const ctx *c, uint32_t f)
 {
@@ -250,26 +260,44 @@ static void peer_edge(ctx *c, size_t t, int32_t peer, int why)
 	}
 }
 
-/* A wait: for the peers of its request, or of every request of the process not completed. */
-static void wait_edges(ctx *c, size_t t, const dt_sync_event *w)
+/* The requests of process p not completed (the exits of the calls that made them), found
+ * once per process: every thread of a process waiting would otherwise pass over all its
+ * events. */
+static const struct open_reqs *open_reqs_of(ctx *c, int32_t p)
 {
-	int32_t me = c->r->threads[t].proc;
-	for (size_t u = c->pfirst[me]; u < c->pend[me]; u++)
+	struct open_reqs *o = &c->open[p];
+	if (o->built)
+		return o;
+	o->built = 1;
+	size_t cap = 0;
+	for (size_t u = c->pfirst[p]; u < c->pend[p]; u++)
 		for (size_t i = c->th[u].b; i < c->th[u].e; i++) {
 			const dt_sync_event *v = &c->ev[i];
 			if (v->phase != DT_SYNC_EXIT || !v->req || kind_of(c, v->func) != K_ISTART)
 				continue;
-			if (w->req && v->req != w->req)
-				continue;
-			struct rref key = { me, v->req };
+			struct rref key = { p, v->req };
 			size_t j = lower(c->done, c->ndone, sizeof *c->done, &key, cmp_rref);
 			if (j < c->ndone && !cmp_rref(&c->done[j], &key))
 				continue; /* completed */
-			if (v->src != DT_SYNC_NONE)
-				peer_edge(c, t, v->src, HANG_W_REQUEST);
-			if (v->dest != DT_SYNC_NONE)
-				peer_edge(c, t, v->dest, HANG_W_REQUEST);
+			GROW(o->ev, cap, o->n + 1);
+			o->ev[o->n++] = i;
 		}
+	return o;
+}
+
+/* A wait: for the peers of its request, or of every request of the process not completed. */
+static void wait_edges(ctx *c, size_t t, const dt_sync_event *w)
+{
+	const struct open_reqs *o = open_reqs_of(c, c->r->threads[t].proc);
+	for (size_t k = 0; k < o->n; k++) {
+		const dt_sync_event *v = &c->ev[o->ev[k]];
+		if (w->req && v->req != w->req)
+			continue;
+		if (v->src != DT_SYNC_NONE)
+			peer_edge(c, t, v->src, HANG_W_REQUEST);
+		if (v->dest != DT_SYNC_NONE)
+			peer_edge(c, t, v->dest, HANG_W_REQUEST);
+	}
 }
 
 /* Builds the indexes the edges are looked up in. */
@@ -490,6 +518,214 @@ static void group(hang_report *r)
 		qsort(r->groups, r->ngroups, sizeof *r->groups, cmp_group);
 }
 
+/* ---- near-matches ---------------------------------------------------------------------- */
+
+/* A point-to-point message by its envelope (communicators left out: a completed receive's
+ * exit, or a Wait's, does not always carry one), and the event that sent or received it. */
+struct msg {
+	int32_t from, to, tag;
+	size_t ev;
+};
+
+static int cmp_msg_ft(const void *a, const void *b)
+{
+	const struct msg *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	if (x->tag != y->tag)
+		return x->tag < y->tag ? -1 : 1;
+	return (x->ev > y->ev) - (x->ev < y->ev);
+}
+
+static int cmp_msg_tf(const void *a, const void *b)
+{
+	const struct msg *x = a, *y = b;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->tag != y->tag)
+		return x->tag < y->tag ? -1 : 1;
+	return (x->ev > y->ev) - (x->ev < y->ev);
+}
+
+/* The first unreceived send to `to` (sorted by cmp_msg_tf) that fits (from, tag), either of
+ * them -1 for any; SIZE_MAX when none. */
+static size_t unrec_to(const struct msg *u, size_t n, int32_t to, int32_t from, int32_t tag)
+{
+	struct msg key = { INT32_MIN, to, INT32_MIN, 0 };
+	for (size_t i = lower(u, n, sizeof *u, &key, cmp_msg_tf); i < n && u[i].to == to; i++)
+		if ((from < 0 || u[i].from == from) && (tag < 0 || u[i].tag == tag))
+			return i;
+	return SIZE_MAX;
+}
+
+static void add_near(ctx *c, size_t *cap, size_t t, int kind, size_t recv, size_t send)
+{
+	hang_report *r = c->r;
+	GROW(r->nears, *cap, r->nnears + 1);
+	r->nears[r->nnears++] = (hang_near){ t, kind, recv, send };
+}
+
+/* One blocked receive (event v, of thread t): a match with another count or datatype, or a
+ * send alike but for its tag or peer that no receive took. */
+static void near_one(ctx *c, size_t *cap, size_t t, const dt_sync_event *v,
+		     const struct msg *byto, const struct msg *byfrom, size_t nu)
+{
+	int32_t me = c->r->threads[t].proc, src = v->src, tag = v->rtag;
+	size_t recv = (size_t)(v - c->ev);
+	if (src == DT_SYNC_PROC_NULL || src == DT_SYNC_NONE)
+		return;
+	int32_t s = src >= 0 ? src : -1, g = tag >= 0 ? tag : -1;
+	size_t i = unrec_to(byto, nu, me, s, g);
+	if (i != SIZE_MAX) {
+		/* it matches: say so only when the sizes differ */
+		const dt_sync_event *x = &c->ev[byto[i].ev];
+		if ((v->count >= 0 && x->count >= 0 && v->count != x->count) ||
+		    (v->datatype >= 0 && x->datatype >= 0 && v->datatype != x->datatype))
+			add_near(c, cap, t, HANG_NEAR_COUNT, recv, byto[i].ev);
+		return;
+	}
+	if (s >= 0 && (i = unrec_to(byto, nu, me, s, -1)) != SIZE_MAX) {
+		add_near(c, cap, t, HANG_NEAR_TAG, recv, byto[i].ev);
+		return;
+	}
+	if (g >= 0 && (i = unrec_to(byto, nu, me, -1, g)) != SIZE_MAX) {
+		add_near(c, cap, t, HANG_NEAR_PEER, recv, byto[i].ev);
+		return;
+	}
+	if (s < 0)
+		return;
+	/* its source sent the tag to another process */
+	struct msg key = { s, INT32_MIN, INT32_MIN, 0 };
+	for (size_t k = lower(byfrom, nu, sizeof *byfrom, &key, cmp_msg_ft);
+	     k < nu && byfrom[k].from == s; k++)
+		if (byfrom[k].to != me && (g < 0 || byfrom[k].tag == g)) {
+			add_near(c, cap, t, HANG_NEAR_PEER, recv, byfrom[k].ev);
+			return;
+		}
+}
+
+/* The near-matches of the blocked receives: the sends of the run are paired with the
+ * completed receives of the same envelope, in order (MPI does not overtake); the sends left
+ * over are the unreceived ones, and a blocked receive with none that fits is compared with
+ * them. */
+static void near_matches(ctx *c)
+{
+	struct msg *snd = NULL, *rcv = NULL;
+	size_t ns = 0, nr = 0, caps = 0, capr = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		const dt_sync_event *v = &c->ev[i];
+		int k = kind_of(c, v->func);
+		if (v->phase == DT_SYNC_ENTER && v->dest >= 0 &&
+		    (k == K_SEND || k == K_ISTART || k == K_RECV)) {
+			GROW(snd, caps, ns + 1);
+			snd[ns++] = (struct msg){ v->proc, v->dest, v->stag, i };
+		} else if (v->phase != DT_SYNC_ENTER && v->src >= 0 && v->rtag >= 0 &&
+			   k != K_ISTART && !(v->func < c->nkind && c->probe[v->func])) {
+			GROW(rcv, capr, nr + 1);
+			rcv[nr++] = (struct msg){ v->src, v->proc, v->rtag, i };
+		}
+	}
+	if (ns)
+		qsort(snd, ns, sizeof *snd, cmp_msg_ft);
+	if (nr)
+		qsort(rcv, nr, sizeof *rcv, cmp_msg_ft);
+	/* keep the sends beyond the number of receives of their envelope */
+	size_t nu = 0, j = 0;
+	for (size_t i = 0; i < ns;) {
+		size_t e = i;
+		while (e < ns && snd[e].from == snd[i].from && snd[e].to == snd[i].to &&
+		       snd[e].tag == snd[i].tag)
+			e++;
+		struct msg key = { snd[i].from, snd[i].to, snd[i].tag, 0 };
+		j = lower(rcv, nr, sizeof *rcv, &key, cmp_msg_ft);
+		size_t got = 0;
+		while (j + got < nr && rcv[j + got].from == key.from && rcv[j + got].to == key.to &&
+		       rcv[j + got].tag == key.tag)
+			got++;
+		for (size_t k = i + got; k < e; k++)
+			snd[nu++] = snd[k];
+		i = e;
+	}
+	free(rcv);
+	struct msg *byfrom = snd, *byto = xmalloc((nu ? nu : 1) * sizeof *byto);
+	if (nu)
+		memcpy(byto, byfrom, nu * sizeof *byto);
+	if (nu)
+		qsort(byto, nu, sizeof *byto, cmp_msg_tf);
+	size_t cap = 0;
+	for (size_t t = 0; nu && t < c->r->nthreads; t++) {
+		const dt_sync_event *v = open_call(c, t);
+		if (!v)
+			continue;
+		int k = kind_of(c, v->func);
+		if (k == K_RECV) {
+			near_one(c, &cap, t, v, byto, byfrom, nu);
+		} else if (k == K_WAIT) {
+			/* the receives among the requests it waits for */
+			const struct open_reqs *o = open_reqs_of(c, c->r->threads[t].proc);
+			size_t before = c->r->nnears;
+			for (size_t q = 0; q < o->n && c->r->nnears == before; q++) {
+				const dt_sync_event *x = &c->ev[o->ev[q]];
+				if ((!v->req || x->req == v->req) && x->src != DT_SYNC_NONE)
+					near_one(c, &cap, t, x, byto, byfrom, nu);
+			}
+		}
+	}
+	free(byto);
+	free(byfrom);
+}
+
+const char *hang_near_name(int kind)
+{
+	return kind == HANG_NEAR_TAG ? "tag" : kind == HANG_NEAR_PEER ? "peer" : "count";
+}
+
+static void peer_word(char *b, size_t n, int32_t p)
+{
+	if (p == DT_SYNC_ANY_SOURCE)
+		snprintf(b, n, "any process");
+	else
+		snprintf(b, n, "%" PRId32, p);
+}
+
+static void size_word(char *b, size_t n, const dt_sync_event *v, const char *(*tn)(int32_t))
+{
+	char ty[48];
+	if (v->datatype < 0)
+		snprintf(ty, sizeof ty, "elements");
+	else if (tn && tn(v->datatype))
+		snprintf(ty, sizeof ty, "%s", tn(v->datatype));
+	else
+		snprintf(ty, sizeof ty, "of type %" PRId32, v->datatype);
+	snprintf(b, n, "%" PRId64 " %s, ", v->count, ty);
+}
+
+void hang_near_text(const hang_report *r, const dt_sync_event *ev, const hang_near *m,
+		    const char *(*type_name)(int32_t), char *b, size_t n)
+{
+	const hang_thread *h = &r->threads[m->thread];
+	const dt_sync_event *v = &ev[m->recv], *x = &ev[m->send];
+	char from[32], tag[32], cw[80] = "", xw[80] = "";
+	peer_word(from, sizeof from, v->src);
+	if (v->rtag == DT_SYNC_ANY_TAG)
+		snprintf(tag, sizeof tag, "any tag");
+	else
+		snprintf(tag, sizeof tag, "tag %" PRId32, v->rtag);
+	if (m->kind == HANG_NEAR_COUNT) {
+		size_word(cw, sizeof cw, v, type_name);
+		size_word(xw, sizeof xw, x, type_name);
+	}
+	snprintf(b, n,
+		 "%" PRId32 ".%" PRId32 " waits for %s%s from %s; %" PRId32 ".%" PRId32
+		 " sent %stag %" PRId32 " to %" PRId32 " (%s)",
+		 h->proc, h->thread, cw, tag, from, x->proc, x->thread, xw, x->stag, x->dest,
+		 m->kind == HANG_NEAR_COUNT ? "another size" : "unreceived");
+}
+
 int hang_analyze(const dt_sync_event *ev, size_t n, const char *const *names, size_t nnames,
 		 hang_report *r, dt_err *e)
 {
@@ -503,8 +739,14 @@ int hang_analyze(const dt_sync_event *ev, size_t n, const char *const *names, si
 	c.nkind = nnames;
 	c.r = r;
 	c.maxproc = -1;
-	for (size_t f = 0; f < nnames; f++)
+	c.probe = xcalloc(nnames ? nnames : 1, 1);
+	for (size_t f = 0; f < nnames; f++) {
 		c.mpi[f] = names[f] && !strncmp(names[f], "MPI_", 4);
+		c.probe[f] = names[f] && (!strcmp(names[f], "MPI_Probe") ||
+					  !strcmp(names[f], "MPI_Iprobe") ||
+					  !strcmp(names[f], "MPI_Mprobe") ||
+					  !strcmp(names[f], "MPI_Improbe"));
+	}
 	for (size_t f = 0; f < nnames; f++)
 		for (size_t k = 0; names[f] && k < sizeof kinds / sizeof *kinds; k++)
 			if (!strcmp(names[f], kinds[k].name))
@@ -594,6 +836,7 @@ int hang_analyze(const dt_sync_event *ev, size_t n, const char *const *names, si
 	c.mpi_thread = xmalloc(np * sizeof(size_t));
 	c.pfirst = xcalloc(np, sizeof(size_t));
 	c.pend = xcalloc(np, sizeof(size_t));
+	c.open = xcalloc(np, sizeof *c.open);
 	for (int32_t p = 0; p <= c.maxproc; p++)
 		c.mpi_thread[p] = SIZE_MAX;
 	for (size_t t = r->nthreads; t-- > 0;) {
@@ -682,11 +925,13 @@ int hang_analyze(const dt_sync_event *ev, size_t n, const char *const *names, si
 	c.edges = NULL;
 	cycles(&c);
 	group(r);
+	near_matches(&c);
 	for (size_t t = 0; t < r->nthreads; t++)
 		free(c.th[t].stack);
 	free(c.th);
 	free(c.kind);
 	free(c.mpi);
+	free(c.probe);
 	free(c.mpi_thread);
 	free(c.pfirst);
 	free(c.pend);
@@ -696,12 +941,16 @@ int hang_analyze(const dt_sync_event *ev, size_t n, const char *const *names, si
 	for (size_t i = 0; i < c.nmiss; i++)
 		free(c.miss[i].procs);
 	free(c.miss);
+	for (size_t p = 0; p < np; p++)
+		free(c.open[p].ev);
+	free(c.open);
 	free(notfin);
 	return 0;
 fail:
 	free(c.th);
 	free(c.kind);
 	free(c.mpi);
+	free(c.probe);
 	hang_report_free(r);
 	return -1;
 }
@@ -718,7 +967,95 @@ void hang_report_free(hang_report *r)
 	for (size_t i = 0; i < r->ncycles; i++)
 		free(r->cycles[i].threads);
 	free(r->cycles);
+	free(r->nears);
 	memset(r, 0, sizeof *r);
+}
+
+/* A request completed in a process: by a call other than the one that made it. */
+struct rdone {
+	uint64_t req;
+	uint32_t func;
+};
+
+static int cmp_rdone(const void *a, const void *b)
+{
+	const struct rdone *x = a, *y = b;
+	if (x->req != y->req)
+		return x->req < y->req ? -1 : 1;
+	return (x->func > y->func) - (x->func < y->func);
+}
+
+/* The highest acquisition number of a lock in a process. */
+struct lmax {
+	uint64_t obj, max;
+};
+
+static int cmp_lmax(const void *a, const void *b)
+{
+	const struct lmax *x = a, *y = b;
+	return (x->obj > y->obj) - (x->obj < y->obj);
+}
+
+/* What hang_pending looks up in a process, built once per process and only for those that
+ * need it: a look-up per open call instead of a pass over the process's events (a pass per
+ * request of a Waitall made the report quadratic: millions of events never finished). */
+struct pinfo {
+	size_t b, e; /* its events */
+	struct rdone *done;
+	size_t ndone;
+	int done_built;
+	struct lmax *locks;
+	size_t nlocks;
+	int locks_built;
+};
+
+static void pinfo_done(struct pinfo *p, const dt_sync_event *ev)
+{
+	size_t cap = 0;
+	p->done_built = 1;
+	for (size_t j = p->b; j < p->e; j++)
+		if (ev[j].req && ev[j].phase != DT_SYNC_ENTER) {
+			GROW(p->done, cap, p->ndone + 1);
+			p->done[p->ndone++] = (struct rdone){ ev[j].req, ev[j].func };
+		}
+	if (p->ndone)
+		qsort(p->done, p->ndone, sizeof *p->done, cmp_rdone);
+}
+
+/* Whether request req, made by func, was completed by another call. */
+static int pinfo_completed(const struct pinfo *p, uint64_t req, uint32_t func)
+{
+	struct rdone key = { req, 0 };
+	for (size_t j = lower(p->done, p->ndone, sizeof *p->done, &key, cmp_rdone);
+	     j < p->ndone && p->done[j].req == req; j++)
+		if (p->done[j].func != func)
+			return 1;
+	return 0;
+}
+
+static void pinfo_locks(struct pinfo *p, const dt_sync_event *ev, const char *const *names,
+			size_t nnames)
+{
+	size_t cap = 0;
+	p->locks_built = 1;
+	for (size_t j = p->b; j < p->e; j++)
+		if (ev[j].obj && ev[j].objseq && ev[j].func < nnames && names[ev[j].func] &&
+		    strncmp(names[ev[j].func], "GOMP_parallel", 13)) {
+			GROW(p->locks, cap, p->nlocks + 1);
+			p->locks[p->nlocks++] = (struct lmax){ ev[j].obj, ev[j].objseq };
+		}
+	if (p->nlocks)
+		qsort(p->locks, p->nlocks, sizeof *p->locks, cmp_lmax);
+	size_t k = 0;
+	for (size_t j = 0; j < p->nlocks; j++) {
+		if (k && p->locks[k - 1].obj == p->locks[j].obj) {
+			if (p->locks[j].max > p->locks[k - 1].max)
+				p->locks[k - 1].max = p->locks[j].max;
+		} else {
+			p->locks[k++] = p->locks[j];
+		}
+	}
+	p->nlocks = k;
 }
 
 size_t hang_pending(const dt_sync_event *ev, size_t n, const char *const *names, size_t nnames,
@@ -727,11 +1064,33 @@ size_t hang_pending(const dt_sync_event *ev, size_t n, const char *const *names,
 	size_t k = 0, cap = 0;
 	*out = NULL;
 	*thread_of = NULL;
+	/* the processes' spans of events (ev is in (proc, thread, seq) order) */
+	int32_t maxproc = -1;
+	for (size_t t = 0; t < r->nthreads; t++)
+		if (r->threads[t].proc > maxproc)
+			maxproc = r->threads[t].proc;
+	size_t np = maxproc >= 0 ? (size_t)maxproc + 1 : 0;
+	struct pinfo *pi = xcalloc(np ? np : 1, sizeof *pi);
+	unsigned char *kd = xcalloc(nnames ? nnames : 1, 1); /* kinds by function id */
+	for (size_t f = 0; f < nnames; f++)
+		for (size_t i = 0; names[f] && i < sizeof kinds / sizeof *kinds; i++)
+			if (!strcmp(names[f], kinds[i].name))
+				kd[f] = (unsigned char)kinds[i].kind;
+	for (size_t i = 0; i < n; i++)
+		if (ev[i].proc >= 0 && ev[i].proc <= maxproc) {
+			struct pinfo *p = &pi[ev[i].proc];
+			if (!p->e)
+				p->b = i;
+			p->e = i + 1;
+		}
 	for (size_t t = 0; t < r->nthreads; t++) {
 		const hang_thread *h = &r->threads[t];
 		if (h->state != HANG_IN_CALL || h->entry >= n)
 			continue;
 		const dt_sync_event *e = &ev[h->entry];
+		if (e->proc < 0 || e->proc > maxproc)
+			continue;
+		struct pinfo *p = &pi[e->proc];
 		size_t last = h->entry;
 		while (last + 1 < n && ev[last + 1].proc == e->proc && ev[last + 1].thread == e->thread)
 			last++;
@@ -740,22 +1099,13 @@ size_t hang_pending(const dt_sync_event *ev, size_t n, const char *const *names,
 		x.seq = ev[last].seq + 1;
 		x.ts = ev[last].ts;
 		const char *name = e->func < nnames ? names[e->func] : NULL;
-		int acquire = 0;
-		for (size_t i = 0; name && i < sizeof kinds / sizeof *kinds; i++)
-			if (!strcmp(name, kinds[i].name))
-				acquire = kinds[i].kind == K_ACQUIRE;
-		if (acquire && e->obj) {
+		if (name && kd[e->func] == K_ACQUIRE && e->obj) {
 			/* the acquisitions of the lock in the process so far: the next is ours */
-			uint64_t max = 0;
-			size_t b = h->entry;
-			while (b > 0 && ev[b - 1].proc == e->proc)
-				b--;
-			for (size_t i = b; i < n && ev[i].proc == e->proc; i++)
-				if (ev[i].obj == e->obj && ev[i].objseq > max &&
-				    ev[i].func < nnames && names[ev[i].func] &&
-				    strncmp(names[ev[i].func], "GOMP_parallel", 13))
-					max = ev[i].objseq;
-			x.objseq = max + 1;
+			if (!p->locks_built)
+				pinfo_locks(p, ev, names, nnames);
+			struct lmax key = { e->obj, 0 };
+			size_t j = lower(p->locks, p->nlocks, sizeof *p->locks, &key, cmp_lmax);
+			x.objseq = (j < p->nlocks && p->locks[j].obj == e->obj ? p->locks[j].max : 0) + 1;
 		}
 		GROW(*out, cap, k + 1);
 		*thread_of = xrealloc(*thread_of, cap * sizeof **thread_of);
@@ -767,23 +1117,18 @@ size_t hang_pending(const dt_sync_event *ev, size_t n, const char *const *names,
 		if (!name || (strcmp(name, "MPI_Waitall") && strcmp(name, "MPI_Waitsome")))
 			continue;
 		(*out)[k - 1].req = 0;
+		if (!p->done_built)
+			pinfo_done(p, ev);
 		size_t b = h->entry;
-		while (b > 0 && ev[b - 1].proc == e->proc && ev[b - 1].thread == e->thread)
+		while (b > p->b && ev[b - 1].thread == e->thread)
 			b--;
 		uint32_t seq = x.seq;
 		for (size_t i = b; i < h->entry; i++) {
 			const dt_sync_event *v = &ev[i];
-			const char *vn = v->func < nnames ? names[v->func] : NULL;
-			if (v->phase != DT_SYNC_EXIT || !v->req || !vn ||
-			    (strcmp(vn, "MPI_Irecv") && strcmp(vn, "MPI_Isend") &&
-			     strcmp(vn, "MPI_Issend") && strcmp(vn, "MPI_Ibsend") &&
-			     strcmp(vn, "MPI_Irsend")))
+			if (v->phase != DT_SYNC_EXIT || !v->req || v->func >= nnames ||
+			    kd[v->func] != K_ISTART)
 				continue;
-			int completed = 0;
-			for (size_t j = b; j < n && ev[j].proc == e->proc && !completed; j++)
-				completed = j != i && ev[j].req == v->req && ev[j].phase != DT_SYNC_ENTER &&
-					    ev[j].func != v->func;
-			if (completed)
+			if (pinfo_completed(p, v->req, v->func))
 				continue;
 			dt_sync_event d = x;
 			d.phase = DT_SYNC_DONE;
@@ -796,5 +1141,11 @@ size_t hang_pending(const dt_sync_event *ev, size_t n, const char *const *names,
 			(*thread_of)[k++] = t;
 		}
 	}
+	for (size_t i = 0; i < np; i++) {
+		free(pi[i].done);
+		free(pi[i].locks);
+	}
+	free(pi);
+	free(kd);
 	return k;
 }

@@ -71,6 +71,21 @@ typedef struct hang_cycle {
 	size_t n;
 } hang_cycle;
 
+/* A blocked receive with a near-match (a tag, peer or count mismatch): a send to it that no
+ * receive took, alike but for one thing. */
+enum hang_near_kind {
+	HANG_NEAR_TAG,   /* from its source, with another tag */
+	HANG_NEAR_PEER,  /* its tag from another process, or from its source to another one */
+	HANG_NEAR_COUNT, /* its source and tag, another count or datatype */
+};
+
+typedef struct hang_near {
+	size_t thread; /* the receiving thread, an index into hang_report.threads */
+	int kind;      /* enum hang_near_kind */
+	size_t recv;   /* the receive's event (an Irecv's exit when it waits for a request) */
+	size_t send;   /* the unreceived send's entry event */
+} hang_near;
+
 typedef struct hang_report {
 	hang_thread *threads; /* every thread with sync events, in P.T order */
 	size_t nthreads;
@@ -80,6 +95,8 @@ typedef struct hang_report {
 	size_t nedges;
 	hang_cycle *cycles;   /* one per strongly connected part of the graph that has a cycle */
 	size_t ncycles;
+	hang_near *nears;     /* near-matches of the blocked receives, by thread */
+	size_t nnears;
 } hang_report;
 
 /* ev: a run's sync events sorted by (proc, thread, seq); names[id] the function names (ids
@@ -98,5 +115,10 @@ void hang_report_free(hang_report *r);
 size_t hang_pending(const dt_sync_event *ev, size_t n, const char *const *names, size_t nnames,
 		    const hang_report *r, dt_sync_event **out, size_t **thread_of);
 const char *hang_why_name(int why);
+const char *hang_near_name(int kind); /* "tag", "peer", "count" */
+/* A near-match in words, "2.0 waits for tag 11 from 3; 3.0 sent tag 10 to 2 (unreceived)",
+ * into b (n bytes); type_name names a datatype code (NULL: by its number). */
+void hang_near_text(const hang_report *r, const dt_sync_event *ev, const hang_near *m,
+		    const char *(*type_name)(int32_t), char *b, size_t n);
 
 #endif

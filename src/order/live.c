@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,6 +46,10 @@ typedef struct lfile {
 	uint64_t *held;    /* the locks and critical sections it holds */
 	size_t nheld, capheld;
 	int64_t since;     /* ts of the last change of state */
+	/* /proc: the thread's CPU time at the last poll, and when the process was found gone */
+	uint64_t cpu_ticks;
+	int64_t cpu_mono;  /* 0 before the first sample */
+	int64_t gone_mono, gone_real; /* 0 while it runs */
 	int32_t proc;      /* its rank at the last poll, -1 unknown */
 	int32_t thread;    /* its number in the process, computed when the files change */
 } lfile;
@@ -506,6 +511,83 @@ static int proc_gone(pid_t pid)
 	return rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
 }
 
+const char *live_activity_name(int activity)
+{
+	switch (activity) {
+	case LIVE_ACT_CPU: return "computing";
+	case LIVE_ACT_SLEEP: return "sleeping";
+	case LIVE_ACT_WAIT: return "waiting outside the recorded calls";
+	}
+	return "not in a recorded call";
+}
+
+/* What thread tid of process pid does (live.h, enum live_activity), from its stat (state,
+ * utime + stime) and its syscall file; *pct its share of a CPU since the previous sample. */
+static int proc_activity(lfile *f, int64_t now_mono, int *pct)
+{
+	char path[96], buf[1024];
+	*pct = -1;
+	snprintf(path, sizeof path, "/proc/%lld/task/%lld/stat", (long long)f->pid,
+		 (long long)f->tid);
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return LIVE_ACT_UNKNOWN;
+	size_t n = fread(buf, 1, sizeof buf - 1, fp);
+	fclose(fp);
+	buf[n] = 0;
+	const char *rp = strrchr(buf, ')'); /* the command name may hold ')' and spaces */
+	if (!rp || rp[1] != ' ' || !rp[2])
+		return LIVE_ACT_UNKNOWN;
+	char state = rp[2];
+	/* after the state: fields 4 to 13, then utime and stime (proc(5)) */
+	const char *q = rp + 3;
+	for (int k = 0; k < 10 && q; k++)
+		q = strchr(q + 1, ' ');
+	unsigned long long ut = 0, st = 0;
+	if (!q || sscanf(q, " %llu %llu", &ut, &st) != 2)
+		return LIVE_ACT_UNKNOWN;
+	uint64_t ticks = ut + st;
+	/* running or runnable: on a loaded node a computing thread waits for its turn, and
+	 * gets less than a quarter of a CPU */
+	int busy = state == 'R';
+	long hz = sysconf(_SC_CLK_TCK);
+	if (f->cpu_mono && now_mono > f->cpu_mono && hz > 0 && ticks >= f->cpu_ticks) {
+		/* over the time since the last poll: a quarter of a CPU or more is computing,
+		 * also when the thread was caught off its CPU (a page fault, a short read) */
+		double cpu = (double)(ticks - f->cpu_ticks) / (double)hz,
+		       wall = (double)(now_mono - f->cpu_mono) / 1e9;
+		*pct = (int)(cpu / wall * 100 + 0.5);
+		if (*pct > 100)
+			*pct = 100;
+		busy |= wall >= 0.05 && *pct >= 25;
+	}
+	f->cpu_ticks = ticks;
+	f->cpu_mono = now_mono;
+	if (busy)
+		return LIVE_ACT_CPU;
+	snprintf(path, sizeof path, "/proc/%lld/task/%lld/syscall", (long long)f->pid,
+		 (long long)f->tid);
+	long nr = -1;
+	if ((fp = fopen(path, "r"))) {
+		if (fscanf(fp, "%ld", &nr) != 1)
+			nr = -1;
+		fclose(fp);
+	}
+#ifdef SYS_nanosleep
+	if (nr == SYS_nanosleep)
+		return LIVE_ACT_SLEEP;
+#endif
+#ifdef SYS_clock_nanosleep
+	if (nr == SYS_clock_nanosleep)
+		return LIVE_ACT_SLEEP;
+#endif
+#ifdef SYS_pause
+	if (nr == SYS_pause)
+		return LIVE_ACT_SLEEP;
+#endif
+	return LIVE_ACT_WAIT;
+}
+
 static void build(live *l, int64_t now_mono, int64_t now_real)
 {
 	l->nth = 0;
@@ -527,8 +609,16 @@ static void build(live *l, int64_t now_mono, int64_t now_real)
 		t->holds = f->nheld ? f->held[0] : 0;
 		/* a process of this host that ended (killed, crashed): its thread stays where the
 		 * record left it */
-		t->gone = f->fd >= 0 && !strcmp(f->h.host, l->host) && f->pid > 0 &&
-			  proc_gone((pid_t)f->pid);
+		int here = f->fd >= 0 && !strcmp(f->h.host, l->host) && f->pid > 0;
+		t->gone = here && proc_gone((pid_t)f->pid);
+		t->cpu_pct = -1;
+		if (here && !t->gone)
+			t->activity = proc_activity(f, now_mono, &t->cpu_pct);
+		if (t->gone && !f->gone_mono) {
+			/* its clock stops here: it is no longer in any state */
+			f->gone_mono = now_mono;
+			f->gone_real = now_real;
+		}
 		if (!f->nrec) {
 			t->state = LIVE_STARTING;
 		} else if (f->sp) {
@@ -546,8 +636,9 @@ static void build(live *l, int64_t now_mono, int64_t now_real)
 			t->occurrence = f->occ[t->cur.func];
 		if (f->nrec) {
 			int same = !strcmp(f->h.host, l->host);
-			int64_t el = same ? now_mono - f->since
-					  : now_real - (f->since - f->h.mono_ns + f->h.real_ns);
+			int64_t m = f->gone_mono ? f->gone_mono : now_mono,
+				r = f->gone_real ? f->gone_real : now_real;
+			int64_t el = same ? m - f->since : r - (f->since - f->h.mono_ns + f->h.real_ns);
 			t->elapsed_ns = el > 0 ? el : 0;
 		}
 		f->proc = t->proc;
@@ -569,9 +660,11 @@ static void build(live *l, int64_t now_mono, int64_t now_real)
 	for (size_t i = 0; i < l->nth; i++) {
 		const live_thread *t = &l->th[i];
 		uint32_t func = t->state == LIVE_IN_CALL ? t->cur.func : 0;
+		int act = t->state == LIVE_OUTSIDE ? t->activity : 0;
 		live_group *g = NULL;
 		for (size_t k = 0; k < l->ngroups && !g; k++)
-			if (l->groups[k].state == t->state && l->groups[k].func == func)
+			if (l->groups[k].state == t->state && l->groups[k].func == func &&
+			    l->groups[k].activity == act)
 				g = &l->groups[k];
 		if (!g) {
 			GROW(l->groups, l->capgroups, l->ngroups + 1);
@@ -579,6 +672,7 @@ static void build(live *l, int64_t now_mono, int64_t now_real)
 			memset(g, 0, sizeof *g);
 			g->state = t->state;
 			g->func = func;
+			g->activity = act;
 			g->threads = xmalloc(l->nth * sizeof *g->threads);
 		}
 		g->threads[g->n++] = i;

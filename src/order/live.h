@@ -30,6 +30,17 @@ enum live_state {
 	LIVE_STARTING,    /* no record yet */
 };
 
+/* What a thread of this host does, from /proc (its CPU time since the last poll, its state,
+ * the system call it is in): told for the threads between recorded calls, which would
+ * otherwise all look alike. */
+enum live_activity {
+	LIVE_ACT_UNKNOWN = 0, /* another host's, a process gone, or /proc not readable */
+	LIVE_ACT_CPU,         /* on a CPU: computing */
+	LIVE_ACT_SLEEP,       /* in nanosleep, clock_nanosleep or pause: sleeping */
+	LIVE_ACT_WAIT,        /* blocked in another system call (a futex of an idle OpenMP
+			       * worker, a read, a poll): waiting outside the recorded calls */
+};
+
 typedef struct live_thread {
 	int32_t proc, thread;  /* P.T: P the rank (-1 while unknown), T its number in the process */
 	int64_t pid, tid;
@@ -44,13 +55,17 @@ typedef struct live_thread {
 	int torn;              /* the last poll stopped at a record not complete yet */
 	uint64_t holds;        /* a lock or critical section it holds (the first), 0 none */
 	uint32_t nholds;       /* how many it holds */
-	int gone;              /* its process is no longer running (known on this host only) */
+	int gone;              /* its process is no longer running (known on this host only);
+				* elapsed_ns then stops at the poll that found it gone */
+	int activity;          /* enum live_activity */
+	int cpu_pct;           /* its share of a CPU since the last poll, -1 unknown */
 } live_thread;
 
 /* A STAT-like group: the threads in the same state and call. */
 typedef struct live_group {
 	int state;
 	uint32_t func;
+	int activity;    /* LIVE_OUTSIDE: enum live_activity (a group per activity) */
 	size_t *threads; /* indices into the threads, in P.T order */
 	size_t n;
 	int64_t max_ns;  /* the longest elapsed time among them */
@@ -82,6 +97,9 @@ size_t live_nfiles(const live *l);
 /* The name of a call code, and its key arguments ("src=1 tag=5 comm=0") into b. */
 const char *live_call_name(uint32_t func);
 void live_args(const dt_sync_event *v, char *b, size_t n);
+/* A thread between recorded calls in a word: computing, sleeping, waiting, or "not in a
+ * recorded call" when its activity is unknown. */
+const char *live_activity_name(int activity);
 /* "1st", "2nd", "3rd", "4th" ... */
 const char *live_nth(uint64_t k, char *b, size_t n);
 
