@@ -870,79 +870,82 @@ static void keys_json(const char *name, const rank_key *k, size_t n)
 	putchar(']');
 }
 
-static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
-{
-	struct cli_src src;
-	memset(&src, 0, sizeof src);
-	src.s = s;
-	src.a = a;
-	const dg_source from = { &src, cli_src_id, cli_src_get };
-	const dg_opts o = { ro->normal, ro->faulty, a->p.linkage, ro->jsmd, needs_matrix(ro), 1 };
-	dg_verdict dv;
-	if (dg_rank(s, &from, &o, &dv, e) != 1) {
-		cli_src_free(&src);
-		return -1;
-	}
-	int rc = -1;
-	dg_ranked *use = dv.use == &dv.every ? &dv.every : &dv.set;
-	const char *blind = dv.blind[0] ? dv.blind : NULL;
-	const char *own_calls = dv.other[0] ? dv.other : NULL;
-	int own_only = dv.own_only;
-	if (ro->jsmd)
-		jsmd_items(&use->k.j, &use->k.v, ro->self);
-	size_t n = use->k.j.n, top = ro->top < n ? (size_t)ro->top : n;
+/* What the renderers of a ranking of two runs share (rank_two). */
+struct rank_view {
+	store *s;
+	const cli_an *a;
+	const struct rank_opts *ro;
+	const dg_verdict *dv;
+	const dg_ranked *use;       /* the ranking shown */
+	const char *blind;          /* the filter that saw nothing, when ranked under every call */
+	const char *own_calls;      /* the filter whose dropped calls ordered the classes */
+	size_t n, top;
+	int none;
+	double b;
 	char setting[256];
-	snprintf(setting, sizeof setting, "%s/%s", use->rn->filter_alias, use->rn->meta.attrs);
-	/* a trace present in one run only is a difference too */
-	int none = dv.none;
-	double b = use->k.bscore;
-	if (ro->fmt == 'j') {
-		printf("{\n  \"normal\": ");
-		cli_json_str(ro->normal);
-		printf(",\n  \"faulty\": ");
-		cli_json_str(ro->faulty);
-		printf(",\n  \"filter\": ");
-		cli_json_str(use->rn->filter_alias);
-		printf(",\n  \"attributes\": ");
-		cli_json_str(use->rn->meta.attrs);
-		printf(",\n  \"k\": %d,\n  \"score\": \"%s\",\n  \"matched\": %zu,\n  "
-		       "\"differing\": %zu,\n  \"difference_found\": %s,\n  \"filter_blind\": ",
-		       use->rn->meta.k, ro->self ? "jsmd-self" : ro->jsmd ? "jsmd" : "combined", n,
-		       use->k.v.ndiff,
-		       none ? "false" : "true");
-		if (blind)
-			cli_json_str(blind);
-		else
-			printf("null");
-		printf(",\n  \"other_calls_compared\": %s", own_calls ? "true" : "false");
-		printf(",\n  \"time_changed\": %zu", use->k.v.nslow);
-		printf(",\n  \"common_change\": ");
-		if (use->k.v.ncommon) {
-			char cc[512];
-			vd_common_text(s, &use->k.v, cc, sizeof cc);
-			printf("{\"calls\": ");
-			cli_json_str(cc);
-			printf(", \"traces\": %zu}", use->k.v.ncommon);
-		} else {
-			printf("null");
-		}
-		if (isnan(b))
-			printf(",\n  \"bscore\": null");
-		else
-			printf(",\n  \"bscore\": %.6f", b);
-		keys_json("only_normal", use->k.j.only_normal, use->k.j.n_only_normal);
-		keys_json("only_faulty", use->k.j.only_faulty, use->k.j.n_only_faulty);
-		printf(",\n");
-		rank_rows_out(s, use, none ? 0 : top, 'j');
-		printf("\n}\n");
-		rc = 0;
-		goto out;
+};
+
+static void rank_json(const struct rank_view *r)
+{
+	store *s = r->s;
+	const struct rank_opts *ro = r->ro;
+	const dg_ranked *use = r->use;
+	const char *blind = r->blind, *own_calls = r->own_calls;
+	size_t n = r->n, top = r->top;
+	int none = r->none;
+	double b = r->b;
+	printf("{\n  \"normal\": ");
+	cli_json_str(ro->normal);
+	printf(",\n  \"faulty\": ");
+	cli_json_str(ro->faulty);
+	printf(",\n  \"filter\": ");
+	cli_json_str(use->rn->filter_alias);
+	printf(",\n  \"attributes\": ");
+	cli_json_str(use->rn->meta.attrs);
+	printf(",\n  \"k\": %d,\n  \"score\": \"%s\",\n  \"matched\": %zu,\n  "
+	       "\"differing\": %zu,\n  \"difference_found\": %s,\n  \"filter_blind\": ",
+	       use->rn->meta.k, ro->self ? "jsmd-self" : ro->jsmd ? "jsmd" : "combined", n,
+	       use->k.v.ndiff,
+	       none ? "false" : "true");
+	if (blind)
+		cli_json_str(blind);
+	else
+		printf("null");
+	printf(",\n  \"other_calls_compared\": %s", own_calls ? "true" : "false");
+	printf(",\n  \"time_changed\": %zu", use->k.v.nslow);
+	printf(",\n  \"common_change\": ");
+	if (use->k.v.ncommon) {
+		char cc[512];
+		vd_common_text(s, &use->k.v, cc, sizeof cc);
+		printf("{\"calls\": ");
+		cli_json_str(cc);
+		printf(", \"traces\": %zu}", use->k.v.ncommon);
+	} else {
+		printf("null");
 	}
-	if (ro->fmt == 'c') {
-		rank_rows_out(s, use, none ? 0 : top, 'c');
-		rc = 0;
-		goto out;
-	}
+	if (isnan(b))
+		printf(",\n  \"bscore\": null");
+	else
+		printf(",\n  \"bscore\": %.6f", b);
+	keys_json("only_normal", use->k.j.only_normal, use->k.j.n_only_normal);
+	keys_json("only_faulty", use->k.j.only_faulty, use->k.j.n_only_faulty);
+	printf(",\n");
+	rank_rows_out(s, use, none ? 0 : top, 'j');
+	printf("\n}\n");
+}
+
+static int rank_text(const struct rank_view *r, dt_err *e)
+{
+	store *s = r->s;
+	const struct rank_opts *ro = r->ro;
+	const dg_ranked *use = r->use;
+	const char *blind = r->blind, *own_calls = r->own_calls;
+	size_t n = r->n, top = r->top;
+	int none = r->none;
+	double b = r->b;
+	const cli_an *a = r->a;
+	const char *setting = r->setting;
+	int own_only = r->dv->own_only;
 	printf("# %s against %s: filter %s, attributes %s, K %d, %zu traces matched\n",
 	       ro->faulty, ro->normal, use->rn->filter_alias, use->rn->meta.attrs, use->rn->meta.k,
 	       n);
@@ -958,10 +961,9 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 		       setting,
 		       own_only    ? "; the program's own functions differ (filter everything: the "
 				     "default --score combined ranks by them)"
-		       : dv.every_same ? ", and so are all their calls (filter everything)"
+		       : r->dv->every_same ? ", and so are all their calls (filter everything)"
 				   : "");
-		rc = 0;
-		goto out;
+		return 0;
 	}
 	if (blind)
 		printf("# filter %s sees no difference; the program's own functions do: ranked under "
@@ -1028,9 +1030,39 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 	int w = rank_pairs_render(stdout, pr, np, use->k.j.keys, e);
 	free(pr);
 	if (w)
-		goto out;
-	rc = 0;
-out:
+		return -1;
+	return 0;
+}
+
+static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
+{
+	struct cli_src src;
+	memset(&src, 0, sizeof src);
+	src.s = s;
+	src.a = a;
+	const dg_source from = { &src, cli_src_id, cli_src_get };
+	const dg_opts o = { ro->normal, ro->faulty, a->p.linkage, ro->jsmd, needs_matrix(ro), 1 };
+	dg_verdict dv;
+	if (dg_rank(s, &from, &o, &dv, e) != 1) {
+		cli_src_free(&src);
+		return -1;
+	}
+	dg_ranked *use = dv.use == &dv.every ? &dv.every : &dv.set;
+	if (ro->jsmd)
+		jsmd_items(&use->k.j, &use->k.v, ro->self);
+	struct rank_view r = { s, a, ro, &dv, use, dv.blind[0] ? dv.blind : NULL,
+			       dv.other[0] ? dv.other : NULL, use->k.j.n, 0, dv.none,
+			       use->k.bscore, "" };
+	r.top = ro->top < r.n ? (size_t)ro->top : r.n;
+	snprintf(r.setting, sizeof r.setting, "%s/%s", use->rn->filter_alias,
+		 use->rn->meta.attrs);
+	int rc = 0;
+	if (ro->fmt == 'j')
+		rank_json(&r);
+	else if (ro->fmt == 'c')
+		rank_rows_out(s, use, r.none ? 0 : r.top, 'c');
+	else
+		rc = rank_text(&r, e);
 	dg_free(&dv);
 	cli_src_free(&src);
 	if (!rc && ferror(stdout))
