@@ -1516,7 +1516,7 @@ typedef MPI_Fint fint;
 
 /* The library's Fortran entry `name`, found once. */
 #define FREAL(type, name)                                                  \
-	static __typeof__(type) fn;                                        \
+	static _Atomic(__typeof__(type)) fn; /* threads may race to set it */ \
 	if (!fn) {                                                         \
 		fn = (type)dlsym(RTLD_NEXT, name);                         \
 		if (!fn)                                                   \
@@ -1990,7 +1990,7 @@ F_ALIAS(ompi_comm_free_f, mpi_comm_free_)
 typedef MPI_Fint fint8;
 
 #define F08REAL(type, name)                                                \
-	static __typeof__(type) fn;                                        \
+	static _Atomic(__typeof__(type)) fn; /* threads may race to set it */ \
 	if (!fn) {                                                         \
 		fn = (type)dlsym(RTLD_NEXT, name);                         \
 		if (!fn)                                                   \
