@@ -87,6 +87,27 @@ for re in '^1\.0 .*= .*MPI_Waitall +src=0 tag=3 req=1' '^1\.0 .*< .*MPI_Wait +sr
 	grep -Eq -- "$re" "$T/out" || { cat "$T/out" >&2; fail "ring08: no event like '$re'"; }
 done
 
+# more calls (tests/fortran/calls.f90): Ssend, Sendrecv, Test, Comm_split, Comm_dup, Gather,
+# Scatter, Allgather, Alltoall, Comm_free, with the communicators numbered as from C; and
+# the causality filter orders the run
+"$MPIFC" -O1 -o "$T/callsf" "$abs_top_srcdir/tests/fortran/calls.f90" >"$T/fc.log" 2>&1 ||
+	{ cat "$T/fc.log" >&2; fail "$MPIFC failed on calls.f90"; }
+# shellcheck disable=SC2086
+timeout -k 5 150 "$MPIRUN" $flags "$RECORD" --sync-only -o "$T/callsrec" -- "$T/callsf" </dev/null \
+	>"$T/calls.log" 2>&1 || { cat "$T/calls.log" >&2; fail "recording calls.f90 failed"; }
+expect_status 0 "$DT" import -r calls "$T/callsrec"
+expect_status 0 "$DT" sync calls
+grep '^0\.0 .* < ' "$T/out" | awk '{ print $5 }' | uniq | tr '\n' ' ' >"$T/calls.names"
+want='MPI_Init MPI_Ssend MPI_Sendrecv MPI_Irecv MPI_Send MPI_Test MPI_Comm_split MPI_Bcast MPI_Comm_dup MPI_Gather MPI_Scatter MPI_Allgather MPI_Alltoall MPI_Comm_free MPI_Finalize '
+[ "$(cat "$T/calls.names")" = "$want" ] || { cat "$T/out" >&2; fail "calls.f90: $(cat "$T/calls.names")"; }
+for re in '^0\.0 .*< .*MPI_Sendrecv +comm=0 dest=1 tag=22 src=2 tag=22 count=1 type=MPI_INTEGER' \
+	'^0\.0 .*< .*MPI_Test +src=2 tag=23 req=1' '^0\.0 .*< .*MPI_Comm_split +comm=0 obj=0x2' \
+	'^1\.0 .*MPI_Bcast +comm=3 root=1 count=1' '^0\.0 .*MPI_Gather +comm=5 root=2 count=1 ' \
+	'^2\.0 .*MPI_Scatter +comm=5 root=1 count=1 ' '^1\.0 .*MPI_Comm_free +comm=5'; do
+	grep -Eq -- "$re" "$T/out" || { cat "$T/out" >&2; fail "calls.f90: no event like '$re'"; }
+done
+expect_status 0 "$DT" order calls
+
 # with uftrace (gfortran -pg): the bindings' calls are named as the C calls, which the filters
 # (^MPI_) match; import --no-demangle keeps mpi_isend_
 if [ -n "${UFTRACE:-$(command -v uftrace || true)}" ]; then

@@ -18,20 +18,25 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Exits 2 with a message naming both libraries when the PMPI_Init the program's global scope
+/* The function looked up: one every MPI of the MPI-3 standard has, that no program calls
+ * through a pointer (a program built without -fPIE that takes a function's address defines
+ * the symbol itself, which would look like another MPI). */
+#define ABI_PROBE "PMPI_Get_library_version"
+
+/* Exits 2 with a message naming both libraries when the ABI_PROBE the program's global scope
  * gives is not the one of this library's own libmpi. `who` prefixes the message. */
 static void abi_guard(const char *who)
 {
 	Dl_info me, ours, theirs;
 	if (!dladdr((void *)abi_guard, &me) || !me.dli_fname || !me.dli_fname[0])
 		return;
-	/* this library's own scope: itself (no PMPI_Init) and the libmpi it was linked with */
+	/* this library's own scope: itself (no PMPI_ function) and the libmpi it was linked with */
 	void *h = dlopen(me.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
 	if (!h)
 		return;
-	void *own = dlsym(h, "PMPI_Init");
+	void *own = dlsym(h, ABI_PROBE);
 	dlclose(h);
-	void *prog = dlsym(RTLD_DEFAULT, "PMPI_Init");
+	void *prog = dlsym(RTLD_DEFAULT, ABI_PROBE);
 	if (!own || !prog || own == prog || !dladdr(own, &ours) || !dladdr(prog, &theirs) ||
 	    ours.dli_fbase == theirs.dli_fbase || !ours.dli_fname || !theirs.dli_fname)
 		return;

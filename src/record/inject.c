@@ -479,7 +479,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 typedef MPI_Fint fint;
 
 #define FNEXT(type, name)                                                  \
-	static __typeof__(type) fn;                                        \
+	static _Atomic(__typeof__(type)) fn; /* threads may race to set it */ \
 	if (!fn) {                                                         \
 		fn = (type)dlsym(RTLD_NEXT, name);                         \
 		if (!fn)                                                   \

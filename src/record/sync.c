@@ -1520,7 +1520,7 @@ typedef MPI_Fint fint;
 
 /* The library's Fortran entry `name`, found once. */
 #define FREAL(type, name)                                                  \
-	static __typeof__(type) fn;                                        \
+	static _Atomic(__typeof__(type)) fn; /* threads may race to set it */ \
 	if (!fn) {                                                         \
 		fn = (type)dlsym(RTLD_NEXT, name);                         \
 		if (!fn)                                                   \
@@ -1804,6 +1804,182 @@ void mpi_allreduce_(void *sbuf, void *rbuf, fint *count, fint *type, fint *op, f
 void ompi_allreduce_f(void *sbuf, void *rbuf, fint *count, fint *type, fint *op, fint *comm,
 		      fint *ierr);
 F_ALIAS(ompi_allreduce_f, mpi_allreduce_)
+
+void mpi_ssend_(void *buf, fint *count, fint *type, fint *dest, fint *tag, fint *comm, fint *ierr);
+void mpi_ssend_(void *buf, fint *count, fint *type, fint *dest, fint *tag, fint *comm, fint *ierr)
+{
+	FREAL(void (*)(void *, fint *, fint *, fint *, fint *, fint *, fint *), "pmpi_ssend_");
+	MPI_Comm c = PMPI_Comm_f2c(*comm);
+	dts_record r;
+	int slot;
+	p2p(&r, DTS_MPI_Ssend, c, &slot, *count, PMPI_Type_f2c(*type));
+	r.dest = to_world(slot, c, *dest);
+	r.stag = *tag;
+	emit(&r, 0);
+	fn(buf, count, type, dest, tag, comm, ierr);
+	emit(&r, 1);
+}
+void ompi_ssend_f(void *buf, fint *count, fint *type, fint *dest, fint *tag, fint *comm,
+		  fint *ierr);
+F_ALIAS(ompi_ssend_f, mpi_ssend_)
+
+void mpi_sendrecv_(void *sbuf, fint *scount, fint *stype, fint *dest, fint *stag, void *rbuf,
+		   fint *rcount, fint *rtype, fint *source, fint *rtag, fint *comm, fint *status,
+		   fint *ierr);
+void mpi_sendrecv_(void *sbuf, fint *scount, fint *stype, fint *dest, fint *stag, void *rbuf,
+		   fint *rcount, fint *rtype, fint *source, fint *rtag, fint *comm, fint *status,
+		   fint *ierr)
+{
+	FREAL(void (*)(void *, fint *, fint *, fint *, fint *, void *, fint *, fint *, fint *,
+		       fint *, fint *, fint *, fint *),
+	      "pmpi_sendrecv_");
+	MPI_Comm c = PMPI_Comm_f2c(*comm);
+	fint own[FSTATUS_WORDS];
+	fint *st = fstatus(status, own);
+	dts_record r;
+	int slot;
+	p2p(&r, DTS_MPI_Sendrecv, c, &slot, *scount, PMPI_Type_f2c(*stype));
+	r.dest = to_world(slot, c, *dest);
+	r.stag = *stag;
+	r.src = to_world(slot, c, *source);
+	r.rtag = tag_of(*rtag);
+	emit(&r, 0);
+	fn(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, st, ierr);
+	MPI_Status cs;
+	if (*ierr == MPI_SUCCESS && fstatus_c(st, &cs))
+		status_src(&r, slot, c, &cs);
+	emit(&r, 1);
+}
+void ompi_sendrecv_f(void *sbuf, fint *scount, fint *stype, fint *dest, fint *stag, void *rbuf,
+		     fint *rcount, fint *rtype, fint *source, fint *rtag, fint *comm,
+		     fint *status, fint *ierr);
+F_ALIAS(ompi_sendrecv_f, mpi_sendrecv_)
+
+void mpi_test_(fint *req, fint *flag, fint *status, fint *ierr);
+void mpi_test_(fint *req, fint *flag, fint *status, fint *ierr)
+{
+	FREAL(void (*)(fint *, fint *, fint *, fint *), "pmpi_test_");
+	dts_record r;
+	struct req_ent q = { 0, 0, -1, 0 };
+	fint own[FSTATUS_WORDS];
+	fint *st = fstatus(status, own);
+	rec_init(&r, DTS_MPI_Test);
+	MPI_Request h = PMPI_Request_f2c(*req);
+	if (g.enabled)
+		req_find(h, &q, 0);
+	r.req = q.id;
+	emit(&r, 0);
+	fn(req, flag, st, ierr);
+	r.req = 0;
+	MPI_Status cs;
+	if (*ierr == MPI_SUCCESS && *flag) {
+		if (q.id)
+			req_find(h, &q, 1);
+		done_fields(&r, &q, fstatus_c(st, &cs) ? &cs : NULL);
+	}
+	emit(&r, 1);
+}
+void ompi_test_f(fint *req, fint *flag, fint *status, fint *ierr);
+F_ALIAS(ompi_test_f, mpi_test_)
+
+/* The rooted and all-to-all collectives: the count and type recorded are the C wrappers'. */
+#define F_ROOTED(lname, call, cnt, typ)                                                       \
+	void mpi_##lname##_(void *sbuf, fint *scount, fint *stype, void *rbuf, fint *rcount,  \
+			    fint *rtype, fint *root, fint *comm, fint *ierr);                 \
+	void mpi_##lname##_(void *sbuf, fint *scount, fint *stype, void *rbuf, fint *rcount,  \
+			    fint *rtype, fint *root, fint *comm, fint *ierr)                  \
+	{                                                                                     \
+		FREAL(void (*)(void *, fint *, fint *, void *, fint *, fint *, fint *, fint *,  \
+			       fint *),                                                        \
+		      "pmpi_" #lname "_");                                                      \
+		dts_record r;                                                                 \
+		coll(&r, DTS_MPI_##call, PMPI_Comm_f2c(*comm), *cnt, PMPI_Type_f2c(*typ),     \
+		     MPI_OP_NULL, *root);                                                     \
+		emit(&r, 0);                                                                  \
+		fn(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr);               \
+		emit(&r, 1);                                                                  \
+	}                                                                                     \
+	void ompi_##lname##_f(void *sbuf, fint *scount, fint *stype, void *rbuf, fint *rcount, \
+			      fint *rtype, fint *root, fint *comm, fint *ierr);               \
+	F_ALIAS(ompi_##lname##_f, mpi_##lname##_)
+F_ROOTED(gather, Gather, scount, stype)
+F_ROOTED(scatter, Scatter, rcount, rtype)
+
+#define F_ALLTO(lname, call)                                                                  \
+	void mpi_##lname##_(void *sbuf, fint *scount, fint *stype, void *rbuf, fint *rcount,  \
+			    fint *rtype, fint *comm, fint *ierr);                             \
+	void mpi_##lname##_(void *sbuf, fint *scount, fint *stype, void *rbuf, fint *rcount,  \
+			    fint *rtype, fint *comm, fint *ierr)                              \
+	{                                                                                     \
+		FREAL(void (*)(void *, fint *, fint *, void *, fint *, fint *, fint *, fint *), \
+		      "pmpi_" #lname "_");                                                      \
+		dts_record r;                                                                 \
+		coll(&r, DTS_MPI_##call, PMPI_Comm_f2c(*comm), *scount, PMPI_Type_f2c(*stype),\
+		     MPI_OP_NULL, -1);                                                        \
+		emit(&r, 0);                                                                  \
+		fn(sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr);                     \
+		emit(&r, 1);                                                                  \
+	}                                                                                     \
+	void ompi_##lname##_f(void *sbuf, fint *scount, fint *stype, void *rbuf, fint *rcount, \
+			      fint *rtype, fint *comm, fint *ierr);                           \
+	F_ALIAS(ompi_##lname##_f, mpi_##lname##_)
+F_ALLTO(allgather, Allgather)
+F_ALLTO(alltoall, Alltoall)
+
+/* Communicators: the new one numbered as the C wrappers number it (comm_register). */
+static void f_made(dts_record *r, MPI_Comm parent, const fint *ierr, const fint *newcomm)
+{
+	if (*ierr == MPI_SUCCESS) {
+		int32_t id = comm_register(parent, PMPI_Comm_f2c(*newcomm));
+		r->obj = id < 0 ? 0 : (uint64_t)id;
+	}
+}
+
+void mpi_comm_split_(fint *comm, fint *color, fint *key, fint *newcomm, fint *ierr);
+void mpi_comm_split_(fint *comm, fint *color, fint *key, fint *newcomm, fint *ierr)
+{
+	FREAL(void (*)(fint *, fint *, fint *, fint *, fint *), "pmpi_comm_split_");
+	MPI_Comm c = PMPI_Comm_f2c(*comm);
+	dts_record r;
+	coll(&r, DTS_MPI_Comm_split, c, -1, MPI_DATATYPE_NULL, MPI_OP_NULL, -1);
+	emit(&r, 0);
+	fn(comm, color, key, newcomm, ierr);
+	f_made(&r, c, ierr, newcomm);
+	emit(&r, 1);
+}
+void ompi_comm_split_f(fint *comm, fint *color, fint *key, fint *newcomm, fint *ierr);
+F_ALIAS(ompi_comm_split_f, mpi_comm_split_)
+
+void mpi_comm_dup_(fint *comm, fint *newcomm, fint *ierr);
+void mpi_comm_dup_(fint *comm, fint *newcomm, fint *ierr)
+{
+	FREAL(void (*)(fint *, fint *, fint *), "pmpi_comm_dup_");
+	MPI_Comm c = PMPI_Comm_f2c(*comm);
+	dts_record r;
+	coll(&r, DTS_MPI_Comm_dup, c, -1, MPI_DATATYPE_NULL, MPI_OP_NULL, -1);
+	emit(&r, 0);
+	fn(comm, newcomm, ierr);
+	f_made(&r, c, ierr, newcomm);
+	emit(&r, 1);
+}
+void ompi_comm_dup_f(fint *comm, fint *newcomm, fint *ierr);
+F_ALIAS(ompi_comm_dup_f, mpi_comm_dup_)
+
+void mpi_comm_free_(fint *comm, fint *ierr);
+void mpi_comm_free_(fint *comm, fint *ierr)
+{
+	FREAL(void (*)(fint *, fint *), "pmpi_comm_free_");
+	MPI_Comm h = PMPI_Comm_f2c(*comm);
+	dts_record r;
+	coll(&r, DTS_MPI_Comm_free, h, -1, MPI_DATATYPE_NULL, MPI_OP_NULL, -1);
+	emit(&r, 0);
+	fn(comm, ierr);
+	if (*ierr == MPI_SUCCESS)
+		comm_forget(h);
+	emit(&r, 1);
+}
+void ompi_comm_free_f(fint *comm, fint *ierr);
+F_ALIAS(ompi_comm_free_f, mpi_comm_free_)
 #endif
 
 /* ---- Fortran mpi_f08 (MPICH) ---------------------------------------------------------------- */
@@ -1818,7 +1994,7 @@ F_ALIAS(ompi_allreduce_f, mpi_allreduce_)
 typedef MPI_Fint fint8;
 
 #define F08REAL(type, name)                                                \
-	static __typeof__(type) fn;                                        \
+	static _Atomic(__typeof__(type)) fn; /* threads may race to set it */ \
 	if (!fn) {                                                         \
 		fn = (type)dlsym(RTLD_NEXT, name);                         \
 		if (!fn)                                                   \
