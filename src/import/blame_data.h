@@ -92,6 +92,9 @@ typedef struct dt_bproc {
 } dt_bproc;
 
 typedef struct dt_blame_data {
+	char **notes;        /* what the import found missing, one line each (not stored: the
+			      * import says them) */
+	size_t nnotes, capnotes;
 	dt_bloc *locs;
 	size_t nlocs, caplocs;
 	int32_t *pathv;      /* the paths' locations, one after another */
