@@ -28,4 +28,10 @@ if ! grep -q '^note: in work[.a-z0-9]*, p (struct pair) has no stack location at
 	fail "-O2: no note that p has no stack location: $(cat "$T/import-O2")"
 fi
 grep -q 'has no stack location' "$T/import-O0" && fail "-O0: a variable said lost: $(cat "$T/import-O0")"
+# blame says it too, in one line with what to do
+expect_status 0 "$DT" blame opt-O2
+grep -q "^# note: arrays or structures of the program's sampled functions have no stack location .*build with -Og or -O0 -g" "$T/out" ||
+	fail "blame does not say what -O2 lost: $(cat "$T/out")"
+expect_status 0 "$DT" blame opt-O0
+grep -q "no stack location" "$T/out" && fail "blame at -O0 says a variable is lost: $(cat "$T/out")"
 pass

@@ -1067,7 +1067,10 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 			nw = DTP_WORDS_MAX * DTP_WORDS_RECORDS;
 		/* no frame words in the whole process: words is NULL, and NULL + 0 is undefined */
 		key.scan = scan_of(d, &ic->scans, &sc, nw ? words + all[i].w0 : NULL, nw, r, sbuf);
+		size_t before = d->nnotes;
 		note_lost(&sc, r);
+		if (d->nnotes > before)
+			flags |= DT_BF_LOST;
 		uint32_t gi;
 		if (!strmap_get(&groups, (const char *)&key, sizeof key, &gi)) {
 			grow((void **)&d->samp, &d->capsamp, d->nsamp + 1, sizeof *d->samp);
