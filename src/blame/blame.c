@@ -53,7 +53,7 @@ int blame_lack(const blame_result *r, const dt_blame_data *d, int k, char *buf, 
 	}
 	for (size_t i = 0; i < d->nsamp && !scans; i++)
 		scans = d->samp[i].scan >= 0;
-	const char *say[5];
+	const char *say[6];
 	int m = 0;
 	/* uftrace's own time, left out of main's table */
 	double tracer = 0, total = 0;
@@ -82,6 +82,10 @@ int blame_lack(const blame_result *r, const dt_blame_data *d, int k, char *buf, 
 	if (r->flags & DT_BF_NO_DEBUG)
 		say[m++] = "the program has no -g: no types, no stack variables, allocation sites "
 			   "without lines (rebuild it with -g and record again)";
+	if (r->flags & DT_BF_LOST)
+		say[m++] = "arrays or structures of the program's sampled functions have no stack "
+			   "location at the sampled code (an optimized build: the import named them); "
+			   "no sample can point to them: build with -Og or -O0 -g to blame them";
 	if (r->index_nodebug)
 		say[m++] = "the program has no -g: no source lines to join the blame index to "
 			   "(blamed without it; rebuild with -g)";

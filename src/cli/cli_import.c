@@ -273,6 +273,8 @@ int cmd_import(cli *c, int argc, char **argv)
 	struct prog pr;
 	progress_init(&pr.p);
 	int rc = 1;
+	char **notes = NULL; /* the sample import's */
+	size_t nnotes = 0;
 	store_set_cancel(s, &interrupted);
 	if (store_import_begin(s, &e))
 		goto fail;
@@ -352,6 +354,11 @@ int cmd_import(cli *c, int argc, char **argv)
 	for (size_t i = 0; i < bd.nproc; i++)
 		bflags |= bd.proc[i].flags;
 	size_t ncont = bd.ncont;
+	/* the notes outlive the data: said below with the summary */
+	notes = bd.notes;
+	nnotes = bd.nnotes;
+	bd.notes = NULL;
+	bd.nnotes = 0;
 	dt_blame_data_free(&bd);
 	if (interrupted)
 		goto fail;
@@ -416,6 +423,11 @@ int cmd_import(cli *c, int argc, char **argv)
 					printf("; a thread's sample file could not grow: its samples "
 					       "stop there");
 				putchar('\n');
+				for (size_t i = 0; i < nnotes; i++) {
+					fputs("note: ", stdout);
+					esc_fputs(notes[i], stdout);
+					putchar('\n');
+				}
 			}
 		}
 		store_run_free(&sr);
@@ -451,5 +463,8 @@ out:
 	store_close(s);
 	free(name);
 	free(fmts);
+	for (size_t i = 0; i < nnotes; i++)
+		free(notes[i]);
+	free(notes);
 	return rc;
 }

@@ -39,6 +39,9 @@ enum {
 	DT_BF_FULL = 1u << 5,       /* the sampler stopped recording a thread: the disk was full */
 	DT_BF_STOPPED = 1u << 6,    /* the sampler stopped recording a thread: its file could not
 				     * grow for another reason */
+	DT_BF_LOST = 1u << 7,       /* arrays or structures of the program's sampled functions have
+				     * no stack location at the sampled code (an optimized build;
+				     * the import named them) */
 };
 
 typedef struct dt_bloc {
@@ -92,6 +95,9 @@ typedef struct dt_bproc {
 } dt_bproc;
 
 typedef struct dt_blame_data {
+	char **notes;        /* what the import found missing, one line each (not stored: the
+			      * import says them) */
+	size_t nnotes, capnotes;
 	dt_bloc *locs;
 	size_t nlocs, caplocs;
 	int32_t *pathv;      /* the paths' locations, one after another */

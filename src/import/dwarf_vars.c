@@ -89,17 +89,15 @@ void dv_locals_free(dv_local *v, size_t n)
 	free(v);
 }
 
-/* Adds variable DIE ch when it is an aggregate at DW_OP_fbreg at pc (DWARF address). */
-static void add_local(Dwarf_Die *ch, Dwarf_Addr pc, dv_local **out, size_t *n, size_t *cap)
+/* Adds variable DIE ch when it is an aggregate at DW_OP_fbreg at pc (DWARF address); an
+ * aggregate without such a location there goes to lost (when not NULL), its lo the reason
+ * (enum dv_lost). */
+static void add_local(Dwarf_Die *ch, Dwarf_Addr pc, dv_local **out, size_t *n, size_t *cap,
+		      dv_local **lost, size_t *nlost, size_t *caplost)
 {
 	Dwarf_Attribute at;
 	Dwarf_Op *ops;
 	size_t nops;
-	if (!dwarf_attr_integrate(ch, DW_AT_location, &at) ||
-	    dwarf_getlocation_addr(&at, pc, &ops, &nops, 1) != 1 || nops != 1 ||
-	    ops[0].atom != DW_OP_fbreg)
-		return;
-	int64_t lo = (int64_t)ops[0].number;
 	const char *name = dwarf_diename(ch);
 	Dwarf_Die ty, peeled;
 	if (!name || !dwarf_attr_integrate(ch, DW_AT_type, &at) || !dwarf_formref_die(&at, &ty) ||
@@ -111,6 +109,13 @@ static void add_local(Dwarf_Die *ch, Dwarf_Addr pc, dv_local **out, size_t *n, s
 	     tag != DW_TAG_union_type && tag != DW_TAG_class_type) ||
 	    dwarf_aggregate_size(&peeled, &size) != 0 || !size)
 		return;
+	int why = 0, got = 0;
+	if (!dwarf_attr_integrate(ch, DW_AT_location, &at))
+		why = dwarf_hasattr_integrate(ch, DW_AT_const_value) ? 0 : DV_LOST_NO_LOCATION;
+	else if ((got = dwarf_getlocation_addr(&at, pc, &ops, &nops, 1)) != 1)
+		why = got == 0 ? DV_LOST_NOT_HERE : DV_LOST_NO_LOCATION;
+	else if (nops != 1 || ops[0].atom != DW_OP_fbreg)
+		why = DV_LOST_REGISTERS;
 	dt_buf tb = { 0 };
 	type_name(&ty, &tb, 0);
 	buf_byte(&tb, 0);
@@ -118,6 +123,17 @@ static void add_local(Dwarf_Die *ch, Dwarf_Addr pc, dv_local **out, size_t *n, s
 	int line = 0;
 	if (dwarf_decl_line(ch, &line) != 0)
 		line = 0;
+	if (why || got != 1) {
+		if (why && lost) {
+			grow((void **)lost, caplost, *nlost + 1, sizeof **lost);
+			(*lost)[(*nlost)++] = (dv_local){ why, size, dwarf_dieoffset(ch), xstrdup(name),
+							  xstrdup((const char *)tb.p),
+							  xstrdup(file ? file : ""), line };
+		}
+		buf_free(&tb);
+		return;
+	}
+	int64_t lo = (int64_t)ops[0].number;
 	grow((void **)out, cap, *n + 1, sizeof **out);
 	(*out)[(*n)++] = (dv_local){ lo, size, dwarf_dieoffset(ch), xstrdup(name),
 				     xstrdup((const char *)tb.p), xstrdup(file ? file : ""), line };
@@ -155,8 +171,18 @@ int dv_pc_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int n, int ma
 
 int dv_stack_locals(Dwfl_Module *m, uint64_t pc, dv_local **out, size_t *n, int *base)
 {
+	return dv_stack_locals_lost(m, pc, out, n, base, NULL, NULL);
+}
+
+int dv_stack_locals_lost(Dwfl_Module *m, uint64_t pc, dv_local **out, size_t *n, int *base,
+			 dv_local **lost, size_t *nlost)
+{
 	*out = NULL;
 	*n = 0;
+	if (lost) {
+		*lost = NULL;
+		*nlost = 0;
+	}
 	*base = DV_BASE_CFA;
 	Dwarf_Addr bias;
 	Dwarf_Die *cu = m ? dwfl_module_addrdie(m, pc, &bias) : NULL;
@@ -198,7 +224,7 @@ int dv_stack_locals(Dwfl_Module *m, uint64_t pc, dv_local **out, size_t *n, int 
 		*base = DV_BASE_RSP;
 	else
 		return DV_FRAME_BASE;
-	size_t cap = 0;
+	size_t cap = 0, caplost = 0;
 	for (int i = 0; i <= fn; i++) {
 		Dwarf_Die ch;
 		if (dwarf_child(&scopes[i], &ch) != 0)
@@ -206,7 +232,7 @@ int dv_stack_locals(Dwfl_Module *m, uint64_t pc, dv_local **out, size_t *n, int 
 		do {
 			int tag = dwarf_tag(&ch);
 			if (tag == DW_TAG_variable || tag == DW_TAG_formal_parameter)
-				add_local(&ch, pc - bias, out, n, &cap);
+				add_local(&ch, pc - bias, out, n, &cap, lost, nlost, &caplost);
 		} while (dwarf_siblingof(&ch, &ch) == 0);
 	}
 	return DV_OK;

@@ -49,6 +49,18 @@ enum dv_base {
  * of the scopes covering pc, inlined functions' included, and the function's parameters
  * passed by value; *base says what their offsets start from. */
 int dv_stack_locals(Dwfl_Module *m, uint64_t pc, dv_local **out, size_t *n, int *base);
+
+/* Why an aggregate local has no stack location at a pc (an optimized build): */
+enum dv_lost {
+	DV_LOST_NO_LOCATION = 1, /* the debug information gives it none (kept in registers or
+				  * optimized away everywhere) */
+	DV_LOST_NOT_HERE = 2,    /* its location list does not cover the pc */
+	DV_LOST_REGISTERS = 3    /* in registers, or in pieces, at the pc */
+};
+/* The same, and in *lost the aggregates of those scopes without a DW_OP_fbreg location at pc
+ * (their lo holds the enum dv_lost reason). */
+int dv_stack_locals_lost(Dwfl_Module *m, uint64_t pc, dv_local **out, size_t *n, int *base,
+			 dv_local **lost, size_t *nlost);
 void dv_locals_free(dv_local *v, size_t n);
 
 #endif

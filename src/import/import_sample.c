@@ -53,6 +53,9 @@ void dt_blame_data_free(dt_blame_data *d)
 	free(d->cont);
 	free(d->samp);
 	free(d->proc);
+	for (size_t i = 0; i < d->nnotes; i++)
+		free(d->notes[i]);
+	free(d->notes);
 	memset(d, 0, sizeof *d);
 }
 
@@ -711,18 +714,86 @@ struct stackc {
 		Dwfl_Module *m;
 		int32_t loc; /* the pc's location */
 		int base;    /* enum dv_base */
+		dv_local *lost; /* aggregates without a stack location there (enum dv_lost) */
+		size_t nlost;
 	} *fl;
 	size_t nfl, capfl;
 	strmap conts; /* (module, DIE offset) -> container */
+	strmap said;  /* (module, DIE offset) of the lost aggregates already noted */
 };
 
 static void stackc_free(struct stackc *sc)
 {
-	for (size_t i = 0; i < sc->nfl; i++)
+	for (size_t i = 0; i < sc->nfl; i++) {
 		dv_locals_free(sc->fl[i].v, sc->fl[i].n);
+		dv_locals_free(sc->fl[i].lost, sc->fl[i].nlost);
+	}
 	free(sc->fl);
 	strmap_free(&sc->pcs);
 	strmap_free(&sc->conts);
+	strmap_free(&sc->said);
+}
+
+/* The stack locals of the function at frame `frame` of sample r, cached by its pc: an index in
+ * sc->fl. */
+static uint32_t frame_locals(struct stackc *sc, const dtp_record *r, int frame)
+{
+	uint64_t key[2] = { frame ? r->frames[frame - 1] : r->addr, frame > 0 };
+	uint32_t fi;
+	if (!strmap_get(&sc->pcs, (const char *)key, sizeof key, &fi)) {
+		uint64_t a = key[1] && key[0] ? key[0] - 1 : key[0]; /* into the call */
+		struct flocals f = { NULL, 0, dwfl_addrmodule(sc->st->dwfl, a), -1, 0, NULL, 0 };
+		/* none without DWARF or with a frame base not handled */
+		dv_stack_locals_lost(f.m, a, &f.v, &f.n, &f.base, &f.lost, &f.nlost);
+		if (f.n || f.nlost)
+			f.loc = symbolize(sc->d, sc->st, key[0], (int)key[1]);
+		grow((void **)&sc->fl, &sc->capfl, sc->nfl + 1, sizeof *sc->fl);
+		sc->fl[sc->nfl] = f;
+		fi = (uint32_t)sc->nfl++;
+		strmap_put(&sc->pcs, (const char *)key, sizeof key, fi);
+	}
+	return fi;
+}
+
+/* Notes, once per variable, the arrays and structures of the program's functions at sample
+ * r's frames that have no stack location there (an optimized build keeps them in registers
+ * or drops their location): no stack reference can find them, and blame must not be silent
+ * about it. */
+static void note_lost(struct stackc *sc, const dtp_record *r)
+{
+	if (!sc->st->dwfl)
+		return;
+	static const char *const why[] = {
+		"",
+		("the debug information gives it no location (an optimized build keeps it in "
+		 "registers or drops it)"),
+		"its location list does not cover the sampled code (optimized out there)",
+		"it is in registers there",
+	};
+	for (int k = 0; k <= r->nframes; k++) {
+		uint32_t fi = frame_locals(sc, r, k); /* before sc->fl is read: it may move */
+		const struct flocals *f = &sc->fl[fi];
+		if (!f->nlost || f->loc < 0 || !sc->d->locs[f->loc].in_main)
+			continue;
+		for (size_t i = 0; i < f->nlost; i++) {
+			const dv_local *v = &f->lost[i];
+			uint64_t ck[2] = { (uint64_t)(uintptr_t)f->m, v->id };
+			uint32_t one;
+			if (strmap_get(&sc->said, (const char *)ck, sizeof ck, &one))
+				continue;
+			strmap_put(&sc->said, (const char *)ck, sizeof ck, 1);
+			dt_blame_data *d = sc->d;
+			int64_t w = v->lo >= 1 && v->lo <= 3 ? v->lo : 1;
+			size_t n = strlen(d->locs[f->loc].func) + strlen(v->name) + strlen(v->type) +
+				   strlen(why[w]) + 128;
+			char *msg = xmalloc(n);
+			snprintf(msg, n, "in %s, %s (%s) has no stack location at the sampled code: %s; "
+					 "its samples go by the other pointers of the frames",
+				 d->locs[f->loc].func, v->name, v->type, why[w]);
+			grow((void **)&d->notes, &d->capnotes, d->nnotes + 1, sizeof *d->notes);
+			d->notes[d->nnotes++] = msg;
+		}
+	}
 }
 
 /* The container of the local variable that a stack reference of sample r points into: ref
@@ -733,20 +804,7 @@ static int32_t stack_cont(struct stackc *sc, const dtp_record *r, int frame, uin
 {
 	if (frame > r->nframes || !sc->st->dwfl)
 		return -1;
-	uint64_t key[2] = { frame ? r->frames[frame - 1] : r->addr, frame > 0 };
-	uint32_t fi;
-	if (!strmap_get(&sc->pcs, (const char *)key, sizeof key, &fi)) {
-		uint64_t a = key[1] && key[0] ? key[0] - 1 : key[0]; /* into the call */
-		struct flocals f = { NULL, 0, dwfl_addrmodule(sc->st->dwfl, a), -1, 0 };
-		/* none without DWARF or with a frame base not handled */
-		dv_stack_locals(f.m, a, &f.v, &f.n, &f.base);
-		if (f.n)
-			f.loc = symbolize(sc->d, sc->st, key[0], (int)key[1]);
-		grow((void **)&sc->fl, &sc->capfl, sc->nfl + 1, sizeof *sc->fl);
-		sc->fl[sc->nfl] = f;
-		fi = (uint32_t)sc->nfl++;
-		strmap_put(&sc->pcs, (const char *)key, sizeof key, fi);
-	}
+	uint32_t fi = frame_locals(sc, r, frame); /* before sc->fl is read: it may move */
 	const struct flocals *f = &sc->fl[fi];
 	uint64_t fsize = ref >> DTP_REF_FSIZE_SHIFT & DTP_REF_FSIZE;
 	/* the address from the function's frame base */
@@ -983,6 +1041,7 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 			     .pid = pid };
 	strmap_init(&sc.pcs);
 	strmap_init(&sc.conts);
+	strmap_init(&sc.said);
 
 	/* the samples, grouped */
 	strmap groups;
@@ -1013,6 +1072,10 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 			nw = DTP_WORDS_MAX * DTP_WORDS_RECORDS;
 		/* no frame words in the whole process: words is NULL, and NULL + 0 is undefined */
 		key.scan = scan_of(d, &ic->scans, &sc, nw ? words + all[i].w0 : NULL, nw, r, sbuf);
+		size_t before = d->nnotes;
+		note_lost(&sc, r);
+		if (d->nnotes > before)
+			flags |= DT_BF_LOST;
 		uint32_t gi;
 		if (!strmap_get(&groups, (const char *)&key, sizeof key, &gi)) {
 			grow((void **)&d->samp, &d->capsamp, d->nsamp + 1, sizeof *d->samp);

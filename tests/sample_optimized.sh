@@ -1,0 +1,37 @@
+#!/bin/sh
+# Optimized builds: what blame cannot find is said, per function, never silently. At -O2 the
+# structure p of work() (tests/blame/optimized.c) lives in registers, and the debug
+# information gives it no stack location at the sampled code: import names the function,
+# the variable, its type and why; at -O0 nothing is said.
+. "${abs_top_srcdir:-..}/tests/lib.sh"
+need built mpi
+[ -f "$abs_top_builddir/libdifftrace-sample.so" ] ||
+	skip "libdifftrace-sample.so not built (configure found no libunwind: apt-get install libunwind-dev)"
+cd "$T" || fail "cd $T"
+S="$abs_top_srcdir/tests/blame/optimized.c"
+flags="-np 1"
+"$MPIRUN" --version 2>&1 | grep -q 'Open MPI' && flags="$flags --oversubscribe"
+[ "$(id -u)" = 0 ] && "$MPIRUN" --version 2>&1 | grep -q 'Open MPI' && flags="$flags --allow-run-as-root"
+for o in O2 O0; do
+	"$MPICC" -g -$o -o "$T/opt-$o" "$S" >"$T/cc.log" 2>&1 || { cat "$T/cc.log" >&2; fail "mpicc -$o failed"; }
+	# shellcheck disable=SC2086
+	timeout -k 5 150 "$MPIRUN" $flags "$RECORD" --sample --sync-only -o "$T/rec-$o" -- "$T/opt-$o" 2000 \
+		</dev/null >"$T/run.log" 2>&1 || { cat "$T/run.log" >&2; fail "the recorded run failed"; }
+	expect_status 0 "$DT" import -r "opt-$o" "$T/rec-$o"
+	cp "$T/out" "$T/import-$o"
+done
+if ! grep -q '^note: in work[.a-z0-9]*, p (struct pair) has no stack location at the sampled code: ' "$T/import-O2"; then
+	# only where this compiler keeps p in registers at -O2
+	command -v readelf >/dev/null || skip "readelf not found (binutils)"
+	readelf --debug-dump=loc "$T/opt-O2" 2>/dev/null | grep -q 'DW_OP_reg\|DW_OP_piece' ||
+		skip "this compiler keeps p on the stack at -O2"
+	fail "-O2: no note that p has no stack location: $(cat "$T/import-O2")"
+fi
+grep -q 'has no stack location' "$T/import-O0" && fail "-O0: a variable said lost: $(cat "$T/import-O0")"
+# blame says it too, in one line with what to do
+expect_status 0 "$DT" blame opt-O2
+grep -q "^# note: arrays or structures of the program's sampled functions have no stack location .*build with -Og or -O0 -g" "$T/out" ||
+	fail "blame does not say what -O2 lost: $(cat "$T/out")"
+expect_status 0 "$DT" blame opt-O0
+grep -q "no stack location" "$T/out" && fail "blame at -O0 says a variable is lost: $(cat "$T/out")"
+pass
