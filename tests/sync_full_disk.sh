@@ -2,7 +2,9 @@
 # The sync record on a full disk: when the next chunk of a thread's file cannot get its blocks,
 # recording stops in that thread with a one-line note and the program runs on. (A chunk mapped
 # over a sparse file instead would kill the program with SIGBUS at its first store.) The disk
-# is a 1 MiB tmpfs in a mount namespace of the test's own, so this needs root and unshare.
+# is a 1 MiB tmpfs in a mount namespace of the test's own, so this needs root and unshare; then
+# one of 768 KiB, room for the first chunk but not for the header's page as well; and the
+# import says which files a full disk cut.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 need mpi
