@@ -3,8 +3,8 @@
 # in 12 and 13 classes of identical traces made `rank` die with SIGSEGV in
 # rank_bscore_mean_classes (a class's count of traces, kept in a byte, wrapped at 256). Runs of
 # 2,048 and 16,384 traces through `rank`, and every ranking path (default, --score jsmd,
-# --sweep, --format json and csv, one run's outliers) at 10,000 traces; the B-score always in
-# [0, 1]; and one B-score computed by hand.
+# --sweep, --format json and csv, one run's outliers, the interface's ranking view) at 10,000
+# traces; the B-score always in [0, 1]; and one B-score computed by hand.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 # gen DIR NPROC FAULTY: the issue's generator. Process p (kind p % 8), threads 0-3: thread 0
@@ -97,6 +97,14 @@ for opts in "--score jsmd" "--format json" "--format csv" "--top 3" \
 			fail "sweep: $BAD not first under ompall: $(cat "$T/out")" ;;
 	esac
 done
+# the interface's ranking view
+printf 'wait\n' > "$T/keys"
+expect_status 0 "$DT" tui --script "$T/keys" --dump "$T/dump" --normal n --faulty f
+grep -q '^difftrace: ranking f against n' "$T/dump" || fail "tui: no ranking view: $(cat "$T/dump")"
+b=$(sed -n 's/.*B-score \([0-9.]*\)  10000 traces matched.*/\1/p' "$T/dump")
+awk -v b="$b" 'BEGIN { exit !(b != "" && b >= 0 && b <= 1) }' || fail "tui: B-score '$b': $(cat "$T/dump")"
+grep -A1 '# TRACE' "$T/dump" | sed -n 2p | grep -q "^>  *1 $BAD " ||
+	fail "tui: $BAD not first: $(cat "$T/dump")"
 # one run: the outliers (a thread unlike its cluster; the faulty one need not be first here,
 # where each cluster gathers several kinds of process)
 expect_status 0 "$DT" rank --run f

@@ -116,6 +116,32 @@ b"
 else
 	echo "newline in the program's path: not tested: no uftrace or gcc"
 fi
+# the sampler's maps file writes the newline as \012 too: the binary was lost for samples
+MPICC=${MPICC:-$(command -v mpicc || true)}
+MPIRUN=${MPIRUN:-$(command -v mpirun || true)}
+if [ -n "$MPICC" ] && [ -n "$MPIRUN" ] && [ -f "$abs_top_builddir/libdifftrace-sample.so" ] &&
+	command -v sqlite3 >/dev/null; then
+	snd="$T/sn/a
+b"
+	mkdir -p "$snd" || fail "mkdir"
+	"$MPICC" -g -O1 -pthread -o "$snd/allocs" "$abs_top_srcdir/tests/blame/allocs.c" >"$T/cc.log" 2>&1 ||
+		{ cat "$T/cc.log" >&2; fail "mpicc failed"; }
+	flags="-np 1"
+	"$MPIRUN" --version 2>&1 | grep -q 'Open MPI' && flags="$flags --oversubscribe"
+	[ "$(id -u)" = 0 ] && "$MPIRUN" --version 2>&1 | grep -q 'Open MPI' && flags="$flags --allow-run-as-root"
+	# shellcheck disable=SC2086
+	(cd "$T/sn" && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout -k 5 150 \
+		"$MPIRUN" $flags "$RECORD" --sample=timer --sync-only -o "$T/sn/rec" -- "$snd/allocs" ok \
+		</dev/null >"$T/sn.log" 2>&1) || { cat "$T/sn.log" >&2; fail "the recorded run failed"; }
+	grep -q '\\012' "$T"/sn/rec/rank-0/sample/*.maps || fail "no \\012 in the maps: not the case tested"
+	DIFFTRACE_DB="$T/sn.db" expect_status 0 "$DT" import -r sn "$T/sn/rec"
+	grep -q 'samples of 1 processes' "$T/out" || fail "no samples imported: $(cat "$T/out")"
+	grep -q 'has no -g' "$T/out" && fail "the binary was not found for the samples: $(cat "$T/out")"
+	n=$(sqlite3 "$T/sn.db" "SELECT count(*) FROM blame_locs WHERE func = 'spin' AND in_main = 1")
+	[ "$n" -ge 1 ] || fail "no sample symbolized to spin() in the program"
+else
+	echo "newline in the program's path, samples: not tested: no MPI, sampler or sqlite3"
+fi
 
 # --- what a ParLOT import cannot check ----------------------------------------------------------
 # No checksum: most flipped bits decode to another valid trace (the codec's own checks are in

@@ -2,7 +2,9 @@
 # The sync record on a full disk: when the next chunk of a thread's file cannot get its blocks,
 # recording stops in that thread with a one-line note and the program runs on. (A chunk mapped
 # over a sparse file instead would kill the program with SIGBUS at its first store.) The disk
-# is a 1 MiB tmpfs in a mount namespace of the test's own, so this needs root and unshare.
+# is a 1 MiB tmpfs in a mount namespace of the test's own, so this needs root and unshare; then
+# one of 768 KiB, room for the first chunk but not for the header's page as well; and the
+# import says which files a full disk cut.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 need mpi
@@ -39,6 +41,17 @@ grep -q '^status 0$' "$T/out" || fail "the program failed on a full disk: $(cat 
 grep -q 'difftrace-sync: growing the record file' "$T/err" ||
 	fail "no note that recording stopped: $(cat "$T/err")"
 grep -q '\.dts$' "$T/out" || fail "no record file: $(cat "$T/out")"
+# a disk with room for the first chunk but not for the header's page as well: the header was
+# written into a page with no block (SIGBUS, status 135)
+unshare -m sh -c "mount -t tmpfs -o size=768k tmpfs '$T/disk' &&
+	LD_PRELOAD='$lib' DIFFTRACE_SYNC_DIR='$T/disk/sync' '$T/sends'; echo \"status \$?\";
+	cp -R '$T/disk/sync' '$T/rec768'" >"$T/out" 2>"$T/err"
+grep -q '^status 0$' "$T/out" ||
+	fail "the program failed with room for one chunk only: $(cat "$T/out" "$T/err")"
+expect_status 0 "$DT" import -q --run room "$T/rec768"
+expect_status 0 "$DT" traces --format csv room
+grep -q 'has no records: no room could be reserved for them' "$T/out" ||
+	fail "the import does not say there was no room: $(cat "$T/out")"
 # the record says so too: the import tells a full disk from a thread that ended
 unshare -m sh -c "mount -t tmpfs -o size=1m tmpfs '$T/disk' &&
 	LD_PRELOAD='$lib' DIFFTRACE_SYNC_DIR='$T/disk/sync' '$T/sends' >/dev/null 2>&1;

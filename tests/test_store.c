@@ -335,6 +335,30 @@ int main(void)
 	      t[2].tid == 101 && t[2].proc == 1 && t[2].thread == 1);
 	store_traces_free(t, n);
 
+	/* two processes of one rank: the ranks do not number them, the pids do (in pid order),
+	 * whatever the order the traces came in; so does a process with no rank */
+	for (int cs = 0; cs < 2; cs++) {
+		char nm[16];
+		snprintf(nm, sizeof nm, "dupranks%d", cs);
+		CHECK(store_begin(s, &e) == 0);
+		CHECK(store_run_create(s, nm, "", "uftrace", "", &run, &e) == 0);
+		w = store_writer_new(s, run, NULL);
+		k = store_writer_sink(w);
+		write_trace(k, 500, 501, -1, 0, 4, f, g, 100);
+		write_trace(k, 500, 500, 0, 1, 4, f, g, 100);
+		write_trace(k, 200, 200, cs ? -1 : 2, 1, 4, f, g, 100);
+		write_trace(k, 400, 400, cs ? 1 : 0, 1, 4, f, g, 100);
+		CHECK(store_writer_finish(w, &e) == 0);
+		store_writer_free(w);
+		CHECK(store_commit(s, &e) == 0);
+		CHECK(store_trace_list(s, run, &t, &n, &e) == 0);
+		/* cs = 0: 500 and 400 share rank 0; cs = 1: 200 has none */
+		CHECK(n == 4 && t[0].pid == 200 && t[0].proc == 0 && t[1].pid == 400 &&
+		      t[1].proc == 1 && t[2].pid == 500 && t[2].tid == 500 && t[2].proc == 2 &&
+		      t[2].thread == 0 && t[3].tid == 501 && t[3].proc == 2 && t[3].thread == 1);
+		store_traces_free(t, n);
+	}
+
 	/* a rolled-back import leaves nothing */
 	CHECK(store_begin(s, &e) == 0);
 	CHECK(store_run_create(s, "doomed", "", "text", "", &run, &e) == 0);

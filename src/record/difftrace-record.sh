@@ -222,7 +222,9 @@ if [ "$sync" != 2 ]; then
 	exe=$(command -v -- "$1" 2>/dev/null || :)
 	real=$(readlink -f -- "${exe:-$1}" 2>/dev/null || :)
 	case "$1$nl$exe$nl$real" in
-	*"$nl"*"$nl"*"$nl"*) die "the program's path has a newline in it: uftrace cannot record it (rename the file or the folders above it)" ;;
+	*"$nl"*"$nl"*"$nl"*)
+		die "the program's path has a newline in it: uftrace cannot record it" \
+			"(rename the file or the folders above it)" ;;
 	esac
 fi
 

@@ -155,8 +155,11 @@ static int map_chunk(struct tstate *t)
 	size_t len = (size_t)n * CHUNK_BYTES;
 	off_t start = (off_t)DTS_HEADER_SIZE + (off_t)(t->nchunk * CHUNK_BYTES);
 	/* a full disk stops the recording here (a store into a page the file has no block for
-	 * would kill the program with SIGBUS); a filesystem without fallocate gets a sparse file */
-	if (fallocate(t->fd, 0, start, (off_t)len) != 0 &&
+	 * would kill the program with SIGBUS); a filesystem without fallocate gets a sparse file.
+	 * The first time, the header's page too: it is written after this, and a disk with room
+	 * for the chunk alone killed the program there */
+	off_t from = t->nchunk ? start : 0;
+	if (fallocate(t->fd, 0, from, start + (off_t)len - from) != 0 &&
 	    ((errno != EOPNOTSUPP && errno != ENOSYS) ||
 	     ftruncate(t->fd, start + (off_t)len) != 0))
 		return -1;

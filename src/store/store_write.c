@@ -485,26 +485,59 @@ static int cmp_proc(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
+struct prank {
+	int64_t pid, rank;
+	size_t i;
+};
+
+static int cmp_pid(const void *a, const void *b)
+{
+	const struct prank *x = a, *y = b;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static int cmp_rank_pid(const void *a, const void *b)
+{
+	const struct prank *x = a, *y = b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* A process's rank is the highest any of its traces carries; the ranks number the processes
+ * when every process has one and no two share it. Found by sorting: comparing every trace
+ * with every other made 10^10 comparisons for the 10^5 traces of a text import. Returns
+ * whether the ranks number the processes. */
+static int ranks_by_process(struct wtrace *t, size_t n)
+{
+	if (!n)
+		return 1;
+	struct prank *p = xmalloc(n * sizeof *p);
+	for (size_t i = 0; i < n; i++)
+		p[i] = (struct prank){ t[i].pid, t[i].rank, i };
+	qsort(p, n, sizeof *p, cmp_pid);
+	for (size_t g = 0, h; g < n; g = h) {
+		int64_t top = p[g].rank;
+		for (h = g; h < n && p[h].pid == p[g].pid; h++)
+			top = p[h].rank > top ? p[h].rank : top;
+		for (size_t k = g; k < h; k++)
+			t[p[k].i].rank = p[k].rank = top;
+	}
+	qsort(p, n, sizeof *p, cmp_rank_pid);
+	int ok = p[0].rank >= 0; /* the lowest */
+	for (size_t k = 1; k < n && ok; k++)
+		ok = p[k].rank != p[k - 1].rank || p[k].pid == p[k - 1].pid;
+	free(p);
+	return ok;
+}
+
 int store_writer_finish(store_writer *w, dt_err *e)
 {
 	if (w->active)
 		return dt_errf(e, DT_EDATA, "internal: import ended inside a trace");
 	size_t n = w->nall;
 	struct wtrace *t = w->all;
-	/* A process's rank is the one any of its traces carries. */
-	int ranks_ok = 1;
-	for (size_t i = 0; i < n; i++) {
-		for (size_t j = 0; j < n; j++)
-			if (t[j].pid == t[i].pid && t[j].rank > t[i].rank)
-				t[i].rank = t[j].rank;
-	}
-	for (size_t i = 0; i < n && ranks_ok; i++) {
-		if (t[i].rank < 0)
-			ranks_ok = 0;
-		for (size_t j = 0; j < n && ranks_ok; j++)
-			if (t[j].rank == t[i].rank && t[j].pid != t[i].pid)
-				ranks_ok = 0;
-	}
+	int ranks_ok = ranks_by_process(t, n);
 	if (!ranks_ok)
 		for (size_t i = 0; i < n; i++)
 			t[i].rank = -1;
