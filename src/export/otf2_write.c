@@ -221,6 +221,8 @@ static uint64_t rec_time(ex *x, uint64_t t)
 	return t;
 }
 
+/* The attributes of sync event v: a field equal to what the import takes when it is absent
+ * (DT_SYNC_NONE, a count of -1, no request or object, a size of 0) is left out. */
 static void attrs_of(ex *x, const dt_sync_event *v, int nocall)
 {
 	OTF2_AttributeList *al = x->al;
@@ -230,21 +232,27 @@ static void attrs_of(ex *x, const dt_sync_event *v, int nocall)
 	OTF2_AttributeList_AddUint8(al, OTF2_DT_PHASE, v->phase);
 	OTF2_AttributeList_AddStringRef(al, OTF2_DT_FUNC, v->func);
 	OTF2_AttributeList_AddInt64(al, OTF2_DT_TS, v->ts);
-	OTF2_AttributeList_AddInt32(al, OTF2_DT_COMM, v->comm);
-	OTF2_AttributeList_AddInt32(al, OTF2_DT_DEST, v->dest);
-	OTF2_AttributeList_AddInt32(al, OTF2_DT_STAG, v->stag);
-	OTF2_AttributeList_AddInt32(al, OTF2_DT_SRC, v->src);
-	OTF2_AttributeList_AddInt32(al, OTF2_DT_RTAG, v->rtag);
-	OTF2_AttributeList_AddInt32(al, OTF2_DT_ROOT, v->root);
-	OTF2_AttributeList_AddInt64(al, OTF2_DT_COUNT, v->count);
-	OTF2_AttributeList_AddInt32(al, OTF2_DT_DATATYPE, v->datatype);
-	OTF2_AttributeList_AddInt32(al, OTF2_DT_OP, v->op);
-	OTF2_AttributeList_AddUint64(al, OTF2_DT_REQ, v->req);
-	OTF2_AttributeList_AddUint64(al, OTF2_DT_OBJ, v->obj);
-	OTF2_AttributeList_AddUint64(al, OTF2_DT_OBJSEQ, v->objseq);
-	OTF2_AttributeList_AddInt32(al, OTF2_DT_TEAM, v->team);
-	OTF2_AttributeList_AddInt32(al, OTF2_DT_TNUM, v->tnum);
-	OTF2_AttributeList_AddInt32(al, OTF2_DT_CSIZE, v->csize);
+	const struct {
+		int attr;
+		int32_t v;
+	} i32[] = { { OTF2_DT_COMM, v->comm }, { OTF2_DT_DEST, v->dest }, { OTF2_DT_STAG, v->stag },
+		    { OTF2_DT_SRC, v->src },   { OTF2_DT_RTAG, v->rtag }, { OTF2_DT_ROOT, v->root },
+		    { OTF2_DT_DATATYPE, v->datatype }, { OTF2_DT_OP, v->op },
+		    { OTF2_DT_TEAM, v->team }, { OTF2_DT_TNUM, v->tnum } };
+	for (size_t i = 0; i < sizeof i32 / sizeof *i32; i++)
+		if (i32[i].v != DT_SYNC_NONE)
+			OTF2_AttributeList_AddInt32(al, (OTF2_AttributeRef)i32[i].attr, i32[i].v);
+	if (v->count != -1)
+		OTF2_AttributeList_AddInt64(al, OTF2_DT_COUNT, v->count);
+	if (v->csize)
+		OTF2_AttributeList_AddInt32(al, OTF2_DT_CSIZE, v->csize);
+	const struct {
+		int attr;
+		uint64_t v;
+	} u64[] = { { OTF2_DT_REQ, v->req }, { OTF2_DT_OBJ, v->obj }, { OTF2_DT_OBJSEQ, v->objseq } };
+	for (size_t i = 0; i < sizeof u64 / sizeof *u64; i++)
+		if (u64[i].v)
+			OTF2_AttributeList_AddUint64(al, (OTF2_AttributeRef)u64[i].attr, u64[i].v);
 }
 
 static const char *fname(ex *x, uint32_t f)
