@@ -1346,7 +1346,7 @@ static int read_location(otf2_in *in, OTF2_Reader *rd, struct location *l, dt_si
 			uint64_t got = 0;
 			OTF2_ErrorCode ec = OTF2_Reader_ReadLocalEvents(rd, er, CHUNK, &got);
 			total += got;
-			if (x->failed || (ec == OTF2_ERROR_INTERRUPTED_BY_CALLBACK && x->failed)) {
+			if (x->failed) { /* a callback's error, already in e */
 				OTF2_Reader_CloseEvtReader(rd, er);
 				goto out;
 			}
