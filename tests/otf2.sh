@@ -116,6 +116,9 @@ if command -v otf2-print >/dev/null; then
 	grep -q '^MPI_ISEND .*Tag: 3, Length: 8, Request: ' "$T/p" || fail "no isend in the export"
 	grep -q '^MPI_IRECV .*Tag: 3, Length: 8, Request: ' "$T/p" || fail "no irecv in the export"
 	grep -q '^MPI_COLLECTIVE_END .*Operation: BARRIER' "$T/p" || fail "no barrier in the export"
+	otf2-print -G "$T/x-normal/traces.otf2" > "$T/p" 2>&1 || fail "otf2-print -G: $(cat "$T/p")"
+	[ "$(grep -c '^LOCATION .*Type: CPU_THREAD, # Events: [1-9]' "$T/p")" = 4 ] ||
+		fail "locations without their counts of records: $(grep '^LOCATION' "$T/p")"
 fi
 # a run of uftrace recordings (without source lines, which are not written) and a hung run of
 # the sync record alone (the sync events are not calls of the same times there)
