@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 	check(OTF2_Archive_SetFlushCallbacks(a, &fc, NULL), "flush callbacks");
 	check(OTF2_Archive_SetSerialCollectiveCallbacks(a), "collective callbacks");
 	check(OTF2_Archive_OpenEvtFiles(a), "open events");
-	uint64_t tmax = 0;
+	uint64_t tmax = 0, nrec[2][3] = { { 0 } };
 	for (int rank = 0; rank < 2; rank++) {
 		struct w m = { OTF2_Archive_GetEvtWriter(a, loc_id(rank, 0)), 1000 };
 		struct w t1 = { OTF2_Archive_GetEvtWriter(a, loc_id(rank, 1)), 0 };
@@ -242,6 +242,9 @@ int main(int argc, char **argv)
 		}
 		if (m.t > tmax)
 			tmax = m.t;
+		/* each location's definition has its number of records, as Score-P's */
+		check(OTF2_EvtWriter_GetNumberOfEvents(m.w, &nrec[rank][0]), "count");
+		check(OTF2_EvtWriter_GetNumberOfEvents(t1.w, &nrec[rank][1]), "count");
 		check(OTF2_Archive_CloseEvtWriter(a, m.w), "close");
 		check(OTF2_Archive_CloseEvtWriter(a, t1.w), "close");
 	}
@@ -292,7 +295,7 @@ int main(int argc, char **argv)
 		for (int t = 0; t < 2 + (empty && rank == 1); t++)
 			check(OTF2_GlobalDefWriter_WriteLocation(
 				      d, loc_id(rank, t), t == 0 ? master : t == 1 ? worker : worker2,
-				      OTF2_LOCATION_TYPE_CPU_THREAD, 0, (uint32_t)rank),
+				      OTF2_LOCATION_TYPE_CPU_THREAD, nrec[rank][t], (uint32_t)rank),
 			      "location");
 	uint64_t locs[2] = { loc_id(0, 0), loc_id(1, 0) }, ranks[2] = { 0, 1 };
 	check(OTF2_GlobalDefWriter_WriteGroup(d, 0, empty_s, OTF2_GROUP_TYPE_COMM_LOCATIONS,

@@ -93,6 +93,16 @@ grep -q 'note: the archive has no events for location 8589934593 (OMP thread 2)'
 	fail "the empty location: $(cat "$T/out")"
 grep -q 'note: 1 record of kinds difftrace does not map' "$T/out" ||
 	fail "the metric record: $(cat "$T/out")"
+# a location without events may have no files at all: still an empty trace; a location with
+# events whose file is missing is an error
+rm "$T/odd/traces/8589934593.evt" "$T/odd/traces/8589934593.def"
+expect_status 0 "$DT" import --run odd2 "$T/odd"
+expect_status 0 "$DT" traces odd2
+grep -q 'note: the archive has no events for location 8589934593 (OMP thread 2), not even its file' \
+	"$T/out" || fail "the location without files: $(cat "$T/out")"
+rm "$T/odd/traces/4294967297.evt"
+expect_status 1 "$DT" import --run odd3 "$T/odd"
+expect_err "odd/traces/4294967297.evt: cannot open the location's events"
 
 # ---- export, and back: the same run ----
 for r in faulty normal; do

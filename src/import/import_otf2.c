@@ -1334,7 +1334,11 @@ static int read_location(otf2_in *in, OTF2_Reader *rd, struct location *l, dt_si
 		}
 	}
 	uint64_t total = 0;
-	{
+	struct stat st;
+	/* a location its definition says has no events may have no file either: an empty
+	 * trace (flagged below), not an error */
+	int nofile = !l->nevents && stat(file, &st) != 0 && errno == ENOENT;
+	if (!nofile) {
 		otf2_msg[0] = 0;
 		OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, l->ref);
 		if (!er) {
@@ -1381,8 +1385,9 @@ static int read_location(otf2_in *in, OTF2_Reader *rd, struct location *l, dt_si
 	unsigned flags = 0;
 	if (!total) {
 		flags |= DT_TF_EMPTY;
-		note_add(&note, "the archive has no events for location %" PRIu64 " (%s)", l->ref,
-			 str_of(in, l->name) ? str_of(in, l->name) : "unnamed");
+		note_add(&note, "the archive has no events for location %" PRIu64 " (%s)%s", l->ref,
+			 str_of(in, l->name) ? str_of(in, l->name) : "unnamed",
+			 nofile ? ", not even its file" : "");
 	}
 	if (open) {
 		flags |= DT_TF_OPEN_FRAMES;
