@@ -1,7 +1,7 @@
 /* mk_otf2.c: writes OTF2 archives as Score-P writes them, for the tests and the benchmark of
  * the OTF2 importer (difftrace-otf2(5)).
  *
- *   mk_otf2 DIR normal|tagmismatch|calls [--empty] [--metric] [--iters N]
+ *   mk_otf2 DIR normal|tagmismatch|calls [--empty] [--metric] [--miscount] [--iters N]
  *
  * An MPI + OpenMP run of 2 processes with 2 threads each (4 locations): each process runs an
  * OpenMP parallel region (a critical section, a barrier), then rank 0 sends to rank 1 and
@@ -12,7 +12,8 @@
  * archive ends there (as Score-P's would after the run was stopped and its buffers flushed):
  * the receive without its MpiRecv record, the barrier without its MpiCollectiveEnd. --iters N repeats the compute and the
  * ring N times (a large archive for the benchmark); --empty adds a fifth location without
- * events; --metric writes a metric record difftrace does not map. calls: the same 4 locations
+ * events; --metric writes a metric record difftrace does not map; --miscount gives rank 0's
+ * master thread 5 records more in its definition than its file holds. calls: the same 4 locations
  * with calls of user functions only (compute, 40 records an iteration), no MPI or OpenMP. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -115,17 +116,20 @@ int main(int argc, char **argv)
 	if (argc < 3 || (strcmp(argv[2], "normal") && strcmp(argv[2], "tagmismatch") &&
 			 strcmp(argv[2], "calls"))) {
 		fprintf(stderr, "usage: mk_otf2 DIR normal|tagmismatch|calls [--empty] [--metric] "
-				"[--iters N]\n");
+				"[--miscount] [--iters N]\n");
 		return 2;
 	}
 	int faulty = !strcmp(argv[2], "tagmismatch"), empty = 0, metric = 0;
 	int calls = !strcmp(argv[2], "calls");
+	uint64_t miscount = 0;
 	long iters = 1;
 	for (int i = 3; i < argc; i++) {
 		if (!strcmp(argv[i], "--empty"))
 			empty = 1;
 		else if (!strcmp(argv[i], "--metric"))
 			metric = 1;
+		else if (!strcmp(argv[i], "--miscount"))
+			miscount = 5;
 		else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
 			iters = strtol(argv[++i], NULL, 10);
 	}
@@ -244,6 +248,8 @@ int main(int argc, char **argv)
 			tmax = m.t;
 		/* each location's definition has its number of records, as Score-P's */
 		check(OTF2_EvtWriter_GetNumberOfEvents(m.w, &nrec[rank][0]), "count");
+		if (rank == 0)
+			nrec[rank][0] += miscount;
 		check(OTF2_EvtWriter_GetNumberOfEvents(t1.w, &nrec[rank][1]), "count");
 		check(OTF2_Archive_CloseEvtWriter(a, m.w), "close");
 		check(OTF2_Archive_CloseEvtWriter(a, t1.w), "close");

@@ -100,6 +100,13 @@ expect_status 0 "$DT" import --run odd2 "$T/odd"
 expect_status 0 "$DT" traces odd2
 grep -q 'note: the archive has no events for location 8589934593 (OMP thread 2), not even its file' \
 	"$T/out" || fail "the location without files: $(cat "$T/out")"
+# the definition counts more records than the file holds: flagged truncated
+"$MK" "$T/miscount" normal --miscount || fail "mk_otf2 --miscount"
+expect_status 0 "$DT" import --run miscount "$T/miscount"
+grep -q "flagged: truncated" "$T/out" || fail "miscount: $(cat "$T/out")"
+expect_status 0 "$DT" traces miscount
+grep -q "note: the location's definition counts 47 records, its file holds 42" "$T/out" ||
+	fail "miscount: $(cat "$T/out")"
 rm "$T/odd/traces/4294967297.evt"
 expect_status 1 "$DT" import --run odd3 "$T/odd"
 expect_err "odd/traces/4294967297.evt: cannot open the location's events"

@@ -1389,6 +1389,14 @@ static int read_location(otf2_in *in, OTF2_Reader *rd, struct location *l, dt_si
 			 str_of(in, l->name) ? str_of(in, l->name) : "unnamed",
 			 nofile ? ", not even its file" : "");
 	}
+	if (l->nevents && total != l->nevents) {
+		/* the writer counted the location's records in its definition: the file holds
+		 * fewer (a file ended at a chunk's end) or more (definitions of another run) */
+		if (total < l->nevents)
+			flags |= DT_TF_TRUNCATED;
+		note_add(&note, "the location's definition counts %" PRIu64 " records, its file "
+				"holds %" PRIu64, l->nevents, total);
+	}
 	if (open) {
 		flags |= DT_TF_OPEN_FRAMES;
 		note_add(&note, "%" PRIu64 " call%s open at the end (left open)", open,
