@@ -1,7 +1,8 @@
 /* mk_otf2.c: writes OTF2 archives as Score-P writes them, for the tests and the benchmark of
  * the OTF2 importer (difftrace-otf2(5)).
  *
- *   mk_otf2 DIR normal|tagmismatch|calls [--empty] [--metric] [--miscount] [--iters N]
+ *   mk_otf2 DIR normal|tagmismatch|calls [--empty] [--metric] [--miscount] [--omp1]
+ *           [--iters N]
  *
  * An MPI + OpenMP run of 2 processes with 2 threads each (4 locations): each process runs an
  * OpenMP parallel region (a critical section, a barrier), then rank 0 sends to rank 1 and
@@ -13,7 +14,8 @@
  * the receive without its MpiRecv record, the barrier without its MpiCollectiveEnd. --iters N repeats the compute and the
  * ring N times (a large archive for the benchmark); --empty adds a fifth location without
  * events; --metric writes a metric record difftrace does not map; --miscount gives rank 0's
- * master thread 5 records more in its definition than its file holds. calls: the same 4 locations
+ * master thread 5 records more in its definition than its file holds; --omp1 writes OpenMP's
+ * fork, join and locks as the records of OTF2 before 2.0 (OmpFork ...), as older Score-P did. calls: the same 4 locations
  * with calls of user functions only (compute, 40 records an iteration), no MPI or OpenMP. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -70,6 +72,33 @@ static void check(OTF2_ErrorCode rc, const char *what)
 	}
 }
 
+/* OTF2 2.0 deprecated the records of OpenMP that older Score-P wrote: written on purpose */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static int omp1;
+
+static OTF2_ErrorCode w_fork(OTF2_EvtWriter *w, uint64_t t, uint32_t n)
+{
+	return omp1 ? OTF2_EvtWriter_OmpFork(w, NULL, t, n)
+		    : OTF2_EvtWriter_ThreadFork(w, NULL, t, OTF2_PARADIGM_OPENMP, n);
+}
+
+static OTF2_ErrorCode w_join(OTF2_EvtWriter *w, uint64_t t)
+{
+	return omp1 ? OTF2_EvtWriter_OmpJoin(w, NULL, t)
+		    : OTF2_EvtWriter_ThreadJoin(w, NULL, t, OTF2_PARADIGM_OPENMP);
+}
+
+static OTF2_ErrorCode w_lock(OTF2_EvtWriter *w, uint64_t t, int acquire, uint32_t order)
+{
+	if (omp1)
+		return acquire ? OTF2_EvtWriter_OmpAcquireLock(w, NULL, t, 0, order)
+			       : OTF2_EvtWriter_OmpReleaseLock(w, NULL, t, 0, order);
+	return acquire ? OTF2_EvtWriter_ThreadAcquireLock(w, NULL, t, OTF2_PARADIGM_OPENMP, 0,
+							  order)
+		       : OTF2_EvtWriter_ThreadReleaseLock(w, NULL, t, OTF2_PARADIGM_OPENMP, 0,
+							  order);
+}
+
 static uint64_t loc_id(int rank, int thread)
 {
 	return ((uint64_t)thread << 32) | (uint64_t)rank;
@@ -100,11 +129,10 @@ static void omp_body(struct w *w, int tnum, uint32_t *order)
 	/* the two threads of a process take the lock in turn: thread 0 first */
 	uint32_t o = (*order)++;
 	w->t += 5 + 20 * (uint64_t)tnum;
-	check(OTF2_EvtWriter_ThreadAcquireLock(w->w, NULL, w->t, OTF2_PARADIGM_OPENMP, 0, o), "acquire");
+	check(w_lock(w->w, w->t, 1, o), "acquire");
 	enter(w, R_SBLOCK);
 	leave(w, R_SBLOCK);
-	check(OTF2_EvtWriter_ThreadReleaseLock(w->w, NULL, w->t += 1, OTF2_PARADIGM_OPENMP, 0,
-						 o), "release");
+	check(w_lock(w->w, w->t += 1, 0, o), "release");
 	leave(w, R_CRIT);
 	enter(w, R_OMPBAR);
 	leave(w, R_OMPBAR);
@@ -130,6 +158,8 @@ int main(int argc, char **argv)
 			metric = 1;
 		else if (!strcmp(argv[i], "--miscount"))
 			miscount = 5;
+		else if (!strcmp(argv[i], "--omp1"))
+			omp1 = 1;
 		else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
 			iters = strtol(argv[++i], NULL, 10);
 	}
@@ -164,13 +194,13 @@ int main(int argc, char **argv)
 				leave(x, R_COMPUTE);
 			}
 		for (long it = 0; it < iters && !hung && !calls; it++) {
-			check(OTF2_EvtWriter_ThreadFork(m.w, NULL, m.t += 10, OTF2_PARADIGM_OPENMP, 2), "fork");
+			check(w_fork(m.w, m.t += 10, 2), "fork");
 			t1.t = m.t;
 			omp_body(&m, 0, &order);
 			omp_body(&t1, 1, &order);
 			if (t1.t > m.t)
 				m.t = t1.t;
-			check(OTF2_EvtWriter_ThreadJoin(m.w, NULL, m.t += 10, OTF2_PARADIGM_OPENMP), "join");
+			check(w_join(m.w, m.t += 10), "join");
 			/* the ring: rank 0 sends tag 7 and receives; rank 1 receives and answers */
 			uint32_t stag = faulty && rank == 1 ? 8 : 7;
 			if (rank == 0) {

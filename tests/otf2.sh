@@ -41,6 +41,13 @@ grep -q '^0\.0 .*< .*MPI_Barrier .*comm=0' "$T/out" || fail "the barrier: $(cat 
 grep -q '^0\.0 .*< .*MPI_Bcast .*comm=2 root=1' "$T/out" || fail "the broadcast: $(cat "$T/out")"
 expect_status 0 "$DT" traces normal
 grep -q 'note:' "$T/out" && fail "notes on a whole archive: $(cat "$T/out")"
+# the records of OpenMP before OTF2 2.0 (OmpFork, OmpAcquireLock ...) read as their successors
+"$MK" "$T/omp1" normal --omp1 || fail "mk_otf2 --omp1"
+expect_status 0 "$DT" import -q --run omp1 "$T/omp1"
+"$DT" sync normal > "$T/s1" && "$DT" sync omp1 > "$T/s2" || fail "sync"
+cmp -s "$T/s1" "$T/s2" || fail "OTF2 1.x's OpenMP records differ: $(diff "$T/s1" "$T/s2")"
+expect_status 0 "$DT" traces omp1
+grep -q 'note:' "$T/out" && fail "notes on OTF2 1.x's OpenMP records: $(cat "$T/out")"
 expect_status 0 "$DT" show normal 0.1
 grep -q '!\$omp critical sblock @ring.c:22();' "$T/out" || fail "OpenMP regions: $(cat "$T/out")"
 

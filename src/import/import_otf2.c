@@ -797,6 +797,33 @@ static OTF2_CallbackCode e_release(OTF2_LocationRef loc, OTF2_TimeStamp t, uint6
 	return e_lock(x, al, ns_, model, lock, order, 0);
 }
 
+/* The records of OpenMP before OTF2 2.0 (older Score-P), as their successors. */
+static OTF2_CallbackCode e_omp_fork(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p,
+				    void *ud, OTF2_AttributeList *al, uint32_t n)
+{
+	return e_fork(loc, t, p, ud, al, OTF2_PARADIGM_OPENMP, n);
+}
+
+static OTF2_CallbackCode e_omp_join(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p,
+				    void *ud, OTF2_AttributeList *al)
+{
+	return e_join(loc, t, p, ud, al, OTF2_PARADIGM_OPENMP);
+}
+
+static OTF2_CallbackCode e_omp_acquire(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p,
+				       void *ud, OTF2_AttributeList *al, uint32_t lock,
+				       uint32_t order)
+{
+	return e_acquire(loc, t, p, ud, al, OTF2_PARADIGM_OPENMP, lock, order);
+}
+
+static OTF2_CallbackCode e_omp_release(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p,
+				       void *ud, OTF2_AttributeList *al, uint32_t lock,
+				       uint32_t order)
+{
+	return e_release(loc, t, p, ud, al, OTF2_PARADIGM_OPENMP, lock, order);
+}
+
 static OTF2_CallbackCode e_unknown(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p,
 				   void *ud, OTF2_AttributeList *al)
 {
@@ -842,6 +869,10 @@ static OTF2_EvtReaderCallbacks *evt_callbacks(void)
 	OTF2_EvtReaderCallbacks_SetThreadJoinCallback(cb, e_join);
 	OTF2_EvtReaderCallbacks_SetThreadAcquireLockCallback(cb, e_acquire);
 	OTF2_EvtReaderCallbacks_SetThreadReleaseLockCallback(cb, e_release);
+	OTF2_EvtReaderCallbacks_SetOmpForkCallback(cb, e_omp_fork);
+	OTF2_EvtReaderCallbacks_SetOmpJoinCallback(cb, e_omp_join);
+	OTF2_EvtReaderCallbacks_SetOmpAcquireLockCallback(cb, e_omp_acquire);
+	OTF2_EvtReaderCallbacks_SetOmpReleaseLockCallback(cb, e_omp_release);
 	OTF2_EvtReaderCallbacks_SetUnknownCallback(cb, e_unknown);
 	return cb;
 }
