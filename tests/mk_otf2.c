@@ -2,7 +2,7 @@
  * the OTF2 importer (difftrace-otf2(5)).
  *
  *   mk_otf2 DIR normal|tagmismatch|calls [--empty] [--metric] [--miscount] [--omp1]
- *           [--iters N]
+ *           [--ompt] [--iters N]
  *
  * An MPI + OpenMP run of 2 processes with 2 threads each (4 locations): each process runs an
  * OpenMP parallel region (a critical section, a barrier), then rank 0 sends to rank 1 and
@@ -15,7 +15,9 @@
  * ring N times (a large archive for the benchmark); --empty adds a fifth location without
  * events; --metric writes a metric record difftrace does not map; --miscount gives rank 0's
  * master thread 5 records more in its definition than its file holds; --omp1 writes OpenMP's
- * fork, join and locks as the records of OTF2 before 2.0 (OmpFork ...), as older Score-P did. calls: the same 4 locations
+ * fork, join and locks as the records of OTF2 before 2.0 (OmpFork ...), as older Score-P did;
+ * --ompt adds, as Score-P's OMPT adapter, an OpenMP thread team (a communicator defined before
+ * the reversed one) begun and ended by each thread of a parallel region. calls: the same 4 locations
  * with calls of user functions only (compute, 40 records an iteration), no MPI or OpenMP. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -74,7 +76,7 @@ static void check(OTF2_ErrorCode rc, const char *what)
 
 /* OTF2 2.0 deprecated the records of OpenMP that older Score-P wrote: written on purpose */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-static int omp1;
+static int omp1, ompt;
 
 static OTF2_ErrorCode w_fork(OTF2_EvtWriter *w, uint64_t t, uint32_t n)
 {
@@ -122,6 +124,8 @@ static void leave(struct w *w, int r)
 /* One thread's part of the parallel region: compute, a critical section, a barrier. */
 static void omp_body(struct w *w, int tnum, uint32_t *order)
 {
+	if (ompt)
+		check(OTF2_EvtWriter_ThreadTeamBegin(w->w, NULL, w->t += 1, 2), "team begin");
 	enter(w, R_PAR);
 	enter(w, R_COMPUTE);
 	leave(w, R_COMPUTE);
@@ -137,6 +141,8 @@ static void omp_body(struct w *w, int tnum, uint32_t *order)
 	enter(w, R_OMPBAR);
 	leave(w, R_OMPBAR);
 	leave(w, R_PAR);
+	if (ompt)
+		check(OTF2_EvtWriter_ThreadTeamEnd(w->w, NULL, w->t += 1, 2), "team end");
 }
 
 int main(int argc, char **argv)
@@ -160,6 +166,8 @@ int main(int argc, char **argv)
 			miscount = 5;
 		else if (!strcmp(argv[i], "--omp1"))
 			omp1 = 1;
+		else if (!strcmp(argv[i], "--ompt"))
+			ompt = 1;
 		else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
 			iters = strtol(argv[++i], NULL, 10);
 	}
@@ -265,7 +273,8 @@ int main(int argc, char **argv)
 			enter(&m, R_BCAST);
 			check(OTF2_EvtWriter_MpiCollectiveBegin(m.w, NULL, m.t += 1), "coll begin");
 			check(OTF2_EvtWriter_MpiCollectiveEnd(m.w, NULL, m.t += 5,
-							      OTF2_COLLECTIVE_OP_BCAST, 2, 0, 8, 8),
+							      OTF2_COLLECTIVE_OP_BCAST, 2 + ompt, 0,
+							      8, 8),
 			      "coll end");
 			leave(&m, R_BCAST);
 		}
@@ -353,7 +362,18 @@ int main(int argc, char **argv)
 	check(OTF2_GlobalDefWriter_WriteComm(d, 1, STR("MPI_COMM_SELF"), 2, OTF2_UNDEFINED_COMM,
 					     OTF2_COMM_FLAG_NONE),
 	      "comm");
-	check(OTF2_GlobalDefWriter_WriteComm(d, 2, STR("reversed"), 3, 0, OTF2_COMM_FLAG_NONE),
+	if (ompt) {
+		uint64_t th[2] = { 0, 1 };
+		check(OTF2_GlobalDefWriter_WriteGroup(d, 4, empty_s, OTF2_GROUP_TYPE_COMM_GROUP,
+						      OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, 2,
+						      th),
+		      "group");
+		check(OTF2_GlobalDefWriter_WriteComm(d, 2, STR("OpenMP thread team"), 4,
+						     OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE),
+		      "comm");
+	}
+	check(OTF2_GlobalDefWriter_WriteComm(d, 2 + (uint32_t)ompt, STR("reversed"), 3, 0,
+					     OTF2_COMM_FLAG_NONE),
 	      "comm");
 	if (metric)
 		check(OTF2_GlobalDefWriter_WriteParameter(d, 0, STR("size"), OTF2_PARAMETER_TYPE_INT64),

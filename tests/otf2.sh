@@ -48,6 +48,16 @@ expect_status 0 "$DT" import -q --run omp1 "$T/omp1"
 cmp -s "$T/s1" "$T/s2" || fail "OTF2 1.x's OpenMP records differ: $(diff "$T/s1" "$T/s2")"
 expect_status 0 "$DT" traces omp1
 grep -q 'note:' "$T/out" && fail "notes on OTF2 1.x's OpenMP records: $(cat "$T/out")"
+# OMPT's thread teams: their records read, their communicators not numbered among MPI's
+"$MK" "$T/ompt" normal --ompt || fail "mk_otf2 --ompt"
+expect_status 0 "$DT" import -q --run ompt "$T/ompt"
+# (the team's records take time of their own: the times are not compared)
+"$DT" sync normal | awk '{ $4 = ""; print }' > "$T/s1" &&
+	"$DT" sync ompt | awk '{ $4 = ""; print }' > "$T/s2" || fail "sync ompt"
+grep -q 'MPI_Bcast .*comm=2 root=1' "$T/s2" || fail "the broadcast: $(cat "$T/s2")"
+cmp -s "$T/s1" "$T/s2" || fail "thread teams change the sync events: $(diff "$T/s1" "$T/s2")"
+expect_status 0 "$DT" traces ompt
+grep -q 'note:' "$T/out" && fail "notes on thread teams: $(cat "$T/out")"
 expect_status 0 "$DT" show normal 0.1
 grep -q '!\$omp critical sblock @ring.c:22();' "$T/out" || fail "OpenMP regions: $(cat "$T/out")"
 

@@ -655,6 +655,16 @@ static OTF2_CallbackCode e_coll_begin(OTF2_LocationRef loc, OTF2_TimeStamp t, ui
 	return CB_RC(x->in->explicit_sync && explicit_record(x, al, ns_));
 }
 
+/* An OpenMP thread team's begin or end (OMPT): what it says, the parallel region's regions
+ * say too. Read, and a carrier of sync events in an explicit archive. */
+static OTF2_CallbackCode e_team(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p, void *ud,
+				OTF2_AttributeList *al, OTF2_CommRef team)
+{
+	(void)loc, (void)p, (void)team;
+	CB_BEGIN(x, ud, t);
+	return CB_RC(x->in->explicit_sync && explicit_record(x, al, ns_));
+}
+
 static OTF2_CallbackCode e_coll_end(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p,
 				    void *ud, OTF2_AttributeList *al, OTF2_CollectiveOp op,
 				    OTF2_CommRef c, uint32_t root, uint64_t sent, uint64_t got)
@@ -869,6 +879,8 @@ static OTF2_EvtReaderCallbacks *evt_callbacks(void)
 	OTF2_EvtReaderCallbacks_SetThreadJoinCallback(cb, e_join);
 	OTF2_EvtReaderCallbacks_SetThreadAcquireLockCallback(cb, e_acquire);
 	OTF2_EvtReaderCallbacks_SetThreadReleaseLockCallback(cb, e_release);
+	OTF2_EvtReaderCallbacks_SetThreadTeamBeginCallback(cb, e_team);
+	OTF2_EvtReaderCallbacks_SetThreadTeamEndCallback(cb, e_team);
 	OTF2_EvtReaderCallbacks_SetOmpForkCallback(cb, e_omp_fork);
 	OTF2_EvtReaderCallbacks_SetOmpJoinCallback(cb, e_omp_join);
 	OTF2_EvtReaderCallbacks_SetOmpAcquireLockCallback(cb, e_omp_acquire);

@@ -376,8 +376,10 @@ static void defs_resolve(otf2_in *in)
 				l->host = xstrdup(host);
 		}
 	}
-	/* communicators: WORLD is the one whose group is every rank in order, SELF the one of
-	 * the COMM_SELF group, the others numbered from 2 in the order of their definitions */
+	/* MPI's communicators: WORLD is the one whose group is every rank in order, SELF the one
+	 * of the COMM_SELF group, the others numbered from 2 in the order of their definitions.
+	 * Those of other paradigms (OpenMP's thread teams, written with OMPT) have no number:
+	 * counted in, they would renumber MPI's between two runs of another team count. */
 	int32_t next = 2;
 	int world = 0;
 	for (size_t c = 0; c < in->ncomm; c++) {
@@ -386,6 +388,10 @@ static void defs_resolve(otf2_in *in)
 			continue;
 		struct group *g = cm->group < in->ngrp && in->grp[cm->group].defined
 					  ? &in->grp[cm->group] : NULL;
+		if (g && g->paradigm != OTF2_PARADIGM_MPI) {
+			cm->dt = DT_SYNC_NONE;
+			continue;
+		}
 		if (g && g->type == OTF2_GROUP_TYPE_COMM_SELF) {
 			cm->dt = 1;
 			continue;
