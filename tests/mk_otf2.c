@@ -1,7 +1,8 @@
 /* mk_otf2.c: writes OTF2 archives as Score-P writes them, for the tests and the benchmark of
  * the OTF2 importer (difftrace-otf2(5)).
  *
- *   mk_otf2 DIR normal|tagmismatch|calls [--empty] [--metric] [--iters N]
+ *   mk_otf2 DIR normal|tagmismatch|calls [--empty] [--metric] [--miscount] [--omp1]
+ *           [--ompt] [--iters N]
  *
  * An MPI + OpenMP run of 2 processes with 2 threads each (4 locations): each process runs an
  * OpenMP parallel region (a critical section, a barrier), then rank 0 sends to rank 1 and
@@ -12,7 +13,11 @@
  * archive ends there (as Score-P's would after the run was stopped and its buffers flushed):
  * the receive without its MpiRecv record, the barrier without its MpiCollectiveEnd. --iters N repeats the compute and the
  * ring N times (a large archive for the benchmark); --empty adds a fifth location without
- * events; --metric writes a metric record difftrace does not map. calls: the same 4 locations
+ * events; --metric writes a metric record difftrace does not map; --miscount gives rank 0's
+ * master thread 5 records more in its definition than its file holds; --omp1 writes OpenMP's
+ * fork, join and locks as the records of OTF2 before 2.0 (OmpFork ...), as older Score-P did;
+ * --ompt adds, as Score-P's OMPT adapter, an OpenMP thread team (a communicator defined before
+ * the reversed one) begun and ended by each thread of a parallel region. calls: the same 4 locations
  * with calls of user functions only (compute, 40 records an iteration), no MPI or OpenMP. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -69,6 +74,33 @@ static void check(OTF2_ErrorCode rc, const char *what)
 	}
 }
 
+/* OTF2 2.0 deprecated the records of OpenMP that older Score-P wrote: written on purpose */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static int omp1, ompt;
+
+static OTF2_ErrorCode w_fork(OTF2_EvtWriter *w, uint64_t t, uint32_t n)
+{
+	return omp1 ? OTF2_EvtWriter_OmpFork(w, NULL, t, n)
+		    : OTF2_EvtWriter_ThreadFork(w, NULL, t, OTF2_PARADIGM_OPENMP, n);
+}
+
+static OTF2_ErrorCode w_join(OTF2_EvtWriter *w, uint64_t t)
+{
+	return omp1 ? OTF2_EvtWriter_OmpJoin(w, NULL, t)
+		    : OTF2_EvtWriter_ThreadJoin(w, NULL, t, OTF2_PARADIGM_OPENMP);
+}
+
+static OTF2_ErrorCode w_lock(OTF2_EvtWriter *w, uint64_t t, int acquire, uint32_t order)
+{
+	if (omp1)
+		return acquire ? OTF2_EvtWriter_OmpAcquireLock(w, NULL, t, 0, order)
+			       : OTF2_EvtWriter_OmpReleaseLock(w, NULL, t, 0, order);
+	return acquire ? OTF2_EvtWriter_ThreadAcquireLock(w, NULL, t, OTF2_PARADIGM_OPENMP, 0,
+							  order)
+		       : OTF2_EvtWriter_ThreadReleaseLock(w, NULL, t, OTF2_PARADIGM_OPENMP, 0,
+							  order);
+}
+
 static uint64_t loc_id(int rank, int thread)
 {
 	return ((uint64_t)thread << 32) | (uint64_t)rank;
@@ -92,6 +124,8 @@ static void leave(struct w *w, int r)
 /* One thread's part of the parallel region: compute, a critical section, a barrier. */
 static void omp_body(struct w *w, int tnum, uint32_t *order)
 {
+	if (ompt)
+		check(OTF2_EvtWriter_ThreadTeamBegin(w->w, NULL, w->t += 1, 2), "team begin");
 	enter(w, R_PAR);
 	enter(w, R_COMPUTE);
 	leave(w, R_COMPUTE);
@@ -99,15 +133,16 @@ static void omp_body(struct w *w, int tnum, uint32_t *order)
 	/* the two threads of a process take the lock in turn: thread 0 first */
 	uint32_t o = (*order)++;
 	w->t += 5 + 20 * (uint64_t)tnum;
-	check(OTF2_EvtWriter_ThreadAcquireLock(w->w, NULL, w->t, OTF2_PARADIGM_OPENMP, 0, o), "acquire");
+	check(w_lock(w->w, w->t, 1, o), "acquire");
 	enter(w, R_SBLOCK);
 	leave(w, R_SBLOCK);
-	check(OTF2_EvtWriter_ThreadReleaseLock(w->w, NULL, w->t += 1, OTF2_PARADIGM_OPENMP, 0,
-						 o), "release");
+	check(w_lock(w->w, w->t += 1, 0, o), "release");
 	leave(w, R_CRIT);
 	enter(w, R_OMPBAR);
 	leave(w, R_OMPBAR);
 	leave(w, R_PAR);
+	if (ompt)
+		check(OTF2_EvtWriter_ThreadTeamEnd(w->w, NULL, w->t += 1, 2), "team end");
 }
 
 int main(int argc, char **argv)
@@ -115,17 +150,24 @@ int main(int argc, char **argv)
 	if (argc < 3 || (strcmp(argv[2], "normal") && strcmp(argv[2], "tagmismatch") &&
 			 strcmp(argv[2], "calls"))) {
 		fprintf(stderr, "usage: mk_otf2 DIR normal|tagmismatch|calls [--empty] [--metric] "
-				"[--iters N]\n");
+				"[--miscount] [--iters N]\n");
 		return 2;
 	}
 	int faulty = !strcmp(argv[2], "tagmismatch"), empty = 0, metric = 0;
 	int calls = !strcmp(argv[2], "calls");
+	uint64_t miscount = 0;
 	long iters = 1;
 	for (int i = 3; i < argc; i++) {
 		if (!strcmp(argv[i], "--empty"))
 			empty = 1;
 		else if (!strcmp(argv[i], "--metric"))
 			metric = 1;
+		else if (!strcmp(argv[i], "--miscount"))
+			miscount = 5;
+		else if (!strcmp(argv[i], "--omp1"))
+			omp1 = 1;
+		else if (!strcmp(argv[i], "--ompt"))
+			ompt = 1;
 		else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
 			iters = strtol(argv[++i], NULL, 10);
 	}
@@ -140,7 +182,7 @@ int main(int argc, char **argv)
 	check(OTF2_Archive_SetFlushCallbacks(a, &fc, NULL), "flush callbacks");
 	check(OTF2_Archive_SetSerialCollectiveCallbacks(a), "collective callbacks");
 	check(OTF2_Archive_OpenEvtFiles(a), "open events");
-	uint64_t tmax = 0;
+	uint64_t tmax = 0, nrec[2][3] = { { 0 } };
 	for (int rank = 0; rank < 2; rank++) {
 		struct w m = { OTF2_Archive_GetEvtWriter(a, loc_id(rank, 0)), 1000 };
 		struct w t1 = { OTF2_Archive_GetEvtWriter(a, loc_id(rank, 1)), 0 };
@@ -160,13 +202,13 @@ int main(int argc, char **argv)
 				leave(x, R_COMPUTE);
 			}
 		for (long it = 0; it < iters && !hung && !calls; it++) {
-			check(OTF2_EvtWriter_ThreadFork(m.w, NULL, m.t += 10, OTF2_PARADIGM_OPENMP, 2), "fork");
+			check(w_fork(m.w, m.t += 10, 2), "fork");
 			t1.t = m.t;
 			omp_body(&m, 0, &order);
 			omp_body(&t1, 1, &order);
 			if (t1.t > m.t)
 				m.t = t1.t;
-			check(OTF2_EvtWriter_ThreadJoin(m.w, NULL, m.t += 10, OTF2_PARADIGM_OPENMP), "join");
+			check(w_join(m.w, m.t += 10), "join");
 			/* the ring: rank 0 sends tag 7 and receives; rank 1 receives and answers */
 			uint32_t stag = faulty && rank == 1 ? 8 : 7;
 			if (rank == 0) {
@@ -231,7 +273,8 @@ int main(int argc, char **argv)
 			enter(&m, R_BCAST);
 			check(OTF2_EvtWriter_MpiCollectiveBegin(m.w, NULL, m.t += 1), "coll begin");
 			check(OTF2_EvtWriter_MpiCollectiveEnd(m.w, NULL, m.t += 5,
-							      OTF2_COLLECTIVE_OP_BCAST, 2, 0, 8, 8),
+							      OTF2_COLLECTIVE_OP_BCAST, 2 + ompt, 0,
+							      8, 8),
 			      "coll end");
 			leave(&m, R_BCAST);
 		}
@@ -242,6 +285,11 @@ int main(int argc, char **argv)
 		}
 		if (m.t > tmax)
 			tmax = m.t;
+		/* each location's definition has its number of records, as Score-P's */
+		check(OTF2_EvtWriter_GetNumberOfEvents(m.w, &nrec[rank][0]), "count");
+		if (rank == 0)
+			nrec[rank][0] += miscount;
+		check(OTF2_EvtWriter_GetNumberOfEvents(t1.w, &nrec[rank][1]), "count");
 		check(OTF2_Archive_CloseEvtWriter(a, m.w), "close");
 		check(OTF2_Archive_CloseEvtWriter(a, t1.w), "close");
 	}
@@ -292,7 +340,7 @@ int main(int argc, char **argv)
 		for (int t = 0; t < 2 + (empty && rank == 1); t++)
 			check(OTF2_GlobalDefWriter_WriteLocation(
 				      d, loc_id(rank, t), t == 0 ? master : t == 1 ? worker : worker2,
-				      OTF2_LOCATION_TYPE_CPU_THREAD, 0, (uint32_t)rank),
+				      OTF2_LOCATION_TYPE_CPU_THREAD, nrec[rank][t], (uint32_t)rank),
 			      "location");
 	uint64_t locs[2] = { loc_id(0, 0), loc_id(1, 0) }, ranks[2] = { 0, 1 };
 	check(OTF2_GlobalDefWriter_WriteGroup(d, 0, empty_s, OTF2_GROUP_TYPE_COMM_LOCATIONS,
@@ -314,7 +362,18 @@ int main(int argc, char **argv)
 	check(OTF2_GlobalDefWriter_WriteComm(d, 1, STR("MPI_COMM_SELF"), 2, OTF2_UNDEFINED_COMM,
 					     OTF2_COMM_FLAG_NONE),
 	      "comm");
-	check(OTF2_GlobalDefWriter_WriteComm(d, 2, STR("reversed"), 3, 0, OTF2_COMM_FLAG_NONE),
+	if (ompt) {
+		uint64_t th[2] = { 0, 1 };
+		check(OTF2_GlobalDefWriter_WriteGroup(d, 4, empty_s, OTF2_GROUP_TYPE_COMM_GROUP,
+						      OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, 2,
+						      th),
+		      "group");
+		check(OTF2_GlobalDefWriter_WriteComm(d, 2, STR("OpenMP thread team"), 4,
+						     OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE),
+		      "comm");
+	}
+	check(OTF2_GlobalDefWriter_WriteComm(d, 2 + (uint32_t)ompt, STR("reversed"), 3, 0,
+					     OTF2_COMM_FLAG_NONE),
 	      "comm");
 	if (metric)
 		check(OTF2_GlobalDefWriter_WriteParameter(d, 0, STR("size"), OTF2_PARAMETER_TYPE_INT64),

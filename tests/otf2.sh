@@ -41,6 +41,23 @@ grep -q '^0\.0 .*< .*MPI_Barrier .*comm=0' "$T/out" || fail "the barrier: $(cat 
 grep -q '^0\.0 .*< .*MPI_Bcast .*comm=2 root=1' "$T/out" || fail "the broadcast: $(cat "$T/out")"
 expect_status 0 "$DT" traces normal
 grep -q 'note:' "$T/out" && fail "notes on a whole archive: $(cat "$T/out")"
+# the records of OpenMP before OTF2 2.0 (OmpFork, OmpAcquireLock ...) read as their successors
+"$MK" "$T/omp1" normal --omp1 || fail "mk_otf2 --omp1"
+expect_status 0 "$DT" import -q --run omp1 "$T/omp1"
+"$DT" sync normal > "$T/s1" && "$DT" sync omp1 > "$T/s2" || fail "sync"
+cmp -s "$T/s1" "$T/s2" || fail "OTF2 1.x's OpenMP records differ: $(diff "$T/s1" "$T/s2")"
+expect_status 0 "$DT" traces omp1
+grep -q 'note:' "$T/out" && fail "notes on OTF2 1.x's OpenMP records: $(cat "$T/out")"
+# OMPT's thread teams: their records read, their communicators not numbered among MPI's
+"$MK" "$T/ompt" normal --ompt || fail "mk_otf2 --ompt"
+expect_status 0 "$DT" import -q --run ompt "$T/ompt"
+# (the team's records take time of their own: the times are not compared)
+"$DT" sync normal | awk '{ $4 = ""; print }' > "$T/s1" &&
+	"$DT" sync ompt | awk '{ $4 = ""; print }' > "$T/s2" || fail "sync ompt"
+grep -q 'MPI_Bcast .*comm=2 root=1' "$T/s2" || fail "the broadcast: $(cat "$T/s2")"
+cmp -s "$T/s1" "$T/s2" || fail "thread teams change the sync events: $(diff "$T/s1" "$T/s2")"
+expect_status 0 "$DT" traces ompt
+grep -q 'note:' "$T/out" && fail "notes on thread teams: $(cat "$T/out")"
 expect_status 0 "$DT" show normal 0.1
 grep -q '!\$omp critical sblock @ring.c:22();' "$T/out" || fail "OpenMP regions: $(cat "$T/out")"
 
@@ -49,6 +66,12 @@ awk '$1 == "1" { print $2; exit }' "$T/out" | grep -qx '1\.0' ||
 	fail "the culprit is not first: $(cat "$T/out")"
 grep -q 'MPI_Send\[tag=8\] where the normal run has MPI_Send\[tag=7\]' "$T/out" ||
 	fail "the change is not said: $(cat "$T/out")"
+# the sync events make one order that the checker passes (messages, locks, parallel regions
+# matched across threads and processes), over three iterations
+"$MK" "$T/n3" normal --iters 3 || fail "mk_otf2 --iters 3"
+expect_status 0 "$DT" import -q --run n3 "$T/n3"
+expect_status 0 "$DT" order --check n3
+expect_err "the order of 188 events passes the checker"
 expect_status 0 "$DT" hang faulty
 grep -q '^ *0\.0 *in MPI_Recv' "$T/out" || fail "hang: 0.0: $(cat "$T/out")"
 grep -q '^ *1\.0 *in MPI_Barrier' "$T/out" || fail "hang: 1.0: $(cat "$T/out")"
@@ -87,6 +110,23 @@ grep -q 'note: the archive has no events for location 8589934593 (OMP thread 2)'
 	fail "the empty location: $(cat "$T/out")"
 grep -q 'note: 1 record of kinds difftrace does not map' "$T/out" ||
 	fail "the metric record: $(cat "$T/out")"
+# a location without events may have no files at all: still an empty trace; a location with
+# events whose file is missing is an error
+rm "$T/odd/traces/8589934593.evt" "$T/odd/traces/8589934593.def"
+expect_status 0 "$DT" import --run odd2 "$T/odd"
+expect_status 0 "$DT" traces odd2
+grep -q 'note: the archive has no events for location 8589934593 (OMP thread 2), not even its file' \
+	"$T/out" || fail "the location without files: $(cat "$T/out")"
+# the definition counts more records than the file holds: flagged truncated
+"$MK" "$T/miscount" normal --miscount || fail "mk_otf2 --miscount"
+expect_status 0 "$DT" import --run miscount "$T/miscount"
+grep -q "flagged: truncated" "$T/out" || fail "miscount: $(cat "$T/out")"
+expect_status 0 "$DT" traces miscount
+grep -q "note: the location's definition counts 47 records, its file holds 42" "$T/out" ||
+	fail "miscount: $(cat "$T/out")"
+rm "$T/odd/traces/4294967297.evt"
+expect_status 1 "$DT" import --run odd3 "$T/odd"
+expect_err "odd/traces/4294967297.evt: cannot open the location's events"
 
 # ---- export, and back: the same run ----
 for r in faulty normal; do
@@ -110,6 +150,9 @@ if command -v otf2-print >/dev/null; then
 	grep -q '^MPI_ISEND .*Tag: 3, Length: 8, Request: ' "$T/p" || fail "no isend in the export"
 	grep -q '^MPI_IRECV .*Tag: 3, Length: 8, Request: ' "$T/p" || fail "no irecv in the export"
 	grep -q '^MPI_COLLECTIVE_END .*Operation: BARRIER' "$T/p" || fail "no barrier in the export"
+	otf2-print -G "$T/x-normal/traces.otf2" > "$T/p" 2>&1 || fail "otf2-print -G: $(cat "$T/p")"
+	[ "$(grep -c '^LOCATION .*Type: CPU_THREAD, # Events: [1-9]' "$T/p")" = 4 ] ||
+		fail "locations without their counts of records: $(grep '^LOCATION' "$T/p")"
 fi
 # a run of uftrace recordings (without source lines, which are not written) and a hung run of
 # the sync record alone (the sync events are not calls of the same times there)

@@ -221,6 +221,8 @@ static uint64_t rec_time(ex *x, uint64_t t)
 	return t;
 }
 
+/* The attributes of sync event v: a field equal to what the import takes when it is absent
+ * (DT_SYNC_NONE, a count of -1, no request or object, a size of 0) is left out. */
 static void attrs_of(ex *x, const dt_sync_event *v, int nocall)
 {
 	OTF2_AttributeList *al = x->al;
@@ -230,21 +232,27 @@ static void attrs_of(ex *x, const dt_sync_event *v, int nocall)
 	OTF2_AttributeList_AddUint8(al, OTF2_DT_PHASE, v->phase);
 	OTF2_AttributeList_AddStringRef(al, OTF2_DT_FUNC, v->func);
 	OTF2_AttributeList_AddInt64(al, OTF2_DT_TS, v->ts);
-	OTF2_AttributeList_AddInt32(al, OTF2_DT_COMM, v->comm);
-	OTF2_AttributeList_AddInt32(al, OTF2_DT_DEST, v->dest);
-	OTF2_AttributeList_AddInt32(al, OTF2_DT_STAG, v->stag);
-	OTF2_AttributeList_AddInt32(al, OTF2_DT_SRC, v->src);
-	OTF2_AttributeList_AddInt32(al, OTF2_DT_RTAG, v->rtag);
-	OTF2_AttributeList_AddInt32(al, OTF2_DT_ROOT, v->root);
-	OTF2_AttributeList_AddInt64(al, OTF2_DT_COUNT, v->count);
-	OTF2_AttributeList_AddInt32(al, OTF2_DT_DATATYPE, v->datatype);
-	OTF2_AttributeList_AddInt32(al, OTF2_DT_OP, v->op);
-	OTF2_AttributeList_AddUint64(al, OTF2_DT_REQ, v->req);
-	OTF2_AttributeList_AddUint64(al, OTF2_DT_OBJ, v->obj);
-	OTF2_AttributeList_AddUint64(al, OTF2_DT_OBJSEQ, v->objseq);
-	OTF2_AttributeList_AddInt32(al, OTF2_DT_TEAM, v->team);
-	OTF2_AttributeList_AddInt32(al, OTF2_DT_TNUM, v->tnum);
-	OTF2_AttributeList_AddInt32(al, OTF2_DT_CSIZE, v->csize);
+	const struct {
+		int attr;
+		int32_t v;
+	} i32[] = { { OTF2_DT_COMM, v->comm }, { OTF2_DT_DEST, v->dest }, { OTF2_DT_STAG, v->stag },
+		    { OTF2_DT_SRC, v->src },   { OTF2_DT_RTAG, v->rtag }, { OTF2_DT_ROOT, v->root },
+		    { OTF2_DT_DATATYPE, v->datatype }, { OTF2_DT_OP, v->op },
+		    { OTF2_DT_TEAM, v->team }, { OTF2_DT_TNUM, v->tnum } };
+	for (size_t i = 0; i < sizeof i32 / sizeof *i32; i++)
+		if (i32[i].v != DT_SYNC_NONE)
+			OTF2_AttributeList_AddInt32(al, (OTF2_AttributeRef)i32[i].attr, i32[i].v);
+	if (v->count != -1)
+		OTF2_AttributeList_AddInt64(al, OTF2_DT_COUNT, v->count);
+	if (v->csize)
+		OTF2_AttributeList_AddInt32(al, OTF2_DT_CSIZE, v->csize);
+	const struct {
+		int attr;
+		uint64_t v;
+	} u64[] = { { OTF2_DT_REQ, v->req }, { OTF2_DT_OBJ, v->obj }, { OTF2_DT_OBJSEQ, v->objseq } };
+	for (size_t i = 0; i < sizeof u64 / sizeof *u64; i++)
+		if (u64[i].v)
+			OTF2_AttributeList_AddUint64(al, (OTF2_AttributeRef)u64[i].attr, u64[i].v);
 }
 
 static const char *fname(ex *x, uint32_t f)
@@ -456,8 +464,8 @@ static uint32_t def_str(ex *x, OTF2_GlobalDefWriter *d, uint32_t *sn, const char
 	return (*sn)++;
 }
 
-static int write_defs(ex *x, const store_trace *t, size_t n, char **hosts, size_t nhosts,
-		      const store_sync_clock *ck, size_t nck)
+static int write_defs(ex *x, const store_trace *t, size_t n, const uint64_t *nrec,
+		      char **hosts, size_t nhosts, const store_sync_clock *ck, size_t nck)
 {
 	OTF2_GlobalDefWriter *d = OTF2_Archive_GetGlobalDefWriter(x->a);
 	if (!d)
@@ -525,7 +533,7 @@ static int write_defs(ex *x, const store_trace *t, size_t n, char **hosts, size_
 		char nm[64], val[96];
 		snprintf(nm, sizeof nm, "thread %d.%d", t[i].proc, t[i].thread);
 		W(OTF2_GlobalDefWriter_WriteLocation(d, i, STR(nm), OTF2_LOCATION_TYPE_CPU_THREAD,
-						     0, (uint32_t)t[i].proc),
+						     nrec[i], (uint32_t)t[i].proc),
 		  "location");
 		OTF2_AttributeValue av;
 #define PROP(key, ...)                                                                       \
@@ -619,6 +627,7 @@ int otf2_write_run(store *s, const store_run *r, const char *dir, const char *na
 	dt_sync_event *v = NULL;
 	store_sync_clock *ck = NULL;
 	char **hosts = NULL;
+	uint64_t *nrec = NULL; /* records of each location */
 	int rc = -1;
 	if (store_trace_list(s, r->id, &t, &n, e) || store_sync_list(s, r->id, &v, &nv, e) ||
 	    store_sync_clocks(s, r->id, &ck, &nck, e) ||
@@ -675,6 +684,7 @@ int otf2_write_run(store *s, const store_run *r, const char *dir, const char *na
 	    otf2_check(&x, OTF2_Archive_OpenEvtFiles(x.a), "event files"))
 		goto out;
 	x.al = OTF2_AttributeList_New();
+	nrec = xcalloc(n ? n : 1, sizeof *nrec);
 	size_t iv = 0;
 	for (size_t i = 0; i < n; i++) {
 		/* the trace's sync events: the list is in P.T order as the traces are */
@@ -691,6 +701,9 @@ int otf2_write_run(store *s, const store_run *r, const char *dir, const char *na
 		}
 		x.self_rank = (int32_t)t[i].rank;
 		int wr = write_trace(&x, &t[i], v + iv, jv - iv);
+		/* the location's definition says how many records it has (readers show progress) */
+		if (!wr)
+			wr = otf2_check(&x, OTF2_EvtWriter_GetNumberOfEvents(x.w, &nrec[i]), "count");
 		if (otf2_check(&x, OTF2_Archive_CloseEvtWriter(x.a, x.w), "events") || wr)
 			goto out;
 		iv = jv;
@@ -703,7 +716,7 @@ int otf2_write_run(store *s, const store_run *r, const char *dir, const char *na
 			       "definitions"))
 			goto out;
 	if (otf2_check(&x, OTF2_Archive_CloseDefFiles(x.a), "definition files") ||
-	    write_defs(&x, t, n, hosts, nhosts, ck, nck))
+	    write_defs(&x, t, n, nrec, hosts, nhosts, ck, nck))
 		goto out;
 	rc = 0;
 out:
@@ -721,6 +734,7 @@ out:
 	}
 	free(x.comm);
 	free(x.sreq);
+	free(nrec);
 	free(x.regref);
 	free(x.regfunc);
 	for (size_t i = 0; i < nhosts; i++)

@@ -2,7 +2,7 @@
  * difftrace-otf2(5) says.
  *
  * Each location is a trace and a unit of a parallel import. The global definitions are read
- * whole (they are small: names, regions, locations, communicators); the events of a location
+ * whole (otf2_defs.h: they are small); the events of a location
  * are read by OTF2's event reader a chunk at a time and pushed to the sink in batches, so the
  * memory is a few chunks per location whatever the archive's size. Regions entered and left are
  * the trace's calls. The MPI and OpenMP records inside the regions of MPI and OpenMP calls
@@ -36,464 +36,11 @@ int import_otf2(const char *path, const dt_import_opts *o, dt_sink *s, dt_err *e
 
 #include <otf2/otf2.h>
 
-#include "import/otf2_names.h"
+#include "import/otf2_defs.h"
 #include "import/sync_file.h"
-#include "record/syncfmt.h"
 
 #define BATCH 4096
 #define CHUNK 65536 /* events per call of the event reader */
-#define MAX_REF (1u << 26) /* a definition number beyond this is damage, not a real archive */
-
-/* OTF2 reports errors through one callback for the process; each decoding thread keeps the
- * last message of its own calls. */
-static _Thread_local char otf2_msg[256];
-
-static OTF2_ErrorCode on_otf2_error(void *ud, const char *file, uint64_t line,
-				    const char *func, OTF2_ErrorCode code, const char *fmt,
-				    va_list va)
-{
-	(void)ud, (void)file, (void)line, (void)func;
-	if (fmt && *fmt)
-		vsnprintf(otf2_msg, sizeof otf2_msg, fmt, va);
-	else
-		snprintf(otf2_msg, sizeof otf2_msg, "%s", OTF2_Error_GetDescription(code));
-	return code;
-}
-
-/* ---- the definitions ------------------------------------------------------------------- */
-
-/* the sync calls of OpenMP regions, by role */
-enum { K_NONE = 0, K_MPI, K_PAR, K_OMPBAR, K_CRIT, K_SETLOCK, K_UNSETLOCK };
-
-struct region {
-	uint32_t name;  /* string ref */
-	uint32_t fid;   /* function id in the sink, when gen is the reading's */
-	uint32_t gen;
-	int kind;       /* K_ */
-	int call;       /* the dts_call of its sync events, 0 none */
-	int defined;
-};
-
-struct lgroup {
-	uint32_t name, tree;
-	int type, defined;
-	int64_t rank;
-	uint32_t nlocs;
-};
-
-struct location {
-	uint64_t ref;
-	uint32_t name, group;
-	uint64_t nevents;
-	int64_t pid, tid, rank;
-	int is_main, thread; /* thread: its number among its group's locations */
-	char *host;
-	int notime, has_clock;
-	dt_sync_clock clk;
-	int has_pid, has_tid, has_rank, has_main;
-};
-
-struct group {
-	int type, paradigm, defined;
-	uint32_t n;
-	uint64_t *m;
-};
-
-struct comm {
-	uint32_t group;
-	int32_t dt; /* its number in the run: 0 WORLD, 1 SELF, 2... */
-	int defined;
-};
-
-struct tnode {
-	uint32_t name, cls, parent;
-	int defined;
-};
-
-typedef struct otf2_in {
-	const char *path; /* the anchor file */
-	char *evtdir;     /* DIR/NAME: the events' directory, for the messages */
-	dt_err *e;
-	int explicit_sync; /* an archive of difftrace export */
-	char **str;
-	size_t nstr, capstr;
-	struct region *reg;
-	size_t nreg, capreg;
-	struct lgroup *lg;
-	size_t nlg, caplg;
-	struct location *loc;
-	size_t nloc, caploc;
-	struct group *grp;
-	size_t ngrp, capgrp;
-	struct comm *comm;
-	size_t ncomm, capcomm;
-	struct tnode *tree;
-	size_t ntree, captree;
-	uint32_t attr[OTF2_DT_NATTRS]; /* attribute refs, OTF2_UNDEFINED_ATTRIBUTE if absent */
-	uint32_t nranks; /* the size of MPI's COMM_LOCATIONS group: the ranks of the run */
-	struct location **byref; /* the locations by number, once sorted */
-	int sorted;
-	uint64_t res, offset, realtime; /* the clock */
-	/* function ids hold for one location (a unit of a parallel import has its own): those
-	 * interned for an earlier location are stale, told by their generation */
-	uint32_t fid[DTS_NCALLS], fidgen[DTS_NCALLS];
-	uint32_t gen;
-} otf2_in;
-
-#define ENSURE(in, arr, n, cap, ref)                                                         \
-	do {                                                                                 \
-		if ((ref) >= (n)) {                                                          \
-			GROW(arr, cap, (size_t)(ref) + 1);                                   \
-			memset(&(arr)[n], 0, ((size_t)(ref) + 1 - (n)) * sizeof *(arr));    \
-			(n) = (size_t)(ref) + 1;                                             \
-		}                                                                            \
-	} while (0)
-
-static OTF2_CallbackCode def_fail(otf2_in *in, const char *what, uint64_t ref)
-{
-	dt_err_at(in->e, in->path, -1, "the definitions are damaged: %s %" PRIu64
-		  " is out of range", what, ref);
-	return OTF2_CALLBACK_INTERRUPT;
-}
-
-static OTF2_CallbackCode d_string(void *ud, OTF2_StringRef self, const char *s)
-{
-	otf2_in *in = ud;
-	if (self >= MAX_REF)
-		return def_fail(in, "string", self);
-	ENSURE(in, in->str, in->nstr, in->capstr, self);
-	free(in->str[self]);
-	in->str[self] = xstrdup(s ? s : "");
-	return OTF2_CALLBACK_SUCCESS;
-}
-
-static const char *str_of(const otf2_in *in, uint32_t ref)
-{
-	return ref < in->nstr && in->str[ref] ? in->str[ref] : NULL;
-}
-
-static int call_code(const char *name)
-{
-	for (unsigned c = 1; c < DTS_NCALLS; c++) {
-		const char *n = sync_call_name(c);
-		if (n && !strcmp(n, name))
-			return (int)c;
-	}
-	return 0;
-}
-
-static OTF2_CallbackCode d_region(void *ud, OTF2_RegionRef self, OTF2_StringRef name,
-				  OTF2_StringRef canon, OTF2_StringRef desc, OTF2_RegionRole role,
-				  OTF2_Paradigm par, OTF2_RegionFlag flags, OTF2_StringRef file,
-				  uint32_t b, uint32_t en)
-{
-	(void)canon, (void)desc, (void)flags, (void)file, (void)b, (void)en;
-	otf2_in *in = ud;
-	if (self >= MAX_REF)
-		return def_fail(in, "region", self);
-	ENSURE(in, in->reg, in->nreg, in->capreg, self);
-	struct region *r = &in->reg[self];
-	r->name = name;
-	r->defined = 1;
-	r->kind = K_NONE;
-	r->call = 0;
-	const char *n = str_of(in, name);
-	if (!n)
-		return def_fail(in, "the name of region", self);
-	if (par == OTF2_PARADIGM_OPENMP || !strncmp(n, "omp_", 4)) {
-		if (role == OTF2_REGION_ROLE_PARALLEL)
-			r->kind = K_PAR;
-		else if (role == OTF2_REGION_ROLE_BARRIER ||
-			 role == OTF2_REGION_ROLE_IMPLICIT_BARRIER)
-			r->kind = K_OMPBAR, r->call = DTS_GOMP_barrier;
-		else if (role == OTF2_REGION_ROLE_CRITICAL)
-			r->kind = K_CRIT, r->call = DTS_GOMP_critical_start;
-		else if (!strcmp(n, "omp_set_lock") || !strcmp(n, "omp_set_nest_lock"))
-			r->kind = K_SETLOCK, r->call = call_code(n);
-		else if (!strcmp(n, "omp_unset_lock") || !strcmp(n, "omp_unset_nest_lock"))
-			r->kind = K_UNSETLOCK, r->call = call_code(n);
-	} else if (!strncmp(n, "MPI_", 4) && (r->call = call_code(n))) {
-		r->kind = K_MPI;
-	}
-	return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_tree(void *ud, OTF2_SystemTreeNodeRef self, OTF2_StringRef name,
-				OTF2_StringRef cls, OTF2_SystemTreeNodeRef parent)
-{
-	otf2_in *in = ud;
-	if (self >= MAX_REF)
-		return def_fail(in, "system tree node", self);
-	ENSURE(in, in->tree, in->ntree, in->captree, self);
-	in->tree[self] = (struct tnode){ name, cls, parent, 1 };
-	return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_lgroup(void *ud, OTF2_LocationGroupRef self, OTF2_StringRef name,
-				  OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef tree,
-				  OTF2_LocationGroupRef creator)
-{
-	(void)creator;
-	otf2_in *in = ud;
-	if (self >= MAX_REF)
-		return def_fail(in, "location group", self);
-	ENSURE(in, in->lg, in->nlg, in->caplg, self);
-	in->lg[self] = (struct lgroup){ name, tree, (int)type, 1, -1, 0 };
-	return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_location(void *ud, OTF2_LocationRef self, OTF2_StringRef name,
-				    OTF2_LocationType type, uint64_t nev,
-				    OTF2_LocationGroupRef group)
-{
-	(void)type;
-	otf2_in *in = ud;
-	GROW(in->loc, in->caploc, in->nloc + 1);
-	struct location *l = &in->loc[in->nloc++];
-	memset(l, 0, sizeof *l);
-	l->ref = self;
-	l->name = name;
-	l->group = group;
-	l->nevents = nev;
-	return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_group(void *ud, OTF2_GroupRef self, OTF2_StringRef name,
-				 OTF2_GroupType type, OTF2_Paradigm par, OTF2_GroupFlag flags,
-				 uint32_t n, const uint64_t *m)
-{
-	(void)name, (void)flags;
-	otf2_in *in = ud;
-	if (self >= MAX_REF)
-		return def_fail(in, "group", self);
-	ENSURE(in, in->grp, in->ngrp, in->capgrp, self);
-	struct group *g = &in->grp[self];
-	free(g->m);
-	g->type = (int)type;
-	g->paradigm = (int)par;
-	g->defined = 1;
-	g->n = n;
-	g->m = n ? xmalloc(n * sizeof *g->m) : NULL;
-	if (n)
-		memcpy(g->m, m, n * sizeof *m);
-	return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_comm(void *ud, OTF2_CommRef self, OTF2_StringRef name,
-				OTF2_GroupRef group, OTF2_CommRef parent, OTF2_CommFlag flags)
-{
-	(void)name, (void)parent, (void)flags;
-	otf2_in *in = ud;
-	if (self >= MAX_REF)
-		return def_fail(in, "communicator", self);
-	ENSURE(in, in->comm, in->ncomm, in->capcomm, self);
-	in->comm[self] = (struct comm){ group, -1, 1 };
-	return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_clock(void *ud, uint64_t res, uint64_t off, uint64_t len,
-				 uint64_t real)
-{
-	(void)len;
-	otf2_in *in = ud;
-	in->res = res;
-	in->offset = off;
-	in->realtime = real;
-	return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_attr(void *ud, OTF2_AttributeRef self, OTF2_StringRef name,
-				OTF2_StringRef desc, OTF2_Type type)
-{
-	(void)desc, (void)type;
-	otf2_in *in = ud;
-	static const char *const names[] = {
-#define OTF2_DT_X(id, nm, ty) "difftrace::" #nm,
-		OTF2_DT_ATTRS(OTF2_DT_X)
-#undef OTF2_DT_X
-	};
-	const char *n = str_of(in, name);
-	for (int i = 0; n && i < OTF2_DT_NATTRS; i++)
-		if (!strcmp(n, names[i]))
-			in->attr[i] = self;
-	return OTF2_CALLBACK_SUCCESS;
-}
-
-/* The location numbered ref. A property follows its location's definition (difftrace export
- * writes them so), so the last one is tried first; after in_resolve sorted them, a binary
- * search; before, a walk (archives of 10^5 locations have no properties out of place). */
-static struct location *loc_find(otf2_in *in, uint64_t ref)
-{
-	if (in->nloc && in->loc[in->nloc - 1].ref == ref)
-		return &in->loc[in->nloc - 1];
-	if (in->sorted) {
-		size_t lo = 0, hi = in->nloc;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (in->byref[mid]->ref < ref)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		return lo < in->nloc && in->byref[lo]->ref == ref ? in->byref[lo] : NULL;
-	}
-	for (size_t i = 0; i < in->nloc; i++)
-		if (in->loc[i].ref == ref)
-			return &in->loc[i];
-	return NULL;
-}
-
-static OTF2_CallbackCode d_locprop(void *ud, OTF2_LocationRef loc, OTF2_StringRef name,
-				   OTF2_Type type, OTF2_AttributeValue v)
-{
-	otf2_in *in = ud;
-	struct location *l = loc_find(in, loc);
-	const char *n = str_of(in, name), *val = NULL;
-	if (!l || !n || strncmp(n, "difftrace::", 11))
-		return OTF2_CALLBACK_SUCCESS;
-	if (type == OTF2_TYPE_STRING)
-		val = str_of(in, v.stringRef);
-	if (!val)
-		return def_fail(in, "the value of location property of location", loc);
-	if (!strcmp(n, OTF2_DT_LOC_PID))
-		l->pid = strtoll(val, NULL, 10), l->has_pid = 1;
-	else if (!strcmp(n, OTF2_DT_LOC_TID))
-		l->tid = strtoll(val, NULL, 10), l->has_tid = 1;
-	else if (!strcmp(n, OTF2_DT_LOC_RANK))
-		l->rank = strtoll(val, NULL, 10), l->has_rank = 1;
-	else if (!strcmp(n, OTF2_DT_LOC_MAIN))
-		l->is_main = atoi(val), l->has_main = 1;
-	else if (!strcmp(n, OTF2_DT_LOC_HOST)) {
-		free(l->host);
-		l->host = xstrdup(val);
-	} else if (!strcmp(n, OTF2_DT_LOC_NOTIME))
-		l->notime = atoi(val);
-	else if (!strcmp(n, OTF2_DT_LOC_CLOCK)) {
-		long long id, mono, real;
-		if (sscanf(val, "%lld %lld %lld", &id, &mono, &real) == 3) {
-			l->clk = (dt_sync_clock){ (int32_t)id, mono, real };
-			l->has_clock = 1;
-		}
-	}
-	return OTF2_CALLBACK_SUCCESS;
-}
-
-static void in_free(otf2_in *in)
-{
-	for (size_t i = 0; i < in->nstr; i++)
-		free(in->str[i]);
-	free(in->str);
-	free(in->reg);
-	free(in->lg);
-	for (size_t i = 0; i < in->nloc; i++)
-		free(in->loc[i].host);
-	free(in->loc);
-	free(in->byref);
-	for (size_t i = 0; i < in->ngrp; i++)
-		free(in->grp[i].m);
-	free(in->grp);
-	free(in->comm);
-	free(in->tree);
-	free(in->evtdir);
-}
-
-static int cmp_loc(const void *a, const void *b)
-{
-	const struct location *x = a, *y = b;
-	if (x->group != y->group)
-		return x->group < y->group ? -1 : 1;
-	return (x->ref > y->ref) - (x->ref < y->ref);
-}
-
-static int cmp_ref(const void *a, const void *b)
-{
-	const struct location *x = *(struct location *const *)a, *y = *(struct location *const *)b;
-	return (x->ref > y->ref) - (x->ref < y->ref);
-}
-
-/* After the definitions: ranks, processes and threads of the locations; communicators. */
-static void in_resolve(otf2_in *in)
-{
-	/* Locations in order of their process (group) and number; a group's first is its main
-	 * thread, as Score-P numbers its master thread first. */
-	if (in->nloc)
-		qsort(in->loc, in->nloc, sizeof *in->loc, cmp_loc);
-	in->byref = xmalloc((in->nloc ? in->nloc : 1) * sizeof *in->byref);
-	for (size_t i = 0; i < in->nloc; i++)
-		in->byref[i] = &in->loc[i];
-	if (in->nloc)
-		qsort(in->byref, in->nloc, sizeof *in->byref, cmp_ref);
-	in->sorted = 1;
-	/* MPI's COMM_LOCATIONS group lists a location of each rank, by rank */
-	for (size_t g = 0; g < in->ngrp; g++) {
-		struct group *gr = &in->grp[g];
-		if (!gr->defined || gr->type != OTF2_GROUP_TYPE_COMM_LOCATIONS ||
-		    gr->paradigm != OTF2_PARADIGM_MPI)
-			continue;
-		for (uint32_t r = 0; r < gr->n; r++) {
-			struct location *l = loc_find(in, gr->m[r]);
-			if (l && l->group < in->nlg && in->lg[l->group].rank < 0)
-				in->lg[l->group].rank = r;
-		}
-		in->nranks = gr->n;
-		break;
-	}
-	for (size_t i = 0; i < in->nloc; i++) {
-		struct location *l = &in->loc[i];
-		struct lgroup *g = l->group < in->nlg && in->lg[l->group].defined
-					   ? &in->lg[l->group] : NULL;
-		l->thread = g ? (int)g->nlocs++ : 0;
-		if (!l->has_pid)
-			l->pid = l->group;
-		if (!l->has_tid)
-			l->tid = (int64_t)l->ref;
-		if (!l->has_rank)
-			l->rank = g ? g->rank : -1;
-		if (!l->has_main)
-			l->is_main = l->thread == 0;
-		if (!l->host && g) {
-			/* the host: the nearest node of the system tree named a node, else the
-			 * process's parent node */
-			uint32_t t = g->tree;
-			const char *host = NULL;
-			for (int hops = 0; t < in->ntree && in->tree[t].defined && hops < 64;
-			     hops++) {
-				const char *cls = str_of(in, in->tree[t].cls);
-				if (!host)
-					host = str_of(in, in->tree[t].name);
-				if (cls && !strcmp(cls, "node")) {
-					host = str_of(in, in->tree[t].name);
-					break;
-				}
-				t = in->tree[t].parent;
-			}
-			if (host)
-				l->host = xstrdup(host);
-		}
-	}
-	/* communicators: WORLD is the one whose group is every rank in order, SELF the one of
-	 * the COMM_SELF group, the others numbered from 2 in the order of their definitions */
-	int32_t next = 2;
-	int world = 0;
-	for (size_t c = 0; c < in->ncomm; c++) {
-		struct comm *cm = &in->comm[c];
-		if (!cm->defined)
-			continue;
-		struct group *g = cm->group < in->ngrp && in->grp[cm->group].defined
-					  ? &in->grp[cm->group] : NULL;
-		if (g && g->type == OTF2_GROUP_TYPE_COMM_SELF) {
-			cm->dt = 1;
-			continue;
-		}
-		int all = g && g->type == OTF2_GROUP_TYPE_COMM_GROUP && !world;
-		for (uint32_t i = 0; all && i < g->n; i++)
-			all = g->m[i] == i;
-		if (all && in->nranks && g->n != in->nranks)
-			all = 0;
-		cm->dt = all ? 0 : next++;
-		world |= all;
-	}
-}
 
 /* ---- the events of a location ------------------------------------------------------------ */
 
@@ -703,7 +250,7 @@ static int attr_event(otf2_loc *x, OTF2_AttributeList *al, uint32_t region_func,
 	OTF2_StringRef fs;
 	if (a[OTF2_DT_FUNC] != OTF2_UNDEFINED_ATTRIBUTE &&
 	    OTF2_AttributeList_GetStringRef(al, a[OTF2_DT_FUNC], &fs) == OTF2_SUCCESS) {
-		const char *n = str_of(x->in, fs);
+		const char *n = otf2_str(x->in, fs);
 		if (!n) {
 			ev_fail(x, "its function name is string %" PRIu32 ", which is not defined",
 				fs);
@@ -789,7 +336,7 @@ static struct region *region_of(otf2_loc *x, OTF2_RegionRef r)
 	struct region *rg = &x->in->reg[r];
 	if (rg->gen != x->in->gen) {
 		rg->gen = x->in->gen;
-		const char *n = str_of(x->in, rg->name);
+		const char *n = otf2_str(x->in, rg->name);
 		if (!(rg->fid = x->s->func(x->s->ctx, n, strlen(n), x->in->e))) {
 			x->failed = 1;
 			return NULL;
@@ -838,9 +385,9 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
 		int rc = attr_event(x, al, rg->fid, ns_, &v);
 		return CB_RC(rc < 0 || (rc && put_sync(x, &v)));
 	}
-	if (rg->kind == K_NONE)
+	if (rg->kind == OTK_NONE)
 		return OTF2_CALLBACK_SUCCESS;
-	if (rg->kind == K_PAR) {
+	if (rg->kind == OTK_PAR) {
 		uint64_t *n = par_counter(x, r);
 		++*n;
 		uint64_t obj = (uint64_t)r + 1;
@@ -877,7 +424,7 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
 	sync_init(&f->in, DT_SYNC_ENTER, fid, ns_);
 	f->out = f->in;
 	f->out.phase = DT_SYNC_EXIT;
-	if (rg->kind == K_OMPBAR) {
+	if (rg->kind == OTK_OMPBAR) {
 		f->in.tnum = f->out.tnum = x->l->thread;
 		return CB_RC(put_sync(x, &f->in));
 	}
@@ -943,7 +490,7 @@ static OTF2_CallbackCode e_leave(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
 static struct frame *mpi_frame(otf2_loc *x)
 {
 	struct frame *f = top_sync(x);
-	if (!f || x->in->reg[f->region].kind != K_MPI) {
+	if (!f || x->in->reg[f->region].kind != OTK_MPI) {
 		x->outside++;
 		return NULL;
 	}
@@ -991,7 +538,7 @@ static OTF2_CallbackCode e_isend(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
 	otf2_loc *x = ud;
 	struct frame *f = top_sync(x);
 	if (rc == OTF2_CALLBACK_SUCCESS && !x->in->explicit_sync && f &&
-	    x->in->reg[f->region].kind == K_MPI)
+	    x->in->reg[f->region].kind == OTK_MPI)
 		f->out.req = req + 1;
 	return rc;
 }
@@ -1108,6 +655,16 @@ static OTF2_CallbackCode e_coll_begin(OTF2_LocationRef loc, OTF2_TimeStamp t, ui
 	return CB_RC(x->in->explicit_sync && explicit_record(x, al, ns_));
 }
 
+/* An OpenMP thread team's begin or end (OMPT): what it says, the parallel region's regions
+ * say too. Read, and a carrier of sync events in an explicit archive. */
+static OTF2_CallbackCode e_team(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p, void *ud,
+				OTF2_AttributeList *al, OTF2_CommRef team)
+{
+	(void)loc, (void)p, (void)team;
+	CB_BEGIN(x, ud, t);
+	return CB_RC(x->in->explicit_sync && explicit_record(x, al, ns_));
+}
+
 static OTF2_CallbackCode e_coll_end(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p,
 				    void *ud, OTF2_AttributeList *al, OTF2_CollectiveOp op,
 				    OTF2_CommRef c, uint32_t root, uint64_t sent, uint64_t got)
@@ -1194,14 +751,14 @@ static OTF2_CallbackCode e_lock(otf2_loc *x, OTF2_AttributeList *al, uint64_t ns
 		return OTF2_CALLBACK_SUCCESS;
 	}
 	struct frame *f = top_sync(x);
-	int kind = f ? x->in->reg[f->region].kind : K_NONE;
+	int kind = f ? x->in->reg[f->region].kind : OTK_NONE;
 	/* OpenMP's lock ids are numbers of the process; 0 and 1 are the recorder's "none" and
 	 * "the unnamed critical section" */
 	uint64_t obj = (uint64_t)lock + 2, seq = (uint64_t)order + 1;
-	if (acquire && (kind == K_CRIT || kind == K_SETLOCK)) {
+	if (acquire && (kind == OTK_CRIT || kind == OTK_SETLOCK)) {
 		f->in.obj = f->out.obj = obj;
 		f->out.objseq = seq;
-		if (kind == K_CRIT) {
+		if (kind == OTK_CRIT) {
 			/* acquired here; the rest of the region is the section's body */
 			f->out.ts = (int64_t)ns;
 			f->exited = 1;
@@ -1210,12 +767,12 @@ static OTF2_CallbackCode e_lock(otf2_loc *x, OTF2_AttributeList *al, uint64_t ns
 		}
 		return OTF2_CALLBACK_SUCCESS;
 	}
-	if (!acquire && kind == K_UNSETLOCK) {
+	if (!acquire && kind == OTK_UNSETLOCK) {
 		f->in.obj = f->out.obj = obj;
 		f->in.objseq = f->out.objseq = seq;
 		return OTF2_CALLBACK_SUCCESS;
 	}
-	if (!acquire && kind == K_CRIT) {
+	if (!acquire && kind == OTK_CRIT) {
 		uint32_t fid = func_of_call(x, DTS_GOMP_critical_end);
 		if (!fid || flush_pending(x))
 			return CB_RC(1);
@@ -1248,6 +805,33 @@ static OTF2_CallbackCode e_release(OTF2_LocationRef loc, OTF2_TimeStamp t, uint6
 	(void)loc, (void)p;
 	CB_BEGIN(x, ud, t);
 	return e_lock(x, al, ns_, model, lock, order, 0);
+}
+
+/* The records of OpenMP before OTF2 2.0 (older Score-P), as their successors. */
+static OTF2_CallbackCode e_omp_fork(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p,
+				    void *ud, OTF2_AttributeList *al, uint32_t n)
+{
+	return e_fork(loc, t, p, ud, al, OTF2_PARADIGM_OPENMP, n);
+}
+
+static OTF2_CallbackCode e_omp_join(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p,
+				    void *ud, OTF2_AttributeList *al)
+{
+	return e_join(loc, t, p, ud, al, OTF2_PARADIGM_OPENMP);
+}
+
+static OTF2_CallbackCode e_omp_acquire(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p,
+				       void *ud, OTF2_AttributeList *al, uint32_t lock,
+				       uint32_t order)
+{
+	return e_acquire(loc, t, p, ud, al, OTF2_PARADIGM_OPENMP, lock, order);
+}
+
+static OTF2_CallbackCode e_omp_release(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p,
+				       void *ud, OTF2_AttributeList *al, uint32_t lock,
+				       uint32_t order)
+{
+	return e_release(loc, t, p, ud, al, OTF2_PARADIGM_OPENMP, lock, order);
 }
 
 static OTF2_CallbackCode e_unknown(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p,
@@ -1295,6 +879,12 @@ static OTF2_EvtReaderCallbacks *evt_callbacks(void)
 	OTF2_EvtReaderCallbacks_SetThreadJoinCallback(cb, e_join);
 	OTF2_EvtReaderCallbacks_SetThreadAcquireLockCallback(cb, e_acquire);
 	OTF2_EvtReaderCallbacks_SetThreadReleaseLockCallback(cb, e_release);
+	OTF2_EvtReaderCallbacks_SetThreadTeamBeginCallback(cb, e_team);
+	OTF2_EvtReaderCallbacks_SetThreadTeamEndCallback(cb, e_team);
+	OTF2_EvtReaderCallbacks_SetOmpForkCallback(cb, e_omp_fork);
+	OTF2_EvtReaderCallbacks_SetOmpJoinCallback(cb, e_omp_join);
+	OTF2_EvtReaderCallbacks_SetOmpAcquireLockCallback(cb, e_omp_acquire);
+	OTF2_EvtReaderCallbacks_SetOmpReleaseLockCallback(cb, e_omp_release);
 	OTF2_EvtReaderCallbacks_SetUnknownCallback(cb, e_unknown);
 	return cb;
 }
@@ -1302,7 +892,7 @@ static OTF2_EvtReaderCallbacks *evt_callbacks(void)
 static int otf2_fail(otf2_in *in, const char *file, const char *what, OTF2_ErrorCode rc)
 {
 	return dt_err_at(in->e, file, -1, "%s: %s", what,
-			 otf2_msg[0] ? otf2_msg : OTF2_Error_GetDescription(rc));
+			 otf2_error_text(rc));
 }
 
 /* One location as one trace. */
@@ -1334,8 +924,12 @@ static int read_location(otf2_in *in, OTF2_Reader *rd, struct location *l, dt_si
 		}
 	}
 	uint64_t total = 0;
-	{
-		otf2_msg[0] = 0;
+	struct stat st;
+	/* a location its definition says has no events may have no file either: an empty
+	 * trace (flagged below), not an error */
+	int nofile = !l->nevents && stat(file, &st) != 0 && errno == ENOENT;
+	if (!nofile) {
+		otf2_error_clear();
 		OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, l->ref);
 		if (!er) {
 			otf2_fail(in, file, "cannot open the location's events", OTF2_ERROR_INVALID);
@@ -1346,7 +940,7 @@ static int read_location(otf2_in *in, OTF2_Reader *rd, struct location *l, dt_si
 			uint64_t got = 0;
 			OTF2_ErrorCode ec = OTF2_Reader_ReadLocalEvents(rd, er, CHUNK, &got);
 			total += got;
-			if (x->failed || (ec == OTF2_ERROR_INTERRUPTED_BY_CALLBACK && x->failed)) {
+			if (x->failed) { /* a callback's error, already in e */
 				OTF2_Reader_CloseEvtReader(rd, er);
 				goto out;
 			}
@@ -1381,8 +975,17 @@ static int read_location(otf2_in *in, OTF2_Reader *rd, struct location *l, dt_si
 	unsigned flags = 0;
 	if (!total) {
 		flags |= DT_TF_EMPTY;
-		note_add(&note, "the archive has no events for location %" PRIu64 " (%s)", l->ref,
-			 str_of(in, l->name) ? str_of(in, l->name) : "unnamed");
+		note_add(&note, "the archive has no events for location %" PRIu64 " (%s)%s", l->ref,
+			 otf2_str(in, l->name) ? otf2_str(in, l->name) : "unnamed",
+			 nofile ? ", not even its file" : "");
+	}
+	if (l->nevents && total != l->nevents) {
+		/* the writer counted the location's records in its definition: the file holds
+		 * fewer (a file ended at a chunk's end) or more (definitions of another run) */
+		if (total < l->nevents)
+			flags |= DT_TF_TRUNCATED;
+		note_add(&note, "the location's definition counts %" PRIu64 " records, its file "
+				"holds %" PRIu64, l->nevents, total);
 	}
 	if (open) {
 		flags |= DT_TF_OPEN_FRAMES;
@@ -1470,10 +1073,9 @@ int import_otf2(const char *path, const dt_import_opts *o, dt_sink *s, dt_err *e
 	in.evtdir = xstrdup(anchor);
 	if (al > 5 && !strcmp(anchor + al - 5, ".otf2"))
 		in.evtdir[al - 5] = 0;
-	OTF2_Error_RegisterCallback(on_otf2_error, NULL);
-	otf2_msg[0] = 0;
+	otf2_errors_catch();
+	otf2_error_clear();
 	int rc = -1;
-	OTF2_GlobalDefReaderCallbacks *gcb = NULL;
 	OTF2_EvtReaderCallbacks *ecb = NULL;
 	OTF2_Reader *rd = OTF2_Reader_Open(anchor);
 	if (!rd) {
@@ -1487,34 +1089,12 @@ int import_otf2(const char *path, const dt_import_opts *o, dt_sink *s, dt_err *e
 		in.explicit_sync = 1;
 		free(prop);
 	}
-	OTF2_GlobalDefReader *gd = ec == OTF2_SUCCESS ? OTF2_Reader_GetGlobalDefReader(rd) : NULL;
-	if (!gd) {
+	if (ec != OTF2_SUCCESS) {
 		otf2_fail(&in, anchor, "cannot open the global definitions", ec);
 		goto out;
 	}
-	gcb = OTF2_GlobalDefReaderCallbacks_New();
-	OTF2_GlobalDefReaderCallbacks_SetStringCallback(gcb, d_string);
-	OTF2_GlobalDefReaderCallbacks_SetRegionCallback(gcb, d_region);
-	OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(gcb, d_tree);
-	OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(gcb, d_lgroup);
-	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, d_location);
-	OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, d_group);
-	OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, d_comm);
-	OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(gcb, d_clock);
-	OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(gcb, d_attr);
-	OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(gcb, d_locprop);
-	OTF2_Reader_RegisterGlobalDefCallbacks(rd, gd, gcb, &in);
-	uint64_t ndefs = 0;
-	ec = OTF2_Reader_ReadAllGlobalDefinitions(rd, gd, &ndefs);
-	if (e->status)
+	if (otf2_defs_read(&in, rd))
 		goto out;
-	if (ec != OTF2_SUCCESS) {
-		char defs[600];
-		snprintf(defs, sizeof defs, "%s.def", in.evtdir);
-		otf2_fail(&in, defs, "the global definitions are damaged", ec);
-		goto out;
-	}
-	in_resolve(&in);
 	if (!in.nloc) {
 		dt_err_at(e, anchor, -1, "the archive defines no locations");
 		goto out;
@@ -1543,11 +1123,9 @@ int import_otf2(const char *path, const dt_import_opts *o, dt_sink *s, dt_err *e
 out:
 	if (ecb)
 		OTF2_EvtReaderCallbacks_Delete(ecb);
-	if (gcb)
-		OTF2_GlobalDefReaderCallbacks_Delete(gcb);
 	if (rd)
 		OTF2_Reader_Close(rd);
-	in_free(&in);
+	otf2_defs_free(&in);
 	free(anchor);
 	return rc;
 }
