@@ -1039,6 +1039,8 @@ static void unbind(ord_rules *r)
 	free(r->fvia);
 	free(r->fdefines);
 	free(r->fphases);
+	free(r->flife);
+	free(r->klife);
 	free(r->fpstart);
 	free(r->fpb);
 	free(r->via);
@@ -1048,6 +1050,8 @@ static void unbind(ord_rules *r)
 	r->fvia = NULL;
 	r->fdefines = NULL;
 	r->fphases = NULL;
+	r->flife = NULL;
+	r->klife = NULL;
 	r->fpstart = NULL;
 	r->fpb = NULL;
 	r->via = NULL;
@@ -1119,6 +1123,15 @@ int ord_rules_bind(ord_rules *r, const char *const *names, uint32_t nnames, dt_e
 	r->fvia = xcalloc(nnames ? nnames : 1, sizeof *r->fvia);
 	r->fdefines = xcalloc(nnames ? nnames : 1, 1);
 	r->fphases = xcalloc(nnames ? nnames : 1, 1);
+	r->flife = xcalloc(nnames ? nnames : 1, 1);
+	r->klife = xcalloc((size_t)r->nkind + 1, 1);
+	for (int s = 0; s < r->nstart; s++) {
+		r->klife[r->start[s]] |= ORD_TM_START;
+		if (r->within[s] >= 0)
+			r->klife[r->within[s]] |= ORD_TM_SCOPE;
+	}
+	for (int s = 0; s < r->nend; s++)
+		r->klife[r->end[s]] |= ORD_TM_END;
 	size_t cap = 0, n = 0;
 	pcre2_match_data *md = pcre2_match_data_create(4, NULL);
 	for (uint32_t f = 0; f < nnames; f++) {
@@ -1144,6 +1157,7 @@ int ord_rules_bind(ord_rules *r, const char *const *names, uint32_t nnames, dt_e
 				}
 				r->fb[n++] = (ord_bound){ k, o->phases, via };
 				r->fphases[f] |= (uint8_t)o->phases;
+				r->flife[f] |= r->klife[k] != 0;
 			}
 	}
 	r->fstart[nnames] = (uint32_t)n;
@@ -1276,23 +1290,33 @@ unsigned ord_thread_mark(const ord_rules *r, const dt_sync_event *e)
 {
 	if (!r->nstart && !r->nend)
 		return 0;
-	ord_inst in[16];
-	int n = ord_may_have_instances(r, e) ? ord_instances(r, e, UINT32_MAX, in, 16) : 0;
 	unsigned m = 0;
-	for (int s = 0; s < r->nstart; s++) {
+	for (int s = 0; s < r->nstart; s++)
 		if (r->within[s] < 0)
 			m |= ORD_TM_SCOPE;
-		for (int i = 0; i < n; i++) {
-			if (in[i].kind == r->start[s])
-				m |= ORD_TM_START;
-			if (in[i].kind == r->within[s])
-				m |= ORD_TM_SCOPE;
+	if (e->func >= r->nfunc || !r->flife[e->func]) /* most events: none of these kinds */
+		return m;
+	/* the function's entries for the event's phase, as ord_instances walks them, but only
+	 * the kinds that matter here (they have no `via`: parse_life refuses it) */
+	size_t pi = (size_t)e->func * 3 + (e->phase == DT_SYNC_ENTER ? 0 : e->phase == DT_SYNC_EXIT ? 1 : 2);
+	for (uint32_t i = r->fpstart[pi]; i < r->fpstart[pi + 1]; i++) {
+		const ord_bound *b = &r->fpb[i];
+		unsigned life = r->klife[b->kind];
+		if (!life || (m & life) == life)
+			continue;
+		const ord_kind *k = &r->kind[b->kind];
+		if (k->cond && !eval_fields(k->cond, e))
+			continue;
+		if (k->seq == ORD_SEQ_AS) { /* an instance only with its earlier kind: ask in full */
+			ord_inst in[16];
+			int n = ord_instances(r, e, UINT32_MAX, in, 16), found = 0;
+			for (int j = 0; j < n; j++)
+				found |= in[j].kind == b->kind;
+			if (!found)
+				continue;
 		}
+		m |= life;
 	}
-	for (int s = 0; s < r->nend; s++)
-		for (int i = 0; i < n; i++)
-			if (in[i].kind == r->end[s])
-				m |= ORD_TM_END;
 	return m;
 }
 

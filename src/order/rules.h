@@ -172,6 +172,9 @@ typedef struct ord_rules {
 	uint64_t *fvia;       /* per function, bit v: via pattern v matches its name */
 	uint8_t *fdefines;    /* per function: its exit makes a request a via can name */
 	uint8_t *fphases;     /* per function: the ORD_PH_* of its entries in fb, or'ed */
+	uint8_t *flife;       /* per function: some entry's kind is named by `start`, `within` or
+			       * `end` (ord_thread_mark looks no further for the others) */
+	uint8_t *klife;       /* per kind: the ORD_TM_* its instances mean */
 	uint32_t *fpstart;    /* per function and phase (enter, exit, done: f * 3 + p), its entries
 			       * of that phase in fpb, in the order of fb */
 	ord_bound *fpb;
