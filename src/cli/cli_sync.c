@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "cli/cli_syncrun.h"
@@ -31,10 +32,12 @@ static const char sync_help[] =
 	"  -h, --help     this help\n";
 
 static const char hang_help[] =
-	"usage: difftrace hang [--format text|json] [--rules FILE] [--max-held N] RUN\n"
+	"usage: difftrace hang [--format text|json] [--rules FILE] [--max-held N] RUN|DIR\n"
 	"\n"
 	"Where each thread of RUN was when it ended (a hang stopped with difftrace-record\n"
-	"--timeout, a kill, a crash or an abort), from its sync events: the threads grouped by\n"
+	"--timeout, a kill, a crash or an abort), or of the recording in DIR (difftrace-record's\n"
+	"output, while the program runs or after it ended, not imported: its sync record as far\n"
+	"as it is written; no store needed), from its sync events: the threads grouped by\n"
 	"the call they are inside and which occurrence of it (STAT-like), the wait-for graph\n"
 	"between threads (a receive waits for its source, a collective for the members that\n"
 	"have not entered it, a lock for its holder, a barrier for the team), its cycles, the\n"
@@ -350,7 +353,7 @@ int cmd_hang(cli *c, int argc, char **argv)
 	if (r)
 		return r;
 	if (argc - optind != 1)
-		return cli_usage("hang", "needs one RUN");
+		return cli_usage("hang", "needs one RUN or DIR");
 	dt_err e;
 	dt_err_clear(&e);
 	store *s = NULL;
@@ -363,7 +366,17 @@ int cmd_hang(cli *c, int argc, char **argv)
 	size_t nheld = 0, *thread_of = NULL;
 	char *stopped = NULL;
 	int rc = 1;
-	if (cli_open_run(c, argv[optind], &s, &run, &e) || store_sync_list(s, run.id, &ev, &n, &e))
+	char *live = NULL; /* a recording in progress, imported privately */
+	if (cli_open_run(c, argv[optind], &s, &run, &e)) {
+		/* not a run: a recording's directory, read as far as it is written */
+		struct stat st;
+		if (stat(argv[optind], &st) || !S_ISDIR(st.st_mode))
+			goto out;
+		dt_err_clear(&e);
+		if (cli_live_open(argv[optind], &live, &s, &run, &e))
+			goto out;
+	}
+	if (store_sync_list(s, run.id, &ev, &n, &e))
 		goto out;
 	if (!n) {
 		dt_errf(&e, DT_EDATA,
@@ -381,7 +394,11 @@ int cmd_hang(cli *c, int argc, char **argv)
 	dt_flags_str(run.flags, fl, sizeof fl);
 	if (fmt == OUT_JSON) {
 		printf("{\"run\": ");
-		cli_json_str(run.name);
+		cli_json_str(live ? "" : run.name);
+		if (live) {
+			printf(", \"recording\": ");
+			cli_json_str(argv[optind]);
+		}
 		printf(", \"flags\": \"%s\",\n \"threads\": [", fl);
 		for (size_t i = 0; i < rep.nthreads; i++) {
 			const hang_thread *h = &rep.threads[i];
@@ -450,7 +467,14 @@ int cmd_hang(cli *c, int argc, char **argv)
 		}
 		printf("}\n");
 	} else {
-		printf("run %s: %zu threads with sync events", run.name, rep.nthreads);
+		if (live) {
+			printf("recording ");
+			esc_fputs(argv[optind], stdout);
+			printf(" (in progress, or ended without an import)");
+		} else {
+			printf("run %s", run.name);
+		}
+		printf(": %zu threads with sync events", rep.nthreads);
 		if (run.flags & DT_TF_TIMEOUT)
 			printf(", stopped by difftrace-record --timeout");
 		printf(" (flags %s)\n\nwhere each thread is at the end:\n", fl);
@@ -559,5 +583,6 @@ out:
 	free(ev);
 	store_run_free(&run);
 	store_close(s);
+	cli_live_close(live);
 	return rc ? cli_fail(&e) : 0;
 }
