@@ -15,6 +15,7 @@
 #include "order/arrival.h"
 #include "order/filter.h"
 #include "order/hang.h"
+#include "order/never.h"
 #include "order/rules.h"
 #include "store/store_sync.h"
 #include "util/ptrange.h"
@@ -225,99 +226,24 @@ static void where_text(store *s, const dt_sync_event *ev, const hang_thread *h, 
 	printf(" (%s)", nth(h->occurrence, b, sizeof b));
 }
 
-static int cmp_held(const void *a, const void *b)
-{
-	const ord_held *x = a, *y = b;
-	if (x->ev.proc != y->ev.proc)
-		return x->ev.proc < y->ev.proc ? -1 : 1;
-	return (x->ev.thread > y->ev.thread) - (x->ev.thread < y->ev.thread);
-}
-
-/* The calls that can never complete, from the causality filter's hold queues at the end of
- * the input (hang.h, hang_pending): *held the held queue heads, *nheld their number, or
- * *stopped the filter's own error when the rules hold more than its bound. The pending
- * completions are appended to *ev (reallocated; the report's indices stay valid), and the
- * events go through the filter in arrival order straight from it: no copy of the run, no list
- * of the released events (a killed run has millions). (*held)[i].id is the index of a
- * pending completion in (*thread_of), or SIZE_MAX for an event of the run. */
-static void drop_out(void *ctx, const ord_out *o)
-{
-	(void)ctx;
-	(void)o;
-}
-
+/* The calls that can never complete (order/never.h), with the run's clocks. */
 static int never_released(store *s, const store_run *run, dt_sync_event **ev, size_t n,
 			  const hang_report *rep, const char *rules_file, size_t max_held,
 			  ord_held **held, size_t *nheld, size_t **thread_of, char **stopped,
 			  dt_err *e)
 {
-	size_t nnames, nck = 0, nhost = 0;
+	size_t nnames, nck = 0;
 	const char *const *names = store_func_names(s, &nnames);
-	dt_sync_event *pend = NULL;
 	store_sync_clock *ck = NULL;
-	int64_t *off = NULL;
-	size_t *idx = NULL;
-	int rc = -1;
 	*held = NULL;
 	*nheld = 0;
 	*stopped = NULL;
 	*thread_of = NULL;
-	ord_rules *rules = ord_rules_new();
-	if (rules_file && ord_rules_load_file(rules, rules_file, e))
-		goto out;
-	if (!rules_file) {
-		/* without the shipped rules the rest of the report still stands */
-		dt_err re;
-		dt_err_clear(&re);
-		if (ord_rules_load_default(rules, &re)) {
-			char b[1024];
-			dt_err_format(&re, b, sizeof b);
-			*stopped = xstrdup(b);
-			rc = 0;
-			goto out;
-		}
-	}
-	if (ord_rules_bind(rules, names, (uint32_t)nnames, e) ||
-	    store_sync_clocks(s, run->id, &ck, &nck, e))
-		goto out;
-	size_t np = hang_pending(*ev, n, names, nnames, rep, &pend, thread_of);
-	if (np) {
-		*ev = xrealloc(*ev, (n + np) * sizeof **ev);
-		memcpy(*ev + n, pend, np * sizeof **ev);
-	}
-	const dt_sync_event *all = *ev;
-	off = ord_host_offsets(all, n + np, ck, nck, &nhost);
-	idx = xmalloc((n + np ? n + np : 1) * sizeof *idx);
-	ord_arrival(all, n + np, off, idx);
-	ord_filter_opts fo = { ORD_MINIMAL, off, nhost, max_held };
-	ord_filter *f = ord_filter_new(rules, &fo, drop_out, NULL);
-	dt_err fe;
-	dt_err_clear(&fe);
-	int frc = 0;
-	for (size_t i = 0; i < n + np && !frc; i++)
-		frc = ord_filter_push(f, &all[idx[i]], idx[i], &fe);
-	if (frc) {
-		char b[2048];
-		dt_err_format(&fe, b, sizeof b);
-		*stopped = xstrdup(b);
-	} else {
-		ord_filter_drain(f);
-		ord_filter_held_list(f, held, nheld);
-	}
-	ord_filter_free(f);
-	/* in P.T order, for people */
-	if (*nheld > 1)
-		qsort(*held, *nheld, sizeof **held, cmp_held);
-	/* the ids are positions in *ev: say which are the pending completions */
-	for (size_t i = 0; i < *nheld; i++)
-		(*held)[i].id = (*held)[i].id >= n ? (*held)[i].id - n : SIZE_MAX;
-	rc = 0;
-out:
-	free(idx);
-	free(pend);
-	free(off);
+	if (store_sync_clocks(s, run->id, &ck, &nck, e))
+		return -1;
+	int rc = hang_never(ev, n, names, nnames, rep, ck, nck, rules_file, max_held, held, nheld,
+			    thread_of, stopped, e);
 	free(ck);
-	ord_rules_free(rules);
 	return rc;
 }
 
