@@ -173,6 +173,7 @@ struct tui {
 	struct acache **oc; /* analyses read without their matrix (tui_analysis_objects), the same */
 	size_t noc;
 	char *normal, *faulty;
+	unsigned long count; /* a count typed before a motion (5j, 10G), as in less and vim; 0 none */
 	int quit;
 	FILE *timing; /* DIFFTRACE_TUI_TIMING: one line per view opened, with its milliseconds */
 	tui_out line;
@@ -1692,29 +1693,45 @@ static void handle(tui *t, int k)
 		return;
 	if (k != ERR && k != KEY_MOUSE && k != KEY_RESIZE)
 		t->msg[0] = 0;
-	/* a view's own keys first, so that it can take over j/k-like keys when it needs to */
-	if (v->ops->key && v->ops->key(t, v, k))
+	int key = k != ERR && k != KEY_RESIZE && k != KEY_MOUSE; /* else a count typed stays */
+	/* a view's own keys first, so that it can take over j/k-like keys when it needs to
+	 * (digits too: the runs view marks with 1 and 2) */
+	if (v->ops->key && v->ops->key(t, v, k)) {
+		if (key)
+			t->count = 0;
 		return;
+	}
+	if ((k >= '1' && k <= '9') || (k == '0' && t->count)) {
+		if (t->count < 100000000)
+			t->count = t->count * 10 + (unsigned long)(k - '0');
+		tui_msg(t, ST_DIM, "%lu", t->count);
+		return;
+	}
+	/* the count of a motion: 1 without one */
+	size_t cnt = t->count ? (size_t)t->count : 1;
+	int counted = t->count != 0;
+	if (key)
+		t->count = 0;
 	switch (k) {
 	case 'j':
 	case KEY_DOWN:
-		if (v->cur + 1 < v->nlines)
-			v->cur++;
+		v->cur = v->cur + cnt < v->nlines ? v->cur + cnt : (v->nlines ? v->nlines - 1 : 0);
 		break;
 	case 'k':
 	case KEY_UP:
-		if (v->cur)
-			v->cur--;
+		v->cur = v->cur > cnt ? v->cur - cnt : 0;
 		break;
 	case KEY_NPAGE:
 	case ' ':
 	case 6: /* C-f */
-		page(t, v, 1, 0);
+		for (size_t i = 0; i < cnt; i++)
+			page(t, v, 1, 0);
 		break;
 	case KEY_PPAGE:
 	case 2: /* C-b */
 	case '-':
-		page(t, v, -1, 0);
+		for (size_t i = 0; i < cnt; i++)
+			page(t, v, -1, 0);
 		break;
 	case 4: /* C-d */
 		page(t, v, 1, 1);
@@ -1724,11 +1741,15 @@ static void handle(tui *t, int k)
 		break;
 	case 'g':
 	case KEY_HOME:
-		v->cur = v->top = 0;
-		break;
 	case 'G':
 	case KEY_END:
-		v->cur = v->nlines ? v->nlines - 1 : 0;
+		/* with a count, line N (from 1), as in vim and less; else the first or last */
+		if (counted)
+			v->cur = cnt <= v->nlines ? cnt - 1 : (v->nlines ? v->nlines - 1 : 0);
+		else if (k == 'g' || k == KEY_HOME)
+			v->cur = v->top = 0;
+		else
+			v->cur = v->nlines ? v->nlines - 1 : 0;
 		break;
 	case '\n':
 	case '\r':
