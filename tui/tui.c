@@ -1253,6 +1253,8 @@ static int next_key(tui *t)
 		t->idle_drawn = now;
 		if (t->in_prompt)
 			return TUI_KEY_TICK; /* the prompt redraws the screen with itself on it */
+		if (t->top && t->top->ops->idle)
+			t->top->ops->idle(t, t->top);
 		draw(t); /* the progress bar moves while no key comes */
 	}
 }
