@@ -1,7 +1,7 @@
 #!/bin/sh
 # A count before a motion, as in less and vim (issue 24, item 6): 5j moves five lines, 10G goes
-# to line 10, 3j 2k one down, a count larger than the view stops at its end; headless, on the
-# hang view of a made-up record (tests/mk_sync_rec tag). The runs view keeps its own digits.
+# to line 10, 3j 2k one down, a count larger than the view stops at its end; and H and L scroll
+# by words. Headless, on the hang view of a made-up record (tests/mk_sync_rec tag).
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 need built
@@ -24,4 +24,11 @@ cur 9 9 9 j | grep -q '^> 2\.0 -> 3\.0 -> 2\.0$' || { cat "$T/screen" >&2; fail 
 cur 4 g | grep -q '^> P 0-1 T 0 ' || { cat "$T/screen" >&2; fail "4g"; }
 # a count is used once: 5 j j is six lines down
 cur 5 j j | grep -q '^> 1\.0      waits for' || { cat "$T/screen" >&2; fail "5j j"; }
+
+# H and L scroll by the words of the selected line (issue 24, item 6), not by 8 columns:
+# "2.0      waits for 3.0 (receive: ..." reads from "waits", then "for", then "waits" again
+cur 1 1 G L | grep -q '^> waits for 3\.0 (receive: MPI_Recv' || { cat "$T/screen" >&2; fail "L"; }
+cur 1 1 G L L | grep -q '^> for 3\.0 (receive:' || { cat "$T/screen" >&2; fail "L L"; }
+cur 1 1 G L L H | grep -q '^> waits for 3\.0' || { cat "$T/screen" >&2; fail "L L H"; }
+cur 1 1 G L H | grep -q '^> 2\.0      waits for' || { cat "$T/screen" >&2; fail "L H"; }
 pass

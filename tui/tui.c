@@ -1688,6 +1688,38 @@ static void handle_mouse(tui *t, view *v)
 	}
 }
 
+/* The display column where a word of the cursor's line starts after col (dir > 0) or before
+ * it (dir < 0), or -1: H and L scroll by words, so a long WHAT CHANGED or a call's arguments
+ * read from a word's start rather than from wherever 8 columns fall. */
+static long word_col(tui *t, view *v, size_t col, int dir)
+{
+	if (!v->nlines || v->cur >= v->nlines)
+		return -1;
+	tui_out o = { 0 };
+	o.width = t->cols - TUI_GUTTER;
+	o.utf8 = t->utf8;
+	v->ops->line(t, v, v->cur, &o);
+	long best = -1;
+	size_t c = 0;
+	int after_space = 1;
+	for (size_t i = 0; i < o.len; i++) {
+		unsigned char ch = (unsigned char)o.text[i];
+		if ((ch & 0xc0) == 0x80)
+			continue; /* inside a UTF-8 character: one column */
+		int sp = ch == ' ';
+		if (!sp && after_space) {
+			if (dir > 0 && c > col && best < 0)
+				best = (long)c;
+			if (dir < 0 && c < col)
+				best = (long)c;
+		}
+		after_space = sp;
+		c++;
+	}
+	out_free(&o);
+	return best;
+}
+
 static void handle(tui *t, int k)
 {
 	view *v = t->top;
@@ -1787,12 +1819,16 @@ static void handle(tui *t, int k)
 	case 'N':
 		search_next(t, -1);
 		break;
-	case 'H':
-		v->hscroll = v->hscroll > 8 ? v->hscroll - 8 : 0;
+	case 'H': {
+		long w = word_col(t, v, (size_t)v->hscroll, -1);
+		v->hscroll = w >= 0 ? (int)w : 0;
 		break;
-	case 'L':
-		v->hscroll += 8;
+	}
+	case 'L': {
+		long w = word_col(t, v, (size_t)v->hscroll, 1);
+		v->hscroll = w >= 0 ? (int)w : v->hscroll + 8;
 		break;
+	}
 	case ':': {
 		char *c = tui_prompt(t, ":", NULL);
 		if (c) {

@@ -25,7 +25,7 @@ static const tui_keyhelp common[] = {
 	{ "m a-z", "mark the line with a letter (not in the runs, classes and filters views, "
 		   "where m has a meaning of its own)" },
 	{ "' a-z  ''", "back to a marked line; '' back to where the last jump started" },
-	{ "H L", "scroll left, right" },
+	{ "H L", "scroll left, right, by the words of the selected line" },
 	{ ":", "command line: runs, classes RUN, trace RUN P.T, lattice RUN, jsm RUN [delta], "
 	       "rank NORMAL FAULTY, diff RUN:P.T RUN:P.T, report RUN:P.T RUN:P.T, timeline RUN, "
 	       "hang RUN, blame RUN [FUNC]..., blamediff NORMAL FAULTY, filters, "
