@@ -45,6 +45,14 @@ printf '%s\n' : '"hang tag"' Enter j j j j j j j j j j j Enter > "$T/keys"
 grep -q '^2\.0 #[0-9]* MPI_Recv enter' "$T/screen" ||
 	{ cat "$T/screen" >&2; fail "Enter on the mismatch: not the receiver's timeline"; }
 
+# the timeline's p on the blocked receive goes to the unreceived send, and says why
+printf '%s\n' : '"timeline tag"' Enter l l G p > "$T/keys"
+"$DT" tui --script "$T/keys" --dump "$T/screen" --size 24x80 >/dev/null 2>"$T/err" ||
+	fail "tui: $(cat "$T/err")"
+grep -q '^3\.0 #4 MPI_Send enter' "$T/screen" &&
+	grep -qx 'tag mismatch: 2.0 waits for tag 11 from 3; 3.0 sent tag 10 to 2 (unreceived)' \
+		"$T/screen" || { cat "$T/screen" >&2; fail "timeline p: the mismatch not named"; }
+
 # no mismatch: a deadlock of two receives, and a halo exchange killed in its Waitall (its
 # last messages sent, not yet received: they match)
 "$MK" "$T/hung" hung || fail "mk_sync_rec hung"
