@@ -31,6 +31,10 @@ printf '%s\n' : '"hang tag"' Enter > "$T/keys"
 	fail "tui: $(cat "$T/err")"
 grep -qx '  tag mismatch: 2.0 waits for tag 11 from 3; 3.0 sent tag 10 to 2 (unreceived)' \
 	"$T/screen" || { cat "$T/screen" >&2; fail "the hang view lacks the mismatch"; }
+# and, as difftrace hang, the calls that can never complete (issue 24, item 6)
+grep -q '^  calls that can never complete (held by the causality filter at the end):$' \
+	"$T/screen" && grep -q '^  2\.0 in MPI_Recv (2nd): rule mpi-p2p\.rules:[0-9]*: RECV(0, 3, 2, 11, 1)' \
+	"$T/screen" || { cat "$T/screen" >&2; fail "the hang view lacks the calls never completing"; }
 printf '%s\n' : '"hang tag"' Enter j j j j j j j j j j j > "$T/keys"
 "$DT" tui --script "$T/keys" --dump "$T/screen" --size 24x80 >/dev/null 2>"$T/err" ||
 	fail "tui: $(cat "$T/err")"
@@ -40,6 +44,14 @@ printf '%s\n' : '"hang tag"' Enter j j j j j j j j j j j Enter > "$T/keys"
 	fail "tui: $(cat "$T/err")"
 grep -q '^2\.0 #[0-9]* MPI_Recv enter' "$T/screen" ||
 	{ cat "$T/screen" >&2; fail "Enter on the mismatch: not the receiver's timeline"; }
+
+# the timeline's p on the blocked receive goes to the unreceived send, and says why
+printf '%s\n' : '"timeline tag"' Enter l l G p > "$T/keys"
+"$DT" tui --script "$T/keys" --dump "$T/screen" --size 24x80 >/dev/null 2>"$T/err" ||
+	fail "tui: $(cat "$T/err")"
+grep -q '^3\.0 #4 MPI_Send enter' "$T/screen" &&
+	grep -qx 'tag mismatch: 2.0 waits for tag 11 from 3; 3.0 sent tag 10 to 2 (unreceived)' \
+		"$T/screen" || { cat "$T/screen" >&2; fail "timeline p: the mismatch not named"; }
 
 # no mismatch: a deadlock of two receives, and a halo exchange killed in its Waitall (its
 # last messages sent, not yet received: they match)

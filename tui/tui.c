@@ -173,6 +173,7 @@ struct tui {
 	struct acache **oc; /* analyses read without their matrix (tui_analysis_objects), the same */
 	size_t noc;
 	char *normal, *faulty;
+	unsigned long count; /* a count typed before a motion (5j, 10G), as in less and vim; 0 none */
 	int quit;
 	FILE *timing; /* DIFFTRACE_TUI_TIMING: one line per view opened, with its milliseconds */
 	tui_out line;
@@ -1263,6 +1264,8 @@ static int next_key(tui *t)
 		t->idle_drawn = now;
 		if (t->in_prompt)
 			return TUI_KEY_TICK; /* the prompt redraws the screen with itself on it */
+		if (t->top && t->top->ops->idle)
+			t->top->ops->idle(t, t->top);
 		draw(t); /* the progress bar moves while no key comes */
 	}
 }
@@ -1696,6 +1699,38 @@ static void handle_mouse(tui *t, view *v)
 	}
 }
 
+/* The display column where a word of the cursor's line starts after col (dir > 0) or before
+ * it (dir < 0), or -1: H and L scroll by words, so a long WHAT CHANGED or a call's arguments
+ * read from a word's start rather than from wherever 8 columns fall. */
+static long word_col(tui *t, view *v, size_t col, int dir)
+{
+	if (!v->nlines || v->cur >= v->nlines)
+		return -1;
+	tui_out o = { 0 };
+	o.width = t->cols - TUI_GUTTER;
+	o.utf8 = t->utf8;
+	v->ops->line(t, v, v->cur, &o);
+	long best = -1;
+	size_t c = 0;
+	int after_space = 1;
+	for (size_t i = 0; i < o.len; i++) {
+		unsigned char ch = (unsigned char)o.text[i];
+		if ((ch & 0xc0) == 0x80)
+			continue; /* inside a UTF-8 character: one column */
+		int sp = ch == ' ';
+		if (!sp && after_space) {
+			if (dir > 0 && c > col && best < 0)
+				best = (long)c;
+			if (dir < 0 && c < col)
+				best = (long)c;
+		}
+		after_space = sp;
+		c++;
+	}
+	out_free(&o);
+	return best;
+}
+
 static void handle(tui *t, int k)
 {
 	view *v = t->top;
@@ -1703,29 +1738,45 @@ static void handle(tui *t, int k)
 		return;
 	if (k != ERR && k != KEY_MOUSE && k != KEY_RESIZE)
 		t->msg[0] = 0;
-	/* a view's own keys first, so that it can take over j/k-like keys when it needs to */
-	if (v->ops->key && v->ops->key(t, v, k))
+	int key = k != ERR && k != KEY_RESIZE && k != KEY_MOUSE; /* else a count typed stays */
+	/* a view's own keys first, so that it can take over j/k-like keys when it needs to
+	 * (digits too: the runs view marks with 1 and 2) */
+	if (v->ops->key && v->ops->key(t, v, k)) {
+		if (key)
+			t->count = 0;
 		return;
+	}
+	if ((k >= '1' && k <= '9') || (k == '0' && t->count)) {
+		if (t->count < 100000000)
+			t->count = t->count * 10 + (unsigned long)(k - '0');
+		tui_msg(t, ST_DIM, "%lu", t->count);
+		return;
+	}
+	/* the count of a motion: 1 without one */
+	size_t cnt = t->count ? (size_t)t->count : 1;
+	int counted = t->count != 0;
+	if (key)
+		t->count = 0;
 	switch (k) {
 	case 'j':
 	case KEY_DOWN:
-		if (v->cur + 1 < v->nlines)
-			v->cur++;
+		v->cur = v->cur + cnt < v->nlines ? v->cur + cnt : (v->nlines ? v->nlines - 1 : 0);
 		break;
 	case 'k':
 	case KEY_UP:
-		if (v->cur)
-			v->cur--;
+		v->cur = v->cur > cnt ? v->cur - cnt : 0;
 		break;
 	case KEY_NPAGE:
 	case ' ':
 	case 6: /* C-f */
-		page(t, v, 1, 0);
+		for (size_t i = 0; i < cnt; i++)
+			page(t, v, 1, 0);
 		break;
 	case KEY_PPAGE:
 	case 2: /* C-b */
 	case '-':
-		page(t, v, -1, 0);
+		for (size_t i = 0; i < cnt; i++)
+			page(t, v, -1, 0);
 		break;
 	case 4: /* C-d */
 		page(t, v, 1, 1);
@@ -1735,11 +1786,15 @@ static void handle(tui *t, int k)
 		break;
 	case 'g':
 	case KEY_HOME:
-		v->cur = v->top = 0;
-		break;
 	case 'G':
 	case KEY_END:
-		v->cur = v->nlines ? v->nlines - 1 : 0;
+		/* with a count, line N (from 1), as in vim and less; else the first or last */
+		if (counted)
+			v->cur = cnt <= v->nlines ? cnt - 1 : (v->nlines ? v->nlines - 1 : 0);
+		else if (k == 'g' || k == KEY_HOME)
+			v->cur = v->top = 0;
+		else
+			v->cur = v->nlines ? v->nlines - 1 : 0;
 		break;
 	case '\n':
 	case '\r':
@@ -1775,12 +1830,16 @@ static void handle(tui *t, int k)
 	case 'N':
 		search_next(t, -1);
 		break;
-	case 'H':
-		v->hscroll = v->hscroll > 8 ? v->hscroll - 8 : 0;
+	case 'H': {
+		long w = word_col(t, v, (size_t)v->hscroll, -1);
+		v->hscroll = w >= 0 ? (int)w : 0;
 		break;
-	case 'L':
-		v->hscroll += 8;
+	}
+	case 'L': {
+		long w = word_col(t, v, (size_t)v->hscroll, 1);
+		v->hscroll = w >= 0 ? (int)w : v->hscroll + 8;
 		break;
+	}
 	case ':': {
 		char *c = tui_prompt(t, ":", NULL);
 		if (c) {

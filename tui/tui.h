@@ -94,6 +94,9 @@ typedef struct view_ops {
 	 * on, in detail); footer draws line row (0 .. nfooter-1). */
 	int nfooter;
 	void (*footer)(tui *t, view *v, int row, tui_out *o);
+	/* Optional: called about every 100 ms while no key comes, on the top view (the runs view
+	 * looks for runs imported meanwhile). */
+	void (*idle)(tui *t, view *v);
 } view_ops;
 
 struct view {

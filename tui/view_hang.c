@@ -2,7 +2,9 @@
  * the threads grouped by where they are at the end (the call they are inside and which of its
  * calls it is, with their P.T ranges, STAT-like), the wait-for graph (who waits for whom and
  * why), the mismatches (a blocked receive and a send alike but for its tag, peer or count),
- * the locks and critical sections held, and the cycles of the graph (deadlocks).
+ * the locks and critical sections held, the calls that can never complete (order/never.h:
+ * held by the causality filter at the end, with the rule), and the cycles of the graph
+ * (deadlocks).
  * Enter on a group, an edge, a lock or a cycle opens the timeline at the last event of its
  * (first) thread. Computed in the background (a tui_task, kept for the session): the view opens
  * at once, says what it computes and answers the keys meanwhile. */
@@ -15,13 +17,14 @@
 #include "import/sync_file.h"
 #include "order/args.h"
 #include "order/hang.h"
+#include "order/never.h"
 #include "store/store_sync.h"
 #include "tui.h"
 #include "util/ptrange.h"
 #include "util/util.h"
 
 enum hkind { H_MSG, H_SUMMARY, H_BLANK, H_TITLE, H_GROUP, H_EDGE, H_NONE, H_HELD, H_CYCLE,
-	     H_NEAR };
+	     H_NEAR, H_NEVER, H_STOPPED };
 
 struct hline {
 	int kind;
@@ -35,6 +38,9 @@ struct hres {
 	dt_sync_event *ev;
 	size_t n;
 	hang_report r;
+	ord_held *held; /* the calls that can never complete */
+	size_t nheld, *thread_of;
+	char *stopped;  /* the filter's error, or NULL */
 };
 
 struct hang {
@@ -46,6 +52,7 @@ struct hang {
 	const dt_sync_event *ev;
 	size_t n;
 	const hang_report *rp;
+	const struct hres *res;
 	struct hline *ln;
 	size_t nln, cap;
 };
@@ -70,6 +77,9 @@ static void hres_free(void *p)
 	if (!h)
 		return;
 	hang_report_free(&h->r);
+	ord_held_free(h->held, h->nheld);
+	free(h->thread_of);
+	free(h->stopped);
 	free(h->ev);
 	free(h);
 }
@@ -110,6 +120,19 @@ static void *hang_compute(tui_task *k, void *arg, store *s)
 		snprintf(h->msg, sizeof h->msg, "no hang report: %s", e.msg);
 		return h;
 	}
+	if (tui_task_cancelled(k))
+		return h;
+	tui_task_stage(k, "putting the open calls' completions through the causality filter");
+	store_sync_clock *ck = NULL;
+	size_t nck = 0;
+	if (store_sync_clocks(s, a->id, &ck, &nck, &e) ||
+	    hang_never(&h->ev, h->n, names, nn, &h->r, ck, nck, NULL, 0, &h->held, &h->nheld,
+		       &h->thread_of, &h->stopped, &e)) {
+		/* the rest of the report stands */
+		free(h->stopped);
+		h->stopped = xstrdup(e.msg);
+	}
+	free(ck);
 	h->state = 1;
 	return h;
 }
@@ -163,6 +186,7 @@ static int hang_open(tui *t, view *v)
 		d->ev = h->ev;
 		d->n = h->n;
 		d->rp = &h->r;
+		d->res = h;
 	}
 	if (d->state < 0) {
 		push(d, H_MSG, 0, 0);
@@ -202,6 +226,14 @@ static int hang_open(tui *t, view *v)
 			}
 			push(d, H_HELD, i, k);
 		}
+	push(d, H_BLANK, 0, 0);
+	push(d, H_TITLE, 5, 0);
+	for (size_t i = 0; i < d->res->nheld; i++)
+		push(d, H_NEVER, i, 0);
+	if (d->res->stopped)
+		push(d, H_STOPPED, 0, 0);
+	else if (!d->res->nheld)
+		push(d, H_NONE, 0, 0);
 	push(d, H_BLANK, 0, 0);
 	push(d, H_TITLE, 3, 0);
 	for (size_t i = 0; i < r->ncycles; i++)
@@ -296,7 +328,9 @@ static void hang_line(tui *t, view *v, size_t i, tui_out *o)
 						  "locks and critical sections held at the end:",
 						  "wait-for cycles (deadlock):",
 						  "mismatches (a blocked receive, a send alike but for one "
-						  "thing):" };
+						  "thing):",
+						  "calls that can never complete (held by the causality "
+						  "filter at the end):" };
 		out_text(o, ST_HEADER, tt[l->i]);
 		if (l->i == 1)
 			out_printf(o, ST_DIM, " %zu edge%s", r->nedges, r->nedges == 1 ? "" : "s");
@@ -369,6 +403,29 @@ static void hang_line(tui *t, view *v, size_t i, tui_out *o)
 		out_text(o, ST_NORMAL, txt);
 		break;
 	}
+	case H_NEVER: {
+		const ord_held *h = &d->res->held[l->i];
+		out_printf(o, ST_HEADER, "%d.%d ", h->ev.proc, h->ev.thread);
+		if (h->id != SIZE_MAX) {
+			out_text(o, ST_NORMAL, "in ");
+			put_name(o, ST_WARN, s, h->ev.func);
+			out_printf(o, ST_NORMAL, " (%s)",
+				   nth(r->threads[d->res->thread_of[h->id]].occurrence, b, sizeof b));
+		} else {
+			out_printf(o, ST_NORMAL, "#%" PRIu32 " ", h->ev.seq);
+			put_name(o, ST_NORMAL, s, h->ev.func);
+			out_printf(o, ST_NORMAL, " %s (%zu held)",
+				   h->ev.phase == DT_SYNC_ENTER ? "enter" : "exit", h->nheld);
+		}
+		const char *rule = strrchr(h->rule, '/');
+		out_printf(o, ST_DIM, ": rule %s: ", h->rule[0] ? rule ? rule + 1 : h->rule : "(none)");
+		out_text(o, ST_NORMAL, h->why ? h->why : "");
+		break;
+	}
+	case H_STOPPED:
+		out_text(o, ST_WARN, "the causality filter stopped: ");
+		out_text(o, ST_NORMAL, d->res->stopped);
+		break;
 	case H_CYCLE: {
 		const hang_cycle *c = &r->cycles[l->i];
 		for (size_t k = 0; k <= c->n; k++) {
@@ -392,6 +449,10 @@ static size_t line_thread(const struct hang *d, size_t i)
 	case H_HELD: return l->i;
 	case H_CYCLE: return d->rp->cycles[l->i].threads[0];
 	case H_NEAR: return d->rp->nears[l->i].thread;
+	case H_NEVER: {
+		const ord_held *h = &d->res->held[l->i];
+		return h->id != SIZE_MAX ? d->res->thread_of[h->id] : SIZE_MAX;
+	}
 	}
 	return SIZE_MAX;
 }

@@ -13,6 +13,8 @@ static const tui_keyhelp common[] = {
 	{ "PgDn PgUp  Space -  C-f C-b", "page" },
 	{ "C-d C-u", "half a page" },
 	{ "g G  Home End", "first, last line" },
+	{ "N j  N k  N G", "a count before a motion, as in less and vim: 5j moves 5 lines, "
+			   "10G goes to line 10 (not in views that take digits: runs)" },
 	{ "Enter  l  Right", "open what the line shows (the diff view scrolls with Right, the "
 			     "timeline goes to the next lane)" },
 	{ "q  Esc  h  Left", "back to the previous view, quits from the first (the diff view scrolls "
@@ -23,7 +25,7 @@ static const tui_keyhelp common[] = {
 	{ "m a-z", "mark the line with a letter (not in the runs, classes and filters views, "
 		   "where m has a meaning of its own)" },
 	{ "' a-z  ''", "back to a marked line; '' back to where the last jump started" },
-	{ "H L", "scroll left, right" },
+	{ "H L", "scroll left, right, by the words of the selected line" },
 	{ ":", "command line: runs, classes RUN, trace RUN P.T, lattice RUN, jsm RUN [delta], "
 	       "rank NORMAL FAULTY, diff RUN:P.T RUN:P.T, report RUN:P.T RUN:P.T, timeline RUN, "
 	       "hang RUN, blame RUN [FUNC]..., blamediff NORMAL FAULTY, filters, "

@@ -1,9 +1,11 @@
 /* view_runs.c: the first view: the runs of the store, with their traces, events, flags and
  * cached analyses. From here: a run's classes (Enter), traces, lattice and similarity matrix,
- * and the ranking of a normal run against a faulty one. */
+ * and the ranking of a normal run against a faulty one. The list follows the store: an import
+ * by another command shows within a second. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "import/sink.h"
 #include "store/store_analysis.h"
@@ -16,6 +18,7 @@ struct runs {
 	size_t n;
 	size_t *nan; /* cached analyses per run */
 	int wname;   /* the run column: the widest name, at least 16 (a name has up to 64) */
+	int64_t checked; /* when the store's runs were last compared with the list (ms) */
 };
 
 static const tui_keyhelp keys[] = {
@@ -108,6 +111,53 @@ static void runs_enter(tui *t, view *v, size_t i)
 	view_classes_open(t, d->r[i].name);
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* While idle, once a second: the store's runs against the list, which is read again when an
+ * import (or rm) by another command changed them; the cursor stays on its run. */
+static void runs_refresh(tui *t, view *v, struct runs *d)
+{
+	int64_t now = now_ms();
+	if (now - d->checked < 1000)
+		return;
+	d->checked = now;
+	store_run *r;
+	size_t n;
+	dt_err e;
+	dt_err_clear(&e);
+	if (store_run_list_lite(tui_store(t), &r, &n, &e))
+		return; /* locked by an import publishing: next time */
+	int same = n == d->n;
+	for (size_t i = 0; same && i < n; i++)
+		same = r[i].id == d->r[i].id && r[i].nevents == d->r[i].nevents &&
+		       r[i].flags == d->r[i].flags && !strcmp(r[i].name, d->r[i].name);
+	store_runs_free(r, n);
+	if (same)
+		return;
+	char *cur = d->n && v->cur < d->n ? xstrdup(d->r[v->cur].name) : NULL;
+	size_t old = d->n;
+	if (runs_open(t, v) == 0) {
+		for (size_t i = 0; cur && i < d->n; i++)
+			if (!strcmp(d->r[i].name, cur))
+				v->cur = i;
+		if (v->cur >= d->n)
+			v->cur = d->n ? d->n - 1 : 0;
+		if (d->n != old)
+			tui_msg(t, ST_DIM, "the store has %zu run%s now", d->n, d->n == 1 ? "" : "s");
+	}
+	free(cur);
+}
+
+static void runs_idle(tui *t, view *v)
+{
+	runs_refresh(t, v, v->data);
+}
+
 static int runs_key(tui *t, view *v, int k)
 {
 	struct runs *d = v->data;
@@ -179,7 +229,7 @@ static void runs_close(view *v)
 
 const view_ops view_runs_ops = {
 	.name = "runs", .keys = keys, .open = runs_open, .line = runs_line, .enter = runs_enter,
-	.key = runs_key, .close = runs_close, .header = runs_header,
+	.key = runs_key, .close = runs_close, .header = runs_header, .idle = runs_idle,
 };
 
 int view_runs_open(tui *t)

@@ -26,10 +26,12 @@
 #include "analysis/diff.h"
 #include "analysis/nlr.h"
 #include "analysis/verdict.h"
+#include "import/sync_file.h"
 #include "order/args.h"
 #include "order/arrival.h"
 #include "order/explain.h"
 #include "order/filter.h"
+#include "order/hang.h"
 #include "order/rules.h"
 #include "store/store_analysis.h"
 #include "store/store_sync.h"
@@ -74,6 +76,11 @@ struct tlm {
 	size_t *rows[2], *rstart[2], nrows[2];
 	int64_t *rowof[2];  /* per item: its row */
 	int64_t t0;         /* the earliest aligned time */
+	/* the mismatches of the hang report (hang.h): the open call of the blocked receive, the
+	 * unreceived send (indices in ev) and the words, for p */
+	size_t *near_call, *near_send;
+	char **near_txt;
+	size_t nnear;
 };
 
 struct tl {
@@ -225,6 +232,11 @@ static void tlm_free(void *p)
 	free(m->itof);
 	free(m->lanes);
 	free(m->lane_of);
+	for (size_t i = 0; i < m->nnear; i++)
+		free(m->near_txt[i]);
+	free(m->near_call);
+	free(m->near_send);
+	free(m->near_txt);
 	for (int k = 0; k < 2; k++) {
 		free(m->rows[k]);
 		free(m->rstart[k]);
@@ -287,11 +299,38 @@ static void *tl_compute(tui_task *k, void *arg, store *s)
 	for (size_t i = 0; i < n; i++)
 		m->ev[i] = ev[idx[i]];
 	m->n = n;
+	size_t nnames = 0;
+	const char *const *names = store_func_names(s, &nnames);
+	/* the mismatches of a stopped run, for p on a receive that waits for nothing recorded */
+	hang_report hr;
+	dt_err he;
+	dt_err_clear(&he);
+	if (hang_analyze(ev, n, names, nnames, &hr, &he) == 0) {
+		if (hr.nnears) {
+			size_t *pos = xmalloc(n * sizeof *pos);
+			for (size_t i = 0; i < n; i++)
+				pos[idx[i]] = i;
+			m->near_call = xmalloc(hr.nnears * sizeof *m->near_call);
+			m->near_send = xmalloc(hr.nnears * sizeof *m->near_send);
+			m->near_txt = xmalloc(hr.nnears * sizeof *m->near_txt);
+			for (size_t i = 0; i < hr.nnears; i++) {
+				char b[512];
+				hang_near_text(&hr, ev, &hr.nears[i], sync_type_name, b, sizeof b);
+				size_t l = strlen(b) + 16;
+				m->near_txt[i] = xmalloc(l);
+				snprintf(m->near_txt[i], l, "%s mismatch: %s",
+					 hang_near_name(hr.nears[i].kind), b);
+				m->near_call[i] = pos[hr.threads[hr.nears[i].thread].entry];
+				m->near_send[i] = pos[hr.nears[i].send];
+			}
+			m->nnear = hr.nnears;
+			free(pos);
+		}
+		hang_report_free(&hr);
+	}
 	free(idx);
 	free(ev);
 	free(ck);
-	size_t nnames = 0;
-	const char *const *names = store_func_names(s, &nnames);
 	m->rules = ord_rules_new();
 	char *held = NULL;
 	ord_filter_opts fo = { ORD_CONCURRENT, off, nhost, 0 };
@@ -909,6 +948,13 @@ static int tl_key(tui *t, view *v, int k)
 			for (size_t q = 0; q < nd && q < 8 && to < 0; q++)
 				to = dep[q].ev;
 		}
+		for (size_t q = 0; to < 0 && q < d->m->nnear; q++)
+			if (d->m->near_call[q] == (size_t)ev) {
+				/* a receive that no send fits: the send alike but for one thing */
+				goto_event(t, v, d, d->m->near_send[q]);
+				tui_msg(t, ST_WARN, "%s", d->m->near_txt[q]);
+				return 1;
+			}
 		if (to < 0) {
 			tui_msg(t, ST_DIM, "it waited for nothing but its thread's previous event");
 			return 1;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "cli/cli_syncrun.h"
@@ -14,6 +15,7 @@
 #include "order/arrival.h"
 #include "order/filter.h"
 #include "order/hang.h"
+#include "order/never.h"
 #include "order/rules.h"
 #include "store/store_sync.h"
 #include "util/ptrange.h"
@@ -31,10 +33,12 @@ static const char sync_help[] =
 	"  -h, --help     this help\n";
 
 static const char hang_help[] =
-	"usage: difftrace hang [--format text|json] [--rules FILE] [--max-held N] RUN\n"
+	"usage: difftrace hang [--format text|json] [--rules FILE] [--max-held N] RUN|DIR\n"
 	"\n"
 	"Where each thread of RUN was when it ended (a hang stopped with difftrace-record\n"
-	"--timeout, a kill, a crash or an abort), from its sync events: the threads grouped by\n"
+	"--timeout, a kill, a crash or an abort), or of the recording in DIR (difftrace-record's\n"
+	"output, while the program runs or after it ended, not imported: its sync record as far\n"
+	"as it is written; no store needed), from its sync events: the threads grouped by\n"
 	"the call they are inside and which occurrence of it (STAT-like), the wait-for graph\n"
 	"between threads (a receive waits for its source, a collective for the members that\n"
 	"have not entered it, a lock for its holder, a barrier for the team), its cycles, the\n"
@@ -224,99 +228,24 @@ static void where_text(store *s, const dt_sync_event *ev, const hang_thread *h, 
 	printf(" (%s)", nth(h->occurrence, b, sizeof b));
 }
 
-static int cmp_held(const void *a, const void *b)
-{
-	const ord_held *x = a, *y = b;
-	if (x->ev.proc != y->ev.proc)
-		return x->ev.proc < y->ev.proc ? -1 : 1;
-	return (x->ev.thread > y->ev.thread) - (x->ev.thread < y->ev.thread);
-}
-
-/* The calls that can never complete, from the causality filter's hold queues at the end of
- * the input (hang.h, hang_pending): *held the held queue heads, *nheld their number, or
- * *stopped the filter's own error when the rules hold more than its bound. The pending
- * completions are appended to *ev (reallocated; the report's indices stay valid), and the
- * events go through the filter in arrival order straight from it: no copy of the run, no list
- * of the released events (a killed run has millions). (*held)[i].id is the index of a
- * pending completion in (*thread_of), or SIZE_MAX for an event of the run. */
-static void drop_out(void *ctx, const ord_out *o)
-{
-	(void)ctx;
-	(void)o;
-}
-
+/* The calls that can never complete (order/never.h), with the run's clocks. */
 static int never_released(store *s, const store_run *run, dt_sync_event **ev, size_t n,
 			  const hang_report *rep, const char *rules_file, size_t max_held,
 			  ord_held **held, size_t *nheld, size_t **thread_of, char **stopped,
 			  dt_err *e)
 {
-	size_t nnames, nck = 0, nhost = 0;
+	size_t nnames, nck = 0;
 	const char *const *names = store_func_names(s, &nnames);
-	dt_sync_event *pend = NULL;
 	store_sync_clock *ck = NULL;
-	int64_t *off = NULL;
-	size_t *idx = NULL;
-	int rc = -1;
 	*held = NULL;
 	*nheld = 0;
 	*stopped = NULL;
 	*thread_of = NULL;
-	ord_rules *rules = ord_rules_new();
-	if (rules_file && ord_rules_load_file(rules, rules_file, e))
-		goto out;
-	if (!rules_file) {
-		/* without the shipped rules the rest of the report still stands */
-		dt_err re;
-		dt_err_clear(&re);
-		if (ord_rules_load_default(rules, &re)) {
-			char b[1024];
-			dt_err_format(&re, b, sizeof b);
-			*stopped = xstrdup(b);
-			rc = 0;
-			goto out;
-		}
-	}
-	if (ord_rules_bind(rules, names, (uint32_t)nnames, e) ||
-	    store_sync_clocks(s, run->id, &ck, &nck, e))
-		goto out;
-	size_t np = hang_pending(*ev, n, names, nnames, rep, &pend, thread_of);
-	if (np) {
-		*ev = xrealloc(*ev, (n + np) * sizeof **ev);
-		memcpy(*ev + n, pend, np * sizeof **ev);
-	}
-	const dt_sync_event *all = *ev;
-	off = ord_host_offsets(all, n + np, ck, nck, &nhost);
-	idx = xmalloc((n + np ? n + np : 1) * sizeof *idx);
-	ord_arrival(all, n + np, off, idx);
-	ord_filter_opts fo = { ORD_MINIMAL, off, nhost, max_held };
-	ord_filter *f = ord_filter_new(rules, &fo, drop_out, NULL);
-	dt_err fe;
-	dt_err_clear(&fe);
-	int frc = 0;
-	for (size_t i = 0; i < n + np && !frc; i++)
-		frc = ord_filter_push(f, &all[idx[i]], idx[i], &fe);
-	if (frc) {
-		char b[2048];
-		dt_err_format(&fe, b, sizeof b);
-		*stopped = xstrdup(b);
-	} else {
-		ord_filter_drain(f);
-		ord_filter_held_list(f, held, nheld);
-	}
-	ord_filter_free(f);
-	/* in P.T order, for people */
-	if (*nheld > 1)
-		qsort(*held, *nheld, sizeof **held, cmp_held);
-	/* the ids are positions in *ev: say which are the pending completions */
-	for (size_t i = 0; i < *nheld; i++)
-		(*held)[i].id = (*held)[i].id >= n ? (*held)[i].id - n : SIZE_MAX;
-	rc = 0;
-out:
-	free(idx);
-	free(pend);
-	free(off);
+	if (store_sync_clocks(s, run->id, &ck, &nck, e))
+		return -1;
+	int rc = hang_never(ev, n, names, nnames, rep, ck, nck, rules_file, max_held, held, nheld,
+			    thread_of, stopped, e);
 	free(ck);
-	ord_rules_free(rules);
 	return rc;
 }
 
@@ -352,7 +281,7 @@ int cmd_hang(cli *c, int argc, char **argv)
 	if (r)
 		return r;
 	if (argc - optind != 1)
-		return cli_usage("hang", "needs one RUN");
+		return cli_usage("hang", "needs one RUN or DIR");
 	dt_err e;
 	dt_err_clear(&e);
 	store *s = NULL;
@@ -365,7 +294,17 @@ int cmd_hang(cli *c, int argc, char **argv)
 	size_t nheld = 0, *thread_of = NULL;
 	char *stopped = NULL;
 	int rc = 1;
-	if (cli_open_run(c, argv[optind], &s, &run, &e) || store_sync_list(s, run.id, &ev, &n, &e))
+	char *live = NULL; /* a recording in progress, imported privately */
+	if (cli_open_run(c, argv[optind], &s, &run, &e)) {
+		/* not a run: a recording's directory, read as far as it is written */
+		struct stat st;
+		if (stat(argv[optind], &st) || !S_ISDIR(st.st_mode))
+			goto out;
+		dt_err_clear(&e);
+		if (cli_live_open(argv[optind], &live, &s, &run, &e))
+			goto out;
+	}
+	if (store_sync_list(s, run.id, &ev, &n, &e))
 		goto out;
 	if (!n) {
 		dt_errf(&e, DT_EDATA,
@@ -383,7 +322,11 @@ int cmd_hang(cli *c, int argc, char **argv)
 	dt_flags_str(run.flags, fl, sizeof fl);
 	if (fmt == OUT_JSON) {
 		printf("{\"run\": ");
-		cli_json_str(run.name);
+		cli_json_str(live ? "" : run.name);
+		if (live) {
+			printf(", \"recording\": ");
+			cli_json_str(argv[optind]);
+		}
 		printf(", \"flags\": \"%s\",\n \"threads\": [", fl);
 		for (size_t i = 0; i < rep.nthreads; i++) {
 			const hang_thread *h = &rep.threads[i];
@@ -452,7 +395,14 @@ int cmd_hang(cli *c, int argc, char **argv)
 		}
 		printf("}\n");
 	} else {
-		printf("run %s: %zu threads with sync events", run.name, rep.nthreads);
+		if (live) {
+			printf("recording ");
+			esc_fputs(argv[optind], stdout);
+			printf(" (in progress, or ended without an import)");
+		} else {
+			printf("run %s", run.name);
+		}
+		printf(": %zu threads with sync events", rep.nthreads);
 		if (run.flags & DT_TF_TIMEOUT)
 			printf(", stopped by difftrace-record --timeout");
 		printf(" (flags %s)\n\nwhere each thread is at the end:\n", fl);
@@ -561,5 +511,6 @@ out:
 	free(ev);
 	store_run_free(&run);
 	store_close(s);
+	cli_live_close(live);
 	return rc ? cli_fail(&e) : 0;
 }
