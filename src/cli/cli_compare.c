@@ -729,19 +729,20 @@ struct cli_src {
 	size_t n;
 };
 
-static cli_an cli_src_setting(const struct cli_src *c, int every)
+/* b: a's setting, or with every call's filter (its filter files its own copy's) */
+static void cli_src_setting(const struct cli_src *c, int every, cli_an *b)
 {
-	cli_an b = *c->a;
-	b.p.filter_files = b.files;
+	*b = *c->a;
+	b->p.filter_files = b->files;
 	if (every)
-		b.p.filter = AN_FALLBACK_FILTER;
-	return b;
+		b->p.filter = AN_FALLBACK_FILTER;
 }
 
 static int cli_src_id(void *ctx, const char *run, int every, int64_t *id, dt_err *e)
 {
 	struct cli_src *c = ctx;
-	cli_an b = cli_src_setting(c, every);
+	cli_an b;
+	cli_src_setting(c, every, &b);
 	int reused;
 	return cli_an_id(&b, c->s, run, id, &reused, e) ? -1 : 1;
 }
@@ -751,7 +752,8 @@ static int cli_src_get(void *ctx, const char *run, int every, const an_result **
 	struct cli_src *c = ctx;
 	if (c->n == sizeof c->r / sizeof *c->r)
 		return dt_errf(e, DT_EDATA, "internal error: more analyses than a ranking uses");
-	cli_an b = cli_src_setting(c, every);
+	cli_an b;
+	cli_src_setting(c, every, &b);
 	if (cli_an_get(&b, c->s, run, &c->r[c->n], e))
 		return -1;
 	*r = &c->r[c->n++];
