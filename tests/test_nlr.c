@@ -775,8 +775,44 @@ static void test_errors(void)
 	nlr_table_free(t);
 }
 
+/* The K hint: a body of 12 calls repeated 5 times folds nothing at K = 10; the smallest K that
+ * folds it is 12, its body 12 long; a trace that has a loop already, or one that no K up to the
+ * bound folds, or one over the size bound, gets no hint. */
+static void test_suggest_k(void)
+{
+	uint32_t ev[200];
+	size_t n = 0;
+	for (int r = 0; r < 5; r++)
+		for (uint32_t c = 1; c <= 12; c++)
+			ev[n++] = c;
+	nlr_table *t = nlr_table_new();
+	size_t nv, body = 0;
+	nlr_entry *v = compress(t, 10, ev, n, &nv);
+	CHECK_EQ_INT(nv, n); /* nothing folded at K = 10 */
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK_EQ_INT(nlr_suggest_k(t, v, nv, 10, NLR_KMAX, 1000, &body, &e), 12);
+	CHECK_EQ_INT(body, 12);
+	CHECK_EQ_INT(nlr_suggest_k(t, v, nv, 10, 11, 1000, &body, &e), 0); /* bound below 12 */
+	CHECK_EQ_INT(nlr_suggest_k(t, v, nv, 10, NLR_KMAX, 10, &body, &e), 0); /* too long to try */
+	free(v);
+	/* folded already at K = 12: no hint */
+	v = compress(t, 12, ev, n, &nv);
+	CHECK(nv < n);
+	CHECK_EQ_INT(nlr_suggest_k(t, v, nv, 12, NLR_KMAX, 1000, &body, &e), 0);
+	free(v);
+	/* all distinct: no K folds it */
+	for (size_t i = 0; i < n; i++)
+		ev[i] = (uint32_t)i + 1;
+	v = compress(t, 10, ev, n, &nv);
+	CHECK_EQ_INT(nlr_suggest_k(t, v, nv, 10, NLR_KMAX, 1000, &body, &e), 0);
+	free(v);
+	nlr_table_free(t);
+}
+
 int main(void)
 {
+	test_suggest_k();
 	test_examples();
 	test_random();
 	test_long_bodies();

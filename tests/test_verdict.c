@@ -277,6 +277,32 @@ static void test_own_calls(void)
 	CHECK(!vd_own_undecided(&v1));
 }
 
+/* Of the traces that only stopped early, the one that stopped earliest relative to its
+ * counterpart's length comes first (the one the others wait for), whatever the scores; equal
+ * there, the higher score first. */
+static void test_stopped_order(void)
+{
+	vd_item it[3];
+	memset(it, 0, sizeof it);
+	for (size_t k = 0; k < 3; k++) {
+		it[k].i = k;
+		it[k].change = VD_STOPPED;
+		it[k].kept_n = 100;
+		it[k].share = 0.1;
+	}
+	it[0].at = it[0].kept_f = 60;
+	it[0].rowsum = 5.0; /* a victim stopped later, with the highest score */
+	it[1].at = it[1].kept_f = 30;
+	it[1].rowsum = 0.5;
+	it[2].at = it[2].kept_f = 60;
+	it[2].rowsum = 1.0;
+	vd_order(it, 3);
+	CHECK_EQ_INT((int)it[0].i, 1);
+	CHECK_EQ_INT((int)it[1].i, 0); /* at 60 both: the higher score */
+	CHECK_EQ_INT((int)it[2].i, 2);
+	CHECK(it[0].pos == 1 && it[1].pos == 2 && it[2].pos == 3);
+}
+
 /* Where a thread stopped: the hang-safe record's call before the trace's last call. */
 static void test_stop_call(void)
 {
@@ -307,5 +333,6 @@ int main(void)
 	test_hang_tiers();
 	test_own_calls();
 	test_stop_call();
+	test_stopped_order();
 	CHECK_DONE();
 }
