@@ -164,7 +164,16 @@ static void say_srclines(store *s, int64_t run_id)
 	store_srclines_free(l);
 }
 
-int cmd_import(cli *c, int argc, char **argv)
+/* What the command line of import asks for. */
+struct import_cmd {
+	int jobs;
+	dt_format fmt;
+	const char *run, *label;
+	dt_import_opts io;
+};
+
+/* Parses import's options into ic: 0, CLI_HELP_DONE, or an exit status. */
+static int import_args(int argc, char **argv, struct import_cmd *ic)
 {
 	static const struct option lo[] = {
 		{ "format", required_argument, 0, 'f' }, { "run", required_argument, 0, 'r' },
@@ -176,12 +185,13 @@ int cmd_import(cli *c, int argc, char **argv)
 		{ "jobs", required_argument, 0, 'j' },
 		{ 0, 0, 0, 0 },
 	};
-	int jobs = par_threads_cores();
-	if (jobs > 16)
-		jobs = 16;
-	dt_format fmt = DT_FMT_AUTO;
-	const char *run = NULL, *label = "";
-	dt_import_opts io = { 0 };
+	ic->jobs = par_threads_cores();
+	if (ic->jobs > 16)
+		ic->jobs = 16;
+	ic->fmt = DT_FMT_AUTO;
+	ic->run = NULL;
+	ic->label = "";
+	memset(&ic->io, 0, sizeof ic->io);
 	int o, r;
 	while ((r = cli_getopt(argc, argv, ":f:r:l:m:j:qh", lo, &o, "import", help)) == 0 && o != -1) {
 		switch (o) {
@@ -190,49 +200,180 @@ int cmd_import(cli *c, int argc, char **argv)
 			if (f < 0)
 				return cli_usage("import", "unknown format '%s' (uftrace, parlot, "
 							   "parlot-raw, text, sync, otf2)", optarg);
-			fmt = (dt_format)f;
+			ic->fmt = (dt_format)f;
 			break;
 		}
 		case 'r':
-			run = optarg;
+			ic->run = optarg;
 			break;
 		case 'l':
-			label = optarg;
+			ic->label = optarg;
 			break;
 		case 'm':
-			io.manifest = optarg;
+			ic->io.manifest = optarg;
 			break;
 		case 'q':
-			io.quiet = 1;
+			ic->io.quiet = 1;
 			break;
 		case 'T':
-			io.parlot_token_names = 1;
+			ic->io.parlot_token_names = 1;
 			break;
 		case 'S':
-			io.no_srclines = 1;
+			ic->io.no_srclines = 1;
 			break;
 		case 'D':
-			io.no_demangle = 1;
+			ic->io.no_demangle = 1;
 			break;
 		case 'j': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
 			if (*end || end == optarg || v < 1 || v > 256)
 				return cli_usage("import", "bad --jobs '%s' (1 to 256)", optarg);
-			jobs = (int)v;
+			ic->jobs = (int)v;
 			break;
 		}
 		}
 	}
-	if (r == CLI_HELP_DONE)
-		return 0;
 	if (r)
 		return r;
 	if (optind >= argc)
 		return cli_usage("import", "no PATH to import");
-	if (run && !valid_run_name(run))
+	if (ic->run && !valid_run_name(ic->run))
 		return cli_usage("import", "bad run name '%s' (1-64 characters, no spaces, ':' or '/')",
-				 run);
+				 ic->run);
+	return 0;
+}
+
+/* What the sample records of an import held, for its summary. */
+struct import_samples {
+	int nproc;
+	uint64_t nticks;
+	unsigned flags;
+	size_t ncont;
+	char **notes;
+	size_t nnotes;
+};
+
+/* The sample record beside the traces of paths[0..n) (difftrace-sample(5)), written into the
+ * run in the import's transaction. */
+static int import_samples(store *s, int64_t run_id, char *const *paths, int n,
+			  struct import_samples *out, dt_err *e)
+{
+	dt_blame_data bd = { 0 };
+	memset(out, 0, sizeof *out);
+	for (int i = 0; i < n; i++) {
+		int f = 0;
+		if (sample_import(paths[i], &bd, &f, e)) {
+			dt_blame_data_free(&bd);
+			return -1;
+		}
+		out->nproc += f;
+	}
+	if (out->nproc && store_blame_write(s, run_id, &bd, e)) {
+		dt_blame_data_free(&bd);
+		return -1;
+	}
+	for (size_t i = 0; i < bd.nsamp; i++)
+		out->nticks += bd.samp[i].weight;
+	for (size_t i = 0; i < bd.nproc; i++)
+		out->flags |= bd.proc[i].flags;
+	out->ncont = bd.ncont;
+	/* the notes outlive the data: said with the summary */
+	out->notes = bd.notes;
+	out->nnotes = bd.nnotes;
+	bd.notes = NULL;
+	bd.nnotes = 0;
+	dt_blame_data_free(&bd);
+	return 0;
+}
+
+/* The summary of the run imported as name, on standard output (warnings on standard error). */
+static void import_summary(store *s, const char *name, int quiet, int samples_only,
+			   const struct import_samples *sm)
+{
+	dt_err e;
+	dt_err_clear(&e);
+	int nbp = sm->nproc;
+	uint64_t nticks = sm->nticks;
+	unsigned bflags = sm->flags;
+	size_t ncont = sm->ncont, nnotes = sm->nnotes;
+	char **notes = sm->notes;
+	store_run sr;
+	if (store_run_get(s, name, &sr, &e) == 0) {
+		char safe[300];
+		if (sr.flags & (DT_TF_UNRESOLVED | DT_TF_CORRUPT))
+			fprintf(stderr,
+				"difftrace: warning: %s: see the notes of 'difftrace traces %s'\n",
+				sr.flags & DT_TF_CORRUPT
+					? "a trace file is damaged (it decodes to a state its format "
+					  "never produces)"
+					: "most calls of a module match no symbol (a wrong base in the "
+					  "map?): filters by name will not keep them",
+				esc_str(sr.name, safe, sizeof safe));
+		if (!quiet) {
+			char a[32], b[32], f[160];
+			dt_flags_str(sr.flags, f, sizeof f);
+			printf("imported run '%s' (%s): %lld traces, %s events, %s stored", sr.name,
+			       sr.format, (long long)sr.ntraces,
+			       cli_count((uint64_t)sr.nevents, a, sizeof a),
+			       cli_bytes(sr.bytes, b, sizeof b));
+			if (sr.flags)
+				printf("; flagged: %s (see 'difftrace traces %s')", f, sr.name);
+			putchar('\n');
+			if (samples_only)
+				printf("no traces: the program ended or was stopped before its first MPI "
+				       "or OpenMP call; its samples are imported\n");
+			/* what the import cannot check, said once per run: most single damaged bytes
+			 * of a ParLOT file decode to another valid trace */
+			if (!strcmp(sr.format, "parlot"))
+				printf("ParLOT files carry no checksum: a damaged byte is found where it "
+				       "breaks the codec's framing or rules, else it reads as another "
+				       "call\n");
+			else if (!strcmp(sr.format, "parlot-raw"))
+				printf("ParLOT files carry no checksum: in the uncompressed variant a "
+				       "damaged byte reads as another call\n");
+			say_srclines(s, sr.id);
+			if (nbp) {
+				printf("samples of %d processes: %llu ticks, %zu containers", nbp,
+				       (unsigned long long)nticks, ncont);
+				if (bflags & DT_BF_NO_SAMPLES)
+					printf("; some processes have no samples");
+				if (bflags & DT_BF_NO_DEBUG)
+					printf("; the program has no -g (no types, no stack variables, "
+					       "sites without lines)");
+				if (bflags & DT_BF_TORN)
+					printf("; a process was killed (its samples up to then are kept)");
+				if (bflags & DT_BF_NO_MAPS)
+					printf("; no maps file (program counters unsymbolized)");
+				if (bflags & DT_BF_FULL)
+					printf("; the disk was full: a thread's samples stop there");
+				if (bflags & DT_BF_STOPPED)
+					printf("; a thread's sample file could not grow: its samples "
+					       "stop there");
+				putchar('\n');
+				for (size_t i = 0; i < nnotes; i++) {
+					fputs("note: ", stdout);
+					esc_fputs(notes[i], stdout);
+					putchar('\n');
+				}
+			}
+		}
+		store_run_free(&sr);
+	}
+}
+
+int cmd_import(cli *c, int argc, char **argv)
+{
+	struct import_cmd ic;
+	int r = import_args(argc, argv, &ic);
+	if (r == CLI_HELP_DONE)
+		return 0;
+	if (r)
+		return r;
+	int jobs = ic.jobs;
+	dt_format fmt = ic.fmt;
+	const char *run = ic.run, *label = ic.label;
+	dt_import_opts io = ic.io;
 
 	dt_err e;
 	dt_err_clear(&e);
@@ -273,8 +414,7 @@ int cmd_import(cli *c, int argc, char **argv)
 	struct prog pr;
 	progress_init(&pr.p);
 	int rc = 1;
-	char **notes = NULL; /* the sample import's */
-	size_t nnotes = 0;
+	struct import_samples sm = { 0 }; /* the sample import's */
 	store_set_cancel(s, &interrupted);
 	if (store_import_begin(s, &e))
 		goto fail;
@@ -332,34 +472,9 @@ int cmd_import(cli *c, int argc, char **argv)
 	}
 	if (store_writer_finish(w, &e) || interrupted)
 		goto fail;
-	/* the sample record beside the traces (difftrace-sample(5)), in the same transaction */
-	dt_blame_data bd = { 0 };
-	int nbp = 0;
-	for (int i = optind; i < argc; i++) {
-		int f = 0;
-		if (sample_import(argv[i], &bd, &f, &e)) {
-			dt_blame_data_free(&bd);
-			goto fail;
-		}
-		nbp += f;
-	}
-	if (nbp && store_blame_write(s, run_id, &bd, &e)) {
-		dt_blame_data_free(&bd);
+	/* the sample record beside the traces, in the same transaction */
+	if (import_samples(s, run_id, argv + optind, argc - optind, &sm, &e))
 		goto fail;
-	}
-	uint64_t nticks = 0;
-	unsigned bflags = 0;
-	for (size_t i = 0; i < bd.nsamp; i++)
-		nticks += bd.samp[i].weight;
-	for (size_t i = 0; i < bd.nproc; i++)
-		bflags |= bd.proc[i].flags;
-	size_t ncont = bd.ncont;
-	/* the notes outlive the data: said below with the summary */
-	notes = bd.notes;
-	nnotes = bd.nnotes;
-	bd.notes = NULL;
-	bd.nnotes = 0;
-	dt_blame_data_free(&bd);
 	if (interrupted)
 		goto fail;
 	store_writer_free(w);
@@ -370,68 +485,7 @@ int cmd_import(cli *c, int argc, char **argv)
 	free(name);
 	name = got;
 	progress_end(&pr.p);
-	store_run sr;
-	if (store_run_get(s, name, &sr, &e) == 0) {
-		char safe[300];
-		if (sr.flags & (DT_TF_UNRESOLVED | DT_TF_CORRUPT))
-			fprintf(stderr,
-				"difftrace: warning: %s: see the notes of 'difftrace traces %s'\n",
-				sr.flags & DT_TF_CORRUPT
-					? "a trace file is damaged (it decodes to a state its format "
-					  "never produces)"
-					: "most calls of a module match no symbol (a wrong base in the "
-					  "map?): filters by name will not keep them",
-				esc_str(sr.name, safe, sizeof safe));
-		if (!io.quiet) {
-			char a[32], b[32], f[160];
-			dt_flags_str(sr.flags, f, sizeof f);
-			printf("imported run '%s' (%s): %lld traces, %s events, %s stored", sr.name,
-			       sr.format, (long long)sr.ntraces,
-			       cli_count((uint64_t)sr.nevents, a, sizeof a),
-			       cli_bytes(sr.bytes, b, sizeof b));
-			if (sr.flags)
-				printf("; flagged: %s (see 'difftrace traces %s')", f, sr.name);
-			putchar('\n');
-			if (samples_only)
-				printf("no traces: the program ended or was stopped before its first MPI "
-				       "or OpenMP call; its samples are imported\n");
-			/* what the import cannot check, said once per run: most single damaged bytes
-			 * of a ParLOT file decode to another valid trace */
-			if (!strcmp(sr.format, "parlot"))
-				printf("ParLOT files carry no checksum: a damaged byte is found where it "
-				       "breaks the codec's framing or rules, else it reads as another "
-				       "call\n");
-			else if (!strcmp(sr.format, "parlot-raw"))
-				printf("ParLOT files carry no checksum: in the uncompressed variant a "
-				       "damaged byte reads as another call\n");
-			say_srclines(s, sr.id);
-			if (nbp) {
-				printf("samples of %d processes: %llu ticks, %zu containers", nbp,
-				       (unsigned long long)nticks, ncont);
-				if (bflags & DT_BF_NO_SAMPLES)
-					printf("; some processes have no samples");
-				if (bflags & DT_BF_NO_DEBUG)
-					printf("; the program has no -g (no types, no stack variables, "
-					       "sites without lines)");
-				if (bflags & DT_BF_TORN)
-					printf("; a process was killed (its samples up to then are kept)");
-				if (bflags & DT_BF_NO_MAPS)
-					printf("; no maps file (program counters unsymbolized)");
-				if (bflags & DT_BF_FULL)
-					printf("; the disk was full: a thread's samples stop there");
-				if (bflags & DT_BF_STOPPED)
-					printf("; a thread's sample file could not grow: its samples "
-					       "stop there");
-				putchar('\n');
-				for (size_t i = 0; i < nnotes; i++) {
-					fputs("note: ", stdout);
-					esc_fputs(notes[i], stdout);
-					putchar('\n');
-				}
-			}
-		}
-		store_run_free(&sr);
-	}
+	import_summary(s, name, io.quiet, samples_only, &sm);
 	rc = 0;
 	goto out;
 fail:
@@ -463,8 +517,8 @@ out:
 	store_close(s);
 	free(name);
 	free(fmts);
-	for (size_t i = 0; i < nnotes; i++)
-		free(notes[i]);
-	free(notes);
+	for (size_t i = 0; i < sm.nnotes; i++)
+		free(sm.notes[i]);
+	free(sm.notes);
 	return rc;
 }
