@@ -77,7 +77,10 @@ grep -q '^ *0\.0 *in MPI_Recv' "$T/out" || fail "hang: 0.0: $(cat "$T/out")"
 grep -q '^ *1\.0 *in MPI_Barrier' "$T/out" || fail "hang: 1.0: $(cat "$T/out")"
 
 # ---- the same store on one thread, three, and under mpirun ----
-dump() { # RUN: what the store holds of a run, as the commands print it
+dump() { # RUN: what the store holds of a run, as the commands print it, and its clocks
+	sqlite3 "$DIFFTRACE_DB" "SELECT t.proc, t.thread, t.host, k.clock, k.mono, k.real
+		FROM traces t JOIN runs r ON r.id = t.run_id LEFT JOIN sync_clocks k
+		ON k.trace_id = t.id WHERE r.name = '$1' ORDER BY t.proc, t.thread" &&
 	{ "$DT" sync "$1" 2>/dev/null || echo "no sync events"; } && "$DT" traces "$1" | awk '{ print $1, $2, $3, $4, $5, $6, $9 }' &&
 		for t in $("$DT" traces "$1" | awk 'NR > 1 && $1 ~ /^[0-9]/ { print $1 }'); do
 			"$DT" show "$1" "$t" | tail -n +2

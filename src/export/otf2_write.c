@@ -507,10 +507,17 @@ static int write_defs(ex *x, const store_trace *t, size_t n, const uint64_t *nre
 						   OTF2_UNDEFINED_SYSTEM_TREE_NODE),
 	  "system tree");
 	uint32_t node = STR("node");
-	for (size_t h = 0; h < nhosts; h++)
-		W(OTF2_GlobalDefWriter_WriteSystemTreeNode(d, (uint32_t)h + 1, STR(hosts[h]), node,
-							   0),
-		  "system tree");
+	strmap hostnode; /* a host's name -> its node */
+	strmap_init(&hostnode);
+	for (size_t h = 0; h < nhosts; h++) {
+		strmap_put(&hostnode, hosts[h], strlen(hosts[h]), (uint32_t)h + 1);
+		if (otf2_check(x, OTF2_GlobalDefWriter_WriteSystemTreeNode(
+					  d, (uint32_t)h + 1, STR(hosts[h]), node, 0),
+			       "system tree")) {
+			strmap_free(&hostnode);
+			return -1;
+		}
+	}
 	/* a location group per process, a location per trace (its index) */
 	int64_t maxrank = -1;
 	for (size_t i = 0; i < n; i++) {
@@ -521,15 +528,19 @@ static int write_defs(ex *x, const store_trace *t, size_t n, const uint64_t *nre
 		char nm[64];
 		snprintf(nm, sizeof nm, "process %d", t[i].proc);
 		uint32_t tree = 0;
-		for (size_t h = 0; t[i].host && h < nhosts; h++)
-			if (!strcmp(hosts[h], t[i].host))
-				tree = (uint32_t)h + 1;
-		W(OTF2_GlobalDefWriter_WriteLocationGroup(d, (uint32_t)t[i].proc, STR(nm),
-							  OTF2_LOCATION_GROUP_TYPE_PROCESS, tree,
-							  OTF2_UNDEFINED_LOCATION_GROUP),
-		  "location group");
+		if (t[i].host)
+			strmap_get(&hostnode, t[i].host, strlen(t[i].host), &tree);
+		if (otf2_check(x, OTF2_GlobalDefWriter_WriteLocationGroup(
+					  d, (uint32_t)t[i].proc, STR(nm),
+					  OTF2_LOCATION_GROUP_TYPE_PROCESS, tree,
+					  OTF2_UNDEFINED_LOCATION_GROUP),
+			       "location group")) {
+			strmap_free(&hostnode);
+			return -1;
+		}
 	}
-	for (size_t i = 0; i < n; i++) {
+	strmap_free(&hostnode);
+	for (size_t i = 0, c = 0; i < n; i++) {
 		char nm[64], val[96];
 		snprintf(nm, sizeof nm, "thread %d.%d", t[i].proc, t[i].thread);
 		W(OTF2_GlobalDefWriter_WriteLocation(d, i, STR(nm), OTF2_LOCATION_TYPE_CPU_THREAD,
@@ -552,10 +563,13 @@ static int write_defs(ex *x, const store_trace *t, size_t n, const uint64_t *nre
 			PROP(OTF2_DT_LOC_HOST, "%s", t[i].host);
 		if (!t[i].has_time)
 			PROP(OTF2_DT_LOC_NOTIME, "1");
-		for (size_t c = 0; c < nck; c++)
-			if (ck[c].proc == t[i].proc && ck[c].thread == t[i].thread)
-				PROP(OTF2_DT_LOC_CLOCK, "%d %" PRId64 " %" PRId64, ck[c].clock_id,
-				     ck[c].mono_ns, ck[c].real_ns);
+		/* the clocks are in P.T order, as the traces: one walk */
+		while (c < nck && (ck[c].proc < t[i].proc ||
+				   (ck[c].proc == t[i].proc && ck[c].thread < t[i].thread)))
+			c++;
+		if (c < nck && ck[c].proc == t[i].proc && ck[c].thread == t[i].thread)
+			PROP(OTF2_DT_LOC_CLOCK, "%d %" PRId64 " %" PRId64, ck[c].clock_id,
+			     ck[c].mono_ns, ck[c].real_ns);
 #undef PROP
 	}
 	/* MPI: the ranks' locations (each rank's first trace), then the communicators (also
