@@ -273,9 +273,20 @@ static int64_t region(ex *x, uint32_t f)
 	return x->regref[f];
 }
 
+/* A message's length in bytes, as OTF2 has it: the count times the size of a predefined
+ * datatype of the sync record (record/syncfmt.h, sizes of x86-64 and the other LP64 ABIs);
+ * the count alone for a derived type or none (an OTF2 import's counts are bytes already). */
 static uint64_t len_of(const dt_sync_event *v)
 {
-	return v->count > 0 ? (uint64_t)v->count : 0;
+	/* by datatype code, from 1: DTS_TYPES' order */
+	static const uint8_t size[] = { 0, 1, 1, 1, 1, 2, 2, 4, 4, 8, 8, 8, 8, 4, 8, 16, 1,
+					1, 2, 4, 8, 1, 2, 4, 8, 1, 8, 16, 16, 8, 8 };
+	if (v->count <= 0)
+		return 0;
+	uint64_t n = (uint64_t)v->count;
+	if (v->datatype > 0 && (size_t)v->datatype < sizeof size && n <= UINT64_MAX / 16)
+		n *= size[v->datatype];
+	return n;
 }
 
 /* Whether req is an Isend's request not completed yet; it is completed now (the array holds
