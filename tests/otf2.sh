@@ -77,7 +77,10 @@ grep -q '^ *0\.0 *in MPI_Recv' "$T/out" || fail "hang: 0.0: $(cat "$T/out")"
 grep -q '^ *1\.0 *in MPI_Barrier' "$T/out" || fail "hang: 1.0: $(cat "$T/out")"
 
 # ---- the same store on one thread, three, and under mpirun ----
-dump() { # RUN: what the store holds of a run, as the commands print it
+dump() { # RUN: what the store holds of a run, as the commands print it, and its clocks
+	sqlite3 "$DIFFTRACE_DB" "SELECT t.proc, t.thread, t.host, k.clock, k.mono, k.real
+		FROM traces t JOIN runs r ON r.id = t.run_id LEFT JOIN sync_clocks k
+		ON k.trace_id = t.id WHERE r.name = '$1' ORDER BY t.proc, t.thread" &&
 	{ "$DT" sync "$1" 2>/dev/null || echo "no sync events"; } && "$DT" traces "$1" | awk '{ print $1, $2, $3, $4, $5, $6, $9 }' &&
 		for t in $("$DT" traces "$1" | awk 'NR > 1 && $1 ~ /^[0-9]/ { print $1 }'); do
 			"$DT" show "$1" "$t" | tail -n +2
@@ -159,12 +162,19 @@ fi
 expect_status 0 "$DT" import -q --no-srclines --run uf "$DATA/uftrace/mpi"
 "$abs_top_builddir/tests/mk_sync_rec" "$T/hung" hung || fail "mk_sync_rec"
 expect_status 0 "$DT" import -q --run hung "$T/hung"
-for r in uf hung; do
+"$abs_top_builddir/tests/mk_sync_rec" "$T/ring" ring 3 2 || fail "mk_sync_rec ring"
+expect_status 0 "$DT" import -q --run ring "$T/ring"
+for r in uf hung ring; do
 	expect_status 0 "$DT" export -q "$r" "$T/x-$r"
 	expect_status 0 "$DT" import -q --run "back-$r" "$T/x-$r"
 	dump "$r" > "$T/a" && dump "back-$r" > "$T/b" || fail "dump back-$r"
 	cmp -s "$T/a" "$T/b" || fail "the round trip of $r differs: $(diff "$T/a" "$T/b")"
 done
+if command -v otf2-print >/dev/null; then
+	# lengths in bytes, as OTF2 has them: one MPI_INT is 4
+	otf2-print "$T/x-ring/traces.otf2" > "$T/p" 2>&1 || fail "otf2-print ring"
+	grep -q '^MPI_SEND .*Tag: 0, Length: 4$' "$T/p" || fail "a send's length: $(grep MPI_SEND "$T/p")"
+fi
 # not over an archive already there
 expect_status 1 "$DT" export normal "$T/x-normal"
 expect_err "traces.otf2: exists already"

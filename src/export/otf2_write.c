@@ -273,9 +273,20 @@ static int64_t region(ex *x, uint32_t f)
 	return x->regref[f];
 }
 
+/* A message's length in bytes, as OTF2 has it: the count times the size of a predefined
+ * datatype of the sync record (record/syncfmt.h, sizes of x86-64 and the other LP64 ABIs);
+ * the count alone for a derived type or none (an OTF2 import's counts are bytes already). */
 static uint64_t len_of(const dt_sync_event *v)
 {
-	return v->count > 0 ? (uint64_t)v->count : 0;
+	/* by datatype code, from 1: DTS_TYPES' order */
+	static const uint8_t size[] = { 0, 1, 1, 1, 1, 2, 2, 4, 4, 8, 8, 8, 8, 4, 8, 16, 1,
+					1, 2, 4, 8, 1, 2, 4, 8, 1, 8, 16, 16, 8, 8 };
+	if (v->count <= 0)
+		return 0;
+	uint64_t n = (uint64_t)v->count;
+	if (v->datatype > 0 && (size_t)v->datatype < sizeof size && n <= UINT64_MAX / 16)
+		n *= size[v->datatype];
+	return n;
 }
 
 /* Whether req is an Isend's request not completed yet; it is completed now (the array holds
@@ -507,10 +518,17 @@ static int write_defs(ex *x, const store_trace *t, size_t n, const uint64_t *nre
 						   OTF2_UNDEFINED_SYSTEM_TREE_NODE),
 	  "system tree");
 	uint32_t node = STR("node");
-	for (size_t h = 0; h < nhosts; h++)
-		W(OTF2_GlobalDefWriter_WriteSystemTreeNode(d, (uint32_t)h + 1, STR(hosts[h]), node,
-							   0),
-		  "system tree");
+	strmap hostnode; /* a host's name -> its node */
+	strmap_init(&hostnode);
+	for (size_t h = 0; h < nhosts; h++) {
+		strmap_put(&hostnode, hosts[h], strlen(hosts[h]), (uint32_t)h + 1);
+		if (otf2_check(x, OTF2_GlobalDefWriter_WriteSystemTreeNode(
+					  d, (uint32_t)h + 1, STR(hosts[h]), node, 0),
+			       "system tree")) {
+			strmap_free(&hostnode);
+			return -1;
+		}
+	}
 	/* a location group per process, a location per trace (its index) */
 	int64_t maxrank = -1;
 	for (size_t i = 0; i < n; i++) {
@@ -521,15 +539,19 @@ static int write_defs(ex *x, const store_trace *t, size_t n, const uint64_t *nre
 		char nm[64];
 		snprintf(nm, sizeof nm, "process %d", t[i].proc);
 		uint32_t tree = 0;
-		for (size_t h = 0; t[i].host && h < nhosts; h++)
-			if (!strcmp(hosts[h], t[i].host))
-				tree = (uint32_t)h + 1;
-		W(OTF2_GlobalDefWriter_WriteLocationGroup(d, (uint32_t)t[i].proc, STR(nm),
-							  OTF2_LOCATION_GROUP_TYPE_PROCESS, tree,
-							  OTF2_UNDEFINED_LOCATION_GROUP),
-		  "location group");
+		if (t[i].host)
+			strmap_get(&hostnode, t[i].host, strlen(t[i].host), &tree);
+		if (otf2_check(x, OTF2_GlobalDefWriter_WriteLocationGroup(
+					  d, (uint32_t)t[i].proc, STR(nm),
+					  OTF2_LOCATION_GROUP_TYPE_PROCESS, tree,
+					  OTF2_UNDEFINED_LOCATION_GROUP),
+			       "location group")) {
+			strmap_free(&hostnode);
+			return -1;
+		}
 	}
-	for (size_t i = 0; i < n; i++) {
+	strmap_free(&hostnode);
+	for (size_t i = 0, c = 0; i < n; i++) {
 		char nm[64], val[96];
 		snprintf(nm, sizeof nm, "thread %d.%d", t[i].proc, t[i].thread);
 		W(OTF2_GlobalDefWriter_WriteLocation(d, i, STR(nm), OTF2_LOCATION_TYPE_CPU_THREAD,
@@ -552,10 +574,13 @@ static int write_defs(ex *x, const store_trace *t, size_t n, const uint64_t *nre
 			PROP(OTF2_DT_LOC_HOST, "%s", t[i].host);
 		if (!t[i].has_time)
 			PROP(OTF2_DT_LOC_NOTIME, "1");
-		for (size_t c = 0; c < nck; c++)
-			if (ck[c].proc == t[i].proc && ck[c].thread == t[i].thread)
-				PROP(OTF2_DT_LOC_CLOCK, "%d %" PRId64 " %" PRId64, ck[c].clock_id,
-				     ck[c].mono_ns, ck[c].real_ns);
+		/* the clocks are in P.T order, as the traces: one walk */
+		while (c < nck && (ck[c].proc < t[i].proc ||
+				   (ck[c].proc == t[i].proc && ck[c].thread < t[i].thread)))
+			c++;
+		if (c < nck && ck[c].proc == t[i].proc && ck[c].thread == t[i].thread)
+			PROP(OTF2_DT_LOC_CLOCK, "%d %" PRId64 " %" PRId64, ck[c].clock_id,
+			     ck[c].mono_ns, ck[c].real_ns);
 #undef PROP
 	}
 	/* MPI: the ranks' locations (each rank's first trace), then the communicators (also
@@ -669,8 +694,11 @@ int otf2_write_run(store *s, const store_run *r, const char *dir, const char *na
 		dt_err_at(e, dir, -1, "cannot make the directory: %s", strerror(errno));
 		goto out;
 	}
-	x.a = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
-				OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+	/* the smallest chunks OTF2 takes: each location's writer clears a whole chunk of events
+	 * and one of definitions, which at Score-P's 1 and 4 MB was most of an export of many
+	 * small traces (5.9 s for 2000 traces of 6 events) */
+	x.a = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_MIN,
+				OTF2_CHUNK_SIZE_MIN, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
 	if (!x.a) {
 		dt_err_at(e, anchor, -1, "cannot make the archive");
 		goto out;
