@@ -15,8 +15,25 @@ static const char *shown(const char *s)
 	return last ? last : s;
 }
 
+static const char *plain(const char *s)
+{
+	static char buf[256];
+	const char *r = dt_name_plain(s, buf, sizeof buf);
+	return r;
+}
+
 int main(void)
 {
+	/* a demangled C++ function as its source names it: no template arguments, parameters or
+	 * return type (blame matches samples with the index by it) */
+	CHECK_EQ_STR(plain("grid::Field<double>::smooth(int)"), "grid::Field::smooth");
+	CHECK_EQ_STR(plain("double comm::reduce_sum<double>(double)"), "comm::reduce_sum");
+	CHECK_EQ_STR(plain("grid::Field<std::vector<int, std::allocator<int> > >::sum() const"),
+		     "grid::Field::sum");
+	CHECK_EQ_STR(plain("grid::Field<double>::smooth(int) [clone ._omp_fn.0]"),
+		     "grid::Field::smooth");
+	CHECK_EQ_STR(plain("relax"), "relax");
+	CHECK_EQ_STR(plain("relax._omp_fn.0"), "relax._omp_fn.0");
 	/* Fortran: gfortran's one underscore, g77's two, mpi_f08's suffixes */
 	CHECK_EQ_STR(shown("mpi_send_"), "MPI_Send");
 	CHECK_EQ_STR(shown("mpi_comm_rank_"), "MPI_Comm_rank");

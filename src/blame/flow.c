@@ -4,10 +4,13 @@
 #include <string.h>
 
 #include "blame/flow.h"
+#include "util/names.h"
 #include "util/util.h"
 
 int flow_same_function(const char *name, const char *sym)
 {
+	char pb[512];
+	sym = dt_name_plain(sym, pb, sizeof pb);
 	size_t n = strlen(name);
 	return !strncmp(name, sym, n) && (sym[n] == 0 || (sym[n] == '.' && n > 0));
 }

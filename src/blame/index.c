@@ -127,6 +127,48 @@ char *bx_clang_version(void)
 	return r;
 }
 
+
+/* A function's kind of cursor: a C function, or a C++ method, constructor, destructor,
+ * conversion or function template. */
+static int bx_is_function(enum CXCursorKind k)
+{
+	return k == CXCursor_FunctionDecl || k == CXCursor_CXXMethod || k == CXCursor_Constructor ||
+	       k == CXCursor_Destructor || k == CXCursor_FunctionTemplate ||
+	       k == CXCursor_ConversionFunction;
+}
+
+/* A function's name as its demangled symbol names it, without template arguments or
+ * parameters: grid::Field::smooth (a C function: its name). */
+static char *qualified_name(CXCursor fc)
+{
+	dt_buf b = { 0 };
+	CXCursor chain[32];
+	int n = 0;
+	for (CXCursor p = clang_getCursorSemanticParent(fc);
+	     n < 32 && !clang_Cursor_isNull(p) && clang_getCursorKind(p) != CXCursor_TranslationUnit;
+	     p = clang_getCursorSemanticParent(p)) {
+		enum CXCursorKind k = clang_getCursorKind(p);
+		if (k == CXCursor_Namespace || k == CXCursor_ClassDecl || k == CXCursor_StructDecl ||
+		    k == CXCursor_ClassTemplate || k == CXCursor_ClassTemplatePartialSpecialization ||
+		    k == CXCursor_UnionDecl)
+			chain[n++] = p;
+	}
+	for (int i = n - 1; i >= 0; i--) {
+		CXString sp = clang_getCursorSpelling(chain[i]);
+		const char *t = clang_getCString(sp);
+		const char *nm = t && *t ? t : "(anonymous namespace)";
+		buf_put(&b, nm, strlen(nm));
+		buf_put(&b, "::", 2);
+		clang_disposeString(sp);
+	}
+	CXString sp = clang_getCursorSpelling(fc);
+	const char *t = clang_getCString(sp);
+	buf_put(&b, t ? t : "", t ? strlen(t) : 0);
+	clang_disposeString(sp);
+	buf_byte(&b, 0);
+	return (char *)b.p;
+}
+
 static char *str_take(CXString s)
 {
 	const char *c = clang_getCString(s);
@@ -609,8 +651,8 @@ static void call(walk *w, CXCursor c, vset *out)
 	k->col = (int)col;
 	int at = (int)line;
 	CXCursor ref = clang_getCursorReferenced(c);
-	if (clang_getCursorKind(ref) == CXCursor_FunctionDecl) {
-		k->callee = str_take(clang_getCursorSpelling(ref));
+	if (bx_is_function(clang_getCursorKind(ref))) {
+		k->callee = qualified_name(ref);
 	} else {
 		/* through a pointer: the callee expression is the first child; what it reads
 		 * decides the value too */
@@ -894,7 +936,7 @@ static void index_function(tuwalk *tw, CXCursor fc)
 	w.fn = fn;
 	w.ret = -1;
 	strmap_init(&w.seen);
-	fn->name = str_take(clang_getCursorSpelling(fc));
+	fn->name = qualified_name(fc);
 	fn->file = xstrdup(f->path);
 	CXSourceRange ext = clang_getCursorExtent(fc);
 	unsigned a, b;
@@ -932,7 +974,13 @@ static enum CXChildVisitResult top(CXCursor c, CXCursor parent, CXClientData d)
 {
 	(void)parent;
 	tuwalk *tw = d;
-	if (clang_getCursorKind(c) == CXCursor_FunctionDecl && clang_isCursorDefinition(c) &&
+	enum CXCursorKind k = clang_getCursorKind(c);
+	/* C++: the functions of namespaces, classes and extern "C" blocks too */
+	if (k == CXCursor_Namespace || k == CXCursor_ClassDecl || k == CXCursor_StructDecl ||
+	    k == CXCursor_ClassTemplate || k == CXCursor_ClassTemplatePartialSpecialization ||
+	    k == CXCursor_LinkageSpec)
+		return CXChildVisit_Recurse;
+	if (bx_is_function(k) && clang_isCursorDefinition(c) &&
 	    clang_Location_isFromMainFile(clang_getCursorLocation(c)))
 		index_function(tw, c);
 	return CXChildVisit_Continue;

@@ -26,7 +26,8 @@ static const char bindex_help[] =
 	"       difftrace blame-index --show FUNC [--run RUN] [--format text|json]\n"
 	"       difftrace blame-index --list [--run RUN]\n"
 	"\n"
-	"Parse a program's C sources with libclang and store, per function, the data flow that\n"
+	"Parse a program's C and C++ sources with libclang and store, per function (C++: named\n"
+	"grid::Field::smooth, methods and templates too), the data flow that\n"
 	"variable blame follows: its variables (parameters, locals, globals used) with types\n"
 	"and lines; explicit relations (c <- a, b for c = a + b; x[i], *p, p->f and s.f written\n"
 	"as x, through p, through p, s); implicit ones (the variables of the loop, if and switch\n"
@@ -129,7 +130,7 @@ static int index_one(job *j, const char *path, const char *dir, const char *cons
 		/* a Fortran file of a mixed program's compile commands */
 		fputs("difftrace: ", stderr);
 		esc_fputs(path, stderr);
-		fputs(": Fortran, not indexed (blame-index reads C sources)\n", stderr);
+		fputs(": Fortran, not indexed (blame-index reads C and C++ sources)\n", stderr);
 		j->nskip++;
 		return 0;
 	}

@@ -6,6 +6,7 @@
 
 #include "store/store_bindex.h"
 #include "store/store_int.h"
+#include "util/names.h"
 #include "util/util.h"
 
 static int step_done(store *s, sqlite3_stmt *st, dt_err *e)
@@ -405,7 +406,11 @@ int store_bindex_src(store *s, int64_t run_id, const dt_blame_data *d, bx_func *
 		strmap_put(&seen, l->func, strlen(l->func), 0);
 		bx_func *fns;
 		size_t nf;
-		if ((rc = store_bindex_find(s, run_id, l->func, &fns, &nf, e)))
+		/* the index names a C++ function as its source does (grid::Field::smooth), the
+		 * sample by its demangled symbol (grid::Field<double>::smooth(int)) */
+		char pb[512];
+		if ((rc = store_bindex_find(s, run_id, dt_name_plain(l->func, pb, sizeof pb), &fns,
+					    &nf, e)))
 			break;
 		size_t pick = 0;
 		const char *lb = strrchr(l->file, '/');

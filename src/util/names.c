@@ -90,3 +90,35 @@ char *dt_name_display(const char *s, size_t n)
 	}
 	return dt_name_demangle(s, n);
 }
+
+const char *dt_name_plain(const char *sym, char *buf, size_t cap)
+{
+	if (!strchr(sym, '(') && !strchr(sym, '<'))
+		return sym;
+	size_t k = 0, start = 0;
+	int depth = 0;
+	/* operator<, operator<< and the like keep their brackets */
+	for (const char *p = sym; *p && k + 1 < cap; p++) {
+		if (!strncmp(p, "operator", 8) && depth == 0) {
+			size_t l = strcspn(p, "(");
+			if (l > 8 && p[l] == '(' && l + k + 1 < cap) {
+				memcpy(buf + k, p, l);
+				k += l;
+				break;
+			}
+		}
+		if (*p == '<') {
+			depth++;
+		} else if (*p == '>' && depth > 0) {
+			depth--;
+		} else if (depth == 0) {
+			if (*p == '(')
+				break;
+			if (*p == ' ')
+				start = k + 1; /* what came before is the return type */
+			buf[k++] = *p;
+		}
+	}
+	buf[k] = 0;
+	return buf + (start <= k ? start : 0);
+}

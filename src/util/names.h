@@ -23,4 +23,9 @@ size_t dt_name_fortran_mpi(const char *s, size_t n, char *out, size_t cap);
 /* s demangled when it is a C++ (Itanium ABI) name: a new string, else NULL. */
 char *dt_name_demangle(const char *s, size_t n);
 
+/* A demangled C++ function's name without its template arguments, parameters and return
+ * type, as the source names its definition ("double grid::sum<double>(double const*, int)":
+ * grid::sum), written into buf (cap bytes); sym itself when it has none of those (a C name). */
+const char *dt_name_plain(const char *sym, char *buf, size_t cap);
+
 #endif
