@@ -483,8 +483,9 @@ static int read_tasks(ufd_data *d, dt_err *e)
 			/* a program path with a newline, written raw between the quotes: the record
 			 * runs on to the closing quote (its errors name its first line) */
 			char *q = strstr(line, " exename=\"");
+			/* the quote that closes it ends a line: uftrace writes exename last */
 			char *close = q && q < nl && !memchr(q + 10, '"', (size_t)(nl - q - 10))
-					      ? strchr(q + 10, '"')
+					      ? strstr(q + 10, "\"\n")
 					      : NULL;
 			for (; close && nl && nl < close; nl = strchr(nl + 1, '\n'))
 				more++;
