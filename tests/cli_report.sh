@@ -32,8 +32,15 @@ printf '%s\n' : '"diff normal:1.1 faulty:1.1"' Enter wait R > "$T/keys"
 expect_status 0 "$DT" tui --script "$T/keys" --dump "$T/screen" --size 24x120
 grep -q '^difftrace: report normal 1.1 | faulty 1.1: per function, largest change of total time first' "$T/screen" ||
 	{ cat "$T/screen" >&2; fail "R does not open the report"; }
-grep -q '^   N CALLS  F CALLS    DIFF     N TOTAL     F TOTAL        DIFF      N SELF      F SELF        DIFF  FUNCTION$' "$T/screen" ||
+grep -q '^   N CALLS  F CALLS    DIFF     N TOTAL     F TOTAL        DIFF      N SELF      F SELF        DIFF  TOTAL N|F     FUNC' "$T/screen" ||
 	{ cat "$T/screen" >&2; fail "report view header"; }
+# the times as bars (issue 24, item 6): what both runs spent (#), then what the faulty run
+# spent less (-) or more (+), to the scale of the longest
+printf '%s\n' : '"report normal:1.1 faulty:1.1"' Enter > "$T/keys"
+expect_status 0 "$DT" tui --script "$T/keys" --dump "$T/screen" --size 24x140
+grep -q ' -2\.904 us .*  ###########-  compute\._omp_fn\.0$' "$T/screen" &&
+	grep -q ' +315 ns  #             omp_get_thread_num$' "$T/screen" ||
+	{ cat "$T/screen" >&2; fail "report view: no bars"; }
 grep -q '^  *3  *0  *-3 .* GOMP_critical_end$' "$T/screen" || { cat "$T/screen" >&2; fail "report view lines"; }
 printf '%s\n' : '"report normal:1.1 faulty:1.1"' Enter s s > "$T/keys"
 expect_status 0 "$DT" tui --script "$T/keys" --dump "$T/screen" --size 24x120

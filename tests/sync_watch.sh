@@ -40,6 +40,8 @@ grep -Eq '^0\.0 +[0-9.]+s +in MPI_Recv \(1st\) src=1 tag=0$' "$T/out" || { cat "
 grep -Eq '^1\.0 +[0-9.]+s +in MPI_Recv \(1st\) src=0 tag=0$' "$T/out" || { cat "$T/out" >&2; fail "1.0 not in MPI_Recv from 0"; }
 grep -Eq '^2\.0 +[0-9.]+s +in MPI_Barrier \(1st\)$' "$T/out" || { cat "$T/out" >&2; fail "2.0 not in MPI_Barrier"; }
 grep -q '^3 processes, 3 threads, ' "$T/out" || { cat "$T/out" >&2; fail "the header does not count 3 processes"; }
+# the cycle of the two receives, while it happens (issue 24, item 4)
+grep -qx 'deadlock: 0\.0 -> 1\.0 -> 0\.0' "$T/out" || { cat "$T/out" >&2; fail "no live cycle"; }
 
 # grouped STAT-like
 expect_status 0 "$DT" watch --once --group "$T/live"
@@ -49,6 +51,7 @@ grep -Eq '^P 0-1 T 0 +[0-9.]+s +in MPI_Recv \(1st\)$' "$T/out" || { cat "$T/out"
 expect_status 0 "$DT" watch --format json --once "$T/live"
 grep -q '"pt": "0.0", "rank": 0, "thread": 0, .*"state": "in-call", "call": "MPI_Recv", "occurrence": 1, "args": "src=1 tag=0"' "$T/out" ||
 	{ cat "$T/out" >&2; fail "json: 0.0 not in MPI_Recv"; }
+grep -q '"cycles": \[\["0.0", "1.0"\]\]}$' "$T/out" || { cat "$T/out" >&2; fail "json: no live cycle"; }
 el() { sed 's/.*"pt": "0.0"[^}]*"elapsed_ns": \([0-9]*\).*/\1/' "$T/out"; }
 e1=$(el)
 expect_status 0 "$DT" watch --format json --count 2 --interval 0.3 "$T/live"

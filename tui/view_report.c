@@ -20,10 +20,22 @@ struct report {
 	size_t n;
 	int has_time;
 	int sort;
+	uint64_t barmax; /* the longest time the bars show (ns) */
 };
+
+/* Columns of the bar of a line's time. */
+#define BARW 12
+
+/* The time a line's bar shows: the sort's (total or self; total when sorted by calls). */
+static uint64_t bar_ns(const struct report *r, const fstat *f)
+{
+	return r->sort == FD_SELF ? f->self : f->total;
+}
 
 static const tui_keyhelp keys[] = {
 	{ "s", "sort by the change of total time, self time, calls (cycles)" },
+	{ "", "the bar: the time both runs spent, then + what the faulty run spent more," },
+	{ "", "  - less (total time, or self time when sorted by it)" },
 	{ NULL, NULL },
 };
 
@@ -34,6 +46,14 @@ static void resort(struct report *r, view *v)
 	free(r->d);
 	fstats_delta(&r->s[0], &r->s[1], r->has_time ? r->sort : FD_CALLS, &r->d, &r->n);
 	v->nlines = r->n ? r->n : 1;
+	r->barmax = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		uint64_t a = bar_ns(r, &r->d[i].a), b = bar_ns(r, &r->d[i].b);
+		if (a > r->barmax)
+			r->barmax = a;
+		if (b > r->barmax)
+			r->barmax = b;
+	}
 	char title[600];
 	snprintf(title, sizeof title,
 		 "difftrace: report %s %d.%d | %s %d.%d: per function, largest change of %s first",
@@ -103,6 +123,20 @@ static void report_line(tui *t, view *v, size_t i, tui_out *o)
 		dur(o, ST_NORMAL, x->a.self, 0, 0);
 		dur(o, ST_NORMAL, x->b.self, 0, 0);
 		dur(o, x->a.self != x->b.self ? ST_CHANGED : ST_DIM, x->b.self, x->a.self, 1);
+		/* the two runs' times as one bar: the part both spent, then what the faulty run
+		 * spent more (+) or less (-), to the scale of the longest */
+		uint64_t a = bar_ns(r, &x->a), b = bar_ns(r, &x->b);
+		size_t wa = r->barmax ? (size_t)((double)a / (double)r->barmax * BARW + 0.5) : 0,
+		       wb = r->barmax ? (size_t)((double)b / (double)r->barmax * BARW + 0.5) : 0;
+		size_t lo = wa < wb ? wa : wb, hi = wa < wb ? wb : wa;
+		out_text(o, ST_NORMAL, "  ");
+		for (size_t c = 0; c < lo; c++)
+			out_text(o, ST_NORMAL, o->utf8 ? "\xe2\x96\x88" : "#");
+		for (size_t c = lo; c < hi; c++)
+			out_text(o, ST_CHANGED, wb > wa ? (o->utf8 ? "\xe2\x96\x92" : "+")
+							: (o->utf8 ? "\xe2\x96\x91" : "-"));
+		for (size_t c = hi; c < BARW; c++)
+			out_text(o, ST_DIM, " ");
 	}
 	const char *name = store_func_name(tui_store(t), x->fid);
 	out_text(o, ST_NORMAL, "  ");
@@ -115,8 +149,9 @@ static void report_header(tui *t, view *v, tui_out *o)
 	struct report *r = v->data;
 	out_printf(o, ST_HEADER, "%8s %8s %7s", "N CALLS", "F CALLS", "DIFF");
 	if (r->has_time)
-		out_printf(o, ST_HEADER, " %11s %11s %11s %11s %11s %11s", "N TOTAL", "F TOTAL",
-			   "DIFF", "N SELF", "F SELF", "DIFF");
+		out_printf(o, ST_HEADER, " %11s %11s %11s %11s %11s %11s  %-*s", "N TOTAL", "F TOTAL",
+			   "DIFF", "N SELF", "F SELF", "DIFF", BARW,
+			   r->sort == FD_SELF ? "SELF N|F" : "TOTAL N|F");
 	out_text(o, ST_HEADER, "  FUNCTION");
 	if (!r->has_time)
 		out_text(o, ST_DIM, "  (no timestamps: calls only)");

@@ -81,6 +81,13 @@ struct tlm {
 	size_t *near_call, *near_send;
 	char **near_txt;
 	size_t nnear;
+	/* time rows: per lane the rows its outermost calls span, from the entry's row to the
+	 * exit's (a call with no exit, as a blocked one, through the last row), in order: the cells
+	 * between them show the call's duration as a bar */
+	struct span {
+		int64_t a, b;
+	} **span;
+	size_t *nspan;
 };
 
 struct tl {
@@ -108,7 +115,8 @@ static const tui_keyhelp keys[] = {
 	{ "]  [", "the next / previous event of the cursor's lane" },
 	{ "Enter  o", "collapse / expand the cursor's process (its threads in one lane)" },
 	{ "z", "collapse every process, or expand all" },
-	{ "t", "rows: steps of the order (concurrent events share one), or time" },
+	{ "t", "rows: steps of the order (concurrent events share one), or time (a call's "
+	       "duration a bar)" },
 	{ "p", "to what the event waited for, or the other end of its message" },
 	{ "", "cells: Name( entered, Name) returned, Name* a request completed;" },
 	{ "", "  >P a message sent to process P, <P received from P;" },
@@ -196,6 +204,62 @@ static void make_rows(struct tlm *m, int mode, const size_t *seq)
 		      sizeof(size_t), by_lane);
 }
 
+/* The spans of the outermost calls of each lane in time rows (struct tlm). The events are
+ * in arrival order, which keeps each thread's order; a held event (never ordered) ends its
+ * lane's spans, as its thread's later events are held too. */
+static void make_spans(struct tlm *m)
+{
+	size_t nl = m->nlanes ? m->nlanes : 1;
+	m->span = xcalloc(nl, sizeof *m->span);
+	m->nspan = xcalloc(nl, sizeof *m->nspan);
+	size_t *cap = xcalloc(nl, sizeof *cap);
+	uint32_t *depth = xcalloc(nl, sizeof *depth);
+	int64_t *start = xcalloc(nl, sizeof *start);
+	unsigned char *stop = xcalloc(nl, 1);
+	for (size_t i = 0; i < m->n; i++) {
+		uint32_t l = m->lane_of[i];
+		if (stop[l])
+			continue;
+		if (m->itof[i] < 0) {
+			stop[l] = 1;
+			continue;
+		}
+		int64_t row = m->rowof[1][m->itof[i]];
+		if (m->ev[i].phase == DT_SYNC_ENTER) {
+			if (!depth[l]++)
+				start[l] = row;
+		} else if (m->ev[i].phase == DT_SYNC_EXIT && depth[l] && !--depth[l]) {
+			GROW(m->span[l], cap[l], m->nspan[l] + 1);
+			m->span[l][m->nspan[l]++] = (struct span){ start[l], row };
+		}
+	}
+	for (size_t l = 0; l < m->nlanes; l++)
+		if (depth[l]) {
+			GROW(m->span[l], cap[l], m->nspan[l] + 1);
+			m->span[l][m->nspan[l]++] =
+				(struct span){ start[l], (int64_t)m->nrows[1] }; /* past the last */
+		}
+	free(cap);
+	free(depth);
+	free(start);
+	free(stop);
+}
+
+/* Whether time row r is inside a call of lane l, between its entry's row and its exit's. */
+static int in_span(const struct tlm *m, size_t l, size_t r)
+{
+	const struct span *s = m->span ? m->span[l] : NULL;
+	size_t lo = 0, hi = m->span ? m->nspan[l] : 0;
+	while (lo < hi) { /* the last span that starts before r */
+		size_t mid = lo + (hi - lo) / 2;
+		if (s[mid].a < (int64_t)r)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && (int64_t)r < s[lo - 1].b;
+}
+
 static void make_cols(struct tl *d)
 {
 	free(d->col_first);
@@ -232,6 +296,10 @@ static void tlm_free(void *p)
 	free(m->itof);
 	free(m->lanes);
 	free(m->lane_of);
+	for (size_t l = 0; m->span && l < m->nlanes; l++)
+		free(m->span[l]);
+	free(m->span);
+	free(m->nspan);
 	for (size_t i = 0; i < m->nnear; i++)
 		free(m->near_txt[i]);
 	free(m->near_call);
@@ -381,6 +449,7 @@ static void *tl_compute(tui_task *k, void *arg, store *s)
 	qsort(seq, m->nit, sizeof *seq, by_time);
 	make_rows(m, 1, seq);
 	free(seq);
+	make_spans(m);
 	m->state = 1;
 	return m;
 }
@@ -721,6 +790,13 @@ static void tl_line(tui *t, view *v, size_t r, tui_out *o)
 		out_text(o, is_cur ? ST_KEY : is_peer ? ST_MATCH : close ? ST_KEY : ST_DIM,
 			 is_cur ? "[" : is_peer ? "@" : close ? "]" : bar);
 		close = is_cur;
+		if (x < 0 && m == 1 && d->col_n[c] == 1 && !d->collapsed[d->col_first[c]] &&
+		    in_span(d->m, d->col_first[c], r)) {
+			/* inside a call: its duration as a bar down the lane */
+			out_text(o, is_cur ? ST_KEY : ST_DIM, o->utf8 ? " \xe2\x94\x83" : " :");
+			out_printf(o, ST_DIM, "%-8s", "");
+			continue;
+		}
 		char txt[16] = "";
 		if (x >= 0)
 			cell_text(d, (size_t)x, count, txt);

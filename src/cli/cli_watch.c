@@ -15,7 +15,9 @@
 #include "cli/cli.h"
 #include "cli/cli_syncrun.h"
 #include "util/esc.h"
+#include "order/hang.h"
 #include "order/live.h"
+#include "record/syncfmt.h"
 #include "util/ptrange.h"
 #include "util/util.h"
 #include "watch_screen.h"
@@ -31,11 +33,13 @@ static const char watch_help[] =
 	"call it is, and how long it has been in it; or the call it last returned from and,\n"
 	"for a process of this host, what it does since (from /proc: computing on a CPU,\n"
 	"sleeping, or waiting outside the recorded calls). A process that ended is marked\n"
-	"[process gone] and its clock stops. Many\n"
-	"threads are grouped STAT-like: the threads in the same call on one line, with their\n"
-	"P.T ranges. The events also go through the causality filter (the shipped ordering\n"
-	"rules) as they arrive; the header says how many are in a causal order and how many\n"
-	"wait for events not recorded yet.\n"
+	"[process gone] and its clock stops. Many threads are grouped STAT-like: the threads\n"
+	"in the same call on one line, with their P.T ranges. The events also go through the\n"
+	"causality filter (the shipped ordering rules) as they arrive; the header says how\n"
+	"many are in a causal order and how many wait for events not recorded yet. A cycle\n"
+	"among the calls the threads are in (receives, sends, collectives: a deadlock) is\n"
+	"named under them, 'deadlock: 0.0 -> 1.0 -> 0.0'; the whole wait-for graph of the\n"
+	"same recording, as far as it is written: difftrace hang DIR.\n"
 	"\n"
 	"At a terminal it is a screen refreshed every interval (q quits, g toggles grouping,\n"
 	"j/k and the arrows scroll, ^L redraws); otherwise, or with --once or --format json,\n"
@@ -148,7 +152,83 @@ static char *group_pts(const live_thread *th, const live_group *g)
 	return s;
 }
 
-/* One snapshot in text: a header, then a line per thread or per group. */
+/* The wait-for cycles among the calls the threads are in now (hang.h on one entry per thread:
+ * the open call, or the last call's entry and exit): a deadlock of receives, sends,
+ * collectives or MPI_Finalize shows while it happens. Locks, barriers and requests need the
+ * events before (difftrace hang DIR). *nc the cycles, each a -1-ended list of thread indices
+ * into th, malloc'ed. */
+static size_t **live_cycles(const live_thread *th, size_t n, size_t *nc)
+{
+	*nc = 0;
+	dt_sync_event *ev = xmalloc((2 * n + 1) * sizeof *ev);
+	size_t *of = xmalloc((2 * n + 1) * sizeof *of), m = 0;
+	for (size_t i = 0; i < n; i++) {
+		const live_thread *t = &th[i];
+		if (t->proc < 0 || t->state == LIVE_STARTING || !t->cur.func ||
+		    (m && ev[m - 1].proc == t->proc && ev[m - 1].thread == t->thread))
+			continue;
+		dt_sync_event e = t->cur;
+		e.proc = t->proc;
+		e.thread = t->thread;
+		e.seq = 1;
+		e.phase = DT_SYNC_ENTER;
+		of[m] = i;
+		ev[m++] = e;
+		if (t->state != LIVE_IN_CALL) { /* returned from it */
+			e.seq = 2;
+			e.phase = DT_SYNC_EXIT;
+			of[m] = i;
+			ev[m++] = e;
+		}
+	}
+	const char *names[DTS_NCALLS];
+	for (unsigned c = 0; c < DTS_NCALLS; c++)
+		names[c] = c ? live_call_name(c) : NULL;
+	hang_report r;
+	dt_err e;
+	dt_err_clear(&e);
+	size_t **out = NULL;
+	if (m && hang_analyze(ev, m, names, DTS_NCALLS, &r, &e) == 0) {
+		out = xmalloc((r.ncycles ? r.ncycles : 1) * sizeof *out);
+		for (size_t c = 0; c < r.ncycles; c++) {
+			out[c] = xmalloc((r.cycles[c].n + 1) * sizeof **out);
+			for (size_t k = 0; k < r.cycles[c].n; k++)
+				out[c][k] = of[r.threads[r.cycles[c].threads[k]].entry];
+			out[c][r.cycles[c].n] = SIZE_MAX;
+		}
+		*nc = r.ncycles;
+		hang_report_free(&r);
+	}
+	free(ev);
+	free(of);
+	return out;
+}
+
+static void cycles_free(size_t **c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(c[i]);
+	free(c);
+}
+
+/* One line per cycle: "deadlock: 0.0 -> 1.0 -> 0.0". */
+static void cycles_text(FILE *f, const live_thread *th, size_t n)
+{
+	size_t nc;
+	size_t **c = live_cycles(th, n, &nc);
+	char b[48];
+	for (size_t i = 0; i < nc; i++) {
+		fprintf(f, "%sdeadlock: ", i ? "" : "\n");
+		for (size_t k = 0; c[i][k] != SIZE_MAX; k++)
+			fprintf(f, "%s -> ", pt_str(&th[c[i][k]], b, sizeof b));
+		fprintf(f, "%s\n", pt_str(&th[c[i][0]], b, sizeof b));
+	}
+	if (nc)
+		fprintf(f, "(from the calls they are in; the whole graph: difftrace hang DIR)\n");
+	cycles_free(c, nc);
+}
+
+/* One snapshot in text: a header, then a line per thread or per group, then the cycles. */
 void watch_text(FILE *f, const live *l, const char *dir, int group, size_t rows)
 {
 	size_t n, ng;
@@ -194,6 +274,7 @@ void watch_text(FILE *f, const live *l, const char *dir, int group, size_t rows)
 			notes(f, t);
 			fputc('\n', f);
 		}
+		cycles_text(f, th, n);
 		return;
 	}
 	fprintf(f, "\n%-20s %8s  %s\n", "P.T", "LONGEST", "WHERE");
@@ -228,6 +309,7 @@ void watch_text(FILE *f, const live *l, const char *dir, int group, size_t rows)
 		}
 		fputc('\n', f);
 	}
+	cycles_text(f, th, n);
 }
 
 static void watch_json(const live *l, const char *dir)
@@ -278,6 +360,18 @@ static void watch_json(const live *l, const char *dir)
 		cli_json_str(gr[i].func ? live_call_name(gr[i].func) : "");
 		printf(", \"threads\": %zu, \"longest_ns\": %" PRId64 "}", gr[i].n, gr[i].max_ns);
 	}
+	printf("], \"cycles\": [");
+	size_t nc;
+	size_t **c = live_cycles(th, n, &nc);
+	for (size_t i = 0; i < nc; i++) {
+		printf("%s[", i ? ", " : "");
+		for (size_t k = 0; c[i][k] != SIZE_MAX; k++) {
+			char pt[48];
+			printf("%s\"%s\"", k ? ", " : "", pt_str(&th[c[i][k]], pt, sizeof pt));
+		}
+		printf("]");
+	}
+	cycles_free(c, nc);
 	printf("]}\n");
 }
 
