@@ -4,7 +4,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$top/fuzz/bin"
-lib="err util esc flags memsink lza3 chunk_codec import import_text import_parlot import_uftrace uftrace_data import_sync sync_file import_sample dwarf_vars srcmap rules filter check"
+lib="err util esc names flags memsink lza3 chunk_codec import import_text ptdup import_parlot import_uftrace uftrace_data uftrace_info uftrace_syms uftrace_args import_otf2 import_sync sync_file import_sample dwarf_vars srcmap rules filter check"
 srcs=""
 for m in $lib; do srcs="$srcs $(ls "$top"/src/*/"$m.c")"; done
 targets=${*:-"lza3 text parlot uftrace esc sync chunk sample rules"}
