@@ -680,53 +680,32 @@ static int tidy_args(ufi_trace *t, ufd_data *d, const mpi_fn *mf, int sess, uint
 	return 0;
 }
 
-static int import_dat(ufi_ctx *c, ufi_dir *ud, int64_t tid, const char *pre_note, dt_err *e)
+/* A thread killed before uftrace wrote its file (a hung rank ended by a signal): the other
+ * threads and ranks are still worth importing, so the thread becomes an empty trace that says
+ * why, rather than failing the whole run. */
+static int dat_missing(ufi_ctx *c, ufi_dir *ud, const dt_trace_meta *meta, int64_t pid,
+		       int64_t tid, dt_err *e)
 {
-	ufd_data *d = ud->d;
-	const ufd_info *inf = ufd_get_info(d);
-	char name[48];
-	snprintf(name, sizeof name, "%" PRId64 ".dat", tid);
-	char *path = path_join(ud->dir, name);
-	int rc = -1;
-	ufi_reader *r = &c->rd;
-	r->fd = open(path, O_RDONLY);
-	r->path = path;
-	r->pos = r->len = 0;
-	r->base = 0;
-	r->eof = 0;
-	int64_t pid = ufd_task_pid(d, tid);
-	int64_t rank = -1;
-	for (size_t i = 0; i < ud->nprocs; i++)
-		if (ud->procs[i].pid == pid)
-			rank = ud->procs[i].rank;
-	dt_trace_meta meta = { pid, tid, rank, tid == pid, inf->hostname, path };
-	if (r->fd < 0 && errno == ENOENT) {
-		/* A thread killed before uftrace wrote its file (a hung rank ended by a signal):
-		 * the other threads and ranks are still worth importing, so the thread becomes an
-		 * empty trace that says why, rather than failing the whole run. */
-		unsigned fl = DT_TF_EMPTY | DT_TF_TRUNCATED;
-		dt_buf nt = { 0 };
-		const char *why = "no .dat file: the thread was killed before uftrace wrote its "
-				  "records";
-		buf_put(&nt, why, strlen(why));
-		rc = c->sink->begin(c->sink->ctx, &meta, e) ||
-				     sync_dir_push(ud->sync, pid, tid, c->sink, &fl, &nt, e)
-			     ? -1
-			     : 0;
-		buf_byte(&nt, 0);
-		if (!rc)
-			rc = c->sink->end(c->sink->ctx, fl, (const char *)nt.p, e) ? -1 : 0;
-		buf_free(&nt);
-		free(path);
-		return rc;
-	}
-	if (r->fd < 0) {
-		dt_err_at(e, path, -1, "cannot open: %s", strerror(errno));
-		free(path);
-		return -1;
-	}
-	if (c->sink->begin(c->sink->ctx, &meta, e))
-		goto out;
+	int rc;
+	unsigned fl = DT_TF_EMPTY | DT_TF_TRUNCATED;
+	dt_buf nt = { 0 };
+	const char *why = "no .dat file: the thread was killed before uftrace wrote its "
+			  "records";
+	buf_put(&nt, why, strlen(why));
+	rc = c->sink->begin(c->sink->ctx, meta, e) ||
+			     sync_dir_push(ud->sync, pid, tid, c->sink, &fl, &nt, e)
+		     ? -1
+		     : 0;
+	buf_byte(&nt, 0);
+	if (!rc)
+		rc = c->sink->end(c->sink->ctx, fl, (const char *)nt.p, e) ? -1 : 0;
+	buf_free(&nt);
+	return rc;
+}
+
+/* The trace buffer made ready for another thread's file. */
+static void trace_reset(ufi_ctx *c)
+{
 	ufi_trace *t = c->tr;
 	t->n = t->nargs = 0;
 	t->pushed = 0;
@@ -745,182 +724,109 @@ static int import_dat(ufi_ctx *c, ufi_dir *ud, int64_t tid, const char *pre_note
 	t->nmade = 0;
 	memset(t->nmaker, 0, sizeof t->nmaker);
 	t->sink = c->sink;
-	int estimate = !!(inf->feat & UFD_FEAT_ESTIMATE_RETURN);
-	int msb = inf->endian == 2; /* big-endian writers lay the bit-fields out from the top */
-	int sess = -1;
-	uint64_t sess_until = 0;
-	int64_t trunc_at = -1;
-	uint64_t nrec = 0;
-	for (;;) {
-		int g = rd_need(r, 16, e);
-		if (g < 0)
-			goto out;
-		int64_t off = r->base + (int64_t)r->pos;
-		if (!g) {
-			if (r->len - r->pos)
-				trunc_at = off; /* a partial record: the writer was killed */
-			break;
+}
+
+/* The state of one .dat file while its records are read (import_dat). */
+struct dat_read {
+	ufd_data *d;
+	int64_t pid;
+	int sess;            /* the session of the last record, valid until sess_until */
+	uint64_t sess_until;
+	int estimate;        /* uftrace -e: returns estimated, missing exits are normal */
+	int64_t trunc_at;    /* where the file was cut (a partial record), or -1 */
+};
+
+/* An entry or an exit record at offset off of the file: resolved to its function and pushed to
+ * the trace, its arguments or return value with it. */
+static int dat_call(ufi_ctx *c, struct dat_read *dr, uint64_t ts, uint64_t addr, unsigned type,
+		    unsigned more, unsigned depth, int64_t off, dt_err *e)
+{
+	ufd_data *d = dr->d;
+	ufi_trace *t = c->tr;
+	ufi_reader *r = &c->rd;
+	if (dr->sess < 0 || ts >= dr->sess_until)
+		dr->sess = ufd_session_at(d, dr->pid, ts, &dr->sess_until);
+	ufi_slot *s = resolve(c, d, dr->sess, ts, addr, e);
+	if (!s)
+		return -1;
+	if (s->mod >= 0 && s->seen != t->serial) {
+		s->seen = t->serial;
+		if ((size_t)s->mod >= t->nmod) {
+			size_t nm = (size_t)s->mod + 8;
+			t->mod_named = xrealloc(t->mod_named, nm * sizeof *t->mod_named);
+			t->mod_unnamed = xrealloc(t->mod_unnamed, nm * sizeof *t->mod_unnamed);
+			memset(t->mod_named + t->nmod, 0, (nm - t->nmod) * sizeof *t->mod_named);
+			memset(t->mod_unnamed + t->nmod, 0,
+			       (nm - t->nmod) * sizeof *t->mod_unnamed);
+			t->nmod = nm;
 		}
-		const uint8_t *p = r->buf + r->pos;
-		uint64_t ts = ufd_get64(p, inf->swap), w = ufd_get64(p + 8, inf->swap);
-		unsigned type, more, magic, depth;
-		uint64_t addr;
-		if (!msb) {
-			type = w & 3;
-			more = (w >> 2) & 1;
-			magic = (w >> 3) & 7;
-			depth = (w >> 6) & 0x3ff;
-			addr = w >> 16;
-		} else {
-			type = (unsigned)(w >> 62);
-			more = (w >> 61) & 1;
-			magic = (w >> 58) & 7;
-			depth = (w >> 48) & 0x3ff;
-			addr = w & 0xffffffffffffULL;
-		}
-		if (magic != REC_MAGIC) {
-			dt_err_at(e, path, off, "bad record magic %u (expected %d): not a uftrace "
-				  "record or a corrupt file", magic, REC_MAGIC);
-			goto out;
-		}
-		r->pos += 16;
-		nrec++;
-		if (type == REC_LOST) {
-			/* The writer lost `addr` records when its buffers overflowed; the stack is
-			 * unreliable until depth resynchronises: remember which frames were open. */
-			if (tr_flush(t, e) || c->sink->gap(c->sink->ctx, t->pushed, addr, e))
-				goto out;
-			t->lost += addr;
-			t->gaps++;
-			t->flags |= DT_TF_LOST;
-			for (size_t i = 0; i < t->sp; i++)
-				t->stack[i].flags |= FR_PREGAP;
-			t->after_lost = 1;
-			continue;
-		}
-		if (type == REC_EVENT) {
-			if (more) { /* 2-byte length, data, padded to 8 */
-				int g2 = rd_need(r, 2, e);
-				if (g2 < 0)
-					goto out;
-				if (!g2) {
-					trunc_at = off;
-					break;
-				}
-				size_t l = ufd_get16(r->buf + r->pos, inf->swap);
-				size_t sz = (2 + l + 7) & ~(size_t)7;
-				g2 = rd_need(r, sz, e);
-				if (g2 < 0)
-					goto out;
-				if (!g2) {
-					trunc_at = off;
-					break;
-				}
-				r->pos += sz;
-			}
-			continue;
-		}
-		/* ENTRY or EXIT */
-		if (sess < 0 || ts >= sess_until)
-			sess = ufd_session_at(d, pid, ts, &sess_until);
-		ufi_slot *s = resolve(c, d, sess, ts, addr, e);
-		if (!s)
-			goto out;
-		if (s->mod >= 0 && s->seen != t->serial) {
-			s->seen = t->serial;
-			if ((size_t)s->mod >= t->nmod) {
-				size_t nm = (size_t)s->mod + 8;
-				t->mod_named = xrealloc(t->mod_named, nm * sizeof *t->mod_named);
-				t->mod_unnamed = xrealloc(t->mod_unnamed, nm * sizeof *t->mod_unnamed);
-				memset(t->mod_named + t->nmod, 0, (nm - t->nmod) * sizeof *t->mod_named);
-				memset(t->mod_unnamed + t->nmod, 0,
-				       (nm - t->nmod) * sizeof *t->mod_unnamed);
-				t->nmod = nm;
-			}
-			(s->found ? t->mod_named : t->mod_unnamed)[s->mod]++;
-		}
-		uint32_t fid = s->fid;
-		int is_ret = type == REC_EXIT;
-		size_t argoff = t->argtext.len;
-		int have_args = 0;
-		if (more) {
-			size_t used = 0;
-			int pr = read_payload(c, d, is_ret ? s->ret : s->arg, is_ret, sess, ts,
-					      addr, off, &used, e);
-			if (pr < 0)
-				goto out;
-			if (pr == 0) {
-				t->argtext.len = argoff;
-				trunc_at = off + 16;
-			} else {
-				r->pos += used;
-				have_args = 1;
-				if (!is_ret && tidy_args(t, d, s->mpi, sess, ts, argoff, e))
-					goto out;
-			}
-		}
-		int expected = t->after_lost || !t->started;
-		t->after_lost = 0;
-		t->started = 1;
-		if (!is_ret) {
-			if (tr_close_to(t, depth, ts, estimate, e))
-				goto out;
-			tr_fill_to(t, depth, expected);
-			if (have_args)
-				tr_arg(t, DT_ARG, argoff);
-			if (tr_emit(t, fid, ts, e))
-				goto out;
-			t->stack[t->sp++] = (ufi_frame){ addr, FR_EMITTED };
-		} else {
-			if (depth >= t->sp)
-				tr_fill_to(t, (size_t)depth + 1, expected);
-			if (tr_close_to(t, (size_t)depth + 1, ts, estimate, e))
-				goto out;
-			ufi_frame *f = &t->stack[depth];
-			if (!(f->flags & FR_EMITTED)) {
-				t->dropped_exits++;
-				t->argtext.len = argoff;
-			} else {
-				if (f->addr != addr) {
-					/* not the exit of the open frame: it still closes that depth */
-					if (f->flags & FR_PREGAP)
-						t->gap_closed++;
-					else
-						t->unmatched++;
-					t->argtext.len = argoff;
-				} else if (have_args)
-					tr_arg(t, DT_RETVAL, argoff);
-				if (tr_emit(t, DT_RET, ts, e))
-					goto out;
-			}
-			t->sp = depth;
-		}
-		if (trunc_at >= 0)
-			break;
+		(s->found ? t->mod_named : t->mod_unnamed)[s->mod]++;
 	}
-	if (tr_flush(t, e))
-		goto out;
-	size_t open_frames = 0;
-	for (size_t i = 0; i < t->sp; i++)
-		open_frames += !!(t->stack[i].flags & FR_EMITTED);
-	if (open_frames)
-		t->flags |= DT_TF_OPEN_FRAMES;
-	if (t->unmatched)
-		t->flags |= DT_TF_UNMATCHED;
-	if (trunc_at >= 0)
-		t->flags |= DT_TF_TRUNCATED;
-	if (!t->pushed)
-		t->flags |= DT_TF_EMPTY;
-	/* difftrace-record --timeout leaves this file where it ended a hung run */
-	char *marker = path_join(ud->dir, "difftrace-timeout");
-	struct stat mst;
-	int timed_out = stat(marker, &mst) == 0;
-	free(marker);
-	if (timed_out)
-		t->flags |= DT_TF_TIMEOUT;
+	uint32_t fid = s->fid;
+	int is_ret = type == REC_EXIT;
+	size_t argoff = t->argtext.len;
+	int have_args = 0;
+	if (more) {
+		size_t used = 0;
+		int pr = read_payload(c, d, is_ret ? s->ret : s->arg, is_ret, dr->sess, ts,
+				      addr, off, &used, e);
+		if (pr < 0)
+			return -1;
+		if (pr == 0) {
+			t->argtext.len = argoff;
+			dr->trunc_at = off + 16;
+		} else {
+			r->pos += used;
+			have_args = 1;
+			if (!is_ret && tidy_args(t, d, s->mpi, dr->sess, ts, argoff, e))
+				return -1;
+		}
+	}
+	int expected = t->after_lost || !t->started;
+	t->after_lost = 0;
+	t->started = 1;
+	if (!is_ret) {
+		if (tr_close_to(t, depth, ts, dr->estimate, e))
+			return -1;
+		tr_fill_to(t, depth, expected);
+		if (have_args)
+			tr_arg(t, DT_ARG, argoff);
+		if (tr_emit(t, fid, ts, e))
+			return -1;
+		t->stack[t->sp++] = (ufi_frame){ addr, FR_EMITTED };
+	} else {
+		if (depth >= t->sp)
+			tr_fill_to(t, (size_t)depth + 1, expected);
+		if (tr_close_to(t, (size_t)depth + 1, ts, dr->estimate, e))
+			return -1;
+		ufi_frame *f = &t->stack[depth];
+		if (!(f->flags & FR_EMITTED)) {
+			t->dropped_exits++;
+			t->argtext.len = argoff;
+		} else {
+			if (f->addr != addr) {
+				/* not the exit of the open frame: it still closes that depth */
+				if (f->flags & FR_PREGAP)
+					t->gap_closed++;
+				else
+					t->unmatched++;
+				t->argtext.len = argoff;
+			} else if (have_args)
+				tr_arg(t, DT_RETVAL, argoff);
+			if (tr_emit(t, DT_RET, ts, e))
+				return -1;
+		}
+		t->sp = depth;
+	}
+	return 0;
+}
+
+/* The note of a trace: what went wrong, which its flags say (empty when nothing did). */
+static void dat_note(ufi_ctx *c, ufi_dir *ud, ufi_trace *t, size_t open_frames, int64_t trunc_at,
+		     int estimate, int timed_out, const char *pre_note)
+{
 	dt_buf *nb = &c->text;
 	nb->len = 0;
-	/* The note explains the flags, so it says only what went wrong (empty when nothing did). */
 	char tmp[512];
 	if (open_frames) {
 		snprintf(tmp, sizeof tmp, "%s%zu frame%s open at the end (left open)", nb->len ? "; " : "",
@@ -988,6 +894,141 @@ static int import_dat(ufi_ctx *c, ufi_dir *ud, int64_t tid, const char *pre_note
 			buf_put(nb, "; ", 2);
 		buf_put(nb, pre_note, strlen(pre_note));
 	}
+}
+
+static int import_dat(ufi_ctx *c, ufi_dir *ud, int64_t tid, const char *pre_note, dt_err *e)
+{
+	ufd_data *d = ud->d;
+	const ufd_info *inf = ufd_get_info(d);
+	char name[48];
+	snprintf(name, sizeof name, "%" PRId64 ".dat", tid);
+	char *path = path_join(ud->dir, name);
+	int rc = -1;
+	ufi_reader *r = &c->rd;
+	r->fd = open(path, O_RDONLY);
+	r->path = path;
+	r->pos = r->len = 0;
+	r->base = 0;
+	r->eof = 0;
+	int64_t pid = ufd_task_pid(d, tid);
+	int64_t rank = -1;
+	for (size_t i = 0; i < ud->nprocs; i++)
+		if (ud->procs[i].pid == pid)
+			rank = ud->procs[i].rank;
+	dt_trace_meta meta = { pid, tid, rank, tid == pid, inf->hostname, path };
+	if (r->fd < 0 && errno == ENOENT) {
+		rc = dat_missing(c, ud, &meta, pid, tid, e);
+		free(path);
+		return rc;
+	}
+	if (r->fd < 0) {
+		dt_err_at(e, path, -1, "cannot open: %s", strerror(errno));
+		free(path);
+		return -1;
+	}
+	if (c->sink->begin(c->sink->ctx, &meta, e))
+		goto out;
+	trace_reset(c);
+	ufi_trace *t = c->tr;
+	struct dat_read dr = { d, pid, -1, 0, !!(inf->feat & UFD_FEAT_ESTIMATE_RETURN), -1 };
+	int msb = inf->endian == 2; /* big-endian writers lay the bit-fields out from the top */
+	uint64_t nrec = 0;
+	for (;;) {
+		int g = rd_need(r, 16, e);
+		if (g < 0)
+			goto out;
+		int64_t off = r->base + (int64_t)r->pos;
+		if (!g) {
+			if (r->len - r->pos)
+				dr.trunc_at = off; /* a partial record: the writer was killed */
+			break;
+		}
+		const uint8_t *p = r->buf + r->pos;
+		uint64_t ts = ufd_get64(p, inf->swap), w = ufd_get64(p + 8, inf->swap);
+		unsigned type, more, magic, depth;
+		uint64_t addr;
+		if (!msb) {
+			type = w & 3;
+			more = (w >> 2) & 1;
+			magic = (w >> 3) & 7;
+			depth = (w >> 6) & 0x3ff;
+			addr = w >> 16;
+		} else {
+			type = (unsigned)(w >> 62);
+			more = (w >> 61) & 1;
+			magic = (w >> 58) & 7;
+			depth = (w >> 48) & 0x3ff;
+			addr = w & 0xffffffffffffULL;
+		}
+		if (magic != REC_MAGIC) {
+			dt_err_at(e, path, off, "bad record magic %u (expected %d): not a uftrace "
+				  "record or a corrupt file", magic, REC_MAGIC);
+			goto out;
+		}
+		r->pos += 16;
+		nrec++;
+		if (type == REC_LOST) {
+			/* The writer lost `addr` records when its buffers overflowed; the stack is
+			 * unreliable until depth resynchronises: remember which frames were open. */
+			if (tr_flush(t, e) || c->sink->gap(c->sink->ctx, t->pushed, addr, e))
+				goto out;
+			t->lost += addr;
+			t->gaps++;
+			t->flags |= DT_TF_LOST;
+			for (size_t i = 0; i < t->sp; i++)
+				t->stack[i].flags |= FR_PREGAP;
+			t->after_lost = 1;
+			continue;
+		}
+		if (type == REC_EVENT) {
+			if (more) { /* 2-byte length, data, padded to 8 */
+				int g2 = rd_need(r, 2, e);
+				if (g2 < 0)
+					goto out;
+				if (!g2) {
+					dr.trunc_at = off;
+					break;
+				}
+				size_t l = ufd_get16(r->buf + r->pos, inf->swap);
+				size_t sz = (2 + l + 7) & ~(size_t)7;
+				g2 = rd_need(r, sz, e);
+				if (g2 < 0)
+					goto out;
+				if (!g2) {
+					dr.trunc_at = off;
+					break;
+				}
+				r->pos += sz;
+			}
+			continue;
+		}
+		if (dat_call(c, &dr, ts, addr, type, more, depth, off, e))
+			goto out;
+		if (dr.trunc_at >= 0)
+			break;
+	}
+	if (tr_flush(t, e))
+		goto out;
+	size_t open_frames = 0;
+	for (size_t i = 0; i < t->sp; i++)
+		open_frames += !!(t->stack[i].flags & FR_EMITTED);
+	if (open_frames)
+		t->flags |= DT_TF_OPEN_FRAMES;
+	if (t->unmatched)
+		t->flags |= DT_TF_UNMATCHED;
+	if (dr.trunc_at >= 0)
+		t->flags |= DT_TF_TRUNCATED;
+	if (!t->pushed)
+		t->flags |= DT_TF_EMPTY;
+	/* difftrace-record --timeout leaves this file where it ended a hung run */
+	char *marker = path_join(ud->dir, "difftrace-timeout");
+	struct stat mst;
+	int timed_out = stat(marker, &mst) == 0;
+	free(marker);
+	if (timed_out)
+		t->flags |= DT_TF_TIMEOUT;
+	dt_buf *nb = &c->text;
+	dat_note(c, ud, t, open_frames, dr.trunc_at, dr.estimate, timed_out, pre_note);
 	if (sync_dir_push(ud->sync, pid, tid, c->sink, &t->flags, nb, e))
 		goto out;
 	buf_byte(nb, 0);
