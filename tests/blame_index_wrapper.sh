@@ -24,7 +24,7 @@ grep -q "mpi.h" "$T/err" && fail "mpi.h not found: $(cat "$T/err")"
 grep -q "^the MPI compiler wrapper mpicc, asked with 'mpicc \(--showme:compile\|-show\)', adds: .*-I" "$T/out" ||
 	fail "which wrapper was asked is not said: $(cat "$T/out")"
 grep -q 'indexed 1 file, 4 functions, .*; 1 Fortran file passed over$' "$T/out" || fail "summary: $(cat "$T/out")"
-expect_err "p.f90: Fortran, not indexed (blame-index reads C sources)"
+expect_err "p.f90: Fortran, not indexed (blame-index reads C and C++ sources)"
 expect_status 0 "$DT" blame-index --list
 grep -q '^(all runs)  *[0-9]*  *4  *0  .*quad.c$' "$T/out" || fail "quad.c indexed with errors: $(cat "$T/out")"
 expect_status 0 "$DT" blame-index --show main
