@@ -1,0 +1,697 @@
+/* sync_mpi.c: the MPI wrappers of libdifftrace-sync.so: point-to-point calls and their
+ * requests, collectives, communicators. Included by sync.c, whose record they write (one
+ * translation unit: nothing else of the library is seen by the program). */
+/* ---- MPI wrappers --------------------------------------------------------------------------- */
+
+static void learn_rank(void)
+{
+	int r, n;
+	if (PMPI_Comm_rank(MPI_COMM_WORLD, &r) == MPI_SUCCESS) {
+		atomic_store(&g.rank, r);
+		if (T.state == 1 && T.hdr)
+			T.hdr->rank = r;
+	}
+	if (PMPI_Comm_size(MPI_COMM_WORLD, &n) == MPI_SUCCESS)
+		g.world_size = n;
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+	dts_record r;
+	rec_init(&r, DTS_MPI_Init);
+	emit(&r, 0);
+	int rc = PMPI_Init(argc, argv);
+	if (rc == MPI_SUCCESS)
+		learn_rank();
+	emit(&r, 1);
+	return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	dts_record r;
+	rec_init(&r, DTS_MPI_Init_thread);
+	emit(&r, 0);
+	int rc = PMPI_Init_thread(argc, argv, required, provided);
+	if (rc == MPI_SUCCESS)
+		learn_rank();
+	emit(&r, 1);
+	return rc;
+}
+
+#define SIMPLE(call, pcall)              \
+	dts_record r;                    \
+	rec_init(&r, DTS_##call);        \
+	emit(&r, 0);                     \
+	int rc = pcall;                  \
+	emit(&r, 1);                     \
+	return rc
+
+int MPI_Finalize(void)
+{
+	SIMPLE(MPI_Finalize, PMPI_Finalize());
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+	dts_record r;
+	rec_init(&r, DTS_MPI_Abort);
+	int slot = comm_slot(comm);
+	r.comm = comm_id(slot);
+	r.csize = comm_size(slot, comm);
+	r.count = errorcode;
+	emit(&r, 0);
+	return PMPI_Abort(comm, errorcode);
+}
+
+static void p2p(dts_record *r, enum dts_call c, MPI_Comm comm, int *slot, int count,
+		MPI_Datatype t)
+{
+	rec_init(r, c);
+	*slot = comm_slot(comm);
+	r->comm = comm_id(*slot);
+	r->csize = comm_size(*slot, comm);
+	r->count = count;
+	r->datatype = type_code(t);
+}
+
+static void status_src(dts_record *r, int slot, MPI_Comm comm, const MPI_Status *st)
+{
+	r->src = to_world(slot, comm, st->MPI_SOURCE);
+	r->rtag = tag_of(st->MPI_TAG);
+}
+
+#define SEND(name)                                                                            \
+	int MPI_##name(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,  \
+		       MPI_Comm comm)                                                         \
+	{                                                                                     \
+		dts_record r;                                                                 \
+		int slot;                                                                     \
+		p2p(&r, DTS_MPI_##name, comm, &slot, count, datatype);                        \
+		r.dest = to_world(slot, comm, dest);                                          \
+		r.stag = tag;                                                                 \
+		emit(&r, 0);                                                                  \
+		int rc = PMPI_##name(buf, count, datatype, dest, tag, comm);                  \
+		emit(&r, 1);                                                                  \
+		return rc;                                                                    \
+	}
+SEND(Send)
+SEND(Ssend)
+SEND(Bsend)
+SEND(Rsend)
+
+#define ISEND(name)                                                                           \
+	int MPI_##name(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,  \
+		       MPI_Comm comm, MPI_Request *request)                                   \
+	{                                                                                     \
+		dts_record r;                                                                 \
+		int slot;                                                                     \
+		p2p(&r, DTS_MPI_##name, comm, &slot, count, datatype);                        \
+		r.dest = to_world(slot, comm, dest);                                          \
+		r.stag = tag;                                                                 \
+		emit(&r, 0);                                                                  \
+		int rc = PMPI_##name(buf, count, datatype, dest, tag, comm, request);         \
+		if (rc == MPI_SUCCESS && g.enabled)                                           \
+			r.req = req_add(*request, slot, 0);                                   \
+		emit(&r, 1);                                                                  \
+		return rc;                                                                    \
+	}
+ISEND(Isend)
+ISEND(Issend)
+ISEND(Ibsend)
+ISEND(Irsend)
+
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+	     MPI_Status *status)
+{
+	dts_record r;
+	int slot;
+	MPI_Status own;
+	if (status == MPI_STATUS_IGNORE)
+		status = &own;
+	p2p(&r, DTS_MPI_Recv, comm, &slot, count, datatype);
+	r.src = to_world(slot, comm, source);
+	r.rtag = tag_of(tag);
+	emit(&r, 0);
+	int rc = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+	if (rc == MPI_SUCCESS)
+		status_src(&r, slot, comm, status);
+	emit(&r, 1);
+	return rc;
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+	      MPI_Request *request)
+{
+	dts_record r;
+	int slot;
+	p2p(&r, DTS_MPI_Irecv, comm, &slot, count, datatype);
+	r.src = to_world(slot, comm, source);
+	r.rtag = tag_of(tag);
+	emit(&r, 0);
+	int rc = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
+	if (rc == MPI_SUCCESS && g.enabled)
+		r.req = req_add(*request, slot, 1);
+	emit(&r, 1);
+	return rc;
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+	dts_record r;
+	int slot;
+	MPI_Status own;
+	if (status == MPI_STATUS_IGNORE)
+		status = &own;
+	p2p(&r, DTS_MPI_Probe, comm, &slot, -1, MPI_DATATYPE_NULL);
+	r.src = to_world(slot, comm, source);
+	r.rtag = tag_of(tag);
+	emit(&r, 0);
+	int rc = PMPI_Probe(source, tag, comm, status);
+	if (rc == MPI_SUCCESS)
+		status_src(&r, slot, comm, status);
+	emit(&r, 1);
+	return rc;
+}
+
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+		 int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+		 int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+	dts_record r;
+	int slot;
+	MPI_Status own;
+	if (status == MPI_STATUS_IGNORE)
+		status = &own;
+	p2p(&r, DTS_MPI_Sendrecv, comm, &slot, sendcount, sendtype);
+	(void)recvcount;
+	(void)recvtype;
+	r.dest = to_world(slot, comm, dest);
+	r.stag = sendtag;
+	r.src = to_world(slot, comm, source);
+	r.rtag = tag_of(recvtag);
+	emit(&r, 0);
+	int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+			       recvtype, source, recvtag, comm, status);
+	if (rc == MPI_SUCCESS)
+		status_src(&r, slot, comm, status);
+	emit(&r, 1);
+	return rc;
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+			 int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+	dts_record r;
+	int slot;
+	MPI_Status own;
+	if (status == MPI_STATUS_IGNORE)
+		status = &own;
+	p2p(&r, DTS_MPI_Sendrecv_replace, comm, &slot, count, datatype);
+	r.dest = to_world(slot, comm, dest);
+	r.stag = sendtag;
+	r.src = to_world(slot, comm, source);
+	r.rtag = tag_of(recvtag);
+	emit(&r, 0);
+	int rc = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm,
+				       status);
+	if (rc == MPI_SUCCESS)
+		status_src(&r, slot, comm, status);
+	emit(&r, 1);
+	return rc;
+}
+
+/* A completed request's fields: its number, and for a receive the actual source and tag. */
+static void done_fields(dts_record *r, const struct req_ent *q, const MPI_Status *st)
+{
+	r->req = q->id;
+	r->src = r->rtag = -1;
+	if (q->is_recv && st) {
+		int s = q->comm_slot;
+		r->src = s == -1 ? st->MPI_SOURCE : s >= 0 && st->MPI_SOURCE >= 0 &&
+				st->MPI_SOURCE < g.comms[s].size ? g.comms[s].world[st->MPI_SOURCE]
+								 : -1;
+		if (st->MPI_SOURCE == MPI_PROC_NULL)
+			r->src = -3;
+		r->rtag = tag_of(st->MPI_TAG);
+	}
+}
+
+int MPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+	dts_record r;
+	struct req_ent q = { 0, 0, -1, 0 };
+	MPI_Status own;
+	if (status == MPI_STATUS_IGNORE)
+		status = &own;
+	rec_init(&r, DTS_MPI_Wait);
+	/* a wait always completes its request: forget it now, before the handle can be reused */
+	if (g.enabled)
+		req_find(*request, &q, 1);
+	r.req = q.id;
+	emit(&r, 0);
+	int rc = PMPI_Wait(request, status);
+	if (rc == MPI_SUCCESS)
+		done_fields(&r, &q, status);
+	emit(&r, 1);
+	return rc;
+}
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+	dts_record r;
+	struct req_ent q = { 0, 0, -1, 0 };
+	MPI_Status own;
+	if (status == MPI_STATUS_IGNORE)
+		status = &own;
+	rec_init(&r, DTS_MPI_Test);
+	MPI_Request h = *request;
+	if (g.enabled)
+		req_find(h, &q, 0);
+	r.req = q.id;
+	emit(&r, 0);
+	int rc = PMPI_Test(request, flag, status);
+	r.req = 0;
+	if (rc == MPI_SUCCESS && *flag) {
+		if (q.id)
+			req_find(h, &q, 1);
+		done_fields(&r, &q, status);
+	}
+	emit(&r, 1);
+	return rc;
+}
+
+/* The requests of an array call, looked up (and with del, forgotten) before it. */
+struct reqs {
+	struct req_ent *q;
+	MPI_Request *h;
+	MPI_Status *st;
+	struct req_ent q_s[32];
+	MPI_Request h_s[32];
+	MPI_Status st_s[32];
+};
+
+static int reqs_get(struct reqs *a, int n, MPI_Request *v, MPI_Status *st, int del)
+{
+	a->q = a->q_s;
+	a->h = a->h_s;
+	a->st = st;
+	if (n > 32) {
+		a->q = malloc((size_t)n * sizeof *a->q);
+		a->h = malloc((size_t)n * sizeof *a->h);
+		if (!a->q || !a->h)
+			return -1;
+	}
+	if (st == MPI_STATUSES_IGNORE) {
+		a->st = n > 32 ? malloc((size_t)n * sizeof *a->st) : a->st_s;
+		if (!a->st)
+			return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		a->h[i] = v[i];
+		a->q[i] = (struct req_ent){ 0, 0, -1, 0 };
+		if (g.enabled)
+			req_find(v[i], &a->q[i], del);
+	}
+	return 0;
+}
+
+static void reqs_free(struct reqs *a, MPI_Status *st)
+{
+	if (a->q != a->q_s)
+		free(a->q);
+	if (a->h != a->h_s)
+		free(a->h);
+	if (a->st != st && a->st != a->st_s)
+		free(a->st);
+}
+
+/* One DONE record per request i completed. */
+static void done(enum dts_call c, struct reqs *a, int i, int del)
+{
+	dts_record d;
+	rec_init(&d, c);
+	if (del && a->q[i].id)
+		req_find(a->h[i], &a->q[i], 1);
+	done_fields(&d, &a->q[i], &a->st[i]);
+	d.index = i;
+	emit(&d, 2);
+}
+
+int MPI_Waitall(int count, MPI_Request array[], MPI_Status statuses[])
+{
+	struct reqs a;
+	if (!g.enabled || reqs_get(&a, count, array, statuses, 1))
+		return PMPI_Waitall(count, array, statuses);
+	dts_record r;
+	rec_init(&r, DTS_MPI_Waitall);
+	r.count = count;
+	emit(&r, 0);
+	int rc = PMPI_Waitall(count, array, a.st);
+	emit(&r, 1);
+	if (rc == MPI_SUCCESS)
+		for (int i = 0; i < count; i++)
+			if (a.q[i].id)
+				done(DTS_MPI_Waitall, &a, i, 0);
+	reqs_free(&a, statuses);
+	return rc;
+}
+
+int MPI_Testall(int count, MPI_Request array[], int *flag, MPI_Status statuses[])
+{
+	struct reqs a;
+	if (!g.enabled || reqs_get(&a, count, array, statuses, 0))
+		return PMPI_Testall(count, array, flag, statuses);
+	dts_record r;
+	rec_init(&r, DTS_MPI_Testall);
+	r.count = count;
+	emit(&r, 0);
+	int rc = PMPI_Testall(count, array, flag, a.st);
+	emit(&r, 1);
+	if (rc == MPI_SUCCESS && *flag)
+		for (int i = 0; i < count; i++)
+			if (a.q[i].id)
+				done(DTS_MPI_Testall, &a, i, 1);
+	reqs_free(&a, statuses);
+	return rc;
+}
+
+static int any(enum dts_call c, int count, MPI_Request array[], int *index, int *flag,
+	       MPI_Status *status)
+{
+	MPI_Status own;
+	if (status == MPI_STATUS_IGNORE)
+		status = &own;
+	struct reqs a;
+	if (!g.enabled || reqs_get(&a, count, array, MPI_STATUSES_IGNORE, 0))
+		return flag ? PMPI_Testany(count, array, index, flag, status)
+			    : PMPI_Waitany(count, array, index, status);
+	dts_record r;
+	rec_init(&r, c);
+	r.count = count;
+	emit(&r, 0);
+	int rc = flag ? PMPI_Testany(count, array, index, flag, status)
+		      : PMPI_Waitany(count, array, index, status);
+	if (rc == MPI_SUCCESS && (!flag || *flag) && *index != MPI_UNDEFINED && *index >= 0 &&
+	    *index < count) {
+		struct req_ent *q = &a.q[*index];
+		if (q->id)
+			req_find(a.h[*index], q, 1);
+		done_fields(&r, q, status);
+		r.index = *index;
+	}
+	emit(&r, 1);
+	reqs_free(&a, MPI_STATUSES_IGNORE);
+	return rc;
+}
+
+int MPI_Waitany(int count, MPI_Request array[], int *index, MPI_Status *status)
+{
+	return any(DTS_MPI_Waitany, count, array, index, NULL, status);
+}
+
+int MPI_Testany(int count, MPI_Request array[], int *index, int *flag, MPI_Status *status)
+{
+	return any(DTS_MPI_Testany, count, array, index, flag, status);
+}
+
+static int some(enum dts_call c, int incount, MPI_Request array[], int *outcount,
+		int indices[], MPI_Status statuses[])
+{
+	struct reqs a;
+	int test = c == DTS_MPI_Testsome;
+	if (!g.enabled || reqs_get(&a, incount, array, statuses, 0))
+		return test ? PMPI_Testsome(incount, array, outcount, indices, statuses)
+			    : PMPI_Waitsome(incount, array, outcount, indices, statuses);
+	dts_record r;
+	rec_init(&r, c);
+	r.count = incount;
+	emit(&r, 0);
+	int rc = test ? PMPI_Testsome(incount, array, outcount, indices, a.st)
+		      : PMPI_Waitsome(incount, array, outcount, indices, a.st);
+	emit(&r, 1);
+	if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
+		for (int k = 0; k < *outcount; k++) {
+			int i = indices[k];
+			if (i < 0 || i >= incount || !a.q[i].id)
+				continue;
+			/* Waitsome's statuses are by position in indices, not by request */
+			MPI_Status keep = a.st[i];
+			a.st[i] = a.st[k];
+			done(c, &a, i, 1);
+			a.st[i] = keep;
+		}
+	reqs_free(&a, statuses);
+	return rc;
+}
+
+int MPI_Waitsome(int incount, MPI_Request array[], int *outcount, int indices[],
+		 MPI_Status statuses[])
+{
+	return some(DTS_MPI_Waitsome, incount, array, outcount, indices, statuses);
+}
+
+int MPI_Testsome(int incount, MPI_Request array[], int *outcount, int indices[],
+		 MPI_Status statuses[])
+{
+	return some(DTS_MPI_Testsome, incount, array, outcount, indices, statuses);
+}
+
+/* ---- collectives ---------------------------------------------------------------------------- */
+
+static int coll(dts_record *r, enum dts_call c, MPI_Comm comm, int count, MPI_Datatype t,
+		MPI_Op op, int root)
+{
+	rec_init(r, c);
+	int slot = comm_slot(comm);
+	r->comm = comm_id(slot);
+	r->csize = comm_size(slot, comm);
+	r->count = count;
+	r->datatype = type_code(t);
+	r->op = op == MPI_OP_NULL ? -1 : op_code(op);
+	if (root != -1)
+		r->root = to_world(slot, comm, root);
+	return slot;
+}
+
+#define COLL(call, pcall, count, type, op, root)                              \
+	dts_record r;                                                         \
+	coll(&r, DTS_##call, comm, count, type, op, root);                    \
+	emit(&r, 0);                                                          \
+	int rc = pcall;                                                       \
+	emit(&r, 1);                                                          \
+	return rc
+
+int MPI_Barrier(MPI_Comm comm)
+{
+	COLL(MPI_Barrier, PMPI_Barrier(comm), -1, MPI_DATATYPE_NULL, MPI_OP_NULL, -1);
+}
+
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+	COLL(MPI_Bcast, PMPI_Bcast(buffer, count, datatype, root, comm), count, datatype,
+	     MPI_OP_NULL, root);
+}
+
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+	       int root, MPI_Comm comm)
+{
+	COLL(MPI_Reduce, PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm), count,
+	     datatype, op, root);
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+		  MPI_Op op, MPI_Comm comm)
+{
+	COLL(MPI_Allreduce, PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm), count,
+	     datatype, op, -1);
+}
+
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+	     MPI_Comm comm)
+{
+	COLL(MPI_Scan, PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm), count, datatype, op,
+	     -1);
+}
+
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+	       MPI_Comm comm)
+{
+	COLL(MPI_Exscan, PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm), count,
+	     datatype, op, -1);
+}
+
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+			     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	COLL(MPI_Reduce_scatter_block,
+	     PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm), recvcount,
+	     datatype, op, -1);
+}
+
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+		       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	COLL(MPI_Reduce_scatter,
+	     PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm), -1, datatype,
+	     op, -1);
+}
+
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+	       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	COLL(MPI_Gather,
+	     PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
+	     sendcount, sendtype, MPI_OP_NULL, root);
+}
+
+int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+		const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+		MPI_Comm comm)
+{
+	COLL(MPI_Gatherv,
+	     PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+			  comm),
+	     sendcount, sendtype, MPI_OP_NULL, root);
+}
+
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+		int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	COLL(MPI_Scatter,
+	     PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
+	     recvcount, recvtype, MPI_OP_NULL, root);
+}
+
+int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+		 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+		 int root, MPI_Comm comm)
+{
+	COLL(MPI_Scatterv,
+	     PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+			   root, comm),
+	     recvcount, recvtype, MPI_OP_NULL, root);
+}
+
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+		  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	COLL(MPI_Allgather,
+	     PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
+	     sendcount, sendtype, MPI_OP_NULL, -1);
+}
+
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+		   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+		   MPI_Comm comm)
+{
+	COLL(MPI_Allgatherv,
+	     PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+			     comm),
+	     sendcount, sendtype, MPI_OP_NULL, -1);
+}
+
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+		 int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	COLL(MPI_Alltoall,
+	     PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
+	     sendcount, sendtype, MPI_OP_NULL, -1);
+}
+
+int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+		  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+		  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	COLL(MPI_Alltoallv,
+	     PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+			    recvtype, comm),
+	     -1, sendtype, MPI_OP_NULL, -1);
+}
+
+/* Nonblocking collectives: their request is numbered like a send's. */
+#define ICOLL(call, pcall, count, type, op, root)                              \
+	dts_record r;                                                          \
+	int slot = coll(&r, DTS_##call, comm, count, type, op, root);          \
+	emit(&r, 0);                                                           \
+	int rc = pcall;                                                        \
+	if (rc == MPI_SUCCESS && g.enabled)                                    \
+		r.req = req_add(*request, slot, 0);                            \
+	emit(&r, 1);                                                           \
+	return rc
+
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+	ICOLL(MPI_Ibarrier, PMPI_Ibarrier(comm, request), -1, MPI_DATATYPE_NULL, MPI_OP_NULL, -1);
+}
+
+int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+	       MPI_Request *request)
+{
+	ICOLL(MPI_Ibcast, PMPI_Ibcast(buffer, count, datatype, root, comm, request), count,
+	      datatype, MPI_OP_NULL, root);
+}
+
+int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+		MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+{
+	ICOLL(MPI_Ireduce,
+	      PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request), count,
+	      datatype, op, root);
+}
+
+int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+		   MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	ICOLL(MPI_Iallreduce,
+	      PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request), count,
+	      datatype, op, -1);
+}
+
+/* ---- communicators: the new one's number is in obj on the exit --------------------------------- */
+
+#define MAKE(call, pcall)                                  \
+	dts_record r;                                      \
+	coll(&r, DTS_##call, comm, -1, MPI_DATATYPE_NULL, MPI_OP_NULL, -1); \
+	emit(&r, 0);                                       \
+	int rc = pcall;                                    \
+	if (rc == MPI_SUCCESS) {                           \
+		int32_t id = comm_register(comm, *newcomm); \
+		r.obj = id < 0 ? 0 : (uint64_t)id;         \
+	}                                                  \
+	emit(&r, 1);                                       \
+	return rc
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+	MAKE(MPI_Comm_dup, PMPI_Comm_dup(comm, newcomm));
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+	MAKE(MPI_Comm_split, PMPI_Comm_split(comm, color, key, newcomm));
+}
+
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+	MAKE(MPI_Comm_create, PMPI_Comm_create(comm, group, newcomm));
+}
+
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+			MPI_Comm *newcomm)
+{
+	MAKE(MPI_Comm_split_type, PMPI_Comm_split_type(comm, split_type, key, info, newcomm));
+}
+
+int MPI_Comm_free(MPI_Comm *comm)
+{
+	dts_record r;
+	coll(&r, DTS_MPI_Comm_free, *comm, -1, MPI_DATATYPE_NULL, MPI_OP_NULL, -1);
+	MPI_Comm h = *comm;
+	emit(&r, 0);
+	int rc = PMPI_Comm_free(comm);
+	if (rc == MPI_SUCCESS)
+		comm_forget(h);
+	emit(&r, 1);
+	return rc;
+}
