@@ -1,4 +1,4 @@
-/* watch_screen.c: the screen of `difftrace watch`: the snapshot of cli_watch.c's watch_text,
+/* watch_screen.c: the screen of `difftrace watch`: the snapshot of live_text (order/live_text.h),
  * redrawn every interval, with a header, a key bar and scrolling. Keys: q (Q, F10) quits,
  * g cycles the grouping (by the screen's size, always, never), j/k, the arrows, PgUp/PgDn,
  * Space, Home/End scroll, ^L redraws, ? and F1 show the keys. No colour is used: the
@@ -140,7 +140,7 @@ int watch_screen(live *l, const char *dir, double interval, int group, FILE *out
 	while (!quit) {
 		int64_t now = mono_ms();
 		if (now >= next) {
-			if (watch_poll(l, e)) {
+			if (live_poll_now(l, e)) {
 				rc = -1;
 				break;
 			}
@@ -152,7 +152,7 @@ int watch_screen(live *l, const char *dir, double interval, int group, FILE *out
 				break;
 			}
 			int rows = LINES > 6 ? LINES - 6 : 1;
-			watch_text(m, l, dir, group, (size_t)rows);
+			live_text(m, l, dir, group, (size_t)rows);
 			fclose(m);
 			split(&ls, buf);
 			next = now + step;
