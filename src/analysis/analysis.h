@@ -108,6 +108,9 @@ typedef struct an_result {
 } an_result;
 
 int analysis_load(store *s, int64_t id, an_result *r, dt_err *e);
+/* r (loaded whole) clustered again under linkage l and cut at kcut (0: the automatic cut)
+ * from its cached similarity, when they are not those it was cached with. */
+int analysis_relink(an_result *r, enum clu_linkage l, size_t kcut, dt_err *e);
 /* Only what names the analysis: meta, mode, args and filter_alias (n is 0, nothing per trace),
  * for what reads its results from elsewhere (the ranking cache, rankcache.h). Freed by
  * analysis_result_free. */

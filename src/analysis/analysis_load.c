@@ -426,3 +426,21 @@ fail:
 	return -1;
 }
 
+int analysis_relink(an_result *r, enum clu_linkage l, size_t kcut, dt_err *e)
+{
+	if (r->n <= 1 || (!strcmp(r->linkage, clu_linkage_name(l)) && !kcut))
+		return 0;
+	size_t n = r->n, nr = r->nrows;
+	double *j = analysis_jsm(r);
+	r->merges = xrealloc(r->merges, (nr > 1 ? nr - 1 : 1) * sizeof *r->merges);
+	int bad = nr > 1 && clu_linkage_classes(j, nr, r->rowmult, l, r->merges, e);
+	free(j);
+	if (bad)
+		return -1;
+	snprintf(r->linkage, sizeof r->linkage, "%s", clu_linkage_name(l));
+	size_t kmax = n < 16 ? n : 16;
+	r->kcut = kcut ? (kcut < n ? kcut : n)
+		       : nr > 1 ? clu_auto_k(r->merges, nr, kmax < nr ? kmax : nr) : 1;
+	clu_cut_classes(r->merges, nr, r->row, n, r->kcut, r->cluster);
+	return 0;
+}

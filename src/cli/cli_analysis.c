@@ -147,21 +147,9 @@ int cli_an_get2(const cli_an *a, store *s, const char *run, an_result *r, int *r
 	if (analysis_load(s, id, r, e))
 		return -1;
 	/* a different linkage or cut than the cached one: recluster from the cached similarity */
-	if (r->n > 1 && (strcmp(r->linkage, clu_linkage_name(a->p.linkage)) || a->p.kcut)) {
-		size_t n = r->n, nr = r->nrows;
-		double *j = analysis_jsm(r);
-		r->merges = xrealloc(r->merges, (nr > 1 ? nr - 1 : 1) * sizeof *r->merges);
-		int bad = nr > 1 && clu_linkage_classes(j, nr, r->rowmult, a->p.linkage, r->merges, e);
-		free(j);
-		if (bad) {
-			analysis_result_free(r);
-			return -1;
-		}
-		snprintf(r->linkage, sizeof r->linkage, "%s", clu_linkage_name(a->p.linkage));
-		size_t kmax = n < 16 ? n : 16;
-		r->kcut = a->p.kcut ? (a->p.kcut < n ? a->p.kcut : n)
-			  : nr > 1 ? clu_auto_k(r->merges, nr, kmax < nr ? kmax : nr) : 1;
-		clu_cut_classes(r->merges, nr, r->row, n, r->kcut, r->cluster);
+	if (analysis_relink(r, a->p.linkage, a->p.kcut, e)) {
+		analysis_result_free(r);
+		return -1;
 	}
 	return 0;
 }
