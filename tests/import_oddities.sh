@@ -55,4 +55,16 @@ grep -q 'unresolved' "$T/out" || fail "wrong base not flagged: $(cat "$T/out")"
 grep -q '7 of 7 addresses called in nest match no symbol' "$T/out" || fail "no note: $(cat "$T/out")"
 expect_status 0 "$DT" import --run nest2 "$U"
 [ ! -s "$T/err" ] || fail "a clean import warned: $(cat "$T/err")"
+
+# names as people know them in text traces too: a C++ symbol demangled, a Fortran binding of MPI
+# named as the C call; --no-demangle keeps them as written
+mkdir "$T/cxxtext"
+printf 'main\n_ZN4grid5FieldIdE6smoothEi\n[ret]\nmpi_send_\n[ret]\n[ret]\n' > "$T/cxxtext/0.0.txt"
+expect_status 0 "$DT" import -q --run cxxtext "$T/cxxtext"
+expect_status 0 "$DT" show --format text cxxtext 0.0
+[ "$(sed -n 2p "$T/out")" = 'grid::Field<double>::smooth(int)' ] || fail "text: not demangled: $(cat "$T/out")"
+[ "$(sed -n 4p "$T/out")" = 'MPI_Send' ] || fail "text: the Fortran binding: $(cat "$T/out")"
+expect_status 0 "$DT" import -q --no-demangle --run cxxraw "$T/cxxtext"
+expect_status 0 "$DT" show --format text cxxraw 0.0
+[ "$(sed -n 2p "$T/out")" = '_ZN4grid5FieldIdE6smoothEi' ] || fail "text --no-demangle: $(cat "$T/out")"
 pass

@@ -42,7 +42,7 @@ static const char help[] =
 	"  --no-srclines        uftrace: keep no source lines (by default each function's\n"
 	"                       file and line, from the recorded binaries' debug information\n"
 	"                       or the recording's own, uftrace record --srcline)\n"
-	"  --no-demangle        uftrace: keep the binaries' function names (by default C++\n"
+	"  --no-demangle        uftrace, text: keep the functions' names as written (by default C++\n"
 	"                       names are demangled, std::vector<int>::push_back(int const&),\n"
 	"                       and Fortran MPI bindings named as the C calls: mpi_send_,\n"
 	"                       mpi_send_f08ts_ are MPI_Send)\n"

@@ -19,6 +19,7 @@
 
 #include "import/import.h"
 #include "import/ptdup.h"
+#include "util/names.h"
 #include "util/util.h"
 
 #define TEXT_BLOCK 4096
@@ -108,7 +109,7 @@ static int text_time(const char *line, size_t len, uint64_t *ts)
 #define TEXT_CACHE 256     /* names remembered, a power of 2 */
 #define TEXT_CACHE_NAME 48 /* the longest name remembered */
 
-static int import_one(const char *path, int64_t position, dt_sink *s, dt_err *e)
+static int import_one(const char *path, int64_t position, int demangle, dt_sink *s, dt_err *e)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -232,7 +233,10 @@ static int import_one(const char *path, int64_t position, dt_sink *s, dt_err *e)
 			if (cache[slot].len == len && !memcmp(cache[slot].name, line, len)) {
 				v = cache[slot].id;
 			} else {
-				v = s->func(s->ctx, line, len, e);
+				char *disp = demangle ? dt_name_display(line, len) : NULL;
+				v = disp ? s->func(s->ctx, disp, strlen(disp), e)
+					 : s->func(s->ctx, line, len, e);
+				free(disp);
 				if (!v)
 					goto done;
 				if (len <= TEXT_CACHE_NAME) {
@@ -277,7 +281,7 @@ int import_text(const char *path, const dt_import_opts *o, dt_sink *s, dt_err *e
 		return dt_err_at(e, path, -1, "cannot read: %s", strerror(errno));
 	if (!S_ISDIR(st.st_mode)) {
 		int mine = import_unit(o, e);
-		return mine < 0 ? -1 : mine ? import_one(path, 0, s, e) : 0;
+		return mine < 0 ? -1 : mine ? import_one(path, 0, !(o && o->no_demangle), s, e) : 0;
 	}
 	DIR *d = opendir(path);
 	if (!d)
@@ -321,7 +325,7 @@ int import_text(const char *path, const dt_import_opts *o, dt_sink *s, dt_err *e
 		char full[4096];
 		snprintf(full, sizeof full, "%.*s/%s", (int)plen, path, names[i]);
 		int mine = import_unit(o, e);
-		rc = mine < 0 ? -1 : mine ? import_one(full, (int64_t)i, s, e) : 0;
+		rc = mine < 0 ? -1 : mine ? import_one(full, (int64_t)i, !(o && o->no_demangle), s, e) : 0;
 	}
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
