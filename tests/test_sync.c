@@ -459,6 +459,63 @@ static void test_hang(void)
 	CHECK(hang_analyze(two, 2, names, sizeof names / sizeof *names, &r, &e) == -1);
 }
 
+/* MPI_Wait on one request waits for that request's peer alone, not for the peers of the
+ * other requests still pending (MPI_Waitall waits for all of them). */
+static void test_hang_wait(void)
+{
+	const char *names[] = { NULL, "MPI_Irecv", "MPI_Wait", "MPI_Barrier", "MPI_Waitall" };
+	enum { IRECV = 1, WAIT, BARRIER, WAITALL };
+#define E(p, s, ph, f) { .proc = p, .thread = 0, .seq = s, .phase = ph, .func = f, .comm = 0, \
+			 .src = -1, .dest = -1, .stag = -1, .rtag = -1, .root = -1, .datatype = -1, \
+			 .op = -1, .team = -1, .tnum = -1, .count = 1 }
+	dt_sync_event ev[] = {
+		/* 0.0: Irecv from 1 (request 11), Irecv from 2 (request 12), Wait on request 11 */
+		E(0, 0, 0, IRECV), E(0, 1, 1, IRECV), E(0, 2, 0, IRECV), E(0, 3, 1, IRECV),
+		E(0, 4, 0, WAIT),
+		/* 1.0 and 2.0: in a barrier 0 never enters */
+		E(1, 0, 0, BARRIER), E(2, 0, 0, BARRIER),
+	};
+#undef E
+	ev[0].src = ev[1].src = 1;
+	ev[0].rtag = ev[1].rtag = 5;
+	ev[1].req = 11;
+	ev[2].src = ev[3].src = 2;
+	ev[2].rtag = ev[3].rtag = 5;
+	ev[3].req = 12;
+	ev[4].req = 11;
+	for (size_t i = 5; i < 7; i++)
+		ev[i].csize = 3;
+	size_t n = sizeof ev / sizeof *ev;
+	hang_report r;
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK(hang_analyze(ev, n, names, sizeof names / sizeof *names, &r, &e) == 0);
+	int to1 = 0, to2 = 0;
+	for (size_t i = 0; i < r.nedges; i++) {
+		const hang_thread *a = &r.threads[r.edges[i].from], *b = &r.threads[r.edges[i].to];
+		if (a->proc == 0 && b->proc == 1)
+			to1++;
+		if (a->proc == 0 && b->proc == 2)
+			to2++;
+	}
+	CHECK_EQ_INT(to1, 1); /* the Wait's request */
+	CHECK_EQ_INT(to2, 0); /* not the other pending one */
+	hang_report_free(&r);
+	/* the same with MPI_Waitall: both peers */
+	ev[4].func = WAITALL;
+	ev[4].req = 0;
+	CHECK(hang_analyze(ev, n, names, sizeof names / sizeof *names, &r, &e) == 0);
+	to1 = to2 = 0;
+	for (size_t i = 0; i < r.nedges; i++) {
+		const hang_thread *a = &r.threads[r.edges[i].from], *b = &r.threads[r.edges[i].to];
+		to1 += a->proc == 0 && b->proc == 1;
+		to2 += a->proc == 0 && b->proc == 2;
+	}
+	CHECK_EQ_INT(to1, 1);
+	CHECK_EQ_INT(to2, 1);
+	hang_report_free(&r);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/dt-sync-XXXXXX");
@@ -469,6 +526,7 @@ int main(void)
 	test_store();
 	test_staged();
 	test_hang();
+	test_hang_wait();
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
