@@ -60,6 +60,13 @@ grep -q '^   1  1\.0  *1\.833  ' "$T/out" || fail "novelty: $(cat "$T/out")"
 grep -q '^   2  0\.0  *0\.667  ' "$T/out" || fail "novelty, 0.0: $(cat "$T/out")"
 grep -q "most changed traces (row sum of JSM_D plus the trace's own change;" "$T/out" ||
 	fail "jsmd-self: $(cat "$T/out")"
+# the sweep ranks by the paper's row sums, and the interface's sweep table as rank --sweep does
+expect_status 0 "$DT" -d "$T/nov.db" rank --normal nov_n --faulty nov_f --sweep --sweep-filters everything --sweep-attrs sing.orig,doub.orig
+grep -q '^11\.1K10  sing\.orig\.args .* \[0\.0 1\.0\] 0\.667$' "$T/out" || fail "sweep: the paper's sums: $(cat "$T/out")"
+printf ': "rank nov_n nov_f" Enter wait\n' > "$T/keys"
+expect_status 0 "$DT" -d "$T/nov.db" tui --script "$T/keys" --dump "$T/screen" --size 40x200
+grep -q '11\.1K10  sing\.orig\.args  .*\[0\.0 1\.0\] 0\.67$' "$T/screen" ||
+	fail "the interface's sweep: not the paper's sums: $(cat "$T/screen")"
 expect_status 0 "$DT" -d "$T/nov.db" rank --score jsmd-self --format json --filter everything --attrs sing.orig --normal nov_n --faulty nov_f
 grep -q '"score": "jsmd-self"' "$T/out" || fail "jsmd-self json: $(cat "$T/out")"
 expect_status 2 "$DT" -d "$T/nov.db" rank --score jsmd+self --normal nov_n --faulty nov_f

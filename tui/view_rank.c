@@ -263,6 +263,8 @@ static int sweep_compute(store *s, const store_analysis *a, const store_analysis
 	memset(&j, 0, sizeof j);
 	int rc = compare(&rn, &rf, &j, &bscore, &e);
 	if (!rc) {
+		/* the paper's row sums, as rank --sweep ranks by them */
+		rank_jsmd_pure(&j);
 		rk_rank tops;
 		memset(&tops, 0, sizeof tops);
 		rk_tops(&j, &tops);
@@ -346,13 +348,6 @@ static void sweep_build(tui *t, struct rank *d)
 		if (old) {
 			rows[nrows++] = *old;
 			memset(old, 0, sizeof *old); /* moved */
-		} else if (d->have_j && d->rn && d->rf && d->rn->meta.id == an->id &&
-			   d->rf->meta.id == af->id) {
-			/* the setting in use: the comparison above already made it */
-			sweep_fill(an, af, d->rn, &d->k->j, d->b, d->k, &rows[nrows]);
-			if (!rows[nrows].ntop)
-				rows[nrows].empty = sweep_empty(&d->k->j, &d->k->v);
-			nrows++;
 		} else if (sweep_compute(s, an, af, &rows[nrows]) == 0) {
 			nrows++;
 		} else {

@@ -1094,3 +1094,13 @@ int rank_outliers_render(FILE *f, const rank_outlier *o, size_t n, const rank_ke
 	}
 	return wrote(f, e);
 }
+
+/* JSM_D's diagonal as the paper has it: a trace compared with itself, |1 - 1| = 0. What
+ * analysis_compare puts there instead, the trace's change against its own counterpart (1 - J of
+ * its normal and faulty attributes) plus what it does that the normal run never did, is the
+ * self term of --score jsmd-self and of the default score. */
+void rank_jsmd_pure(rank_jsmd *j)
+{
+	if (j->diag)
+		memset(j->diag, 0, j->nc * sizeof *j->diag);
+}

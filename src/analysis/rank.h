@@ -64,6 +64,10 @@ int rank_jsmd_build_rows(const rank_key *kn, const uint32_t *rn, const double *j
 			 size_t nn, const rank_key *kf, const uint32_t *rf, const double *jf,
 			 size_t df, size_t nf, rank_jsmd *out, dt_err *e);
 void rank_jsmd_free(rank_jsmd *j);
+/* JSM_D's diagonal set to the paper's 0 (a trace against itself), dropping the self term that
+ * analysis_compare puts there (--score jsmd-self and the default score keep it): the row sums
+ * are then the paper's. Needs j whole (its diag). */
+void rank_jsmd_pure(rank_jsmd *j);
 static inline double rank_jsmd_at(const rank_jsmd *j, size_t a, size_t b)
 {
 	return a == b ? j->diag[j->cls[a]] : j->cd[(size_t)j->cls[a] * j->nc + j->cls[b]];

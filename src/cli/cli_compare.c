@@ -767,22 +767,13 @@ static void cli_src_free(struct cli_src *c)
 	c->n = 0;
 }
 
-/* JSM_D's diagonal as the paper has it: a trace compared with itself, |1 - 1| = 0. What
- * analysis_compare puts there instead, the trace's change against its own counterpart (1 - J of
- * its normal and faulty attributes) plus what it does that the normal run never did, is the
- * self term of --score jsmd-self and of the default score. */
-static void jsmd_pure(rank_jsmd *j)
-{
-	if (j->diag)
-		memset(j->diag, 0, j->nc * sizeof *j->diag);
-}
 
 /* The order by JSM_D row sums (--score jsmd, the paper's; jsmd-self, with the self term):
  * running traces first, as items with tied positions. */
 static void jsmd_items(rank_jsmd *j, vd_rank *v, int self)
 {
 	if (!self)
-		jsmd_pure(j);
+		rank_jsmd_pure(j);
 	rank_item *it = xmalloc((j->n ? j->n : 1) * sizeof *it);
 	size_t m = rank_order(j, j->n, it);
 	vd_item *o = xmalloc((m ? m : 1) * sizeof *o);
@@ -1212,7 +1203,7 @@ static int rank_sweep(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e
 					row->k = rn.meta.k;
 					row->bscore = c.bscore;
 					if (!ro->self)
-						jsmd_pure(&c.j);
+						rank_jsmd_pure(&c.j);
 					rank_item *it = xmalloc((c.j.n ? c.j.n : 1) * sizeof *it);
 					size_t ni = rank_order(&c.j, c.j.n, it);
 					while (ni && it[ni - 1].score <= 1e-12)
