@@ -131,6 +131,27 @@ static int load_loop(void *ctx, uint32_t id, const nlr_entry *body, size_t n)
 	return nlr_table_load(ctx, id, body, n, &e);
 }
 
+int vd_load_loops(store *s, nlr_table *t, dt_err *e)
+{
+	return store_loops_each(s, load_loop, t, e);
+}
+
+int vd_kept_events(store *s, const nlr_table *t, int64_t id, int obj, uint32_t **ev, size_t *n,
+		   dt_err *e)
+{
+	*ev = NULL;
+	*n = 0;
+	if (obj < 0)
+		return 0;
+	nlr_entry *v = NULL;
+	size_t nv = 0;
+	int rc = store_analysis_get_trace(s, id, obj, NULL, NULL, &v, &nv, NULL, NULL, e);
+	if (!rc)
+		rc = nlr_expand(t, v, nv, ev, n, e);
+	free(v);
+	return rc;
+}
+
 static int same_entries(const nlr_entry *a, size_t na, const nlr_entry *b, size_t nb)
 {
 	if (na != nb)

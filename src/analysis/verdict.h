@@ -38,6 +38,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/common.h"
+#include "analysis/nlr.h"
 #include "import/sync_event.h"
 
 enum vd_change { VD_SAME = 0, VD_STOPPED = 1, VD_DIVERGED = 2 };
@@ -113,6 +114,12 @@ void vd_order(vd_item *it, size_t n);
 int vd_build(store *s, const an_result *rn, const an_result *rf, const rank_jsmd *j,
 	     vd_rank *out, dt_err *e);
 void vd_free(vd_rank *v);
+/* The store's loop table into t, for vd_kept_events (the consultations of verdict_own.h and
+ * verdict_common.h read the analyses' traces with it). */
+int vd_load_loops(store *s, nlr_table *t, dt_err *e);
+/* The kept events of object obj of analysis id, expanded through t (nothing when obj < 0). */
+int vd_kept_events(store *s, const nlr_table *t, int64_t id, int obj, uint32_t **ev, size_t *n,
+		   dt_err *e);
 /* Whether a trace may just be waiting where every trace ends: its last kept call is
  * MPI_Finalize, or a barrier among its counterpart's last kept calls (a final barrier). Being
  * still running there is no sign of its own. */

@@ -7,30 +7,6 @@
 #include "analysis/verdict_common.h"
 #include "util/util.h"
 
-static int load_loop(void *ctx, uint32_t id, const nlr_entry *body, size_t n)
-{
-	dt_err e;
-	dt_err_clear(&e);
-	return nlr_table_load(ctx, id, body, n, &e);
-}
-
-/* The kept events of object obj of analysis id, expanded (nothing when obj < 0). */
-static int events(store *s, const nlr_table *t, int64_t id, int obj, uint32_t **ev, size_t *n,
-		  dt_err *e)
-{
-	*ev = NULL;
-	*n = 0;
-	if (obj < 0)
-		return 0;
-	nlr_entry *v = NULL;
-	size_t nv = 0;
-	int rc = store_analysis_get_trace(s, id, obj, NULL, NULL, &v, &nv, NULL, NULL, e);
-	if (!rc)
-		rc = nlr_expand(t, v, nv, ev, n, e);
-	free(v);
-	return rc;
-}
-
 /* The class of a trace: its calls in the normal run (FNV-1a). */
 static int64_t behaviour(const uint32_t *v, size_t n)
 {
@@ -60,16 +36,16 @@ int vd_common_apply(store *s, int64_t fn, int64_t ff, const rank_key *keys, vd_r
 	int *obj = xmalloc((n ? 2 * n : 1) * sizeof *obj);
 	nlr_table *t = nlr_table_new();
 	int began = store_read_begin(s, e);
-	int rc = began < 0 ? -1 : store_loops_each(s, load_loop, t, e);
+	int rc = began < 0 ? -1 : vd_load_loops(s, t, e);
 	for (size_t k = 0; !rc && k < n; k++) {
 		rank_key key = keys[v->it[k].i];
 		obj[2 * k] = analysis_object(&r[0], key.proc, key.thread);
 		obj[2 * k + 1] = analysis_object(&r[1], key.proc, key.thread);
 		uint32_t *a = NULL, *b = NULL;
 		size_t na = 0, nb = 0;
-		rc = events(s, t, fn, obj[2 * k], &a, &na, e);
+		rc = vd_kept_events(s, t, fn, obj[2 * k], &a, &na, e);
 		if (!rc && v->it[k].change == VD_DIVERGED)
-			rc = events(s, t, ff, obj[2 * k + 1], &b, &nb, e);
+			rc = vd_kept_events(s, t, ff, obj[2 * k + 1], &b, &nb, e);
 		if (!rc) {
 			cls[k] = behaviour(a, na);
 			if (v->it[k].change == VD_DIVERGED)
@@ -89,9 +65,9 @@ int vd_common_apply(store *s, int64_t fn, int64_t ff, const rank_key *keys, vd_r
 			continue;
 		uint32_t *a = NULL, *b = NULL;
 		size_t na = 0, nb = 0;
-		rc = events(s, t, fn, obj[2 * k], &a, &na, e);
+		rc = vd_kept_events(s, t, fn, obj[2 * k], &a, &na, e);
 		if (!rc)
-			rc = events(s, t, ff, obj[2 * k + 1], &b, &nb, e);
+			rc = vd_kept_events(s, t, ff, obj[2 * k + 1], &b, &nb, e);
 		if (!rc) {
 			int same = cc_reduced_same(a, na, b, nb, &cs[k], &x->c_at, &x->c_ev_n,
 						   &x->c_ev_f);

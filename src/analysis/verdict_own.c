@@ -64,30 +64,6 @@ void vd_own_compare(const uint32_t *fa, size_t nfa, const uint32_t *fb, size_t n
 	free(kept);
 }
 
-static int load_loop(void *ctx, uint32_t id, const nlr_entry *body, size_t n)
-{
-	dt_err e;
-	dt_err_clear(&e);
-	return nlr_table_load(ctx, id, body, n, &e);
-}
-
-/* The kept events of object obj of analysis id, expanded (nothing when obj < 0). */
-static int events(store *s, const nlr_table *t, int64_t id, int obj, uint32_t **ev, size_t *n,
-		  dt_err *e)
-{
-	*ev = NULL;
-	*n = 0;
-	if (obj < 0)
-		return 0;
-	nlr_entry *v = NULL;
-	size_t nv = 0;
-	int rc = store_analysis_get_trace(s, id, obj, NULL, NULL, &v, &nv, NULL, NULL, e);
-	if (!rc)
-		rc = nlr_expand(t, v, nv, ev, n, e);
-	free(v);
-	return rc;
-}
-
 int vd_own_apply(store *s, int64_t fn, int64_t ff, int64_t en, int64_t ef, const rank_key *keys,
 		 vd_rank *v, dt_err *e)
 {
@@ -105,7 +81,7 @@ int vd_own_apply(store *s, int64_t fn, int64_t ff, int64_t en, int64_t ef, const
 	if (!rc && began < 0)
 		rc = -1;
 	if (!rc)
-		rc = store_loops_each(s, load_loop, t, e);
+		rc = vd_load_loops(s, t, e);
 	/* the faulty run was cut (a call left open, the run stopped), as vd_build tells it */
 	unsigned cutf = DT_TF_OPEN_FRAMES | DT_TF_TIMEOUT | DT_TF_UNTERMINATED | DT_TF_TRUNCATED;
 	int cut = 0;
@@ -117,8 +93,9 @@ int vd_own_apply(store *s, int64_t fn, int64_t ff, int64_t en, int64_t ef, const
 		uint32_t *ev[4] = { NULL, NULL, NULL, NULL };
 		size_t nev[4] = { 0, 0, 0, 0 };
 		for (int q = 0; q < 4 && !rc; q++)
-			rc = events(s, t, id[q], analysis_object(&r[q], key.proc, key.thread), &ev[q],
-				    &nev[q], e);
+			rc = vd_kept_events(s, t, id[q],
+					    analysis_object(&r[q], key.proc, key.thread), &ev[q],
+					    &nev[q], e);
 		if (!rc)
 			vd_own_compare(ev[0], nev[0], ev[1], nev[1], ev[2], nev[2], ev[3], nev[3],
 				       cut, x);
