@@ -516,6 +516,41 @@ static void test_hang_wait(void)
 	hang_report_free(&r);
 }
 
+/* A collective mismatch: ranks 0 and 1 make MPI_Barrier their second collective on WORLD,
+ * rank 2 an MPI_Allreduce. Each waits for the members that have not entered the same
+ * collective at that place, so rank 2 waits for 0 and 1, they for 2: a cycle (the skipped
+ * collective of tests/sync_hang.sh, without MPI). */
+static void test_hang_coll_mismatch(void)
+{
+	const char *names[] = { NULL, "MPI_Allreduce", "MPI_Barrier" };
+	enum { ALLRED = 1, BARRIER };
+#define E(p, s, ph, f) { .proc = p, .thread = 0, .seq = s, .phase = ph, .func = f, .comm = 0, \
+			 .src = -1, .dest = -1, .stag = -1, .rtag = -1, .root = -1, .datatype = -1, \
+			 .op = -1, .team = -1, .tnum = -1, .count = 1, .csize = 3 }
+	dt_sync_event ev[] = {
+		E(0, 0, 0, ALLRED), E(0, 1, 1, ALLRED), E(0, 2, 0, BARRIER),
+		E(1, 0, 0, ALLRED), E(1, 1, 1, ALLRED), E(1, 2, 0, BARRIER),
+		E(2, 0, 0, ALLRED), E(2, 1, 1, ALLRED), E(2, 2, 0, ALLRED),
+	};
+#undef E
+	hang_report r;
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK(hang_analyze(ev, sizeof ev / sizeof *ev, names, sizeof names / sizeof *names, &r,
+			   &e) == 0);
+	int w[3][3] = { { 0 } };
+	for (size_t i = 0; i < r.nedges; i++) {
+		const hang_thread *a = &r.threads[r.edges[i].from], *b = &r.threads[r.edges[i].to];
+		if (r.edges[i].why == HANG_W_COLL && a->proc < 3 && b->proc < 3)
+			w[a->proc][b->proc]++;
+	}
+	CHECK(w[0][2] == 1 && w[1][2] == 1); /* the barrier waits for rank 2 */
+	CHECK(w[2][0] == 1 && w[2][1] == 1); /* its allreduce for ranks 0 and 1 */
+	CHECK(w[0][1] == 0 && w[1][0] == 0); /* 0 and 1 are in the same barrier */
+	CHECK(r.ncycles >= 1);
+	hang_report_free(&r);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/dt-sync-XXXXXX");
@@ -527,6 +562,7 @@ int main(void)
 	test_staged();
 	test_hang();
 	test_hang_wait();
+	test_hang_coll_mismatch();
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
