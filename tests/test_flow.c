@@ -608,8 +608,58 @@ static void test_libcalls(void)
 	dt_blame_data_free(&d);
 }
 
+/* A pointer parameter passes blame out only through what is written through it: in
+ * adv(double *p), line 81 `p = p + r` moves the pointer (its own value, not the data it points
+ * to), so the blame of what r computed stays in adv; main's x, passed as p, gets none. Line 82
+ * `*p = r` writes through it: x takes that. */
+static void test_pointer_value(void)
+{
+	dt_blame_data d;
+	memset(&d, 0, sizeof d);
+	static const struct {
+		const char *f;
+		int line;
+	} l[] = { { "main", 20 }, { "adv", 81 }, { "adv", 82 } };
+	for (int i = 0; i < 3; i++) {
+		grow((void **)&d.locs, &d.caplocs, d.nlocs + 1, sizeof *d.locs);
+		d.locs[d.nlocs++] = (dt_bloc){ xstrdup(l[i].f), xstrdup("/src/app.c"), l[i].line,
+					       xstrdup("app"), 1, 0 };
+	}
+	grow((void **)&d.proc, &d.capproc, 1, sizeof *d.proc);
+	d.proc[d.nproc++] = (dt_bproc){ .rank = 0, .pid = 100 };
+	add_path(&d, (int32_t[]){ 1, 0 }, 2); /* 0: line 81 in adv, called from main's line 20 */
+	add_path(&d, (int32_t[]){ 2, 0 }, 2); /* 1: line 82 */
+	add_samp(&d, 0, 5);
+	add_samp(&d, 1, 3);
+	static bx_var mv[2], av[2];
+	mv[0] = V("x", "double", BX_LOCAL);
+	mv[1] = V("<return>", "int", BX_RETURN);
+	av[0] = V("p", "double *", BX_PARAM);
+	av[1] = V("r", "double", BX_LOCAL);
+	int xv[] = { 0 };
+	bx_arg arg[] = { { (char *)"&x", xv, 1, 1, 0, 0 } };
+	bx_call mcall[] = { { (char *)"adv", NULL, 20, 2, -1, arg, 1 } };
+	bx_rel arel[] = { { 0, 0, 1, 81, 0, BX_VALUE, NULL }, { 0, 0, 1, 82, 1, BX_VALUE, NULL } };
+	bx_line aline[] = { { 81, 0, BX_WRITE }, { 82, 0, BX_THROUGH } };
+	bx_func fn[] = {
+		{ (char *)"main", (char *)"/src/app.c", 19, 30, 0, mv, 2, NULL, 0, mcall, 1, NULL, 0 },
+		{ (char *)"adv", (char *)"/src/app.c", 80, 83, 0, av, 2, arel, 2, NULL, 0, aline, 2 },
+	};
+	blame_src src = { fn, 2, 0 };
+	blame_result r;
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK(blame_compute_src(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
+	const blame_table *t = &r.tables[0];
+	CHECK(fabs(row(t, "x (main)") - 3) < 1e-9); /* only what was written through p */
+	sums(t);
+	blame_result_free(&r);
+	dt_blame_data_free(&d);
+}
+
 int main(void)
 {
+	test_pointer_value();
 	test_join();
 	test_heuristic_above("h");
 	/* a copy gcc -O2 made of h, renamed: still h's index entry */
