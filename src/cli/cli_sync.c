@@ -256,6 +256,220 @@ static const char *base_of(const char *p)
 	return s ? s + 1 : p;
 }
 
+/* What hang's two forms print: the report of a run (or a recording in progress). */
+struct hang_view {
+	store *s;
+	const char *arg;          /* the RUN or DIR given */
+	const store_run *run;
+	const char *live;         /* a recording in progress, imported privately; NULL for a run */
+	const char *fl;           /* the run's flags, as text */
+	const dt_sync_event *ev;
+	const hang_report *rep;
+	const ord_held *held;     /* the calls that can never complete */
+	size_t nheld;
+	const size_t *thread_of;
+	const char *stopped;      /* why the causality filter stopped, or NULL */
+};
+
+static void hang_json(const struct hang_view *hv)
+{
+	store *s = hv->s;
+	const dt_sync_event *ev = hv->ev;
+	const hang_report *rep_ = hv->rep;
+	const ord_held *held = hv->held;
+	size_t nheld = hv->nheld;
+	const size_t *thread_of = hv->thread_of;
+	const char *stopped = hv->stopped, *live = hv->live, *fl = hv->fl, *arg = hv->arg;
+	const store_run *run_ = hv->run;
+	printf("{\"run\": ");
+	cli_json_str(live ? "" : run_->name);
+	if (live) {
+		printf(", \"recording\": ");
+		cli_json_str(arg);
+	}
+	printf(", \"flags\": \"%s\",\n \"threads\": [", fl);
+	for (size_t i = 0; i < rep_->nthreads; i++) {
+		const hang_thread *h = &rep_->threads[i];
+		printf("%s\n  {\"pt\": \"%d.%d\", \"state\": \"%s\", \"call\": ", i ? "," : "",
+		       h->proc, h->thread,
+		       h->state == HANG_IN_CALL ? "in-call"
+		       : h->state == HANG_FINISHED ? "finished"
+						   : "outside");
+		cli_json_str(h->func ? fname(s, h->func) : "");
+		printf(", \"occurrence\": %" PRIu64 ", \"seq\": %" PRIu32 "}", h->occurrence,
+		       ev[h->entry].seq);
+	}
+	printf("],\n \"edges\": [");
+	for (size_t i = 0; i < rep_->nedges; i++) {
+		const hang_thread *a = &rep_->threads[rep_->edges[i].from],
+				  *b = &rep_->threads[rep_->edges[i].to];
+		printf("%s\n  {\"from\": \"%d.%d\", \"to\": \"%d.%d\", \"why\": \"%s\"}",
+		       i ? "," : "", a->proc, a->thread, b->proc, b->thread,
+		       hang_why_name(rep_->edges[i].why));
+	}
+	printf("],\n \"cycles\": [");
+	for (size_t i = 0; i < rep_->ncycles; i++) {
+		printf("%s\n  [", i ? "," : "");
+		for (size_t k = 0; k < rep_->cycles[i].n; k++) {
+			const hang_thread *h = &rep_->threads[rep_->cycles[i].threads[k]];
+			printf("%s\"%d.%d\"", k ? ", " : "", h->proc, h->thread);
+		}
+		printf("]");
+	}
+	printf("],\n \"mismatches\": [");
+	for (size_t i = 0; i < rep_->nnears; i++) {
+		const hang_near *m = &rep_->nears[i];
+		const hang_thread *h = &rep_->threads[m->thread];
+		const dt_sync_event *x = &ev[m->send];
+		char b[512];
+		hang_near_text(rep_, ev, m, sync_type_name, b, sizeof b);
+		printf("%s\n  {\"pt\": \"%d.%d\", \"kind\": \"%s\", \"sender\": \"%d.%d\", "
+		       "\"send_seq\": %" PRIu32 ", \"text\": ",
+		       i ? "," : "", h->proc, h->thread, hang_near_name(m->kind), x->proc,
+		       x->thread, x->seq);
+		cli_json_str(b);
+		printf("}");
+	}
+	printf("],\n \"never_released\": [");
+	for (size_t i = 0; i < nheld; i++) {
+		const ord_held *h = &held[i];
+		printf("%s\n  {\"pt\": \"%d.%d\", \"call\": ", i ? "," : "", h->ev.proc,
+		       h->ev.thread);
+		cli_json_str(fname(s, h->ev.func));
+		if (h->id != SIZE_MAX)
+			printf(", \"pending\": true, \"occurrence\": %" PRIu64,
+			       rep_->threads[thread_of[h->id]].occurrence);
+		else
+			printf(", \"pending\": false, \"seq\": %" PRIu32 ", \"phase\": \"%s\"",
+			       h->ev.seq, h->ev.phase == DT_SYNC_ENTER ? "enter" : "exit");
+		printf(", \"held\": %zu, \"rule\": ", h->nheld);
+		cli_json_str(h->rule);
+		printf(", \"why\": ");
+		cli_json_str(h->why);
+		printf("}");
+	}
+	printf("]");
+	if (stopped) {
+		printf(",\n \"filter_stopped\": ");
+		cli_json_str(stopped);
+	}
+	printf("}\n");
+}
+
+static void hang_text(const struct hang_view *hv)
+{
+	store *s = hv->s;
+	const dt_sync_event *ev = hv->ev;
+	const hang_report *rep_ = hv->rep;
+	const ord_held *held = hv->held;
+	size_t nheld = hv->nheld;
+	const size_t *thread_of = hv->thread_of;
+	const char *stopped = hv->stopped, *live = hv->live, *fl = hv->fl, *arg = hv->arg;
+	const store_run *run_ = hv->run;
+	if (live) {
+		printf("recording ");
+		esc_fputs(arg, stdout);
+		printf(" (in progress, or ended without an import)");
+	} else {
+		printf("run %s", run_->name);
+	}
+	printf(": %zu threads with sync events", rep_->nthreads);
+	if (run_->flags & DT_TF_TIMEOUT)
+		printf(", stopped by difftrace-record --timeout");
+	printf(" (flags %s)\n\nwhere each thread is at the end:\n", fl);
+	for (size_t i = 0; i < rep_->ngroups; i++) {
+		const hang_group *g = &rep_->groups[i];
+		char *pts = pts_of(rep_, g->threads, g->n);
+		printf("  %-20s ", pts);
+		where_text(s, ev, &rep_->threads[g->threads[0]], "");
+		putchar('\n');
+		free(pts);
+	}
+	printf("\nwait-for graph (%zu edge%s):\n", rep_->nedges, rep_->nedges == 1 ? "" : "s");
+	for (size_t i = 0; i < rep_->nedges;) {
+		/* one line per thread and reason: 2.0 waits for 0.0, 1.0 (collective) */
+		size_t j = i;
+		const hang_edge *a = &rep_->edges[i];
+		size_t *to = xmalloc(rep_->nedges * sizeof *to), k = 0;
+		while (j < rep_->nedges && rep_->edges[j].from == a->from &&
+		       rep_->edges[j].why == a->why)
+			to[k++] = rep_->edges[j++].to;
+		const hang_thread *h = &rep_->threads[a->from];
+		char *pts = pts_of(rep_, to, k), pt[32];
+		snprintf(pt, sizeof pt, "%d.%d", h->proc, h->thread);
+		printf("  %-8s waits for %s (%s: ", pt, pts, hang_why_name(a->why));
+		esc_fputs(fname(s, h->func), stdout);
+		char args[512];
+		ord_event_args(&ev[h->entry], args, sizeof args);
+		printf("%s)\n", args);
+		free(pts);
+		free(to);
+		i = j;
+	}
+	if (!rep_->nedges)
+		printf("  (none)\n");
+	if (rep_->nnears)
+		printf("\nmismatches (a blocked receive, a send alike but for one thing):\n");
+	for (size_t i = 0; i < rep_->nnears; i++) {
+		char b[512];
+		hang_near_text(rep_, ev, &rep_->nears[i], sync_type_name, b, sizeof b);
+		printf("  %s mismatch: %s\n", hang_near_name(rep_->nears[i].kind), b);
+	}
+	int nlocks = 0;
+	for (size_t i = 0; i < rep_->nthreads; i++)
+		for (size_t k = 0; k < rep_->threads[i].nheld; k++) {
+			const dt_sync_event *v = &ev[rep_->threads[i].held[k]];
+			char b[32];
+			if (!nlocks++)
+				printf("\nlocks and critical sections held at the end:\n");
+			printf("  %d.%d holds ", rep_->threads[i].proc, rep_->threads[i].thread);
+			esc_fputs(fname(s, v->func), stdout);
+			printf(" obj=%#" PRIx64 " (%s acquisition)\n", v->obj,
+			       nth(v->objseq, b, sizeof b));
+		}
+	printf("\ncalls that can never complete (held by the causality filter at the end):\n");
+	for (size_t i = 0; i < nheld; i++) {
+		const ord_held *h = &held[i];
+		char b[32];
+		printf("  %d.%d ", h->ev.proc, h->ev.thread);
+		if (h->id != SIZE_MAX) {
+			printf("in ");
+			esc_fputs(fname(s, h->ev.func), stdout);
+			printf(" (%s)", nth(rep_->threads[thread_of[h->id]].occurrence, b, sizeof b));
+		} else {
+			printf("#%" PRIu32 " ", h->ev.seq);
+			esc_fputs(fname(s, h->ev.func), stdout);
+			printf(" %s (%zu held)", h->ev.phase == DT_SYNC_ENTER ? "enter" : "exit",
+			       h->nheld);
+		}
+		printf(": rule %s: ", h->rule[0] ? base_of(h->rule) : "(none)");
+		esc_fputs(h->why, stdout);
+		putchar('\n');
+	}
+	if (stopped) {
+		printf("  the causality filter stopped: ");
+		esc_fputs(stopped, stdout);
+		putchar('\n');
+	} else if (!nheld) {
+		printf("  (none)\n");
+	}
+	if (rep_->ncycles) {
+		printf("\ndeadlock: %zu wait-for cycle%s:\n", rep_->ncycles,
+		       rep_->ncycles == 1 ? "" : "s");
+		for (size_t i = 0; i < rep_->ncycles; i++) {
+			printf("  ");
+			for (size_t k = 0; k <= rep_->cycles[i].n; k++) {
+				const hang_thread *h =
+					&rep_->threads[rep_->cycles[i].threads[k % rep_->cycles[i].n]];
+				printf("%s%d.%d", k ? " -> " : "", h->proc, h->thread);
+			}
+			putchar('\n');
+		}
+	} else {
+		printf("\nno wait-for cycle\n");
+	}
+}
+
 int cmd_hang(cli *c, int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -320,184 +534,12 @@ int cmd_hang(cli *c, int argc, char **argv)
 		goto out;
 	char fl[200];
 	dt_flags_str(run.flags, fl, sizeof fl);
-	if (fmt == OUT_JSON) {
-		printf("{\"run\": ");
-		cli_json_str(live ? "" : run.name);
-		if (live) {
-			printf(", \"recording\": ");
-			cli_json_str(argv[optind]);
-		}
-		printf(", \"flags\": \"%s\",\n \"threads\": [", fl);
-		for (size_t i = 0; i < rep.nthreads; i++) {
-			const hang_thread *h = &rep.threads[i];
-			printf("%s\n  {\"pt\": \"%d.%d\", \"state\": \"%s\", \"call\": ", i ? "," : "",
-			       h->proc, h->thread,
-			       h->state == HANG_IN_CALL ? "in-call"
-			       : h->state == HANG_FINISHED ? "finished"
-							   : "outside");
-			cli_json_str(h->func ? fname(s, h->func) : "");
-			printf(", \"occurrence\": %" PRIu64 ", \"seq\": %" PRIu32 "}", h->occurrence,
-			       ev[h->entry].seq);
-		}
-		printf("],\n \"edges\": [");
-		for (size_t i = 0; i < rep.nedges; i++) {
-			const hang_thread *a = &rep.threads[rep.edges[i].from],
-					  *b = &rep.threads[rep.edges[i].to];
-			printf("%s\n  {\"from\": \"%d.%d\", \"to\": \"%d.%d\", \"why\": \"%s\"}",
-			       i ? "," : "", a->proc, a->thread, b->proc, b->thread,
-			       hang_why_name(rep.edges[i].why));
-		}
-		printf("],\n \"cycles\": [");
-		for (size_t i = 0; i < rep.ncycles; i++) {
-			printf("%s\n  [", i ? "," : "");
-			for (size_t k = 0; k < rep.cycles[i].n; k++) {
-				const hang_thread *h = &rep.threads[rep.cycles[i].threads[k]];
-				printf("%s\"%d.%d\"", k ? ", " : "", h->proc, h->thread);
-			}
-			printf("]");
-		}
-		printf("],\n \"mismatches\": [");
-		for (size_t i = 0; i < rep.nnears; i++) {
-			const hang_near *m = &rep.nears[i];
-			const hang_thread *h = &rep.threads[m->thread];
-			const dt_sync_event *x = &ev[m->send];
-			char b[512];
-			hang_near_text(&rep, ev, m, sync_type_name, b, sizeof b);
-			printf("%s\n  {\"pt\": \"%d.%d\", \"kind\": \"%s\", \"sender\": \"%d.%d\", "
-			       "\"send_seq\": %" PRIu32 ", \"text\": ",
-			       i ? "," : "", h->proc, h->thread, hang_near_name(m->kind), x->proc,
-			       x->thread, x->seq);
-			cli_json_str(b);
-			printf("}");
-		}
-		printf("],\n \"never_released\": [");
-		for (size_t i = 0; i < nheld; i++) {
-			const ord_held *h = &held[i];
-			printf("%s\n  {\"pt\": \"%d.%d\", \"call\": ", i ? "," : "", h->ev.proc,
-			       h->ev.thread);
-			cli_json_str(fname(s, h->ev.func));
-			if (h->id != SIZE_MAX)
-				printf(", \"pending\": true, \"occurrence\": %" PRIu64,
-				       rep.threads[thread_of[h->id]].occurrence);
-			else
-				printf(", \"pending\": false, \"seq\": %" PRIu32 ", \"phase\": \"%s\"",
-				       h->ev.seq, h->ev.phase == DT_SYNC_ENTER ? "enter" : "exit");
-			printf(", \"held\": %zu, \"rule\": ", h->nheld);
-			cli_json_str(h->rule);
-			printf(", \"why\": ");
-			cli_json_str(h->why);
-			printf("}");
-		}
-		printf("]");
-		if (stopped) {
-			printf(",\n \"filter_stopped\": ");
-			cli_json_str(stopped);
-		}
-		printf("}\n");
-	} else {
-		if (live) {
-			printf("recording ");
-			esc_fputs(argv[optind], stdout);
-			printf(" (in progress, or ended without an import)");
-		} else {
-			printf("run %s", run.name);
-		}
-		printf(": %zu threads with sync events", rep.nthreads);
-		if (run.flags & DT_TF_TIMEOUT)
-			printf(", stopped by difftrace-record --timeout");
-		printf(" (flags %s)\n\nwhere each thread is at the end:\n", fl);
-		for (size_t i = 0; i < rep.ngroups; i++) {
-			const hang_group *g = &rep.groups[i];
-			char *pts = pts_of(&rep, g->threads, g->n);
-			printf("  %-20s ", pts);
-			where_text(s, ev, &rep.threads[g->threads[0]], "");
-			putchar('\n');
-			free(pts);
-		}
-		printf("\nwait-for graph (%zu edge%s):\n", rep.nedges, rep.nedges == 1 ? "" : "s");
-		for (size_t i = 0; i < rep.nedges;) {
-			/* one line per thread and reason: 2.0 waits for 0.0, 1.0 (collective) */
-			size_t j = i;
-			const hang_edge *a = &rep.edges[i];
-			size_t *to = xmalloc(rep.nedges * sizeof *to), k = 0;
-			while (j < rep.nedges && rep.edges[j].from == a->from &&
-			       rep.edges[j].why == a->why)
-				to[k++] = rep.edges[j++].to;
-			const hang_thread *h = &rep.threads[a->from];
-			char *pts = pts_of(&rep, to, k), pt[32];
-			snprintf(pt, sizeof pt, "%d.%d", h->proc, h->thread);
-			printf("  %-8s waits for %s (%s: ", pt, pts, hang_why_name(a->why));
-			esc_fputs(fname(s, h->func), stdout);
-			char args[512];
-			ord_event_args(&ev[h->entry], args, sizeof args);
-			printf("%s)\n", args);
-			free(pts);
-			free(to);
-			i = j;
-		}
-		if (!rep.nedges)
-			printf("  (none)\n");
-		if (rep.nnears)
-			printf("\nmismatches (a blocked receive, a send alike but for one thing):\n");
-		for (size_t i = 0; i < rep.nnears; i++) {
-			char b[512];
-			hang_near_text(&rep, ev, &rep.nears[i], sync_type_name, b, sizeof b);
-			printf("  %s mismatch: %s\n", hang_near_name(rep.nears[i].kind), b);
-		}
-		int nlocks = 0;
-		for (size_t i = 0; i < rep.nthreads; i++)
-			for (size_t k = 0; k < rep.threads[i].nheld; k++) {
-				const dt_sync_event *v = &ev[rep.threads[i].held[k]];
-				char b[32];
-				if (!nlocks++)
-					printf("\nlocks and critical sections held at the end:\n");
-				printf("  %d.%d holds ", rep.threads[i].proc, rep.threads[i].thread);
-				esc_fputs(fname(s, v->func), stdout);
-				printf(" obj=%#" PRIx64 " (%s acquisition)\n", v->obj,
-				       nth(v->objseq, b, sizeof b));
-			}
-		printf("\ncalls that can never complete (held by the causality filter at the end):\n");
-		for (size_t i = 0; i < nheld; i++) {
-			const ord_held *h = &held[i];
-			char b[32];
-			printf("  %d.%d ", h->ev.proc, h->ev.thread);
-			if (h->id != SIZE_MAX) {
-				printf("in ");
-				esc_fputs(fname(s, h->ev.func), stdout);
-				printf(" (%s)", nth(rep.threads[thread_of[h->id]].occurrence, b, sizeof b));
-			} else {
-				printf("#%" PRIu32 " ", h->ev.seq);
-				esc_fputs(fname(s, h->ev.func), stdout);
-				printf(" %s (%zu held)", h->ev.phase == DT_SYNC_ENTER ? "enter" : "exit",
-				       h->nheld);
-			}
-			printf(": rule %s: ", h->rule[0] ? base_of(h->rule) : "(none)");
-			esc_fputs(h->why, stdout);
-			putchar('\n');
-		}
-		if (stopped) {
-			printf("  the causality filter stopped: ");
-			esc_fputs(stopped, stdout);
-			putchar('\n');
-		} else if (!nheld) {
-			printf("  (none)\n");
-		}
-		if (rep.ncycles) {
-			printf("\ndeadlock: %zu wait-for cycle%s:\n", rep.ncycles,
-			       rep.ncycles == 1 ? "" : "s");
-			for (size_t i = 0; i < rep.ncycles; i++) {
-				printf("  ");
-				for (size_t k = 0; k <= rep.cycles[i].n; k++) {
-					const hang_thread *h =
-						&rep.threads[rep.cycles[i].threads[k % rep.cycles[i].n]];
-					printf("%s%d.%d", k ? " -> " : "", h->proc, h->thread);
-				}
-				putchar('\n');
-			}
-		} else {
-			printf("\nno wait-for cycle\n");
-		}
-	}
+	struct hang_view hv = { s,	    argv[optind], &run, live, fl,	 ev,
+				&rep, held,	    nheld,	  thread_of, stopped };
+	if (fmt == OUT_JSON)
+		hang_json(&hv);
+	else
+		hang_text(&hv);
 	if (fflush(stdout) != 0) {
 		dt_errf(&e, DT_EDATA, "cannot write output");
 		goto out;
