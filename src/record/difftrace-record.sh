@@ -456,7 +456,10 @@ stop_traced() { # why
 		# shellcheck disable=SC2086
 		[ -z "$kids" ] || kill -KILL $kids 2>/dev/null
 	fi
-	wait_gone "$child" 5
+	# uftrace writes its info and symbol files once the program is gone, which takes seconds
+	# on a loaded node; killed before, the rank cannot be imported. It ends as soon as it has
+	# written them, so the bound costs nothing when it is quick.
+	wait_gone "$child" 30
 	kill -KILL "$child" 2>/dev/null
 }
 "$@" &
