@@ -470,10 +470,29 @@ fi
 # The deadline is by the clock (wait_gone): counting rounds of 'sleep 0.1' ran late on a
 # loaded node, by half the timeout and more.
 trap 'kill "${wg:-}" 2>/dev/null; stop_traced "stopped by a signal"; exit 143' TERM INT HUP
+# wait_siblings S: until every rank directory of the recording has uftrace's info file (its
+# uftrace has written everything), or S seconds by the clock. The ranks of a hung job reach
+# their timeouts together; the first wrapper to end with 124 makes the launcher stop the
+# others' process groups, uftrace's too, which would then leave no info file.
+wait_siblings() {
+	sleep "$1" </dev/null >/dev/null 2>&1 &
+	ws=$!
+	while kill -0 "$ws" 2>/dev/null; do
+		missing=0
+		for d in "$out"/rank-*; do
+			[ -d "$d" ] || continue
+			[ -f "$d/info" ] || [ -f "$d/uftrace.data/info" ] || missing=1
+		done
+		[ "$missing" = 0 ] && break
+		sleep 0.2
+	done
+	kill "$ws" 2>/dev/null
+}
 wait_gone "$child" "$timeout"
 if kill -0 "$child" 2>/dev/null; then
 	stop_traced "still running after $timeout s"
 	wait "$child" 2>/dev/null
+	[ "$sync" = 2 ] || wait_siblings 20
 	[ -z "$filt" ] || wait "$filt"
 	exit 124
 fi
