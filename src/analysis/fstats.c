@@ -124,13 +124,9 @@ void fstats_delta(const fstats *a, const fstats *b, int sort, fdelta **out, size
 
 int fstats_load(store *st, const char *run, int p, int t, fstats *s, dt_err *e)
 {
-	store_run r;
-	if (store_run_get(st, run, &r, e))
-		return -1;
 	store_trace *tr = NULL;
 	size_t n = 0;
-	int rc = store_trace_list(st, r.id, &tr, &n, e);
-	store_run_free(&r);
+	int rc = store_run_trace_list(st, run, &tr, &n, e);
 	if (rc)
 		return -1;
 	uint32_t *ev = xmalloc(LOAD_BLOCK * sizeof *ev);

@@ -44,13 +44,9 @@ static int load_run(store *s, const char *run, tm_trace **out, size_t *nout, dt_
 {
 	*out = NULL;
 	*nout = 0;
-	store_run r;
-	if (store_run_get(s, run, &r, e))
-		return -1;
 	store_trace *tr = NULL;
 	size_t n = 0;
-	int rc = store_trace_list(s, r.id, &tr, &n, e);
-	store_run_free(&r);
+	int rc = store_run_trace_list(s, run, &tr, &n, e);
 	if (rc)
 		return -1;
 	tm_trace *v = xcalloc(n ? n : 1, sizeof *v);

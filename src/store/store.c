@@ -583,6 +583,18 @@ void store_trace_from_row(sqlite3_stmt *st, store_trace *t)
 	t->ngaps = sqlite3_column_int64(st, 19);
 }
 
+int store_run_trace_list(store *s, const char *run, store_trace **t, size_t *n, dt_err *e)
+{
+	*t = NULL;
+	*n = 0;
+	store_run r;
+	if (store_run_get(s, run, &r, e))
+		return -1;
+	int rc = store_trace_list(s, r.id, t, n, e);
+	store_run_free(&r);
+	return rc ? -1 : 0;
+}
+
 int store_trace_list(store *s, int64_t run_id, store_trace **out, size_t *n, dt_err *e)
 {
 	sqlite3_stmt *st;

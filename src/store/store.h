@@ -98,6 +98,8 @@ void store_trace_free(store_trace *t);
 void store_traces_free(store_trace *t, size_t n);
 /* Traces of a run in P.T order. */
 int store_trace_list(store *s, int64_t run_id, store_trace **t, size_t *n, dt_err *e);
+/* The same, for the run named run (an unknown name is an error). */
+int store_run_trace_list(store *s, const char *run, store_trace **t, size_t *n, dt_err *e);
 int store_trace_get(store *s, int64_t run_id, int proc, int thread, store_trace *t, dt_err *e);
 
 /* Function names. The table is loaded once and kept; ids are dense from 1. */
