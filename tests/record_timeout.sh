@@ -5,6 +5,10 @@
 # after the start with --sync-only (nothing to flush), and within the 2 s of uftrace's flush
 # more by default. Under uftrace the program must be gone afterwards too: uftrace can end at
 # the flush signal and leave the program running, no longer its child.
+# Under an MPI launcher the job must end as soon as its ranks have written their traces: a
+# sleep the wrapper left in the background when the launcher stopped it kept the launcher's
+# descriptors open, and MPICH's hydra waited 20 s more for it (a 4-rank job of '--timeout 10'
+# ended after 32 s).
 # This is a bound on the tool's behaviour, measured with generous slack, not a benchmark.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
@@ -71,4 +75,36 @@ if running "$p"; then
 	kill "$p"
 	fail "uftrace: the program is still running after the timeout"
 fi
+
+# under the launcher: a hung 4-rank job with '--timeout 5' ends within the flush and uftrace's
+# writing of its files (a few seconds), not 20 s later, and every rank is importable
+stop_hogs
+need mpi
+cat >hang.c <<'EOF2'
+#include <mpi.h>
+int main(int argc, char **argv)
+{
+	int rank, x = 0;
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	if (rank == 0) /* a receive nobody sends: rank 0 hangs, the others in the barrier */
+		MPI_Recv(&x, 1, MPI_INT, 1, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Finalize();
+	return x;
+}
+EOF2
+"$MPICC" -pg -g -o hang hang.c >cc.log 2>&1 || { cat cc.log >&2; fail "mpicc failed"; }
+flags="-np 4"
+"$MPIRUN" --version 2>&1 | grep -q 'Open MPI' && flags="$flags --oversubscribe"
+[ "$(id -u)" = 0 ] && "$MPIRUN" --version 2>&1 | grep -q 'Open MPI' && flags="$flags --allow-run-as-root"
+a=$(date +%s.%N)
+# shellcheck disable=SC2086
+timeout -k 5 120 "$MPIRUN" $flags "$RECORD" --timeout 5 -o "$T/job" -- ./hang </dev/null >job.log 2>&1
+b=$(date +%s.%N)
+s=$(echo "$b - $a" | bc)
+echo "a hung 4-rank job under $(basename "$MPIRUN") with --timeout 5: ended after $s s"
+within "$s" 4 17 || { cat job.log >&2; fail "the job with --timeout 5 ended after $s s"; }
+[ "$(ls -d "$T"/job/rank-* | wc -l)" = 4 ] || fail "not 4 rank folders: $(ls "$T/job")"
+expect_status 0 "$DT" import -r job "$T/job"
 pass

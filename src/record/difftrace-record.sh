@@ -424,15 +424,26 @@ if [ "$verbose" = 0 ]; then
 	filt=$!
 	exec 3>&1 > "$tmp/out"
 fi
-# wait_gone PID S: until the child PID has ended or S seconds have passed, by the clock (a
-# sleep of its own: rounds of 'sleep 0.1' run late on a loaded node)
+# now_cs: the time since boot in hundredths of a second (/proc/uptime: the clock, which a
+# loaded node does not slow; whole seconds from date where it cannot be read)
+now_cs() {
+	if read -r up _ </proc/uptime 2>/dev/null; then
+		c=${up#*.}
+		echo $((${up%.*} * 100 + ${c#0}))
+	else
+		echo $(($(date +%s) * 100))
+	fi
+}
+# wait_gone PID S: until the child PID has ended or S seconds have passed, by the clock.
+# Rounds of 'sleep 0.1' are counted against a deadline, never by their number (they run late
+# on a loaded node), and no sleep runs in the background: one left behind when the launcher
+# stops this wrapper would hold the launcher's descriptors (MPICH's hydra waits for them to
+# close, 20 s and more after the rank ended).
 wait_gone() {
-	sleep "$2" </dev/null >/dev/null 2>&1 &
-	wg=$!
-	while kill -0 "$1" 2>/dev/null && kill -0 "$wg" 2>/dev/null; do
+	wend=$(($(now_cs) + $2 * 100))
+	while kill -0 "$1" 2>/dev/null && [ "$(now_cs)" -lt "$wend" ]; do
 		sleep 0.1
 	done
-	kill "$wg" 2>/dev/null
 }
 ended=0
 stop_traced() { # why
@@ -469,15 +480,14 @@ if [ -n "$filt" ]; then
 fi
 # The deadline is by the clock (wait_gone): counting rounds of 'sleep 0.1' ran late on a
 # loaded node, by half the timeout and more.
-trap 'kill "${wg:-}" 2>/dev/null; stop_traced "stopped by a signal"; exit 143' TERM INT HUP
+trap 'stop_traced "stopped by a signal"; exit 143' TERM INT HUP
 # wait_siblings S: until every rank directory of the recording has uftrace's info file (its
 # uftrace has written everything), or S seconds by the clock. The ranks of a hung job reach
 # their timeouts together; the first wrapper to end with 124 makes the launcher stop the
 # others' process groups, uftrace's too, which would then leave no info file.
 wait_siblings() {
-	sleep "$1" </dev/null >/dev/null 2>&1 &
-	ws=$!
-	while kill -0 "$ws" 2>/dev/null; do
+	send=$(($(now_cs) + $1 * 100))
+	while [ "$(now_cs)" -lt "$send" ]; do
 		missing=0
 		for d in "$out"/rank-*; do
 			[ -d "$d" ] || continue
@@ -486,7 +496,6 @@ wait_siblings() {
 		[ "$missing" = 0 ] && break
 		sleep 0.2
 	done
-	kill "$ws" 2>/dev/null
 }
 wait_gone "$child" "$timeout"
 if kill -0 "$child" 2>/dev/null; then
