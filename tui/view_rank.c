@@ -58,6 +58,7 @@ enum kind {
 	L_OWNWAIT, /* the filter saw no difference: every call being analysed */
 	L_OTHER,   /* the filter singled out no trace: their other calls were compared too */
 	L_COMMON,  /* traces changed only as their peers did: a changed input */
+	L_OWNCOMMON, /* the other calls of traces changed only as their peers' did */
 	L_SLOW,    /* no calls differ; traces took longer than their peers */
 	L_HINT,
 	L_BLANK,
@@ -601,6 +602,8 @@ static int rank_open(tui *t, view *v)
 		push(d, L_OTHER, 0);
 	if (d->k->v.ncommon)
 		push(d, L_COMMON, 0);
+	if (d->k->v.nown_common)
+		push(d, L_OWNCOMMON, 0);
 	if (d->k->v.nslow)
 		push(d, L_SLOW, 0);
 	if (nothing_differs(d)) {
@@ -745,6 +748,16 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 			   "after the traces that changed more",
 			   d->k->v.ncommon, d->k->v.ncommon == 1 ? "" : "s",
 			   d->k->v.ncommon == 1 ? "its" : "their", cc);
+		break;
+	}
+	case L_OWNCOMMON: {
+		char cc[512];
+		vd_cc_text(tui_store(t), &d->k->v.own_common, cc, sizeof cc);
+		out_printf(o, ST_WARN,
+			   "the other calls of %zu trace%s changed only as %s peers' did (%s): a "
+			   "changed input, left out of their comparison",
+			   d->k->v.nown_common, d->k->v.nown_common == 1 ? "" : "s",
+			   d->k->v.nown_common == 1 ? "its" : "their", cc);
 		break;
 	}
 	case L_OTHER:

@@ -289,6 +289,7 @@ void vd_free(vd_rank *v)
 {
 	free(v->it);
 	cc_free(&v->common);
+	cc_free(&v->own_common);
 	memset(v, 0, sizeof *v);
 }
 
@@ -340,19 +341,24 @@ static size_t tier_reason(store *s, const vd_item *it, char *buf, size_t cap)
 	return 0;
 }
 
-void vd_common_text(store *s, const vd_rank *v, char *buf, size_t cap)
+void vd_cc_text(store *s, const cc_set *c, char *buf, size_t cap)
 {
 	size_t k = 0;
 	char nm[128];
 	if (cap)
 		buf[0] = 0;
-	for (size_t i = 0; i < v->common.n && i < 6 && k < cap; i++) {
-		name_of(s, v->common.d[i].f, nm, sizeof nm);
+	for (size_t i = 0; i < c->n && i < 6 && k < cap; i++) {
+		name_of(s, c->d[i].f, nm, sizeof nm);
 		k += (size_t)snprintf(buf + k, cap - k, "%s%+lld %s", i ? ", " : "",
-				      (long long)v->common.d[i].d, nm);
+				      (long long)c->d[i].d, nm);
 	}
-	if (v->common.n > 6 && k < cap)
-		snprintf(buf + k, cap - k, " and %zu more", v->common.n - 6);
+	if (c->n > 6 && k < cap)
+		snprintf(buf + k, cap - k, " and %zu more", c->n - 6);
+}
+
+void vd_common_text(store *s, const vd_rank *v, char *buf, size_t cap)
+{
+	vd_cc_text(s, &v->common, buf, cap);
 }
 
 uint32_t vd_stop_call(const vd_item *it, int *from_sync, int *outside)

@@ -74,6 +74,10 @@ typedef struct vd_item {
 	int own;
 	uint64_t own_at, own_n;    /* own calls in common at the start; the counterpart's */
 	uint32_t own_ev_n, own_ev_f; /* the first own calls that differ (0 past the end) */
+	/* own_input 1 when its own calls changed only as its peers' did (a changed input, in
+	 * own_common of vd_rank): own is 0 then; own_at, own_ev_n and own_ev_f of a trace that
+	 * changed more count with that change left out */
+	int own_input;
 	/* The change common to its class (verdict_common.h), consulted when the comparison does
 	 * not single out a trace: common 1 when its change is that and nothing else (a changed
 	 * input; ranked after the diverged traces that changed more); beyond 1 when it changed
@@ -100,6 +104,10 @@ typedef struct vd_rank {
 	 * for the header; n 0 when none */
 	cc_set common;
 	size_t ncommon; /* the traces that changed only by it */
+	/* the same of the calls the filter drops (verdict_own.h): the common change of the own
+	 * calls shared by the most traces whose own calls changed only by it */
+	cc_set own_common;
+	size_t nown_common;
 	size_t nslow;   /* items whose time changed when no calls did (timing.h) */
 } vd_rank;
 
@@ -133,6 +141,8 @@ uint32_t vd_stop_call(const vd_item *it, int *from_sync, int *outside);
 /* The common change of v (v->common) for people: "+3 strcmp, +1 atoi" (calls in the faulty
  * run less the normal run's), names escaped. */
 void vd_common_text(store *s, const vd_rank *v, char *buf, size_t cap);
+/* The same of any change: "+3 strcmp, +1 atoi". */
+void vd_cc_text(store *s, const cc_set *c, char *buf, size_t cap);
 /* What changed, for a row: "diverged at kept event 123 of 1000: MPI_Bcast[...] for
  * MPI_Allreduce[...]", "stopped early in MPI_Finalize after 812 of 1000 kept events",
  * "identical"; plus "; running at the stop". Names are escaped. */

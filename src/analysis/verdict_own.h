@@ -10,8 +10,11 @@
  * function the filter's kept events of that trace never show, returns aside) are compared
  * exactly with its counterpart's too; within each class of the verdict's order (the hang-safe
  * record's tiers, then diverged, stopped early, identical) the traces whose own calls differ
- * come first (in a run that was cut, own calls that only stopped early do not count). The
- * order is otherwise the verdict's. */
+ * come first (in a run that was cut, own calls that only stopped early do not count). A
+ * change of the own calls that every trace of a class made alike (common.h: the faulty run
+ * started with other arguments parses them with more strcmp and strtol in every rank) is the
+ * input, not the bug: it is left out of the comparison, and named in the header. The order is
+ * otherwise the verdict's. */
 #ifndef DT_VERDICT_OWN_H
 #define DT_VERDICT_OWN_H
 
@@ -34,6 +37,12 @@ int vd_own_undecided(const vd_rank *v);
 void vd_own_compare(const uint32_t *fa, size_t nfa, const uint32_t *fb, size_t nfb,
 		    const uint32_t *ea, size_t nea, const uint32_t *eb, size_t neb, int cut,
 		    vd_item *it);
+
+/* With c the change of the own calls (a normal, b faulty, own_pair's) common to the trace's
+ * class (common.h): an item whose own calls differ only by c is no longer own but own_input;
+ * one that changed more has own_at, own_ev_n and own_ev_f with c left out. */
+void vd_own_common(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, const cc_set *c,
+		   int cut, vd_item *it);
 
 /* Sets the own-call fields of every item of v (keys: the traces' P.T, by item's i) from the
  * analyses of the filter (fn normal, ff faulty) and of `everything` (en, ef), and puts v in the

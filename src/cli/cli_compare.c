@@ -916,6 +916,16 @@ static void rank_json(const struct rank_view *r)
 	} else {
 		printf("null");
 	}
+	printf(",\n  \"common_own_change\": ");
+	if (use->k.v.nown_common) {
+		char cc[512];
+		vd_cc_text(s, &use->k.v.own_common, cc, sizeof cc);
+		printf("{\"calls\": ");
+		cli_json_str(cc);
+		printf(", \"traces\": %zu}", use->k.v.nown_common);
+	} else {
+		printf("null");
+	}
 	if (isnan(b))
 		printf(",\n  \"bscore\": null");
 	else
@@ -981,6 +991,14 @@ static int rank_text(const struct rank_view *r, dt_err *e)
 		       "(filter everything) differ too come first in each class\n",
 		       own_calls,
 		       use->k.v.ndiff == n ? "every trace differs" : "the first place is tied");
+	if (use->k.v.nown_common) {
+		char cc[512];
+		vd_cc_text(s, &use->k.v.own_common, cc, sizeof cc);
+		printf("# the other calls of %zu trace%s changed only as %s peers' did (%s): a "
+		       "changed input, left out of their comparison\n",
+		       use->k.v.nown_common, use->k.v.nown_common == 1 ? "" : "s",
+		       use->k.v.nown_common == 1 ? "its" : "their", cc);
+	}
 	if (isnan(b))
 		printf("# B-score: - (fewer than 3 matched traces)\n");
 	else
