@@ -128,6 +128,8 @@ hasre '^>   |- \[-\] L[0-9]* x4  body 3, 12 events$' "the cursor on the loop"
 screen cf10 ': "trace calls 0.0" Enter * j j j j j Enter z'
 has 'every loop folded' "z"
 hasnt 'calls folded' "z unfolds the calls"
+screen cf11 ': "trace calls 0.0" Enter +'
+has 'a call, not a loop: + unfolds loops (Enter a call)' "+ on a call"
 
 # the loop table, and Enter on a loop: its first use, unfolded
 screen tb1 ': "trace nest 0.0" Enter t'

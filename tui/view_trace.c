@@ -1170,7 +1170,7 @@ static int trace_key(tui *t, view *v, int k)
 		return 1;
 	case '+':
 		if (!nlr_is_loop(l->e))
-			tui_msg(t, ST_DIM, "a call, not a loop: only [+] lines unfold");
+			tui_msg(t, ST_DIM, "a call, not a loop: + unfolds loops (Enter a call)");
 		else
 			unfold(t, d, v, v->cur, 1);
 		return 1;
