@@ -130,6 +130,15 @@ has 'every loop folded' "z"
 hasnt 'calls folded' "z unfolds the calls"
 screen cf11 ': "trace calls 0.0" Enter +'
 has 'a call, not a loop: + unfolds loops (Enter a call)' "+ on a call"
+# a trace of more than 1048576 kept events reads its call depths at the first key that folds
+mkdir "$T/calltree"
+awk 'BEGIN { print "main"; for (i = 0; i < 600000; i++) print "f\ng\n[ret]\n[ret]"; print "[ret]" }' \
+	> "$T/calltree/0.0.txt"
+expect_status 0 "$DT" import -q --run calltree "$T/calltree"
+screen cf12 ': "trace calltree 0.0" Enter'
+hasre '^> 1 main$' "no call tree before a key asks for it"
+screen cf13 ': "trace calltree 0.0" Enter Enter'
+hasre '^> 1 \[+\] main  1200000 calls folded$' "Enter reads the depths and folds"
 
 # the loop table, and Enter on a loop: its first use, unfolded
 screen tb1 ': "trace nest 0.0" Enter t'
