@@ -3,7 +3,8 @@
 # events: a real MPI + OpenMP run recorded with uftrace and the sync recorder, exported, and read
 # back with python's json module: the program's functions as complete events on their rank's and
 # thread's row, nested as the calls were, the sync slices inside the calls they record; --calls
-# bounds them (a trace cut short says where); a hostile function name stays JSON.
+# bounds them (a trace cut short says where); a run without sync events has its calls alone; a
+# hostile function name stays JSON.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 need mpi uftrace built timeout
@@ -74,6 +75,16 @@ grep -q '"name":"calls cut here"' "$T/out" || fail "no 'calls cut here'"
 expect_err "calls of run 'r' written (--calls 6): 4 traces cut short"
 expect_status 0 "$DT" order --format chrome --calls 0 r
 python3 "$T/check.py" "$T/out" 0 || fail "chrome --calls 0"
+# a run recorded without sync events: the Chrome trace has its calls alone, the other formats
+# have nothing to order
+cp -r "$T/tr" "$T/nosync"
+rm -rf "$T"/nosync/rank-*/sync
+expect_status 0 "$DT" import -q -r nosync "$T/nosync"
+expect_status 0 "$DT" order --format chrome nosync
+python3 "$T/check.py" "$T/out" 1000000 || fail "chrome without sync events"
+expect_err "run 'nosync' has no sync events: the Chrome trace has its calls alone"
+expect_status 1 "$DT" order nosync
+expect_err "has no sync events: record it"
 expect_status 2 "$DT" order --format chrome --calls many r
 expect_err "--calls needs a count"
 # a function named with a quote, a backslash, an escape sequence and a byte that is not UTF-8

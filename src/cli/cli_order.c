@@ -45,7 +45,8 @@ static const char order_help[] =
 	"  --calls N         chrome: at most N of the program's calls in all (default 1000000;\n"
 	"                    0: the sync events alone), shared evenly among the traces; a trace\n"
 	"                    cut short shows 'calls cut here' where the rest begin, and stderr\n"
-	"                    says how many were left out\n"
+	"                    says how many were left out; a run without sync events has its\n"
+	"                    calls alone\n"
 	"  --check[=FILE]    verify an order with the independent checker: without FILE the\n"
 	"                    order just computed (printed as well), with FILE an order in the\n"
 	"                    csv format of --format csv (its proc, thread, seq and, for the\n"
@@ -135,9 +136,9 @@ fail:
 	return -1;
 }
 
-static int write_calls(FILE *out, void *arg, dt_err *e)
+static int write_calls(FILE *out, int first, void *arg, dt_err *e)
 {
-	return chrome_calls_write(out, arg, e);
+	return chrome_calls_write(out, first, arg, e);
 }
 
 int cmd_order(cli *c, int argc, char **argv)
@@ -199,7 +200,10 @@ int cmd_order(cli *c, int argc, char **argv)
 	if (cli_open_run(c, argv[optind], &s, &run, &e) ||
 	    store_sync_list(s, run.id, &ev, &n, &e) || store_sync_clocks(s, run.id, &ck, &nck, &e))
 		goto fail;
-	if (!n) {
+	if (!n && fmt == ORD_FMT_CHROME && max_calls && !check)
+		fprintf(stderr, "difftrace: run '%s' has no sync events: the Chrome trace has its "
+			"calls alone\n", run.name);
+	else if (!n) {
 		dt_err_at(&e, NULL, -1,
 			  "run '%s' has no sync events: record it with difftrace-record (without "
 			  "--no-sync)", run.name);
@@ -227,7 +231,7 @@ int cmd_order(cli *c, int argc, char **argv)
 	uint64_t nign = 0;
 	if (ord_order_ignoring(rules, &fo, arr, n, &items, &nitems, &held, &nign, &e))
 		goto fail;
-	chrome_calls cc = { s, run.id, ev, n, off, nhost, max_calls, 0, 0, 0, 0 };
+	chrome_calls cc = { s, run.id, ev, n, off, nhost, max_calls, 0, 0, 0, 0, 1 };
 	int calls = fmt == ORD_FMT_CHROME && max_calls;
 	if (ord_write_more(stdout, fmt, arr, items, nitems, names, (uint32_t)nnames,
 			   calls ? write_calls : NULL, &cc, &e))

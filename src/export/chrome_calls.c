@@ -10,6 +10,13 @@
 
 #define BLOCK 65536
 
+/* Starts an event: the separator after the events before it, if any. */
+static void sep(FILE *out, chrome_calls *cc)
+{
+	fputs(cc->first ? "\n" : ",\n", out);
+	cc->first = 0;
+}
+
 static void put_ts(FILE *out, int64_t ns)
 {
 	int64_t us = ns / 1000, rem = ns % 1000;
@@ -48,11 +55,12 @@ struct open_call {
 	int shown;
 };
 
-static void put_call(FILE *out, store *s, const store_trace *t, uint32_t sym, int64_t a,
-		     int64_t b)
+static void put_call(FILE *out, chrome_calls *cc, const store_trace *t, uint32_t sym,
+		     int64_t a, int64_t b)
 {
-	const char *name = store_func_name(s, sym);
-	fputs(",\n{\"ph\":\"X\",\"name\":", out);
+	const char *name = store_func_name(cc->s, sym);
+	sep(out, cc);
+	fputs("{\"ph\":\"X\",\"name\":", out);
 	esc_json(name ? name : "?", out);
 	fprintf(out, ",\"cat\":\"call\",\"pid\":%d,\"tid\":%d,\"ts\":", t->proc, t->thread);
 	put_ts(out, a);
@@ -68,10 +76,12 @@ static int one_trace(FILE *out, chrome_calls *cc, const store_trace *t, uint64_t
 	int own;
 	int32_t h = host_of(cc, t->proc, t->thread, &own);
 	int64_t off = h >= 0 && (size_t)h < cc->nhost ? cc->off[h] : 0;
-	if (!own)
+	if (!own) {
 		/* a row the sync events did not name */
-		fprintf(out, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,"
+		sep(out, cc);
+		fprintf(out, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,"
 			"\"args\":{\"name\":\"%d.%d\"}}", t->proc, t->thread, t->proc, t->thread);
+	}
 	store_cursor *c = NULL;
 	if (store_cursor_open(cc->s, t, 0, &c, e))
 		return -1;
@@ -94,7 +104,8 @@ static int one_trace(FILE *out, chrome_calls *cc, const store_trace *t, uint64_t
 					nopen_shown++;
 				} else if (!cut) {
 					cut = 1;
-					fprintf(out, ",\n{\"ph\":\"i\",\"s\":\"t\",\"name\":\"calls cut "
+					sep(out, cc);
+					fprintf(out, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"calls cut "
 						"here\",\"cat\":\"call\",\"pid\":%d,\"tid\":%d,\"ts\":",
 						t->proc, t->thread);
 					put_ts(out, at);
@@ -105,7 +116,7 @@ static int one_trace(FILE *out, chrome_calls *cc, const store_trace *t, uint64_t
 			} else if (nst) {
 				struct open_call o = st[--nst];
 				if (o.shown) {
-					put_call(out, cc->s, t, o.sym, o.ts, at);
+					put_call(out, cc, t, o.sym, o.ts, at);
 					nopen_shown--;
 				}
 			}
@@ -119,7 +130,7 @@ static int one_trace(FILE *out, chrome_calls *cc, const store_trace *t, uint64_t
 	/* calls that never returned end at the trace's last event */
 	while (rc == 0 && nst--)
 		if (st[nst].shown)
-			put_call(out, cc->s, t, st[nst].sym, st[nst].ts, last);
+			put_call(out, cc, t, st[nst].sym, st[nst].ts, last);
 	if (cut) {
 		cc->ncut++;
 		calls = t->ncalls > calls ? t->ncalls : calls;
@@ -133,8 +144,9 @@ static int one_trace(FILE *out, chrome_calls *cc, const store_trace *t, uint64_t
 	return rc;
 }
 
-int chrome_calls_write(FILE *out, chrome_calls *cc, dt_err *e)
+int chrome_calls_write(FILE *out, int first, chrome_calls *cc, dt_err *e)
 {
+	cc->first = first;
 	store_trace *t = NULL;
 	size_t n = 0, ntimed = 0;
 	if (store_trace_list(cc->s, cc->run_id, &t, &n, e))

@@ -26,11 +26,13 @@ typedef struct chrome_calls {
 	size_t ncut;             /* traces cut short */
 	uint64_t nshown, nall;   /* calls written, calls of the traces with times */
 	size_t nnotime;          /* traces without timestamps (none of their calls written) */
+	int first;               /* no event written yet */
 } chrome_calls;
 
-/* Writes the calls, each event as ",\n{...}" (after at least one event already written).
+/* Writes the calls, each event as ",\n{...}" ("\n{...}" for the first when first: nothing was
+ * written before them).
  * A trace with more calls than its share gets its first ones and an instant event "calls
  * cut here" where the rest begin. */
-int chrome_calls_write(FILE *out, chrome_calls *cc, dt_err *e);
+int chrome_calls_write(FILE *out, int first, chrome_calls *cc, dt_err *e);
 
 #endif

@@ -341,7 +341,7 @@ static int write_chrome(FILE *out, const dt_sync_event *ev, const ord_item *it, 
 		}
 	}
 	free(from);
-	if (more && more(out, arg, e))
+	if (more && more(out, first, arg, e))
 		return -1;
 	fputs("\n]}\n", out);
 	return 0;
