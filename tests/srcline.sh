@@ -144,7 +144,7 @@ has '^  3 \[-\] main  prog.c:15$'
 has '^  6   printf$'
 # Enter folds main: its callees (work, three leaf, printf) hidden and counted
 ui : '"trace a 0.0"' Enter wait j j Enter
-has '^> 3 \[+\] main  5 calls folded  prog.c:15$'
+has '^> 3 \[+\] main  5 calls folded  prog.c:15  (work - L0 x3 (leaf) - printf)$'
 hasnt 'START'
 # D: since the start, D again: duration (a loop: all its iterations), D again: none
 ui : '"trace a 0.0"' Enter wait D

@@ -100,19 +100,19 @@ hasre '^    |  |- \[-\] exchange$' "a call with callees in a loop's body"
 hasre '^    |  |-   MPI_Send$' "its callee, indented"
 has ' trace  1/10 ' "ten lines"
 screen cf2 ': "trace calls 0.0" Enter * j j j j j Enter'
-hasre '^>   |  |- \[+\] exchange  2 calls folded$' "Enter folds the call, the cursor stays on it"
+hasre '^>   |  |- \[+\] exchange  2 calls folded  (MPI_Send - MPI_Recv)$' "Enter folds the call, the cursor stays on it"
 hasre '^    `- MPI_Barrier$' "the lines after it"
 has ' trace  6/8 ' "two lines fewer"
 screen cf3 ': "trace calls 0.0" Enter * j j j j j Enter Enter'
 hasre '^>   |  |- \[-\] exchange$' "Enter unfolds it again"
 has ' trace  6/10 ' "its lines back"
 screen cf4 ': "trace calls 0.0" Enter * G C'
-hasre '^> 1 \[+\] main  86 calls folded$' "C: the cursor goes to the call that hides it"
+hasre '^> 1 \[+\] main  86 calls folded  (init - L[0-9]* x6 (step - ' "C: the cursor goes to the call that hides it"
 has 'every call folded' "C says so"
 has ' trace  1/1 ' "one line"
 screen cf5 ': "trace calls 0.0" Enter * C Enter'
 hasre '^  2   init$' "a folded call unfolds one level"
-hasre '^    |  |- \[+\] exchange  2 calls folded$' "the calls folded in it stay folded"
+hasre '^    |  |- \[+\] exchange  2 calls folded  (MPI_Send - MPI_Recv)$' "the calls folded in it stay folded"
 has ' trace  1/8 ' "main's callees"
 screen cf6 ': "trace calls 0.0" Enter * j j j j j j C E'
 has 'every call unfolded' "E says so"
@@ -121,13 +121,17 @@ has ' trace  1/10 ' "every line back"
 screen cf7 ': "trace calls 0.0" Enter * j j j j j j u'
 hasre '^>   |  |- \[-\] exchange$' "u goes to the calling line"
 screen cf8 ': "trace calls 0.0" Enter * j j j j j j c'
-hasre '^>   |  |- \[+\] exchange  2 calls folded$' "c folds the calling line"
+hasre '^>   |  |- \[+\] exchange  2 calls folded  (MPI_Send - MPI_Recv)$' "c folds the calling line"
 screen cf9 ': "trace calls 0.0" Enter C t Enter'
 has 'the first use of L' "the table's jump unfolds the calls that hide the loop"
 hasre '^>   |- \[-\] L[0-9]* x4  body 3, 12 events$' "the cursor on the loop"
 screen cf10 ': "trace calls 0.0" Enter * j j j j j Enter z'
 has 'every loop folded' "z"
 hasnt 'calls folded' "z unfolds the calls"
+# a folded call lists what it hides, so that a search finds a call however deep it is folded
+screen cf14 ': "trace calls 0.0" Enter C / "MPI_Recv" Enter'
+hasre '^> 1 \[+\] main  86 calls folded' "search lands on the folded call"
+hasnt 'not found' "search finds the hidden call"
 screen cf11 ': "trace calls 0.0" Enter +'
 has 'a call, not a loop: + unfolds loops (Enter a call)' "+ on a call"
 # a trace of more than 1048576 kept events reads its call depths at the first key that folds
@@ -138,7 +142,7 @@ expect_status 0 "$DT" import -q --run calltree "$T/calltree"
 screen cf12 ': "trace calltree 0.0" Enter'
 hasre '^> 1 main$' "no call tree before a key asks for it"
 screen cf13 ': "trace calltree 0.0" Enter Enter'
-hasre '^> 1 \[+\] main  1200000 calls folded$' "Enter reads the depths and folds"
+hasre '^> 1 \[+\] main  1200000 calls folded  (L[0-9]* x600000 (f - g))$' "Enter reads the depths and folds"
 
 # the loop table, and Enter on a loop: its first use, unfolded
 screen tb1 ': "trace nest 0.0" Enter t'
@@ -170,7 +174,7 @@ hasre '^> 1 \[-\] L[0-9]* x3  body 5, 15 events$' "example loop"
 hasre '^    |- \[-\] compute._omp_fn.0$' "example body"
 hasre '^    `-   GOMP_critical_end$' "example body end"
 screen ex2 ': "trace normal 0.0" Enter Enter'
-hasre '^>  1 \[+\] main  39 calls folded$' "Enter folds a call: its callees hidden, counted"
+hasre '^>  1 \[+\] main  39 calls folded  (MPI_Init - ' "Enter folds a call: its callees hidden, counted"
 has ' trace  1/1 ' "one line left"
 screen ex2b ': "trace normal 0.0" Enter Enter Enter'
 hasre '^>  1 \[-\] main$' "Enter again unfolds it"

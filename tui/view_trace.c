@@ -95,7 +95,8 @@ struct trace {
 
 static const tui_keyhelp keys[] = {
 	{ "Enter  o", "fold or unfold the loop or the call under the cursor: a call's callees are "
-		      "indented below it, [-] when shown, [+] and \"N calls folded\" when hidden" },
+		      "indented below it, [-] when shown, [+], \"N calls folded\" and the calls "
+		      "(which a search finds) when hidden" },
 	{ "C", "fold every call that has callees (the tree down to its top calls)" },
 	{ "E", "unfold every folded call" },
 	{ "+", "unfold this loop and every loop inside it" },
@@ -542,6 +543,36 @@ static void time_cell(const struct trace *d, const struct tline *l, tui_out *o)
 	out_printf(o, ST_DIM, "%10s ", buf);
 }
 
+/* The calls a folded call hides, in their order (a loop with its body, the calls a folded call
+ * among them hides after it), so that a search finds them; cut with "..." past limit bytes.
+ * *n: entries written so far. */
+static void hidden_inline(tui *t, const struct trace *d, tui_out *o, const struct tbuf *h,
+			  uint32_t depth, size_t limit, size_t *n)
+{
+	for (size_t k = 0; k < h->n; k++) {
+		const struct tline *x = &h->l[k];
+		if (x->depth != depth || (!nlr_is_loop(x->e) && x->e.sym == DT_RET))
+			continue;
+		if (o->len > limit) {
+			if (*n != SIZE_MAX)
+				out_text(o, ST_DIM, " ...");
+			*n = SIZE_MAX;
+			return;
+		}
+		if ((*n)++)
+			out_text(o, ST_DIM, " - ");
+		token(t, o, ST_DIM, x->e);
+		if (nlr_is_loop(x->e)) {
+			out_text(o, ST_DIM, " ");
+			body_inline(t, d, o, ST_DIM, nlr_loop_id(x->e), limit);
+		}
+		if (x->hid)
+			hidden_inline(t, d, o, x->hid, depth, limit, n);
+		if (*n == SIZE_MAX)
+			return;
+	}
+}
+
 /* Indents past this many call levels show as a number. */
 #define IND_MAX 24u
 
@@ -586,6 +617,12 @@ static void tree_line(tui *t, const struct trace *d, size_t i, tui_out *o)
 			out_printf(o, ST_DIM, "  %s call%s folded", n, l->nhid == 1 ? "" : "s");
 		}
 		tui_src_suffix(o, d->lines, store_func_name(tui_store(t), l->e.sym));
+		if (l->hid) {
+			size_t k = 0;
+			out_text(o, ST_DIM, "  (");
+			hidden_inline(t, d, o, l->hid, l->depth, o->len + PREVIEW_MAX, &k);
+			out_text(o, ST_DIM, ")");
+		}
 		return;
 	}
 	uint32_t id = nlr_loop_id(l->e);
