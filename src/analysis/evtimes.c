@@ -43,6 +43,7 @@ static int walk(store *s, const an_result *r, int obj, evtimes *out, uint16_t **
 		char *why, size_t nwhy, dt_err *e)
 {
 	evtimes scratch;
+	int times = out != NULL; /* depths alone: no 16 bytes of times per event */
 	if (!out)
 		out = &scratch;
 	memset(out, 0, sizeof *out);
@@ -58,8 +59,9 @@ static int walk(store *s, const an_result *r, int obj, evtimes *out, uint16_t **
 		return 0;
 	}
 	if (want > EVTIMES_MAX) {
-		snprintf(why, nwhy, "trace %d.%d keeps too many events to time (%llu)", t->proc,
-			 t->thread, (unsigned long long)want);
+		snprintf(why, nwhy, "trace %d.%d keeps too many events to %s (%llu, more than %u)",
+			 t->proc, t->thread, depth ? "follow its calls" : "time",
+			 (unsigned long long)want, EVTIMES_MAX);
 		return 0;
 	}
 	/* the analysis's filter, from its canonical form (the cache key ends in #digest) */
@@ -88,8 +90,10 @@ static int walk(store *s, const an_result *r, int obj, evtimes *out, uint16_t **
 		goto out;
 	filt_stream_init(&fs, &tab);
 	have_fs = 1;
-	out->start = xmalloc((want ? want : 1) * sizeof *out->start);
-	out->end = xmalloc((want ? want : 1) * sizeof *out->end);
+	if (times) {
+		out->start = xmalloc((want ? want : 1) * sizeof *out->start);
+		out->end = xmalloc((want ? want : 1) * sizeof *out->end);
+	}
 	out->t0 = t->first_ts;
 	if (depth)
 		dep = xmalloc((want ? want : 1) * sizeof *dep);
@@ -111,7 +115,7 @@ static int walk(store *s, const an_result *r, int obj, evtimes *out, uint16_t **
 				rc = 0;
 				goto out;
 			}
-			for (size_t j = 0; j < m; j++)
+			for (size_t j = 0; times && j < m; j++)
 				out->start[pos + j] = out->end[pos + j] = ts[i];
 			if (ev[i] != DT_RET) {
 				GROW(stack, capstack, nstack + 1);
@@ -121,7 +125,7 @@ static int walk(store *s, const an_result *r, int obj, evtimes *out, uint16_t **
 				kdepth += m > 0;
 			} else if (nstack) {
 				struct open_call oc = stack[--nstack];
-				for (unsigned j = 0; j < oc.n; j++)
+				for (unsigned j = 0; times && j < oc.n; j++)
 					out->end[oc.f + j] = ts[i];
 				kdepth -= oc.n > 0 && kdepth > 0;
 			}
