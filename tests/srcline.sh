@@ -138,19 +138,23 @@ ui() { # keys... : the screen in $T/screen
 has() { grep -q -- "$1" "$T/screen" || { cat "$T/screen" >&2; fail "screen lacks '$1'"; }; }
 hasnt() { grep -q -- "$1" "$T/screen" && { cat "$T/screen" >&2; fail "screen has '$1'"; }; return 0; }
 ui : '"trace a 0.0"' Enter wait
-has '^  4 work  prog.c:7$'
-has '^  3 main  prog.c:15$'
-has '^  6 printf$'
+# the calls as a tree: a callee indented under its caller, [-] on a call whose callees show
+has '^  4   \[-\] work  prog.c:7$'
+has '^  3 \[-\] main  prog.c:15$'
+has '^  6   printf$'
+# Enter folds main: its callees (work, three leaf, printf) hidden and counted
+ui : '"trace a 0.0"' Enter wait j j Enter
+has '^> 3 \[+\] main  5 calls folded  prog.c:15  (work - L0 x3 (leaf) - printf)$'
 hasnt 'START'
 # D: since the start, D again: duration (a loop: all its iterations), D again: none
 ui : '"trace a 0.0"' Enter wait D
 has '^  #      START '
 has '^> 1 *0 ns __monstartup'
-grep -Eq '^  4 +[0-9.]+ [num]?s work  prog.c:7$' "$T/screen" || { cat "$T/screen" >&2; fail "no start of work"; }
+grep -Eq '^  4 +[0-9.]+ [num]?s   \[-\] work  prog.c:7$' "$T/screen" || { cat "$T/screen" >&2; fail "no start of work"; }
 has "since the trace's first event"
 ui : '"trace a 0.0"' Enter wait D D
 has '^  #   DURATION '
-grep -Eq '^  5 +[0-9.]+ [num]?s \[\+\] L0 ' "$T/screen" || { cat "$T/screen" >&2; fail "no duration of the loop"; }
+grep -Eq '^  5 +[0-9.]+ [num]?s     \[\+\] L0 ' "$T/screen" || { cat "$T/screen" >&2; fail "no duration of the loop"; }
 ui : '"trace a 0.0"' Enter wait D D D
 hasnt 'DURATION'
 hasnt 'START'

@@ -39,7 +39,7 @@ tm send-keys -t ui : 'trace r 0.0' Enter
 wait_for 'main  prog.c:6'
 # the cursor to main's line, then e
 tm send-keys -t ui G k
-wait_for '^> *[0-9]* main  prog.c:6'
+wait_for '^> *[0-9]* \[-\] main  prog.c:6'
 tm send-keys -t ui e
 wait_for 'EDITOR IS RUNNING'
 wait_for "$T/ed +6 $T/prog.c"

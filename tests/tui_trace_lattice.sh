@@ -43,18 +43,18 @@ expect_status 0 "$DT" import -q --run nest "$T/nest"
 screen tr1 ': "trace nest 0.0" Enter' --size 24x100
 has 'difftrace: trace 0.0 of nest, nested loops' "title"
 has '126 events, 63 kept by the filter, 4 entries, 1 loop (2 distinct)' "header"
-hasre '^> 1 main$' "first entry"
-hasre '^  3 \[+\] L[0-9]* x6  body 3, 60 events  (step - L[0-9]* x4 (MPI_Send - MPI_Recv) - MPI_Barrier)$' \
+hasre '^> 1 \[-\] main$' "first entry"
+hasre '^  3   \[+\] L[0-9]* x6  body 3, 60 events  (step - L[0-9]* x4 (MPI_Send - MPI_Recv) - MPI_Barrier)$' \
 	"a folded loop with its body"
 has ' trace  1/4 ' "four lines"
 
 # unfold the loop, then the loop inside it; fold again
 screen tr2 ': "trace nest 0.0" Enter j j Enter'
-hasre '^> 3 \[-\] L[0-9]* x6  body 3, 60 events$' "unfolded loop"
+hasre '^> 3   \[-\] L[0-9]* x6  body 3, 60 events$' "unfolded loop"
 hasre '^    |- step$' "body line"
 hasre '^    |- \[+\] L[0-9]* x4  body 2, 8 events  (MPI_Send - MPI_Recv)$' "nested loop, folded"
 hasre '^    `- MPI_Barrier$' "last body line"
-hasre '^  4 finalize$' "the entry after the loop"
+hasre '^  4   finalize$' "the entry after the loop"
 screen tr3 ': "trace nest 0.0" Enter j j Enter j j o'
 hasre '^>   |- \[-\] L[0-9]* x4  body 2, 8 events$' "nested loop unfolded with o"
 hasre '^    |  |- MPI_Send$' "nested body, guide of the outer loop"
@@ -62,7 +62,7 @@ hasre '^    |  `- MPI_Recv$' "nested body, last"
 screen tr4 ': "trace nest 0.0" Enter j j Enter j j o Enter'
 hasnt 'MPI_Send$' "nested loop folded again"
 screen tr5 ': "trace nest 0.0" Enter j j Enter Enter'
-hasre '^> 3 \[+\] L' "loop folded again"
+hasre '^> 3   \[+\] L' "loop folded again"
 hasnt '|- step' "folded body"
 
 # all at once, and back up the tree
@@ -77,9 +77,72 @@ hasre '^>   |- \[+\] L[0-9]* x4' "c folds the enclosing loop"
 hasre '^    `- MPI_Barrier$' "the rest stays unfolded"
 screen tr9 ': "trace nest 0.0" Enter * j j j j j z'
 has 'every loop folded' "z"
-hasre '^> 3 \[+\] L' "z: the cursor on the top-level loop"
+hasre '^> 3   \[+\] L' "z: the cursor on the top-level loop"
 screen tr10 ': "trace nest 0.0" Enter j j +'
 hasre '^    |  |- MPI_Send$' "+ unfolds the loops inside"
+
+# calls fold as a tree, inside and around the loops: main calls everything, each exchange
+# calls MPI_Send and MPI_Recv: (step - (exchange - MPI_Send - MPI_Recv)^4 - MPI_Barrier)^6
+mkdir "$T/calls"
+{ printf 'main\ninit\n[ret]\n'
+  i=0; while [ $i -lt 6 ]; do
+	printf 'step\n[ret]\n'
+	j=0; while [ $j -lt 4 ]; do
+		printf 'exchange\nMPI_Send\n[ret]\nMPI_Recv\n[ret]\n[ret]\n'; j=$((j + 1)); done
+	printf 'MPI_Barrier\n[ret]\n'; i=$((i + 1)); done
+  printf 'finalize\n[ret]\n[ret]\n'; } > "$T/calls/0.0.txt"
+expect_status 0 "$DT" import -q --run calls "$T/calls"
+screen cf1 ': "trace calls 0.0" Enter *'
+hasre '^> 1 \[-\] main$' "a call with callees"
+hasre '^  2   init$' "a callee, indented"
+hasre '^  3   \[-\] L[0-9]* x6  body 3, 84 events$' "a loop at the level of its calls"
+hasre '^    |  |- \[-\] exchange$' "a call with callees in a loop's body"
+hasre '^    |  |-   MPI_Send$' "its callee, indented"
+has ' trace  1/10 ' "ten lines"
+screen cf2 ': "trace calls 0.0" Enter * j j j j j Enter'
+hasre '^>   |  |- \[+\] exchange  2 calls folded  (MPI_Send - MPI_Recv)$' "Enter folds the call, the cursor stays on it"
+hasre '^    `- MPI_Barrier$' "the lines after it"
+has ' trace  6/8 ' "two lines fewer"
+screen cf3 ': "trace calls 0.0" Enter * j j j j j Enter Enter'
+hasre '^>   |  |- \[-\] exchange$' "Enter unfolds it again"
+has ' trace  6/10 ' "its lines back"
+screen cf4 ': "trace calls 0.0" Enter * G C'
+hasre '^> 1 \[+\] main  86 calls folded  (init - L[0-9]* x6 (step - ' "C: the cursor goes to the call that hides it"
+has 'every call folded' "C says so"
+has ' trace  1/1 ' "one line"
+screen cf5 ': "trace calls 0.0" Enter * C Enter'
+hasre '^  2   init$' "a folded call unfolds one level"
+hasre '^    |  |- \[+\] exchange  2 calls folded  (MPI_Send - MPI_Recv)$' "the calls folded in it stay folded"
+has ' trace  1/8 ' "main's callees"
+screen cf6 ': "trace calls 0.0" Enter * j j j j j j C E'
+has 'every call unfolded' "E says so"
+hasre '^> 1 \[-\] main$' "E: the cursor stays on the call C put it on"
+has ' trace  1/10 ' "every line back"
+screen cf7 ': "trace calls 0.0" Enter * j j j j j j u'
+hasre '^>   |  |- \[-\] exchange$' "u goes to the calling line"
+screen cf8 ': "trace calls 0.0" Enter * j j j j j j c'
+hasre '^>   |  |- \[+\] exchange  2 calls folded  (MPI_Send - MPI_Recv)$' "c folds the calling line"
+screen cf9 ': "trace calls 0.0" Enter C t Enter'
+has 'the first use of L' "the table's jump unfolds the calls that hide the loop"
+hasre '^>   |- \[-\] L[0-9]* x4  body 3, 12 events$' "the cursor on the loop"
+screen cf10 ': "trace calls 0.0" Enter * j j j j j Enter z'
+has 'every loop folded' "z"
+hasnt 'calls folded' "z unfolds the calls"
+# a folded call lists what it hides, so that a search finds a call however deep it is folded
+screen cf14 ': "trace calls 0.0" Enter C / "MPI_Recv" Enter'
+hasre '^> 1 \[+\] main  86 calls folded' "search lands on the folded call"
+hasnt 'not found' "search finds the hidden call"
+screen cf11 ': "trace calls 0.0" Enter +'
+has 'a call, not a loop: + unfolds loops (Enter a call)' "+ on a call"
+# a trace of more than 1048576 kept events reads its call depths at the first key that folds
+mkdir "$T/calltree"
+awk 'BEGIN { print "main"; for (i = 0; i < 600000; i++) print "f\ng\n[ret]\n[ret]"; print "[ret]" }' \
+	> "$T/calltree/0.0.txt"
+expect_status 0 "$DT" import -q --run calltree "$T/calltree"
+screen cf12 ': "trace calltree 0.0" Enter'
+hasre '^> 1 main$' "no call tree before a key asks for it"
+screen cf13 ': "trace calltree 0.0" Enter Enter'
+hasre '^> 1 \[+\] main  1200000 calls folded  (L[0-9]* x600000 (f - g))$' "Enter reads the depths and folds"
 
 # the loop table, and Enter on a loop: its first use, unfolded
 screen tb1 ': "trace nest 0.0" Enter t'
@@ -89,16 +152,16 @@ hasre '^  L[0-9]* = (step - L[0-9]* x4 - MPI_Barrier)  body 3, 10 events per ite
 screen tb2 ': "trace nest 0.0" Enter t Enter'
 has 'the first use of L' "jump"
 hasre '^>   |- \[-\] L[0-9]* x4  body 2, 8 events$' "the cursor on the inner loop"
-hasre '^  3 \[-\] L[0-9]* x6' "its enclosing loop unfolded"
+hasre '^  3   \[-\] L[0-9]* x6' "its enclosing loop unfolded"
 screen tb3 ': "trace nest 0.0" Enter t q'
 has ' trace  1/4 ' "q leaves the table, not the view"
-hasre '^> 1 main$' "the tree as it was"
+hasre '^> 1 \[-\] main$' "the tree as it was"
 screen tb4 ': "trace normal 0.0" Enter t'
 has 'trace 0.0 has no loop' "no table without loops"
 
 # search: the text of the lines, folded bodies included
 screen se1 ': "trace nest 0.0" Enter / "MPI_Recv" Enter'
-hasre '^> 3 \[+\] L' "search lands on the folded loop"
+hasre '^> 3   \[+\] L' "search lands on the folded loop"
 screen se2 ': "trace nest 0.0" Enter * / "MPI_Recv" Enter'
 hasre '^>   |  `- MPI_Recv$' "search lands on the unfolded line"
 screen se3 ': "trace nest 0.0" Enter / "nosuchcall" Enter'
@@ -108,19 +171,27 @@ has 'not found: /nosuchcall' "search miss"
 screen ex1 ': "trace normal 0.1" Enter Enter'
 has '30 events, 15 kept by the filter, 1 entry, 1 loop' "example header"
 hasre '^> 1 \[-\] L[0-9]* x3  body 5, 15 events$' "example loop"
-hasre '^    |- compute._omp_fn.0$' "example body"
-hasre '^    `- GOMP_critical_end$' "example body end"
+hasre '^    |- \[-\] compute._omp_fn.0$' "example body"
+hasre '^    `-   GOMP_critical_end$' "example body end"
 screen ex2 ': "trace normal 0.0" Enter Enter'
-has 'a call, not a loop' "Enter on a call"
+hasre '^>  1 \[+\] main  39 calls folded  (MPI_Init - ' "Enter folds a call: its callees hidden, counted"
+has ' trace  1/1 ' "one line left"
+screen ex2b ': "trace normal 0.0" Enter Enter Enter'
+hasre '^>  1 \[-\] main$' "Enter again unfolds it"
+has ' trace  1/40 ' "every line back"
+screen ex2c ': "trace normal 0.0" Enter G Enter'
+has 'a call without callees: nothing to fold' "Enter on a leaf call"
 screen ex2u ': "trace normal 0.0" Enter u'
-has 'entry 1 of the trace is in no loop' "u at the top level"
+has 'entry 1 of the trace is in no call or loop' "u at the top level"
 screen ex3 ': "trace normal 9.9" Enter'
 has 'no trace 9.9 in run normal' "a missing trace"
 has ' runs ' "the view was not pushed"
 screen ex4 ': "trace normal 0.1" Enter d'
 has 'choose the normal and faulty runs first' "d without a pair"
 screen ex5 ': "trace normal 0.1" Enter F1'
-has 'fold or unfold the loop under the cursor' "help lists the view's keys"
+has 'fold or unfold the loop or the call under the' "help lists the view's keys"
+hasre '^  C  *fold every call that has callees' "help: C"
+hasre '^  E  *unfold every folded call' "help: E"
 # d diffs against the other run of the pair (set here by the ranking view)
 screen ex6 ': "rank normal faulty" Enter q : "trace faulty 0.1" Enter d'
 has 'diff normal 0.1 | faulty 0.1' "d opens the diff"

@@ -7,7 +7,13 @@
  * The tree is kept as the list of the lines on screen: unfolding a loop inserts its body's
  * lines below it, folding removes them. A loop shows one iteration of its body, never `count`
  * copies, so even a fully unfolded tree is bounded by the loop table, not by the events; it is
- * still capped (TREE_MAX_LINES) because nested bodies multiply. */
+ * still capped (TREE_MAX_LINES) because nested bodies multiply.
+ *
+ * The calls are a tree too, as in uftrace tui: each kept event has a call depth (the kept calls
+ * open around it, evtimes_depth), a line is indented by its depth less the depth its loop level
+ * starts at, and a call folds the lines of its callees below it. Folding a call moves those
+ * lines (loops, bodies and folded calls among them) into its stash; unfolding puts them back,
+ * so what was folded inside stays folded. */
 #include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +35,8 @@
 /* Depths past this get no tree guides (the picture is unreadable long before). */
 #define GUIDE_DEPTH 64u
 
+struct tbuf;
+
 struct tline {
 	nlr_entry e;
 	uint32_t depth;  /* 0: an entry of the trace; d: in the body of a loop d - 1 deep */
@@ -37,6 +45,10 @@ struct tline {
 	uint8_t last;    /* the last entry of its body */
 	uint64_t guides; /* bit k - 1: the ancestor at depth k has more entries below it */
 	uint64_t fpos;   /* its first kept event (of its first iteration, inside a loop) */
+	uint16_t cd;     /* its call depth (of a loop: the least of its first iteration) */
+	uint16_t ind;    /* cd less the call depth its loop level starts at: the indent */
+	struct tbuf *hid; /* a folded call: the lines below it that it hides */
+	uint64_t nhid;   /* the calls those lines stand for */
 };
 
 struct tbuf {
@@ -74,20 +86,30 @@ struct trace {
 	int tstate;          /* the times: 0 not read, 1 read, -1 none (twhy says why) */
 	evtimes tm;
 	char twhy[300];
+	int dstate;          /* the call depths: 0 not read, 1 read, -1 none (dwhy says why) */
+	uint16_t *dep;       /* the call depth of each kept event */
+	size_t ndep;
+	uint16_t cd0;        /* the least call depth of the trace */
+	char dwhy[300];
 };
 
 static const tui_keyhelp keys[] = {
-	{ "Enter  o", "fold or unfold the loop under the cursor" },
+	{ "Enter  o", "fold or unfold the loop or the call under the cursor: a call's callees are "
+		      "indented below it, [-] when shown, [+], \"N calls folded\" and the calls "
+		      "(which a search finds) when hidden" },
+	{ "C", "fold every call that has callees (the tree down to its top calls)" },
+	{ "E", "unfold every folded call" },
 	{ "+", "unfold this loop and every loop inside it" },
-	{ "*", "unfold every loop" },
-	{ "z", "fold every loop" },
-	{ "u", "up to the enclosing loop" },
-	{ "c", "fold the enclosing loop" },
+	{ "*", "unfold every loop (and every call)" },
+	{ "z", "fold every loop (calls unfold)" },
+	{ "u", "up to the enclosing call or loop" },
+	{ "c", "fold the enclosing call or loop" },
 	{ "t", "the loop table: L<id> = (body) of each loop;" },
 	{ "", "  there Enter shows its first use, t or q back" },
 	{ "d", "diff against the same P.T of the other run" },
 	{ "", "  of the marked pair" },
-	{ "U", "the trace's own recording in uftrace tui (runs recorded with uftrace)" },
+	{ "U", "the trace's own recording in uftrace tui (runs recorded with uftrace): its "
+	       "functions with their arguments and times, beside this tree of kept calls" },
 	{ "D", "time column: since the trace's start, duration, none (recordings with" },
 	{ "", "  timestamps; a loop line: all its iterations, a line in a body: the first)" },
 	{ "e", "the call's source in $EDITOR (+LINE FILE; programs built with -g)" },
@@ -96,6 +118,26 @@ static const tui_keyhelp keys[] = {
 
 /* ---- loading ---- */
 
+static void tb_free_lines(struct tline *l, size_t n);
+
+/* Frees what folded call l hides, and what the folded calls in it hide. */
+static void stash_free(struct tline *l)
+{
+	if (!l->hid)
+		return;
+	tb_free_lines(l->hid->l, l->hid->n);
+	free(l->hid->l);
+	free(l->hid);
+	l->hid = NULL;
+	l->nhid = 0;
+}
+
+static void tb_free_lines(struct tline *l, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		stash_free(&l[i]);
+}
+
 static void free_data(struct trace *d)
 {
 	free(d->v);
@@ -103,7 +145,12 @@ static void free_data(struct trace *d)
 	free(d->evlen);
 	free(d->size);
 	free(d->used);
+	tb_free_lines(d->t.l, d->t.n);
 	free(d->t.l);
+	free(d->dep);
+	d->dep = NULL;
+	d->ndep = 0;
+	d->dstate = 0;
 	d->v = NULL;
 	d->loops = NULL;
 	d->evlen = d->size = NULL;
@@ -226,6 +273,36 @@ static uint64_t entry_events(const struct trace *d, nlr_entry x)
 	return id < d->nids ? sat_mul(x.count, d->evlen[id]) : 0;
 }
 
+/* Events of a loop's first iteration scanned at most for its least call depth. */
+#define CD_SCAN (1u << 20)
+
+/* The call depth of an entry at kept event fpos: of a call its own, of a loop the least of
+ * its first iteration (the loop sits at the level of its shallowest call). */
+static uint16_t cd_of(const struct trace *d, uint64_t fpos, nlr_entry e)
+{
+	if (d->dstate != 1 || fpos >= d->ndep)
+		return 0;
+	uint64_t n = 1;
+	if (nlr_is_loop(e) && nlr_loop_id(e) < d->nids)
+		n = d->evlen[nlr_loop_id(e)];
+	if (n > d->ndep - fpos)
+		n = d->ndep - fpos;
+	if (n > CD_SCAN)
+		n = CD_SCAN;
+	uint16_t m = d->dep[fpos];
+	for (uint64_t k = 1; k < n; k++)
+		if (d->dep[fpos + k] < m)
+			m = d->dep[fpos + k];
+	return m;
+}
+
+/* Sets the call depth and the indent of l, whose loop level starts at call depth base. */
+static void set_cd(const struct trace *d, struct tline *l, uint16_t base)
+{
+	l->cd = cd_of(d, l->fpos, l->e);
+	l->ind = l->cd > base ? (uint16_t)(l->cd - base) : 0;
+}
+
 static void emit_body(const struct trace *d, struct tbuf *b, struct tline p, int deep)
 {
 	size_t len;
@@ -233,7 +310,8 @@ static void emit_body(const struct trace *d, struct tbuf *b, struct tline p, int
 	uint64_t pos = p.fpos;
 	for (size_t j = 0; j < len; j++) {
 		struct tline c = { body[j], p.depth + 1, (uint32_t)j, 0, j + 1 == len,
-				   child_guides(&p), pos };
+				   child_guides(&p), pos, 0, 0, NULL, 0 };
+		set_cd(d, &c, p.cd);
 		c.open = deep && nlr_is_loop(c.e);
 		tb_push(b, c);
 		if (c.open)
@@ -245,16 +323,55 @@ static void emit_body(const struct trace *d, struct tbuf *b, struct tline p, int
 /* Rebuilds the whole tree: every loop folded, or every loop unfolded. */
 static void build_tree(struct trace *d, int deep)
 {
+	tb_free_lines(d->t.l, d->t.n);
 	d->t.n = 0;
 	uint64_t pos = 0;
 	for (size_t i = 0; i < d->n; i++) {
-		struct tline l = { d->v[i], 0, (uint32_t)i, 0, i + 1 == d->n, 0, pos };
+		struct tline l = { d->v[i], 0, (uint32_t)i, 0, i + 1 == d->n, 0, pos, 0, 0, NULL, 0 };
+		set_cd(d, &l, d->cd0);
 		l.open = deep && nlr_is_loop(l.e);
 		tb_push(&d->t, l);
 		if (l.open)
 			emit_body(d, &d->t, l, 1);
 		pos = sat_add(pos, entry_events(d, d->v[i]));
 	}
+}
+
+/* Kept events up to this many have their call depths read when the view opens; a longer
+ * trace reads them at the first key that folds a call. */
+#define DEPTH_AT_OPEN (1u << 20)
+
+/* Reads the call depths and gives every line of the tree its depth and indent; 1 when they
+ * are there, 0 when the trace has none (a message says why). */
+static int load_depths(tui *t, struct trace *d)
+{
+	if (d->dstate == 0) {
+		dt_err e;
+		dt_err_clear(&e);
+		int r = evtimes_depth(tui_store(t), d->r, d->obj, &d->dep, &d->ndep, d->dwhy,
+				      sizeof d->dwhy, &e);
+		if (r < 0)
+			dt_err_format(&e, d->dwhy, sizeof d->dwhy);
+		d->dstate = r == 1 ? 1 : -1;
+		if (d->dstate == 1) {
+			d->cd0 = UINT16_MAX;
+			for (size_t i = 0; i < d->ndep; i++)
+				if (d->dep[i] < d->cd0)
+					d->cd0 = d->dep[i];
+			/* the lines so far: each level's base is the depth of the loop line above */
+			uint16_t *base = xmalloc((d->t.n + 1) * sizeof *base);
+			for (size_t i = 0; i < d->t.n; i++) {
+				struct tline *l = &d->t.l[i];
+				set_cd(d, l, l->depth ? base[l->depth - 1] : d->cd0);
+				if (l->depth <= d->t.n)
+					base[l->depth] = l->cd;
+			}
+			free(base);
+		}
+	}
+	if (d->dstate < 0)
+		tui_msg(t, ST_WARN, "no call tree: %s", d->dwhy);
+	return d->dstate == 1;
 }
 
 static int load(tui *t, struct trace *d)
@@ -287,6 +404,8 @@ static int load(tui *t, struct trace *d)
 	d->numw = w;
 	build_tree(d, 0);
 	d->aid = d->r->meta.id;
+	if (d->r->nfiltered[d->obj] <= DEPTH_AT_OPEN)
+		load_depths(t, d);
 	return 0;
 fail:
 	dt_err_format(&e, d->why, sizeof d->why);
@@ -424,6 +543,47 @@ static void time_cell(const struct trace *d, const struct tline *l, tui_out *o)
 	out_printf(o, ST_DIM, "%10s ", buf);
 }
 
+/* The calls a folded call hides, in their order (a loop with its body, the calls a folded call
+ * among them hides after it), so that a search finds them; cut with "..." past limit bytes.
+ * *n: entries written so far. */
+static void hidden_inline(tui *t, const struct trace *d, tui_out *o, const struct tbuf *h,
+			  uint32_t depth, size_t limit, size_t *n)
+{
+	for (size_t k = 0; k < h->n; k++) {
+		const struct tline *x = &h->l[k];
+		if (x->depth != depth || (!nlr_is_loop(x->e) && x->e.sym == DT_RET))
+			continue;
+		if (o->len > limit) {
+			if (*n != SIZE_MAX)
+				out_text(o, ST_DIM, " ...");
+			*n = SIZE_MAX;
+			return;
+		}
+		if ((*n)++)
+			out_text(o, ST_DIM, " - ");
+		token(t, o, ST_DIM, x->e);
+		if (nlr_is_loop(x->e)) {
+			out_text(o, ST_DIM, " ");
+			body_inline(t, d, o, ST_DIM, nlr_loop_id(x->e), limit);
+		}
+		if (x->hid)
+			hidden_inline(t, d, o, x->hid, depth, limit, n);
+		if (*n == SIZE_MAX)
+			return;
+	}
+}
+
+/* Indents past this many call levels show as a number. */
+#define IND_MAX 24u
+
+/* Call line i has callees on the lines below it (shown, not folded). */
+static int has_callees(const struct trace *d, size_t i)
+{
+	const struct tline *l = &d->t.l[i];
+	return d->dstate == 1 && !nlr_is_loop(l->e) && i + 1 < d->t.n &&
+	       d->t.l[i + 1].depth == l->depth && d->t.l[i + 1].cd > l->cd;
+}
+
 static void tree_line(tui *t, const struct trace *d, size_t i, tui_out *o)
 {
 	const struct tline *l = &d->t.l[i];
@@ -441,9 +601,28 @@ static void tree_line(tui *t, const struct trace *d, size_t i, tui_out *o)
 		out_text(o, ST_DIM,
 			 l->last ? (o->utf8 ? "\u2514\u2500 " : "`- ")
 				 : (o->utf8 ? "\u251c\u2500 " : "|- "));
+	if (d->dstate == 1 && l->ind) {
+		for (unsigned k = 0; k < l->ind && k < IND_MAX; k++)
+			out_text(o, ST_NORMAL, "  ");
+		if (l->ind > IND_MAX)
+			out_printf(o, ST_DIM, "(+%u) ", l->ind - IND_MAX);
+	}
 	if (!nlr_is_loop(l->e)) {
+		if (l->hid || has_callees(d, i))
+			out_text(o, ST_KEY, l->hid ? "[+] " : "[-] ");
 		token(t, o, ST_NORMAL, l->e);
+		if (l->hid) {
+			char n[32];
+			count_text(n, sizeof n, l->nhid);
+			out_printf(o, ST_DIM, "  %s call%s folded", n, l->nhid == 1 ? "" : "s");
+		}
 		tui_src_suffix(o, d->lines, store_func_name(tui_store(t), l->e.sym));
+		if (l->hid) {
+			size_t k = 0;
+			out_text(o, ST_DIM, "  (");
+			hidden_inline(t, d, o, l->hid, l->depth, o->len + PREVIEW_MAX, &k);
+			out_text(o, ST_DIM, ")");
+		}
 		return;
 	}
 	uint32_t id = nlr_loop_id(l->e);
@@ -549,6 +728,7 @@ static void fold(struct trace *d, view *v, size_t i)
 {
 	size_t end = subtree_end(d, i);
 	struct tbuf none = { NULL, 0, 0 };
+	tb_free_lines(d->t.l + i + 1, end - i - 1);
 	splice(d, i + 1, end - i - 1, &none);
 	d->t.l[i].open = 0;
 	if (v->cur > i && v->cur < end)
@@ -572,6 +752,7 @@ static int unfold(tui *t, struct trace *d, view *v, size_t i, int deep)
 	struct tbuf b = { NULL, 0, 0 };
 	emit_body(d, &b, *l, deep);
 	l->open = 1;
+	tb_free_lines(d->t.l + i + 1, end - i - 1);
 	splice(d, i + 1, end - i - 1, &b);
 	free(b.l);
 	if (v->cur >= end)
@@ -582,12 +763,145 @@ static int unfold(tui *t, struct trace *d, view *v, size_t i, int deep)
 	return 0;
 }
 
+/* The lines below call line i of l[0..n) that are its callees (with the loops among them and
+ * their bodies): [i + 1, end). */
+static size_t call_end(const struct tline *l, size_t n, size_t i)
+{
+	size_t j = i + 1;
+	while (j < n && (l[j].depth > l[i].depth || (l[j].depth == l[i].depth && l[j].cd > l[i].cd)))
+		j++;
+	return j;
+}
+
+/* The calls lines l[a..b) at loop level depth stand for (a loop: all its iterations). */
+static uint64_t calls_in(const struct trace *d, const struct tline *l, size_t a, size_t b,
+			 uint32_t depth)
+{
+	uint64_t c = 0;
+	for (size_t k = a; k < b; k++)
+		if (l[k].depth == depth && (nlr_is_loop(l[k].e) || l[k].e.sym != DT_RET))
+			c = sat_add(sat_add(c, entry_events(d, l[k].e)), l[k].nhid);
+	return c;
+}
+
+/* Folds call line i: the lines of its callees go into its stash. */
+static void cfold(struct trace *d, view *v, size_t i)
+{
+	size_t end = call_end(d->t.l, d->t.n, i);
+	struct tline *l = &d->t.l[i];
+	l->hid = xcalloc(1, sizeof *l->hid);
+	l->hid->n = l->hid->cap = end - i - 1;
+	l->hid->l = xmalloc((l->hid->n ? l->hid->n : 1) * sizeof *l->hid->l);
+	memcpy(l->hid->l, l + 1, l->hid->n * sizeof *l->hid->l);
+	l->nhid = calls_in(d, l + 1, 0, l->hid->n, l->depth);
+	struct tbuf none = { NULL, 0, 0 };
+	splice(d, i + 1, end - i - 1, &none);
+	if (v->cur > i && v->cur < end)
+		v->cur = i;
+	else if (v->cur >= end)
+		v->cur -= end - i - 1;
+	v->nlines = d->t.n;
+}
+
+/* Unfolds call line i one level: what it hid comes back as it was (folded calls in it stay
+ * folded). */
+static void cunfold(struct trace *d, view *v, size_t i)
+{
+	struct tbuf *h = d->t.l[i].hid;
+	d->t.l[i].hid = NULL;
+	d->t.l[i].nhid = 0;
+	splice(d, i + 1, 0, h);
+	if (v->cur > i)
+		v->cur += h->n;
+	free(h->l);
+	free(h);
+	v->nlines = d->t.n;
+}
+
+/* Copies l[a..b) to out with every call that has callees folded, innermost first; top: the
+ * lines are the tree's, and *cur (a line of them) becomes its line in out. */
+static void fold_calls(const struct trace *d, struct tline *l, size_t a, size_t b,
+		       struct tbuf *out, size_t *cur)
+{
+	size_t i = a;
+	while (i < b) {
+		struct tline x = l[i];
+		size_t end = i + 1;
+		if (!nlr_is_loop(x.e) && !x.hid && d->dstate == 1)
+			end = call_end(l, b, i);
+		if (cur && *cur >= i && *cur < end)
+			*cur = out->n;
+		if (end > i + 1) {
+			x.hid = xcalloc(1, sizeof *x.hid);
+			fold_calls(d, l, i + 1, end, x.hid, NULL);
+			x.nhid = calls_in(d, l, i + 1, end, x.depth);
+		}
+		tb_push(out, x);
+		i = end;
+	}
+}
+
+/* Copies l[0..n) to out with every folded call unfolded (the stashes move into out). */
+static void unfold_calls(struct tline *l, size_t n, struct tbuf *out, size_t *cur)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct tline x = l[i];
+		struct tbuf *h = x.hid;
+		x.hid = NULL;
+		x.nhid = 0;
+		if (cur && *cur == i) {
+			*cur = out->n;
+			cur = NULL;
+		}
+		tb_push(out, x);
+		if (h) {
+			unfold_calls(h->l, h->n, out, NULL);
+			free(h->l);
+			free(h);
+		}
+	}
+}
+
+/* C (fold 1) and E (fold 0): every call folded, unfolded; the cursor stays on its call, or
+ * goes to the call that now hides it. */
+static void all_calls(tui *t, struct trace *d, view *v, int fold)
+{
+	if (!load_depths(t, d))
+		return;
+	struct tbuf out = { NULL, 0, 0 };
+	size_t cur = v->cur;
+	if (fold)
+		fold_calls(d, d->t.l, 0, d->t.n, &out, &cur);
+	else
+		unfold_calls(d->t.l, d->t.n, &out, &cur);
+	free(d->t.l);
+	d->t = out;
+	if (!d->t.l)
+		GROW(d->t.l, d->t.cap, 1);
+	v->cur = cur < d->t.n ? cur : 0;
+	v->nlines = d->t.n;
+	tui_msg(t, ST_DIM, fold ? "every call folded (E unfolds them)" : "every call unfolded");
+}
+
 static size_t parent_line(const struct trace *d, size_t i)
 {
 	uint32_t dp = d->t.l[i].depth;
 	while (i-- > 0)
 		if (d->t.l[i].depth < dp)
 			return i;
+	return SIZE_MAX;
+}
+
+/* The line of the call or the loop that line i is in, or SIZE_MAX. */
+static size_t enclosing(const struct trace *d, size_t i)
+{
+	const struct tline *l = &d->t.l[i];
+	while (i-- > 0) {
+		const struct tline *p = &d->t.l[i];
+		if (p->depth < l->depth ||
+		    (d->dstate == 1 && p->depth == l->depth && p->cd < l->cd && !nlr_is_loop(p->e)))
+			return i;
+	}
 	return SIZE_MAX;
 }
 
@@ -663,6 +977,13 @@ static void jump(tui *t, struct trace *d, view *v, uint32_t id)
 	uint32_t *path = xmalloc((d->nids + 1) * sizeof *path);
 	size_t n = 0;
 	const nlr_entry *cur = d->v;
+	/* the loop may be under a folded call: unfold the calls of the tree first */
+	struct tbuf out = { NULL, 0, 0 };
+	size_t tc = d->tree_cur;
+	unfold_calls(d->t.l, d->t.n, &out, &tc);
+	free(d->t.l);
+	d->t = out;
+	d->tree_cur = tc;
 	size_t len = d->n;
 	for (;;) {
 		size_t j = 0;
@@ -735,7 +1056,14 @@ static void trace_enter(tui *t, view *v, size_t i)
 		return;
 	}
 	if (!nlr_is_loop(d->t.l[i].e)) {
-		tui_msg(t, ST_DIM, "a call, not a loop: only [+] lines unfold");
+		if (!load_depths(t, d))
+			return;
+		if (d->t.l[i].hid)
+			cunfold(d, v, i);
+		else if (has_callees(d, i))
+			cfold(d, v, i);
+		else
+			tui_msg(t, ST_DIM, "a call without callees: nothing to fold");
 		return;
 	}
 	if (d->t.l[i].open)
@@ -879,7 +1207,7 @@ static int trace_key(tui *t, view *v, int k)
 		return 1;
 	case '+':
 		if (!nlr_is_loop(l->e))
-			tui_msg(t, ST_DIM, "a call, not a loop: only [+] lines unfold");
+			tui_msg(t, ST_DIM, "a call, not a loop: + unfolds loops (Enter a call)");
 		else
 			unfold(t, d, v, v->cur, 1);
 		return 1;
@@ -889,15 +1217,23 @@ static int trace_key(tui *t, view *v, int k)
 	case 'z':
 		all(t, d, v, 0);
 		return 1;
+	case 'C':
+	case 'E':
+		all_calls(t, d, v, k == 'C');
+		return 1;
 	case 'u':
 	case 'c':
-		p = parent_line(d, v->cur);
+		if (d->dstate == 0 && l->depth == 0)
+			load_depths(t, d);
+		p = enclosing(d, v->cur);
 		if (p == SIZE_MAX) {
-			tui_msg(t, ST_DIM, "entry %u of the trace is in no loop", l->idx + 1);
+			tui_msg(t, ST_DIM, "entry %u of the trace is in no call or loop", l->idx + 1);
 			return 1;
 		}
-		if (k == 'c')
+		if (k == 'c' && nlr_is_loop(d->t.l[p].e))
 			fold(d, v, p);
+		else if (k == 'c')
+			cfold(d, v, p);
 		v->cur = p;
 		return 1;
 	case 't':

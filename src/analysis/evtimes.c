@@ -37,22 +37,31 @@ struct open_call {
 	unsigned n;
 };
 
-int evtimes_load(store *s, const an_result *r, int obj, evtimes *out, char *why, size_t nwhy,
-		 dt_err *e)
+/* One pass over trace obj's events under the analysis's filter: the times of the kept events
+ * into out (when not NULL), the call depth of each into *depth (when not NULL). */
+static int walk(store *s, const an_result *r, int obj, evtimes *out, uint16_t **depth,
+		char *why, size_t nwhy, dt_err *e)
 {
+	evtimes scratch;
+	int times = out != NULL; /* depths alone: no 16 bytes of times per event */
+	if (!out)
+		out = &scratch;
 	memset(out, 0, sizeof *out);
+	if (depth)
+		*depth = NULL;
 	if (obj < 0 || (size_t)obj >= r->n)
 		return dt_errf(e, DT_EUSAGE, "no such trace in the analysis");
 	const store_trace *t = &r->traces[obj];
 	uint64_t want = r->nfiltered[obj];
-	if (!t->has_time) {
+	if (!depth && !t->has_time) {
 		snprintf(why, nwhy, "trace %d.%d has no timestamps (its format records none)", t->proc,
 			 t->thread);
 		return 0;
 	}
 	if (want > EVTIMES_MAX) {
-		snprintf(why, nwhy, "trace %d.%d keeps too many events to time (%llu)", t->proc,
-			 t->thread, (unsigned long long)want);
+		snprintf(why, nwhy, "trace %d.%d keeps too many events to %s (%llu, more than %u)",
+			 t->proc, t->thread, depth ? "follow its calls" : "time",
+			 (unsigned long long)want, EVTIMES_MAX);
 		return 0;
 	}
 	/* the analysis's filter, from its canonical form (the cache key ends in #digest) */
@@ -72,6 +81,8 @@ int evtimes_load(store *s, const an_result *r, int obj, evtimes *out, char *why,
 	uint64_t *ts = NULL;
 	struct open_call *stack = NULL;
 	size_t nstack = 0, capstack = 0;
+	uint16_t *dep = NULL;
+	unsigned kdepth = 0; /* kept calls open */
 	filt_stream fs;
 	int have_fs = 0;
 	if (filt_lib_load_default(lib, e) || filt_parse(lib, spec, &f, e) ||
@@ -79,9 +90,13 @@ int evtimes_load(store *s, const an_result *r, int obj, evtimes *out, char *why,
 		goto out;
 	filt_stream_init(&fs, &tab);
 	have_fs = 1;
-	out->start = xmalloc((want ? want : 1) * sizeof *out->start);
-	out->end = xmalloc((want ? want : 1) * sizeof *out->end);
+	if (times) {
+		out->start = xmalloc((want ? want : 1) * sizeof *out->start);
+		out->end = xmalloc((want ? want : 1) * sizeof *out->end);
+	}
 	out->t0 = t->first_ts;
+	if (depth)
+		dep = xmalloc((want ? want : 1) * sizeof *dep);
 	if (store_cursor_open(s, t, 0, &c, e))
 		goto out;
 	ev = xmalloc(BLOCK * sizeof *ev);
@@ -100,16 +115,24 @@ int evtimes_load(store *s, const an_result *r, int obj, evtimes *out, char *why,
 				rc = 0;
 				goto out;
 			}
-			for (size_t j = 0; j < m; j++)
+			for (size_t j = 0; times && j < m; j++)
 				out->start[pos + j] = out->end[pos + j] = ts[i];
 			if (ev[i] != DT_RET) {
 				GROW(stack, capstack, nstack + 1);
 				stack[nstack++] = (struct open_call){ pos, (unsigned)m };
+				for (size_t j = 0; dep && j < m; j++)
+					dep[pos + j] = kdepth > UINT16_MAX ? UINT16_MAX : (uint16_t)kdepth;
+				kdepth += m > 0;
 			} else if (nstack) {
 				struct open_call oc = stack[--nstack];
-				for (unsigned j = 0; j < oc.n; j++)
+				for (unsigned j = 0; times && j < oc.n; j++)
 					out->end[oc.f + j] = ts[i];
+				kdepth -= oc.n > 0 && kdepth > 0;
 			}
+			if (ev[i] == DT_RET)
+				/* a kept return sits at the depth of its call */
+				for (size_t j = 0; dep && j < m; j++)
+					dep[pos + j] = kdepth > UINT16_MAX ? UINT16_MAX : (uint16_t)kdepth;
 			pos += m;
 		}
 	}
@@ -125,8 +148,13 @@ int evtimes_load(store *s, const an_result *r, int obj, evtimes *out, char *why,
 	}
 	out->n = pos;
 	rc = 1;
+	if (depth) {
+		*depth = dep;
+		dep = NULL;
+	}
 out:
-	if (rc != 1)
+	free(dep);
+	if (rc != 1 || out == &scratch)
 		evtimes_free(out);
 	if (have_fs)
 		filt_stream_free(&fs);
@@ -138,5 +166,21 @@ out:
 	free(ts);
 	free(o);
 	free(stack);
+	return rc;
+}
+
+int evtimes_load(store *s, const an_result *r, int obj, evtimes *out, char *why, size_t nwhy,
+		 dt_err *e)
+{
+	return walk(s, r, obj, out, NULL, why, nwhy, e);
+}
+
+int evtimes_depth(store *s, const an_result *r, int obj, uint16_t **depth, size_t *n, char *why,
+		  size_t nwhy, dt_err *e)
+{
+	*n = 0;
+	int rc = walk(s, r, obj, NULL, depth, why, nwhy, e);
+	if (rc == 1)
+		*n = (size_t)r->nfiltered[obj];
 	return rc;
 }

@@ -32,6 +32,12 @@ int evtimes_load(store *s, const an_result *r, int obj, evtimes *out, char *why,
 		 dt_err *e);
 void evtimes_free(evtimes *t);
 
+/* The call depth of each kept event: how many kept calls are open around it (a kept return: the
+ * depth of its call), saturated at 65535; *depth has *n entries (malloc'ed). The trace needs no
+ * timestamps for this. 1, 0 with *why set, or -1, as evtimes_load. */
+int evtimes_depth(store *s, const an_result *r, int obj, uint16_t **depth, size_t *n, char *why,
+		  size_t nwhy, dt_err *e);
+
 /* "12.345 us"-style text of a span of ns nanoseconds, at most 10 columns. */
 void evtimes_fmt(uint64_t ns, char *buf, size_t n);
 

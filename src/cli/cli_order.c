@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_syncrun.h"
+#include "export/chrome_calls.h"
 #include "order/arrival.h"
 #include "order/check.h"
 #include "order/filter.h"
@@ -40,7 +41,12 @@ static const char order_help[] =
 	"                    are reported as never releasing (exit status 1)\n"
 	"  --format FMT      text (default), csv, json, or chrome (the Chrome trace event JSON\n"
 	"                    that Perfetto and chrome://tracing open: a row per trace, MPI\n"
-	"                    messages as arrows)\n"
+	"                    messages as arrows, the program's calls as slices: --calls)\n"
+	"  --calls N         chrome: at most N of the program's calls in all (default 1000000;\n"
+	"                    0: the sync events alone), shared evenly among the traces; a trace\n"
+	"                    cut short shows 'calls cut here' where the rest begin, and stderr\n"
+	"                    says how many were left out; a run without sync events has its\n"
+	"                    calls alone\n"
 	"  --check[=FILE]    verify an order with the independent checker: without FILE the\n"
 	"                    order just computed (printed as well), with FILE an order in the\n"
 	"                    csv format of --format csv (its proc, thread, seq and, for the\n"
@@ -130,17 +136,23 @@ fail:
 	return -1;
 }
 
+static int write_calls(FILE *out, int first, void *arg, dt_err *e)
+{
+	return chrome_calls_write(out, first, arg, e);
+}
+
 int cmd_order(cli *c, int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "policy", required_argument, NULL, 'p' }, { "rules", required_argument, NULL, 'r' },
 		{ "format", required_argument, NULL, 'f' }, { "check", optional_argument, NULL, 'c' },
-		{ "max-held", required_argument, NULL, 'm' },
+		{ "max-held", required_argument, NULL, 'm' }, { "calls", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
 	int o, r, fmt = ORD_FMT_TEXT, policy = -1, check = 0;
 	const char *rules_file = NULL, *check_file = NULL;
 	size_t max_held = 0;
+	uint64_t max_calls = 1000000;
 	while ((r = cli_getopt(argc, argv, ":h", lo, &o, "order", order_help)) == 0 && o != -1) {
 		if (o == 'p' && (policy = ord_policy_parse(optarg)) < 0)
 			return cli_usage("order", "unknown policy '%s' (minimal, concurrent, timestamp)",
@@ -150,6 +162,14 @@ int cmd_order(cli *c, int argc, char **argv)
 					 optarg);
 		if (o == 'r')
 			rules_file = optarg;
+		if (o == 'C') {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-')
+				return cli_usage("order", "--calls needs a count, not '%s'", optarg);
+			max_calls = v;
+		}
 		if (o == 'm' && (r = cli_max_held("order", optarg, &max_held)) != 0)
 			return r;
 		if (o == 'c') {
@@ -180,7 +200,10 @@ int cmd_order(cli *c, int argc, char **argv)
 	if (cli_open_run(c, argv[optind], &s, &run, &e) ||
 	    store_sync_list(s, run.id, &ev, &n, &e) || store_sync_clocks(s, run.id, &ck, &nck, &e))
 		goto fail;
-	if (!n) {
+	if (!n && fmt == ORD_FMT_CHROME && max_calls && !check)
+		fprintf(stderr, "difftrace: run '%s' has no sync events: the Chrome trace has its "
+			"calls alone\n", run.name);
+	else if (!n) {
 		dt_err_at(&e, NULL, -1,
 			  "run '%s' has no sync events: record it with difftrace-record (without "
 			  "--no-sync)", run.name);
@@ -208,8 +231,19 @@ int cmd_order(cli *c, int argc, char **argv)
 	uint64_t nign = 0;
 	if (ord_order_ignoring(rules, &fo, arr, n, &items, &nitems, &held, &nign, &e))
 		goto fail;
-	if (ord_write(stdout, fmt, arr, items, nitems, names, (uint32_t)nnames, &e))
+	chrome_calls cc = { s, run.id, ev, n, off, nhost, max_calls, 0, 0, 0, 0, 1 };
+	int calls = fmt == ORD_FMT_CHROME && max_calls;
+	if (ord_write_more(stdout, fmt, arr, items, nitems, names, (uint32_t)nnames,
+			   calls ? write_calls : NULL, &cc, &e))
 		goto fail;
+	if (calls && cc.ncut)
+		fprintf(stderr, "difftrace: %llu of the %llu calls of run '%s' written (--calls %llu): "
+			"%zu trace%s cut short, marked 'calls cut here'\n",
+			(unsigned long long)cc.nshown, (unsigned long long)cc.nall, run.name,
+			(unsigned long long)max_calls, cc.ncut, cc.ncut == 1 ? "" : "s");
+	if (calls && cc.nnotime)
+		fprintf(stderr, "difftrace: %zu trace%s of run '%s' without timestamps: no calls "
+			"written for them\n", cc.nnotime, cc.nnotime == 1 ? "" : "s", run.name);
 	if (nign)
 		fprintf(stderr, "difftrace: %llu of the %zu sync events of run '%s' ignored: their "
 			"thread was off (outside its start and end; difftrace-rules(5))\n",

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/esc.h"
 #include "util/util.h"
 
 int ord_format_parse(const char *s)
@@ -29,12 +30,17 @@ static const char *phname(const dt_sync_event *x)
 	return x->phase <= DT_SYNC_DONE ? phase_name[x->phase] : "?";
 }
 
-/* mode 0: text (control characters as \xNN), 1: JSON string body, 2: CSV field body */
+/* mode 0: text (control characters as \xNN), 1: a JSON string with its quotes (bytes that are
+ * not UTF-8 as U+FFFD, so that the file stays JSON), 2: CSV field body */
 static void put_name(FILE *out, const char *const *names, uint32_t nnames, uint32_t f, int mode)
 {
 	const char *s = f < nnames ? names[f] : NULL;
 	if (!s) {
-		fprintf(out, "function#%" PRIu32, f);
+		fprintf(out, mode == 1 ? "\"function#%" PRIu32 "\"" : "function#%" PRIu32, f);
+		return;
+	}
+	if (mode == 1) {
+		esc_json(s, out);
 		return;
 	}
 	for (; *s; s++) {
@@ -259,10 +265,10 @@ static void write_json(FILE *out, const dt_sync_event *ev, const ord_item *it, s
 	for (size_t i = 0; i < n; i++) {
 		const dt_sync_event *x = &ev[it[i].id];
 		fprintf(out, "%s\n{\"index\":%zu,\"step\":%" PRIu64 ",\"ts\":%" PRId64 ",\"adjust\":%" PRId64
-			",\"trace\":\"%" PRId32 ".%" PRId32 "\",\"seq\":%" PRIu32 ",\"function\":\"",
+			",\"trace\":\"%" PRId32 ".%" PRId32 "\",\"seq\":%" PRIu32 ",\"function\":",
 			i ? "," : "", i, it[i].step, it[i].ts, it[i].adj, x->proc, x->thread, x->seq);
 		put_name(out, names, nnames, x->func, 1);
-		fprintf(out, "\",\"phase\":\"%s\",\"recorded_ts\":%" PRId64, phname(x), x->ts);
+		fprintf(out, ",\"phase\":\"%s\",\"recorded_ts\":%" PRId64, phname(x), x->ts);
 		put_args(out, x, 1);
 		fputs("}", out);
 	}
@@ -278,8 +284,9 @@ static void chrome_ts(FILE *out, int64_t ns)
 	fprintf(out, "%" PRId64 ".%03" PRId64, us, rem);
 }
 
-static void write_chrome(FILE *out, const dt_sync_event *ev, const ord_item *it, size_t n,
-			 const char *const *names, uint32_t nnames)
+static int write_chrome(FILE *out, const dt_sync_event *ev, const ord_item *it, size_t n,
+			const char *const *names, uint32_t nnames, ord_more_fn more, void *arg,
+			dt_err *e)
 {
 	size_t *from = match_messages(ev, it, n, names, nnames);
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
@@ -308,10 +315,10 @@ static void write_chrome(FILE *out, const dt_sync_event *ev, const ord_item *it,
 	for (size_t i = 0; i < n; i++) {
 		const dt_sync_event *x = &ev[it[i].id];
 		const char *ph = x->phase == DT_SYNC_ENTER ? "B" : x->phase == DT_SYNC_EXIT ? "E" : "i";
-		fprintf(out, "%s\n{\"ph\":\"%s\",\"name\":\"", first ? "" : ",", ph);
+		fprintf(out, "%s\n{\"ph\":\"%s\",\"name\":", first ? "" : ",", ph);
 		first = 0;
 		put_name(out, names, nnames, x->func, 1);
-		fprintf(out, "\",\"cat\":\"sync\",\"pid\":%" PRId32 ",\"tid\":%" PRId32 ",\"ts\":", x->proc,
+		fprintf(out, ",\"cat\":\"sync\",\"pid\":%" PRId32 ",\"tid\":%" PRId32 ",\"ts\":", x->proc,
 			x->thread);
 		chrome_ts(out, it[i].ts);
 		if (*ph == 'i')
@@ -333,18 +340,31 @@ static void write_chrome(FILE *out, const dt_sync_event *ev, const ord_item *it,
 			fputs("}", out);
 		}
 	}
-	fputs("\n]}\n", out);
 	free(from);
+	if (more && more(out, first, arg, e))
+		return -1;
+	fputs("\n]}\n", out);
+	return 0;
 }
 
 int ord_write(FILE *out, int fmt, const dt_sync_event *ev, const ord_item *it, size_t n,
 	      const char *const *names, uint32_t nnames, dt_err *e)
 {
+	return ord_write_more(out, fmt, ev, it, n, names, nnames, NULL, NULL, e);
+}
+
+int ord_write_more(FILE *out, int fmt, const dt_sync_event *ev, const ord_item *it, size_t n,
+		   const char *const *names, uint32_t nnames, ord_more_fn more, void *arg,
+		   dt_err *e)
+{
 	switch (fmt) {
 	case ORD_FMT_TEXT: write_text(out, ev, it, n, names, nnames); break;
 	case ORD_FMT_CSV: write_csv(out, ev, it, n, names, nnames); break;
 	case ORD_FMT_JSON: write_json(out, ev, it, n, names, nnames); break;
-	case ORD_FMT_CHROME: write_chrome(out, ev, it, n, names, nnames); break;
+	case ORD_FMT_CHROME:
+		if (write_chrome(out, ev, it, n, names, nnames, more, arg, e))
+			return -1;
+		break;
 	default: return dt_errf(e, DT_EUSAGE, "unknown output format %d", fmt);
 	}
 	if (fflush(out) || ferror(out))

@@ -21,5 +21,11 @@ int ord_format_parse(const char *s);
  * f >= nnames: "function#F"); names are escaped. Fails (DT_EDATA) only when writing fails. */
 int ord_write(FILE *out, int fmt, const dt_sync_event *ev, const ord_item *it, size_t n,
 	      const char *const *names, uint32_t nnames, dt_err *e);
+/* The same; for chrome, more (when not NULL) then writes events of its own into the array
+ * before it closes (the program's calls: export/chrome_calls.h); first: none was written. */
+typedef int (*ord_more_fn)(FILE *out, int first, void *arg, dt_err *e);
+int ord_write_more(FILE *out, int fmt, const dt_sync_event *ev, const ord_item *it, size_t n,
+		   const char *const *names, uint32_t nnames, ord_more_fn more, void *arg,
+		   dt_err *e);
 
 #endif
