@@ -4,7 +4,9 @@
 # (only the program's own functions changed), a communication change, a tie among MPI_Test
 # noise broken by the calls the filter drops, and a hung run with a hang-safe record. After
 # the view ranked under every call and a diff was opened from it, `:rank` of another pair in
-# the same session is what `difftrace rank` says of that pair.
+# the same session is what `difftrace rank` says of that pair. The sweep table: `rank --sweep`
+# and the view's table over the settings it cached give the same rows (B-score, processes and
+# threads with their scores, ties, what an empty row means) in the same order.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 . "$abs_top_srcdir/tests/rank_runs.sh"
 
@@ -84,4 +86,27 @@ grep -q 'work_b' "$T/screen" || fail "diff from the ranking: no work_b: $(cat "$
 view : '"rank normal own"' Enter wait Enter wait q q : '"rank normal count"' Enter wait
 same normal count "after a diff under every call"
 grep -q 'filter 11\.mpi\.ompall\.0K10' "$T/screen" || fail "the setting changed: $(cat "$T/screen")"
+
+# the sweep: the view lists 3 processes and 4 threads a row, rank --top 3 and --top 4 as many;
+# the view's rows of the settings rank computed, in its order, are rank's
+SW="$abs_top_srcdir/tests/sweep_rows.awk"
+for f in order count own; do
+	for top in 3 4; do
+		expect_status 0 "$DT" rank --normal normal --faulty "$f" --sweep --top "$top" \
+			--sweep-filters 'ompall;mpi;everything' --sweep-attrs 'sing.actual,doub.log10'
+		awk -v cli=1 -f "$SW" "$T/out" > "$T/sw$top"
+	done
+	[ "$(wc -l < "$T/sw3")" = 6 ] || fail "sweep $f: rows: $(cat "$T/out")"
+	view : "\"rank normal $f\"" Enter wait
+	awk -f "$SW" "$T/screen" > "$T/swv"
+	cut -d'|' -f1-3 "$T/sw3" | while read -r k; do grep -F "$k|" "$T/swv"; done > "$T/swvk"
+	cut -d'|' -f1-5 "$T/sw3" > "$T/a"
+	cut -d'|' -f1-5 "$T/swvk" > "$T/b"
+	diff "$T/a" "$T/b" > "$T/d" || fail "sweep $f: processes differ: $(cat "$T/d")"
+	cut -d'|' -f1-4,6 "$T/sw4" > "$T/a"
+	cut -d'|' -f1-4,6 "$T/swvk" > "$T/b"
+	diff "$T/a" "$T/b" > "$T/d" || fail "sweep $f: threads differ: $(cat "$T/d")"
+	# the view's own order, of those rows
+	grep -F -f "$T/swvk" "$T/swv" | cmp -s - "$T/swvk" || fail "sweep $f: order: $(cat "$T/swv")"
+done
 pass

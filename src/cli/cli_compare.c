@@ -19,6 +19,7 @@
 #include "analysis/verdict.h"
 #include "analysis/verdict_own.h"
 #include "analysis/diagnosis.h"
+#include "analysis/sweep.h"
 #include "util/util.h"
 
 static const char nlr_help[] =
@@ -692,17 +693,6 @@ static int rank_opt(void *ud, int o, const char *arg)
 	return 0;
 }
 
-struct comparison {
-	rank_jsmd j;
-	double bscore; /* mean over k = 2..n-1; NAN when fewer than 3 traces */
-};
-
-static int compare(const an_result *rn, const an_result *rf, enum clu_linkage l,
-		   struct comparison *c, dt_err *e)
-{
-	return analysis_compare(rn, rf, l, &c->j, &c->bscore, e);
-}
-
 static void print_keys(const char *what, const rank_key *k, size_t n)
 {
 	if (!n)
@@ -1068,13 +1058,9 @@ static int rank_one(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 	an_result r;
 	if (cli_an_get(a, s, ro->run, &r, e))
 		return -1;
-	double *j = analysis_jsm(&r);
-	int *cls = xmalloc((r.n ? r.n : 1) * sizeof *cls);
-	for (size_t i = 0; i < r.n; i++)
-		cls[i] = (int)r.cluster[i];
 	rank_outlier *o = xmalloc((r.n ? r.n : 1) * sizeof *o);
 	rank_key *k = analysis_keys(&r);
-	int rc = rank_outliers_rows(j, r.nrows, r.row, cls, r.n, o, e);
+	int rc = dg_outliers(&r, o, e);
 	if (!rc) {
 		printf("# outliers of run %s: filter %s, attributes %s, K %d, %zu clusters (%s)\n",
 		       ro->run, r.filter_alias, r.meta.attrs, r.meta.k, r.kcut, r.linkage);
@@ -1083,8 +1069,6 @@ static int rank_one(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 	}
 	free(k);
 	free(o);
-	free(cls);
-	free(j);
 	analysis_result_free(&r);
 	return rc;
 }
@@ -1115,36 +1099,6 @@ static void free_split(char **v, size_t n)
 	free(v);
 }
 
-/* How many of it[shown..n) tie with it[shown - 1] (scores to 1e-9). */
-static size_t tied_after(const rank_item *it, size_t n, size_t shown)
-{
-	size_t q = shown;
-	double last = shown ? nearbyint(it[shown - 1].score * 1e9) : 0;
-	while (shown && q < n && nearbyint(it[q].score * 1e9) == last)
-		q++;
-	return q - shown;
-}
-
-/* A sweep row's top processes (at most shown), and how many more tie with the last one. */
-static void sweep_procs(const rank_jsmd *j, const rank_item *it, size_t ni, size_t shown,
-			rank_row *row)
-{
-	int *p = xmalloc((j->n ? j->n : 1) * sizeof *p);
-	double *sc = xmalloc((j->n ? j->n : 1) * sizeof *sc);
-	size_t np = rank_top_procs_scored(j, it, ni, p, sc, j->n);
-	row->n_procs = np < shown ? np : shown;
-	for (size_t q = 0; q < row->n_procs; q++) {
-		row->top_procs[q] = p[q];
-		row->proc_score[q] = sc[q];
-	}
-	size_t q = row->n_procs;
-	while (q && q < np && nearbyint(sc[q] * 1e9) == nearbyint(sc[row->n_procs - 1] * 1e9))
-		q++;
-	row->more_procs = q - row->n_procs;
-	free(p);
-	free(sc);
-}
-
 static int rank_sweep(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 {
 	size_t nf, na, nk;
@@ -1155,6 +1109,8 @@ static int rank_sweep(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e
 				       "doub.actual",
 			  ',', &na);
 	char **ks = split(ro->sk ? ro->sk : "10", ',', &nk);
+	size_t shown = ro->top < RANK_TOP_MAX ? (size_t)ro->top : RANK_TOP_MAX;
+	sw_opts so = { a->p.linkage, ro->self, shown, shown };
 	size_t cap = nf * na * nk, nrows = 0, nsame = 0;
 	rank_row *rows = xcalloc(cap ? cap : 1, sizeof *rows);
 	char **names = xcalloc(cap ? cap * 2 : 1, sizeof *names);
@@ -1186,50 +1142,14 @@ static int rank_sweep(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e
 					analysis_result_free(&rn);
 					goto out;
 				}
-				struct comparison c;
-				vd_rank v;
-				memset(&v, 0, sizeof v);
-				int bad = compare(&rn, &rf, b.p.linkage, &c, e);
-				if (!bad && vd_build(s, &rn, &rf, &c.j, &v, e)) {
-					rank_jsmd_free(&c.j);
-					bad = 1;
-				}
-				if (!bad) {
-					rank_row *row = &rows[nrows];
-					names[2 * nrows] = xstrdup(rn.filter_alias);
-					names[2 * nrows + 1] = xstrdup(rn.meta.attrs);
-					row->filter = names[2 * nrows];
-					row->attrs = names[2 * nrows + 1];
-					row->k = rn.meta.k;
-					row->bscore = c.bscore;
-					if (!ro->self)
-						rank_jsmd_pure(&c.j);
-					rank_item *it = xmalloc((c.j.n ? c.j.n : 1) * sizeof *it);
-					size_t ni = rank_order(&c.j, c.j.n, it);
-					while (ni && it[ni - 1].score <= 1e-12)
-						ni--; /* unchanged traces are not suspects */
-					row->n_threads = ni < RANK_TOP_MAX ? ni : RANK_TOP_MAX;
-					size_t shown = ro->top < RANK_TOP_MAX ? (size_t)ro->top : RANK_TOP_MAX;
-					if (row->n_threads > shown)
-						row->n_threads = shown;
-					row->scored = 1;
-					for (size_t q = 0; q < row->n_threads; q++) {
-						row->top_threads[q] = c.j.keys[it[q].i];
-						row->thread_score[q] = it[q].score;
-					}
-					row->more_threads = tied_after(it, ni, row->n_threads);
-					sweep_procs(&c.j, it, ni, shown, row);
-					if (!ni)
-						row->empty = v.ndiff || c.j.n_only_normal ||
-								     c.j.n_only_faulty
-								     ? RANK_ROW_BLIND
-								     : RANK_ROW_SAME;
-					nsame += row->empty == RANK_ROW_SAME;
-					free(it);
-					nrows++;
-				}
-				vd_free(&v);
-				rank_jsmd_free(&c.j);
+				rank_row *row = &rows[nrows];
+				names[2 * nrows] = xstrdup(rn.filter_alias);
+				names[2 * nrows + 1] = xstrdup(rn.meta.attrs);
+				row->filter = names[2 * nrows];
+				row->attrs = names[2 * nrows + 1];
+				nrows++;
+				int bad = sw_row(s, &rn, &rf, &so, row, NULL, e);
+				nsame += !bad && row->empty == RANK_ROW_SAME;
 				analysis_result_free(&rn);
 				analysis_result_free(&rf);
 				if (bad)
