@@ -870,147 +870,136 @@ struct rank_view {
 
 static void rank_json(const struct rank_view *r)
 {
-	store *s = r->s;
-	const struct rank_opts *ro = r->ro;
-	const dg_ranked *use = r->use;
-	const char *blind = r->blind, *own_calls = r->own_calls;
-	size_t n = r->n, top = r->top;
-	int none = r->none;
-	double b = r->b;
+	const rk_rank *k = &r->use->k; /* the ranking shown */
 	printf("{\n  \"normal\": ");
-	cli_json_str(ro->normal);
+	cli_json_str(r->ro->normal);
 	printf(",\n  \"faulty\": ");
-	cli_json_str(ro->faulty);
+	cli_json_str(r->ro->faulty);
 	printf(",\n  \"filter\": ");
-	cli_json_str(use->rn->filter_alias);
+	cli_json_str(r->use->rn->filter_alias);
 	printf(",\n  \"attributes\": ");
-	cli_json_str(use->rn->meta.attrs);
+	cli_json_str(r->use->rn->meta.attrs);
 	printf(",\n  \"k\": %d,\n  \"score\": \"%s\",\n  \"matched\": %zu,\n  "
 	       "\"differing\": %zu,\n  \"difference_found\": %s,\n  \"filter_blind\": ",
-	       use->rn->meta.k, ro->self ? "jsmd-self" : ro->jsmd ? "jsmd" : "combined", n,
-	       use->k.v.ndiff,
-	       none ? "false" : "true");
-	if (blind)
-		cli_json_str(blind);
+	       r->use->rn->meta.k,
+	       r->ro->self ? "jsmd-self" : r->ro->jsmd ? "jsmd" : "combined", r->n,
+	       k->v.ndiff,
+	       r->none ? "false" : "true");
+	if (r->blind)
+		cli_json_str(r->blind);
 	else
 		printf("null");
-	printf(",\n  \"other_calls_compared\": %s", own_calls ? "true" : "false");
-	printf(",\n  \"time_changed\": %zu", use->k.v.nslow);
+	printf(",\n  \"other_calls_compared\": %s", r->own_calls ? "true" : "false");
+	printf(",\n  \"time_changed\": %zu", k->v.nslow);
 	printf(",\n  \"common_change\": ");
-	if (use->k.v.ncommon) {
+	if (k->v.ncommon) {
 		char cc[512];
-		vd_common_text(s, &use->k.v, cc, sizeof cc);
+		vd_common_text(r->s, &k->v, cc, sizeof cc);
 		printf("{\"calls\": ");
 		cli_json_str(cc);
-		printf(", \"traces\": %zu}", use->k.v.ncommon);
+		printf(", \"traces\": %zu}", k->v.ncommon);
 	} else {
 		printf("null");
 	}
-	if (isnan(b))
+	if (isnan(r->b))
 		printf(",\n  \"bscore\": null");
 	else
-		printf(",\n  \"bscore\": %.6f", b);
-	keys_json("only_normal", use->k.j.only_normal, use->k.j.n_only_normal);
-	keys_json("only_faulty", use->k.j.only_faulty, use->k.j.n_only_faulty);
+		printf(",\n  \"bscore\": %.6f", r->b);
+	keys_json("only_normal", k->j.only_normal, k->j.n_only_normal);
+	keys_json("only_faulty", k->j.only_faulty, k->j.n_only_faulty);
 	printf(",\n");
-	rank_rows_out(s, use, none ? 0 : top, 'j');
+	rank_rows_out(r->s, r->use, r->none ? 0 : r->top, 'j');
 	printf("\n}\n");
 }
 
 static int rank_text(const struct rank_view *r, dt_err *e)
 {
-	store *s = r->s;
-	const struct rank_opts *ro = r->ro;
-	const dg_ranked *use = r->use;
-	const char *blind = r->blind, *own_calls = r->own_calls;
-	size_t n = r->n, top = r->top;
-	int none = r->none;
-	double b = r->b;
-	const cli_an *a = r->a;
-	const char *setting = r->setting;
-	int own_only = r->dv->own_only;
+	const rk_rank *k = &r->use->k; /* the ranking shown */
 	printf("# %s against %s: filter %s, attributes %s, K %d, %zu traces matched\n",
-	       ro->faulty, ro->normal, use->rn->filter_alias, use->rn->meta.attrs, use->rn->meta.k,
-	       n);
-	print_keys("only in the normal run", use->k.j.only_normal, use->k.j.n_only_normal);
-	print_keys("only in the faulty run", use->k.j.only_faulty, use->k.j.n_only_faulty);
-	if (none && use->k.j.n_running)
+	       r->ro->faulty, r->ro->normal, r->use->rn->filter_alias, r->use->rn->meta.attrs,
+	       r->use->rn->meta.k, r->n);
+	print_keys("only in the normal run", k->j.only_normal, k->j.n_only_normal);
+	print_keys("only in the faulty run", k->j.only_faulty, k->j.n_only_faulty);
+	if (r->none && k->j.n_running)
 		printf("# the faulty run was stopped: %zu trace%s still running then, %.1f s after "
 		       "the others went quiet (blocked)\n",
-		       use->k.j.n_running, use->k.j.n_running == 1 ? "" : "s", use->k.j.quiet);
-	if (none) {
+		       k->j.n_running, k->j.n_running == 1 ? "" : "s", k->j.quiet);
+	if (r->none) {
 		printf("no difference found under %s: every trace's kept events are identical to its "
 		       "counterpart's%s\n",
-		       setting,
-		       own_only    ? "; the program's own functions differ (filter everything: the "
-				     "default --score combined ranks by them)"
+		       r->setting,
+		       r->dv->own_only
+			       ? "; the program's own functions differ (filter everything: the "
+				 "default --score combined ranks by them)"
 		       : r->dv->every_same ? ", and so are all their calls (filter everything)"
 				   : "");
 		return 0;
 	}
-	if (blind)
+	if (r->blind)
 		printf("# filter %s sees no difference; the program's own functions do: ranked under "
 		       "filter everything\n",
-		       blind);
-	if (use->k.v.nslow)
+		       r->blind);
+	if (k->v.nslow)
 		printf("# no calls differ; %zu trace%s took longer than %s peers in a function of %s "
 		       "own (its time against the normal run, beyond the factor of the other traces "
 		       "with that function)\n",
-		       use->k.v.nslow, use->k.v.nslow == 1 ? "" : "s",
-		       use->k.v.nslow == 1 ? "its" : "their", use->k.v.nslow == 1 ? "its" : "their");
-	if (use->k.v.ncommon) {
+		       k->v.nslow, k->v.nslow == 1 ? "" : "s",
+		       k->v.nslow == 1 ? "its" : "their", k->v.nslow == 1 ? "its" : "their");
+	if (k->v.ncommon) {
 		char cc[512];
-		vd_common_text(s, &use->k.v, cc, sizeof cc);
+		vd_common_text(r->s, &k->v, cc, sizeof cc);
 		printf("# %zu trace%s changed only as %s peers did (%s): a changed input, ranked "
 		       "after the traces that changed more\n",
-		       use->k.v.ncommon, use->k.v.ncommon == 1 ? "" : "s",
-		       use->k.v.ncommon == 1 ? "its" : "their", cc);
+		       k->v.ncommon, k->v.ncommon == 1 ? "" : "s",
+		       k->v.ncommon == 1 ? "its" : "their", cc);
 	}
-	if (own_calls)
+	if (r->own_calls)
 		printf("# filter %s does not single out a trace (%s): the traces whose other calls "
 		       "(filter everything) differ too come first in each class\n",
-		       own_calls,
-		       use->k.v.ndiff == n ? "every trace differs" : "the first place is tied");
-	if (isnan(b))
+		       r->own_calls,
+		       k->v.ndiff == r->n ? "every trace differs" : "the first place is tied");
+	if (isnan(r->b))
 		printf("# B-score: - (fewer than 3 matched traces)\n");
 	else
 		printf("# B-score (Fowlkes-Mallows, mean over k = 2..%zu, %s linkage): %.3f%s\n",
-		       n - 1, a->p.linkage == CLU_WARD ? "ward" : clu_linkage_name(a->p.linkage), b,
-		       b > 0.999 && use->k.v.ndiff
+		       r->n - 1,
+		       r->a->p.linkage == CLU_WARD ? "ward" : clu_linkage_name(r->a->p.linkage), r->b,
+		       r->b > 0.999 && k->v.ndiff
 			       ? " (the clusterings agree, yet kept events differ)"
 			       : "");
-	if (use->k.j.n_running)
+	if (k->j.n_running)
 		printf("# the faulty run was stopped: %zu trace%s still running then, %.1f s after "
 		       "the others went quiet (blocked)%s\n",
-		       use->k.j.n_running, use->k.j.n_running == 1 ? "" : "s", use->k.j.quiet,
-		       ro->jsmd ? (use->k.j.n_running == 1 ? ", comes first" : ", come first") : "");
-	if (ro->jsmd) {
+		       k->j.n_running, k->j.n_running == 1 ? "" : "s", k->j.quiet,
+		       r->ro->jsmd ? (k->j.n_running == 1 ? ", comes first" : ", come first") : "");
+	if (r->ro->jsmd) {
 		printf("\nmost changed traces (%s; ties share a position, marked =):\n",
-		       ro->self ? "row sum of JSM_D plus the trace's own change" : "row sum of JSM_D");
+		       r->ro->self ? "row sum of JSM_D plus the trace's own change"
+				   : "row sum of JSM_D");
 	} else {
-		printf("# %zu of %zu traces differ in their kept events%s\n", use->k.v.ndiff, n,
-		       use->k.v.ndiff == n ? "" : "; the others score 0");
+		printf("# %zu of %zu traces differ in their kept events%s\n", k->v.ndiff, r->n,
+		       k->v.ndiff == r->n ? "" : "; the others score 0");
 		int tiers = 0;
-		for (size_t q = 0; q < use->k.v.n; q++)
-			tiers |= use->k.v.it[q].tier != 0;
+		for (size_t q = 0; q < k->v.n; q++)
+			tiers |= k->v.it[q].tier != 0;
 		printf("\nmost changed traces (%sdiverged, then stopped early, %sthen by score; ties "
 		       "share a position, marked =):\n",
 		       tiers ? "the hang-safe record's pattern broken, then waited for, then " : "",
-		       own_calls ? "each with its other calls changed first, " : "");
+		       r->own_calls ? "each with its other calls changed first, " : "");
 	}
-	rank_rows_out(s, use, top, 't');
-	rank_pair *pr = xmalloc((top ? top : 1) * sizeof *pr);
+	rank_rows_out(r->s, r->use, r->top, 't');
+	rank_pair *pr = xmalloc((r->top ? r->top : 1) * sizeof *pr);
 	size_t np;
-	if (use->k.j.cd) { /* JSM_D whole */
-		np = rank_jsmd_top_pairs(&use->k.j, top, pr);
+	if (k->j.cd) { /* JSM_D whole */
+		np = rank_jsmd_top_pairs(&k->j, r->top, pr);
 	} else { /* the cache's, the first of the same order */
-		np = top < use->k.npairs ? top : use->k.npairs;
-		memcpy(pr, use->k.pairs, np * sizeof *pr);
+		np = r->top < k->npairs ? r->top : k->npairs;
+		memcpy(pr, k->pairs, np * sizeof *pr);
 	}
 	while (np && pr[np - 1].score <= 1e-12)
 		np--; /* pairs whose similarity did not change are not listed */
 	printf("\nmost changed pairs (JSM_D):\n");
-	int w = rank_pairs_render(stdout, pr, np, use->k.j.keys, e);
+	int w = rank_pairs_render(stdout, pr, np, k->j.keys, e);
 	free(pr);
 	if (w)
 		return -1;
