@@ -1,8 +1,10 @@
 #!/bin/sh
-# One diagnosis for every front-end (issue 22): `rank --format csv` and the interface's ranking
-# view (headless) give the same order, positions and reasons on the same stores: a blind filter
-# (only the program's own functions changed), a communication change, a tie among MPI_Test
-# noise broken by the calls the filter drops, and a hung run with a hang-safe record. After
+# One diagnosis for every front-end (issue 22): `rank --format json` (and csv) and the
+# interface's ranking view (headless) give the same order, positions and reasons on the same
+# stores: a blind filter (only the program's own functions changed), a communication change,
+# a tie among MPI_Test noise broken by the calls the filter drops, and a hung run with a
+# hang-safe record; the diff of the trace they put first is not identical, from the command
+# line or the view. After
 # the view ranked under every call and a diff was opened from it, `:rank` of another pair in
 # the same session is what `difftrace rank` says of that pair. The sweep table: `rank --sweep`
 # and the view's table over the settings it cached give the same rows (B-score, processes and
@@ -41,11 +43,16 @@ expect_status 0 "$DT" import -q --run nx "$T/nx"
 expect_status 0 "$DT" import -q --run sn "$T/sn"
 expect_status 0 "$DT" import -q --run sh "$T/sh"
 
-# cli NORMAL FAULTY: "position trace reason" of rank's CSV rows into $T/cli
+# cli NORMAL FAULTY: "position trace reason" of rank's JSON rows into $T/cli, the same as its
+# CSV rows'
 cli() {
+	expect_status 0 "$DT" rank --normal "$1" --faulty "$2" --format json
+	sed -n 's/^ *{"position": \([0-9]*\), .*"trace": "\([0-9.]*\)", .*"reason": "\(.*\)"}.\{0,1\}$/\1 \2 \3/p' \
+		"$T/out" > "$T/cli"
 	expect_status 0 "$DT" rank --normal "$1" --faulty "$2" --format csv
 	sed -e 1d -e 's/^\([^,]*\),\([^,]*\),\([^,]*,\)\{8\}"\{0,1\}/\1 \2 /' -e 's/"$//' \
-		"$T/out" > "$T/cli"
+		"$T/out" > "$T/csv"
+	diff "$T/cli" "$T/csv" > "$T/d" || fail "rank $1 $2: json and csv differ: $(cat "$T/d")"
 }
 # view KEYS...: the same from the ranking view's screen (ties marked = there) into $T/view
 view() {
@@ -68,6 +75,13 @@ for pair in "normal own blind filter" "normal order communication" "nn nx own-ca
 	shift 2
 	view : "\"rank $n $f\"" Enter wait
 	same "$n" "$f" "$*"
+	# the diff of the trace both put first is never identical, from either
+	first=$(head -1 "$T/cli" | cut -d' ' -f2)
+	expect_status 0 "$DT" diff "$n:$first" "$f:$first"
+	grep -q '(identical)' "$T/out" && fail "$*: diff of the first, $first: identical: $(cat "$T/out")"
+	view : "\"rank $n $f\"" Enter wait Enter wait
+	grep -q ":  [0-9]* changed, [0-9]* only left, [0-9]* only right" "$T/screen" ||
+		fail "$*: the view's diff of the first, $first: $(cat "$T/screen")"
 done
 grep -q 'sees no difference' "$T/screen" && fail "hung run: blind"
 # the blind ranking said so in both
