@@ -101,6 +101,22 @@ view : '"rank normal own"' Enter wait Enter wait q q : '"rank normal count"' Ent
 same normal count "after a diff under every call"
 grep -q 'filter 11\.mpi\.ompall\.0K10' "$T/screen" || fail "the setting changed: $(cat "$T/screen")"
 
+# one run alone: rank --run's outliers are the classes view's, in the same order with the same
+# scores and class sizes
+for r in "own everything" "nx mpi,ompall" "sh mpi,ompall"; do
+	set -- $r
+	expect_status 0 "$DT" rank --run "$1" --filter "$2" --top 10
+	awk 'on { $1 = $1; print } /^ *# *trace/ { on = 1 }' "$T/out" > "$T/a"
+	[ -s "$T/a" ] || fail "rank --run $1: no outliers: $(cat "$T/out")"
+	printf ': "classes %s" Enter wait\n' "$1" > "$T/keys"
+	expect_status 0 "$DT" tui --filter "$2" --script "$T/keys" --dump "$T/screen" --size 60x160
+	awk 'on && !NF { exit } on { sub(/^>/, ""); $1 = $1; print } /outliers, the traces/ { on = 1 }' \
+		"$T/screen" > "$T/b"
+	diff "$T/a" "$T/b" > "$T/d" || fail "one run, $1: rank --run and the view differ: $(cat "$T/d")"
+	[ "$1" = own ] && { [ "$(head -1 "$T/b")" = "1 2.1 0.914 1 (alone)" ] ||
+		fail "one run: 2.1, alone under every call, not first: $(cat "$T/b")"; }
+done
+
 # the sweep: the view lists 3 processes and 4 threads a row, rank --top 3 and --top 4 as many;
 # the view's rows of the settings rank computed, in its order, are rank's
 SW="$abs_top_srcdir/tests/sweep_rows.awk"
