@@ -605,6 +605,58 @@ static const store_srclines *lines_of(const struct rank *d, const char *fn)
 	return store_srclines_find(d->lines[1], fn, &file, &line) ? d->lines[1] : d->lines[0];
 }
 
+/* A row of the sweep table: B-score, setting, processes and threads with their scores, tied
+ * ones in [brackets], a group cut at the end of its list ending in +N. */
+static void sweep_line(const struct rank *d, const struct sweep_row *w, tui_out *o)
+{
+	char a[32];
+	const rank_row *r = &w->r;
+	int cur = is_current(d, w);
+	out_text(o, cur ? ST_KEY : ST_NORMAL, cur ? "* " : "  ");
+	if (isnan(r->bscore))
+		out_text(o, ST_NORMAL, "      -  ");
+	else
+		out_printf(o, ST_NORMAL, "%7.3f  ", r->bscore);
+	out_printf(o, ST_NORMAL, "%-*s  %-*s  %2d  ", d->wf, w->alias, d->wa, w->attrs, r->k);
+	char procs[96] = "";
+	size_t pl = 0;
+	for (size_t q = 0; q < r->n_procs && pl < sizeof procs; q++) {
+		/* a group cut at the end of the list says how many more tie: [0 1 +1] */
+		int cut = q + 1 == r->n_procs && r->more_procs;
+		int g = q + 1 < r->n_procs &&
+			same_score(r->proc_score[q], r->proc_score[q + 1]);
+		int gp = q && same_score(r->proc_score[q], r->proc_score[q - 1]);
+		pl += (size_t)snprintf(procs + pl, sizeof procs - pl, "%s%s%d", q ? " " : "",
+				       (g || cut) && !gp ? "[" : "", r->top_procs[q]);
+		if (cut && pl < sizeof procs)
+			pl += (size_t)snprintf(procs + pl, sizeof procs - pl, " +%zu",
+					       r->more_procs);
+		if (!g && pl < sizeof procs)
+			pl += (size_t)snprintf(procs + pl, sizeof procs - pl, "%s %.2f",
+					       gp || cut ? "]" : "", r->proc_score[q]);
+	}
+	out_printf(o, ST_NORMAL, "%-9s  ", r->n_procs ? procs : "-");
+	for (size_t q = 0; q < r->n_threads; q++) {
+		int cut = q + 1 == r->n_threads && r->more_threads;
+		int g = q + 1 < r->n_threads &&
+			same_score(r->thread_score[q], r->thread_score[q + 1]);
+		int gp = q && same_score(r->thread_score[q], r->thread_score[q - 1]);
+		pt(a, sizeof a, r->top_threads[q]);
+		out_printf(o, ST_NORMAL, "%s%s%s", q ? " " : "",
+			   (g || cut) && !gp ? "[" : "", a);
+		if (cut)
+			out_printf(o, ST_NORMAL, " +%zu", r->more_threads);
+		if (!g)
+			out_printf(o, ST_DIM, "%s %.2f", gp || cut ? "]" : "",
+				   r->thread_score[q]);
+	}
+	if (!r->n_threads)
+		out_text(o, ST_DIM,
+			 r->empty == RANK_ROW_SAME    ? "- (no difference)"
+			 : r->empty == RANK_ROW_BLIND ? "- (kept events differ)"
+						      : "-");
+}
+
 static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 {
 	struct rank *d = v->data;
@@ -747,55 +799,9 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 		out_printf(o, ST_HEADER, "  B-SCORE  %-*s  %-*s   K  TOP PROCS  TOP THREADS", d->wf,
 			   "FILTER", d->wa, "ATTRS");
 		break;
-	case L_SWEEP: {
-		const struct sweep_row *w = &d->sw[l->i];
-		const rank_row *r = &w->r;
-		int cur = is_current(d, w);
-		out_text(o, cur ? ST_KEY : ST_NORMAL, cur ? "* " : "  ");
-		if (isnan(r->bscore))
-			out_text(o, ST_NORMAL, "      -  ");
-		else
-			out_printf(o, ST_NORMAL, "%7.3f  ", r->bscore);
-		out_printf(o, ST_NORMAL, "%-*s  %-*s  %2d  ", d->wf, w->alias, d->wa, w->attrs, r->k);
-		char procs[96] = "";
-		size_t pl = 0;
-		for (size_t q = 0; q < r->n_procs && pl < sizeof procs; q++) {
-			/* a group cut at the end of the list says how many more tie: [0 1 +1] */
-			int cut = q + 1 == r->n_procs && r->more_procs;
-			int g = q + 1 < r->n_procs &&
-				same_score(r->proc_score[q], r->proc_score[q + 1]);
-			int gp = q && same_score(r->proc_score[q], r->proc_score[q - 1]);
-			pl += (size_t)snprintf(procs + pl, sizeof procs - pl, "%s%s%d", q ? " " : "",
-					       (g || cut) && !gp ? "[" : "", r->top_procs[q]);
-			if (cut && pl < sizeof procs)
-				pl += (size_t)snprintf(procs + pl, sizeof procs - pl, " +%zu",
-						       r->more_procs);
-			if (!g && pl < sizeof procs)
-				pl += (size_t)snprintf(procs + pl, sizeof procs - pl, "%s %.2f",
-						       gp || cut ? "]" : "", r->proc_score[q]);
-		}
-		out_printf(o, ST_NORMAL, "%-9s  ", r->n_procs ? procs : "-");
-		for (size_t q = 0; q < r->n_threads; q++) {
-			int cut = q + 1 == r->n_threads && r->more_threads;
-			int g = q + 1 < r->n_threads &&
-				same_score(r->thread_score[q], r->thread_score[q + 1]);
-			int gp = q && same_score(r->thread_score[q], r->thread_score[q - 1]);
-			pt(a, sizeof a, r->top_threads[q]);
-			out_printf(o, ST_NORMAL, "%s%s%s", q ? " " : "",
-				   (g || cut) && !gp ? "[" : "", a);
-			if (cut)
-				out_printf(o, ST_NORMAL, " +%zu", r->more_threads);
-			if (!g)
-				out_printf(o, ST_DIM, "%s %.2f", gp || cut ? "]" : "",
-					   r->thread_score[q]);
-		}
-		if (!r->n_threads)
-			out_text(o, ST_DIM,
-				 r->empty == RANK_ROW_SAME    ? "- (no difference)"
-				 : r->empty == RANK_ROW_BLIND ? "- (kept events differ)"
-							      : "-");
+	case L_SWEEP:
+		sweep_line(d, &d->sw[l->i], o);
 		break;
-	}
 	}
 }
 
