@@ -477,6 +477,65 @@ static int diff_load(store *s, const cli_an *a, char *const run[2], const int p[
 	return diff_nlr(v[0], n[0], v[1], n[1], NULL, ds, e);
 }
 
+/* The two traces under every call (AN_FALLBACK_FILTER) instead of the filter of res: when that
+ * diff sees a difference, res, v, n and ds are replaced by it and 1 is returned; else (or when
+ * it cannot be made) they stay, 0. */
+static int diff_every_call(store *s, const cli_an *a, char *const run[2], const int p[2],
+			   const int t[2], an_result res[2], nlr_entry *v[2], size_t n[2],
+			   diff_script *ds)
+{
+	cli_an b = *a;
+	b.p.filter_files = b.files;
+	b.p.filter = AN_FALLBACK_FILTER;
+	an_result rb[2];
+	int hb[2] = { 0, 0 }, moved = 0;
+	nlr_entry *vb[2] = { NULL, NULL };
+	size_t nb[2] = { 0, 0 };
+	diff_script db = { 0 };
+	dt_err e;
+	dt_err_clear(&e); /* every call could not be compared: the filter's diff stands */
+	if (diff_load(s, &b, run, p, t, rb, hb, vb, nb, &db, &e) == 0 && diff_changes(&db)) {
+		for (int i = 0; i < 2; i++) {
+			analysis_result_free(&res[i]);
+			free(v[i]);
+			res[i] = rb[i];
+			v[i] = vb[i];
+			n[i] = nb[i];
+			hb[i] = 0;
+			vb[i] = NULL;
+		}
+		diff_script_free(ds);
+		*ds = db;
+		db = (diff_script){ 0 };
+		moved = 1;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (hb[i])
+			analysis_result_free(&rb[i]);
+		free(vb[i]);
+	}
+	diff_script_free(&db);
+	return moved;
+}
+
+/* A trace K folds nothing in, though a larger K would: said on stderr (nlr_suggest_k). */
+static void diff_k_hints(nlr_table *loops, char *const run[2], const int p[2], const int t[2],
+			 const an_result res[2], nlr_entry *const v[2], const size_t n[2])
+{
+	for (int i = 0; i < 2; i++) {
+		size_t body;
+		dt_err ign;
+		dt_err_clear(&ign);
+		unsigned kk = nlr_suggest_k(loops, v[i], n[i], (unsigned)res[i].meta.k, NLR_KMAX,
+					    SUGGEST_MAX_EVENTS, &body, &ign);
+		if (kk)
+			fprintf(stderr,
+				"difftrace diff: K %d folds nothing in %s %d.%d, but it repeats a body "
+				"of %zu calls: -K %u folds it\n",
+				res[i].meta.k, run[i], p[i], t[i], body, kk);
+	}
+}
+
 int cmd_diff(cli *c, int argc, char **argv)
 {
 	static const struct option own[] = {
@@ -535,54 +594,14 @@ int cmd_diff(cli *c, int argc, char **argv)
 	/* As `rank` does: when the default filter sees no difference, every call may; a trace the
 	 * ranking put first under every call is then shown under every call, not as identical. */
 	if (!a.p.filter && !a.p.nfilter_files && !diff_changes(&ds) &&
-	    strcmp(res[0].filter_alias, AN_FALLBACK_FILTER) &&
-	    strncmp(res[0].filter_alias, "11.1K", 5)) {
-		cli_an b = a;
-		b.p.filter_files = b.files;
-		b.p.filter = AN_FALLBACK_FILTER;
-		an_result rb[2];
-		int hb[2] = { 0, 0 };
-		nlr_entry *vb[2] = { NULL, NULL };
-		size_t nb[2] = { 0, 0 };
-		diff_script db = { 0 };
-		if (diff_load(s, &b, run, p, t, rb, hb, vb, nb, &db, &e) == 0 && diff_changes(&db)) {
-			snprintf(blind_name, sizeof blind_name, "%s", res[0].filter_alias);
+	    !dg_every_call(res[0].filter_alias)) {
+		snprintf(blind_name, sizeof blind_name, "%s", res[0].filter_alias);
+		if (diff_every_call(s, &a, run, p, t, res, v, n, &ds))
 			blind = blind_name;
-			for (int i = 0; i < 2; i++) {
-				analysis_result_free(&res[i]);
-				free(v[i]);
-				res[i] = rb[i];
-				v[i] = vb[i];
-				n[i] = nb[i];
-				hb[i] = 0;
-			}
-			diff_script_free(&ds);
-			ds = db;
-			db = (diff_script){ 0 };
-		}
-		dt_err_clear(&e); /* every call could not be compared: the filter's diff stands */
-		for (int i = 0; i < 2; i++) {
-			if (hb[i]) {
-				analysis_result_free(&rb[i]);
-				free(vb[i]);
-			}
-		}
-		diff_script_free(&db);
 	}
 	if (!(loops = store_loops(s, &e)))
 		goto out;
-	for (int i = 0; i < 2; i++) {
-		size_t body;
-		dt_err ign;
-		dt_err_clear(&ign);
-		unsigned kk = nlr_suggest_k(loops, v[i], n[i], (unsigned)res[i].meta.k, NLR_KMAX,
-					    SUGGEST_MAX_EVENTS, &body, &ign);
-		if (kk)
-			fprintf(stderr,
-				"difftrace diff: K %d folds nothing in %s %d.%d, but it repeats a body "
-				"of %zu calls: -K %u folds it\n",
-				res[i].meta.k, run[i], p[i], t[i], body, kk);
-	}
+	diff_k_hints(loops, run, p, t, res, v, n);
 	char la[160], lb[160], en[2][128];
 	snprintf(la, sizeof la, "%s %d.%d", esc_str(run[0], en[0], sizeof en[0]), p[0], t[0]);
 	snprintf(lb, sizeof lb, "%s %d.%d", esc_str(run[1], en[1], sizeof en[1]), p[1], t[1]);
