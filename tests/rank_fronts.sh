@@ -1,10 +1,14 @@
 #!/bin/sh
-# One diagnosis for every front-end (issue 22): `rank --format csv` and the interface's ranking
-# view (headless) give the same order, positions and reasons on the same stores: a blind filter
-# (only the program's own functions changed), a communication change, a tie among MPI_Test
-# noise broken by the calls the filter drops, and a hung run with a hang-safe record. After
+# One diagnosis for every front-end (issue 22): `rank --format json` (and csv) and the
+# interface's ranking view (headless) give the same order, positions and reasons on the same
+# stores: a blind filter (only the program's own functions changed), a communication change,
+# a tie among MPI_Test noise broken by the calls the filter drops, and a hung run with a
+# hang-safe record; the diff of the trace they put first is not identical, from the command
+# line or the view. After
 # the view ranked under every call and a diff was opened from it, `:rank` of another pair in
-# the same session is what `difftrace rank` says of that pair.
+# the same session is what `difftrace rank` says of that pair. The sweep table: `rank --sweep`
+# and the view's table over the settings it cached give the same rows (B-score, processes and
+# threads with their scores, ties, what an empty row means) in the same order.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 . "$abs_top_srcdir/tests/rank_runs.sh"
 
@@ -39,11 +43,16 @@ expect_status 0 "$DT" import -q --run nx "$T/nx"
 expect_status 0 "$DT" import -q --run sn "$T/sn"
 expect_status 0 "$DT" import -q --run sh "$T/sh"
 
-# cli NORMAL FAULTY: "position trace reason" of rank's CSV rows into $T/cli
+# cli NORMAL FAULTY: "position trace reason" of rank's JSON rows into $T/cli, the same as its
+# CSV rows'
 cli() {
+	expect_status 0 "$DT" rank --normal "$1" --faulty "$2" --format json
+	sed -n 's/^ *{"position": \([0-9]*\), .*"trace": "\([0-9.]*\)", .*"reason": "\(.*\)"}.\{0,1\}$/\1 \2 \3/p' \
+		"$T/out" > "$T/cli"
 	expect_status 0 "$DT" rank --normal "$1" --faulty "$2" --format csv
 	sed -e 1d -e 's/^\([^,]*\),\([^,]*\),\([^,]*,\)\{8\}"\{0,1\}/\1 \2 /' -e 's/"$//' \
-		"$T/out" > "$T/cli"
+		"$T/out" > "$T/csv"
+	diff "$T/cli" "$T/csv" > "$T/d" || fail "rank $1 $2: json and csv differ: $(cat "$T/d")"
 }
 # view KEYS...: the same from the ranking view's screen (ties marked = there) into $T/view
 view() {
@@ -66,6 +75,13 @@ for pair in "normal own blind filter" "normal order communication" "nn nx own-ca
 	shift 2
 	view : "\"rank $n $f\"" Enter wait
 	same "$n" "$f" "$*"
+	# the diff of the trace both put first is never identical, from either
+	first=$(head -1 "$T/cli" | cut -d' ' -f2)
+	expect_status 0 "$DT" diff "$n:$first" "$f:$first"
+	grep -q '(identical)' "$T/out" && fail "$*: diff of the first, $first: identical: $(cat "$T/out")"
+	view : "\"rank $n $f\"" Enter wait Enter wait
+	grep -q ":  [0-9]* changed, [0-9]* only left, [0-9]* only right" "$T/screen" ||
+		fail "$*: the view's diff of the first, $first: $(cat "$T/screen")"
 done
 grep -q 'sees no difference' "$T/screen" && fail "hung run: blind"
 # the blind ranking said so in both
@@ -84,4 +100,43 @@ grep -q 'work_b' "$T/screen" || fail "diff from the ranking: no work_b: $(cat "$
 view : '"rank normal own"' Enter wait Enter wait q q : '"rank normal count"' Enter wait
 same normal count "after a diff under every call"
 grep -q 'filter 11\.mpi\.ompall\.0K10' "$T/screen" || fail "the setting changed: $(cat "$T/screen")"
+
+# one run alone: rank --run's outliers are the classes view's, in the same order with the same
+# scores and class sizes
+for r in "own everything" "nx mpi,ompall" "sh mpi,ompall"; do
+	set -- $r
+	expect_status 0 "$DT" rank --run "$1" --filter "$2" --top 10
+	awk 'on { $1 = $1; print } /^ *# *trace/ { on = 1 }' "$T/out" > "$T/a"
+	[ -s "$T/a" ] || fail "rank --run $1: no outliers: $(cat "$T/out")"
+	printf ': "classes %s" Enter wait\n' "$1" > "$T/keys"
+	expect_status 0 "$DT" tui --filter "$2" --script "$T/keys" --dump "$T/screen" --size 60x160
+	awk 'on && !NF { exit } on { sub(/^>/, ""); $1 = $1; print } /outliers, the traces/ { on = 1 }' \
+		"$T/screen" > "$T/b"
+	diff "$T/a" "$T/b" > "$T/d" || fail "one run, $1: rank --run and the view differ: $(cat "$T/d")"
+	[ "$1" = own ] && { [ "$(head -1 "$T/b")" = "1 2.1 0.914 1 (alone)" ] ||
+		fail "one run: 2.1, alone under every call, not first: $(cat "$T/b")"; }
+done
+
+# the sweep: the view lists 3 processes and 4 threads a row, rank --top 3 and --top 4 as many;
+# the view's rows of the settings rank computed, in its order, are rank's
+SW="$abs_top_srcdir/tests/sweep_rows.awk"
+for f in order count own; do
+	for top in 3 4; do
+		expect_status 0 "$DT" rank --normal normal --faulty "$f" --sweep --top "$top" \
+			--sweep-filters 'ompall;mpi;everything' --sweep-attrs 'sing.actual,doub.log10'
+		awk -v cli=1 -f "$SW" "$T/out" > "$T/sw$top"
+	done
+	[ "$(wc -l < "$T/sw3")" = 6 ] || fail "sweep $f: rows: $(cat "$T/out")"
+	view : "\"rank normal $f\"" Enter wait
+	awk -f "$SW" "$T/screen" > "$T/swv"
+	cut -d'|' -f1-3 "$T/sw3" | while read -r k; do grep -F "$k|" "$T/swv"; done > "$T/swvk"
+	cut -d'|' -f1-5 "$T/sw3" > "$T/a"
+	cut -d'|' -f1-5 "$T/swvk" > "$T/b"
+	diff "$T/a" "$T/b" > "$T/d" || fail "sweep $f: processes differ: $(cat "$T/d")"
+	cut -d'|' -f1-4,6 "$T/sw4" > "$T/a"
+	cut -d'|' -f1-4,6 "$T/swvk" > "$T/b"
+	diff "$T/a" "$T/b" > "$T/d" || fail "sweep $f: threads differ: $(cat "$T/d")"
+	# the view's own order, of those rows
+	grep -F -f "$T/swvk" "$T/swv" | cmp -s - "$T/swvk" || fail "sweep $f: order: $(cat "$T/swv")"
+done
 pass

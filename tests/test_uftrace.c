@@ -854,6 +854,62 @@ static void test_lost(void)
 	free(buf);
 }
 
+/* A recording made with estimated returns (uftrace -e, ESTIMATE_RETURN in the info's features)
+ * has entries only: the nest recording with its exit records taken out. Each entry closes the
+ * frames at its depth and below with a made-up return, as uftrace's own estimate; none is an
+ * unmatched frame. The same records without the feature are. */
+static void test_estimate(void)
+{
+	char d[4400], dat[4600], info[4600];
+	memsink m;
+	dt_err e;
+	uint8_t *buf, *hdr;
+	size_t len, hlen;
+	CHECK_EQ_INT(copy_fixture("nest", "estimate", d, sizeof d), 0);
+	CHECK_EQ_INT(first_dat(d, dat, sizeof dat), 0);
+	CHECK_EQ_INT(slurp(dat, &buf, &len), 0);
+	size_t o = 0, nent = 0;
+	for (size_t i = 0; i + 16 <= len; i += 16) {
+		if ((rd64(buf + i + 8) & 3) != 0)
+			continue; /* an exit: not recorded under -e */
+		memmove(buf + o, buf + i, 16);
+		o += 16;
+		nent++;
+	}
+	CHECK(nent > 4 && o < len);
+	CHECK_EQ_INT(spit(dat, buf, o), 0);
+	/* without the feature, the missing exits are unmatched frames */
+	CHECK_EQ_INT(import_dir(&m, d, NULL, &e), 0);
+	CHECK(m.ntraces == 1 && (m.traces[0].flags & DT_TF_UNMATCHED));
+	memsink_free(&m);
+	path2(info, sizeof info, d, "info");
+	CHECK_EQ_INT(slurp(info, &hdr, &hlen), 0);
+	CHECK(hlen >= 40);
+	if (hlen >= 40) {
+		wr64(hdr + 16, rd64(hdr + 16) | UFD_FEAT_ESTIMATE_RETURN);
+		CHECK_EQ_INT(spit(info, hdr, hlen), 0);
+	}
+	CHECK_EQ_INT(import_dir(&m, d, NULL, &e), 0);
+	CHECK_EQ_INT(m.ntraces, 1);
+	if (m.ntraces == 1) {
+		memtrace *t = &m.traces[0];
+		CHECK(!(t->flags & DT_TF_UNMATCHED));
+		CHECK(!(t->flags & DT_TF_LOST));
+		int fin = 0, mx = 0;
+		CHECK(depth_ok(t, &fin, &mx));
+		CHECK(ts_monotonic(t));
+		char *r = render(&m, t);
+		/* every entry is there, nested as recorded */
+		CHECK(strstr(r, "main mid leaf ) leaf ) leaf ) ) mid leaf ) leaf ) leaf"));
+		free(r);
+		CHECK(t->note && strstr(t->note, "returns estimated at record time"));
+		CHECK(t->note && !strstr(t->note, "did not nest"));
+	}
+	memsink_free(&m);
+	free(hdr);
+	free(buf);
+}
+
 static void test_bad_args(void)
 {
 	char d[4400], dat[4600];
@@ -1001,6 +1057,7 @@ int main(void)
 	test_bad_info();
 	test_bad_sym();
 	test_lost();
+	test_estimate();
 	test_bad_args();
 	test_big_endian();
 	test_noise();

@@ -944,6 +944,96 @@ static void handle(tui *t, int k)
 	}
 }
 
+/* The screen: a headless one of the script's size (o->script), else the terminal's, which must
+ * be able to move its cursor. -1 after saying why on stderr. */
+static int screen_open(tui *t, const tui_opts *o, SCREEN **scr, FILE **nul_out, FILE **nul_in)
+{
+	if (o->script) {
+		t->headless = 1;
+		t->dump = o->dump;
+		if (!(t->script = fopen(o->script, "r"))) {
+			fprintf(stderr, "difftrace tui: cannot read script %s: %s\n", o->script,
+				strerror(errno));
+			return -1;
+		}
+		char buf[16];
+		snprintf(buf, sizeof buf, "%d", o->rows > 0 ? o->rows : 24);
+		setenv("LINES", buf, 1);
+		snprintf(buf, sizeof buf, "%d", o->cols > 0 ? o->cols : 80);
+		setenv("COLUMNS", buf, 1);
+		*nul_out = fopen("/dev/null", "w");
+		*nul_in = fopen("/dev/null", "r");
+		*scr = newterm("xterm", *nul_out, *nul_in);
+		if (!*scr) {
+			fprintf(stderr, "difftrace tui: no 'xterm' terminal description for the "
+					"headless screen\n");
+			return -1;
+		}
+		set_term(*scr);
+	} else {
+		const char *term = getenv("TERM");
+		if (!term || !*term) {
+			fprintf(stderr, "difftrace tui: TERM is not set: not a terminal?\n");
+			return -1;
+		}
+		/* a terminal that cannot move its cursor (TERM=dumb, an editor's shell) would get
+		 * every view on one line */
+		int terr = 0, usable = 0;
+		if (setupterm(NULL, 1, &terr) == OK) {
+			const char *cup = tigetstr("cup");
+			usable = cup && cup != (const char *)-1;
+			del_curterm(cur_term); /* initscr sets the terminal up again */
+		}
+		if (!usable) {
+			fprintf(stderr,
+				"difftrace tui: the terminal '%s' cannot move its cursor; use the "
+				"command line instead (difftrace runs, classes, rank, diff: see "
+				"difftrace(1))\n",
+				term);
+			return -1;
+		}
+		initscr();
+	}
+	return 0;
+}
+
+/* Everything t holds, its views first, then t. */
+static void tui_free(tui *t)
+{
+	while (t->top)
+		pop(t);
+	tui_tasks_end(t);
+	for (size_t i = 0; i < t->noc; i++) {
+		analysis_result_free(&t->oc[i]->r);
+		free(t->oc[i]);
+	}
+	free(t->oc);
+	for (size_t i = 0; i < t->nac; i++) {
+		analysis_result_free(&t->ac[i]->r);
+		free(t->ac[i]);
+	}
+	free(t->ac);
+	for (size_t i = 0; i < t->ndone; i++) {
+		analysis_result_free(&t->done[i]->r);
+		free(t->done[i]);
+	}
+	free(t->done);
+	free(t->queue);
+	tui_out_free(&t->line);
+	if (t->search)
+		pcre2_code_free(t->search);
+	if (t->script)
+		fclose(t->script);
+	if (t->timing)
+		fclose(t->timing);
+	free(t->normal);
+	free(t->faulty);
+	store_close(t->s);
+	pthread_mutex_destroy(&t->mu);
+	free(t->path);
+	free(t);
+}
+
 int tui_main(const tui_opts *o)
 {
 	tui *t = xcalloc(1, sizeof *t);
@@ -971,60 +1061,18 @@ int tui_main(const tui_opts *o)
 	t->utf8 = cs && !strcmp(cs, "UTF-8");
 	SCREEN *scr = NULL;
 	FILE *nul_out = NULL, *nul_in = NULL;
-	if (o->script) {
-		t->headless = 1;
-		t->dump = o->dump;
-		if (!(t->script = fopen(o->script, "r"))) {
-			fprintf(stderr, "difftrace tui: cannot read script %s: %s\n", o->script,
-				strerror(errno));
-			store_close(t->s);
-			free(t->path);
-			free(t);
-			return 1;
-		}
-		char buf[16];
-		snprintf(buf, sizeof buf, "%d", o->rows > 0 ? o->rows : 24);
-		setenv("LINES", buf, 1);
-		snprintf(buf, sizeof buf, "%d", o->cols > 0 ? o->cols : 80);
-		setenv("COLUMNS", buf, 1);
-		nul_out = fopen("/dev/null", "w");
-		nul_in = fopen("/dev/null", "r");
-		scr = newterm("xterm", nul_out, nul_in);
-		if (!scr) {
-			fprintf(stderr, "difftrace tui: no 'xterm' terminal description for the "
-					"headless screen\n");
-			return 1;
-		}
-		set_term(scr);
-	} else {
-		const char *term = getenv("TERM");
-		if (!term || !*term) {
-			fprintf(stderr, "difftrace tui: TERM is not set: not a terminal?\n");
-			store_close(t->s);
-			free(t->path);
-			free(t);
-			return 1;
-		}
-		/* a terminal that cannot move its cursor (TERM=dumb, an editor's shell) would get
-		 * every view on one line */
-		int terr = 0, usable = 0;
-		if (setupterm(NULL, 1, &terr) == OK) {
-			const char *cup = tigetstr("cup");
-			usable = cup && cup != (const char *)-1;
-			del_curterm(cur_term); /* initscr sets the terminal up again */
-		}
-		if (!usable) {
-			fprintf(stderr,
-				"difftrace tui: the terminal '%s' cannot move its cursor; use the "
-				"command line instead (difftrace runs, classes, rank, diff: see "
-				"difftrace(1))\n",
-				term);
-			store_close(t->s);
-			free(t->path);
-			free(t);
-			return 1;
-		}
-		initscr();
+	if (screen_open(t, o, &scr, &nul_out, &nul_in)) {
+		if (nul_out)
+			fclose(nul_out);
+		if (nul_in)
+			fclose(nul_in);
+		if (t->script)
+			fclose(t->script);
+		store_close(t->s);
+		pthread_mutex_destroy(&t->mu);
+		free(t->path);
+		free(t);
+		return 1;
 	}
 	cbreak();
 	noecho();
@@ -1067,41 +1115,10 @@ int tui_main(const tui_opts *o)
 	tui_wait_job(t, 0); /* the views' tasks are stopped by tasks_end */
 	if (t->th_joinable)
 		pthread_join(t->th, NULL);
-	while (t->top)
-		pop(t);
-	tui_tasks_end(t);
-	for (size_t i = 0; i < t->noc; i++) {
-		analysis_result_free(&t->oc[i]->r);
-		free(t->oc[i]);
-	}
-	free(t->oc);
-	for (size_t i = 0; i < t->nac; i++) {
-		analysis_result_free(&t->ac[i]->r);
-		free(t->ac[i]);
-	}
-	free(t->ac);
-	for (size_t i = 0; i < t->ndone; i++) {
-		analysis_result_free(&t->done[i]->r);
-		free(t->done[i]);
-	}
-	free(t->done);
-	free(t->queue);
-	tui_out_free(&t->line);
-	if (t->search)
-		pcre2_code_free(t->search);
-	if (t->script)
-		fclose(t->script);
-	if (t->timing)
-		fclose(t->timing);
+	tui_free(t);
 	if (nul_out)
 		fclose(nul_out);
 	if (nul_in)
 		fclose(nul_in);
-	free(t->normal);
-	free(t->faulty);
-	store_close(t->s);
-	pthread_mutex_destroy(&t->mu);
-	free(t->path);
-	free(t);
 	return 0;
 }

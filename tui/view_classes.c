@@ -1,10 +1,13 @@
 /* view_classes.c: the equivalence classes of a run under the current filter, attributes and
  * K: traces with identical attribute sets, then the clusters of the hierarchical clustering,
- * each with its size and compact P.T ranges. Enter lists a class's traces. */
+ * each with its size and compact P.T ranges, then the run's outliers, the traces least like
+ * their own cluster, as `rank --run` ranks them (dg_outliers, diagnosis.h). Enter lists a
+ * class's traces, or shows an outlier. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/diagnosis.h"
 #include "util/ptrange.h"
 #include "tui.h"
 #include "util/util.h"
@@ -19,7 +22,13 @@ struct classes {
 	const an_result *ir;
 	uint32_t *start[2], *mem[2];
 	size_t nk[2];
+	/* the outliers of r, most unlike their class first (the first OUTLIERS of them shown) */
+	const an_result *or;
+	rank_outlier *out;
+	size_t nout;
 };
+
+#define OUTLIERS 10
 
 static void index_free(struct classes *d)
 {
@@ -29,6 +38,23 @@ static void index_free(struct classes *d)
 		d->start[x] = d->mem[x] = NULL;
 	}
 	d->ir = NULL;
+	free(d->out);
+	d->out = NULL;
+	d->or = NULL;
+	d->nout = 0;
+}
+
+/* The outliers of r, as rank --run ranks them; none when they cannot be computed. */
+static void outliers_build(struct classes *d, const an_result *r)
+{
+	free(d->out);
+	d->out = xmalloc((r->n ? r->n : 1) * sizeof *d->out);
+	d->nout = 0;
+	dt_err e;
+	dt_err_clear(&e);
+	if (!dg_outliers(r, d->out, &e))
+		d->nout = r->n < OUTLIERS ? r->n : OUTLIERS;
+	d->or = r;
 }
 
 /* The traces of each class of r, in trace order (a counting sort of the labels). */
@@ -56,7 +82,7 @@ static void index_build(struct classes *d, const an_result *r)
 }
 
 static const tui_keyhelp keys[] = {
-	{ "Enter", "the traces of the class" },
+	{ "Enter", "the traces of the class; an outlier: the trace" },
 	{ "x", "the concept lattice of the run" },
 	{ "m", "the similarity matrix of the run" },
 	{ NULL, NULL },
@@ -73,21 +99,27 @@ static int classes_open(tui *t, view *v)
 		return 0;
 	}
 	d->nident = d->r->nidentical;
+	outliers_build(d, d->r);
 	/* a title line before each section */
-	v->nlines = 1 + d->nident + 1 + d->r->kcut;
+	v->nlines = 1 + d->nident + 1 + d->r->kcut + (d->nout ? 1 + d->nout : 0);
 	snprintf(v->title, sizeof v->title, "difftrace: classes of %s  (filter %s, attributes %s)",
 		 d->run, d->r->filter_alias, d->r->meta.attrs);
 	return 0;
 }
 
-/* Which class a line is: kind 0 identical, 1 cluster, -1 a title line. */
+/* Which class a line is: kind 0 identical, 1 cluster, 2 the k-th outlier, -1 a title line. */
 static int which(const struct classes *d, size_t i, uint32_t *k)
 {
-	if (i == 0 || i == d->nident + 1)
+	size_t nclu = d->r->kcut, out = d->nident + 2 + nclu; /* the outliers' title */
+	if (i == 0 || i == d->nident + 1 || i == out)
 		return -1;
 	if (i <= d->nident) {
 		*k = (uint32_t)(i - 1);
 		return 0;
+	}
+	if (i > out) {
+		*k = (uint32_t)(i - out - 1);
+		return 2;
 	}
 	*k = (uint32_t)(i - d->nident - 2);
 	return 1;
@@ -125,9 +157,25 @@ static void classes_line(tui *t, view *v, size_t i, tui_out *o)
 		if (i == 0)
 			out_printf(o, ST_HEADER, "%zu classes of traces with identical attribute sets",
 				   d->nident);
-		else
+		else if (i == d->nident + 1)
 			out_printf(o, ST_HEADER, "%zu clusters (%s linkage on 1 - Jaccard)", d->r->kcut,
 				   d->r->linkage);
+		else
+			out_printf(o, ST_HEADER,
+				   "outliers, the traces least like their own cluster (rank --run): "
+				   "#  trace  score  class size");
+		return;
+	}
+	if (kind == 2) {
+		if (d->or != d->r)
+			outliers_build(d, d->r);
+		if (k >= d->nout)
+			return;
+		const rank_outlier *x = &d->out[k];
+		char pt[32];
+		snprintf(pt, sizeof pt, "%d.%d", d->r->traces[x->i].proc, d->r->traces[x->i].thread);
+		out_printf(o, x->class_size == 1 ? ST_WARN : ST_NORMAL, "%4u  %-9s  %.3f  %zu%s",
+			   k + 1, pt, x->score, x->class_size, x->class_size == 1 ? " (alone)" : "");
 		return;
 	}
 	size_t n;
@@ -150,6 +198,15 @@ static void classes_enter(tui *t, view *v, size_t i)
 	int kind;
 	if (d->state != 1 || (kind = which(d, i, &k)) < 0)
 		return;
+	if (kind == 2) {
+		if (d->or != d->r || k >= d->nout)
+			return;
+		uint32_t obj = (uint32_t)d->out[k].i;
+		char what[64];
+		snprintf(what, sizeof what, "outlier %u", k + 1);
+		view_traces_open(t, d->run, &obj, 1, what);
+		return;
+	}
 	size_t n;
 	const uint32_t *m = members(d, kind, k, &n);
 	uint32_t *objs = xmalloc((n ? n : 1) * sizeof *objs); /* the index may be rebuilt */

@@ -15,8 +15,9 @@
  * cut at the end of its list ending in +N, an empty row saying whether its setting sees no
  * difference) when at least two settings are cached for both runs. Everything is computed in
  * open, from the interface's cached analyses (the current setting) and from the store's cache
- * (the sweep), never recomputing an analysis. What the ranking is (the setting's, or every
- * call's when the filter is blind; the other calls consulted) is the diagnosis of `rank`
+ * (the sweep), never recomputing an analysis; a sweep row is made as `rank --sweep` makes it
+ * (sweep.h). What the ranking is (the setting's, or every call's when the filter is blind; the
+ * other calls consulted) is the diagnosis of `rank`
  * (diagnosis.h), which reads the ranking kept in the store when it is there; an analysis of
  * every call it needs is computed in the background, and the view is reopened with it. The
  * views opened from a ranking made under every call use every call, the interface's own
@@ -33,6 +34,7 @@
 #include "analysis/verdict.h"
 #include "analysis/verdict_own.h"
 #include "analysis/diagnosis.h"
+#include "analysis/sweep.h"
 #include "source.h"
 #include "store/store_analysis.h"
 #include "tui.h"
@@ -78,21 +80,11 @@ struct rline {
 };
 
 struct sweep_row {
-	int64_t idn, idf;  /* the two cached analyses: a row is reused while they are the same */
-	char *names;       /* the filter as family names, for tui_set_params */
-	char *alias;       /* as the paper names it, with K */
-	char attrs[32];
-	int k;
-	size_t matched;
-	double b;
-	rank_key top[SWEEP_THREADS];
-	double topscore[SWEEP_THREADS];
-	size_t ntop;
-	int procs[SWEEP_PROCS];
-	double procscore[SWEEP_PROCS];
-	size_t nprocs;
-	size_t more_top, more_procs; /* tied with the last one listed, but not listed */
-	int empty; /* no trace listed: RANK_ROW_SAME or RANK_ROW_BLIND (rank.h), 0 unknown */
+	int64_t idn, idf; /* the two cached analyses: a row is reused while they are the same */
+	char *names;      /* the filter as family names, for tui_set_params */
+	char *alias;      /* as the paper names it, with K */
+	char *attrs;
+	rank_row r;       /* the row as rank --sweep makes it (sweep.h): filter alias, attrs attrs */
 };
 
 /* What the cursor was on, to find it again after a reopen rebuilt the lines. */
@@ -166,12 +158,6 @@ static const tui_keyhelp keys[] = {
 
 /* ---- the comparison ---- */
 
-static int compare(const an_result *rn, const an_result *rf, rank_jsmd *j, double *b, dt_err *e)
-{
-	/* the interface clusters with ward, as the analyses it reads */
-	return analysis_compare(rn, rf, CLU_WARD, j, b, e);
-}
-
 static char *keys_text(const rank_key *k, size_t n)
 {
 	ptr_pt *p = xmalloc((n ? n : 1) * sizeof *p);
@@ -188,6 +174,7 @@ static void sweep_row_free(struct sweep_row *w)
 {
 	free(w->names);
 	free(w->alias);
+	free(w->attrs);
 }
 
 static void sweep_free(struct rank *d)
@@ -204,49 +191,8 @@ static int same_score(double a, double b)
 	return nearbyint(a * 1e9) == nearbyint(b * 1e9);
 }
 
-/* One row from two cached analyses; -1 when they cannot be loaded or compared. */
-/* A sweep row from a comparison already made (j and b) of the analyses a and b. */
-/* tops: JSM_D's order as rk_tops makes it (keys from j). */
-static void sweep_fill(const store_analysis *a, const store_analysis *b, const an_result *rn,
-		       const rank_jsmd *j, double bscore, const rk_rank *tops,
-		       struct sweep_row *w)
-{
-	w->b = bscore;
-	w->idn = a->id;
-	w->idf = b->id;
-	w->names = xstrndup(a->filter, strcspn(a->filter, "#"));
-	w->alias = xstrdup(rn->filter_alias);
-	snprintf(w->attrs, sizeof w->attrs, "%s", a->attrs);
-	w->k = a->k;
-	w->matched = j->n;
-	w->ntop = w->more_top = 0;
-	for (size_t i = 0; i < tops->nord; i++) { /* changed traces only (rk_tops) */
-		if (w->ntop < SWEEP_THREADS) {
-			w->topscore[w->ntop] = tops->ord[i].score;
-			w->top[w->ntop++] = j->keys[tops->ord[i].i];
-		} else if (same_score(tops->ord[i].score, w->topscore[SWEEP_THREADS - 1])) {
-			w->more_top++; /* the last group goes on past the list */
-		} else {
-			break;
-		}
-	}
-	w->nprocs = tops->nprocs < SWEEP_PROCS ? tops->nprocs : SWEEP_PROCS;
-	for (size_t i = 0; i < w->nprocs; i++) {
-		w->procs[i] = tops->procs[i];
-		w->procscore[i] = tops->procscore[i];
-	}
-	w->more_procs = 0;
-	for (size_t q = w->nprocs; w->nprocs && q < tops->nprocs &&
-				   same_score(tops->procscore[q], tops->procscore[w->nprocs - 1]);
-	     q++)
-		w->more_procs++;
-}
-
-static int sweep_empty(const rank_jsmd *j, const vd_rank *v)
-{
-	return v->ndiff || j->n_only_normal || j->n_only_faulty ? RANK_ROW_BLIND : RANK_ROW_SAME;
-}
-
+/* One row from two cached analyses, as rank --sweep makes it (sweep.h) with the paper's row
+ * sums and the lists this table has room for; -1 when they cannot be loaded or compared. */
 static int sweep_compute(store *s, const store_analysis *a, const store_analysis *b,
 			 struct sweep_row *w)
 {
@@ -259,25 +205,16 @@ static int sweep_compute(store *s, const store_analysis *a, const store_analysis
 		analysis_result_free(&rn);
 		return -1;
 	}
-	rank_jsmd j;
-	double bscore;
-	memset(&j, 0, sizeof j);
-	int rc = compare(&rn, &rf, &j, &bscore, &e);
-	if (!rc) {
-		/* the paper's row sums, as rank --sweep ranks by them */
-		rank_jsmd_pure(&j);
-		rk_rank tops;
-		memset(&tops, 0, sizeof tops);
-		rk_tops(&j, &tops);
-		sweep_fill(a, b, &rn, &j, bscore, &tops, w);
-		/* every row sum 0: whether the kept events differ all the same */
-		vd_rank v;
-		if (!w->ntop && !vd_build(s, &rn, &rf, &j, &v, &e)) {
-			w->empty = sweep_empty(&j, &v);
-			vd_free(&v);
-		}
-		rank_jsmd_free(&j);
-	}
+	/* the interface clusters with ward, as the analyses it reads */
+	sw_opts so = { CLU_WARD, 0, SWEEP_THREADS, SWEEP_PROCS };
+	w->idn = a->id;
+	w->idf = b->id;
+	w->names = xstrndup(a->filter, strcspn(a->filter, "#"));
+	w->alias = xstrdup(rn.filter_alias);
+	w->attrs = xstrdup(a->attrs);
+	w->r.filter = w->alias;
+	w->r.attrs = w->attrs;
+	int rc = sw_row(s, &rn, &rf, &so, &w->r, NULL, &e);
 	analysis_result_free(&rn);
 	analysis_result_free(&rf);
 	return rc;
@@ -286,15 +223,7 @@ static int sweep_compute(store *s, const store_analysis *a, const store_analysis
 static int sweep_cmp(const void *x, const void *y)
 {
 	const struct sweep_row *a = x, *b = y;
-	int na = isnan(a->b), nb = isnan(b->b);
-	if (na != nb)
-		return na - nb;
-	if (!na && a->b != b->b)
-		return a->b < b->b ? -1 : 1;
-	int c = strcmp(a->alias, b->alias);
-	if (!c)
-		c = strcmp(a->attrs, b->attrs);
-	return c ? c : (a->k > b->k) - (a->k < b->k);
+	return rank_row_cmp(&a->r, &b->r);
 }
 
 static int current_version(const store_analysis *a)
@@ -679,6 +608,58 @@ static const store_srclines *lines_of(const struct rank *d, const char *fn)
 	return store_srclines_find(d->lines[1], fn, &file, &line) ? d->lines[1] : d->lines[0];
 }
 
+/* A row of the sweep table: B-score, setting, processes and threads with their scores, tied
+ * ones in [brackets], a group cut at the end of its list ending in +N. */
+static void sweep_line(const struct rank *d, const struct sweep_row *w, tui_out *o)
+{
+	char a[32];
+	const rank_row *r = &w->r;
+	int cur = is_current(d, w);
+	out_text(o, cur ? ST_KEY : ST_NORMAL, cur ? "* " : "  ");
+	if (isnan(r->bscore))
+		out_text(o, ST_NORMAL, "      -  ");
+	else
+		out_printf(o, ST_NORMAL, "%7.3f  ", r->bscore);
+	out_printf(o, ST_NORMAL, "%-*s  %-*s  %2d  ", d->wf, w->alias, d->wa, w->attrs, r->k);
+	char procs[96] = "";
+	size_t pl = 0;
+	for (size_t q = 0; q < r->n_procs && pl < sizeof procs; q++) {
+		/* a group cut at the end of the list says how many more tie: [0 1 +1] */
+		int cut = q + 1 == r->n_procs && r->more_procs;
+		int g = q + 1 < r->n_procs &&
+			same_score(r->proc_score[q], r->proc_score[q + 1]);
+		int gp = q && same_score(r->proc_score[q], r->proc_score[q - 1]);
+		pl += (size_t)snprintf(procs + pl, sizeof procs - pl, "%s%s%d", q ? " " : "",
+				       (g || cut) && !gp ? "[" : "", r->top_procs[q]);
+		if (cut && pl < sizeof procs)
+			pl += (size_t)snprintf(procs + pl, sizeof procs - pl, " +%zu",
+					       r->more_procs);
+		if (!g && pl < sizeof procs)
+			pl += (size_t)snprintf(procs + pl, sizeof procs - pl, "%s %.2f",
+					       gp || cut ? "]" : "", r->proc_score[q]);
+	}
+	out_printf(o, ST_NORMAL, "%-9s  ", r->n_procs ? procs : "-");
+	for (size_t q = 0; q < r->n_threads; q++) {
+		int cut = q + 1 == r->n_threads && r->more_threads;
+		int g = q + 1 < r->n_threads &&
+			same_score(r->thread_score[q], r->thread_score[q + 1]);
+		int gp = q && same_score(r->thread_score[q], r->thread_score[q - 1]);
+		pt(a, sizeof a, r->top_threads[q]);
+		out_printf(o, ST_NORMAL, "%s%s%s", q ? " " : "",
+			   (g || cut) && !gp ? "[" : "", a);
+		if (cut)
+			out_printf(o, ST_NORMAL, " +%zu", r->more_threads);
+		if (!g)
+			out_printf(o, ST_DIM, "%s %.2f", gp || cut ? "]" : "",
+				   r->thread_score[q]);
+	}
+	if (!r->n_threads)
+		out_text(o, ST_DIM,
+			 r->empty == RANK_ROW_SAME    ? "- (no difference)"
+			 : r->empty == RANK_ROW_BLIND ? "- (kept events differ)"
+						      : "-");
+}
+
 static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 {
 	struct rank *d = v->data;
@@ -831,53 +812,9 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 		out_printf(o, ST_HEADER, "  B-SCORE  %-*s  %-*s   K  TOP PROCS  TOP THREADS", d->wf,
 			   "FILTER", d->wa, "ATTRS");
 		break;
-	case L_SWEEP: {
-		const struct sweep_row *w = &d->sw[l->i];
-		int cur = is_current(d, w);
-		out_text(o, cur ? ST_KEY : ST_NORMAL, cur ? "* " : "  ");
-		if (isnan(w->b))
-			out_text(o, ST_NORMAL, "      -  ");
-		else
-			out_printf(o, ST_NORMAL, "%7.3f  ", w->b);
-		out_printf(o, ST_NORMAL, "%-*s  %-*s  %2d  ", d->wf, w->alias, d->wa, w->attrs, w->k);
-		char procs[96] = "";
-		size_t pl = 0;
-		for (size_t q = 0; q < w->nprocs && pl < sizeof procs; q++) {
-			/* a group cut at the end of the list says how many more tie: [0 1 +1] */
-			int cut = q + 1 == w->nprocs && w->more_procs;
-			int g = q + 1 < w->nprocs &&
-				same_score(w->procscore[q], w->procscore[q + 1]);
-			int gp = q && same_score(w->procscore[q], w->procscore[q - 1]);
-			pl += (size_t)snprintf(procs + pl, sizeof procs - pl, "%s%s%d", q ? " " : "",
-					       (g || cut) && !gp ? "[" : "", w->procs[q]);
-			if (cut && pl < sizeof procs)
-				pl += (size_t)snprintf(procs + pl, sizeof procs - pl, " +%zu",
-						       w->more_procs);
-			if (!g && pl < sizeof procs)
-				pl += (size_t)snprintf(procs + pl, sizeof procs - pl, "%s %.2f",
-						       gp || cut ? "]" : "", w->procscore[q]);
-		}
-		out_printf(o, ST_NORMAL, "%-9s  ", w->nprocs ? procs : "-");
-		for (size_t q = 0; q < w->ntop; q++) {
-			int cut = q + 1 == w->ntop && w->more_top;
-			int g = q + 1 < w->ntop && same_score(w->topscore[q], w->topscore[q + 1]);
-			int gp = q && same_score(w->topscore[q], w->topscore[q - 1]);
-			pt(a, sizeof a, w->top[q]);
-			out_printf(o, ST_NORMAL, "%s%s%s", q ? " " : "",
-				   (g || cut) && !gp ? "[" : "", a);
-			if (cut)
-				out_printf(o, ST_NORMAL, " +%zu", w->more_top);
-			if (!g)
-				out_printf(o, ST_DIM, "%s %.2f", gp || cut ? "]" : "",
-					   w->topscore[q]);
-		}
-		if (!w->ntop)
-			out_text(o, ST_DIM,
-				 w->empty == RANK_ROW_SAME    ? "- (no difference)"
-				 : w->empty == RANK_ROW_BLIND ? "- (kept events differ)"
-							      : "-");
+	case L_SWEEP:
+		sweep_line(d, &d->sw[l->i], o);
 		break;
-	}
 	}
 }
 
@@ -909,7 +846,7 @@ static void rank_enter(tui *t, view *v, size_t i)
 		tui_params p = *tui_get_params(t);
 		snprintf(p.filter, sizeof p.filter, "%s", w->names);
 		snprintf(p.attrs, sizeof p.attrs, "%s", w->attrs);
-		p.k = (unsigned)w->k;
+		p.k = (unsigned)w->r.k;
 		char alias[128];
 		snprintf(alias, sizeof alias, "%s", w->alias);
 		d->want = where_of(d, i);

@@ -7,6 +7,7 @@
 #include "analysis/timing.h"
 #include "analysis/verdict_common.h"
 #include "analysis/verdict_own.h"
+#include "util/util.h"
 
 int dg_every_call(const char *alias)
 {
@@ -225,4 +226,16 @@ void dg_free(dg_verdict *v)
 	ranked_free(&v->set);
 	ranked_free(&v->every);
 	v->use = NULL;
+}
+
+int dg_outliers(const an_result *r, rank_outlier *out, dt_err *e)
+{
+	double *j = analysis_jsm(r);
+	int *cls = xmalloc((r->n ? r->n : 1) * sizeof *cls);
+	for (size_t i = 0; i < r->n; i++)
+		cls[i] = (int)r->cluster[i];
+	int rc = rank_outliers_rows(j, r->nrows, r->row, cls, r->n, out, e);
+	free(cls);
+	free(j);
+	return rc;
 }

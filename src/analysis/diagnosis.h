@@ -75,6 +75,10 @@ typedef struct dg_verdict {
 int dg_rank(store *s, const dg_source *src, const dg_opts *o, dg_verdict *v, dt_err *e);
 void dg_free(dg_verdict *v);
 
+/* One run alone (rank --run): its r->n traces in out, least like their own class first
+ * (rank_outliers over the analysis's classes). 0, or -1 (e set). */
+int dg_outliers(const an_result *r, rank_outlier *out, dt_err *e);
+
 /* Whether the filter named alias is every call already (nothing to fall back to). */
 int dg_every_call(const char *alias);
 

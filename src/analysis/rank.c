@@ -942,9 +942,8 @@ static int str_cmp0(const char *a, const char *b)
 	return strcmp(a ? a : "", b ? b : "");
 }
 
-static int row_cmp(const void *x, const void *y)
+int rank_row_cmp(const rank_row *a, const rank_row *b)
 {
-	const rank_row *a = x, *b = y;
 	int na = isnan(a->bscore), nb = isnan(b->bscore);
 	if (na != nb)
 		return na - nb;
@@ -956,6 +955,11 @@ static int row_cmp(const void *x, const void *y)
 	if (!c)
 		c = (a->k > b->k) - (a->k < b->k);
 	return c;
+}
+
+static int row_cmp(const void *x, const void *y)
+{
+	return rank_row_cmp(x, y);
 }
 
 void rank_rows_sort(rank_row *rows, size_t n)

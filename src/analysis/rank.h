@@ -219,6 +219,7 @@ enum { RANK_ROW_SAME = 1, RANK_ROW_BLIND = 2 };
 /* Sorts by B-score ascending (the clusterings that differ most first, as in the paper), a NaN
  * last, ties by filter, attributes, K. */
 void rank_rows_sort(rank_row *rows, size_t n);
+int rank_row_cmp(const rank_row *a, const rank_row *b);
 
 /* Renders to f, the only output of this module: a table with a header line, columns aligned.
  * Return 0, or -1 (DT_EDATA) when writing failed. */

@@ -19,6 +19,7 @@
 #include "analysis/verdict.h"
 #include "analysis/verdict_own.h"
 #include "analysis/diagnosis.h"
+#include "analysis/sweep.h"
 #include "util/util.h"
 
 static const char nlr_help[] =
@@ -476,6 +477,65 @@ static int diff_load(store *s, const cli_an *a, char *const run[2], const int p[
 	return diff_nlr(v[0], n[0], v[1], n[1], NULL, ds, e);
 }
 
+/* The two traces under every call (AN_FALLBACK_FILTER) instead of the filter of res: when that
+ * diff sees a difference, res, v, n and ds are replaced by it and 1 is returned; else (or when
+ * it cannot be made) they stay, 0. */
+static int diff_every_call(store *s, const cli_an *a, char *const run[2], const int p[2],
+			   const int t[2], an_result res[2], nlr_entry *v[2], size_t n[2],
+			   diff_script *ds)
+{
+	cli_an b = *a;
+	b.p.filter_files = b.files;
+	b.p.filter = AN_FALLBACK_FILTER;
+	an_result rb[2];
+	int hb[2] = { 0, 0 }, moved = 0;
+	nlr_entry *vb[2] = { NULL, NULL };
+	size_t nb[2] = { 0, 0 };
+	diff_script db = { 0 };
+	dt_err e;
+	dt_err_clear(&e); /* every call could not be compared: the filter's diff stands */
+	if (diff_load(s, &b, run, p, t, rb, hb, vb, nb, &db, &e) == 0 && diff_changes(&db)) {
+		for (int i = 0; i < 2; i++) {
+			analysis_result_free(&res[i]);
+			free(v[i]);
+			res[i] = rb[i];
+			v[i] = vb[i];
+			n[i] = nb[i];
+			hb[i] = 0;
+			vb[i] = NULL;
+		}
+		diff_script_free(ds);
+		*ds = db;
+		db = (diff_script){ 0 };
+		moved = 1;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (hb[i])
+			analysis_result_free(&rb[i]);
+		free(vb[i]);
+	}
+	diff_script_free(&db);
+	return moved;
+}
+
+/* A trace K folds nothing in, though a larger K would: said on stderr (nlr_suggest_k). */
+static void diff_k_hints(nlr_table *loops, char *const run[2], const int p[2], const int t[2],
+			 const an_result res[2], nlr_entry *const v[2], const size_t n[2])
+{
+	for (int i = 0; i < 2; i++) {
+		size_t body;
+		dt_err ign;
+		dt_err_clear(&ign);
+		unsigned kk = nlr_suggest_k(loops, v[i], n[i], (unsigned)res[i].meta.k, NLR_KMAX,
+					    SUGGEST_MAX_EVENTS, &body, &ign);
+		if (kk)
+			fprintf(stderr,
+				"difftrace diff: K %d folds nothing in %s %d.%d, but it repeats a body "
+				"of %zu calls: -K %u folds it\n",
+				res[i].meta.k, run[i], p[i], t[i], body, kk);
+	}
+}
+
 int cmd_diff(cli *c, int argc, char **argv)
 {
 	static const struct option own[] = {
@@ -534,54 +594,14 @@ int cmd_diff(cli *c, int argc, char **argv)
 	/* As `rank` does: when the default filter sees no difference, every call may; a trace the
 	 * ranking put first under every call is then shown under every call, not as identical. */
 	if (!a.p.filter && !a.p.nfilter_files && !diff_changes(&ds) &&
-	    strcmp(res[0].filter_alias, AN_FALLBACK_FILTER) &&
-	    strncmp(res[0].filter_alias, "11.1K", 5)) {
-		cli_an b = a;
-		b.p.filter_files = b.files;
-		b.p.filter = AN_FALLBACK_FILTER;
-		an_result rb[2];
-		int hb[2] = { 0, 0 };
-		nlr_entry *vb[2] = { NULL, NULL };
-		size_t nb[2] = { 0, 0 };
-		diff_script db = { 0 };
-		if (diff_load(s, &b, run, p, t, rb, hb, vb, nb, &db, &e) == 0 && diff_changes(&db)) {
-			snprintf(blind_name, sizeof blind_name, "%s", res[0].filter_alias);
+	    !dg_every_call(res[0].filter_alias)) {
+		snprintf(blind_name, sizeof blind_name, "%s", res[0].filter_alias);
+		if (diff_every_call(s, &a, run, p, t, res, v, n, &ds))
 			blind = blind_name;
-			for (int i = 0; i < 2; i++) {
-				analysis_result_free(&res[i]);
-				free(v[i]);
-				res[i] = rb[i];
-				v[i] = vb[i];
-				n[i] = nb[i];
-				hb[i] = 0;
-			}
-			diff_script_free(&ds);
-			ds = db;
-			db = (diff_script){ 0 };
-		}
-		dt_err_clear(&e); /* every call could not be compared: the filter's diff stands */
-		for (int i = 0; i < 2; i++) {
-			if (hb[i]) {
-				analysis_result_free(&rb[i]);
-				free(vb[i]);
-			}
-		}
-		diff_script_free(&db);
 	}
 	if (!(loops = store_loops(s, &e)))
 		goto out;
-	for (int i = 0; i < 2; i++) {
-		size_t body;
-		dt_err ign;
-		dt_err_clear(&ign);
-		unsigned kk = nlr_suggest_k(loops, v[i], n[i], (unsigned)res[i].meta.k, NLR_KMAX,
-					    SUGGEST_MAX_EVENTS, &body, &ign);
-		if (kk)
-			fprintf(stderr,
-				"difftrace diff: K %d folds nothing in %s %d.%d, but it repeats a body "
-				"of %zu calls: -K %u folds it\n",
-				res[i].meta.k, run[i], p[i], t[i], body, kk);
-	}
+	diff_k_hints(loops, run, p, t, res, v, n);
 	char la[160], lb[160], en[2][128];
 	snprintf(la, sizeof la, "%s %d.%d", esc_str(run[0], en[0], sizeof en[0]), p[0], t[0]);
 	snprintf(lb, sizeof lb, "%s %d.%d", esc_str(run[1], en[1], sizeof en[1]), p[1], t[1]);
@@ -690,17 +710,6 @@ static int rank_opt(void *ud, int o, const char *arg)
 		break;
 	}
 	return 0;
-}
-
-struct comparison {
-	rank_jsmd j;
-	double bscore; /* mean over k = 2..n-1; NAN when fewer than 3 traces */
-};
-
-static int compare(const an_result *rn, const an_result *rf, enum clu_linkage l,
-		   struct comparison *c, dt_err *e)
-{
-	return analysis_compare(rn, rf, l, &c->j, &c->bscore, e);
 }
 
 static void print_keys(const char *what, const rank_key *k, size_t n)
@@ -880,165 +889,154 @@ struct rank_view {
 
 static void rank_json(const struct rank_view *r)
 {
-	store *s = r->s;
-	const struct rank_opts *ro = r->ro;
-	const dg_ranked *use = r->use;
-	const char *blind = r->blind, *own_calls = r->own_calls;
-	size_t n = r->n, top = r->top;
-	int none = r->none;
-	double b = r->b;
+	const rk_rank *k = &r->use->k; /* the ranking shown */
 	printf("{\n  \"normal\": ");
-	cli_json_str(ro->normal);
+	cli_json_str(r->ro->normal);
 	printf(",\n  \"faulty\": ");
-	cli_json_str(ro->faulty);
+	cli_json_str(r->ro->faulty);
 	printf(",\n  \"filter\": ");
-	cli_json_str(use->rn->filter_alias);
+	cli_json_str(r->use->rn->filter_alias);
 	printf(",\n  \"attributes\": ");
-	cli_json_str(use->rn->meta.attrs);
+	cli_json_str(r->use->rn->meta.attrs);
 	printf(",\n  \"k\": %d,\n  \"score\": \"%s\",\n  \"matched\": %zu,\n  "
 	       "\"differing\": %zu,\n  \"difference_found\": %s,\n  \"filter_blind\": ",
-	       use->rn->meta.k, ro->self ? "jsmd-self" : ro->jsmd ? "jsmd" : "combined", n,
-	       use->k.v.ndiff,
-	       none ? "false" : "true");
-	if (blind)
-		cli_json_str(blind);
+	       r->use->rn->meta.k,
+	       r->ro->self ? "jsmd-self" : r->ro->jsmd ? "jsmd" : "combined", r->n,
+	       k->v.ndiff,
+	       r->none ? "false" : "true");
+	if (r->blind)
+		cli_json_str(r->blind);
 	else
 		printf("null");
-	printf(",\n  \"other_calls_compared\": %s", own_calls ? "true" : "false");
-	printf(",\n  \"time_changed\": %zu", use->k.v.nslow);
+	printf(",\n  \"other_calls_compared\": %s", r->own_calls ? "true" : "false");
+	printf(",\n  \"time_changed\": %zu", k->v.nslow);
 	printf(",\n  \"common_change\": ");
-	if (use->k.v.ncommon) {
+	if (k->v.ncommon) {
 		char cc[512];
-		vd_common_text(s, &use->k.v, cc, sizeof cc);
+		vd_common_text(r->s, &k->v, cc, sizeof cc);
 		printf("{\"calls\": ");
 		cli_json_str(cc);
-		printf(", \"traces\": %zu}", use->k.v.ncommon);
+		printf(", \"traces\": %zu}", k->v.ncommon);
 	} else {
 		printf("null");
 	}
 	printf(",\n  \"common_own_change\": ");
-	if (use->k.v.nown_common) {
+	if (k->v.nown_common) {
 		char cc[512];
-		vd_cc_text(s, &use->k.v.own_common, cc, sizeof cc);
+		vd_cc_text(r->s, &k->v.own_common, cc, sizeof cc);
 		printf("{\"calls\": ");
 		cli_json_str(cc);
-		printf(", \"traces\": %zu}", use->k.v.nown_common);
+		printf(", \"traces\": %zu}", k->v.nown_common);
 	} else {
 		printf("null");
 	}
-	if (isnan(b))
+	if (isnan(r->b))
 		printf(",\n  \"bscore\": null");
 	else
-		printf(",\n  \"bscore\": %.6f", b);
-	keys_json("only_normal", use->k.j.only_normal, use->k.j.n_only_normal);
-	keys_json("only_faulty", use->k.j.only_faulty, use->k.j.n_only_faulty);
+		printf(",\n  \"bscore\": %.6f", r->b);
+	keys_json("only_normal", k->j.only_normal, k->j.n_only_normal);
+	keys_json("only_faulty", k->j.only_faulty, k->j.n_only_faulty);
 	printf(",\n");
-	rank_rows_out(s, use, none ? 0 : top, 'j');
+	rank_rows_out(r->s, r->use, r->none ? 0 : r->top, 'j');
 	printf("\n}\n");
 }
 
 static int rank_text(const struct rank_view *r, dt_err *e)
 {
-	store *s = r->s;
-	const struct rank_opts *ro = r->ro;
-	const dg_ranked *use = r->use;
-	const char *blind = r->blind, *own_calls = r->own_calls;
-	size_t n = r->n, top = r->top;
-	int none = r->none;
-	double b = r->b;
-	const cli_an *a = r->a;
-	const char *setting = r->setting;
-	int own_only = r->dv->own_only;
+	const rk_rank *k = &r->use->k; /* the ranking shown */
 	printf("# %s against %s: filter %s, attributes %s, K %d, %zu traces matched\n",
-	       ro->faulty, ro->normal, use->rn->filter_alias, use->rn->meta.attrs, use->rn->meta.k,
-	       n);
-	print_keys("only in the normal run", use->k.j.only_normal, use->k.j.n_only_normal);
-	print_keys("only in the faulty run", use->k.j.only_faulty, use->k.j.n_only_faulty);
-	if (none && use->k.j.n_running)
+	       r->ro->faulty, r->ro->normal, r->use->rn->filter_alias, r->use->rn->meta.attrs,
+	       r->use->rn->meta.k, r->n);
+	print_keys("only in the normal run", k->j.only_normal, k->j.n_only_normal);
+	print_keys("only in the faulty run", k->j.only_faulty, k->j.n_only_faulty);
+	if (r->none && k->j.n_running)
 		printf("# the faulty run was stopped: %zu trace%s still running then, %.1f s after "
 		       "the others went quiet (blocked)\n",
-		       use->k.j.n_running, use->k.j.n_running == 1 ? "" : "s", use->k.j.quiet);
-	if (none) {
+		       k->j.n_running, k->j.n_running == 1 ? "" : "s", k->j.quiet);
+	if (r->none) {
 		printf("no difference found under %s: every trace's kept events are identical to its "
 		       "counterpart's%s\n",
-		       setting,
-		       own_only    ? "; the program's own functions differ (filter everything: the "
-				     "default --score combined ranks by them)"
+		       r->setting,
+		       r->dv->own_only
+			       ? "; the program's own functions differ (filter everything: the "
+				 "default --score combined ranks by them)"
 		       : r->dv->every_same ? ", and so are all their calls (filter everything)"
 				   : "");
 		return 0;
 	}
-	if (blind)
+	if (r->blind)
 		printf("# filter %s sees no difference; the program's own functions do: ranked under "
 		       "filter everything\n",
-		       blind);
-	if (use->k.v.nslow)
+		       r->blind);
+	if (k->v.nslow)
 		printf("# no calls differ; %zu trace%s took longer than %s peers in a function of %s "
 		       "own (its time against the normal run, beyond the factor of the other traces "
 		       "with that function)\n",
-		       use->k.v.nslow, use->k.v.nslow == 1 ? "" : "s",
-		       use->k.v.nslow == 1 ? "its" : "their", use->k.v.nslow == 1 ? "its" : "their");
-	if (use->k.v.ncommon) {
+		       k->v.nslow, k->v.nslow == 1 ? "" : "s",
+		       k->v.nslow == 1 ? "its" : "their", k->v.nslow == 1 ? "its" : "their");
+	if (k->v.ncommon) {
 		char cc[512];
-		vd_common_text(s, &use->k.v, cc, sizeof cc);
+		vd_common_text(r->s, &k->v, cc, sizeof cc);
 		printf("# %zu trace%s changed only as %s peers did (%s): a changed input, ranked "
 		       "after the traces that changed more\n",
-		       use->k.v.ncommon, use->k.v.ncommon == 1 ? "" : "s",
-		       use->k.v.ncommon == 1 ? "its" : "their", cc);
+		       k->v.ncommon, k->v.ncommon == 1 ? "" : "s",
+		       k->v.ncommon == 1 ? "its" : "their", cc);
 	}
-	if (own_calls)
+	if (r->own_calls)
 		printf("# filter %s does not single out a trace (%s): the traces whose other calls "
 		       "(filter everything) differ too come first in each class\n",
-		       own_calls,
-		       use->k.v.ndiff == n ? "every trace differs" : "the first place is tied");
-	if (use->k.v.nown_common) {
+		       r->own_calls,
+		       k->v.ndiff == r->n ? "every trace differs" : "the first place is tied");
+	if (k->v.nown_common) {
 		char cc[512];
-		vd_cc_text(s, &use->k.v.own_common, cc, sizeof cc);
+		vd_cc_text(r->s, &k->v.own_common, cc, sizeof cc);
 		printf("# the other calls of %zu trace%s changed only as %s peers' did (%s): a "
 		       "changed input, left out of their comparison\n",
-		       use->k.v.nown_common, use->k.v.nown_common == 1 ? "" : "s",
-		       use->k.v.nown_common == 1 ? "its" : "their", cc);
+		       k->v.nown_common, k->v.nown_common == 1 ? "" : "s",
+		       k->v.nown_common == 1 ? "its" : "their", cc);
 	}
-	if (isnan(b))
+	if (isnan(r->b))
 		printf("# B-score: - (fewer than 3 matched traces)\n");
 	else
 		printf("# B-score (Fowlkes-Mallows, mean over k = 2..%zu, %s linkage): %.3f%s\n",
-		       n - 1, a->p.linkage == CLU_WARD ? "ward" : clu_linkage_name(a->p.linkage), b,
-		       b > 0.999 && use->k.v.ndiff
+		       r->n - 1,
+		       r->a->p.linkage == CLU_WARD ? "ward" : clu_linkage_name(r->a->p.linkage), r->b,
+		       r->b > 0.999 && k->v.ndiff
 			       ? " (the clusterings agree, yet kept events differ)"
 			       : "");
-	if (use->k.j.n_running)
+	if (k->j.n_running)
 		printf("# the faulty run was stopped: %zu trace%s still running then, %.1f s after "
 		       "the others went quiet (blocked)%s\n",
-		       use->k.j.n_running, use->k.j.n_running == 1 ? "" : "s", use->k.j.quiet,
-		       ro->jsmd ? (use->k.j.n_running == 1 ? ", comes first" : ", come first") : "");
-	if (ro->jsmd) {
+		       k->j.n_running, k->j.n_running == 1 ? "" : "s", k->j.quiet,
+		       r->ro->jsmd ? (k->j.n_running == 1 ? ", comes first" : ", come first") : "");
+	if (r->ro->jsmd) {
 		printf("\nmost changed traces (%s; ties share a position, marked =):\n",
-		       ro->self ? "row sum of JSM_D plus the trace's own change" : "row sum of JSM_D");
+		       r->ro->self ? "row sum of JSM_D plus the trace's own change"
+				   : "row sum of JSM_D");
 	} else {
-		printf("# %zu of %zu traces differ in their kept events%s\n", use->k.v.ndiff, n,
-		       use->k.v.ndiff == n ? "" : "; the others score 0");
+		printf("# %zu of %zu traces differ in their kept events%s\n", k->v.ndiff, r->n,
+		       k->v.ndiff == r->n ? "" : "; the others score 0");
 		int tiers = 0;
-		for (size_t q = 0; q < use->k.v.n; q++)
-			tiers |= use->k.v.it[q].tier != 0;
+		for (size_t q = 0; q < k->v.n; q++)
+			tiers |= k->v.it[q].tier != 0;
 		printf("\nmost changed traces (%sdiverged, then stopped early, %sthen by score; ties "
 		       "share a position, marked =):\n",
 		       tiers ? "the hang-safe record's pattern broken, then waited for, then " : "",
-		       own_calls ? "each with its other calls changed first, " : "");
+		       r->own_calls ? "each with its other calls changed first, " : "");
 	}
-	rank_rows_out(s, use, top, 't');
-	rank_pair *pr = xmalloc((top ? top : 1) * sizeof *pr);
+	rank_rows_out(r->s, r->use, r->top, 't');
+	rank_pair *pr = xmalloc((r->top ? r->top : 1) * sizeof *pr);
 	size_t np;
-	if (use->k.j.cd) { /* JSM_D whole */
-		np = rank_jsmd_top_pairs(&use->k.j, top, pr);
+	if (k->j.cd) { /* JSM_D whole */
+		np = rank_jsmd_top_pairs(&k->j, r->top, pr);
 	} else { /* the cache's, the first of the same order */
-		np = top < use->k.npairs ? top : use->k.npairs;
-		memcpy(pr, use->k.pairs, np * sizeof *pr);
+		np = r->top < k->npairs ? r->top : k->npairs;
+		memcpy(pr, k->pairs, np * sizeof *pr);
 	}
 	while (np && pr[np - 1].score <= 1e-12)
 		np--; /* pairs whose similarity did not change are not listed */
 	printf("\nmost changed pairs (JSM_D):\n");
-	int w = rank_pairs_render(stdout, pr, np, use->k.j.keys, e);
+	int w = rank_pairs_render(stdout, pr, np, k->j.keys, e);
 	free(pr);
 	if (w)
 		return -1;
@@ -1086,13 +1084,9 @@ static int rank_one(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 	an_result r;
 	if (cli_an_get(a, s, ro->run, &r, e))
 		return -1;
-	double *j = analysis_jsm(&r);
-	int *cls = xmalloc((r.n ? r.n : 1) * sizeof *cls);
-	for (size_t i = 0; i < r.n; i++)
-		cls[i] = (int)r.cluster[i];
 	rank_outlier *o = xmalloc((r.n ? r.n : 1) * sizeof *o);
 	rank_key *k = analysis_keys(&r);
-	int rc = rank_outliers_rows(j, r.nrows, r.row, cls, r.n, o, e);
+	int rc = dg_outliers(&r, o, e);
 	if (!rc) {
 		printf("# outliers of run %s: filter %s, attributes %s, K %d, %zu clusters (%s)\n",
 		       ro->run, r.filter_alias, r.meta.attrs, r.meta.k, r.kcut, r.linkage);
@@ -1101,8 +1095,6 @@ static int rank_one(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 	}
 	free(k);
 	free(o);
-	free(cls);
-	free(j);
 	analysis_result_free(&r);
 	return rc;
 }
@@ -1133,36 +1125,6 @@ static void free_split(char **v, size_t n)
 	free(v);
 }
 
-/* How many of it[shown..n) tie with it[shown - 1] (scores to 1e-9). */
-static size_t tied_after(const rank_item *it, size_t n, size_t shown)
-{
-	size_t q = shown;
-	double last = shown ? nearbyint(it[shown - 1].score * 1e9) : 0;
-	while (shown && q < n && nearbyint(it[q].score * 1e9) == last)
-		q++;
-	return q - shown;
-}
-
-/* A sweep row's top processes (at most shown), and how many more tie with the last one. */
-static void sweep_procs(const rank_jsmd *j, const rank_item *it, size_t ni, size_t shown,
-			rank_row *row)
-{
-	int *p = xmalloc((j->n ? j->n : 1) * sizeof *p);
-	double *sc = xmalloc((j->n ? j->n : 1) * sizeof *sc);
-	size_t np = rank_top_procs_scored(j, it, ni, p, sc, j->n);
-	row->n_procs = np < shown ? np : shown;
-	for (size_t q = 0; q < row->n_procs; q++) {
-		row->top_procs[q] = p[q];
-		row->proc_score[q] = sc[q];
-	}
-	size_t q = row->n_procs;
-	while (q && q < np && nearbyint(sc[q] * 1e9) == nearbyint(sc[row->n_procs - 1] * 1e9))
-		q++;
-	row->more_procs = q - row->n_procs;
-	free(p);
-	free(sc);
-}
-
 static int rank_sweep(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 {
 	size_t nf, na, nk;
@@ -1173,6 +1135,8 @@ static int rank_sweep(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e
 				       "doub.actual",
 			  ',', &na);
 	char **ks = split(ro->sk ? ro->sk : "10", ',', &nk);
+	size_t shown = ro->top < RANK_TOP_MAX ? (size_t)ro->top : RANK_TOP_MAX;
+	sw_opts so = { a->p.linkage, ro->self, shown, shown };
 	size_t cap = nf * na * nk, nrows = 0, nsame = 0;
 	rank_row *rows = xcalloc(cap ? cap : 1, sizeof *rows);
 	char **names = xcalloc(cap ? cap * 2 : 1, sizeof *names);
@@ -1204,50 +1168,14 @@ static int rank_sweep(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e
 					analysis_result_free(&rn);
 					goto out;
 				}
-				struct comparison c;
-				vd_rank v;
-				memset(&v, 0, sizeof v);
-				int bad = compare(&rn, &rf, b.p.linkage, &c, e);
-				if (!bad && vd_build(s, &rn, &rf, &c.j, &v, e)) {
-					rank_jsmd_free(&c.j);
-					bad = 1;
-				}
-				if (!bad) {
-					rank_row *row = &rows[nrows];
-					names[2 * nrows] = xstrdup(rn.filter_alias);
-					names[2 * nrows + 1] = xstrdup(rn.meta.attrs);
-					row->filter = names[2 * nrows];
-					row->attrs = names[2 * nrows + 1];
-					row->k = rn.meta.k;
-					row->bscore = c.bscore;
-					if (!ro->self)
-						rank_jsmd_pure(&c.j);
-					rank_item *it = xmalloc((c.j.n ? c.j.n : 1) * sizeof *it);
-					size_t ni = rank_order(&c.j, c.j.n, it);
-					while (ni && it[ni - 1].score <= 1e-12)
-						ni--; /* unchanged traces are not suspects */
-					row->n_threads = ni < RANK_TOP_MAX ? ni : RANK_TOP_MAX;
-					size_t shown = ro->top < RANK_TOP_MAX ? (size_t)ro->top : RANK_TOP_MAX;
-					if (row->n_threads > shown)
-						row->n_threads = shown;
-					row->scored = 1;
-					for (size_t q = 0; q < row->n_threads; q++) {
-						row->top_threads[q] = c.j.keys[it[q].i];
-						row->thread_score[q] = it[q].score;
-					}
-					row->more_threads = tied_after(it, ni, row->n_threads);
-					sweep_procs(&c.j, it, ni, shown, row);
-					if (!ni)
-						row->empty = v.ndiff || c.j.n_only_normal ||
-								     c.j.n_only_faulty
-								     ? RANK_ROW_BLIND
-								     : RANK_ROW_SAME;
-					nsame += row->empty == RANK_ROW_SAME;
-					free(it);
-					nrows++;
-				}
-				vd_free(&v);
-				rank_jsmd_free(&c.j);
+				rank_row *row = &rows[nrows];
+				names[2 * nrows] = xstrdup(rn.filter_alias);
+				names[2 * nrows + 1] = xstrdup(rn.meta.attrs);
+				row->filter = names[2 * nrows];
+				row->attrs = names[2 * nrows + 1];
+				nrows++;
+				int bad = sw_row(s, &rn, &rf, &so, row, NULL, e);
+				nsame += !bad && row->empty == RANK_ROW_SAME;
 				analysis_result_free(&rn);
 				analysis_result_free(&rf);
 				if (bad)

@@ -178,45 +178,48 @@ static int pair_cmp(const void *x, const void *y)
 	return p->v < q->v ? -1 : p->v > q->v;
 }
 
-int ord_check(const ord_rules *r, const dt_sync_event *ev, size_t n, const uint64_t *order,
-	      size_t norder, const int64_t *ts, dt_err *e)
+/* 1. The order is a permutation of a subset of the events. */
+static int check_subset(const ord_rules *r, const dt_sync_event *ev, size_t n,
+			const uint64_t *order, size_t norder, dt_err *e)
 {
-	int rc = 0;
-	char es[200], b2[256];
-	/* 1. a permutation of a subset */
+	char es[200];
 	uint8_t *seen = xcalloc(n ? n : 1, 1);
-	for (size_t i = 0; i < norder; i++) {
+	int rc = 0;
+	for (size_t i = 0; i < norder && !rc; i++) {
 		if (order[i] >= n) {
-			free(seen);
-			return dt_errf(e, DT_EDATA, "position %zu: event %llu does not exist (%zu events)", i,
-				       (unsigned long long)order[i], n);
-		}
-		if (seen[order[i]]++) {
+			rc = dt_errf(e, DT_EDATA, "position %zu: event %llu does not exist (%zu events)", i,
+				     (unsigned long long)order[i], n);
+		} else if (seen[order[i]]++) {
 			ord_event_str(r, &ev[order[i]], es, sizeof es);
-			free(seen);
-			return dt_errf(e, DT_EDATA, "position %zu: %s delivered twice", i, es);
+			rc = dt_errf(e, DT_EDATA, "position %zu: %s delivered twice", i, es);
 		}
 	}
-	/* 2. program order: rank of each event within its thread (input order) */
+	free(seen);
+	return rc ? -1 : 0;
+}
+
+/* Each event's place in its thread (input order): the thread's number tid, its rank among the
+ * thread's events, and ign when it falls while the thread is off (a thread's life, `start` and
+ * `end`, walked in its own order: such an event has no rank and may not be delivered). Returns
+ * the number of threads; e set (rc) when a thread's events do not follow their seq. */
+static uint64_t thread_places(const ord_rules *r, const dt_sync_event *ev, size_t n,
+			      uint64_t *rank, uint64_t *tid, uint8_t *ign, int *rc, dt_err *e)
+{
+	char es[200];
 	pair *th = xmalloc((n ? n : 1) * sizeof *th);
 	for (size_t i = 0; i < n; i++)
 		th[i] = (pair){ ev[i].proc, (uint64_t)(uint32_t)ev[i].thread, i };
 	qsort(th, n, sizeof *th, pair_cmp);
-	uint64_t *rank = xmalloc((n ? n : 1) * sizeof *rank), *tid = xmalloc((n ? n : 1) * sizeof *tid);
-	uint64_t nth = 0;
-	/* a thread's life (`start`, `end`), walked in its own order: an event while the thread
-	 * is off is ignored, has no rank, and may not be delivered */
-	uint8_t *ign = xcalloc(n ? n : 1, 1);
-	uint64_t next = 0;
+	uint64_t nth = 0, next = 0;
 	int off = 0;
 	for (size_t i = 0; i < n; i++) {
-		int first = !i || th[i].a != th[i - 1].a || th[i].b != th[i - 1].b;
-		if (i && first)
+		int same = i && th[i].a == th[i - 1].a && th[i].b == th[i - 1].b;
+		if (i && !same)
 			nth++;
-		if (first)
+		if (!same)
 			next = 0;
 		unsigned m = ord_thread_mark(r, &ev[th[i].v]);
-		if (first)
+		if (!same)
 			off = !(m & ORD_TM_START) && (m & ORD_TM_SCOPE);
 		if (off && !(m & ORD_TM_START)) {
 			ign[th[i].v] = 1;
@@ -225,11 +228,26 @@ int ord_check(const ord_rules *r, const dt_sync_event *ev, size_t n, const uint6
 			rank[th[i].v] = next++;
 		}
 		tid[th[i].v] = nth;
-		if (i && th[i].a == th[i - 1].a && th[i].b == th[i - 1].b && ev[th[i].v].seq <= ev[th[i - 1].v].seq) {
+		if (same && ev[th[i].v].seq <= ev[th[i - 1].v].seq) {
 			ord_event_str(r, &ev[th[i].v], es, sizeof es);
-			rc = dt_errf(e, DT_EDATA, "input: %s does not follow its thread's previous event (seq)", es);
+			*rc = dt_errf(e, DT_EDATA,
+				      "input: %s does not follow its thread's previous event (seq)", es);
 		}
 	}
+	free(th);
+	return nth;
+}
+
+/* 2. Program order: each thread's delivered events are its first ones, in its order, with
+ * timestamps that do not go back (held events are the ones left). */
+static int check_program_order(const ord_rules *r, const dt_sync_event *ev, size_t n,
+			       const uint64_t *order, size_t norder, const int64_t *ts, dt_err *e)
+{
+	char es[200];
+	int rc = 0;
+	uint64_t *rank = xmalloc((n ? n : 1) * sizeof *rank), *tid = xmalloc((n ? n : 1) * sizeof *tid);
+	uint8_t *ign = xcalloc(n ? n : 1, 1);
+	uint64_t nth = thread_places(r, ev, n, rank, tid, ign, &rc, e);
 	uint64_t *cursor = xcalloc(nth + 1, sizeof *cursor);
 	int64_t *lastts = xmalloc((nth + 1) * sizeof *lastts);
 	for (uint64_t i = 0; i <= nth; i++)
@@ -257,51 +275,80 @@ int ord_check(const ord_rules *r, const dt_sync_event *ev, size_t n, const uint6
 			lastts[tid[x]] = ts[x];
 		}
 	}
-	free(th);
 	free(ign);
 	free(rank);
 	free(tid);
 	free(cursor);
 	free(lastts);
-	free(seen);
-	if (rc)
-		return -1;
-	/* 3. instances along the order: links, numbers */
-	inst_at *at = xcalloc(norder ? norder : 1, sizeof *at);
+	return rc ? -1 : 0;
+}
+
+/* The next number of the counted instance k (kind, key) along the order: counters kept in
+ * an array sorted by key, *ctr growing. */
+static int64_t count_next(rec **ctr, size_t *nctr, size_t *capctr, const rec *k)
+{
+	size_t lo = 0, hi = *nctr;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		if (keycmp(&(*ctr)[m], k) < 0)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	if (lo == *nctr || keycmp(&(*ctr)[lo], k)) {
+		if (*nctr == *capctr) {
+			*capctr = *capctr ? *capctr * 2 : 64;
+			*ctr = xrealloc(*ctr, *capctr * sizeof **ctr);
+		}
+		memmove(&(*ctr)[lo + 1], &(*ctr)[lo], (*nctr - lo) * sizeof **ctr);
+		(*ctr)[lo] = *k;
+		(*ctr)[lo].n = 0;
+		(*nctr)++;
+	}
+	return ++(*ctr)[lo].n;
+}
+
+/* The request the event at position i completes (its definer's fields applied to a->res), or
+ * that it defines (remembered in links): the function of the definer, or UINT32_MAX. */
+static uint32_t link_request(const ord_rules *r, const dt_sync_event *ev, const uint64_t *order,
+			     size_t i, inst_at *a, pair **links, size_t *nlinks, size_t *caplinks)
+{
+	const dt_sync_event *x = &ev[order[i]];
+	if (ord_completes_request(r, x)) {
+		for (size_t j = *nlinks; j-- > 0;)
+			if ((*links)[j].a == x->proc && (*links)[j].b == x->req) {
+				const dt_sync_event *d = &ev[order[(*links)[j].v]];
+				ord_link l;
+				ord_link_make(&l, d);
+				ord_link_apply(&a->res, &l);
+				(*links)[j] = (*links)[--*nlinks]; /* completed: forget it */
+				return d->func;
+			}
+	} else if (ord_defines_request(r, x)) {
+		if (*nlinks == *caplinks) {
+			*caplinks = *caplinks ? *caplinks * 2 : 64;
+			*links = xrealloc(*links, *caplinks * sizeof **links);
+		}
+		(*links)[(*nlinks)++] = (pair){ x->proc, x->req, i };
+	}
+	return UINT32_MAX;
+}
+
+/* 3. The instances of every delivered event along the order, in at (one per position), their
+ * links and numbers; their records in *recs (returned count). */
+static size_t instances(const ord_rules *r, const dt_sync_event *ev, const uint64_t *order,
+			size_t norder, const int64_t *ts, inst_at *at, rec **recs)
+{
 	pair *links = NULL; /* (proc, req) -> position of the definer; a flat list searched back */
-	size_t nlinks = 0, caplinks = 0;
-	rec *cnt = NULL; /* (kind, key) -> count so far, searched linearly by a sorted array rebuild
-			  * would be overkill: use the records themselves, below */
-	(void)cnt;
-	size_t nrec = 0, caprec = 0;
-	rec *recs = NULL;
-	/* counters for counted kinds: a growing array kept sorted by key */
-	rec *ctr = NULL;
+	size_t nlinks = 0, caplinks = 0, nrec = 0, caprec = 0;
+	rec *ctr = NULL; /* counters for counted kinds: a growing array kept sorted by key */
 	size_t nctr = 0, capctr = 0;
+	*recs = NULL;
 	for (size_t i = 0; i < norder; i++) {
-		const dt_sync_event *x = &ev[order[i]];
 		inst_at *a = &at[i];
 		a->ev = order[i];
-		a->res = *x;
-		uint32_t via = UINT32_MAX;
-		if (ord_completes_request(r, x)) {
-			for (size_t j = nlinks; j-- > 0;)
-				if (links[j].a == x->proc && links[j].b == x->req) {
-					const dt_sync_event *d = &ev[order[links[j].v]];
-					ord_link l;
-					ord_link_make(&l, d);
-					ord_link_apply(&a->res, &l);
-					via = d->func;
-					links[j] = links[--nlinks]; /* completed: forget it */
-					break;
-				}
-		} else if (ord_defines_request(r, x)) {
-			if (nlinks == caplinks) {
-				caplinks = caplinks ? caplinks * 2 : 64;
-				links = xrealloc(links, caplinks * sizeof *links);
-			}
-			links[nlinks++] = (pair){ x->proc, x->req, i };
-		}
+		a->res = ev[order[i]];
+		uint32_t via = link_request(r, ev, order, i, a, &links, &nlinks, &caplinks);
 		a->ninst = ord_instances(r, &a->res, via, a->in, MAXI);
 		for (int j = 0; j < a->ninst; j++) {
 			const ord_kind *kd = &r->kind[a->in[j].kind];
@@ -317,32 +364,14 @@ int ord_check(const ord_rules *r, const dt_sync_event *ev, size_t n, const uint6
 				k.nk = kd->nkey + 1;
 				k.k[0] = a->in[j].kind;
 				memcpy(k.k + 1, a->in[j].t, (size_t)kd->nkey * sizeof *k.k);
-				size_t lo = 0, hi = nctr;
-				while (lo < hi) {
-					size_t m = (lo + hi) / 2;
-					if (keycmp(&ctr[m], &k) < 0)
-						lo = m + 1;
-					else
-						hi = m;
-				}
-				if (lo == nctr || keycmp(&ctr[lo], &k)) {
-					if (nctr == capctr) {
-						capctr = capctr ? capctr * 2 : 64;
-						ctr = xrealloc(ctr, capctr * sizeof *ctr);
-					}
-					memmove(&ctr[lo + 1], &ctr[lo], (nctr - lo) * sizeof *ctr);
-					ctr[lo] = k;
-					ctr[lo].n = 0;
-					nctr++;
-				}
-				nn = ++ctr[lo].n;
+				nn = count_next(&ctr, &nctr, &capctr, &k);
 			}
 			a->in[j].t[kd->nkey] = nn;
 			if (nrec == caprec) {
 				caprec = caprec ? caprec * 2 : 1024;
-				recs = xrealloc(recs, caprec * sizeof *recs);
+				*recs = xrealloc(*recs, caprec * sizeof **recs);
 			}
-			rec *rr = &recs[nrec++];
+			rec *rr = &(*recs)[nrec++];
 			rr->nk = kd->nkey + 1;
 			rr->k[0] = a->in[j].kind;
 			memcpy(rr->k + 1, a->in[j].t, (size_t)kd->nkey * sizeof *rr->k);
@@ -353,26 +382,32 @@ int ord_check(const ord_rules *r, const dt_sync_event *ev, size_t n, const uint6
 	}
 	free(links);
 	free(ctr);
-	/* 4. indexes */
-	chk c = { r, NULL, NULL, nrec, NULL, NULL, NULL, 0 };
-	c.byp = xmalloc((nrec ? nrec : 1) * sizeof *c.byp);
+	return nrec;
+}
+
+/* 4. The indexes an atom searches: the records by (key, position) and (key, timestamp), and
+ * per count index the records projected on its key. */
+static void index_records(chk *c, const rec *recs, size_t nrec, const int64_t *ts)
+{
+	c->nrec = nrec;
+	c->byp = xmalloc((nrec ? nrec : 1) * sizeof *c->byp);
 	if (nrec) /* recs is NULL when nothing was an instance (no kinds: an empty rule file) */
-		memcpy(c.byp, recs, nrec * sizeof *recs);
-	qsort(c.byp, nrec, sizeof *c.byp, by_pos);
-	prefix_max(c.byp, nrec);
+		memcpy(c->byp, recs, nrec * sizeof *recs);
+	qsort(c->byp, nrec, sizeof *c->byp, by_pos);
+	prefix_max(c->byp, nrec);
 	if (ts) {
-		c.byt = xmalloc((nrec ? nrec : 1) * sizeof *c.byt);
+		c->byt = xmalloc((nrec ? nrec : 1) * sizeof *c->byt);
 		if (nrec)
-			memcpy(c.byt, recs, nrec * sizeof *recs);
-		qsort(c.byt, nrec, sizeof *c.byt, by_ts);
-		prefix_max(c.byt, nrec);
+			memcpy(c->byt, recs, nrec * sizeof *recs);
+		qsort(c->byt, nrec, sizeof *c->byt, by_ts);
+		prefix_max(c->byt, nrec);
 	}
-	int nci = r->ncix;
-	c.cp = xcalloc((size_t)nci + 1, sizeof *c.cp);
-	c.ct = xcalloc((size_t)nci + 1, sizeof *c.ct);
-	c.ncr = xcalloc((size_t)nci + 1, sizeof *c.ncr);
+	int nci = c->r->ncix;
+	c->cp = xcalloc((size_t)nci + 1, sizeof *c->cp);
+	c->ct = xcalloc((size_t)nci + 1, sizeof *c->ct);
+	c->ncr = xcalloc((size_t)nci + 1, sizeof *c->ncr);
 	for (int ci = 0; ci < nci; ci++) {
-		const ord_countix *cx = &r->cix[ci];
+		const ord_countix *cx = &c->r->cix[ci];
 		rec *v = xmalloc((nrec ? nrec : 1) * sizeof *v);
 		size_t m = 0;
 		for (size_t i = 0; i < nrec; i++) {
@@ -387,48 +422,73 @@ int ord_check(const ord_rules *r, const dt_sync_event *ev, size_t n, const uint6
 					o->k[o->nk++] = val;
 			}
 		}
-		c.ncr[ci] = m;
-		c.cp[ci] = v;
+		c->ncr[ci] = m;
+		c->cp[ci] = v;
 		qsort(v, m, sizeof *v, by_pos);
 		if (ts) {
-			c.ct[ci] = xmalloc((m ? m : 1) * sizeof *v);
-			memcpy(c.ct[ci], v, m * sizeof *v);
-			qsort(c.ct[ci], m, sizeof *v, by_ts);
+			c->ct[ci] = xmalloc((m ? m : 1) * sizeof *v);
+			memcpy(c->ct[ci], v, m * sizeof *v);
+			qsort(c->ct[ci], m, sizeof *v, by_ts);
 		}
 	}
-	free(recs);
-	/* 5. every rule of every delivered event */
-	for (size_t i = 0; i < norder && !rc; i++) {
-		inst_at *a = &at[i];
-		for (int j = 0; j < a->ninst && !rc; j++) {
+}
+
+static void index_free(chk *c)
+{
+	free(c->byp);
+	free(c->byt);
+	for (int ci = 0; ci < c->r->ncix; ci++) {
+		free(c->cp[ci]);
+		free(c->ct[ci]);
+	}
+	free(c->cp);
+	free(c->ct);
+	free(c->ncr);
+}
+
+/* 5. Every rule of every delivered event holds (under the adjusted timestamps too, with ts). */
+static int check_rules(chk *c, const dt_sync_event *ev, const inst_at *at, size_t norder,
+		       const int64_t *ts, dt_err *e)
+{
+	const ord_rules *r = c->r;
+	char es[200], b2[256];
+	for (size_t i = 0; i < norder; i++) {
+		const inst_at *a = &at[i];
+		for (int j = 0; j < a->ninst; j++) {
 			const ord_kind *kd = &r->kind[a->in[j].kind];
-			for (int q = 0; q < kd->nrules && !rc; q++) {
+			for (int q = 0; q < kd->nrules; q++) {
 				const ord_rule *ru = &r->rule[kd->rules[q]];
-				for (int mode = 0; mode < (ts ? 2 : 1) && !rc; mode++) {
-					c.tsmode = mode;
+				for (int mode = 0; mode < (ts ? 2 : 1); mode++) {
+					c->tsmode = mode;
 					int64_t t = ts ? ts[a->ev] : 0;
-					if (cholds(&c, ru->cond, &a->res, a->in[j].t, i, t))
+					if (cholds(c, ru->cond, &a->res, a->in[j].t, i, t))
 						continue;
 					ord_event_str(r, &ev[a->ev], es, sizeof es);
 					ord_tuple_str(r, a->in[j].kind, a->in[j].t, kd->nkey + 1, b2, sizeof b2);
-					rc = dt_errf(e, DT_EDATA, "position %zu: %s as %s breaks rule %s:%d `%s`%s", i,
-						     es, b2, ru->file, ru->line, ru->text,
-						     mode ? " under the adjusted timestamps" : "");
+					return dt_errf(e, DT_EDATA, "position %zu: %s as %s breaks rule %s:%d `%s`%s", i,
+						       es, b2, ru->file, ru->line, ru->text,
+						       mode ? " under the adjusted timestamps" : "");
 				}
 			}
 		}
 	}
-	/* 6. held events: each thread's delivered events are its first ones (checked by the
-	 * cursor walk above: a later event cannot be delivered before an earlier one). */
+	return 0;
+}
+
+int ord_check(const ord_rules *r, const dt_sync_event *ev, size_t n, const uint64_t *order,
+	      size_t norder, const int64_t *ts, dt_err *e)
+{
+	if (check_subset(r, ev, n, order, norder, e) ||
+	    check_program_order(r, ev, n, order, norder, ts, e))
+		return -1;
+	inst_at *at = xcalloc(norder ? norder : 1, sizeof *at);
+	rec *recs;
+	size_t nrec = instances(r, ev, order, norder, ts, at, &recs);
+	chk c = { r, NULL, NULL, 0, NULL, NULL, NULL, 0 };
+	index_records(&c, recs, nrec, ts);
+	free(recs);
+	int rc = check_rules(&c, ev, at, norder, ts, e);
+	index_free(&c);
 	free(at);
-	free(c.byp);
-	free(c.byt);
-	for (int ci = 0; ci < nci; ci++) {
-		free(c.cp[ci]);
-		free(c.ct[ci]);
-	}
-	free(c.cp);
-	free(c.ct);
-	free(c.ncr);
 	return rc ? -1 : 0;
 }
