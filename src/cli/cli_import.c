@@ -362,6 +362,53 @@ static void import_summary(store *s, const char *name, int quiet, int samples_on
 	}
 }
 
+/* The format of each of the n paths (fmt unless it is DT_FMT_AUTO), in a new array; NULL, with
+ * e set, at the first that is none. */
+static dt_format *detect_formats(char **paths, int n, dt_format fmt, dt_err *e)
+{
+	dt_format *fmts = xcalloc((size_t)n, sizeof *fmts);
+	for (int i = 0; i < n; i++) {
+		fmts[i] = fmt != DT_FMT_AUTO ? fmt : import_detect(paths[i], e);
+		if (!fmts[i]) {
+			free(fmts);
+			return NULL;
+		}
+	}
+	return fmts;
+}
+
+/* Decodes tw's paths into w: on the threads of this process (jobs > 1, not in a job: they
+ * share the units as the processes of a job do, and this one writes them into the store), or
+ * with the other processes of job, whose units are replayed in their places (cli_par.h), or
+ * alone. The threads are ended on success; on failure *ptp is left for the caller to end. */
+static int decode_all(struct twork *tw, int jobs, dt_par *job, store_writer *w, struct prog *pr,
+		      par_threads **ptp, dt_err *e)
+{
+	dt_import_opts io = tw->io;
+	if (!job && jobs > 1) {
+		if (!(*ptp = par_threads_start(jobs + 1, thread_import, tw, e)))
+			return -1;
+		job = par_threads_root(*ptp);
+	}
+	par_root root = { job, store_writer_sink(w), 0 };
+	if (job) {
+		io.unit = par_root_unit;
+		io.unit_ctx = &root;
+	}
+	for (int i = 0; i < tw->n; i++) {
+		pr->path = tw->paths[i];
+		if (import_path(tw->paths[i], tw->fmts[i], &io, store_writer_sink(w), e))
+			return -1;
+	}
+	if (job && par_root_finish(&root, e))
+		return -1;
+	if (*ptp) {
+		par_threads_end(*ptp);
+		*ptp = NULL;
+	}
+	return 0;
+}
+
 int cmd_import(cli *c, int argc, char **argv)
 {
 	struct import_cmd ic;
@@ -379,15 +426,9 @@ int cmd_import(cli *c, int argc, char **argv)
 	dt_err_clear(&e);
 	dt_par *job = cli_par_job;
 	/* Detect every format first, so a wrong PATH fails before the store is touched. */
-	dt_format *fmts = xcalloc((size_t)(argc - optind), sizeof *fmts);
-	for (int i = optind; i < argc; i++) {
-		fmts[i - optind] = fmt != DT_FMT_AUTO ? fmt : import_detect(argv[i], &e);
-		if (!fmts[i - optind]) {
-			free(fmts);
-			/* every process of a job finds the same: process 0 says it */
-			return job && job->rank ? e.status : cli_fail(&e);
-		}
-	}
+	dt_format *fmts = detect_formats(argv + optind, argc - optind, fmt, &e);
+	if (!fmts) /* every process of a job finds the same: process 0 says it */
+		return job && job->rank ? e.status : cli_fail(&e);
 	if (job && job->rank) {
 		r = par_worker_import(job, argv + optind, fmts, argc - optind, &io);
 		free(fmts);
@@ -434,31 +475,8 @@ int cmd_import(cli *c, int argc, char **argv)
 		goto fail;
 	}
 	store_writer_on_progress(w, show_progress, &pr);
-	/* the threads of this process share the units as the processes of a job do, and this
-	 * one writes them into the store; a job's processes decode on one thread each */
-	if (!job && jobs > 1) {
-		if (!(pt = par_threads_start(jobs + 1, thread_import, &tw, &e)))
-			goto fail;
-		job = par_threads_root(pt);
-	}
-	/* in a job, the other processes' units are replayed in their places (cli_par.h) */
-	par_root root = { job, store_writer_sink(w), 0 };
-	if (job) {
-		io.unit = par_root_unit;
-		io.unit_ctx = &root;
-	}
-	for (int i = optind; i < argc; i++) {
-		pr.path = argv[i];
-		if (import_path(argv[i], fmts[i - optind], &io, store_writer_sink(w), &e))
-			goto fail;
-	}
-	if (job && par_root_finish(&root, &e))
+	if (decode_all(&tw, jobs, job, w, &pr, &pt, &e))
 		goto fail;
-	if (pt) {
-		par_threads_end(pt);
-		pt = NULL;
-		job = NULL;
-	}
 	/* a run stopped before its first MPI or OpenMP call under --sync-only has samples and
 	 * no traces: what is there is imported */
 	int samples_only = 0;

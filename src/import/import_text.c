@@ -109,6 +109,136 @@ static int text_time(const char *line, size_t len, uint64_t *ts)
 #define TEXT_CACHE 256     /* names remembered, a power of 2 */
 #define TEXT_CACHE_NAME 48 /* the longest name remembered */
 
+/* A text file read line by line in blocks. */
+struct lines {
+	const char *path;
+	int fd, eof;
+	char *buf;
+	size_t cap, beg, end;
+	size_t nulat; /* where the first NUL byte read is, SIZE_MAX: none yet */
+	int64_t lineno;
+};
+
+/* Reads more of the file behind the partial line at the front: 0, or -1 with e set. */
+static int lines_fill(struct lines *L, dt_err *e)
+{
+	if (L->end - L->beg > TEXT_MAX_LINE)
+		return dt_err_lc(e, L->path, (int)L->lineno + 1, 1, "line longer than %d bytes",
+				 TEXT_MAX_LINE);
+	memmove(L->buf, L->buf + L->beg, L->end - L->beg);
+	L->end -= L->beg;
+	if (L->nulat != SIZE_MAX)
+		L->nulat -= L->beg;
+	L->beg = 0;
+	if (L->cap - L->end < TEXT_READ / 2) {
+		L->cap *= 2;
+		L->buf = xrealloc(L->buf, L->cap);
+	}
+	ssize_t r;
+	do
+		r = read(L->fd, L->buf + L->end, L->cap - L->end);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return dt_err_lc(e, L->path, (int)L->lineno + 1, 1, "read error: %s",
+				 strerror(errno));
+	if (!r) {
+		L->eof = 1;
+		return 0;
+	}
+	if (L->nulat == SIZE_MAX) {
+		char *z = memchr(L->buf + L->end, 0, (size_t)r);
+		if (z)
+			L->nulat = (size_t)(z - L->buf);
+	}
+	L->end += (size_t)r;
+	return 0;
+}
+
+/* The next line that is not blank, without its line end (nor a byte order mark on the first):
+ * 1, 0 at the end of the file, -1 with e set (a NUL byte, a line too long, a read error). */
+static int lines_next(struct lines *L, char **line, size_t *len, dt_err *e)
+{
+	for (;;) {
+		char *nl = memchr(L->buf + L->beg, '\n', L->end - L->beg);
+		size_t lend;
+		if (nl) {
+			lend = (size_t)(nl - L->buf);
+		} else if (L->eof) {
+			if (L->beg == L->end)
+				return 0;
+			lend = L->end; /* the last line has no newline */
+		} else {
+			if (lines_fill(L, e))
+				return -1;
+			continue;
+		}
+		L->lineno++;
+		char *l = L->buf + L->beg;
+		size_t n = lend - L->beg;
+		L->beg = nl ? lend + 1 : lend;
+		/* a UTF-8 byte order mark (editors on some systems write one) is not a name */
+		if (L->lineno == 1 && n >= 3 && !memcmp(l, "\xef\xbb\xbf", 3)) {
+			l += 3;
+			n -= 3;
+		}
+		while (n > 0 && (l[n - 1] == '\n' || l[n - 1] == '\r'))
+			n--;
+		if (!n)
+			continue;
+		if (L->nulat < lend)
+			return dt_err_lc(e, L->path, (int)L->lineno,
+					 (int)(L->buf + L->nulat - l) + 1,
+					 "NUL byte in a function name: not a text trace");
+		if (n > TEXT_MAX_LINE)
+			return dt_err_lc(e, L->path, (int)L->lineno, 1,
+					 "line longer than %d bytes", TEXT_MAX_LINE);
+		*line = l;
+		*len = n;
+		return 1;
+	}
+}
+
+/* The names met lately, by a hash of their length and three of their bytes, so that most
+ * lines find their id without the sink's look-up. */
+struct name_cache {
+	struct { uint32_t id, len; char name[TEXT_CACHE_NAME]; } slot[TEXT_CACHE];
+};
+
+/* The id of the function named line[0..len) (0, with e set, when the sink fails). */
+static uint32_t name_id(struct name_cache *c, const char *line, size_t len, int demangle,
+			dt_sink *s, dt_err *e)
+{
+	size_t i = (len * 31 + (unsigned char)line[0] * 7 + (unsigned char)line[len / 2] * 3 +
+		    (unsigned char)line[len - 1]) &
+		   (TEXT_CACHE - 1);
+	if (c->slot[i].len == len && !memcmp(c->slot[i].name, line, len))
+		return c->slot[i].id;
+	char *disp = demangle ? dt_name_display(line, len) : NULL;
+	uint32_t v = disp ? s->func(s->ctx, disp, strlen(disp), e) : s->func(s->ctx, line, len, e);
+	free(disp);
+	if (v && len <= TEXT_CACHE_NAME) {
+		memcpy(c->slot[i].name, line, len);
+		c->slot[i].len = (uint32_t)len;
+		c->slot[i].id = v;
+	}
+	return v;
+}
+
+/* The end of a trace: its flags and note (returns without a call, calls left open). */
+static int end_trace(dt_sink *s, int64_t unmatched, int64_t depth, dt_err *e)
+{
+	unsigned flags = 0;
+	char note[160] = "";
+	if (unmatched) {
+		flags |= DT_TF_UNMATCHED;
+		snprintf(note, sizeof note, "%lld returns without a call", (long long)unmatched);
+	}
+	if (depth > 0)
+		snprintf(note + strlen(note), sizeof note - strlen(note), "%s%lld call%s left open",
+			 note[0] ? "; " : "", (long long)depth, depth == 1 ? "" : "s");
+	return s->end(s->ctx, flags, note, e);
+}
+
 static int import_one(const char *path, int64_t position, int demangle, dt_sink *s, dt_err *e)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -117,101 +247,32 @@ static int import_one(const char *path, int64_t position, int demangle, dt_sink 
 	text_id id;
 	text_identity(path, position, &id);
 	dt_trace_meta m = { id.pid, id.tid, -1, id.tid == 0, id.host[0] ? id.host : NULL, path };
-	size_t cap = TEXT_READ, beg = 0, end = 0;
-	char *buf = xmalloc(cap);
-	size_t nulat = SIZE_MAX; /* where the first NUL byte read is, SIZE_MAX: none yet */
-	int eof = 0;
+	struct lines L = { path, fd, 0, xmalloc(TEXT_READ), TEXT_READ, 0, 0, SIZE_MAX, 0 };
 	size_t n = 0;
 	uint32_t ev[TEXT_BLOCK];
 	uint64_t tsv[TEXT_BLOCK];
 	int timed = -1; /* the trace's lines have "@NS " before the name: all or none */
-	int rc = -1;
-	int64_t lineno = 0, depth = 0, unmatched = 0;
+	int rc = -1, got;
+	int64_t depth = 0, unmatched = 0;
+	struct name_cache *cache = xmalloc(sizeof *cache);
+	for (size_t i = 0; i < TEXT_CACHE; i++)
+		cache->slot[i].len = UINT32_MAX;
+	char *line = NULL;
+	size_t len = 0;
 	if (s->begin(s->ctx, &m, e))
 		goto done;
-	/* The names met lately, by a hash of their length and three of their bytes, so that most
-	 * lines find their id without the sink's look-up. */
-	struct { uint32_t id, len; char name[TEXT_CACHE_NAME]; } cache[TEXT_CACHE];
-	for (size_t i = 0; i < TEXT_CACHE; i++)
-		cache[i].len = UINT32_MAX;
-	for (;;) {
-		char *nl = memchr(buf + beg, '\n', end - beg);
-		size_t lend;
-		if (nl) {
-			lend = (size_t)(nl - buf);
-		} else if (eof) {
-			if (beg == end)
-				break;
-			lend = end; /* the last line has no newline */
-		} else {
-			if (end - beg > TEXT_MAX_LINE) {
-				dt_err_lc(e, path, (int)lineno + 1, 1, "line longer than %d bytes",
-					  TEXT_MAX_LINE);
-				goto done;
-			}
-			/* the partial line to the front, then more of the file behind it */
-			memmove(buf, buf + beg, end - beg);
-			end -= beg;
-			if (nulat != SIZE_MAX)
-				nulat -= beg;
-			beg = 0;
-			if (cap - end < TEXT_READ / 2) {
-				cap *= 2;
-				buf = xrealloc(buf, cap);
-			}
-			ssize_t r;
-			do
-				r = read(fd, buf + end, cap - end);
-			while (r < 0 && errno == EINTR);
-			if (r < 0) {
-				dt_err_lc(e, path, (int)lineno + 1, 1, "read error: %s", strerror(errno));
-				goto done;
-			}
-			if (!r) {
-				eof = 1;
-			} else {
-				if (nulat == SIZE_MAX) {
-					char *z = memchr(buf + end, 0, (size_t)r);
-					if (z)
-						nulat = (size_t)(z - buf);
-				}
-				end += (size_t)r;
-			}
-			continue;
-		}
-		lineno++;
-		char *line = buf + beg;
-		size_t len = lend - beg;
-		beg = nl ? lend + 1 : lend;
-		/* a UTF-8 byte order mark (editors on some systems write one) is not a name */
-		if (lineno == 1 && len >= 3 && !memcmp(line, "\xef\xbb\xbf", 3)) {
-			line += 3;
-			len -= 3;
-		}
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			len--;
-		if (!len)
-			continue;
-		if (nulat < lend) {
-			dt_err_lc(e, path, (int)lineno, (int)(buf + nulat - line) + 1,
-				  "NUL byte in a function name: not a text trace");
-			goto done;
-		}
-		if (len > TEXT_MAX_LINE) {
-			dt_err_lc(e, path, (int)lineno, 1, "line longer than %d bytes", TEXT_MAX_LINE);
-			goto done;
-		}
+	while ((got = lines_next(&L, &line, &len, e)) > 0) {
 		uint64_t t = 0;
 		int tl = text_time(line, len, &t);
 		if (tl < 0) {
-			dt_err_lc(e, path, (int)lineno, 1,
+			dt_err_lc(e, path, (int)L.lineno, 1,
 				  "a timestamp is @NANOSECONDS, a space and the name");
 			goto done;
 		}
 		if (timed < 0) {
 			timed = tl > 0;
 		} else if (timed != (tl > 0)) {
-			dt_err_lc(e, path, (int)lineno, 1,
+			dt_err_lc(e, path, (int)L.lineno, 1,
 				  "%s: the lines of a trace have a timestamp (@NS NAME) all or none",
 				  timed ? "no timestamp" : "a timestamp");
 			goto done;
@@ -227,44 +288,20 @@ static int import_one(const char *path, int64_t position, int demangle, dt_sink 
 			else
 				unmatched++;
 		} else {
-			size_t slot = (len * 31 + (unsigned char)line[0] * 7 +
-				       (unsigned char)line[len / 2] * 3 + (unsigned char)line[len - 1]) &
-				      (TEXT_CACHE - 1);
-			if (cache[slot].len == len && !memcmp(cache[slot].name, line, len)) {
-				v = cache[slot].id;
-			} else {
-				char *disp = demangle ? dt_name_display(line, len) : NULL;
-				v = disp ? s->func(s->ctx, disp, strlen(disp), e)
-					 : s->func(s->ctx, line, len, e);
-				free(disp);
-				if (!v)
-					goto done;
-				if (len <= TEXT_CACHE_NAME) {
-					memcpy(cache[slot].name, line, len);
-					cache[slot].len = (uint32_t)len;
-					cache[slot].id = v;
-				}
-			}
+			if (!(v = name_id(cache, line, len, demangle, s, e)))
+				goto done;
 			depth++;
 		}
 		ev[n++] = v;
 		if (n == TEXT_BLOCK && flush(s, ev, timed > 0 ? tsv : NULL, &n, e))
 			goto done;
 	}
-	if (flush(s, ev, timed > 0 ? tsv : NULL, &n, e))
+	if (got < 0 || flush(s, ev, timed > 0 ? tsv : NULL, &n, e))
 		goto done;
-	unsigned flags = 0;
-	char note[160] = "";
-	if (unmatched) {
-		flags |= DT_TF_UNMATCHED;
-		snprintf(note, sizeof note, "%lld returns without a call", (long long)unmatched);
-	}
-	if (depth > 0)
-		snprintf(note + strlen(note), sizeof note - strlen(note), "%s%lld call%s left open",
-			 note[0] ? "; " : "", (long long)depth, depth == 1 ? "" : "s");
-	rc = s->end(s->ctx, flags, note, e);
+	rc = end_trace(s, unmatched, depth, e);
 done:
-	free(buf);
+	free(cache);
+	free(L.buf);
 	close(fd);
 	return rc;
 }
