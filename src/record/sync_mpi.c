@@ -3,9 +3,51 @@
  * translation unit: nothing else of the library is seen by the program). */
 /* ---- MPI wrappers --------------------------------------------------------------------------- */
 
+/* An MPI error where the program left MPI_ERRORS_ARE_FATAL: recorded as an MPI_Abort whose
+ * op is the error's class (a code of DTS_ERRS) and count the error code, said on stderr with
+ * the library's text, then the run aborted as the library would have. */
+static void on_mpi_error(MPI_Comm *comm, int *code, ...)
+{
+	(void)comm;
+	int cls = 0, len = 0;
+	char msg[MPI_MAX_ERROR_STRING + 1];
+	if (PMPI_Error_class(*code, &cls) != MPI_SUCCESS)
+		cls = -1;
+	if (PMPI_Error_string(*code, msg, &len) != MPI_SUCCESS || len < 0)
+		len = 0;
+	msg[len < MPI_MAX_ERROR_STRING ? len : MPI_MAX_ERROR_STRING] = 0;
+	dts_record r;
+	rec_init(&r, DTS_MPI_Abort);
+	r.comm = 0;
+	r.csize = g.world_size;
+	r.count = *code;
+	r.op = err_code(cls);
+	emit(&r, 0);
+	char buf[MPI_MAX_ERROR_STRING + 96];
+	int n = snprintf(buf, sizeof buf, "difftrace-sync: rank %d: MPI error: %s; aborting\n",
+			 (int)atomic_load(&g.rank), msg);
+	ssize_t w = write(STDERR_FILENO, buf, n > 0 && (size_t)n < sizeof buf ? (size_t)n : 0);
+	(void)w;
+	PMPI_Abort(MPI_COMM_WORLD, *code);
+}
+
+/* The error handler of MPI_COMM_WORLD (the communicators made from it inherit it), when the
+ * program has not set one: MPI_Init leaves MPI_ERRORS_ARE_FATAL. */
+static void catch_errors(void)
+{
+	MPI_Errhandler cur, eh;
+	if (PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &cur) != MPI_SUCCESS ||
+	    cur != MPI_ERRORS_ARE_FATAL)
+		return;
+	if (PMPI_Comm_create_errhandler(on_mpi_error, &eh) == MPI_SUCCESS)
+		PMPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
+}
+
 static void learn_rank(void)
 {
 	int r, n;
+	if (g.enabled)
+		catch_errors();
 	if (PMPI_Comm_rank(MPI_COMM_WORLD, &r) == MPI_SUCCESS) {
 		atomic_store(&g.rank, r);
 		if (T.state == 1 && T.hdr)
@@ -60,6 +102,7 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
 	r.comm = comm_id(slot);
 	r.csize = comm_size(slot, comm);
 	r.count = errorcode;
+	r.op = -1; /* the program's own: not an MPI error */
 	emit(&r, 0);
 	return PMPI_Abort(comm, errorcode);
 }

@@ -103,6 +103,13 @@ enum dts_call {
 	X(MAX) X(MIN) X(SUM) X(PROD) X(LAND) X(BAND) X(LOR) X(BOR) X(LXOR) X(BXOR)           \
 	X(MAXLOC) X(MINLOC) X(REPLACE)
 
+/* The error classes an MPI error's MPI_Abort record names in its op field (codes from 1; 0 a
+ * class not in the list). */
+#define DTS_ERRS(X)                                                                          \
+	X(BUFFER) X(COUNT) X(TYPE) X(TAG) X(COMM) X(RANK) X(REQUEST) X(ROOT) X(GROUP) X(OP)  \
+	X(TOPOLOGY) X(DIMS) X(ARG) X(UNKNOWN) X(TRUNCATE) X(OTHER) X(INTERN) X(IN_STATUS)    \
+	X(PENDING)
+
 #define DTS_UNNAMED_CRITICAL 1u /* obj of the unnamed critical section */
 
 #endif
