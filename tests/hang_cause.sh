@@ -2,7 +2,8 @@
 # difftrace hang names the most likely cause first, and sees the waits the graph used to miss:
 # tests/sync/culprits.c run with 4 ranks under difftrace-record --timeout deadlocks through an
 # MPI_Wait on an MPI_Ibarrier, in a ring of four receives, in a barrier of a communicator made
-# by MPI_Comm_split, and aborts on an MPI error (MPI_ERR_RANK). Each cause line names the
+# by MPI_Comm_split, in a wait for a persistent receive (MPI_Recv_init, MPI_Start), and aborts
+# on an MPI error (MPI_ERR_RANK). Each cause line names the
 # faulty rank; with --normal (a run of the same program that ended) it says how the rank's
 # calls departed from it.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
@@ -76,6 +77,19 @@ has split '^  (0\.0 -> 2\.0 -> 0\.0|2\.0 -> 0\.0 -> 2\.0)$' "no cycle through th
 report split --normal split-ok
 first split '^most likely cause: 2\.0: its calls depart from the normal run.s at call 3 of 6: MPI_Barrier\[comm=0\] where the normal run has MPI_Barrier\[comm=' \
 	"with the normal run, the cause is not rank 2, which skipped its barrier"
+
+# persistent requests: rank 0's MPI_Wait on its MPI_Start of an MPI_Recv_init waits for rank
+# 1, which never started its MPI_Send_init and waits in the barrier
+run persist persist
+run persist-ok persist ok
+report persist
+has persist '^  0\.0 +waits for 1\.0 \(request: MPI_Wait' "the wait on a persistent receive waits for nobody"
+has persist '^  (0\.0 -> 1\.0 -> 0\.0|1\.0 -> 0\.0 -> 1\.0)$' "no cycle through the persistent receive"
+report persist --normal persist-ok
+first persist '^most likely cause: 1\.0: its calls depart from the normal run.s at call 3 of 6: MPI_Barrier where the normal run has MPI_Start\[dest=0,tag=9' \
+	"with the normal run, the cause is not rank 1, which never started its send"
+expect_status 0 "$DT" sync persist-ok 0.0
+grep -q 'MPI_Start.*src=1 tag=9' "$T/out" || fail "MPI_Start not recorded with its MPI_Recv_init's arguments: $(cat "$T/out")"
 
 # rank 1 sends to rank 99: an MPI error, the run aborts (not a timeout, not a deadlock)
 run abort abort

@@ -12,9 +12,10 @@
 static const char *const names[] = {
 	NULL,	      "MPI_Init",    "MPI_Recv",      "MPI_Ssend",    "MPI_Ibarrier",
 	"MPI_Wait",   "MPI_Barrier", "MPI_Comm_split", "MPI_Allreduce", "MPI_Abort",
-	"MPI_Send",
+	"MPI_Send",   "MPI_Recv_init", "MPI_Start",
 };
-enum { INIT = 1, RECV, SSEND, IBARRIER, WAIT, BARRIER, SPLIT, ALLREDUCE, ABORT, SEND };
+enum { INIT = 1, RECV, SSEND, IBARRIER, WAIT, BARRIER, SPLIT, ALLREDUCE, ABORT, SEND, RECV_INIT,
+       START };
 #define NN (sizeof names / sizeof *names)
 
 /* a run's events, built thread by thread in (proc, thread, seq) order */
@@ -253,6 +254,42 @@ static void test_held_abort(void)
 	hang_report_free(&r);
 }
 
+/* A wait on a persistent receive's MPI_Start waits for its source; the MPI_Recv_init's exit is
+ * no completed receive (a send to it stays unreceived: a near-match). */
+static void test_persistent(void)
+{
+	n = 0;
+	call(0, INIT);
+	add(0, DT_SYNC_ENTER, RECV_INIT)->src = 1;
+	dt_sync_event *v = add(0, DT_SYNC_EXIT, RECV_INIT);
+	v->src = 1;
+	v->rtag = 9;
+	add(0, DT_SYNC_ENTER, START)->src = 1;
+	v = add(0, DT_SYNC_EXIT, START);
+	v->src = 1;
+	v->rtag = 9;
+	v->req = 5;
+	add(0, DT_SYNC_ENTER, WAIT)->req = 5;
+	call(1, INIT);
+	v = add(1, DT_SYNC_ENTER, SEND);
+	v->dest = 0;
+	v->stag = 8;
+	v = add(1, DT_SYNC_EXIT, SEND);
+	v->dest = 0;
+	v->stag = 8;
+	add(1, DT_SYNC_ENTER, BARRIER);
+	hang_report r;
+	hang_cause c;
+	analyze(&r, NULL, &c);
+	CHECK(has_edge(&r, 0, 1, HANG_W_REQUEST));
+	CHECK(has_edge(&r, 1, 0, HANG_W_COLL));
+	CHECK_EQ_INT(r.nnears, 1);
+	if (r.nnears)
+		CHECK_EQ_INT(r.nears[0].kind, HANG_NEAR_TAG);
+	hang_cause_free(&c);
+	hang_report_free(&r);
+}
+
 int main(void)
 {
 	test_ibarrier();
@@ -260,5 +297,6 @@ int main(void)
 	test_ring();
 	test_knot();
 	test_held_abort();
+	test_persistent();
 	CHECK_DONE();
 }

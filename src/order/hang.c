@@ -21,6 +21,7 @@ enum kind {
 	K_PARALLEL, /* GOMP_parallel: the master's fork and join */
 	K_BODY,     /* GOMP_parallel_body: a thread's part of a region */
 	K_ICOLL,    /* a nonblocking collective: makes a request, counts among the collectives */
+	K_PINIT,    /* Send_init, Recv_init ...: a persistent request, not active until started */
 };
 
 static const struct {
@@ -58,6 +59,11 @@ static const struct {
 	{ "MPI_Iallgather", K_ICOLL },	 { "MPI_Ialltoall", K_ICOLL },
 	{ "MPI_Iscan", K_ICOLL },	 { "MPI_Iexscan", K_ICOLL },
 	{ "MPI_Ireduce_scatter", K_ICOLL }, { "MPI_Ireduce_scatter_block", K_ICOLL },
+	/* a persistent request's MPI_Start is recorded with its init's arguments and a request
+	 * of its own, as an Isend or Irecv */
+	{ "MPI_Start", K_ISTART },	 { "MPI_Send_init", K_PINIT },
+	{ "MPI_Ssend_init", K_PINIT },	 { "MPI_Bsend_init", K_PINIT },
+	{ "MPI_Rsend_init", K_PINIT },	 { "MPI_Recv_init", K_PINIT },
 };
 
 /* The calls that make a communicator: the new one's number is in obj on the exit. */
@@ -735,7 +741,8 @@ static void near_matches(ctx *c)
 			GROW(snd, caps, ns + 1);
 			snd[ns++] = (struct msg){ v->proc, v->dest, v->stag, i };
 		} else if (v->phase != DT_SYNC_ENTER && v->src >= 0 && v->rtag >= 0 &&
-			   k != K_ISTART && !(v->func < c->nkind && c->probe[v->func])) {
+			   k != K_ISTART && k != K_PINIT &&
+			   !(v->func < c->nkind && c->probe[v->func])) {
 			GROW(rcv, capr, nr + 1);
 			rcv[nr++] = (struct msg){ v->src, v->proc, v->rtag, i };
 		}

@@ -264,6 +264,150 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 	return rc;
 }
 
+/* ---- persistent requests: made by an *_init, activated by each MPI_Start -------------------- */
+
+/* The arguments of a persistent request, for the MPI_Start records that activate it (one per
+ * activation, with a request number of its own, as an Isend or Irecv has). */
+#define PREQ_MAX 1024
+static struct preq {
+	uint64_t key; /* the handle's bits; 0 free */
+	dts_record r;
+	int slot, is_recv;
+} preqs[PREQ_MAX];
+
+static void preq_put(MPI_Request h, const dts_record *r, int slot, int is_recv)
+{
+	uint64_t k = req_key(h);
+	if (h == MPI_REQUEST_NULL || !k)
+		return;
+	pthread_mutex_lock(&g.mu);
+	struct preq *f = NULL;
+	for (size_t i = 0; i < PREQ_MAX; i++)
+		if (preqs[i].key == k || (!f && !preqs[i].key))
+			f = &preqs[i];
+	if (f)
+		*f = (struct preq){ k, *r, slot, is_recv };
+	pthread_mutex_unlock(&g.mu);
+}
+
+/* with del, forgets it (MPI_Request_free) */
+static int preq_get(MPI_Request h, struct preq *out, int del)
+{
+	uint64_t k = req_key(h);
+	int found = 0;
+	if (h == MPI_REQUEST_NULL || !k)
+		return 0;
+	pthread_mutex_lock(&g.mu);
+	for (size_t i = 0; i < PREQ_MAX && !found; i++)
+		if (preqs[i].key == k) {
+			*out = preqs[i];
+			found = 1;
+			if (del)
+				preqs[i].key = 0;
+		}
+	pthread_mutex_unlock(&g.mu);
+	return found;
+}
+
+#define PSEND(name)                                                                           \
+	int MPI_##name(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,  \
+		       MPI_Comm comm, MPI_Request *request)                                   \
+	{                                                                                     \
+		dts_record r;                                                                 \
+		int slot;                                                                     \
+		p2p(&r, DTS_MPI_##name, comm, &slot, count, datatype);                        \
+		r.dest = to_world(slot, comm, dest);                                          \
+		r.stag = tag;                                                                 \
+		emit(&r, 0);                                                                  \
+		int rc = PMPI_##name(buf, count, datatype, dest, tag, comm, request);         \
+		if (rc == MPI_SUCCESS && g.enabled)                                           \
+			preq_put(*request, &r, slot, 0);                                      \
+		emit(&r, 1);                                                                  \
+		return rc;                                                                    \
+	}
+PSEND(Send_init)
+PSEND(Ssend_init)
+PSEND(Bsend_init)
+PSEND(Rsend_init)
+
+int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+		  MPI_Comm comm, MPI_Request *request)
+{
+	dts_record r;
+	int slot;
+	p2p(&r, DTS_MPI_Recv_init, comm, &slot, count, datatype);
+	r.src = to_world(slot, comm, source);
+	r.rtag = tag_of(tag);
+	emit(&r, 0);
+	int rc = PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
+	if (rc == MPI_SUCCESS && g.enabled)
+		preq_put(*request, &r, slot, 1);
+	emit(&r, 1);
+	return rc;
+}
+
+/* An MPI_Start record of a persistent request: its init's arguments (none when unknown). */
+static int start_record(dts_record *r, MPI_Request h, int *slot, int *is_recv)
+{
+	struct preq p;
+	rec_init(r, DTS_MPI_Start);
+	*slot = -2;
+	*is_recv = 0;
+	if (!g.enabled || !preq_get(h, &p, 0))
+		return 0;
+	r->comm = p.r.comm;
+	r->csize = p.r.csize;
+	r->count = p.r.count;
+	r->datatype = p.r.datatype;
+	r->dest = p.r.dest;
+	r->stag = p.r.stag;
+	r->src = p.r.src;
+	r->rtag = p.r.rtag;
+	*slot = p.slot;
+	*is_recv = p.is_recv;
+	return 1;
+}
+
+int MPI_Start(MPI_Request *request)
+{
+	dts_record r;
+	int slot, is_recv;
+	start_record(&r, *request, &slot, &is_recv);
+	emit(&r, 0);
+	int rc = PMPI_Start(request);
+	if (rc == MPI_SUCCESS && g.enabled)
+		r.req = req_add(*request, slot, is_recv);
+	emit(&r, 1);
+	return rc;
+}
+
+/* Recorded as one MPI_Start per request, after it returned (it does not block). */
+int MPI_Startall(int count, MPI_Request array_of_requests[])
+{
+	int rc = PMPI_Startall(count, array_of_requests);
+	for (int i = 0; rc == MPI_SUCCESS && i < count; i++) {
+		dts_record r;
+		int slot, is_recv;
+		start_record(&r, array_of_requests[i], &slot, &is_recv);
+		emit(&r, 0);
+		if (g.enabled)
+			r.req = req_add(array_of_requests[i], slot, is_recv);
+		emit(&r, 1);
+	}
+	return rc;
+}
+
+int MPI_Request_free(MPI_Request *request)
+{
+	struct preq p;
+	struct req_ent q;
+	if (g.enabled) {
+		preq_get(*request, &p, 1);
+		req_find(*request, &q, 1);
+	}
+	return PMPI_Request_free(request);
+}
+
 /* A completed request's fields: its number, and for a receive the actual source and tag. */
 static void done_fields(dts_record *r, const struct req_ent *q, const MPI_Status *st)
 {

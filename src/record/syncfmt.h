@@ -79,7 +79,9 @@ static inline uint32_t dts_commit(uint64_t seq)
 	X(GOMP_parallel) X(GOMP_parallel_body) X(GOMP_barrier)                               \
 	X(GOMP_critical_start) X(GOMP_critical_end)                                          \
 	X(GOMP_critical_name_start) X(GOMP_critical_name_end)                                \
-	X(omp_set_lock) X(omp_unset_lock) X(omp_set_nest_lock) X(omp_unset_nest_lock)
+	X(omp_set_lock) X(omp_unset_lock) X(omp_set_nest_lock) X(omp_unset_nest_lock)      \
+	X(MPI_Send_init) X(MPI_Ssend_init) X(MPI_Bsend_init) X(MPI_Rsend_init)              \
+	X(MPI_Recv_init) X(MPI_Start)
 
 enum dts_call {
 	DTS_CALL_NONE = 0,

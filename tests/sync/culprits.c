@@ -11,6 +11,9 @@
  *             MPI_COMM_WORLD; faulty: rank 2 skips its half's barrier
  *   abort     rank 1 sends to rank 2, the others wait in a barrier; faulty: rank 1 sends to
  *             rank 99 after 2 s (MPI_ERR_RANK: the run aborts)
+ *   persist   rank 1 sends to rank 0 through persistent requests (MPI_Send_init, MPI_Recv_init,
+ *             MPI_Start, MPI_Wait), then every rank enters a barrier; faulty: rank 1 never
+ *             starts its send
  * With "ok" the run ends normally. */
 #include <mpi.h>
 #include <string.h>
@@ -69,6 +72,23 @@ static void abort_(int rank, int ok)
 	MPI_Barrier(MPI_COMM_WORLD);
 }
 
+static void persist(int rank, int ok)
+{
+	int v = rank;
+	MPI_Request rq;
+	if (rank == 0)
+		MPI_Recv_init(&v, 1, MPI_INT, 1, 9, MPI_COMM_WORLD, &rq);
+	if (rank == 1)
+		MPI_Send_init(&v, 1, MPI_INT, 0, 9, MPI_COMM_WORLD, &rq);
+	if (rank == 0 || (rank == 1 && ok)) {
+		MPI_Start(&rq);
+		MPI_Wait(&rq, MPI_STATUS_IGNORE);
+	}
+	if (rank < 2)
+		MPI_Request_free(&rq);
+	MPI_Barrier(MPI_COMM_WORLD);
+}
+
 int main(int argc, char **argv)
 {
 	int rank, size;
@@ -88,6 +108,8 @@ int main(int argc, char **argv)
 		split(rank, ok);
 	} else if (!strcmp(mode, "abort")) {
 		abort_(rank, ok);
+	} else if (!strcmp(mode, "persist")) {
+		persist(rank, ok);
 	}
 	MPI_Finalize();
 	return 0;
