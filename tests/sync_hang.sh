@@ -68,7 +68,7 @@ has skipcoll 'P 0-1 T 0 +in MPI_Barrier \(1st\)' "ranks 0 and 1 not in MPI_Barri
 has skipcoll '^  2\.0 +in MPI_Allreduce \(2nd\)' "rank 2 not in its 2nd MPI_Allreduce"
 has skipcoll '0\.0 +waits for 2\.0 \(collective' "0.0 does not wait for 2.0"
 has skipcoll '2\.0 +waits for P 0-1 T 0 \(collective: MPI_Allreduce' "2.0 does not wait for 0, 1"
-has skipcoll '^  (0\.0 -> 2\.0 -> 0\.0|1\.0 -> 2\.0 -> 1\.0|2\.0 -> [01]\.0 -> 2\.0) \(one cycle of 3 threads that wait for each other: P 0-2 T 0\)$' "no cycle"
+has skipcoll '^  (0\.0 -> 2\.0 -> 0\.0|1\.0 -> 2\.0 -> 1\.0|2\.0 -> [01]\.0 -> 2\.0) \(of 3 threads that wait for each other: P 0-2 T 0\)$' "no cycle"
 # the cause: rank 2, in the collective the others are not in
 has skipcoll '^most likely cause: 2\.0: of the 3 threads that wait for each other, the one in MPI_Allreduce \(2nd\)' \
 	"the cause is not rank 2"

@@ -217,13 +217,19 @@ void hang_cause_text(store *s, const hang_report *r, const dt_sync_event *ev,
 			 "threads are",
 			 r->cycles[c->cycle].nknot, c->n == 1 ? "" : "s", a);
 		break;
-	case HANG_C_CYCLE:
+	case HANG_C_CYCLE: {
+		const hang_cycle *cy = &r->cycles[c->cycle];
+		int alike = 1;
+		for (size_t i = 1; i < cy->nknot; i++)
+			alike &= same_place(&r->threads[cy->knot[0]], &r->threads[cy->knot[i]]);
 		place(s, h, a, sizeof a);
 		snprintf(buf + k, cap - k,
-			 ": %zu threads that wait for each other, all %s (a normal run, --normal "
-			 "RUN, tells them apart)",
-			 r->cycles[c->cycle].nknot, a);
+			 ": %zu threads that wait for each other, %s%s (a normal run, --normal RUN, "
+			 "tells them apart)",
+			 cy->nknot, alike ? "all " : "in different calls that as many threads are in",
+			 alike ? a : "");
 		break;
+	}
 	default:
 		snprintf(buf + k, cap - k, ": %zu thread%s wait%s for it", c->waiters,
 			 c->waiters == 1 ? "" : "s", c->waiters == 1 ? "s" : "");

@@ -11,10 +11,10 @@
 #include "cli/cli_syncrun.h"
 #include "util/esc.h"
 #include "import/sync_file.h"
+#include "analysis/hangcause.h"
 #include "order/args.h"
 #include "order/arrival.h"
 #include "order/filter.h"
-#include "analysis/hangcause.h"
 #include "order/hang.h"
 #include "order/never.h"
 #include "order/rules.h"
@@ -504,7 +504,7 @@ static void hang_text(const struct hang_view *hv)
 			if (cy->nknot > cy->n) {
 				/* no single cycle through them all: the others that wait in it */
 				char *pts = pts_of(rep_, cy->knot, cy->nknot);
-				printf(" (one cycle of %zu threads that wait for each other: %s)",
+				printf(" (of %zu threads that wait for each other: %s)",
 				       cy->nknot, pts);
 				free(pts);
 			}
@@ -518,11 +518,9 @@ static void hang_text(const struct hang_view *hv)
 /* The most likely cause, against the normal run when one is named (not for a recording in
  * progress: its events are in a private store). */
 static int hang_cause_of(store *s, const store_run *run, const char *normal,
-			 const char *live, const dt_sync_event *ev, size_t n,
-			 const hang_report *rep, hr_info *hr, hang_cause *cause, dt_err *e)
+			 const char *live, const hang_report *rep, hr_info *hr, hang_cause *cause,
+			 dt_err *e)
 {
-	(void)ev;
-	(void)n;
 	if (normal && live) {
 		dt_errf(e, DT_EUSAGE, "--normal needs an imported run, not a recording's directory");
 		return -1;
@@ -609,7 +607,7 @@ int cmd_hang(cli *c, int argc, char **argv)
 	    never_released(s, &run, &ev, n, &rep, rules_file, max_held, &held, &nheld, &thread_of,
 			   &stopped, &e))
 		goto out;
-	if (hang_cause_of(s, &run, normal, live, ev, n, &rep, &hr, &cause, &e))
+	if (hang_cause_of(s, &run, normal, live, &rep, &hr, &cause, &e))
 		goto out;
 	char fl[200];
 	dt_flags_str(run.flags, fl, sizeof fl);
