@@ -53,7 +53,7 @@ static void analyze(hang_report *r, const hr_info *hr, hang_cause *c)
 	dt_err e;
 	dt_err_clear(&e);
 	CHECK(hang_analyze(ev, n, names, NN, r, &e) == 0);
-	hang_cause_find(r, hr, names, NN, c);
+	hang_cause_find(r, ev, n, hr, names, NN, c);
 }
 
 /* the cause is the one process p */
@@ -187,7 +187,7 @@ static void test_ring(void)
 	}
 	hr_info hr = { t, 4 };
 	hang_cause_free(&c);
-	hang_cause_find(&r, &hr, names, NN, &c);
+	hang_cause_find(&r, ev, n, &hr, names, NN, &c);
 	cause_is(&r, &c, HANG_C_DIVERGED, 0);
 	CHECK(c.cmp == &t[0]);
 	hang_cause_free(&c);
@@ -196,7 +196,7 @@ static void test_ring(void)
 
 /* A knot with no cycle through all of it: ranks 0 and 1 in a barrier, rank 2 in an allreduce
  * (a collective it entered instead): the cycle printed is one of two, the knot has three, and
- * the cause is the one in the other call. */
+ * the cause is the one in the other collective. */
 static void test_knot(void)
 {
 	n = 0;
@@ -213,7 +213,43 @@ static void test_knot(void)
 		CHECK_EQ_INT(r.cycles[0].n, 2);
 		CHECK_EQ_INT(r.cycles[0].nknot, 3);
 	}
-	cause_is(&r, &c, HANG_C_ODD, 2);
+	cause_is(&r, &c, HANG_C_COLL, 2);
+	CHECK_EQ_INT(c.members, 3);
+	hang_cause_free(&c);
+	hang_report_free(&r);
+}
+
+/* Rank 1 gave its first allreduce another count: the one member unlike the others, whatever
+ * the graph says (here rank 1 went on and waits for nobody; the others wait for it). */
+static void test_coll_args(void)
+{
+	n = 0;
+	for (int32_t p = 0; p < 4; p++) {
+		call(p, INIT);
+		add(p, DT_SYNC_ENTER, ALLREDUCE)->count = p == 1 ? 2 : 1;
+		if (p == 1) {
+			add(p, DT_SYNC_EXIT, ALLREDUCE)->count = 2;
+			call(p, SEND);
+		}
+	}
+	hang_report r;
+	hang_cause c;
+	analyze(&r, NULL, &c);
+	cause_is(&r, &c, HANG_C_COLL, 1);
+	hang_cause_free(&c);
+	hang_report_free(&r);
+	/* two members only: no majority, no such cause */
+	n = 0;
+	for (int32_t p = 0; p < 2; p++) {
+		call(p, INIT);
+		add(p, DT_SYNC_ENTER, ALLREDUCE)->count = p + 1;
+		if (p == 1) {
+			add(p, DT_SYNC_EXIT, ALLREDUCE)->count = 2;
+			call(p, SEND);
+		}
+	}
+	analyze(&r, NULL, &c);
+	CHECK(c.why != HANG_C_COLL);
 	hang_cause_free(&c);
 	hang_report_free(&r);
 }
@@ -296,6 +332,7 @@ int main(void)
 	test_split();
 	test_ring();
 	test_knot();
+	test_coll_args();
 	test_held_abort();
 	test_persistent();
 	CHECK_DONE();

@@ -1,5 +1,6 @@
 /* view_hang.c: the hang report of a run (src/order/hang.c, as `difftrace hang` prints it):
- * the threads grouped by where they are at the end (the call they are inside and which of its
+ * its most likely cause (analysis/hangcause.h, from the run alone: the view has no normal
+ * run), the threads grouped by where they are at the end (the call they are inside and which of its
  * calls it is, with their P.T ranges, STAT-like), the wait-for graph (who waits for whom and
  * why), the mismatches (a blocked receive and a send alike but for its tag, peer or count),
  * the locks and critical sections held, the calls that can never complete (order/never.h:
@@ -124,7 +125,7 @@ static void *hang_compute(tui_task *k, void *arg, store *s)
 		snprintf(h->msg, sizeof h->msg, "no hang report: %s", e.msg);
 		return h;
 	}
-	hang_cause_find(&h->r, NULL, names, nn, &h->cause);
+	hang_cause_find(&h->r, h->ev, h->n, NULL, names, nn, &h->cause);
 	hang_cause_text(s, &h->r, h->ev, &h->cause, h->cause_text, sizeof h->cause_text);
 	if (tui_task_cancelled(k))
 		return h;

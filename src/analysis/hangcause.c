@@ -11,8 +11,8 @@
 
 const char *hang_cause_name(int why)
 {
-	static const char *const n[] = { "none", "diverged", "abort", "held",
-					 "odd",	 "cycle",    "waited" };
+	static const char *const n[] = { "none", "diverged", "abort",	"held",
+					 "coll", "odd",	     "cycle",	"waited" };
 	return why >= 0 && (size_t)why < sizeof n / sizeof *n ? n[why] : "?";
 }
 
@@ -76,6 +76,134 @@ static int waited(const hang_report *r, const size_t *in, const unsigned char *w
 	return c->n ? (c->why = held ? HANG_C_HELD : HANG_C_WAITED) : 0;
 }
 
+/* ---- 3: a collective whose members disagree ------------------------------------------------ */
+
+/* Collectives whose members must all give the same count and datatype (not the v-forms, not
+ * the gathers and scatters, whose root's counts differ), and root and op when they have one. */
+static int coll_kind(const char *nm)
+{
+	static const char *const same[] = { "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Scan",
+					     "MPI_Exscan", "MPI_Reduce_scatter_block",
+					     "MPI_Allgather", "MPI_Alltoall", "MPI_Ibcast",
+					     "MPI_Ireduce", "MPI_Iallreduce" };
+	static const char *const other[] = { "MPI_Barrier", "MPI_Gather", "MPI_Gatherv",
+					      "MPI_Scatter", "MPI_Scatterv", "MPI_Allgatherv",
+					      "MPI_Alltoallv", "MPI_Reduce_scatter", "MPI_Ibarrier" };
+	for (size_t i = 0; nm && i < sizeof same / sizeof *same; i++)
+		if (!strcmp(nm, same[i]))
+			return 2;
+	for (size_t i = 0; nm && i < sizeof other / sizeof *other; i++)
+		if (!strcmp(nm, other[i]))
+			return 1;
+	return 0;
+}
+
+struct centry {
+	int32_t comm, proc;
+	uint64_t k; /* the k-th collective of proc on comm */
+	size_t ev;
+};
+
+static int cmp_centry(const void *a, const void *b)
+{
+	const struct centry *x = a, *y = b;
+	if (x->comm != y->comm)
+		return x->comm < y->comm ? -1 : 1;
+	if (x->k != y->k)
+		return x->k < y->k ? -1 : 1;
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	return (x->ev > y->ev) - (x->ev < y->ev);
+}
+
+static int same_coll(const dt_sync_event *a, const dt_sync_event *b, int strict)
+{
+	if (a->func != b->func)
+		return 0;
+	return !strict || (a->count == b->count && a->datatype == b->datatype &&
+			   a->root == b->root && a->op == b->op);
+}
+
+/* In one instance [b, e) of a collective: the members unlike the most of them, when those
+ * are a strict majority; 0 when all agree or none is. */
+static size_t odd_members(const struct centry *c, size_t b, size_t e, const dt_sync_event *ev,
+			  const char *const *names, size_t nnames, size_t *usual)
+{
+	size_t best = 0, bi = b;
+	for (size_t i = b; i < e; i++) {
+		size_t like = 0;
+		for (size_t j = b; j < e; j++) {
+			const dt_sync_event *x = &ev[c[i].ev], *y = &ev[c[j].ev];
+			like += same_coll(x, y, x->func < nnames && coll_kind(names[x->func]) == 2);
+		}
+		if (like > best) {
+			best = like;
+			bi = i;
+		}
+	}
+	*usual = bi;
+	return 2 * best > e - b && best < e - b ? e - b - best : 0;
+}
+
+static int coll_mismatch(const hang_report *r, const dt_sync_event *ev, size_t n,
+			 const char *const *names, size_t nnames, hang_cause *c)
+{
+	struct centry *ce = NULL;
+	size_t m = 0, cap = 0;
+	for (size_t i = 0; i < n; i++) {
+		const dt_sync_event *v = &ev[i];
+		if (v->phase != DT_SYNC_ENTER || v->comm < 0 || v->comm == 1 || v->func >= nnames ||
+		    !coll_kind(names[v->func]))
+			continue;
+		GROW(ce, cap, m + 1);
+		ce[m++] = (struct centry){ v->comm, v->proc, 0, i };
+	}
+	/* k in program order per (comm, proc): ev is in (proc, thread, seq) order */
+	if (m)
+		qsort(ce, m, sizeof *ce, cmp_centry); /* by comm, k 0, proc, event */
+	for (size_t i = 0; i < m; i++)
+		ce[i].k = i && ce[i - 1].comm == ce[i].comm && ce[i - 1].proc == ce[i].proc
+				  ? ce[i - 1].k + 1
+				  : 1;
+	if (m)
+		qsort(ce, m, sizeof *ce, cmp_centry);
+	size_t fb = SIZE_MAX, fe = 0, fu = 0;
+	uint64_t fk = UINT64_MAX;
+	for (size_t b = 0; b < m;) {
+		size_t e = b, u;
+		while (e < m && ce[e].comm == ce[b].comm && ce[e].k == ce[b].k)
+			e++;
+		if (e - b >= 3 && ce[b].k < fk && odd_members(ce, b, e, ev, names, nnames, &u)) {
+			fb = b;
+			fe = e;
+			fu = u;
+			fk = ce[b].k;
+		}
+		b = e;
+	}
+	if (fb != SIZE_MAX) {
+		const dt_sync_event *y = &ev[ce[fu].ev];
+		int strict = coll_kind(names[y->func]) == 2;
+		c->usual = ce[fu].ev;
+		c->members = fe - fb;
+		for (size_t i = fb; i < fe; i++) {
+			const dt_sync_event *x = &ev[ce[i].ev];
+			if (same_coll(x, y, strict))
+				continue;
+			if (!c->n)
+				c->odd = ce[i].ev;
+			/* the thread of the entry */
+			for (size_t t = 0; t < r->nthreads; t++)
+				if (r->threads[t].proc == x->proc && r->threads[t].thread == x->thread) {
+					add(c, t);
+					break;
+				}
+		}
+	}
+	free(ce);
+	return c->n ? (c->why = HANG_C_COLL) : 0;
+}
+
 static int same_place(const hang_thread *a, const hang_thread *b)
 {
 	return a->state == b->state && a->func == b->func && a->occurrence == b->occurrence;
@@ -105,8 +233,8 @@ static int in_cycle(const hang_report *r, hang_cause *c)
 	return 1;
 }
 
-void hang_cause_find(const hang_report *r, const hr_info *hr, const char *const *names,
-		     size_t nnames, hang_cause *out)
+void hang_cause_find(const hang_report *r, const dt_sync_event *ev, size_t n,
+		     const hr_info *hr, const char *const *names, size_t nnames, hang_cause *out)
 {
 	memset(out, 0, sizeof *out);
 	int hung = 0;
@@ -121,7 +249,8 @@ void hang_cause_find(const hang_report *r, const hr_info *hr, const char *const 
 		waits[r->edges[k].from] = 1;
 	}
 	if (!aborted(r, names, nnames, out) && !diverged(r, hr && hr->n ? hr : NULL, out) &&
-	    !waited(r, in, waits, 1, out) && !in_cycle(r, out))
+	    !coll_mismatch(r, ev, n, names, nnames, out) && !waited(r, in, waits, 1, out) &&
+	    !in_cycle(r, out))
 		waited(r, in, waits, 0, out);
 	free(in);
 	free(waits);
@@ -210,6 +339,15 @@ void hang_cause_text(store *s, const hang_report *r, const dt_sync_event *ev,
 		snprintf(buf + k, cap - k, ": %zu thread%s wait%s for it and it waits for nobody: %s",
 			 c->waiters, c->waiters == 1 ? "" : "s", c->waiters == 1 ? "s" : "", a);
 		break;
+	case HANG_C_COLL: {
+		const dt_sync_event *x = &ev[c->odd], *y = &ev[c->usual];
+		hr_event_text(s, x, y, a, sizeof a);
+		hr_event_text(s, y, x, b, sizeof b);
+		snprintf(buf + k, cap - k,
+			 ": in a collective of %zu members, %s where %zu others have %s",
+			 c->members, a, c->members - c->n, b);
+		break;
+	}
 	case HANG_C_ODD:
 		place(s, h, a, sizeof a);
 		snprintf(buf + k, cap - k,

@@ -38,9 +38,10 @@ static const char hang_help[] =
 	"                      RUN|DIR\n"
 	"\n"
 	"First the most likely cause: the threads the ranking (difftrace rank) would put first,\n"
-	"and why: with --normal, those whose calls depart from the normal run's; else one that\n"
-	"called MPI_Abort, one that others wait for and that waits for nobody, the odd ones out\n"
-	"of a wait-for cycle (in another call than the rest), else the most waited-for.\n"
+	"and why: one that called MPI_Abort (or an MPI error aborted); with --normal, those\n"
+	"whose calls depart from the normal run's; the members of a collective unlike the rest\n"
+	"(another collective, root, op or count); one that others wait for and that waits for\n"
+	"nobody; the odd ones out of a wait-for cycle; else the most waited-for.\n"
 	"Then where each thread of RUN was when it ended (a hang stopped with difftrace-record\n"
 	"--timeout, a kill, a crash or an abort), or of the recording in DIR (difftrace-record's\n"
 	"output, while the program runs or after it ended, not imported: its sync record as far\n"
@@ -518,8 +519,8 @@ static void hang_text(const struct hang_view *hv)
 /* The most likely cause, against the normal run when one is named (not for a recording in
  * progress: its events are in a private store). */
 static int hang_cause_of(store *s, const store_run *run, const char *normal,
-			 const char *live, const hang_report *rep, hr_info *hr, hang_cause *cause,
-			 dt_err *e)
+			 const char *live, const dt_sync_event *ev, size_t n,
+			 const hang_report *rep, hr_info *hr, hang_cause *cause, dt_err *e)
 {
 	if (normal && live) {
 		dt_errf(e, DT_EUSAGE, "--normal needs an imported run, not a recording's directory");
@@ -536,7 +537,7 @@ static int hang_cause_of(store *s, const store_run *run, const char *normal,
 	}
 	size_t nnames = 0;
 	const char *const *names = store_func_names(s, &nnames);
-	hang_cause_find(rep, hr, names, nnames, cause);
+	hang_cause_find(rep, ev, n, hr, names, nnames, cause);
 	return 0;
 }
 
@@ -607,7 +608,7 @@ int cmd_hang(cli *c, int argc, char **argv)
 	    never_released(s, &run, &ev, n, &rep, rules_file, max_held, &held, &nheld, &thread_of,
 			   &stopped, &e))
 		goto out;
-	if (hang_cause_of(s, &run, normal, live, &rep, &hr, &cause, &e))
+	if (hang_cause_of(s, &run, normal, live, ev, n, &rep, &hr, &cause, &e))
 		goto out;
 	char fl[200];
 	dt_flags_str(run.flags, fl, sizeof fl);
