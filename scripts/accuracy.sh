@@ -37,6 +37,11 @@
 #   --report FILE     write the markdown report to FILE (default: stdout)
 #   --check N         exit 1 when a bug's faulty trace ranks below N (or is not found) under
 #                     the default setting, or a bug could not be recorded
+#   --hang-cause      for each bug that hangs, also score the first line of 'difftrace hang'
+#                     (its most likely cause), alone and with --normal, tie-aware (the share of
+#                     faulty traces among the threads it names), beside the older reading of
+#                     the report (the threads of its cycles, else those others wait for), a
+#                     random pick and always 0.0
 #   --list            list the bugs and exit
 # Environment: DIFFTRACE, DIFFTRACE_RECORD (default: build/difftrace, build/difftrace-record,
 # else in PATH), MPICC, MPIRUN, UFTRACE.
@@ -47,7 +52,7 @@ work=$top/build/accuracy
 bugs=
 settings='ompall,mpi/sing.log10.args/10/combined;ompall,mpi/sing.log10.args/10/jsmd;ompall,mpi/doub.log10.args/10/jsmd;everything/sing.log10/10/jsmd;everything/doub.actual/10/jsmd;ompall,mpi/sing.log10/10/jsmd;mpi/sing.orig.args/10/jsmd'
 default=
-sweep=1 reuse=0 report='' check=0 list=0 ilcs_args=
+sweep=1 reuse=0 report='' check=0 list=0 ilcs_args='' hangcause=0
 
 # NAME|how it is made|faulty traces|hang timeout (0: must end)
 all_bugs='allreduce1-op-one|ilcs|2.0|0
@@ -102,6 +107,7 @@ while [ $# -gt 0 ]; do
 	--report) [ $# -ge 2 ] || die "--report needs a file"; report=$2; shift ;;
 	--check) [ $# -ge 2 ] || die "--check needs a rank"; check=$2; shift ;;
 	--list) list=1 ;;
+	--hang-cause) hangcause=1 ;;
 	-h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
@@ -270,6 +276,39 @@ position() {
 	}'
 }
 
+# hangscore FAULTY: reads 'hang --format json'; prints "cause-fair older-fair random always-0.0
+# named": the share of faulty threads among those the cause line names (its "pts"), the same
+# for the threads of the cycles (else the threads others wait for), faulty threads among all
+# threads, whether 0.0 is faulty, and the threads the cause names
+hangscore() {
+	awk -v faulty="$1" "$isfaulty_awk"'
+	function share(list,   n, i, a, f) {
+		n = split(list, a, " "); f = 0
+		for (i = 1; i <= n; i++) f += isfaulty(a[i])
+		return n ? f / n : 0
+	}
+	function pts(line,   out, m) {
+		out = ""
+		while (match(line, /"[0-9]+\.[0-9]+"/)) {
+			m = substr(line, RSTART + 1, RLENGTH - 2)
+			if (!(m in seenp)) { seenp[m] = 1; out = out " " m }
+			line = substr(line, RSTART + RLENGTH)
+		}
+		return out
+	}
+	/^ "cause": / { l = $0; sub(/.*"pts": \[/, "", l); sub(/\].*/, "", l); delete seenp; cause = pts(l); next }
+	/"state": / { l = $0; sub(/^ *\{"pt": "/, "", l); sub(/".*/, "", l); n++; nf += isfaulty(l); next }
+	/^ "cycles": \[/ { incyc = 1; delete seenc }
+	/^ "mismatches"/ { incyc = 0 }
+	incyc && /\[ *"[0-9]/ { l = $0; while (match(l, /"[0-9]+\.[0-9]+"/)) { m = substr(l, RSTART + 1, RLENGTH - 2); if (!(m in seenc)) { seenc[m] = 1; cyc = cyc " " m } ; l = substr(l, RSTART + RLENGTH) } }
+	/"from": .*"to": / { l = $0; sub(/.*"to": "/, "", l); sub(/".*/, "", l); if (!(l in seent)) { seent[l] = 1; waited = waited " " l } }
+	END {
+		old = cyc != "" ? cyc : waited
+		named = cause; gsub(/^ /, "", named); gsub(/ /, ",", named)
+		printf "%.3f %.3f %.3f %d %s\n", share(cause), share(old), (n ? nf / n : 0), isfaulty("0.0"), named == "" ? "-" : named
+	}'
+}
+
 # setting label: everything/sing.log10/10 -> "everything sing.log10 K10"
 out=$work/report.md
 {
@@ -277,6 +316,11 @@ out=$work/report.md
 	echo "|---|---|---|---:|---:|---:|---|---:|"
 } >"$work/table.md"
 : >"$work/summary.tsv"
+{
+	echo "| bug | faulty | cause names | fair top-1 | with --normal names | fair top-1 | older reading | random | always 0.0 |"
+	echo "|---|---|---|---:|---|---:|---:|---:|---:|"
+} >"$work/hang.md"
+: >"$work/hang.tsv"
 oldifs=$IFS
 for b in $bugs; do
 	case " $failed " in *" $b "*) echo "| $b | | (not recorded) | | | | | |" >>"$work/table.md"; continue ;; esac
@@ -313,6 +357,17 @@ for b in $bugs; do
 		IFS=';'
 	done
 	IFS=$oldifs
+	if [ $hangcause = 1 ] && [ "$(echo "$all_bugs" | grep "^$b|" | cut -d'|' -f4)" != 0 ]; then
+		if "$DT" hang --format json "$b" >"$work/hang.json" 2>>"$log" &&
+			"$DT" hang --format json --normal $normal "$b" >"$work/hangn.json" 2>>"$log"; then
+			# shellcheck disable=SC2046
+			set -- $(hangscore "$faulty" <"$work/hang.json") $(hangscore "$faulty" <"$work/hangn.json")
+			echo "| $b | $faulty | $5 | $1 | ${10} | $6 | $2 | $3 | $4 |" >>"$work/hang.md"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$b" "$1" "$6" "$2" "$3" "$4" >>"$work/hang.tsv"
+		else
+			note "$b: hang failed (see $log)"
+		fi
+	fi
 	if [ $sweep = 1 ]; then
 		if "$DT" rank --normal $normal --faulty "$b" --sweep >"$work/sweep.out" 2>>"$log"; then
 			# the lowest-B row, and how many rows put a faulty trace first, alone, in "Top threads"
@@ -372,6 +427,16 @@ persetting() {
 	IFS=$oldifs
 	echo
 	cat "$work/table.md"
+	if [ $hangcause = 1 ]; then
+		echo
+		echo "The first line of 'difftrace hang' (its most likely cause) on the bugs that hang:"
+		echo "the threads it names and the share of faulty ones among them (fair top-1), alone"
+		echo "and with --normal; the older reading of the report (the threads of its cycles, else"
+		echo "those others wait for), a random pick and always 0.0, scored the same way."
+		awk -F'\t' '{ n++; a += $2; b += $3; c += $4; r += $5; z += $6 }
+			END { if (n) printf "\nMean over %d hung runs: cause %.2f, with --normal %.2f, older reading %.2f, random %.2f, always 0.0 %.2f.\n\n", n, a / n, b / n, c / n, r / n, z / n }' "$work/hang.tsv"
+		cat "$work/hang.md"
+	fi
 } >"$out"
 if [ -n "$report" ]; then cp "$out" "$report"; else cat "$out"; fi
 note "$summary"

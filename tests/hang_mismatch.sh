@@ -27,7 +27,7 @@ check count "2.0 waits for 4 MPI_INT, tag 10 from 3; 3.0 sent 8 MPI_INT, tag 10 
 
 # the interface's hang view shows them too, and Enter on one opens the receiver's timeline
 printf '%s\n' : '"hang tag"' Enter > "$T/keys"
-"$DT" tui --script "$T/keys" --dump "$T/screen" --size 24x80 >/dev/null 2>"$T/err" ||
+"$DT" tui --script "$T/keys" --dump "$T/screen" --size 26x80 >/dev/null 2>"$T/err" ||
 	fail "tui: $(cat "$T/err")"
 grep -qx '  tag mismatch: 2.0 waits for tag 11 from 3; 3.0 sent tag 10 to 2 (unreceived)' \
 	"$T/screen" || { cat "$T/screen" >&2; fail "the hang view lacks the mismatch"; }

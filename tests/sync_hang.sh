@@ -57,6 +57,8 @@ has nosend '^  1\.0 +in MPI_Recv \(1st\)' "rank 1 not in MPI_Recv"
 has nosend '^  0\.0 +not in a recorded call \(after MPI_Init, 1st\)' "rank 0 not outside calls"
 has nosend '1\.0 +waits for 0\.0 \(receive: MPI_Recv comm=0 src=0 tag=5 ' "1.0 does not wait for 0.0"
 has nosend 'no wait-for cycle' "a cycle where there is none"
+has nosend '^most likely cause: 0\.0: 2 threads wait for it and it waits for nobody: in no recorded call' \
+	"the cause is not rank 0, which never sends"
 has nosend '^  1\.0 in MPI_Recv \(1st\): rule .*needs SEND\(0, 0, 1, 5, 1\)' "the missing send not named"
 hasnt nosend '^  0\.0 in ' "0.0, which is in no call, listed as never completing"
 
@@ -66,7 +68,10 @@ has skipcoll 'P 0-1 T 0 +in MPI_Barrier \(1st\)' "ranks 0 and 1 not in MPI_Barri
 has skipcoll '^  2\.0 +in MPI_Allreduce \(2nd\)' "rank 2 not in its 2nd MPI_Allreduce"
 has skipcoll '0\.0 +waits for 2\.0 \(collective' "0.0 does not wait for 2.0"
 has skipcoll '2\.0 +waits for P 0-1 T 0 \(collective: MPI_Allreduce' "2.0 does not wait for 0, 1"
-has skipcoll '^  (0\.0 -> 2\.0 -> 0\.0|1\.0 -> 2\.0 -> 1\.0|2\.0 -> [01]\.0 -> 2\.0)$' "no cycle"
+has skipcoll '^  (0\.0 -> 2\.0 -> 0\.0|1\.0 -> 2\.0 -> 1\.0|2\.0 -> [01]\.0 -> 2\.0) \(of 3 threads that wait for each other: P 0-2 T 0\)$' "no cycle"
+# the cause: rank 2, in the collective the others are not in
+has skipcoll '^most likely cause: 2\.0: in a collective of 3 members, MPI_Allreduce\[datatype=MPI_INT,op=MPI_SUM\] where 2 others have MPI_Barrier$' \
+	"the cause is not rank 2, in another collective than the others"
 
 # a rank that leaves its loop early: the others wait in the 4th allreduce, for it alone
 hang early --sync-only
@@ -75,6 +80,8 @@ has early '^  1\.0 +not in a recorded call \(after MPI_Allreduce, 3rd\)' "rank 1
 has early '0\.0 +waits for 1\.0 \(collective' "0.0 does not wait for 1.0"
 hasnt early '0\.0 +waits for .*2\.0' "0.0 waits for 2.0, which is in the same allreduce"
 has early 'no wait-for cycle' "a cycle where there is none"
+has early '^most likely cause: 1\.0: 2 threads wait for it and it waits for nobody' \
+	"the cause is not rank 1, which left the loop"
 has early '^  0\.0 in MPI_Allreduce \(4th\): rule mpi-coll.*it is 2' "0.0's allreduce can complete?"
 has early '^  2\.0 in MPI_Allreduce \(4th\): rule mpi-coll' "2.0's allreduce can complete?"
 

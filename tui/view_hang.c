@@ -1,5 +1,6 @@
 /* view_hang.c: the hang report of a run (src/order/hang.c, as `difftrace hang` prints it):
- * the threads grouped by where they are at the end (the call they are inside and which of its
+ * its most likely cause (analysis/hangcause.h, from the run alone: the view has no normal
+ * run), the threads grouped by where they are at the end (the call they are inside and which of its
  * calls it is, with their P.T ranges, STAT-like), the wait-for graph (who waits for whom and
  * why), the mismatches (a blocked receive and a send alike but for its tag, peer or count),
  * the locks and critical sections held, the calls that can never complete (order/never.h:
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "import/sync_file.h"
+#include "analysis/hangcause.h"
 #include "order/args.h"
 #include "order/hang.h"
 #include "order/never.h"
@@ -24,7 +26,7 @@
 #include "util/util.h"
 
 enum hkind { H_MSG, H_SUMMARY, H_BLANK, H_TITLE, H_GROUP, H_EDGE, H_NONE, H_HELD, H_CYCLE,
-	     H_NEAR, H_NEVER, H_STOPPED };
+	     H_NEAR, H_NEVER, H_STOPPED, H_CAUSE };
 
 struct hline {
 	int kind;
@@ -41,6 +43,8 @@ struct hres {
 	ord_held *held; /* the calls that can never complete */
 	size_t nheld, *thread_of;
 	char *stopped;  /* the filter's error, or NULL */
+	hang_cause cause; /* the most likely cause, from this run alone */
+	char cause_text[1024];
 };
 
 struct hang {
@@ -76,6 +80,7 @@ static void hres_free(void *p)
 	struct hres *h = p;
 	if (!h)
 		return;
+	hang_cause_free(&h->cause);
 	hang_report_free(&h->r);
 	ord_held_free(h->held, h->nheld);
 	free(h->thread_of);
@@ -120,6 +125,8 @@ static void *hang_compute(tui_task *k, void *arg, store *s)
 		snprintf(h->msg, sizeof h->msg, "no hang report: %s", e.msg);
 		return h;
 	}
+	hang_cause_find(&h->r, h->ev, h->n, NULL, names, nn, &h->cause);
+	hang_cause_text(s, &h->r, h->ev, &h->cause, h->cause_text, sizeof h->cause_text);
 	if (tui_task_cancelled(k))
 		return h;
 	tui_task_stage(k, "putting the open calls' completions through the causality filter");
@@ -194,6 +201,8 @@ static int hang_open(tui *t, view *v)
 		return 0;
 	}
 	const hang_report *r = d->rp;
+	push(d, H_CAUSE, 0, 0);
+	push(d, H_BLANK, 0, 0);
 	push(d, H_SUMMARY, 0, 0);
 	push(d, H_BLANK, 0, 0);
 	push(d, H_TITLE, 0, 0);
@@ -240,7 +249,7 @@ static int hang_open(tui *t, view *v)
 		push(d, H_CYCLE, i, 0);
 	v->nlines = d->nln;
 	/* the cursor on the first group */
-	v->cur = 3 < d->nln ? 3 : 0;
+	v->cur = 5 < d->nln ? 5 : 0; /* after the cause, the summary and a title */
 	return 0;
 }
 
@@ -312,11 +321,15 @@ static void hang_line(tui *t, view *v, size_t i, tui_out *o)
 		char fl[200];
 		dt_flags_str(d->flags, fl, sizeof fl);
 		out_printf(o, ST_NORMAL, "run %s: %zu threads with sync events", d->run, r->nthreads);
-		if (d->flags & DT_TF_TIMEOUT)
+		int aborted = d->res->cause.why == HANG_C_ABORT;
+		if (aborted)
+			out_text(o, ST_WARN, ", aborted");
+		else if (d->flags & DT_TF_TIMEOUT)
 			out_text(o, ST_WARN, ", stopped by difftrace-record --timeout");
 		out_printf(o, ST_DIM, " (flags %s)", fl);
 		if (r->ncycles)
-			out_printf(o, ST_WARN, "; deadlock: %zu cycle%s", r->ncycles,
+			out_printf(o, ST_WARN, "; %s: %zu cycle%s",
+				   aborted ? "wait-for at the abort" : "deadlock", r->ncycles,
 				   r->ncycles == 1 ? "" : "s");
 		break;
 	}
@@ -422,6 +435,10 @@ static void hang_line(tui *t, view *v, size_t i, tui_out *o)
 		out_text(o, ST_NORMAL, h->why ? h->why : "");
 		break;
 	}
+	case H_CAUSE:
+		out_text(o, ST_WARN, "most likely cause: ");
+		out_text(o, ST_NORMAL, d->res->cause_text);
+		break;
 	case H_STOPPED:
 		out_text(o, ST_WARN, "the causality filter stopped: ");
 		out_text(o, ST_NORMAL, d->res->stopped);
@@ -447,6 +464,7 @@ static size_t line_thread(const struct hang *d, size_t i)
 	case H_GROUP: return d->rp->groups[l->i].threads[0];
 	case H_EDGE: return d->rp->edges[l->i].from;
 	case H_HELD: return l->i;
+	case H_CAUSE: return d->res->cause.n ? d->res->cause.threads[0] : SIZE_MAX;
 	case H_CYCLE: return d->rp->cycles[l->i].threads[0];
 	case H_NEAR: return d->rp->nears[l->i].thread;
 	case H_NEVER: {

@@ -11,6 +11,7 @@
 #include "cli/cli_syncrun.h"
 #include "util/esc.h"
 #include "import/sync_file.h"
+#include "analysis/hangcause.h"
 #include "order/args.h"
 #include "order/arrival.h"
 #include "order/filter.h"
@@ -33,9 +34,15 @@ static const char sync_help[] =
 	"  -h, --help     this help\n";
 
 static const char hang_help[] =
-	"usage: difftrace hang [--format text|json] [--rules FILE] [--max-held N] RUN|DIR\n"
+	"usage: difftrace hang [--format text|json] [--normal RUN] [--rules FILE] [--max-held N]\n"
+	"                      RUN|DIR\n"
 	"\n"
-	"Where each thread of RUN was when it ended (a hang stopped with difftrace-record\n"
+	"First the most likely cause: the threads the ranking (difftrace rank) would put first,\n"
+	"and why: one that called MPI_Abort (or an MPI error aborted); with --normal, those\n"
+	"whose calls depart from the normal run's; the members of a collective unlike the rest\n"
+	"(another collective, root, op or count); one that others wait for and that waits for\n"
+	"nobody; the odd ones out of a wait-for cycle; else the most waited-for.\n"
+	"Then where each thread of RUN was when it ended (a hang stopped with difftrace-record\n"
 	"--timeout, a kill, a crash or an abort), or of the recording in DIR (difftrace-record's\n"
 	"output, while the program runs or after it ended, not imported: its sync record as far\n"
 	"as it is written; no store needed), from its sync events: the threads grouped by\n"
@@ -51,6 +58,8 @@ static const char hang_help[] =
 	"Exit status 0 also when there is a deadlock: the report is the result.\n"
 	"\n"
 	"  --format FMT   text (default) or json\n"
+	"  --normal RUN   a normal run of the same program, whose sync record the cause is\n"
+	"                 compared with\n"
 	"  --rules FILE   the ordering rules (difftrace-rules(5)); default: the shipped ones\n"
 	"  --max-held N   the causality filter's bound on held events (default 1048576): rules\n"
 	"                 that hold more are reported as never releasing\n"
@@ -269,7 +278,28 @@ struct hang_view {
 	size_t nheld;
 	const size_t *thread_of;
 	const char *stopped;      /* why the causality filter stopped, or NULL */
+	const hang_cause *cause;  /* the most likely cause */
 };
+
+/* The most likely cause (hangcause.h), as text after "most likely cause: " */
+static void cause_line(const struct hang_view *hv, char *b, size_t n)
+{
+	hang_cause_text(hv->s, hv->rep, hv->ev, hv->cause, b, n);
+}
+
+static void cause_json(const struct hang_view *hv)
+{
+	char b[1024];
+	cause_line(hv, b, sizeof b);
+	printf("{\"why\": \"%s\", \"pts\": [", hang_cause_name(hv->cause->why));
+	for (size_t i = 0; i < hv->cause->n; i++) {
+		const hang_thread *h = &hv->rep->threads[hv->cause->threads[i]];
+		printf("%s\"%d.%d\"", i ? ", " : "", h->proc, h->thread);
+	}
+	printf("], \"text\": ");
+	cli_json_str(b);
+	printf("}");
+}
 
 static void hang_json(const struct hang_view *hv)
 {
@@ -287,7 +317,9 @@ static void hang_json(const struct hang_view *hv)
 		printf(", \"recording\": ");
 		cli_json_str(arg);
 	}
-	printf(", \"flags\": \"%s\",\n \"threads\": [", fl);
+	printf(", \"flags\": \"%s\",\n \"cause\": ", fl);
+	cause_json(hv);
+	printf(",\n \"threads\": [");
 	for (size_t i = 0; i < rep_->nthreads; i++) {
 		const hang_thread *h = &rep_->threads[i];
 		printf("%s\n  {\"pt\": \"%d.%d\", \"state\": \"%s\", \"call\": ", i ? "," : "",
@@ -366,6 +398,9 @@ static void hang_text(const struct hang_view *hv)
 	const size_t *thread_of = hv->thread_of;
 	const char *stopped = hv->stopped, *live = hv->live, *fl = hv->fl, *arg = hv->arg;
 	const store_run *run_ = hv->run;
+	char cb[1024];
+	cause_line(hv, cb, sizeof cb);
+	printf("most likely cause: %s\n\n", cb); /* escaped by hang_cause_text */
 	if (live) {
 		printf("recording ");
 		esc_fputs(arg, stdout);
@@ -374,7 +409,10 @@ static void hang_text(const struct hang_view *hv)
 		printf("run %s", run_->name);
 	}
 	printf(": %zu threads with sync events", rep_->nthreads);
-	if (run_->flags & DT_TF_TIMEOUT)
+	int aborted = hv->cause->why == HANG_C_ABORT;
+	if (aborted)
+		printf(", aborted"); /* the cause says where and why */
+	else if (run_->flags & DT_TF_TIMEOUT)
 		printf(", stopped by difftrace-record --timeout");
 	printf(" (flags %s)\n\nwhere each thread is at the end:\n", fl);
 	for (size_t i = 0; i < rep_->ngroups; i++) {
@@ -454,14 +492,22 @@ static void hang_text(const struct hang_view *hv)
 		printf("  (none)\n");
 	}
 	if (rep_->ncycles) {
-		printf("\ndeadlock: %zu wait-for cycle%s:\n", rep_->ncycles,
-		       rep_->ncycles == 1 ? "" : "s");
+		printf("\n%s: %zu wait-for cycle%s:\n",
+		       aborted ? "at the abort (not a deadlock: the run aborted)" : "deadlock",
+		       rep_->ncycles, rep_->ncycles == 1 ? "" : "s");
 		for (size_t i = 0; i < rep_->ncycles; i++) {
+			const hang_cycle *cy = &rep_->cycles[i];
 			printf("  ");
-			for (size_t k = 0; k <= rep_->cycles[i].n; k++) {
-				const hang_thread *h =
-					&rep_->threads[rep_->cycles[i].threads[k % rep_->cycles[i].n]];
+			for (size_t k = 0; k <= cy->n; k++) {
+				const hang_thread *h = &rep_->threads[cy->threads[k % cy->n]];
 				printf("%s%d.%d", k ? " -> " : "", h->proc, h->thread);
+			}
+			if (cy->nknot > cy->n) {
+				/* no single cycle through them all: the others that wait in it */
+				char *pts = pts_of(rep_, cy->knot, cy->nknot);
+				printf(" (of %zu threads that wait for each other: %s)",
+				       cy->nknot, pts);
+				free(pts);
 			}
 			putchar('\n');
 		}
@@ -470,23 +516,51 @@ static void hang_text(const struct hang_view *hv)
 	}
 }
 
+/* The most likely cause, against the normal run when one is named (not for a recording in
+ * progress: its events are in a private store). */
+static int hang_cause_of(store *s, const store_run *run, const char *normal,
+			 const char *live, const dt_sync_event *ev, size_t n,
+			 const hang_report *rep, hr_info *hr, hang_cause *cause, dt_err *e)
+{
+	if (normal && live) {
+		dt_errf(e, DT_EUSAGE, "--normal needs an imported run, not a recording's directory");
+		return -1;
+	}
+	if (normal) {
+		store_run nr = { 0 };
+		if (store_run_get(s, normal, &nr, e))
+			return -1;
+		int rc = hr_build(s, nr.id, run->id, hr, e);
+		store_run_free(&nr);
+		if (rc)
+			return -1;
+	}
+	size_t nnames = 0;
+	const char *const *names = store_func_names(s, &nnames);
+	hang_cause_find(rep, ev, n, hr, names, nnames, cause);
+	return 0;
+}
+
 int cmd_hang(cli *c, int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "format", required_argument, 0, 'f' },
 		{ "rules", required_argument, 0, 'r' },
 		{ "max-held", required_argument, 0, 'm' },
+		{ "normal", required_argument, 0, 'n' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	int fmt = OUT_TEXT, o, r;
-	const char *rules_file = NULL;
+	const char *rules_file = NULL, *normal = NULL;
 	size_t max_held = 0;
 	while ((r = cli_getopt(argc, argv, ":h", lo, &o, "hang", hang_help)) == 0 && o != -1) {
 		if (o == 'f' && ((fmt = cli_out_format(optarg)) < 0 || fmt == OUT_CSV))
 			return cli_usage("hang", "unknown format '%s' (text, json)", optarg);
 		if (o == 'r')
 			rules_file = optarg;
+		if (o == 'n')
+			normal = optarg;
 		if (o == 'm' && (r = cli_max_held("hang", optarg, &max_held)) != 0)
 			return r;
 	}
@@ -504,6 +578,8 @@ int cmd_hang(cli *c, int argc, char **argv)
 	size_t n = 0, nnames = 0;
 	hang_report rep;
 	memset(&rep, 0, sizeof rep);
+	hr_info hr = { 0 };
+	hang_cause cause = { 0 };
 	ord_held *held = NULL;
 	size_t nheld = 0, *thread_of = NULL;
 	char *stopped = NULL;
@@ -532,10 +608,12 @@ int cmd_hang(cli *c, int argc, char **argv)
 	    never_released(s, &run, &ev, n, &rep, rules_file, max_held, &held, &nheld, &thread_of,
 			   &stopped, &e))
 		goto out;
+	if (hang_cause_of(s, &run, normal, live, ev, n, &rep, &hr, &cause, &e))
+		goto out;
 	char fl[200];
 	dt_flags_str(run.flags, fl, sizeof fl);
-	struct hang_view hv = { s,	    argv[optind], &run, live, fl,	 ev,
-				&rep, held,	    nheld,	  thread_of, stopped };
+	struct hang_view hv = { s,	  argv[optind], &run,	   live,    fl,	    ev,
+				&rep, held,	    nheld,	  thread_of, stopped, &cause };
 	if (fmt == OUT_JSON)
 		hang_json(&hv);
 	else
@@ -549,6 +627,8 @@ out:
 	ord_held_free(held, nheld);
 	free(thread_of);
 	free(stopped);
+	hang_cause_free(&cause);
+	hr_free(&hr);
 	hang_report_free(&rep);
 	free(ev);
 	store_run_free(&run);

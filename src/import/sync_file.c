@@ -52,6 +52,18 @@ static const char *const op_names[] = {
 #undef DTS_X
 };
 
+static const char *const err_names[] = {
+	"an error class of its own",
+#define DTS_X(n) "MPI_ERR_" #n,
+	DTS_ERRS(DTS_X)
+#undef DTS_X
+};
+
+const char *sync_err_name(int32_t c)
+{
+	return c >= 0 && (size_t)c < sizeof err_names / sizeof *err_names ? err_names[c] : "?";
+}
+
 const char *sync_call_name(unsigned c)
 {
 	return c > 0 && c < DTS_NCALLS ? call_names[c] : NULL;

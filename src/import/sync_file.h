@@ -42,5 +42,7 @@ const char *sync_call_name(unsigned c);
 /* Names of the datatype and operation codes ("MPI_INT", "MPI_SUM"; "derived", "user"). */
 const char *sync_type_name(int32_t code);
 const char *sync_op_name(int32_t code);
+/* The error class of an MPI error's MPI_Abort record (its op): "MPI_ERR_RANK" */
+const char *sync_err_name(int32_t code);
 
 #endif

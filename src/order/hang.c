@@ -20,6 +20,8 @@ enum kind {
 	K_BARRIER,  /* GOMP_barrier */
 	K_PARALLEL, /* GOMP_parallel: the master's fork and join */
 	K_BODY,     /* GOMP_parallel_body: a thread's part of a region */
+	K_ICOLL,    /* a nonblocking collective: makes a request, counts among the collectives */
+	K_PINIT,    /* Send_init, Recv_init ...: a persistent request, not active until started */
 };
 
 static const struct {
@@ -51,7 +53,30 @@ static const struct {
 	{ "omp_unset_lock", K_RELEASE }, { "omp_unset_nest_lock", K_RELEASE },
 	{ "GOMP_barrier", K_BARRIER },	 { "GOMP_parallel", K_PARALLEL },
 	{ "GOMP_parallel_body", K_BODY },
+	{ "MPI_Ibarrier", K_ICOLL },	 { "MPI_Ibcast", K_ICOLL },
+	{ "MPI_Ireduce", K_ICOLL },	 { "MPI_Iallreduce", K_ICOLL },
+	{ "MPI_Igather", K_ICOLL },	 { "MPI_Iscatter", K_ICOLL },
+	{ "MPI_Iallgather", K_ICOLL },	 { "MPI_Ialltoall", K_ICOLL },
+	{ "MPI_Iscan", K_ICOLL },	 { "MPI_Iexscan", K_ICOLL },
+	{ "MPI_Ireduce_scatter", K_ICOLL }, { "MPI_Ireduce_scatter_block", K_ICOLL },
+	/* a persistent request's MPI_Start is recorded with its init's arguments and a request
+	 * of its own, as an Isend or Irecv */
+	{ "MPI_Start", K_ISTART },	 { "MPI_Send_init", K_PINIT },
+	{ "MPI_Ssend_init", K_PINIT },	 { "MPI_Bsend_init", K_PINIT },
+	{ "MPI_Rsend_init", K_PINIT },	 { "MPI_Recv_init", K_PINIT },
 };
+
+/* The calls that make a communicator: the new one's number is in obj on the exit. */
+static int makes_comm(const char *name)
+{
+	return !strcmp(name, "MPI_Comm_dup") || !strcmp(name, "MPI_Comm_split") ||
+	       !strcmp(name, "MPI_Comm_create") || !strcmp(name, "MPI_Comm_split_type");
+}
+
+static int collective(int k)
+{
+	return k == K_COLL || k == K_ICOLL;
+}
 
 const char *hang_why_name(int why)
 {
@@ -91,6 +116,7 @@ typedef struct ctx {
 	size_t nmiss, capmiss;
 	struct open_reqs *open; /* by proc */
 	unsigned char *probe;   /* by function id: a probe (looks at a message, takes none) */
+	unsigned char *maker;   /* by function id: makes a communicator */
 } ctx;
 
 struct open_reqs {
@@ -231,17 +257,30 @@ static const struct missing *coll_missing(ctx *c, int32_t comm, uint64_t k, uint
 	return m;
 }
 
-/* Edges of a collective: to the members of its communicator that have not entered the same
- * one (the k-th on that communicator), or entered another there. */
+/* The thread of a process whose events hold event i. */
+static size_t thread_of_event(const ctx *c, int32_t p, size_t i)
+{
+	for (size_t u = c->pfirst[p]; u < c->pend[p]; u++)
+		if (i >= c->th[u].b && i < c->th[u].e)
+			return u;
+	return SIZE_MAX;
+}
+
+/* Edges of a collective (v its entry, or a nonblocking one's exit that thread t waits on):
+ * to the members of its communicator that have not entered the same one (the k-th on that
+ * communicator, blocking or not), or entered another there. */
 static void coll_edges(ctx *c, size_t t, const dt_sync_event *v)
 {
 	int32_t me = c->r->threads[t].proc;
 	if (v->comm == 1 || v->comm < 0)
 		return; /* MPI_COMM_SELF, or a communicator the recorder could not number */
+	size_t u = thread_of_event(c, me, (size_t)(v - c->ev));
+	if (u == SIZE_MAX)
+		return;
 	uint64_t k = 0;
-	for (size_t i = c->th[t].b; i <= (size_t)(v - c->ev); i++)
+	for (size_t i = c->th[u].b; i <= (size_t)(v - c->ev); i++)
 		if (c->ev[i].phase == DT_SYNC_ENTER && c->ev[i].comm == v->comm &&
-		    kind_of(c, c->ev[i].func) == K_COLL)
+		    collective(kind_of(c, c->ev[i].func)))
 			k++;
 	const struct missing *m = coll_missing(c, v->comm, k, v->func);
 	for (size_t i = 0; i < m->n; i++)
@@ -273,7 +312,8 @@ static const struct open_reqs *open_reqs_of(ctx *c, int32_t p)
 	for (size_t u = c->pfirst[p]; u < c->pend[p]; u++)
 		for (size_t i = c->th[u].b; i < c->th[u].e; i++) {
 			const dt_sync_event *v = &c->ev[i];
-			if (v->phase != DT_SYNC_EXIT || !v->req || kind_of(c, v->func) != K_ISTART)
+			int k = kind_of(c, v->func);
+			if (v->phase != DT_SYNC_EXIT || !v->req || (k != K_ISTART && k != K_ICOLL))
 				continue;
 			struct rref key = { p, v->req };
 			size_t j = lower(c->done, c->ndone, sizeof *c->done, &key, cmp_rref);
@@ -285,7 +325,8 @@ static const struct open_reqs *open_reqs_of(ctx *c, int32_t p)
 	return o;
 }
 
-/* A wait: for the peers of its request, or of every request of the process not completed. */
+/* A wait: for the peers of its request, or of every request of the process not completed; for
+ * a nonblocking collective's, the members of its communicator not in it. */
 static void wait_edges(ctx *c, size_t t, const dt_sync_event *w)
 {
 	const struct open_reqs *o = open_reqs_of(c, c->r->threads[t].proc);
@@ -293,6 +334,10 @@ static void wait_edges(ctx *c, size_t t, const dt_sync_event *w)
 		const dt_sync_event *v = &c->ev[o->ev[k]];
 		if (w->req && v->req != w->req)
 			continue;
+		if (kind_of(c, v->func) == K_ICOLL) {
+			coll_edges(c, t, v);
+			continue;
+		}
 		if (v->src != DT_SYNC_NONE)
 			peer_edge(c, t, v->src, HANG_W_REQUEST);
 		if (v->dest != DT_SYNC_NONE)
@@ -313,11 +358,17 @@ static void index_events(ctx *c)
 				GROW(c->members, capm, c->nmembers + 1);
 				c->members[c->nmembers++] = (struct pref){ v->comm, p };
 			}
-			if (v->phase == DT_SYNC_ENTER && k == K_COLL && v->comm >= 0) {
+			/* a process that made a communicator is a member before it calls there */
+			if (v->phase == DT_SYNC_EXIT && v->func < c->nkind && c->maker[v->func] &&
+			    v->obj > 1 && v->obj <= INT32_MAX) {
+				GROW(c->members, capm, c->nmembers + 1);
+				c->members[c->nmembers++] = (struct pref){ (int32_t)v->obj, p };
+			}
+			if (v->phase == DT_SYNC_ENTER && collective(k) && v->comm >= 0) {
 				GROW(c->colls, capc, c->ncolls + 1);
 				c->colls[c->ncolls++] = (struct cref){ v->comm, p, c->ncolls, v->func };
 			}
-			if (v->phase != DT_SYNC_ENTER && v->req && k != K_ISTART) {
+			if (v->phase != DT_SYNC_ENTER && v->req && k != K_ISTART && k != K_ICOLL) {
 				GROW(c->done, capd, c->ndone + 1);
 				c->done[c->ndone++] = (struct rref){ p, v->req };
 			}
@@ -391,6 +442,87 @@ static int cmp_edge(const void *a, const void *b)
 	return (x->to > y->to) - (x->to < y->to);
 }
 
+/* The longest cycle through v inside its strongly connected part (comp[] == c, m threads),
+ * into *out (malloc'ed); returns its length. A depth-first search that stops when the cycle
+ * holds every thread of the part, or after a bounded number of steps (the longest found then):
+ * a walk along the first edges printed a ring of four ranks as two of them when a receive
+ * from any source or a collective added edges across it. */
+static size_t longest_cycle(const hang_report *r, const size_t *first, const size_t *comp,
+			    size_t c, size_t v, size_t m, size_t **out)
+{
+	size_t n = r->nthreads;
+	size_t *path = xmalloc(m * sizeof *path), *it = xmalloc(m * sizeof *it);
+	unsigned char *on = xcalloc(n ? n : 1, 1);
+	size_t *best = xmalloc(m * sizeof *best), nbest = 0, len = 1;
+	unsigned long budget = 200000;
+	path[0] = v;
+	it[0] = first[v];
+	on[v] = 1;
+	while (len && nbest < m && budget--) {
+		size_t u = path[len - 1];
+		if (it[len - 1] == first[u + 1]) {
+			on[u] = 0;
+			len--;
+			continue;
+		}
+		size_t w = r->edges[it[len - 1]++].to;
+		if (comp[w] != c)
+			continue;
+		if (w == v && len > nbest) {
+			memcpy(best, path, len * sizeof *best);
+			nbest = len;
+		} else if (!on[w] && len < m) {
+			on[w] = 1;
+			path[len] = w;
+			it[len++] = first[w];
+		}
+	}
+	if (!nbest) {
+		/* out of steps before any cycle closed: the shortest one back to v (breadth
+		 * first, it[] as the parents) */
+		size_t head = 0, tail = 0, u = SIZE_MAX;
+		memset(on, 0, n ? n : 1);
+		size_t *q = xmalloc(n * sizeof *q), *par = xmalloc(n * sizeof *par);
+		q[tail++] = v;
+		on[v] = 1;
+		while (head < tail && u == SIZE_MAX) {
+			size_t x = q[head++];
+			for (size_t e = first[x]; e < first[x + 1] && u == SIZE_MAX; e++) {
+				size_t w = r->edges[e].to;
+				if (comp[w] != c)
+					continue;
+				if (w == v)
+					u = x;
+				else if (!on[w]) {
+					on[w] = 1;
+					par[w] = x;
+					q[tail++] = w;
+				}
+			}
+		}
+		for (size_t x = u; x != SIZE_MAX && nbest < m; x = x == v ? SIZE_MAX : par[x])
+			best[nbest++] = x;
+		for (size_t i = 0; i < nbest / 2; i++) { /* v first */
+			size_t t = best[i];
+			best[i] = best[nbest - 1 - i];
+			best[nbest - 1 - i] = t;
+		}
+		free(q);
+		free(par);
+	}
+	free(path);
+	free(it);
+	free(on);
+	*out = best;
+	return nbest;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return (x > y) - (x < y);
+}
+
 /* Tarjan's strongly connected components, without recursion; a cycle is reported for every
  * component of more than one thread. */
 static void cycles(ctx *c)
@@ -405,9 +537,8 @@ static void cycles(ctx *c)
 	size_t *stk = xmalloc((n ? n : 1) * sizeof *stk), *cs = xmalloc((n ? n : 1) * sizeof *cs);
 	size_t *it = xmalloc((n ? n : 1) * sizeof *it), *comp = xmalloc((n ? n : 1) * sizeof *comp);
 	unsigned char *on = xcalloc(n ? n : 1, 1);
-	size_t *pos = xmalloc((n ? n : 1) * sizeof *pos);
 	for (size_t i = 0; i < n; i++)
-		idx[i] = pos[i] = SIZE_MAX;
+		idx[i] = SIZE_MAX;
 	size_t counter = 0, sp = 0, csp = 0, ncomp = 0, cap = 0;
 	for (size_t root = 0; root < n; root++) {
 		if (idx[root] != SIZE_MAX)
@@ -445,26 +576,13 @@ static void cycles(ctx *c)
 				m++;
 			} while (w != v);
 			if (m > 1) {
-				/* walk inside the component until a thread repeats */
-				size_t *path = xmalloc((m + 1) * sizeof *path), len = 0, u = v;
-				while (pos[u] == SIZE_MAX) {
-					pos[u] = len;
-					path[len++] = u;
-					size_t nx = SIZE_MAX;
-					for (size_t e = first[u]; e < first[u + 1] && nx == SIZE_MAX; e++)
-						if (comp[r->edges[e].to] == ncomp)
-							nx = r->edges[e].to;
-					u = nx;
-				}
-				size_t start = pos[u];
 				GROW(r->cycles, cap, r->ncycles + 1);
 				hang_cycle *cy = &r->cycles[r->ncycles++];
-				cy->n = len - start;
-				cy->threads = xmalloc(cy->n * sizeof *cy->threads);
-				memcpy(cy->threads, path + start, cy->n * sizeof *cy->threads);
-				for (size_t i = 0; i < len; i++)
-					pos[path[i]] = SIZE_MAX;
-				free(path);
+				cy->nknot = m;
+				cy->knot = xmalloc(m * sizeof *cy->knot);
+				memcpy(cy->knot, stk + sp, m * sizeof *cy->knot);
+				qsort(cy->knot, m, sizeof *cy->knot, cmp_size);
+				cy->n = longest_cycle(r, first, comp, ncomp, v, m, &cy->threads);
 			}
 			ncomp++;
 		}
@@ -477,7 +595,6 @@ static void cycles(ctx *c)
 	free(it);
 	free(comp);
 	free(on);
-	free(pos);
 }
 
 static int cmp_group(const void *a, const void *b)
@@ -624,7 +741,8 @@ static void near_matches(ctx *c)
 			GROW(snd, caps, ns + 1);
 			snd[ns++] = (struct msg){ v->proc, v->dest, v->stag, i };
 		} else if (v->phase != DT_SYNC_ENTER && v->src >= 0 && v->rtag >= 0 &&
-			   k != K_ISTART && !(v->func < c->nkind && c->probe[v->func])) {
+			   k != K_ISTART && k != K_PINIT &&
+			   !(v->func < c->nkind && c->probe[v->func])) {
 			GROW(rcv, capr, nr + 1);
 			rcv[nr++] = (struct msg){ v->src, v->proc, v->rtag, i };
 		}
@@ -726,233 +844,276 @@ void hang_near_text(const hang_report *r, const dt_sync_event *ev, const hang_ne
 		 m->kind == HANG_NEAR_COUNT ? "another size" : "unreceived");
 }
 
-int hang_analyze(const dt_sync_event *ev, size_t n, const char *const *names, size_t nnames,
-		 hang_report *r, dt_err *e)
+/* What each function id is: its kind, an MPI call, a probe, a communicator maker. */
+static void ctx_init(ctx *c, const dt_sync_event *ev, size_t n, const char *const *names,
+		     size_t nnames, hang_report *r)
 {
 	memset(r, 0, sizeof *r);
-	ctx c;
-	memset(&c, 0, sizeof c);
-	c.ev = ev;
-	c.n = n;
-	c.kind = xcalloc(nnames ? nnames : 1, 1);
-	c.mpi = xcalloc(nnames ? nnames : 1, 1);
-	c.nkind = nnames;
-	c.r = r;
-	c.maxproc = -1;
-	c.probe = xcalloc(nnames ? nnames : 1, 1);
+	memset(c, 0, sizeof *c);
+	c->ev = ev;
+	c->n = n;
+	c->kind = xcalloc(nnames ? nnames : 1, 1);
+	c->mpi = xcalloc(nnames ? nnames : 1, 1);
+	c->probe = xcalloc(nnames ? nnames : 1, 1);
+	c->maker = xcalloc(nnames ? nnames : 1, 1);
+	c->nkind = nnames;
+	c->r = r;
+	c->maxproc = -1;
 	for (size_t f = 0; f < nnames; f++) {
-		c.mpi[f] = names[f] && !strncmp(names[f], "MPI_", 4);
-		c.probe[f] = names[f] && (!strcmp(names[f], "MPI_Probe") ||
-					  !strcmp(names[f], "MPI_Iprobe") ||
-					  !strcmp(names[f], "MPI_Mprobe") ||
-					  !strcmp(names[f], "MPI_Improbe"));
-	}
-	for (size_t f = 0; f < nnames; f++)
-		for (size_t k = 0; names[f] && k < sizeof kinds / sizeof *kinds; k++)
+		if (!names[f])
+			continue;
+		c->mpi[f] = !strncmp(names[f], "MPI_", 4);
+		c->probe[f] = !strcmp(names[f], "MPI_Probe") || !strcmp(names[f], "MPI_Iprobe") ||
+			      !strcmp(names[f], "MPI_Mprobe") || !strcmp(names[f], "MPI_Improbe");
+		c->maker[f] = makes_comm(names[f]);
+		for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
 			if (!strcmp(names[f], kinds[k].name))
-				c.kind[f] = (unsigned char)kinds[k].kind;
-	/* the threads */
+				c->kind[f] = (unsigned char)kinds[k].kind;
+	}
+}
+
+static void ctx_free(ctx *c)
+{
+	for (size_t t = 0; t < c->r->nthreads && c->th; t++)
+		free(c->th[t].stack);
+	free(c->th);
+	free(c->kind);
+	free(c->mpi);
+	free(c->probe);
+	free(c->maker);
+	free(c->mpi_thread);
+	free(c->pfirst);
+	free(c->pend);
+	free(c->colls);
+	free(c->members);
+	free(c->done);
+	for (size_t i = 0; i < c->nmiss; i++)
+		free(c->miss[i].procs);
+	free(c->miss);
+	for (int32_t p = 0; c->open && p <= c->maxproc; p++)
+		free(c->open[p].ev);
+	free(c->open);
+	free(c->edges);
+}
+
+/* The threads: one per (proc, thread) run of the events, which must be in order. */
+static int find_threads(ctx *c, dt_err *e)
+{
+	const dt_sync_event *ev = c->ev;
+	hang_report *r = c->r;
 	size_t capt = 0, capth = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < c->n; i++) {
 		if (i && (ev[i].proc < ev[i - 1].proc ||
 			  (ev[i].proc == ev[i - 1].proc && ev[i].thread < ev[i - 1].thread) ||
 			  (ev[i].proc == ev[i - 1].proc && ev[i].thread == ev[i - 1].thread &&
 			   ev[i].seq <= ev[i - 1].seq))) {
 			dt_errf(e, DT_EDATA, "sync events not in (proc, thread, seq) order at %zu", i);
-			goto fail;
+			return -1;
 		}
 		if (ev[i].proc < 0) {
 			dt_errf(e, DT_EDATA, "sync event %zu has no process number", i);
-			goto fail;
+			return -1;
 		}
 		if (!i || ev[i].proc != ev[i - 1].proc || ev[i].thread != ev[i - 1].thread) {
 			GROW(r->threads, capt, r->nthreads + 1);
-			GROW(c.th, capth, r->nthreads + 1);
+			GROW(c->th, capth, r->nthreads + 1);
 			memset(&r->threads[r->nthreads], 0, sizeof *r->threads);
-			memset(&c.th[r->nthreads], 0, sizeof *c.th);
+			memset(&c->th[r->nthreads], 0, sizeof *c->th);
 			r->threads[r->nthreads].proc = ev[i].proc;
 			r->threads[r->nthreads].thread = ev[i].thread;
-			c.th[r->nthreads].b = i;
+			c->th[r->nthreads].b = i;
 			r->nthreads++;
-			if (ev[i].proc > c.maxproc)
-				c.maxproc = ev[i].proc;
+			if (ev[i].proc > c->maxproc)
+				c->maxproc = ev[i].proc;
 		}
-		c.th[r->nthreads - 1].e = i + 1;
+		c->th[r->nthreads - 1].e = i + 1;
 	}
-	/* where each thread is: the open calls, the locks held */
-	for (size_t t = 0; t < r->nthreads; t++) {
-		struct th *h = &c.th[t];
-		hang_thread *ht = &r->threads[t];
-		size_t caph = 0;
-		for (size_t i = h->b; i < h->e; i++) {
-			const dt_sync_event *v = &ev[i];
-			int k = kind_of(&c, v->func);
-			h->nmpi += is_mpi(&c, v->func);
-			if (v->phase == DT_SYNC_ENTER) {
-				GROW(h->stack, h->cap, h->sp + 1);
-				h->stack[h->sp++] = i;
-				if (k == K_RELEASE)
-					for (size_t j = ht->nheld; j-- > 0;)
-						if (ev[ht->held[j]].obj == v->obj) {
-							memmove(ht->held + j, ht->held + j + 1,
-								(ht->nheld - j - 1) * sizeof *ht->held);
-							ht->nheld--;
-							break;
-						}
-			} else if (v->phase == DT_SYNC_EXIT) {
-				/* the innermost open entry of the same call */
-				for (size_t s = h->sp; s-- > 0;)
-					if (ev[h->stack[s]].func == v->func) {
-						h->sp = s;
+	return 0;
+}
+
+/* Where thread t is at the end: its open calls, the locks it holds, its state. */
+static void position(ctx *c, size_t t)
+{
+	const dt_sync_event *ev = c->ev;
+	struct th *h = &c->th[t];
+	hang_thread *ht = &c->r->threads[t];
+	size_t caph = 0;
+	for (size_t i = h->b; i < h->e; i++) {
+		const dt_sync_event *v = &ev[i];
+		int k = kind_of(c, v->func);
+		h->nmpi += is_mpi(c, v->func);
+		if (v->phase == DT_SYNC_ENTER) {
+			GROW(h->stack, h->cap, h->sp + 1);
+			h->stack[h->sp++] = i;
+			if (k == K_RELEASE)
+				for (size_t j = ht->nheld; j-- > 0;)
+					if (ev[ht->held[j]].obj == v->obj) {
+						memmove(ht->held + j, ht->held + j + 1,
+							(ht->nheld - j - 1) * sizeof *ht->held);
+						ht->nheld--;
 						break;
 					}
-				if (k == K_ACQUIRE) {
-					GROW(ht->held, caph, ht->nheld + 1);
-					ht->held[ht->nheld++] = i;
-				}
-			}
-		}
-		size_t last = h->sp ? h->stack[h->sp - 1] : h->e - 1;
-		if (h->sp) {
-			ht->state = HANG_IN_CALL;
-		} else {
-			ht->state = kind_of(&c, ev[last].func) == K_FINALIZE ? HANG_FINISHED
-									    : HANG_OUTSIDE;
-			/* the last call's entry */
-			for (size_t i = last + 1; i-- > h->b;)
-				if (ev[i].phase == DT_SYNC_ENTER) {
-					last = i;
+		} else if (v->phase == DT_SYNC_EXIT) {
+			/* the innermost open entry of the same call */
+			for (size_t s = h->sp; s-- > 0;)
+				if (ev[h->stack[s]].func == v->func) {
+					h->sp = s;
 					break;
 				}
+			if (k == K_ACQUIRE) {
+				GROW(ht->held, caph, ht->nheld + 1);
+				ht->held[ht->nheld++] = i;
+			}
 		}
-		ht->func = ev[last].func;
-		ht->entry = last;
-		for (size_t i = h->b; i <= last; i++)
-			ht->occurrence += ev[i].phase == DT_SYNC_ENTER && ev[i].func == ht->func;
 	}
-	/* which thread of each process makes its MPI calls: one inside an MPI call, else the one
-	 * with most MPI events */
-	size_t np = (size_t)(c.maxproc + 1 > 0 ? c.maxproc + 1 : 1);
-	c.mpi_thread = xmalloc(np * sizeof(size_t));
-	c.pfirst = xcalloc(np, sizeof(size_t));
-	c.pend = xcalloc(np, sizeof(size_t));
-	c.open = xcalloc(np, sizeof *c.open);
-	for (int32_t p = 0; p <= c.maxproc; p++)
-		c.mpi_thread[p] = SIZE_MAX;
+	size_t last = h->sp ? h->stack[h->sp - 1] : h->e - 1;
+	if (h->sp) {
+		ht->state = HANG_IN_CALL;
+	} else {
+		ht->state = kind_of(c, ev[last].func) == K_FINALIZE ? HANG_FINISHED : HANG_OUTSIDE;
+		/* the last call's entry */
+		for (size_t i = last + 1; i-- > h->b;)
+			if (ev[i].phase == DT_SYNC_ENTER) {
+				last = i;
+				break;
+			}
+	}
+	ht->func = ev[last].func;
+	ht->entry = last;
+	for (size_t i = h->b; i <= last; i++)
+		ht->occurrence += ev[i].phase == DT_SYNC_ENTER && ev[i].func == ht->func;
+}
+
+/* The processes' threads, and which thread of each makes its MPI calls: one inside an MPI
+ * call, else the one with most MPI events. */
+static void processes(ctx *c)
+{
+	hang_report *r = c->r;
+	size_t np = (size_t)(c->maxproc + 1 > 0 ? c->maxproc + 1 : 1);
+	c->mpi_thread = xmalloc(np * sizeof(size_t));
+	c->pfirst = xcalloc(np, sizeof(size_t));
+	c->pend = xcalloc(np, sizeof(size_t));
+	c->open = xcalloc(np, sizeof *c->open);
+	for (int32_t p = 0; p <= c->maxproc; p++)
+		c->mpi_thread[p] = SIZE_MAX;
 	for (size_t t = r->nthreads; t-- > 0;) {
 		int32_t p = r->threads[t].proc;
-		c.pfirst[p] = t;
-		if (!c.pend[p])
-			c.pend[p] = t + 1;
+		c->pfirst[p] = t;
+		if (!c->pend[p])
+			c->pend[p] = t + 1;
 	}
-	index_events(&c);
 	for (size_t t = 0; t < r->nthreads; t++) {
 		int32_t p = r->threads[t].proc;
-		if (p < 0 || !c.th[t].nmpi)
+		if (p < 0 || !c->th[t].nmpi)
 			continue;
-		size_t cur = c.mpi_thread[p];
-		const dt_sync_event *o = open_call(&c, t);
-		int in_mpi = o && is_mpi(&c, o->func);
-		const dt_sync_event *co = cur == SIZE_MAX ? NULL : open_call(&c, cur);
-		int cur_in = co && is_mpi(&c, co->func);
+		size_t cur = c->mpi_thread[p];
+		const dt_sync_event *o = open_call(c, t);
+		int in_mpi = o && is_mpi(c, o->func);
+		const dt_sync_event *co = cur == SIZE_MAX ? NULL : open_call(c, cur);
+		int cur_in = co && is_mpi(c, co->func);
 		if (cur == SIZE_MAX || (in_mpi && !cur_in) ||
-		    (in_mpi == cur_in && c.th[t].nmpi > c.th[cur].nmpi))
-			c.mpi_thread[p] = t;
+		    (in_mpi == cur_in && c->th[t].nmpi > c->th[cur].nmpi))
+			c->mpi_thread[p] = t;
 	}
-	/* the wait-for graph */
-	size_t *notfin = NULL, nnotfin = 0, capfin = 0;
+}
+
+/* MPI_Finalize waits for the processes not in it (found once for all who wait there). */
+static void finalize_edges(ctx *c, size_t t, size_t **notfin, size_t *nnotfin, int *done)
+{
+	hang_report *r = c->r;
+	if (!*done) {
+		size_t cap = 0;
+		for (int32_t p = 0; p <= c->maxproc; p++) {
+			size_t u = mpi_of(c, p);
+			if (u == SIZE_MAX)
+				continue;
+			const dt_sync_event *o = open_call(c, u);
+			if (r->threads[u].state != HANG_FINISHED &&
+			    !(o && kind_of(c, o->func) == K_FINALIZE)) {
+				GROW(*notfin, cap, *nnotfin + 1);
+				(*notfin)[(*nnotfin)++] = u;
+			}
+		}
+		*done = 1;
+	}
+	for (size_t i = 0; i < *nnotfin; i++)
+		if (r->threads[(*notfin)[i]].proc != r->threads[t].proc)
+			edge(c, t, (*notfin)[i], HANG_W_FINALIZE);
+}
+
+/* The wait-for graph: the edges of every thread inside a call, sorted, one per pair. */
+static void graph(ctx *c)
+{
+	hang_report *r = c->r;
+	size_t *notfin = NULL, nnotfin = 0;
 	int fin_done = 0;
 	for (size_t t = 0; t < r->nthreads; t++) {
-		const dt_sync_event *v = open_call(&c, t);
+		const dt_sync_event *v = open_call(c, t);
 		if (!v)
 			continue;
-		int k = kind_of(&c, v->func);
+		int k = kind_of(c, v->func);
 		switch (k) {
 		case K_RECV:
-			peer_edge(&c, t, v->src, HANG_W_RECV);
+			peer_edge(c, t, v->src, HANG_W_RECV);
 			if (v->dest != DT_SYNC_NONE)
-				peer_edge(&c, t, v->dest, HANG_W_SEND);
+				peer_edge(c, t, v->dest, HANG_W_SEND);
 			break;
 		case K_SEND:
-			peer_edge(&c, t, v->dest, HANG_W_SEND);
+			peer_edge(c, t, v->dest, HANG_W_SEND);
 			break;
 		case K_WAIT:
-			wait_edges(&c, t, v);
+			wait_edges(c, t, v);
 			break;
 		case K_COLL:
-			coll_edges(&c, t, v);
+			coll_edges(c, t, v);
 			break;
 		case K_FINALIZE:
-			if (!fin_done) {
-				/* the processes not in MPI_Finalize, once for all who wait there */
-				for (int32_t p = 0; p <= c.maxproc; p++) {
-					size_t u = mpi_of(&c, p);
-					if (u == SIZE_MAX)
-						continue;
-					const dt_sync_event *o = open_call(&c, u);
-					if (r->threads[u].state != HANG_FINISHED &&
-					    !(o && kind_of(&c, o->func) == K_FINALIZE)) {
-						GROW(notfin, capfin, nnotfin + 1);
-						notfin[nnotfin++] = u;
-					}
-				}
-				fin_done = 1;
-			}
-			for (size_t i = 0; i < nnotfin; i++)
-				if (r->threads[notfin[i]].proc != r->threads[t].proc)
-					edge(&c, t, notfin[i], HANG_W_FINALIZE);
+			finalize_edges(c, t, &notfin, &nnotfin, &fin_done);
 			break;
 		case K_ACQUIRE:
 		case K_BARRIER:
 		case K_PARALLEL:
-			omp_edges(&c, t, v, k);
+			omp_edges(c, t, v, k);
 			break;
 		default:
 			break;
 		}
 	}
-	if (c.nedges) {
-		qsort(c.edges, c.nedges, sizeof *c.edges, cmp_edge);
+	free(notfin);
+	if (c->nedges) {
+		qsort(c->edges, c->nedges, sizeof *c->edges, cmp_edge);
 		size_t k = 0;
-		for (size_t i = 0; i < c.nedges; i++)
-			if (!k || c.edges[i].from != c.edges[k - 1].from ||
-			    c.edges[i].to != c.edges[k - 1].to)
-				c.edges[k++] = c.edges[i];
-		c.nedges = k;
+		for (size_t i = 0; i < c->nedges; i++)
+			if (!k || c->edges[i].from != c->edges[k - 1].from ||
+			    c->edges[i].to != c->edges[k - 1].to)
+				c->edges[k++] = c->edges[i];
+		c->nedges = k;
 	}
-	r->edges = c.edges;
-	r->nedges = c.nedges;
-	c.edges = NULL;
+	r->edges = c->edges;
+	r->nedges = c->nedges;
+	c->edges = NULL;
+}
+
+int hang_analyze(const dt_sync_event *ev, size_t n, const char *const *names, size_t nnames,
+		 hang_report *r, dt_err *e)
+{
+	ctx c;
+	ctx_init(&c, ev, n, names, nnames, r);
+	if (find_threads(&c, e)) {
+		ctx_free(&c);
+		hang_report_free(r);
+		return -1;
+	}
+	for (size_t t = 0; t < r->nthreads; t++)
+		position(&c, t);
+	processes(&c);
+	index_events(&c);
+	graph(&c);
 	cycles(&c);
 	group(r);
 	near_matches(&c);
-	for (size_t t = 0; t < r->nthreads; t++)
-		free(c.th[t].stack);
-	free(c.th);
-	free(c.kind);
-	free(c.mpi);
-	free(c.probe);
-	free(c.mpi_thread);
-	free(c.pfirst);
-	free(c.pend);
-	free(c.colls);
-	free(c.members);
-	free(c.done);
-	for (size_t i = 0; i < c.nmiss; i++)
-		free(c.miss[i].procs);
-	free(c.miss);
-	for (size_t p = 0; p < np; p++)
-		free(c.open[p].ev);
-	free(c.open);
-	free(notfin);
+	ctx_free(&c);
 	return 0;
-fail:
-	free(c.th);
-	free(c.kind);
-	free(c.mpi);
-	free(c.probe);
-	hang_report_free(r);
-	return -1;
 }
 
 void hang_report_free(hang_report *r)
@@ -964,8 +1125,10 @@ void hang_report_free(hang_report *r)
 		free(r->groups[i].threads);
 	free(r->groups);
 	free(r->edges);
-	for (size_t i = 0; i < r->ncycles; i++)
+	for (size_t i = 0; i < r->ncycles; i++) {
 		free(r->cycles[i].threads);
+		free(r->cycles[i].knot);
+	}
 	free(r->cycles);
 	free(r->nears);
 	memset(r, 0, sizeof *r);

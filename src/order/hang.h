@@ -7,10 +7,13 @@
  * graph between threads with its cycles:
  *   - a blocking receive (MPI_Recv, MPI_Probe, MPI_Sendrecv) waits for its source, a blocking
  *     send for its destination; MPI_Wait* waits for the peers of the process's requests not
- *     completed yet;
+ *     completed yet, and for a nonblocking collective's request (MPI_Ibarrier ...) for the
+ *     members of its communicator not in it;
  *   - a collective waits for the members of its communicator that have not entered the same
- *     collective (the n-th on that communicator) yet; MPI_Finalize for the processes that
- *     are not in it;
+ *     collective (the n-th on that communicator, blocking or not) yet; the members of a
+ *     communicator made by the program are the processes with events on it and those that
+ *     made it (the exit of MPI_Comm_split, _dup, _create, _split_type names it in obj);
+ *     MPI_Finalize waits for the processes that are not in it;
  *   - a lock or critical-section acquire waits for the thread holding it;
  *   - GOMP_barrier waits for the team members not in the barrier; GOMP_parallel (the join)
  *     for the members that have not finished their part of the region.
@@ -69,6 +72,10 @@ typedef struct hang_edge {
 typedef struct hang_cycle {
 	size_t *threads; /* a closed path: threads[0] waits for threads[1] ... the last for [0] */
 	size_t n;
+	size_t *knot;    /* the threads of its strongly connected part (each waits for each,
+			  * through the others), in P.T order: n of them when the cycle holds
+			  * them all (searched for: a ring of four is printed as four) */
+	size_t nknot;
 } hang_cycle;
 
 /* A blocked receive with a near-match (a tag, peer or count mismatch): a send to it that no
@@ -93,7 +100,8 @@ typedef struct hang_report {
 	size_t ngroups;
 	hang_edge *edges;     /* sorted by (from, to), one per pair */
 	size_t nedges;
-	hang_cycle *cycles;   /* one per strongly connected part of the graph that has a cycle */
+	hang_cycle *cycles;   /* one per strongly connected part of the graph that has a cycle:
+			       * through all its threads when there is such a cycle */
 	size_t ncycles;
 	hang_near *nears;     /* near-matches of the blocked receives, by thread */
 	size_t nnears;

@@ -404,6 +404,18 @@ static int32_t op_code(MPI_Op o)
 	return 0;
 }
 
+static int32_t err_code(int cls)
+{
+	int32_t i = 1;
+#define DTS_X(n)                  \
+	if (cls == MPI_ERR_##n)   \
+		return i;         \
+	i++;
+	DTS_ERRS(DTS_X)
+#undef DTS_X
+	return 0;
+}
+
 /* The slot of a known communicator: -1 WORLD, -3 SELF, -2 unknown, else an index. */
 static int comm_slot(MPI_Comm c)
 {

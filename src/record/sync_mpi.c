@@ -3,9 +3,51 @@
  * translation unit: nothing else of the library is seen by the program). */
 /* ---- MPI wrappers --------------------------------------------------------------------------- */
 
+/* An MPI error where the program left MPI_ERRORS_ARE_FATAL: recorded as an MPI_Abort whose
+ * op is the error's class (a code of DTS_ERRS) and count the error code, said on stderr with
+ * the library's text, then the run aborted as the library would have. */
+static void on_mpi_error(MPI_Comm *comm, int *code, ...)
+{
+	(void)comm;
+	int cls = 0, len = 0;
+	char msg[MPI_MAX_ERROR_STRING + 1];
+	if (PMPI_Error_class(*code, &cls) != MPI_SUCCESS)
+		cls = -1;
+	if (PMPI_Error_string(*code, msg, &len) != MPI_SUCCESS || len < 0)
+		len = 0;
+	msg[len < MPI_MAX_ERROR_STRING ? len : MPI_MAX_ERROR_STRING] = 0;
+	dts_record r;
+	rec_init(&r, DTS_MPI_Abort);
+	r.comm = 0;
+	r.csize = g.world_size;
+	r.count = *code;
+	r.op = err_code(cls);
+	emit(&r, 0);
+	char buf[MPI_MAX_ERROR_STRING + 96];
+	int n = snprintf(buf, sizeof buf, "difftrace-sync: rank %d: MPI error: %s; aborting\n",
+			 (int)atomic_load(&g.rank), msg);
+	ssize_t w = write(STDERR_FILENO, buf, n > 0 && (size_t)n < sizeof buf ? (size_t)n : 0);
+	(void)w;
+	PMPI_Abort(MPI_COMM_WORLD, *code);
+}
+
+/* The error handler of MPI_COMM_WORLD (the communicators made from it inherit it), when the
+ * program has not set one: MPI_Init leaves MPI_ERRORS_ARE_FATAL. */
+static void catch_errors(void)
+{
+	MPI_Errhandler cur, eh;
+	if (PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &cur) != MPI_SUCCESS ||
+	    cur != MPI_ERRORS_ARE_FATAL)
+		return;
+	if (PMPI_Comm_create_errhandler(on_mpi_error, &eh) == MPI_SUCCESS)
+		PMPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
+}
+
 static void learn_rank(void)
 {
 	int r, n;
+	if (g.enabled)
+		catch_errors();
 	if (PMPI_Comm_rank(MPI_COMM_WORLD, &r) == MPI_SUCCESS) {
 		atomic_store(&g.rank, r);
 		if (T.state == 1 && T.hdr)
@@ -60,6 +102,7 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
 	r.comm = comm_id(slot);
 	r.csize = comm_size(slot, comm);
 	r.count = errorcode;
+	r.op = -1; /* the program's own: not an MPI error */
 	emit(&r, 0);
 	return PMPI_Abort(comm, errorcode);
 }
@@ -219,6 +262,150 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 		status_src(&r, slot, comm, status);
 	emit(&r, 1);
 	return rc;
+}
+
+/* ---- persistent requests: made by an *_init, activated by each MPI_Start -------------------- */
+
+/* The arguments of a persistent request, for the MPI_Start records that activate it (one per
+ * activation, with a request number of its own, as an Isend or Irecv has). */
+#define PREQ_MAX 1024
+static struct preq {
+	uint64_t key; /* the handle's bits; 0 free */
+	dts_record r;
+	int slot, is_recv;
+} preqs[PREQ_MAX];
+
+static void preq_put(MPI_Request h, const dts_record *r, int slot, int is_recv)
+{
+	uint64_t k = req_key(h);
+	if (h == MPI_REQUEST_NULL || !k)
+		return;
+	pthread_mutex_lock(&g.mu);
+	struct preq *f = NULL;
+	for (size_t i = 0; i < PREQ_MAX; i++)
+		if (preqs[i].key == k || (!f && !preqs[i].key))
+			f = &preqs[i];
+	if (f)
+		*f = (struct preq){ k, *r, slot, is_recv };
+	pthread_mutex_unlock(&g.mu);
+}
+
+/* with del, forgets it (MPI_Request_free) */
+static int preq_get(MPI_Request h, struct preq *out, int del)
+{
+	uint64_t k = req_key(h);
+	int found = 0;
+	if (h == MPI_REQUEST_NULL || !k)
+		return 0;
+	pthread_mutex_lock(&g.mu);
+	for (size_t i = 0; i < PREQ_MAX && !found; i++)
+		if (preqs[i].key == k) {
+			*out = preqs[i];
+			found = 1;
+			if (del)
+				preqs[i].key = 0;
+		}
+	pthread_mutex_unlock(&g.mu);
+	return found;
+}
+
+#define PSEND(name)                                                                           \
+	int MPI_##name(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,  \
+		       MPI_Comm comm, MPI_Request *request)                                   \
+	{                                                                                     \
+		dts_record r;                                                                 \
+		int slot;                                                                     \
+		p2p(&r, DTS_MPI_##name, comm, &slot, count, datatype);                        \
+		r.dest = to_world(slot, comm, dest);                                          \
+		r.stag = tag;                                                                 \
+		emit(&r, 0);                                                                  \
+		int rc = PMPI_##name(buf, count, datatype, dest, tag, comm, request);         \
+		if (rc == MPI_SUCCESS && g.enabled)                                           \
+			preq_put(*request, &r, slot, 0);                                      \
+		emit(&r, 1);                                                                  \
+		return rc;                                                                    \
+	}
+PSEND(Send_init)
+PSEND(Ssend_init)
+PSEND(Bsend_init)
+PSEND(Rsend_init)
+
+int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+		  MPI_Comm comm, MPI_Request *request)
+{
+	dts_record r;
+	int slot;
+	p2p(&r, DTS_MPI_Recv_init, comm, &slot, count, datatype);
+	r.src = to_world(slot, comm, source);
+	r.rtag = tag_of(tag);
+	emit(&r, 0);
+	int rc = PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
+	if (rc == MPI_SUCCESS && g.enabled)
+		preq_put(*request, &r, slot, 1);
+	emit(&r, 1);
+	return rc;
+}
+
+/* An MPI_Start record of a persistent request: its init's arguments (none when unknown). */
+static int start_record(dts_record *r, MPI_Request h, int *slot, int *is_recv)
+{
+	struct preq p;
+	rec_init(r, DTS_MPI_Start);
+	*slot = -2;
+	*is_recv = 0;
+	if (!g.enabled || !preq_get(h, &p, 0))
+		return 0;
+	r->comm = p.r.comm;
+	r->csize = p.r.csize;
+	r->count = p.r.count;
+	r->datatype = p.r.datatype;
+	r->dest = p.r.dest;
+	r->stag = p.r.stag;
+	r->src = p.r.src;
+	r->rtag = p.r.rtag;
+	*slot = p.slot;
+	*is_recv = p.is_recv;
+	return 1;
+}
+
+int MPI_Start(MPI_Request *request)
+{
+	dts_record r;
+	int slot, is_recv;
+	start_record(&r, *request, &slot, &is_recv);
+	emit(&r, 0);
+	int rc = PMPI_Start(request);
+	if (rc == MPI_SUCCESS && g.enabled)
+		r.req = req_add(*request, slot, is_recv);
+	emit(&r, 1);
+	return rc;
+}
+
+/* Recorded as one MPI_Start per request, after it returned (it does not block). */
+int MPI_Startall(int count, MPI_Request array_of_requests[])
+{
+	int rc = PMPI_Startall(count, array_of_requests);
+	for (int i = 0; rc == MPI_SUCCESS && i < count; i++) {
+		dts_record r;
+		int slot, is_recv;
+		start_record(&r, array_of_requests[i], &slot, &is_recv);
+		emit(&r, 0);
+		if (g.enabled)
+			r.req = req_add(array_of_requests[i], slot, is_recv);
+		emit(&r, 1);
+	}
+	return rc;
+}
+
+int MPI_Request_free(MPI_Request *request)
+{
+	struct preq p;
+	struct req_ent q;
+	if (g.enabled) {
+		preq_get(*request, &p, 1);
+		req_find(*request, &q, 1);
+	}
+	return PMPI_Request_free(request);
 }
 
 /* A completed request's fields: its number, and for a receive the actual source and tag. */

@@ -79,7 +79,9 @@ static inline uint32_t dts_commit(uint64_t seq)
 	X(GOMP_parallel) X(GOMP_parallel_body) X(GOMP_barrier)                               \
 	X(GOMP_critical_start) X(GOMP_critical_end)                                          \
 	X(GOMP_critical_name_start) X(GOMP_critical_name_end)                                \
-	X(omp_set_lock) X(omp_unset_lock) X(omp_set_nest_lock) X(omp_unset_nest_lock)
+	X(omp_set_lock) X(omp_unset_lock) X(omp_set_nest_lock) X(omp_unset_nest_lock)      \
+	X(MPI_Send_init) X(MPI_Ssend_init) X(MPI_Bsend_init) X(MPI_Rsend_init)              \
+	X(MPI_Recv_init) X(MPI_Start)
 
 enum dts_call {
 	DTS_CALL_NONE = 0,
@@ -102,6 +104,13 @@ enum dts_call {
 #define DTS_OPS(X)                                                                           \
 	X(MAX) X(MIN) X(SUM) X(PROD) X(LAND) X(BAND) X(LOR) X(BOR) X(LXOR) X(BXOR)           \
 	X(MAXLOC) X(MINLOC) X(REPLACE)
+
+/* The error classes an MPI error's MPI_Abort record names in its op field (codes from 1; 0 a
+ * class not in the list). */
+#define DTS_ERRS(X)                                                                          \
+	X(BUFFER) X(COUNT) X(TYPE) X(TAG) X(COMM) X(RANK) X(REQUEST) X(ROOT) X(GROUP) X(OP)  \
+	X(TOPOLOGY) X(DIMS) X(ARG) X(UNKNOWN) X(TRUNCATE) X(OTHER) X(INTERN) X(IN_STATUS)    \
+	X(PENDING)
 
 #define DTS_UNNAMED_CRITICAL 1u /* obj of the unnamed critical section */
 
