@@ -22,4 +22,13 @@ int ord_format_parse(const char *s);
 int ord_write(FILE *out, int fmt, const dt_sync_event *ev, const ord_item *it, size_t n,
 	      const char *const *names, uint32_t nnames, dt_err *e);
 
+/* The text, csv and json formats a row at a time, for an order written as it is made: the
+ * header, then each event x with its place it and its index in the order, then the end (the
+ * chrome format pairs messages over the whole order: ord_write only). No check of errors:
+ * the caller looks at ferror(out) at the end. */
+void ord_write_head(FILE *out, int fmt);
+void ord_write_row(FILE *out, int fmt, const dt_sync_event *x, const ord_item *it, uint64_t index,
+		   const char *const *names, uint32_t nnames);
+void ord_write_tail(FILE *out, int fmt);
+
 #endif
