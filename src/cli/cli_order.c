@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cli_syncrun.h"
@@ -140,12 +141,15 @@ static int no_sync_events(const store_run *run, dt_err *e)
 			 "--no-sync)", run->name);
 }
 
-/* The order written as the filter releases it. */
+/* The order written as the filter releases it, to the raw output: each function's name made
+ * and escaped once (ord_write_name), the rest numbers and words of ours, so the escaping
+ * stream of every command (cli.c) has nothing to do but cost a copy of each row. */
 typedef struct sink {
 	FILE *out;
 	int fmt;
 	const char *const *names;
 	uint32_t nnames;
+	char **made; /* by function id, NULL until its first row */
 	uint64_t n;
 } sink;
 
@@ -153,7 +157,13 @@ static void emit_row(void *ctx, const ord_out *o)
 {
 	sink *k = ctx;
 	ord_item it = { o->id, o->step, o->ts, o->adj };
-	ord_write_row(k->out, k->fmt, o->ev, &it, o->index, k->names, k->nnames);
+	uint32_t f = o->ev->func;
+	if (f < k->nnames && !k->made[f])
+		k->made[f] = ord_write_name(k->fmt, k->names, k->nnames, f);
+	if (f < k->nnames && k->made[f])
+		ord_write_row_named(k->out, k->fmt, o->ev, &it, o->index, k->made[f]);
+	else
+		ord_write_row(k->out, k->fmt, o->ev, &it, o->index, k->names, k->nnames);
 	k->n++;
 }
 
@@ -179,6 +189,10 @@ static int order_streamed(store *s, const store_run *run, ord_rules *rules, int 
 	const int64_t *off = ord_stream_offsets(st, &nhost);
 	ord_filter_opts fo = { policy, off, nhost, max_held };
 	ord_filter *f = ord_filter_new(rules, &fo, emit_row, k);
+	/* the raw output, not written to yet, gets the escaping stream's buffer (a pipe's
+	 * default of 4 KiB took a write system call every few rows) */
+	if (k->out != stdout && !isatty(fileno(k->out)))
+		setvbuf(k->out, NULL, _IOFBF, (size_t)1 << 16);
 	ord_write_head(k->out, k->fmt);
 	uint64_t n = 0;
 	const dt_sync_event *v;
@@ -262,8 +276,13 @@ int cmd_order(cli *c, int argc, char **argv)
 	size_t nnames;
 	const char *const *names = store_func_names(s, &nnames);
 	if (!check && fmt != ORD_FMT_CHROME) {
-		sink k = { stdout, fmt, names, (uint32_t)nnames, 0 };
-		if (order_streamed(s, &run, rules, policy, max_held, &k, &e))
+		sink k = { c->raw_out ? c->raw_out : stdout, fmt, names, (uint32_t)nnames,
+			   xcalloc(nnames ? nnames : 1, sizeof(char *)), 0 };
+		int rs = order_streamed(s, &run, rules, policy, max_held, &k, &e);
+		for (size_t i = 0; i < nnames; i++)
+			free(k.made[i]);
+		free(k.made);
+		if (rs)
 			goto fail;
 		goto out;
 	}

@@ -1,12 +1,14 @@
 /* write.c: the output formats of write.h. The Chrome format pairs each receive's completion
  * with its send by the same counting as the point-to-point rules (the n-th receive of a
  * (communicator, source, destination, tag) channel gets the n-th send), on the order given. */
+#define _GNU_SOURCE
 #include "order/write.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/esc.h"
 #include "util/util.h"
 
 int ord_format_parse(const char *s)
@@ -329,7 +331,7 @@ void ord_write_head(FILE *out, int fmt)
 		fputs("[", out);
 }
 
-static void text_row(obuf *o, const dt_sync_event *x, const ord_item *it, uint64_t i,
+static void text_row(obuf *o, const dt_sync_event *x, const ord_item *it, uint64_t i, const char *nm,
 		     const char *const *names, uint32_t nnames)
 {
 	ob_u64(o, i, 8);
@@ -346,14 +348,17 @@ static void text_row(obuf *o, const dt_sync_event *x, const ord_item *it, uint64
 	ob_s(o, " #");
 	ob_u64(o, x->seq, 0);
 	ob_c(o, ' ');
-	ob_name(o, names, nnames, x->func, 0);
+	if (nm)
+		ob_s(o, nm);
+	else
+		ob_name(o, names, nnames, x->func, 0);
 	ob_c(o, ' ');
 	ob_s(o, phname(x));
 	ob_args(o, x, 0);
 	ob_c(o, '\n');
 }
 
-static void csv_row(obuf *o, const dt_sync_event *x, const ord_item *it, uint64_t i,
+static void csv_row(obuf *o, const dt_sync_event *x, const ord_item *it, uint64_t i, const char *nm,
 		    const char *const *names, uint32_t nnames)
 {
 	ob_u64(o, i, 0);
@@ -365,7 +370,10 @@ static void csv_row(obuf *o, const dt_sync_event *x, const ord_item *it, uint64_
 		ob_i64(o, a[k], 0, 0);
 	}
 	ob_s(o, ",\"");
-	ob_name(o, names, nnames, x->func, 2);
+	if (nm)
+		ob_s(o, nm);
+	else
+		ob_name(o, names, nnames, x->func, 2);
 	ob_s(o, "\",");
 	ob_s(o, phname(x));
 	const int64_t b[] = { x->host, x->comm, x->dest, x->stag, x->src, x->rtag, x->root,
@@ -387,7 +395,7 @@ static void csv_row(obuf *o, const dt_sync_event *x, const ord_item *it, uint64_
 	ob_c(o, '\n');
 }
 
-static void json_row(obuf *o, const dt_sync_event *x, const ord_item *it, uint64_t i,
+static void json_row(obuf *o, const dt_sync_event *x, const ord_item *it, uint64_t i, const char *nm,
 		     const char *const *names, uint32_t nnames)
 {
 	ob_s(o, i ? ",\n{\"index\":" : "\n{\"index\":");
@@ -405,7 +413,10 @@ static void json_row(obuf *o, const dt_sync_event *x, const ord_item *it, uint64
 	ob_s(o, "\",\"seq\":");
 	ob_u64(o, x->seq, 0);
 	ob_s(o, ",\"function\":\"");
-	ob_name(o, names, nnames, x->func, 1);
+	if (nm)
+		ob_s(o, nm);
+	else
+		ob_name(o, names, nnames, x->func, 1);
 	ob_s(o, "\",\"phase\":\"");
 	ob_s(o, phname(x));
 	ob_s(o, "\",\"recorded_ts\":");
@@ -414,19 +425,52 @@ static void json_row(obuf *o, const dt_sync_event *x, const ord_item *it, uint64
 	ob_c(o, '}');
 }
 
-void ord_write_row(FILE *out, int fmt, const dt_sync_event *x, const ord_item *it, uint64_t index,
-		   const char *const *names, uint32_t nnames)
+static void write_row(FILE *out, int fmt, const dt_sync_event *x, const ord_item *it,
+		      uint64_t index, const char *nm, const char *const *names, uint32_t nnames)
 {
 	obuf o;
 	o.out = out;
 	o.n = 0;
 	if (fmt == ORD_FMT_TEXT)
-		text_row(&o, x, it, index, names, nnames);
+		text_row(&o, x, it, index, nm, names, nnames);
 	else if (fmt == ORD_FMT_CSV)
-		csv_row(&o, x, it, index, names, nnames);
+		csv_row(&o, x, it, index, nm, names, nnames);
 	else if (fmt == ORD_FMT_JSON)
-		json_row(&o, x, it, index, names, nnames);
+		json_row(&o, x, it, index, nm, names, nnames);
 	ob_flush(&o);
+}
+
+void ord_write_row(FILE *out, int fmt, const dt_sync_event *x, const ord_item *it, uint64_t index,
+		   const char *const *names, uint32_t nnames)
+{
+	write_row(out, fmt, x, it, index, NULL, names, nnames);
+}
+
+char *ord_write_name(int fmt, const char *const *names, uint32_t nnames, uint32_t f)
+{
+	char *mem = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&mem, &len);
+	if (!m)
+		return NULL;
+	obuf o = { m, 0, { 0 } };
+	ob_name(&o, names, nnames, f, fmt == ORD_FMT_JSON ? 1 : fmt == ORD_FMT_CSV ? 2 : 0);
+	ob_flush(&o);
+	if (fclose(m)) {
+		free(mem);
+		return NULL;
+	}
+	dt_buf b = { 0 };
+	esc_append(&b, mem, len, ESC_KEEP_NL);
+	free(mem);
+	buf_byte(&b, 0);
+	return (char *)b.p;
+}
+
+void ord_write_row_named(FILE *out, int fmt, const dt_sync_event *x, const ord_item *it,
+			 uint64_t index, const char *name)
+{
+	write_row(out, fmt, x, it, index, name, NULL, 0);
 }
 
 void ord_write_tail(FILE *out, int fmt)
