@@ -7,6 +7,9 @@
  *         MPI_Barrier: entries without exits, as a run stopped by the recorder's timeout.
  *   ring P N  P processes, N iterations of a ring exchange (MPI_Send to the next, MPI_Recv from
  *         the previous) and an MPI_Allreduce: a moderate store for measuring the views.
+ *   steady P N  the ring with one tag (7) for every message and an MPI_Allreduce every 64th
+ *         iteration: a long record whose causality filter holds few events and few facts
+ *         (a tag per iteration, as in ring, makes a fact per message).
  *   killed P N  P processes, N iterations of a halo exchange (MPI_Irecv from the previous,
  *         MPI_Isend to the next, MPI_Waitall completing both) with an MPI_Allreduce every 16th,
  *         killed inside the last MPI_Waitall: a large killed record for the hang report.
@@ -14,7 +17,7 @@
  *         with tag 11 while 3 sends it tag 10 (tag); rank 2 waits for tag 10 from 3 while 1
  *         sends it tag 10 (peer); rank 2 receives 4 INT with tag 10 from 3, which sends 8 INT
  *         (count). The others wait in MPI_Barrier.
- * Usage: mk_sync_rec DIR ok|hung|ring P N|killed P N|tag|peer|count */
+ * Usage: mk_sync_rec DIR ok|hung|ring P N|steady P N|killed P N|tag|peer|count */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
@@ -124,7 +127,8 @@ static int write_all(const char *dir, size_t nf)
 
 int main(int argc, char **argv)
 {
-	if (argc == 5 && !strcmp(argv[2], "ring")) {
+	int steady = argc == 5 && !strcmp(argv[2], "steady");
+	if (argc == 5 && (steady || !strcmp(argv[2], "ring"))) {
 		int np = atoi(argv[3]), it = atoi(argv[4]);
 		if (np < 2 || it < 1)
 			return 2;
@@ -137,12 +141,15 @@ int main(int argc, char **argv)
 			call(&files[r], DTS_MPI_Init, 1, -1, -1, -1, -1, -1, 0);
 		}
 		for (int i = 0; i < it; i++) {
+			int tag = steady ? 7 : i;
 			for (int ph = 0; ph < 2; ph++)
 				for (int r = 0; r < np; r++)
-					call(&files[r], DTS_MPI_Send, ph, 0, (r + 1) % np, i, -1, -1, np);
+					call(&files[r], DTS_MPI_Send, ph, 0, (r + 1) % np, tag, -1, -1, np);
 			for (int ph = 0; ph < 2; ph++)
 				for (int r = 0; r < np; r++)
-					call(&files[r], DTS_MPI_Recv, ph, 0, -1, -1, (r + np - 1) % np, i, np);
+					call(&files[r], DTS_MPI_Recv, ph, 0, -1, -1, (r + np - 1) % np, tag, np);
+			if (steady && i % 64 != 63)
+				continue;
 			for (int ph = 0; ph < 2; ph++)
 				for (int r = 0; r < np; r++)
 					call(&files[r], DTS_MPI_Allreduce, ph, 0, -1, -1, -1, -1, np);
@@ -215,7 +222,7 @@ int main(int argc, char **argv)
 		return write_all(argv[1], 4) ? 1 : 0;
 	}
 	if (argc != 3 || (strcmp(argv[2], "ok") && strcmp(argv[2], "hung"))) {
-		fprintf(stderr, "usage: mk_sync_rec DIR ok|hung|ring P N|killed P N|tag|peer|count\n");
+		fprintf(stderr, "usage: mk_sync_rec DIR ok|hung|ring P N|steady P N|killed P N|tag|peer|count\n");
 		return 2;
 	}
 	files = calloc(4, sizeof *files);

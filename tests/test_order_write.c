@@ -11,6 +11,7 @@
 #include "order/rules.h"
 #include "order/write.h"
 #include "synth_sync.h"
+#include "util/esc.h"
 
 static char *render(int fmt, const dt_sync_event *ev, const ord_item *it, size_t n,
 		    const char *const *names, uint32_t nnames)
@@ -126,6 +127,39 @@ int main(void)
 	t = render(ORD_FMT_TEXT, &one, &oi, 1, odd, 1);
 	CHECK(strstr(t, "function#7 enter") != NULL);
 	free(t);
+
+	/* a row written with its name made once (ord_write_name, for the raw output) is the
+	 * row of ord_write_row through the escaping stream, in each format: a C1 control and a
+	 * byte that is not UTF-8 too, which only the stream escaped before (in JSON, as U+FFFD) */
+	const char *c1[] = { "odd\xc2\x9b[2J\xffname\x1b\"" };
+	one.func = 0;
+	one.count = -7;
+	one.req = 0xfedcba9876543210ull;
+	ord_item ri = { 0, 3, -12, -4 };
+	const int fmts[] = { ORD_FMT_TEXT, ORD_FMT_CSV, ORD_FMT_JSON };
+	for (int k = 0; k < 3; k++) {
+		char *a = NULL, *b = NULL;
+		size_t la = 0, lb = 0;
+		FILE *fa = open_memstream(&a, &la), *fb = open_memstream(&b, &lb);
+		FILE *safe = esc_stream(fa);
+		ord_write_row(safe, fmts[k], &one, &ri, 41, c1, 1);
+		fclose(safe);
+		fclose(fa);
+		char *nm = ord_write_name(fmts[k], c1, 1, 0);
+		CHECK(nm != NULL);
+		ord_write_row_named(fb, fmts[k], &one, &ri, 41, nm);
+		fclose(fb);
+		CHECK(la > 0 && la == lb && !memcmp(a, b, la));
+		CHECK(strstr(b, "\\u009b") != NULL);
+		/* JSON stays JSON: a byte that is not UTF-8 is U+FFFD there, \xff elsewhere */
+		if (fmts[k] == ORD_FMT_JSON)
+			CHECK(strstr(b, "\\ufffd") != NULL && !strstr(b, "\\xff"));
+		else
+			CHECK(strstr(b, "\\xff") != NULL);
+		free(nm);
+		free(a);
+		free(b);
+	}
 
 	free(it);
 	synth_free(&s);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cli_syncrun.h"
@@ -15,6 +16,7 @@
 #include "order/check.h"
 #include "order/filter.h"
 #include "order/rules.h"
+#include "order/stream.h"
 #include "order/write.h"
 #include "store/store_sync.h"
 #include "util/util.h"
@@ -30,7 +32,9 @@ static const char order_help[] =
 	"Events arrive by timestamp, each host's clock put on the wall clock from the readings\n"
 	"its record holds. Events that can never be delivered (a receive whose send never\n"
 	"happened, in a hung run) are left out and listed on stderr; events the rules ignore\n"
-	"(outside their thread's start and end) are left out and counted there.\n"
+	"(outside their thread's start and end) are left out and counted there. Events are read\n"
+	"a chunk of each thread at a time and written as they are released: memory follows\n"
+	"the events held, not the record (--format chrome and --check read it whole).\n"
 	"\n"
 	"  --policy P        minimal (an event goes out as soon as it is valid), concurrent\n"
 	"                    (events valid in one round form one step), or timestamp\n"
@@ -141,6 +145,96 @@ static int write_calls(FILE *out, int first, void *arg, dt_err *e)
 	return chrome_calls_write(out, first, arg, e);
 }
 
+static int no_sync_events(const store_run *run, dt_err *e)
+{
+	return dt_err_at(e, NULL, -1,
+			 "run '%s' has no sync events: record it with difftrace-record (without "
+			 "--no-sync)", run->name);
+}
+
+/* The order written as the filter releases it, to the raw output: each function's name made
+ * and escaped once (ord_write_name), the rest numbers and words of ours, so the escaping
+ * stream of every command (cli.c) has nothing to do but cost a copy of each row. */
+typedef struct sink {
+	FILE *out;
+	int fmt;
+	const char *const *names;
+	uint32_t nnames;
+	char **made; /* by function id, NULL until its first row */
+	uint64_t n;
+} sink;
+
+static void emit_row(void *ctx, const ord_out *o)
+{
+	sink *k = ctx;
+	ord_item it = { o->id, o->step, o->ts, o->adj };
+	uint32_t f = o->ev->func;
+	if (f < k->nnames && !k->made[f])
+		k->made[f] = ord_write_name(k->fmt, k->names, k->nnames, f);
+	if (f < k->nnames && k->made[f])
+		ord_write_row_named(k->out, k->fmt, o->ev, &it, o->index, k->made[f]);
+	else
+		ord_write_row(k->out, k->fmt, o->ev, &it, o->index, k->names, k->nnames);
+	k->n++;
+}
+
+/* `order` in the text, csv and json formats: the run's events read a chunk of a thread at a
+ * time and merged by time (order/stream.h) into the filter, each written as it is released:
+ * memory for the events the filter holds and a chunk per thread, not for the record. The
+ * same output as ord_order over the arrival order of the whole record (ord_arrival). */
+static int order_streamed(store *s, const store_run *run, ord_rules *rules, int policy,
+			  size_t max_held, sink *k, dt_err *e)
+{
+	ord_stream *st;
+	if (ord_stream_open(s, run->id, &st, e))
+		return -1;
+	if (!st)
+		return no_sync_events(run, e);
+	if (ord_rules_bind(rules, k->names, k->nnames, e)) {
+		ord_stream_close(st);
+		return -1;
+	}
+	if (policy < 0)
+		policy = rules->policy;
+	size_t nhost;
+	const int64_t *off = ord_stream_offsets(st, &nhost);
+	ord_filter_opts fo = { policy, off, nhost, max_held };
+	ord_filter *f = ord_filter_new(rules, &fo, emit_row, k);
+	/* the raw output, not written to yet, gets the escaping stream's buffer (a pipe's
+	 * default of 4 KiB took a write system call every few rows) */
+	if (k->out != stdout && !isatty(fileno(k->out)))
+		setvbuf(k->out, NULL, _IOFBF, (size_t)1 << 16);
+	ord_write_head(k->out, k->fmt);
+	uint64_t n = 0;
+	const dt_sync_event *v;
+	int rc;
+	while (!(rc = ord_stream_next(st, &v, e)) && v && !(rc = ord_filter_push(f, v, n, e)))
+		n++;
+	if (!rc) {
+		ord_filter_drain(f);
+		ord_write_tail(k->out, k->fmt);
+		if (fflush(k->out) || ferror(k->out))
+			rc = dt_errf(e, DT_EDATA, "cannot write the order: %s", "write error");
+	}
+	uint64_t nign = ord_filter_ignored(f);
+	if (!rc && nign)
+		fprintf(stderr, "difftrace: %llu of the %llu sync events of run '%s' ignored: their "
+			"thread was off (outside its start and end; difftrace-rules(5))\n",
+			(unsigned long long)nign, (unsigned long long)n, run->name);
+	if (!rc && ord_filter_held(f)) {
+		char *held = ord_filter_explain(f, 50);
+		fprintf(stderr, "difftrace: %llu of the %llu sync events of run '%s' can never be "
+			"delivered (the run stopped before what they wait for):\n%s",
+			(unsigned long long)(n - k->n - nign), (unsigned long long)n, run->name, held);
+		if (held[0] && held[strlen(held) - 1] != '\n')
+			fputc('\n', stderr);
+		free(held);
+	}
+	ord_filter_free(f);
+	ord_stream_close(st);
+	return rc;
+}
+
 int cmd_order(cli *c, int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -197,20 +291,30 @@ int cmd_order(cli *c, int argc, char **argv)
 	ord_rules *rules = ord_rules_new();
 	if (rules_file ? ord_rules_load_file(rules, rules_file, &e) : ord_rules_load_default(rules, &e))
 		goto fail;
-	if (cli_open_run(c, argv[optind], &s, &run, &e) ||
-	    store_sync_list(s, run.id, &ev, &n, &e) || store_sync_clocks(s, run.id, &ck, &nck, &e))
+	if (cli_open_run(c, argv[optind], &s, &run, &e))
 		goto fail;
-	if (!n && fmt == ORD_FMT_CHROME && max_calls && !check)
-		fprintf(stderr, "difftrace: run '%s' has no sync events: the Chrome trace has its "
-			"calls alone\n", run.name);
-	else if (!n) {
-		dt_err_at(&e, NULL, -1,
-			  "run '%s' has no sync events: record it with difftrace-record (without "
-			  "--no-sync)", run.name);
-		goto fail;
-	}
 	size_t nnames;
 	const char *const *names = store_func_names(s, &nnames);
+	if (!check && fmt != ORD_FMT_CHROME) {
+		sink k = { c->raw_out ? c->raw_out : stdout, fmt, names, (uint32_t)nnames,
+			   xcalloc(nnames ? nnames : 1, sizeof(char *)), 0 };
+		int rs = order_streamed(s, &run, rules, policy, max_held, &k, &e);
+		for (size_t i = 0; i < nnames; i++)
+			free(k.made[i]);
+		free(k.made);
+		if (rs)
+			goto fail;
+		goto out;
+	}
+	if (store_sync_list(s, run.id, &ev, &n, &e) || store_sync_clocks(s, run.id, &ck, &nck, &e))
+		goto fail;
+	if (!n && fmt == ORD_FMT_CHROME && max_calls && !check) {
+		fprintf(stderr, "difftrace: run '%s' has no sync events: the Chrome trace has its "
+			"calls alone\n", run.name);
+	} else if (!n) {
+		no_sync_events(&run, &e);
+		goto fail;
+	}
 	if (ord_rules_bind(rules, names, (uint32_t)nnames, &e))
 		goto fail;
 	if (policy < 0)

@@ -1,6 +1,7 @@
 /* write.c: the output formats of write.h. The Chrome format pairs each receive's completion
  * with its send by the same counting as the point-to-point rules (the n-th receive of a
  * (communicator, source, destination, tag) channel gets the n-th send), on the order given. */
+#define _GNU_SOURCE
 #include "order/write.h"
 
 #include <inttypes.h>
@@ -30,36 +31,122 @@ static const char *phname(const dt_sync_event *x)
 	return x->phase <= DT_SYNC_DONE ? phase_name[x->phase] : "?";
 }
 
-/* mode 0: text (control characters as \xNN), 1: a JSON string with its quotes (bytes that are
- * not UTF-8 as U+FFFD, so that the file stays JSON), 2: CSV field body */
-static void put_name(FILE *out, const char *const *names, uint32_t nnames, uint32_t f, int mode)
+/* A row is made in a buffer of its own and written with one fwrite: an order is millions of
+ * rows, and fprintf's parsing of the format, with a locked fputc per character of a name, was
+ * two thirds of `difftrace order`'s CPU time. */
+typedef struct obuf {
+	FILE *out;
+	size_t n;
+	char b[1024];
+} obuf;
+
+static void ob_flush(obuf *o)
+{
+	if (o->n)
+		fwrite(o->b, 1, o->n, o->out);
+	o->n = 0;
+}
+
+static inline void ob_c(obuf *o, char c)
+{
+	if (o->n == sizeof o->b)
+		ob_flush(o);
+	o->b[o->n++] = c;
+}
+
+static void ob_s(obuf *o, const char *s)
+{
+	size_t n = strlen(s);
+	if (o->n + n > sizeof o->b) {
+		while (*s)
+			ob_c(o, *s++);
+		return;
+	}
+	memcpy(o->b + o->n, s, n);
+	o->n += n;
+}
+
+/* v in decimal (a '-' when neg, a '+' when plus and not neg), right-aligned in width. */
+static void ob_num(obuf *o, uint64_t v, int neg, int plus, int width)
+{
+	char d[24];
+	int n = 0;
+	do
+		d[n++] = (char)('0' + v % 10);
+	while (v /= 10);
+	if (neg || plus)
+		d[n++] = neg ? '-' : '+';
+	/* (widths are at most 20) */
+	if (o->n + 24 > sizeof o->b)
+		ob_flush(o);
+	for (int i = n; i < width; i++)
+		o->b[o->n++] = ' ';
+	while (n)
+		o->b[o->n++] = d[--n];
+}
+
+static void ob_i64(obuf *o, int64_t v, int plus, int width)
+{
+	ob_num(o, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0, plus, width);
+}
+
+static void ob_u64(obuf *o, uint64_t v, int width)
+{
+	ob_num(o, v, 0, 0, width);
+}
+
+static void ob_hex(obuf *o, uint64_t v, int digits)
+{
+	static const char hx[] = "0123456789abcdef";
+	char d[16];
+	int n = 0;
+	do
+		d[n++] = hx[v & 15];
+	while ((v >>= 4) || n < digits);
+	while (n)
+		ob_c(o, d[--n]);
+}
+
+/* mode 0: text (control characters as \xNN), 1: JSON string body (controls, DEL and C1 as \u
+ * escapes, bytes that are not UTF-8 as U+FFFD), 2: CSV field body */
+static void ob_name(obuf *o, const char *const *names, uint32_t nnames, uint32_t f, int mode)
 {
 	const char *s = f < nnames ? names[f] : NULL;
 	if (!s) {
-		fprintf(out, mode == 1 ? "\"function#%" PRIu32 "\"" : "function#%" PRIu32, f);
+		ob_s(o, "function#");
+		ob_u64(o, f, 0);
 		return;
 	}
-	if (mode == 1) {
-		esc_json(s, out);
+	if (mode == 1) { /* bytes that are not UTF-8 as U+FFFD: the file stays JSON */
+		dt_buf b = { 0 };
+		esc_json_append(&b, s);
+		for (size_t i = 0; i < b.len; i++)
+			ob_c(o, (char)b.p[i]);
+		buf_free(&b);
 		return;
 	}
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
-		if (mode == 1 && (c == '"' || c == '\\'))
-			fprintf(out, "\\%c", c);
-		else if (mode == 1 && c < 32)
-			fprintf(out, "\\u%04x", c);
-		else if (mode == 2 && c == '"')
-			fputs("\"\"", out);
-		else if (mode != 1 && (c < 32 || c == 127))
-			fprintf(out, "\\x%02x", c);
-		else
-			fputc(c, out);
+		if (mode == 2 && c == '"') {
+			ob_s(o, "\"\"");
+		} else if (mode != 1 && (c < 32 || c == 127)) {
+			ob_s(o, "\\x");
+			ob_hex(o, c, 2);
+		} else {
+			ob_c(o, (char)c);
+		}
 	}
 }
 
+static void put_name(FILE *out, const char *const *names, uint32_t nnames, uint32_t f, int mode)
+{
+	obuf o = { out, 0, { 0 } };
+	ob_name(&o, names, nnames, f, mode);
+	ob_flush(&o);
+}
+
 /* The fields a call has, as name=value (text) or "name":value (json). */
-static void put_args(FILE *out, const dt_sync_event *x, int json)
+static void ob_args(obuf *o, const dt_sync_event *x, int json)
 {
 	struct {
 		const char *name;
@@ -83,13 +170,23 @@ static void put_args(FILE *out, const dt_sync_event *x, int json)
 	for (size_t i = 0; i < sizeof a / sizeof *a; i++) {
 		if (!a[i].set)
 			continue;
-		if (json)
-			fprintf(out, ",\"%s\":%" PRId64, a[i].name, a[i].v);
-		else if (a[i].hex)
-			fprintf(out, " %s=0x%" PRIx64, a[i].name, (uint64_t)a[i].v);
-		else
-			fprintf(out, " %s=%" PRId64, a[i].name, a[i].v);
+		ob_s(o, json ? ",\"" : " ");
+		ob_s(o, a[i].name);
+		ob_s(o, json ? "\":" : "=");
+		if (!json && a[i].hex) {
+			ob_s(o, "0x");
+			ob_hex(o, (uint64_t)a[i].v, 1);
+		} else {
+			ob_i64(o, a[i].v, 0, 0);
+		}
 	}
+}
+
+static void put_args(FILE *out, const dt_sync_event *x, int json)
+{
+	obuf o = { out, 0, { 0 } };
+	ob_args(&o, x, json);
+	ob_flush(&o);
 }
 
 /* ---- message matching for the flow arrows -------------------------------------------------------- */
@@ -224,55 +321,165 @@ static size_t *match_messages(const dt_sync_event *ev, const ord_item *it, size_
 
 /* ---- the formats ------------------------------------------------------------------------------------ */
 
-static void write_text(FILE *out, const dt_sync_event *ev, const ord_item *it, size_t n,
-		       const char *const *names, uint32_t nnames)
+/* The rows of the text, csv and json formats, one at a time (write.h's ord_write_head, _row,
+ * _tail): what ord_write writes over an array and `difftrace order` as the filter releases. */
+void ord_write_head(FILE *out, int fmt)
 {
-	fprintf(out, "%8s %8s %20s %10s  %s\n", "index", "step", "ts", "adjust", "event");
-	for (size_t i = 0; i < n; i++) {
-		const dt_sync_event *x = &ev[it[i].id];
-		fprintf(out, "%8zu %8" PRIu64 " %20" PRId64 " %+10" PRId64 "  %" PRId32 ".%" PRId32 " #%" PRIu32 " ",
-			i, it[i].step, it[i].ts, it[i].adj, x->proc, x->thread, x->seq);
-		put_name(out, names, nnames, x->func, 0);
-		fprintf(out, " %s", phname(x));
-		put_args(out, x, 0);
-		fputc('\n', out);
-	}
+	if (fmt == ORD_FMT_TEXT)
+		fprintf(out, "%8s %8s %20s %10s  %s\n", "index", "step", "ts", "adjust", "event");
+	else if (fmt == ORD_FMT_CSV)
+		fputs("index,step,ts,adjust,proc,thread,seq,function,phase,host,comm,dest,stag,src,rtag,root,"
+		      "count,datatype,op,req,obj,objseq,team,tnum,csize,recorded_ts\n", out);
+	else if (fmt == ORD_FMT_JSON)
+		fputs("[", out);
 }
 
-static void write_csv(FILE *out, const dt_sync_event *ev, const ord_item *it, size_t n,
-		      const char *const *names, uint32_t nnames)
+static void text_row(obuf *o, const dt_sync_event *x, const ord_item *it, uint64_t i, const char *nm,
+		     const char *const *names, uint32_t nnames)
 {
-	fputs("index,step,ts,adjust,proc,thread,seq,function,phase,host,comm,dest,stag,src,rtag,root,"
-	      "count,datatype,op,req,obj,objseq,team,tnum,csize,recorded_ts\n", out);
-	for (size_t i = 0; i < n; i++) {
-		const dt_sync_event *x = &ev[it[i].id];
-		fprintf(out, "%zu,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId32 ",%" PRId32 ",%" PRIu32 ",\"", i,
-			it[i].step, it[i].ts, it[i].adj, x->proc, x->thread, x->seq);
-		put_name(out, names, nnames, x->func, 2);
-		fprintf(out,
-			"\",%s,%" PRId32 ",%" PRId32 ",%" PRId32 ",%" PRId32 ",%" PRId32 ",%" PRId32 ",%" PRId32
-			",%" PRId64 ",%" PRId32 ",%" PRId32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRId32 ",%" PRId32
-			",%" PRId32 ",%" PRId64 "\n",
-			phname(x), x->host, x->comm, x->dest, x->stag, x->src, x->rtag, x->root, x->count,
-			x->datatype, x->op, x->req, x->obj, x->objseq, x->team, x->tnum, x->csize, x->ts);
-	}
+	ob_u64(o, i, 8);
+	ob_c(o, ' ');
+	ob_u64(o, it->step, 8);
+	ob_c(o, ' ');
+	ob_i64(o, it->ts, 0, 20);
+	ob_c(o, ' ');
+	ob_i64(o, it->adj, 1, 10);
+	ob_s(o, "  ");
+	ob_i64(o, x->proc, 0, 0);
+	ob_c(o, '.');
+	ob_i64(o, x->thread, 0, 0);
+	ob_s(o, " #");
+	ob_u64(o, x->seq, 0);
+	ob_c(o, ' ');
+	if (nm)
+		ob_s(o, nm);
+	else
+		ob_name(o, names, nnames, x->func, 0);
+	ob_c(o, ' ');
+	ob_s(o, phname(x));
+	ob_args(o, x, 0);
+	ob_c(o, '\n');
 }
 
-static void write_json(FILE *out, const dt_sync_event *ev, const ord_item *it, size_t n,
-		       const char *const *names, uint32_t nnames)
+static void csv_row(obuf *o, const dt_sync_event *x, const ord_item *it, uint64_t i, const char *nm,
+		    const char *const *names, uint32_t nnames)
 {
-	fputs("[", out);
-	for (size_t i = 0; i < n; i++) {
-		const dt_sync_event *x = &ev[it[i].id];
-		fprintf(out, "%s\n{\"index\":%zu,\"step\":%" PRIu64 ",\"ts\":%" PRId64 ",\"adjust\":%" PRId64
-			",\"trace\":\"%" PRId32 ".%" PRId32 "\",\"seq\":%" PRIu32 ",\"function\":",
-			i ? "," : "", i, it[i].step, it[i].ts, it[i].adj, x->proc, x->thread, x->seq);
-		put_name(out, names, nnames, x->func, 1);
-		fprintf(out, ",\"phase\":\"%s\",\"recorded_ts\":%" PRId64, phname(x), x->ts);
-		put_args(out, x, 1);
-		fputs("}", out);
+	ob_u64(o, i, 0);
+	ob_c(o, ',');
+	ob_u64(o, it->step, 0);
+	const int64_t a[] = { it->ts, it->adj, x->proc, x->thread, x->seq };
+	for (size_t k = 0; k < sizeof a / sizeof *a; k++) {
+		ob_c(o, ',');
+		ob_i64(o, a[k], 0, 0);
 	}
-	fputs("\n]\n", out);
+	ob_s(o, ",\"");
+	if (nm)
+		ob_s(o, nm);
+	else
+		ob_name(o, names, nnames, x->func, 2);
+	ob_s(o, "\",");
+	ob_s(o, phname(x));
+	const int64_t b[] = { x->host, x->comm, x->dest, x->stag, x->src, x->rtag, x->root,
+			      x->count, x->datatype, x->op };
+	for (size_t k = 0; k < sizeof b / sizeof *b; k++) {
+		ob_c(o, ',');
+		ob_i64(o, b[k], 0, 0);
+	}
+	const uint64_t u[] = { x->req, x->obj, x->objseq };
+	for (size_t k = 0; k < sizeof u / sizeof *u; k++) {
+		ob_c(o, ',');
+		ob_u64(o, u[k], 0);
+	}
+	const int64_t c[] = { x->team, x->tnum, x->csize, x->ts };
+	for (size_t k = 0; k < sizeof c / sizeof *c; k++) {
+		ob_c(o, ',');
+		ob_i64(o, c[k], 0, 0);
+	}
+	ob_c(o, '\n');
+}
+
+static void json_row(obuf *o, const dt_sync_event *x, const ord_item *it, uint64_t i, const char *nm,
+		     const char *const *names, uint32_t nnames)
+{
+	ob_s(o, i ? ",\n{\"index\":" : "\n{\"index\":");
+	ob_u64(o, i, 0);
+	ob_s(o, ",\"step\":");
+	ob_u64(o, it->step, 0);
+	ob_s(o, ",\"ts\":");
+	ob_i64(o, it->ts, 0, 0);
+	ob_s(o, ",\"adjust\":");
+	ob_i64(o, it->adj, 0, 0);
+	ob_s(o, ",\"trace\":\"");
+	ob_i64(o, x->proc, 0, 0);
+	ob_c(o, '.');
+	ob_i64(o, x->thread, 0, 0);
+	ob_s(o, "\",\"seq\":");
+	ob_u64(o, x->seq, 0);
+	ob_s(o, ",\"function\":\"");
+	if (nm)
+		ob_s(o, nm);
+	else
+		ob_name(o, names, nnames, x->func, 1);
+	ob_s(o, "\",\"phase\":\"");
+	ob_s(o, phname(x));
+	ob_s(o, "\",\"recorded_ts\":");
+	ob_i64(o, x->ts, 0, 0);
+	ob_args(o, x, 1);
+	ob_c(o, '}');
+}
+
+static void write_row(FILE *out, int fmt, const dt_sync_event *x, const ord_item *it,
+		      uint64_t index, const char *nm, const char *const *names, uint32_t nnames)
+{
+	obuf o;
+	o.out = out;
+	o.n = 0;
+	if (fmt == ORD_FMT_TEXT)
+		text_row(&o, x, it, index, nm, names, nnames);
+	else if (fmt == ORD_FMT_CSV)
+		csv_row(&o, x, it, index, nm, names, nnames);
+	else if (fmt == ORD_FMT_JSON)
+		json_row(&o, x, it, index, nm, names, nnames);
+	ob_flush(&o);
+}
+
+void ord_write_row(FILE *out, int fmt, const dt_sync_event *x, const ord_item *it, uint64_t index,
+		   const char *const *names, uint32_t nnames)
+{
+	write_row(out, fmt, x, it, index, NULL, names, nnames);
+}
+
+char *ord_write_name(int fmt, const char *const *names, uint32_t nnames, uint32_t f)
+{
+	char *mem = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&mem, &len);
+	if (!m)
+		return NULL;
+	obuf o = { m, 0, { 0 } };
+	ob_name(&o, names, nnames, f, fmt == ORD_FMT_JSON ? 1 : fmt == ORD_FMT_CSV ? 2 : 0);
+	ob_flush(&o);
+	if (fclose(m)) {
+		free(mem);
+		return NULL;
+	}
+	dt_buf b = { 0 };
+	esc_append(&b, mem, len, ESC_KEEP_NL);
+	free(mem);
+	buf_byte(&b, 0);
+	return (char *)b.p;
+}
+
+void ord_write_row_named(FILE *out, int fmt, const dt_sync_event *x, const ord_item *it,
+			 uint64_t index, const char *name)
+{
+	write_row(out, fmt, x, it, index, name, NULL, 0);
+}
+
+void ord_write_tail(FILE *out, int fmt)
+{
+	if (fmt == ORD_FMT_JSON)
+		fputs("\n]\n", out);
 }
 
 static void chrome_ts(FILE *out, int64_t ns)
@@ -315,10 +522,10 @@ static int write_chrome(FILE *out, const dt_sync_event *ev, const ord_item *it, 
 	for (size_t i = 0; i < n; i++) {
 		const dt_sync_event *x = &ev[it[i].id];
 		const char *ph = x->phase == DT_SYNC_ENTER ? "B" : x->phase == DT_SYNC_EXIT ? "E" : "i";
-		fprintf(out, "%s\n{\"ph\":\"%s\",\"name\":", first ? "" : ",", ph);
+		fprintf(out, "%s\n{\"ph\":\"%s\",\"name\":\"", first ? "" : ",", ph);
 		first = 0;
 		put_name(out, names, nnames, x->func, 1);
-		fprintf(out, ",\"cat\":\"sync\",\"pid\":%" PRId32 ",\"tid\":%" PRId32 ",\"ts\":", x->proc,
+		fprintf(out, "\",\"cat\":\"sync\",\"pid\":%" PRId32 ",\"tid\":%" PRId32 ",\"ts\":", x->proc,
 			x->thread);
 		chrome_ts(out, it[i].ts);
 		if (*ph == 'i')
@@ -358,9 +565,14 @@ int ord_write_more(FILE *out, int fmt, const dt_sync_event *ev, const ord_item *
 		   dt_err *e)
 {
 	switch (fmt) {
-	case ORD_FMT_TEXT: write_text(out, ev, it, n, names, nnames); break;
-	case ORD_FMT_CSV: write_csv(out, ev, it, n, names, nnames); break;
-	case ORD_FMT_JSON: write_json(out, ev, it, n, names, nnames); break;
+	case ORD_FMT_TEXT:
+	case ORD_FMT_CSV:
+	case ORD_FMT_JSON:
+		ord_write_head(out, fmt);
+		for (size_t i = 0; i < n; i++)
+			ord_write_row(out, fmt, &ev[it[i].id], &it[i], i, names, nnames);
+		ord_write_tail(out, fmt);
+		break;
 	case ORD_FMT_CHROME:
 		if (write_chrome(out, ev, it, n, names, nnames, more, arg, e))
 			return -1;

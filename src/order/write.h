@@ -28,4 +28,20 @@ int ord_write_more(FILE *out, int fmt, const dt_sync_event *ev, const ord_item *
 		   const char *const *names, uint32_t nnames, ord_more_fn more, void *arg,
 		   dt_err *e);
 
+/* The text, csv and json formats a row at a time, for an order written as it is made: the
+ * header, then each event x with its place it and its index in the order, then the end (the
+ * chrome format pairs messages over the whole order: ord_write only). No check of errors:
+ * the caller looks at ferror(out) at the end. */
+void ord_write_head(FILE *out, int fmt);
+void ord_write_row(FILE *out, int fmt, const dt_sync_event *x, const ord_item *it, uint64_t index,
+		   const char *const *names, uint32_t nnames);
+void ord_write_tail(FILE *out, int fmt);
+/* The name of function f as ord_write_row writes it in format fmt, then escaped as util/esc.h's
+ * escaping stream would escape it (malloc'ed; NULL when out of memory): made once a function,
+ * it lets a caller write the rows with ord_write_row_named to the raw output, byte for byte
+ * what ord_write_row writes through the escaping stream. */
+char *ord_write_name(int fmt, const char *const *names, uint32_t nnames, uint32_t f);
+void ord_write_row_named(FILE *out, int fmt, const dt_sync_event *x, const ord_item *it,
+			 uint64_t index, const char *name);
+
 #endif

@@ -191,39 +191,51 @@ size_t esc_width(const char *s)
 	return w;
 }
 
-void esc_json(const char *s, FILE *f)
+void esc_json_append(dt_buf *b, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = strlen(s);
-	fputc('"', f);
+	char u[8];
 	for (size_t i = 0; i < n;) {
 		unsigned c = p[i];
 		if (c == '"' || c == '\\') {
-			fputc('\\', f);
-			fputc((int)c, f);
+			buf_byte(b, '\\');
+			buf_byte(b, (uint8_t)c);
 			i++;
 		} else if (c < 0x20 || c == 0x7f) {
-			fprintf(f, "\\u%04x", c);
+			snprintf(u, sizeof u, "\\u%04x", c);
+			buf_put(b, u, 6);
 			i++;
 		} else if (c < 0x80) {
-			fputc((int)c, f);
+			buf_byte(b, (uint8_t)c);
 			i++;
 		} else {
 			uint32_t cp;
 			int len = utf8_seq(p + i, n - i, &cp);
 			if (len <= 0) {
-				fputs("\\ufffd", f);
+				buf_put(b, "\\ufffd", 6);
 				i++;
 			} else if (cp < 0xa0) {
-				fprintf(f, "\\u%04x", (unsigned)cp);
+				snprintf(u, sizeof u, "\\u%04x", (unsigned)cp);
+				buf_put(b, u, 6);
 				i += (size_t)len;
 			} else {
-				fwrite(p + i, 1, (size_t)len, f);
+				buf_put(b, p + i, (size_t)len);
 				i += (size_t)len;
 			}
 		}
 	}
+}
+
+void esc_json(const char *s, FILE *f)
+{
+	dt_buf b = { 0 };
+	esc_json_append(&b, s);
 	fputc('"', f);
+	if (b.len)
+		fwrite(b.p, 1, b.len, f);
+	fputc('"', f);
+	buf_free(&b);
 }
 
 /* ---- the escaping stream ---- */

@@ -32,6 +32,8 @@ size_t esc_width(const char *s);
 /* Writes s as a JSON string (quoted): controls, DEL and C1 as \u escapes; bytes that are not
  * UTF-8 as U+FFFD. */
 void esc_json(const char *s, FILE *f);
+/* The same without the quotes, appended to b. */
+void esc_json_append(dt_buf *b, const char *s);
 /* A stream over f that escapes every control byte written to it except newline and tab (a
  * line split across writes is handled). Closing it does not close f. NULL on failure. */
 FILE *esc_stream(FILE *f);
