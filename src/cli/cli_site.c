@@ -1,0 +1,36 @@
+/* cli_site.c: the call sites of sync events in the commands' output (cli.h). */
+#include <stdio.h>
+
+#include "cli/cli.h"
+#include "util/esc.h"
+
+void cli_site_text(const store_sites *t, uint32_t id)
+{
+	const store_site *site = store_site_get(t, id);
+	char b[1800];
+	if (!site)
+		return;
+	fputs(" at ", stdout);
+	esc_fputs(store_site_str(site, b, sizeof b), stdout);
+}
+
+void cli_site_json(const store_sites *t, uint32_t id)
+{
+	const store_site *site = store_site_get(t, id);
+	if (!site) {
+		printf(", \"site\": null");
+		return;
+	}
+	printf(", \"site\": {\"file\": ");
+	cli_json_str(site->file);
+	printf(", \"line\": %u, \"function\": ", site->line);
+	cli_json_str(site->func);
+	printf("}");
+}
+
+void cli_site_note(const store_sites *t)
+{
+	const char *n = store_sites_note(t);
+	if (*n)
+		printf("note: %s\n", n);
+}
