@@ -386,7 +386,10 @@ static int runtime_lib(const char *path)
 {
 	static const char *const pre[] = { "libmpi", "libpmpi", "libmpich", "libmpifort",
 					   "libfmpich", "libmpicxx", "libgomp", "libopen-pal",
-					   "libopen-rte", "libompitrace" };
+					   "libopen-rte", "libompitrace",
+					   /* uftrace's: it puts its trampoline in the return
+					    * addresses of the calls it traces */
+					   "libmcount" };
 	const char *b = strrchr(path, '/');
 	b = b ? b + 1 : path;
 	for (size_t i = 0; i < sizeof pre / sizeof *pre; i++)
