@@ -53,6 +53,17 @@ done
 has "\{\"pt\": \"2\.0\", \"state\": \"in-call\", \"call\": \"MPI_Barrier\", .*\"site\": \{\"file\": \"[^\"]*/sites\.c\", \"line\": $barrier, \"function\": \"main\"\}" \
 	"json: 2.0 has no site sites.c:$barrier (main)"
 has '"sites_note": "",' "json: a note on a -g program"
+# sync and order name the site of each call's entry
+expect_status 0 "$DT" sync g
+has "^0\.0 +[0-9]+ +> +[0-9.]+ +MPI_Recv +.* at sites\.c:$recv \(exchange\)$" "sync: no site on 0.0's MPI_Recv"
+has "^2\.0 +[0-9]+ +> +[0-9.]+ +MPI_Barrier +.* at sites\.c:$barrier \(main\)$" "sync: no site on 2.0's MPI_Barrier"
+expect_status 0 "$DT" sync --format csv g
+has "^0,0,[0-9]+,0,[0-9]+,MPI_Recv,.*,[^,]*/sites\.c,$recv,exchange$" "sync csv: no site"
+expect_status 0 "$DT" order g
+has " 1\.0 #[0-9]+ MPI_Recv enter .* at sites\.c:$recv \(exchange\)$" "order: no site on 1.0's MPI_Recv"
+expect_status 0 "$DT" order --format json g
+has "\"trace\":\"2\.0\",.*\"function\":\"MPI_Barrier\",\"phase\":\"enter\".*\"site\":\"sites\.c:$barrier \(main\)\"" \
+	"order json: no site on 2.0's MPI_Barrier"
 # the recording's directory itself, not imported (read as far as it is written)
 expect_status 0 "$DT" hang "$T/g"
 has "^  2\.0 +in MPI_Barrier \(1st\) at sites\.c:$barrier \(main\)$" "hang DIR: no site"

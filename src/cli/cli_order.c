@@ -174,6 +174,9 @@ int cmd_order(cli *c, int argc, char **argv)
 	uint64_t *order = NULL;
 	char *held = NULL;
 	int status = 0;
+	store_sites sites = { 0 };
+	char **site_text = NULL;
+	uint32_t nsite_text = 0;
 	ord_rules *rules = ord_rules_new();
 	if (rules_file ? ord_rules_load_file(rules, rules_file, &e) : ord_rules_load_default(rules, &e))
 		goto fail;
@@ -208,6 +211,10 @@ int cmd_order(cli *c, int argc, char **argv)
 	uint64_t nign = 0;
 	if (ord_order_ignoring(rules, &fo, arr, n, &items, &nitems, &held, &nign, &e))
 		goto fail;
+	if (store_sync_sites(s, run.id, &sites, &e))
+		goto fail;
+	site_text = cli_site_texts(&sites, &nsite_text);
+	ord_write_sites((const char *const *)site_text, nsite_text);
 	if (ord_write(stdout, fmt, arr, items, nitems, names, (uint32_t)nnames, &e))
 		goto fail;
 	if (nign)
@@ -238,6 +245,9 @@ int cmd_order(cli *c, int argc, char **argv)
 fail:
 	status = cli_fail(&e);
 out:
+	ord_write_sites(NULL, 0);
+	cli_site_texts_free(site_text, nsite_text);
+	store_sites_free(&sites);
 	free(held);
 	free(items);
 	free(order);

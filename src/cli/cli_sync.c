@@ -26,7 +26,8 @@ static const char sync_help[] =
 	"\n"
 	"Print the sync events of RUN (or of its trace P.T): the entry ('>') and exit ('<') of\n"
 	"every MPI and OpenMP synchronisation call that libdifftrace-sync.so recorded, and one\n"
-	"'=' line per request a Waitall, Waitsome or Testall completed; with their arguments.\n"
+	"'=' line per request a Waitall, Waitsome or Testall completed; with their arguments\n"
+	"and, on an entry, where the program made the call (file:line (function)).\n"
 	"Peers are MPI_COMM_WORLD ranks, communicators run-wide numbers (0 WORLD, 1 SELF).\n"
 	"\n"
 	"  --format FMT   text (default), csv or json\n"
@@ -90,7 +91,10 @@ int cmd_sync(cli *c, int argc, char **argv)
 	store_run run = { 0 };
 	dt_sync_event *ev = NULL;
 	size_t n = 0;
-	if (cli_open_run(c, argv[optind], &s, &run, &e) || store_sync_list(s, run.id, &ev, &n, &e)) {
+	store_sites sites = { 0 };
+	if (cli_open_run(c, argv[optind], &s, &run, &e) || store_sync_list(s, run.id, &ev, &n, &e) ||
+	    store_sync_sites(s, run.id, &sites, &e)) {
+		free(ev);
 		store_run_free(&run);
 		store_close(s);
 		return cli_fail(&e);
@@ -105,12 +109,14 @@ int cmd_sync(cli *c, int argc, char **argv)
 			t0[h] = ev[i].ts;
 	}
 	size_t shown = 0;
-	if (fmt == OUT_TEXT)
+	if (fmt == OUT_TEXT) {
+		cli_site_note(&sites);
 		printf("%-8s %6s %2s %14s  %-26s %s\n", "P.T", "SEQ", "", "TIME(s)", "CALL",
 		       "ARGUMENTS");
+	}
 	else if (fmt == OUT_CSV)
 		puts("proc,thread,seq,phase,ts,call,comm,dest,stag,src,rtag,root,count,datatype,op,"
-		     "req,obj,objseq,team,tnum");
+		     "req,obj,objseq,team,tnum,site_file,site_line,site_function");
 	else
 		printf("[");
 	for (size_t i = 0; i < n; i++) {
@@ -130,15 +136,24 @@ int cmd_sync(cli *c, int argc, char **argv)
 			       v->phase == DT_SYNC_ENTER ? ">" : v->phase == DT_SYNC_EXIT ? "<" : "=",
 			       rel / 1000000000, rel % 1000000000);
 			esc_fputs(name, stdout);
-			printf("%*s%s\n", (int)(26 - (strlen(name) < 26 ? strlen(name) : 26)), "", a);
+			printf("%*s%s", (int)(26 - (strlen(name) < 26 ? strlen(name) : 26)), "", a);
+			/* where: on the entry, which names the call */
+			if (v->phase == DT_SYNC_ENTER)
+				cli_site_text(&sites, v->site);
+			putchar('\n');
 		} else if (fmt == OUT_CSV) {
 			printf("%d,%d,%" PRIu32 ",%u,%" PRId64 ",", v->proc, v->thread, v->seq,
 			       v->phase, v->ts);
 			cli_csv_str(name);
 			printf(",%d,%d,%d,%d,%d,%d,%" PRId64 ",%d,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			       ",%d,%d\n",
+			       ",%d,%d,",
 			       v->comm, v->dest, v->stag, v->src, v->rtag, v->root, v->count,
 			       v->datatype, v->op, v->req, v->obj, v->objseq, v->team, v->tnum);
+			const store_site *site = store_site_get(&sites, v->site);
+			cli_csv_str(site ? site->file : "");
+			printf(",%u,", site ? site->line : 0);
+			cli_csv_str(site ? site->func : "");
+			putchar('\n');
 		} else {
 			printf("%s\n {\"proc\": %d, \"thread\": %d, \"seq\": %" PRIu32
 			       ", \"phase\": \"%s\", \"ts\": %" PRId64 ", \"call\": ",
@@ -150,15 +165,18 @@ int cmd_sync(cli *c, int argc, char **argv)
 			printf(", \"comm\": %d, \"dest\": %d, \"stag\": %d, \"src\": %d, \"rtag\": %d,"
 			       " \"root\": %d, \"count\": %" PRId64 ", \"datatype\": %d, \"op\": %d,"
 			       " \"req\": %" PRIu64 ", \"obj\": %" PRIu64 ", \"objseq\": %" PRIu64
-			       ", \"team\": %d, \"tnum\": %d}",
+			       ", \"team\": %d, \"tnum\": %d",
 			       v->comm, v->dest, v->stag, v->src, v->rtag, v->root, v->count,
 			       v->datatype, v->op, v->req, v->obj, v->objseq, v->team, v->tnum);
+			cli_site_json(&sites, v->site);
+			printf("}");
 		}
 		shown++;
 	}
 	if (fmt == OUT_JSON)
 		printf("%s]\n", shown ? "\n" : "");
 	free(ev);
+	store_sites_free(&sites);
 	int rc = 0;
 	if (!shown && fmt == OUT_TEXT) {
 		char en[512]; /* a name is at most 64 bytes, 6 once escaped */

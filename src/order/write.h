@@ -22,4 +22,8 @@ int ord_format_parse(const char *s);
 int ord_write(FILE *out, int fmt, const dt_sync_event *ev, const ord_item *it, size_t n,
 	      const char *const *names, uint32_t nnames, dt_err *e);
 
+/* The call sites (dt_sync_event.site) the text and JSON of the next ord_write calls name:
+ * text[id] ("file:line (function)", NULL for none) for id < n; NULL, 0: none. Kept, not copied. */
+void ord_write_sites(const char *const *text, uint32_t n);
+
 #endif
