@@ -19,13 +19,14 @@ cd "$T" || fail "cd $T"
 flags="-np 3"
 "$MPIRUN" --version 2>&1 | grep -q 'Open MPI' && flags="$flags --oversubscribe"
 
-rec() { # NAME CFLAGS...: build sites.c with CFLAGS, record it until the timeout, import it
-	name=$1
-	shift
+rec() { # NAME ARG CFLAGS...: build sites.c with CFLAGS, record it with ARG until it ends or
+	# the timeout, import it
+	name=$1 arg=$2
+	shift 2
 	"$MPICC" "$@" -o "$T/$name.bin" "$SRC" >"$T/cc.log" 2>&1 || { cat "$T/cc.log" >&2; fail "mpicc failed"; }
 	# shellcheck disable=SC2086
 	timeout -k 5 150 "$MPIRUN" $flags "$RECORD" --sync-only --timeout 3 -o "$T/$name" -- \
-		"$T/$name.bin" </dev/null >"$T/$name.log" 2>&1
+		"$T/$name.bin" $arg </dev/null >"$T/$name.log" 2>&1
 	[ -d "$T/$name/rank-2/sync" ] || { cat "$T/$name.log" >&2; fail "$name: no sync record"; }
 	ls "$T/$name"/rank-0/sync/*.maps >/dev/null 2>&1 || fail "$name: no module map beside the record"
 	expect_status 0 "$DT" import -r "$name" "$T/$name"
@@ -34,7 +35,7 @@ has() { # REGEX WHAT
 	grep -Eq -- "$1" "$T/out" || { cat "$T/out" >&2; fail "$2"; }
 }
 
-rec g -O2 -g
+rec g hang -O2 -g
 expect_status 0 "$DT" hang g
 has "^  P 0-1 T 0 +in MPI_Recv \(1st\) at sites\.c:$recv \(exchange\)$" \
 	"ranks 0 and 1: not in MPI_Recv at sites.c:$recv (exchange)"
@@ -64,12 +65,19 @@ has " 1\.0 #[0-9]+ MPI_Recv enter .* at sites\.c:$recv \(exchange\)$" "order: no
 expect_status 0 "$DT" order --format json g
 has "\"trace\":\"2\.0\",.*\"function\":\"MPI_Barrier\",\"phase\":\"enter\".*\"site\":\"sites\.c:$barrier \(main\)\"" \
 	"order json: no site on 2.0's MPI_Barrier"
+# the rank reasons name where a hung thread's call was made
+rec ok ok -O2 -g
+expect_status 0 "$DT" rank --normal ok --faulty g
+has "^ +[0-9]+ +1\.0 .*(stopped early|at the stop) in MPI_Recv \(sync record\) at sites\.c:$recv \(exchange\)" \
+	"rank: 1.0's reason does not say where its MPI_Recv was made"
+has "^ +[0-9]+ +2\.0 .*stopped early in MPI_Barrier \(sync record\) at sites\.c:$barrier \(main\), after " \
+	"rank: 2.0's reason does not say where its MPI_Barrier was made"
 # the recording's directory itself, not imported (read as far as it is written)
 expect_status 0 "$DT" hang "$T/g"
 has "^  2\.0 +in MPI_Barrier \(1st\) at sites\.c:$barrier \(main\)$" "hang DIR: no site"
 
 # without -g: said once, and the function + offset of each call
-rec nog -O2
+rec nog hang -O2
 expect_status 0 "$DT" hang nog
 [ "$(grep -c 'no debug information' "$T/out")" = 1 ] ||
 	{ cat "$T/out" >&2; fail "no -g: not said exactly once"; }
