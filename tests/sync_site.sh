@@ -65,6 +65,11 @@ has " 1\.0 #[0-9]+ MPI_Recv enter .* at sites\.c:$recv \(exchange\)$" "order: no
 expect_status 0 "$DT" order --format json g
 has "\"trace\":\"2\.0\",.*\"function\":\"MPI_Barrier\",\"phase\":\"enter\".*\"site\":\"sites\.c:$barrier \(main\)\"" \
 	"order json: no site on 2.0's MPI_Barrier"
+# show, on a trace of the sync record's calls: each call with its site
+expect_status 0 "$DT" show g 0.0
+has "^ +[0-9]+ +[0-9.]+ +MPI_Recv\(\) \{ /\* at sites\.c:$recv \(exchange\) \*/$" "show: no site on MPI_Recv"
+expect_status 0 "$DT" show --from 2 g 2.0
+has "^ +2 +[0-9.]+ +MPI_Barrier\(\) \{ /\* at sites\.c:$barrier \(main\) \*/$" "show --from: no site on MPI_Barrier"
 # the rank reasons name where a hung thread's call was made
 rec ok ok -O2 -g
 expect_status 0 "$DT" rank --normal ok --faulty g
