@@ -81,6 +81,15 @@ has "^ +[0-9]+ +2\.0 .*stopped early in MPI_Barrier \(sync record\) at sites\.c:
 expect_status 0 "$DT" hang "$T/g"
 has "^  2\.0 +in MPI_Barrier \(1st\) at sites\.c:$barrier \(main\)$" "hang DIR: no site"
 
+# a store of schema 11 (before the sites): read as before, without them
+if command -v sqlite3 >/dev/null; then
+	cp "$DIFFTRACE_DB" "$T/old.db"
+	sqlite3 "$T/old.db" 'DROP TABLE sync_sites; PRAGMA user_version = 11;' || fail "sqlite3"
+	expect_status 0 "$DT" -d "$T/old.db" hang g
+	has '^  P 0-1 T 0 +in MPI_Recv \(1st\)$' "schema 11: not read as before"
+	grep -q ' at sites\.c:' "$T/out" && { cat "$T/out" >&2; fail "schema 11: a site out of nowhere"; }
+fi
+
 # without -g: said once, and the function + offset of each call
 rec nog hang -O2
 expect_status 0 "$DT" hang nog

@@ -596,6 +596,52 @@ static void test_hang_coll_mismatch(void)
 	hang_report_free(&r);
 }
 
+/* A recording of version 1 (96-byte records, no call sites, no module map) imports as before:
+ * its calls, their arguments, no sites. */
+static void test_import_v1(void)
+{
+	char p[200];
+	snprintf(p, sizeof p, "%s/rec1", dir);
+	mkdir(p, 0777);
+	snprintf(p, sizeof p, "%s/rec1/rank-0", dir);
+	mkdir(p, 0777);
+	snprintf(p, sizeof p, "%s/rec1/rank-0/sync", dir);
+	CHECK(mkdir(p, 0777) == 0);
+	dts_header h = header(300, 300, 0);
+	h.version = DTS_VERSION_1;
+	h.record_size = DTS_RECORD_SIZE_1;
+	dts_record r[3] = { rec(0, DTS_MPI_Init, 0, -1), rec(1, DTS_MPI_Init, 1, -1),
+			    rec(2, DTS_MPI_Recv, 0, 1) };
+	snprintf(p, sizeof p, "%s/rec1/rank-0/sync/300.300.dts", dir);
+	FILE *f = fopen(p, "wb");
+	CHECK(f != NULL);
+	unsigned char page[DTS_HEADER_SIZE] = { 0 };
+	memcpy(page, &h, sizeof h);
+	fwrite(page, 1, sizeof page, f);
+	for (int k = 0; k < 3; k++) {
+		fwrite(&r[k], 1, DTS_RECORD_SIZE_1 - 4, f);
+		fwrite(&r[k].commit, 1, 4, f);
+	}
+	fclose(f);
+	snprintf(p, sizeof p, "%s/rec1", dir);
+	dt_err e;
+	dt_err_clear(&e);
+	memsink m;
+	memsink_init(&m, 1);
+	CHECK(import_path(p, DT_FMT_AUTO, NULL, &m.sink, &e) == 0);
+	CHECK_EQ_INT(m.ntraces, 1);
+	if (m.ntraces == 1) {
+		memtrace *t = &m.traces[0];
+		CHECK_EQ_INT(t->nsync, 3);
+		CHECK_EQ_INT(t->n, 3);
+		CHECK(!(t->flags & DT_TF_TRUNCATED));
+		CHECK_EQ_STR(m.funcs[t->sync[2].func], "MPI_Recv");
+		CHECK_EQ_INT(t->sync[2].src, 1);
+		CHECK_EQ_INT(t->sync[2].site, 0);
+	}
+	memsink_free(&m);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/dt-sync-XXXXXX");
@@ -603,6 +649,7 @@ int main(void)
 		SKIP("no temporary directory");
 	test_reader();
 	test_import();
+	test_import_v1();
 	test_store();
 	test_staged();
 	test_hang();
