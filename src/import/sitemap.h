@@ -4,8 +4,11 @@
  * map beside its files (DIR/<pid>.maps, difftrace-sync(5)). A sitemap reads those maps and the
  * modules' debug information (elfutils libdwfl) to say where an address is: the file and line
  * of the call and the function it is in (the innermost one, an inlined function's own name),
- * or, for a module built without -g, its symbol and the offset into it. Each distinct
- * address of a process is resolved once and handed to the sink's site table. */
+ * or, for a module built without -g, its symbol and the offset into it. An address is turned
+ * into a place in a module file (the map's mapping, then the file's loadable segments), and
+ * each module file is opened once for all processes that map it (one program's ranks at
+ * their own load addresses), each place in it resolved once and handed to the sink's site
+ * table. */
 #ifndef DT_SITEMAP_H
 #define DT_SITEMAP_H
 
