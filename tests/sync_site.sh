@@ -14,7 +14,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 SRC="$abs_top_srcdir/tests/sync/sites.c"
 recv=$(grep -n 'SITE:recv' "$SRC" | cut -d: -f1)
 barrier=$(grep -n 'SITE:barrier' "$SRC" | cut -d: -f1)
-[ -n "$recv" ] && [ -n "$barrier" ] || fail "no SITE: marks in $SRC"
+if [ -z "$recv" ] || [ -z "$barrier" ]; then fail "no SITE: marks in $SRC"; fi
 cd "$T" || fail "cd $T"
 flags="-np 3"
 "$MPIRUN" --version 2>&1 | grep -q 'Open MPI' && flags="$flags --oversubscribe"

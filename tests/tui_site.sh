@@ -14,6 +14,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 SRC="$abs_top_srcdir/tests/sync/sites.c"
 recv=$(grep -n 'SITE:recv' "$SRC" | cut -d: -f1)
 barrier=$(grep -n 'SITE:barrier' "$SRC" | cut -d: -f1)
+if [ -z "$recv" ] || [ -z "$barrier" ]; then fail "no SITE: marks in $SRC"; fi
 cd "$T" || fail "cd $T"
 "$MPICC" -O2 -g -o "$T/sites" "$SRC" >"$T/cc.log" 2>&1 || { cat "$T/cc.log" >&2; fail "mpicc failed"; }
 flags="-np 3"
