@@ -29,7 +29,7 @@ put() {
 	*) fail "$1: no byte order mark" ;;
 	esac
 	# shellcheck disable=SC2059
-	printf "$b" | dd of="$1" bs=1 seek=$((4096 + 96 * $2 + 8)) conv=notrunc 2>/dev/null ||
+	printf "$b" | dd of="$1" bs=1 seek=$((4096 + 104 * $2 + 8)) conv=notrunc 2>/dev/null ||
 		fail "cannot write $1"
 }
 # 2.0: MPI_Init's entry and exit, then MPI_Barrier's entry, at about 1 ms; the barrier's entry

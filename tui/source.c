@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "source.h"
+#include "util/esc.h"
 #include "util/util.h"
 
 store_srclines *tui_src_load(tui *t, const char *run)
@@ -31,6 +32,14 @@ void tui_src_suffix(tui_out *o, const store_srclines *l, const char *name)
 	out_printf(o, ST_DIM, "  %s:%d", base ? base + 1 : file, line);
 }
 
+void tui_site_suffix(tui_out *o, const store_sites *sites, uint32_t id)
+{
+	const store_site *site = store_site_get(sites, id);
+	char b[1800], e[1800];
+	if (site)
+		out_printf(o, ST_DIM, "  at %s", esc_str(store_site_str(site, b, sizeof b), e, sizeof e));
+}
+
 /* Splits the editor's command ("code -w") on blanks into argv, then +LINE and FILE. */
 static char **editor_argv(const char *cmd, const char *plus, const char *file, char **copy)
 {
@@ -46,6 +55,53 @@ static char **editor_argv(const char *cmd, const char *plus, const char *file, c
 	v[n++] = (char *)file;
 	v[n] = NULL;
 	return v;
+}
+
+/* $VISUAL, else $EDITOR, else vi, as EDITOR +LINE FILE; says how it went. */
+static void open_editor(tui *t, const char *file, int line)
+{
+	const char *ed = getenv("VISUAL");
+	if (!ed || !*ed)
+		ed = getenv("EDITOR");
+	if (!ed || !*ed)
+		ed = "vi";
+	char plus[32], *copy;
+	snprintf(plus, sizeof plus, "+%d", line);
+	char **argv = editor_argv(ed, plus, file, &copy);
+	if (!argv[2]) { /* the editor variable was only blanks */
+		free(argv);
+		free(copy);
+		copy = xstrdup("vi");
+		argv = editor_argv("vi", plus, file, &copy);
+	}
+	int rc = tui_run_program(t, argv);
+	if (rc >= 0 && rc != 127)
+		tui_msg(t, rc ? ST_WARN : ST_DIM, "%s %s %s%s", argv[0], plus, file,
+			rc ? ": the editor ended with an error" : "");
+	free(argv);
+	free(copy);
+}
+
+void tui_site_edit(tui *t, const store_sites *sites, uint32_t id, int call)
+{
+	const store_site *site = store_site_get(sites, id);
+	if (!call) {
+		tui_msg(t, ST_WARN, "no call on this line: nothing to open in the editor");
+		return;
+	}
+	if (!site) {
+		tui_msg(t, ST_WARN,
+			"no source line for this call: the run has no call sites (recorded before "
+			"difftrace kept them, or without the sync record)");
+		return;
+	}
+	if (!site->line) {
+		char b[1800];
+		tui_msg(t, ST_WARN, "no source line for this call (at %s): %s",
+			store_site_str(site, b, sizeof b), store_sites_note(sites));
+		return;
+	}
+	open_editor(t, site->file, (int)site->line);
 }
 
 void tui_src_edit(tui *t, const store_srclines *l, const char *name)
@@ -71,24 +127,5 @@ void tui_src_edit(tui *t, const store_srclines *l, const char *name)
 				"information)", name);
 		return;
 	}
-	const char *ed = getenv("VISUAL");
-	if (!ed || !*ed)
-		ed = getenv("EDITOR");
-	if (!ed || !*ed)
-		ed = "vi";
-	char plus[32], *copy;
-	snprintf(plus, sizeof plus, "+%d", line);
-	char **argv = editor_argv(ed, plus, file, &copy);
-	if (!argv[2]) { /* the editor variable was only blanks */
-		free(argv);
-		free(copy);
-		copy = xstrdup("vi");
-		argv = editor_argv("vi", plus, file, &copy);
-	}
-	int rc = tui_run_program(t, argv);
-	if (rc >= 0 && rc != 127)
-		tui_msg(t, rc ? ST_WARN : ST_DIM, "%s %s %s%s", argv[0], plus, file,
-			rc ? ": the editor ended with an error" : "");
-	free(argv);
-	free(copy);
+	open_editor(t, file, line);
 }

@@ -5,6 +5,7 @@
 #define DT_TUI_SOURCE_H
 
 #include "store/store_srcline.h"
+#include "store/store_sync.h"
 #include "tui.h"
 
 /* The source lines of run (NULL when it has none or they cannot be read: views go on). */
@@ -15,5 +16,11 @@ void tui_src_suffix(tui_out *o, const store_srclines *l, const char *name);
  * interface suspended until it returns; when name has no line, says why (the program had no
  * -g, the run has no lines at all, or the function is not in the debug information). */
 void tui_src_edit(tui *t, const store_srclines *l, const char *name);
+
+/* The same for a sync call: the editor on its site (id in sites), or why not (call 0: the line
+ * names no call; no site; a program without -g). Shared by the hang and timeline views. */
+void tui_site_edit(tui *t, const store_sites *sites, uint32_t id, int call);
+/* Appends "  at FILE:LINE (FUNCTION)" (dimmed) when id is a site of sites. */
+void tui_site_suffix(tui_out *o, const store_sites *sites, uint32_t id);
 
 #endif

@@ -6,8 +6,9 @@
  * the locks and critical sections held, the calls that can never complete (order/never.h:
  * held by the causality filter at the end, with the rule), and the cycles of the graph
  * (deadlocks).
- * Enter on a group, an edge, a lock or a cycle opens the timeline at the last event of its
- * (first) thread. Computed in the background (a tui_task, kept for the session): the view opens
+ * A line that names a call says where the program made it (file:line (function)), and e opens
+ * the editor there. Enter on a group, an edge, a lock or a cycle opens the timeline at the
+ * last event of its (first) thread. Computed in the background (a tui_task, kept for the session): the view opens
  * at once, says what it computes and answers the keys meanwhile. */
 #include <curses.h>
 #include <inttypes.h>
@@ -21,6 +22,7 @@
 #include "order/hang.h"
 #include "order/never.h"
 #include "store/store_sync.h"
+#include "source.h"
 #include "tui.h"
 #include "util/ptrange.h"
 #include "util/util.h"
@@ -45,6 +47,7 @@ struct hres {
 	char *stopped;  /* the filter's error, or NULL */
 	hang_cause cause; /* the most likely cause, from this run alone */
 	char cause_text[1024];
+	store_sites sites; /* where the calls were made */
 };
 
 struct hang {
@@ -64,6 +67,7 @@ struct hang {
 static const tui_keyhelp keys[] = {
 	{ "Enter", "the timeline at the last event of the line's (first) thread" },
 	{ "T", "the timeline of the run from its start" },
+	{ "e", "the editor ($VISUAL, $EDITOR) where the line's call was made" },
 	{ "", "groups: P.T ranges of the threads in the same call (the" },
 	{ "", "  how-manieth call of it in the thread), as difftrace hang" },
 	{ NULL, NULL },
@@ -85,6 +89,7 @@ static void hres_free(void *p)
 	ord_held_free(h->held, h->nheld);
 	free(h->thread_of);
 	free(h->stopped);
+	store_sites_free(&h->sites);
 	free(h->ev);
 	free(h);
 }
@@ -117,6 +122,8 @@ static void *hang_compute(tui_task *k, void *arg, store *s)
 	}
 	if (tui_task_cancelled(k))
 		return h;
+	if (store_sync_sites(s, a->id, &h->sites, &e)) /* the report goes on without them */
+		dt_err_clear(&e);
 	tui_task_stage(k, "finding where each thread is among %zu sync events", h->n);
 	size_t nn;
 	const char *const *names = store_func_names(s, &nn);
@@ -294,6 +301,37 @@ static void pts(tui_out *o, int style, const hang_report *r, const size_t *idx, 
 	free(v);
 }
 
+static size_t line_thread(const struct hang *d, size_t i);
+
+/* The site of the call a line names (0: none). */
+static uint32_t line_site(const struct hang *d, size_t i)
+{
+	if (d->state != 1 || i >= d->nln)
+		return 0;
+	const struct hline *l = &d->ln[i];
+	if (l->kind == H_HELD)
+		return d->ev[d->rp->threads[l->i].held[l->j]].site;
+	if (l->kind == H_NEVER)
+		return d->res->held[l->i].ev.site;
+	if (l->kind != H_GROUP && l->kind != H_EDGE)
+		return 0;
+	size_t th = line_thread(d, i);
+	const hang_thread *h = th == SIZE_MAX ? NULL : &d->rp->threads[th];
+	return h && h->func ? d->ev[h->entry].site : 0;
+}
+
+/* Whether every thread of a group made its call in one place. */
+static int group_one_site(const struct hang *d, const hang_group *g)
+{
+	const hang_thread *a = &d->rp->threads[g->threads[0]];
+	for (size_t k = 1; k < g->n; k++) {
+		const hang_thread *h = &d->rp->threads[g->threads[k]];
+		if (!a->func || !h->func || d->ev[h->entry].site != d->ev[a->entry].site)
+			return 0;
+	}
+	return 1;
+}
+
 static void hang_line(tui *t, view *v, size_t i, tui_out *o)
 {
 	struct hang *d = v->data;
@@ -331,6 +369,8 @@ static void hang_line(tui *t, view *v, size_t i, tui_out *o)
 			out_printf(o, ST_WARN, "; %s: %zu cycle%s",
 				   aborted ? "wait-for at the abort" : "deadlock", r->ncycles,
 				   r->ncycles == 1 ? "" : "s");
+		if (d->res->sites.nodebug)
+			out_printf(o, ST_DIM, "; %s", store_sites_note(&d->res->sites));
 		break;
 	}
 	case H_BLANK:
@@ -373,6 +413,10 @@ static void hang_line(tui *t, view *v, size_t i, tui_out *o)
 			out_printf(o, ST_NORMAL, " (%s)", nth(h->occurrence, b, sizeof b));
 		}
 		out_printf(o, ST_DIM, "  %zu thread%s", g->n, g->n == 1 ? "" : "s");
+		uint32_t site = line_site(d, i);
+		tui_site_suffix(o, &d->res->sites, site);
+		if (site && !group_one_site(d, g))
+			out_text(o, ST_DIM, " (the first thread's; others elsewhere)");
 		break;
 	}
 	case H_EDGE: {
@@ -392,6 +436,7 @@ static void hang_line(tui *t, view *v, size_t i, tui_out *o)
 		char args[512];
 		ord_event_args(&d->ev[h->entry], args, sizeof args);
 		out_printf(o, ST_NORMAL, "%s)", args);
+		tui_site_suffix(o, &d->res->sites, line_site(d, i));
 		free(to);
 		break;
 	}
@@ -406,6 +451,7 @@ static void hang_line(tui *t, view *v, size_t i, tui_out *o)
 		put_name(o, ST_NORMAL, s, e->func);
 		out_printf(o, ST_NORMAL, " obj=%#" PRIx64 " (%s acquisition)", e->obj,
 			   nth(e->objseq, b, sizeof b));
+		tui_site_suffix(o, &d->res->sites, e->site);
 		break;
 	}
 	case H_NEAR: {
@@ -433,6 +479,7 @@ static void hang_line(tui *t, view *v, size_t i, tui_out *o)
 		const char *rule = strrchr(h->rule, '/');
 		out_printf(o, ST_DIM, ": rule %s: ", h->rule[0] ? rule ? rule + 1 : h->rule : "(none)");
 		out_text(o, ST_NORMAL, h->why ? h->why : "");
+		tui_site_suffix(o, &d->res->sites, h->ev.site);
 		break;
 	}
 	case H_CAUSE:
@@ -492,6 +539,15 @@ static int hang_key(tui *t, view *v, int k)
 	struct hang *d = v->data;
 	if (k == 'T') {
 		view_timeline_open(t, d->run, (tui_tl_at){ -1, -1, -1 });
+		return 1;
+	}
+	if (k == 'e' && d->state == 1) {
+		uint32_t site = line_site(d, v->cur);
+		int kind = v->cur < d->nln ? d->ln[v->cur].kind : H_MSG;
+		int call = kind == H_GROUP || kind == H_EDGE || kind == H_HELD || kind == H_NEVER;
+		if (kind == H_GROUP && !d->rp->threads[line_thread(d, v->cur)].func)
+			call = 0;
+		tui_site_edit(t, &d->res->sites, site, call);
 		return 1;
 	}
 	return 0;

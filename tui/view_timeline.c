@@ -35,6 +35,7 @@
 #include "order/rules.h"
 #include "store/store_analysis.h"
 #include "store/store_sync.h"
+#include "source.h"
 #include "tui.h"
 #include "util/util.h"
 
@@ -88,6 +89,7 @@ struct tlm {
 		int64_t a, b;
 	} **span;
 	size_t *nspan;
+	store_sites sites;  /* where the calls were made (e opens the editor there) */
 };
 
 struct tl {
@@ -118,6 +120,7 @@ static const tui_keyhelp keys[] = {
 	{ "t", "rows: steps of the order (concurrent events share one), or time (a call's "
 	       "duration a bar)" },
 	{ "p", "to what the event waited for, or the other end of its message" },
+	{ "e", "the editor ($VISUAL, $EDITOR) where the program made the event's call" },
 	{ "", "cells: Name( entered, Name) returned, Name* a request completed;" },
 	{ "", "  >P a message sent to process P, <P received from P;" },
 	{ "", "  [ ] the cursor, @ the other end of its message" },
@@ -289,6 +292,7 @@ static void tlm_free(void *p)
 	if (!m)
 		return;
 	free(m->ev);
+	store_sites_free(&m->sites);
 	ord_explain_free(m->ex);
 	ord_rules_free(m->rules);
 	free(m->it);
@@ -335,6 +339,8 @@ static void *tl_compute(tui_task *k, void *arg, store *s)
 	int rc = store_sync_list(s, a->id, &ev, &n, &e);
 	if (!rc)
 		rc = store_sync_clocks(s, a->id, &ck, &nck, &e);
+	if (!rc)
+		rc = store_sync_sites(s, a->id, &m->sites, &e);
 	if (rc) {
 		free(ev);
 		free(ck);
@@ -871,6 +877,7 @@ static void tl_footer(tui *t, view *v, int row, tui_out *o)
 		ord_event_args(e, args, sizeof args);
 		out_text(o, ST_HEADER, b);
 		out_text(o, ST_NORMAL, args);
+		tui_site_suffix(o, &d->m->sites, e->site);
 		out_printf(o, ST_DIM, "  t=%.3fms", (double)(d->m->it[x].ts - d->m->t0) / 1e6);
 		if (count > 1)
 			out_printf(o, ST_DIM, "  (+%zu more threads here)", count - 1);
@@ -953,6 +960,9 @@ static int tl_key(tui *t, view *v, int k)
 	int64_t x = cell_item(d, v->cur, d->col, NULL);
 	int64_t ev = x >= 0 ? (int64_t)d->m->it[x].id : -1;
 	switch (k) {
+	case 'e':
+		tui_site_edit(t, &d->m->sites, ev >= 0 ? d->m->ev[ev].site : 0, ev >= 0);
+		return 1;
 	case KEY_LEFT:
 	case 'h':
 		if (d->col)

@@ -288,6 +288,9 @@ int cmd_order(cli *c, int argc, char **argv)
 	uint64_t *order = NULL;
 	char *held = NULL;
 	int status = 0;
+	store_sites sites = { 0 };
+	char **site_text = NULL;
+	uint32_t nsite_text = 0;
 	ord_rules *rules = ord_rules_new();
 	if (rules_file ? ord_rules_load_file(rules, rules_file, &e) : ord_rules_load_default(rules, &e))
 		goto fail;
@@ -295,6 +298,10 @@ int cmd_order(cli *c, int argc, char **argv)
 		goto fail;
 	size_t nnames;
 	const char *const *names = store_func_names(s, &nnames);
+	if (store_sync_sites(s, run.id, &sites, &e))
+		goto fail;
+	site_text = cli_site_texts(&sites, &nsite_text);
+	ord_write_sites((const char *const *)site_text, nsite_text);
 	if (!check && fmt != ORD_FMT_CHROME) {
 		sink k = { c->raw_out ? c->raw_out : stdout, fmt, names, (uint32_t)nnames,
 			   xcalloc(nnames ? nnames : 1, sizeof(char *)), 0 };
@@ -376,6 +383,9 @@ int cmd_order(cli *c, int argc, char **argv)
 fail:
 	status = cli_fail(&e);
 out:
+	ord_write_sites(NULL, 0);
+	cli_site_texts_free(site_text, nsite_text);
+	store_sites_free(&sites);
 	free(held);
 	free(items);
 	free(order);

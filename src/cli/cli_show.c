@@ -32,7 +32,9 @@ static const char help[] =
 	"                 or none\n"
 	"\n"
 	"A call whose function the binary's debug information (-g) places in the source ends\n"
-	"in /* FILE:LINE */, where the function is defined.\n"
+	"in /* FILE:LINE */, where the function is defined; in a run recorded with\n"
+	"difftrace-record --sync-only, an MPI or OpenMP call in /* at FILE:LINE (FUNCTION) */,\n"
+	"where the program made it.\n"
 	"  -h, --help     this help\n";
 
 #define SHOW_BLOCK 4096
@@ -266,7 +268,48 @@ struct tree {
 	char *p_args;
 	size_t p_argcap;
 	int p_has_args;
+	/* a trace of a sync record's calls: per event, where the program made the call (the
+	 * events are the record's entries and exits, DONE records left out) */
+	uint32_t *site;
+	size_t nsite;
+	char **site_text; /* by site id, display text */
+	uint32_t nsite_text;
 };
+
+/* The comment "at FILE:LINE (FUNCTION)" after call idx when the trace has its site. */
+static void out_site(struct tree *tr, uint64_t idx)
+{
+	if (idx >= tr->nsite || tr->site[idx] >= tr->nsite_text || !tr->site_text[tr->site[idx]])
+		return;
+	const char *s = tr->site_text[tr->site[idx]];
+	out_put(tr->o, " /* at ", 7);
+	out_esc(tr->o, s, &tr->tmp, 0);
+	out_put(tr->o, " */", 3);
+}
+
+/* The sites of trace p.t of a run recorded by the sync recorder alone (format "sync"). */
+static int load_sites(store *s, const store_run *run, int p, int t, struct tree *tr, dt_err *e)
+{
+	if (strcmp(run->format, "sync"))
+		return 0;
+	dt_sync_event *ev = NULL;
+	size_t n = 0;
+	store_sites sites = { 0 };
+	if (store_sync_list(s, run->id, &ev, &n, e) || store_sync_sites(s, run->id, &sites, e)) {
+		free(ev);
+		return -1;
+	}
+	if (sites.n) {
+		tr->site = xmalloc((n ? n : 1) * sizeof *tr->site);
+		for (size_t i = 0; i < n; i++)
+			if (ev[i].proc == p && ev[i].thread == t && ev[i].phase != DT_SYNC_DONE)
+				tr->site[tr->nsite++] = ev[i].site;
+		tr->site_text = cli_site_texts(&sites, &tr->nsite_text);
+	}
+	store_sites_free(&sites);
+	free(ev);
+	return 0;
+}
 
 static const char spaces[2 * MAX_INDENT] =
 	"                                                                "
@@ -365,6 +408,7 @@ static void flush_pending(struct tree *tr)
 	put_call(tr);
 	out_put(tr->o, " {", 2);
 	out_line(tr->o, tr->ln, tr->p_id);
+	out_site(tr, tr->p_idx);
 	out_byte(tr->o, '\n');
 	GROW(tr->stack, tr->capstack, tr->nstack + 1);
 	GROW(tr->tstack, tr->captstack, tr->nstack + 1);
@@ -406,6 +450,7 @@ static void tree_event(struct tree *tr, store_cursor *c, uint64_t idx, uint32_t 
 			out_byte(o, ';');
 		}
 		out_line(o, tr->ln, tr->p_id);
+		out_site(tr, tr->p_idx);
 		out_byte(o, '\n');
 		tr->pending = 0;
 		return;
@@ -510,6 +555,13 @@ int cmd_show(cli *c, int argc, char **argv)
 	struct lines ls = { .s = s, .l = store_srclines_count(lines) ? lines : NULL };
 	struct tree tt = { .t = &tr, .o = &ob, .nm = &nm, .ln = &ls, .start = start && tr.has_time,
 			   .dur = dur && tr.has_time };
+	if (!text && load_sites(s, &run, p, t, &tt, &e)) {
+		store_srclines_free(lines);
+		free(ob.b);
+		free(ev);
+		free(ts);
+		goto out;
+	}
 	if (!text) {
 		char fl[200];
 		dt_flags_str(tr.flags, fl, sizeof fl);
@@ -560,6 +612,8 @@ int cmd_show(cli *c, int argc, char **argv)
 	free(tt.tstack);
 	lines_free(&ls);
 	store_srclines_free(lines);
+	free(tt.site);
+	cli_site_texts_free(tt.site_text, tt.nsite_text);
 	free(tt.p_args);
 	buf_free(&tt.tmp);
 	names_free(&nm);

@@ -321,6 +321,56 @@ static size_t *match_messages(const dt_sync_event *ev, const ord_item *it, size_
 
 /* ---- the formats ------------------------------------------------------------------------------------ */
 
+/* The call sites of the run being written (ord_write_sites), each escaped once for the text
+ * rows and once for the JSON rows: rows may go to the raw output. */
+static char **site_txt, **site_json;
+static uint32_t nsite;
+
+static void sites_free(void)
+{
+	for (uint32_t i = 0; i < nsite; i++) {
+		free(site_txt[i]);
+		free(site_json[i]);
+	}
+	free(site_txt);
+	free(site_json);
+	site_txt = site_json = NULL;
+	nsite = 0;
+}
+
+void ord_write_sites(const char *const *text, uint32_t n)
+{
+	sites_free();
+	if (!text || !n)
+		return;
+	site_txt = xcalloc(n, sizeof *site_txt);
+	site_json = xcalloc(n, sizeof *site_json);
+	nsite = n;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!text[i])
+			continue;
+		dt_buf b = { 0 };
+		esc_append(&b, text[i], strlen(text[i]), 0);
+		buf_byte(&b, 0);
+		site_txt[i] = (char *)b.p;
+		dt_buf j = { 0 };
+		esc_json_append(&j, text[i]);
+		buf_byte(&j, 0);
+		site_json[i] = (char *)j.p;
+	}
+}
+
+/* " at SITE" (text) or ,"site":"SITE" (json) when x has a site. */
+static void ob_site(obuf *o, const dt_sync_event *x, int json)
+{
+	if (x->site >= nsite || !site_txt[x->site])
+		return;
+	ob_s(o, json ? ",\"site\":\"" : " at ");
+	ob_s(o, json ? site_json[x->site] : site_txt[x->site]);
+	if (json)
+		ob_c(o, '"');
+}
+
 /* The rows of the text, csv and json formats, one at a time (write.h's ord_write_head, _row,
  * _tail): what ord_write writes over an array and `difftrace order` as the filter releases. */
 void ord_write_head(FILE *out, int fmt)
@@ -358,6 +408,8 @@ static void text_row(obuf *o, const dt_sync_event *x, const ord_item *it, uint64
 	ob_c(o, ' ');
 	ob_s(o, phname(x));
 	ob_args(o, x, 0);
+	if (x->phase == DT_SYNC_ENTER)
+		ob_site(o, x, 0);
 	ob_c(o, '\n');
 }
 
@@ -425,6 +477,7 @@ static void json_row(obuf *o, const dt_sync_event *x, const ord_item *it, uint64
 	ob_s(o, "\",\"recorded_ts\":");
 	ob_i64(o, x->ts, 0, 0);
 	ob_args(o, x, 1);
+	ob_site(o, x, 1);
 	ob_c(o, '}');
 }
 

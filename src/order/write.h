@@ -44,4 +44,9 @@ char *ord_write_name(int fmt, const char *const *names, uint32_t nnames, uint32_
 void ord_write_row_named(FILE *out, int fmt, const dt_sync_event *x, const ord_item *it,
 			 uint64_t index, const char *name);
 
+/* The call sites (dt_sync_event.site) the text and JSON of the next ord_write calls name:
+ * text[id] ("file:line (function)", NULL for none) for id < n, copied and escaped once for
+ * each format; NULL, 0: none (and what was copied freed). */
+void ord_write_sites(const char *const *text, uint32_t n);
+
 #endif
