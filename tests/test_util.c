@@ -76,6 +76,14 @@ int main(void)
 	CHECK(natcmp("abc", "abd") < 0);
 	CHECK(natcmp("ab", "abc") < 0);
 
+	/* ordinals, as the hang report numbers a thread's calls */
+	char ob[32];
+	CHECK(!strcmp(ordinal(1, ob, sizeof ob), "1st") && !strcmp(ordinal(2, ob, sizeof ob), "2nd"));
+	CHECK(!strcmp(ordinal(3, ob, sizeof ob), "3rd") && !strcmp(ordinal(4, ob, sizeof ob), "4th"));
+	CHECK(!strcmp(ordinal(11, ob, sizeof ob), "11th") && !strcmp(ordinal(12, ob, sizeof ob), "12th"));
+	CHECK(!strcmp(ordinal(13, ob, sizeof ob), "13th") && !strcmp(ordinal(21, ob, sizeof ob), "21st"));
+	CHECK(!strcmp(ordinal(112, ob, sizeof ob), "112th") && !strcmp(ordinal(1002, ob, sizeof ob), "1002nd"));
+
 	char f[128];
 	dt_flags_str(0, f, sizeof f);
 	CHECK_EQ_STR(f, "-");

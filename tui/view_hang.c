@@ -260,15 +260,6 @@ static int hang_open(tui *t, view *v)
 	return 0;
 }
 
-static const char *nth(uint64_t k, char *b, size_t n)
-{
-	const char *suf = "th";
-	if (k % 100 < 11 || k % 100 > 13)
-		suf = k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd" : "th";
-	snprintf(b, n, "%" PRIu64 "%s", k, suf);
-	return b;
-}
-
 static void put_name(tui_out *o, int style, store *s, uint32_t f)
 {
 	const char *nm = store_func_name(s, f);
@@ -405,12 +396,12 @@ static void hang_line(tui *t, view *v, size_t i, tui_out *o)
 			if (h->func) {
 				out_text(o, ST_DIM, " (after ");
 				put_name(o, ST_DIM, s, h->func);
-				out_printf(o, ST_DIM, ", %s)", nth(h->occurrence, b, sizeof b));
+				out_printf(o, ST_DIM, ", %s)", ordinal(h->occurrence, b, sizeof b));
 			}
 		} else {
 			out_text(o, ST_NORMAL, "in ");
 			put_name(o, ST_WARN, s, h->func);
-			out_printf(o, ST_NORMAL, " (%s)", nth(h->occurrence, b, sizeof b));
+			out_printf(o, ST_NORMAL, " (%s)", ordinal(h->occurrence, b, sizeof b));
 		}
 		out_printf(o, ST_DIM, "  %zu thread%s", g->n, g->n == 1 ? "" : "s");
 		uint32_t site = line_site(d, i);
@@ -450,7 +441,7 @@ static void hang_line(tui *t, view *v, size_t i, tui_out *o)
 		out_text(o, ST_NORMAL, " holds ");
 		put_name(o, ST_NORMAL, s, e->func);
 		out_printf(o, ST_NORMAL, " obj=%#" PRIx64 " (%s acquisition)", e->obj,
-			   nth(e->objseq, b, sizeof b));
+			   ordinal(e->objseq, b, sizeof b));
 		tui_site_suffix(o, &d->res->sites, e->site);
 		break;
 	}
@@ -469,7 +460,7 @@ static void hang_line(tui *t, view *v, size_t i, tui_out *o)
 			out_text(o, ST_NORMAL, "in ");
 			put_name(o, ST_WARN, s, h->ev.func);
 			out_printf(o, ST_NORMAL, " (%s)",
-				   nth(r->threads[d->res->thread_of[h->id]].occurrence, b, sizeof b));
+				   ordinal(r->threads[d->res->thread_of[h->id]].occurrence, b, sizeof b));
 		} else {
 			out_printf(o, ST_NORMAL, "#%" PRIu32 " ", h->ev.seq);
 			put_name(o, ST_NORMAL, s, h->ev.func);

@@ -1143,15 +1143,6 @@ static int kept_events(store *s, const an_result *r, nlr_table *tab, int p, int 
 	return rc;
 }
 
-static const char *nth(uint64_t k, char *b, size_t n)
-{
-	const char *suf = "th";
-	if (k % 100 < 11 || k % 100 > 13)
-		suf = k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd" : "th";
-	snprintf(b, n, "%" PRIu64 "%s", k, suf);
-	return b;
-}
-
 /* A call the sync recorder records (difftrace-sync(5)): MPI and OpenMP runtime calls. */
 static int is_sync_name(const char *nm)
 {
@@ -1263,7 +1254,7 @@ int view_timeline_diverge(tui *t, const char *run_a, int pa, int ta, const char 
 			a.after = use != k;
 			char fe[160], o[32];
 			esc_name(a.fname, fe, sizeof fe, 100);
-			nth(a.occ, o, sizeof o);
+			ordinal(a.occ, o, sizeof o);
 			if (past)
 				snprintf(a.why, sizeof a.why, "%d.%d stopped early: at its last call, %s (%s)",
 					 pb, tb, fe, o);

@@ -196,3 +196,24 @@ int cc_reduced_same(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, 
 		k++;
 	}
 }
+
+size_t cc_most_shared(const cc_set *cs, const int *flag, size_t n, cc_set *out)
+{
+	size_t best = 0;
+	cc_free(out);
+	for (size_t k = 0; k < n; k++) {
+		if (!flag[k])
+			continue;
+		size_t c = 0;
+		for (size_t q = 0; q < n; q++)
+			c += flag[q] && cc_same_functions(&cs[q], &cs[k]);
+		if (c > best) {
+			cc_free(out);
+			out->n = cs[k].n;
+			out->d = xmalloc((cs[k].n ? cs[k].n : 1) * sizeof *out->d);
+			memcpy(out->d, cs[k].d, cs[k].n * sizeof *out->d);
+			best = c;
+		}
+	}
+	return best;
+}

@@ -45,4 +45,8 @@ void cc_common(const cc_set *ds, const int64_t *cls, size_t n, cc_set *out);
  * the first that differ (0 past the end). */
 int cc_reduced_same(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, const cc_set *c,
 		    uint64_t *at, uint32_t *ev_a, uint32_t *ev_b);
+/* Of the n traces whose flag is set, the common change (cs[k]) shared by the most of them
+ * (the same functions), copied into out; returns how many share it (0: none flagged, out
+ * empty). For a header: "3 traces changed only as their peers did (+2 strtol)". */
+size_t cc_most_shared(const cc_set *cs, const int *flag, size_t n, cc_set *out);
 #endif

@@ -256,15 +256,6 @@ void hang_cause_find(const hang_report *r, const dt_sync_event *ev, size_t n,
 	free(waits);
 }
 
-static const char *nth(uint64_t k, char *b, size_t n)
-{
-	const char *suf = "th";
-	if (k % 100 < 11 || k % 100 > 13)
-		suf = k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd" : "th";
-	snprintf(b, n, "%" PRIu64 "%s", k, suf);
-	return b;
-}
-
 /* "MPI_Recv (1st)", "no recorded call", "MPI_Finalize (returned)" */
 static void place(store *s, const hang_thread *h, char *b, size_t n)
 {
@@ -272,7 +263,7 @@ static void place(store *s, const hang_thread *h, char *b, size_t n)
 	esc_str(h->func && store_func_name(s, h->func) ? store_func_name(s, h->func) : "?", nm,
 		sizeof nm);
 	if (h->state == HANG_IN_CALL)
-		snprintf(b, n, "in %s (%s)", nm, nth(h->occurrence, k, sizeof k));
+		snprintf(b, n, "in %s (%s)", nm, ordinal(h->occurrence, k, sizeof k));
 	else if (h->state == HANG_FINISHED)
 		snprintf(b, n, "returned from MPI_Finalize");
 	else

@@ -83,21 +83,11 @@ int vd_common_apply(store *s, int64_t fn, int64_t ff, const rank_key *keys, vd_r
 		store_read_end(s, began);
 	/* the header's: the common change that explains the most traces */
 	cc_free(&v->common);
-	v->ncommon = 0;
-	for (size_t k = 0; !rc && k < n; k++) {
-		if (!v->it[k].common)
-			continue;
-		size_t c = 0;
-		for (size_t q = 0; q < n; q++)
-			c += v->it[q].common && cc_same_functions(&cs[q], &cs[k]);
-		if (c > v->ncommon) {
-			cc_free(&v->common);
-			v->common.n = cs[k].n;
-			v->common.d = xmalloc(cs[k].n * sizeof *v->common.d);
-			memcpy(v->common.d, cs[k].d, cs[k].n * sizeof *v->common.d);
-			v->ncommon = c;
-		}
-	}
+	int *flag = xcalloc(n ? n : 1, sizeof *flag);
+	for (size_t k = 0; k < n; k++)
+		flag[k] = v->it[k].common;
+	v->ncommon = rc ? 0 : cc_most_shared(cs, flag, n, &v->common);
+	free(flag);
 	/* when no trace changed more than its peers, the common change is all there is: it may
 	 * be the bug itself (one in every worker), not an input; the verdict stays as it was */
 	if (!rc && !any) {

@@ -126,22 +126,11 @@ static int own_events(store *s, const nlr_table *t, const int64_t *id, an_result
  * input's: only the functions called more are named (none: no header). */
 static void own_header(vd_rank *v, const cc_set *cs, int cut)
 {
-	cc_free(&v->own_common);
-	v->nown_common = 0;
-	for (size_t k = 0; k < v->n; k++) {
-		if (!v->it[k].own_input)
-			continue;
-		size_t c = 0;
-		for (size_t q = 0; q < v->n; q++)
-			c += v->it[q].own_input && cc_same_functions(&cs[q], &cs[k]);
-		if (c > v->nown_common) {
-			cc_free(&v->own_common);
-			v->own_common.n = cs[k].n;
-			v->own_common.d = xmalloc(cs[k].n * sizeof *v->own_common.d);
-			memcpy(v->own_common.d, cs[k].d, cs[k].n * sizeof *v->own_common.d);
-			v->nown_common = c;
-		}
-	}
+	int *flag = xcalloc(v->n ? v->n : 1, sizeof *flag);
+	for (size_t k = 0; k < v->n; k++)
+		flag[k] = v->it[k].own_input;
+	v->nown_common = cc_most_shared(cs, flag, v->n, &v->own_common);
+	free(flag);
 	size_t m = 0;
 	for (size_t i = 0; i < v->own_common.n; i++)
 		if (!cut || v->own_common.d[i].d > 0)

@@ -209,15 +209,6 @@ int cmd_sync(cli *c, int argc, char **argv)
 	return rc;
 }
 
-static const char *nth(uint64_t k, char *b, size_t n)
-{
-	const char *suf = "th";
-	if (k % 100 < 11 || k % 100 > 13)
-		suf = k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd" : "th";
-	snprintf(b, n, "%" PRIu64 "%s", k, suf);
-	return b;
-}
-
 static char *pts_of(const hang_report *r, const size_t *idx, size_t n)
 {
 	if (n == 1) {
@@ -246,14 +237,14 @@ static void where_text(store *s, const dt_sync_event *ev, const hang_thread *h, 
 		if (h->func) {
 			printf(" (after ");
 			esc_fputs(fname(s, h->func), stdout);
-			printf(", %s)", nth(h->occurrence, b, sizeof b));
+			printf(", %s)", ordinal(h->occurrence, b, sizeof b));
 		}
 		return;
 	}
 	(void)ev;
 	printf("%sin ", pfx);
 	esc_fputs(fname(s, h->func), stdout);
-	printf(" (%s)", nth(h->occurrence, b, sizeof b));
+	printf(" (%s)", ordinal(h->occurrence, b, sizeof b));
 }
 
 /* The calls that can never complete (order/never.h), with the run's clocks. */
@@ -537,7 +528,7 @@ static void hang_text(const struct hang_view *hv)
 			printf("  %d.%d holds ", rep_->threads[i].proc, rep_->threads[i].thread);
 			esc_fputs(fname(s, v->func), stdout);
 			printf(" obj=%#" PRIx64 " (%s acquisition)", v->obj,
-			       nth(v->objseq, b, sizeof b));
+			       ordinal(v->objseq, b, sizeof b));
 			cli_site_text(hv->sites, v->site);
 			putchar('\n');
 		}
@@ -549,7 +540,7 @@ static void hang_text(const struct hang_view *hv)
 		if (h->id != SIZE_MAX) {
 			printf("in ");
 			esc_fputs(fname(s, h->ev.func), stdout);
-			printf(" (%s)", nth(rep_->threads[thread_of[h->id]].occurrence, b, sizeof b));
+			printf(" (%s)", ordinal(rep_->threads[thread_of[h->id]].occurrence, b, sizeof b));
 		} else {
 			printf("#%" PRIu32 " ", h->ev.seq);
 			esc_fputs(fname(s, h->ev.func), stdout);

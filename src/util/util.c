@@ -1,7 +1,8 @@
 #define _POSIX_C_SOURCE 200809L
-/* util.c: allocation, buffers, varints, the string map and file reading. */
+/* util.c: allocation, buffers, varints, the string map, file reading and ordinals. */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,4 +310,13 @@ void maps_path_unescape(char *p)
 		}
 	}
 	*w = 0;
+}
+
+const char *ordinal(uint64_t k, char *b, size_t n)
+{
+	const char *suf = "th";
+	if (k % 100 < 11 || k % 100 > 13)
+		suf = k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd" : "th";
+	snprintf(b, n, "%" PRIu64 "%s", k, suf);
+	return b;
 }

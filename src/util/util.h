@@ -65,6 +65,8 @@ void strmap_put(strmap *m, const char *key, size_t klen, uint32_t val);
 
 /* "a/b", malloc'ed. */
 char *path_join(const char *a, const char *b);
+/* k as an English ordinal into b: "1st", "2nd", "3rd", "11th"; returns b. */
+const char *ordinal(uint64_t k, char *b, size_t n);
 
 /* Reads a whole file into memory (NUL-terminated; *len excludes the NUL). */
 int read_file(const char *path, uint8_t **data, size_t *len, dt_err *e);
