@@ -46,6 +46,11 @@ void store_fnames_reset(store *s);
 	"id, run_id, proc, thread, pid, tid, rank, host, source, note, nevents, ncalls, "  \
 	"maxdepth, flags, has_time, first_ts, last_ts, bytes, nargs, ngaps"
 void store_trace_from_row(sqlite3_stmt *st, store_trace *t);
+/* A row of sync_events (of a store before the sync chunks) into v (store_sync.c); the columns
+ * seq, phase, func, ts, comm, dest, stag, src, rtag, root, count, datatype, op, req, obj,
+ * objseq, team, tnum, csize in that order. proc, thread, host and site are not set. */
+struct dt_sync_event;
+void store_sync_row(sqlite3_stmt *sy, struct dt_sync_event *v);
 
 /* Fills e with the SQLite error of db and returns -1. */
 int store_sqlerr(store *s, dt_err *e, const char *what);

@@ -50,6 +50,29 @@ static int query_table(store *s, const char *name, int *ok)
 	return r;
 }
 
+void store_sync_row(sqlite3_stmt *sy, struct dt_sync_event *v)
+{
+	v->seq = (uint32_t)sqlite3_column_int64(sy, 0);
+	v->phase = (uint8_t)sqlite3_column_int(sy, 1);
+	v->func = (uint32_t)sqlite3_column_int64(sy, 2);
+	v->ts = sqlite3_column_int64(sy, 3);
+	v->comm = sqlite3_column_int(sy, 4);
+	v->dest = sqlite3_column_int(sy, 5);
+	v->stag = sqlite3_column_int(sy, 6);
+	v->src = sqlite3_column_int(sy, 7);
+	v->rtag = sqlite3_column_int(sy, 8);
+	v->root = sqlite3_column_int(sy, 9);
+	v->count = sqlite3_column_int64(sy, 10);
+	v->datatype = sqlite3_column_int(sy, 11);
+	v->op = sqlite3_column_int(sy, 12);
+	v->req = (uint64_t)sqlite3_column_int64(sy, 13);
+	v->obj = (uint64_t)sqlite3_column_int64(sy, 14);
+	v->objseq = (uint64_t)sqlite3_column_int64(sy, 15);
+	v->team = sqlite3_column_int(sy, 16);
+	v->tnum = sqlite3_column_int(sy, 17);
+	v->csize = sqlite3_column_int(sy, 18);
+}
+
 int store_sync_list(store *s, int64_t run_id, dt_sync_event **ev, size_t *n, dt_err *e)
 {
 	*ev = NULL;
@@ -150,25 +173,7 @@ int store_sync_list(store *s, int64_t run_id, dt_sync_event **ev, size_t *n, dt_
 			v->proc = tr[k].proc;
 			v->thread = tr[k].thread;
 			v->host = nh ? tr[k].host : 0;
-			v->seq = (uint32_t)sqlite3_column_int64(sy, 0);
-			v->phase = (uint8_t)sqlite3_column_int(sy, 1);
-			v->func = (uint32_t)sqlite3_column_int64(sy, 2);
-			v->ts = sqlite3_column_int64(sy, 3);
-			v->comm = sqlite3_column_int(sy, 4);
-			v->dest = sqlite3_column_int(sy, 5);
-			v->stag = sqlite3_column_int(sy, 6);
-			v->src = sqlite3_column_int(sy, 7);
-			v->rtag = sqlite3_column_int(sy, 8);
-			v->root = sqlite3_column_int(sy, 9);
-			v->count = sqlite3_column_int64(sy, 10);
-			v->datatype = sqlite3_column_int(sy, 11);
-			v->op = sqlite3_column_int(sy, 12);
-			v->req = (uint64_t)sqlite3_column_int64(sy, 13);
-			v->obj = (uint64_t)sqlite3_column_int64(sy, 14);
-			v->objseq = (uint64_t)sqlite3_column_int64(sy, 15);
-			v->team = sqlite3_column_int(sy, 16);
-			v->tnum = sqlite3_column_int(sy, 17);
-			v->csize = sqlite3_column_int(sy, 18);
+			store_sync_row(sy, v);
 		}
 		if (step != SQLITE_DONE) {
 			store_sqlerr(s, e, "reading sync events");

@@ -84,25 +84,7 @@ static int read_rows(store_sync_stream *ss, strace *t, size_t *n, dt_err *e)
 	while ((step = sqlite3_step(sy)) == SQLITE_ROW) {
 		dt_sync_event *v = &t->buf[(*n)++];
 		memset(v, 0, sizeof *v);
-		v->seq = (uint32_t)sqlite3_column_int64(sy, 0);
-		v->phase = (uint8_t)sqlite3_column_int(sy, 1);
-		v->func = (uint32_t)sqlite3_column_int64(sy, 2);
-		v->ts = sqlite3_column_int64(sy, 3);
-		v->comm = sqlite3_column_int(sy, 4);
-		v->dest = sqlite3_column_int(sy, 5);
-		v->stag = sqlite3_column_int(sy, 6);
-		v->src = sqlite3_column_int(sy, 7);
-		v->rtag = sqlite3_column_int(sy, 8);
-		v->root = sqlite3_column_int(sy, 9);
-		v->count = sqlite3_column_int64(sy, 10);
-		v->datatype = sqlite3_column_int(sy, 11);
-		v->op = sqlite3_column_int(sy, 12);
-		v->req = (uint64_t)sqlite3_column_int64(sy, 13);
-		v->obj = (uint64_t)sqlite3_column_int64(sy, 14);
-		v->objseq = (uint64_t)sqlite3_column_int64(sy, 15);
-		v->team = sqlite3_column_int(sy, 16);
-		v->tnum = sqlite3_column_int(sy, 17);
-		v->csize = sqlite3_column_int(sy, 18);
+		store_sync_row(sy, v);
 		t->next = (int64_t)v->seq + 1;
 	}
 	if (step != SQLITE_DONE)
