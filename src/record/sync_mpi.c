@@ -143,7 +143,10 @@ SEND(Ssend)
 SEND(Bsend)
 SEND(Rsend)
 
-#define ISEND(name)                                                                           \
+/* A send that makes a request: keep (a statement) records the request *request made, with
+ * r and slot at hand: an Isend's request (req_add), a persistent send's arguments (preq_put,
+ * below). */
+#define SEND_REQ(name, keep)                                                                  \
 	int MPI_##name(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,  \
 		       MPI_Comm comm, MPI_Request *request)                                   \
 	{                                                                                     \
@@ -155,10 +158,11 @@ SEND(Rsend)
 		emit(&r, 0);                                                                  \
 		int rc = PMPI_##name(buf, count, datatype, dest, tag, comm, request);         \
 		if (rc == MPI_SUCCESS && g.enabled)                                           \
-			r.req = req_add(*request, slot, 0);                                   \
+			keep;                                                                 \
 		emit(&r, 1);                                                                  \
 		return rc;                                                                    \
 	}
+#define ISEND(name) SEND_REQ(name, r.req = req_add(*request, slot, 0))
 ISEND(Isend)
 ISEND(Issend)
 ISEND(Ibsend)
@@ -309,22 +313,7 @@ static int preq_get(MPI_Request h, struct preq *out, int del)
 	return found;
 }
 
-#define PSEND(name)                                                                           \
-	int MPI_##name(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,  \
-		       MPI_Comm comm, MPI_Request *request)                                   \
-	{                                                                                     \
-		dts_record r;                                                                 \
-		int slot;                                                                     \
-		p2p(&r, DTS_MPI_##name, comm, &slot, count, datatype);                        \
-		r.dest = to_world(slot, comm, dest);                                          \
-		r.stag = tag;                                                                 \
-		emit(&r, 0);                                                                  \
-		int rc = PMPI_##name(buf, count, datatype, dest, tag, comm, request);         \
-		if (rc == MPI_SUCCESS && g.enabled)                                           \
-			preq_put(*request, &r, slot, 0);                                      \
-		emit(&r, 1);                                                                  \
-		return rc;                                                                    \
-	}
+#define PSEND(name) SEND_REQ(name, preq_put(*request, &r, slot, 0))
 PSEND(Send_init)
 PSEND(Ssend_init)
 PSEND(Bsend_init)
