@@ -49,6 +49,8 @@ void store_trace_from_row(sqlite3_stmt *st, store_trace *t);
 /* A row of sync_events (of a store before the sync chunks) into v (store_sync.c); the columns
  * seq, phase, func, ts, comm, dest, stag, src, rtag, root, count, datatype, op, req, obj,
  * objseq, team, tnum, csize in that order. proc, thread, host and site are not set. */
+/* Whether the store has table name (*ok 0 when that cannot be read; store_sync.c). */
+int store_has_table(store *s, const char *name, int *ok);
 struct dt_sync_event;
 void store_sync_row(sqlite3_stmt *sy, struct dt_sync_event *v);
 

@@ -35,8 +35,7 @@ int store_sync_hosts(store *s, int64_t run_id, char ***names, size_t *n, dt_err 
 	return 0;
 }
 
-/* Whether the store has table name (*ok 0 when that cannot be read). */
-static int query_table(store *s, const char *name, int *ok)
+int store_has_table(store *s, const char *name, int *ok)
 {
 	sqlite3_stmt *st;
 	*ok = sqlite3_prepare_v2(s->db,
@@ -111,7 +110,7 @@ int store_sync_list(store *s, int64_t run_id, dt_sync_event **ev, size_t *n, dt_
 		goto out;
 	}
 	/* a store of schema 10 or less opened read-only has no chunks */
-	int ok, chunked = query_table(s, "sync_chunks", &ok);
+	int ok, chunked = store_has_table(s, "sync_chunks", &ok);
 	if (!ok)
 		goto out_err;
 	if (chunked && store_prepare(s,
@@ -235,7 +234,7 @@ int store_sync_sites(store *s, int64_t run_id, store_sites *out, dt_err *e)
 {
 	memset(out, 0, sizeof *out);
 	int ok;
-	if (!query_table(s, "sync_sites", &ok))
+	if (!store_has_table(s, "sync_sites", &ok))
 		return ok ? 0 : store_sqlerr(s, e, "reading call sites");
 	sqlite3_stmt *st;
 	if (store_prepare(s, "SELECT id, file, line, func FROM sync_sites WHERE run_id = ?1"

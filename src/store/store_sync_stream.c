@@ -27,21 +27,6 @@ struct store_sync_stream {
 	size_t ntr;
 };
 
-/* Whether the store has table name (*ok 0 when that cannot be read). */
-static int has_table(store *s, const char *name, int *ok)
-{
-	sqlite3_stmt *st;
-	*ok = sqlite3_prepare_v2(s->db,
-				 "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
-				 -1, &st, NULL) == SQLITE_OK;
-	if (!*ok)
-		return 0;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	int r = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
-	sqlite3_finalize(st);
-	return r;
-}
-
 /* The next chunk of t into t->buf (*n 0 when there is none). */
 static int read_chunk(store_sync_stream *ss, strace *t, size_t *n, dt_err *e)
 {
@@ -156,7 +141,7 @@ int store_sync_stream_open(store *s, int64_t run_id, store_sync_stream **out, dt
 	*out = NULL;
 	store_sync_stream *ss = xcalloc(1, sizeof *ss);
 	ss->s = s;
-	int ok, chunked = has_table(s, "sync_chunks", &ok);
+	int ok, chunked = store_has_table(s, "sync_chunks", &ok);
 	if (!ok) {
 		store_sqlerr(s, e, "reading sync events");
 		goto fail;
