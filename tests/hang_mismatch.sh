@@ -17,7 +17,7 @@ check() { # KIND TEXT
 	grep -qxF "  $1 mismatch: $2" "$T/out" || { cat "$T/out" >&2; fail "$1: not named"; }
 	[ "$(grep -c 'mismatch:' "$T/out")" = 1 ] || { cat "$T/out" >&2; fail "$1: more than one"; }
 	expect_status 0 "$DT" hang --format json "$1"
-	grep -qF "{\"pt\": \"2.0\", \"kind\": \"$1\", \"sender\": \"$3\", \"send_seq\": $4, \"text\": \"$2\"}" \
+	grep -qF "{\"pt\": \"2.0\", \"kind\": \"$1\", \"sender\": \"$3\", \"send_seq\": $4, \"text\": \"$2\", \"receive_site\": null, \"send_site\": null}" \
 		"$T/out" || { cat "$T/out" >&2; fail "$1: not in the JSON report"; }
 }
 check tag "2.0 waits for tag 11 from 3; 3.0 sent tag 10 to 2 (unreceived)" 3.0 4

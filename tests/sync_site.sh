@@ -2,7 +2,8 @@
 # Call sites (issue 24, item 1): the sync record keeps where the program made each call, and
 # `hang` names it as file:line (function), the innermost frame of the program, in text and
 # JSON: tests/sync/sites.c, built -O2 -g, hangs with ranks 0 and 1 in MPI_Recv in exchange()
-# and rank 2 in main's MPI_Barrier; the lines are the ones the source marks. Built without -g,
+# and rank 2 in main's MPI_Barrier; the lines are the ones the source marks. A tag mismatch's
+# receive and send are named with their sites too. Built without -g,
 # the report says so once and names function+offset. The Fortran program's sites (through
 # the Fortran bindings) are in tests/fortran.sh; a file of version 1 in tests/test_sync.c.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
@@ -14,7 +15,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 SRC="$abs_top_srcdir/tests/sync/sites.c"
 recv=$(grep -n 'SITE:recv' "$SRC" | cut -d: -f1)
 barrier=$(grep -n 'SITE:barrier' "$SRC" | cut -d: -f1)
-if [ -z "$recv" ] || [ -z "$barrier" ]; then fail "no SITE: marks in $SRC"; fi
+send=$(grep -n 'SITE:send' "$SRC" | cut -d: -f1)
+if [ -z "$recv" ] || [ -z "$barrier" ] || [ -z "$send" ]; then fail "no SITE: marks in $SRC"; fi
 cd "$T" || fail "cd $T"
 flags="-np 3"
 "$MPIRUN" --version 2>&1 | grep -q 'Open MPI' && flags="$flags --oversubscribe"
@@ -80,6 +82,16 @@ has "^ +[0-9]+ +2\.0 .*stopped early in MPI_Barrier \(sync record\) at sites\.c:
 # the recording's directory itself, not imported (read as far as it is written)
 expect_status 0 "$DT" hang "$T/g"
 has "^  2\.0 +in MPI_Barrier \(1st\) at sites\.c:$barrier \(main\)$" "hang DIR: no site"
+
+# a tag mismatch: the report names where the blocked receive and the unreceived send were made
+rec tag tag -O2 -g
+expect_status 0 "$DT" hang tag
+has '^  tag mismatch: 1\.0 waits for tag 0 from 0; 0\.0 sent tag 7 to 1 \(unreceived\)$' "tag: no mismatch"
+has "^    the receive at sites\.c:$recv \(exchange\)$" "tag: the receive's site"
+has "^    the send at sites\.c:$send \(exchange\)$" "tag: the send's site"
+expect_status 0 "$DT" hang --format json tag
+has "\"kind\": \"tag\", .*\"receive_site\": \{\"file\": \"[^\"]*/sites\.c\", \"line\": $recv, \"function\": \"exchange\"\}, \"send_site\": \{\"file\": \"[^\"]*/sites\.c\", \"line\": $send, " \
+	"json: the mismatch's sites"
 
 # a store of schema 11 (before the sites): read as before, without them
 if command -v sqlite3 >/dev/null; then

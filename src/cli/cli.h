@@ -47,6 +47,8 @@ void cli_site_text(const store_sites *t, uint32_t id);
 /* The same as a JSON member: `, "site": {"file": ..., "line": N, "function": ...}` or
  * `, "site": null`. */
 void cli_site_json(const store_sites *t, uint32_t id);
+/* The site alone as a JSON value: {"file": ..., "line": N, "function": ...} or null. */
+void cli_site_json_value(const store_sites *t, uint32_t id);
 /* The note a report prints once when the program's sites have no lines (built without -g):
  * "note: ...\n" to stdout, or nothing. */
 void cli_site_note(const store_sites *t);

@@ -17,18 +17,24 @@ void cli_site_text(const store_sites *t, uint32_t id)
 	esc_fputs(store_site_str(site, b, sizeof b), stdout);
 }
 
-void cli_site_json(const store_sites *t, uint32_t id)
+void cli_site_json_value(const store_sites *t, uint32_t id)
 {
 	const store_site *site = store_site_get(t, id);
 	if (!site) {
-		printf(", \"site\": null");
+		printf("null");
 		return;
 	}
-	printf(", \"site\": {\"file\": ");
+	printf("{\"file\": ");
 	cli_json_str(site->file);
 	printf(", \"line\": %u, \"function\": ", site->line);
 	cli_json_str(site->func);
 	printf("}");
+}
+
+void cli_site_json(const store_sites *t, uint32_t id)
+{
+	printf(", \"site\": ");
+	cli_site_json_value(t, id);
 }
 
 void cli_site_note(const store_sites *t)

@@ -420,6 +420,10 @@ static void hang_json(const struct hang_view *hv)
 		       i ? "," : "", h->proc, h->thread, hang_near_name(m->kind), x->proc,
 		       x->thread, x->seq);
 		cli_json_str(b);
+		printf(", \"receive_site\": ");
+		cli_site_json_value(hv->sites, ev[m->recv].site);
+		printf(", \"send_site\": ");
+		cli_site_json_value(hv->sites, ev[m->send].site);
 		printf("}");
 	}
 	printf("],\n \"never_released\": [");
@@ -515,8 +519,20 @@ static void hang_text(const struct hang_view *hv)
 		printf("\nmismatches (a blocked receive, a send alike but for one thing):\n");
 	for (size_t i = 0; i < rep_->nnears; i++) {
 		char b[512];
-		hang_near_text(rep_, ev, &rep_->nears[i], sync_type_name, b, sizeof b);
-		printf("  %s mismatch: %s\n", hang_near_name(rep_->nears[i].kind), b);
+		const hang_near *m = &rep_->nears[i];
+		hang_near_text(rep_, ev, m, sync_type_name, b, sizeof b);
+		printf("  %s mismatch: %s\n", hang_near_name(m->kind), b);
+		/* where the program made the two calls */
+		if (store_site_get(hv->sites, ev[m->recv].site)) {
+			printf("    the receive");
+			cli_site_text(hv->sites, ev[m->recv].site);
+			putchar('\n');
+		}
+		if (store_site_get(hv->sites, ev[m->send].site)) {
+			printf("    the send");
+			cli_site_text(hv->sites, ev[m->send].site);
+			putchar('\n');
+		}
 	}
 	int nlocks = 0;
 	for (size_t i = 0; i < rep_->nthreads; i++)
