@@ -83,6 +83,19 @@ has "^ +[0-9]+ +2\.0 .*stopped early in MPI_Barrier \(sync record\) at sites\.c:
 expect_status 0 "$DT" hang "$T/g"
 has "^  2\.0 +in MPI_Barrier \(1st\) at sites\.c:$barrier \(main\)$" "hang DIR: no site"
 
+# a uftrace recording (the default): show matches each MPI call of the trace to the record's
+# entries of the same thread and function, in order, and names its site
+need uftrace
+"$MPICC" -pg -O2 -g -o "$T/uf.bin" "$SRC" >"$T/cc.log" 2>&1 || { cat "$T/cc.log" >&2; fail "mpicc -pg failed"; }
+# shellcheck disable=SC2086
+timeout -k 5 150 "$MPIRUN" $flags "$RECORD" -o "$T/uf" -- "$T/uf.bin" ok </dev/null >"$T/uf.log" 2>&1 ||
+	{ cat "$T/uf.log" >&2; fail "uftrace: the recording failed"; }
+expect_status 0 "$DT" import -r uf "$T/uf"
+expect_status 0 "$DT" show uf 0.0
+has "^ +[0-9]+ +[0-9.]+ +MPI_Send\(.*\); /\* at sites\.c:$send \(exchange\) \*/$" "uftrace show: no site on MPI_Send"
+has "^ +[0-9]+ +[0-9.]+ +MPI_Recv\(.*\); /\* at sites\.c:$recv \(exchange\) \*/$" "uftrace show: no site on MPI_Recv"
+has "^ +[0-9]+ +[0-9.]+ +MPI_Barrier\(.*\); /\* at sites\.c:$barrier \(main\) \*/$" "uftrace show: no site on MPI_Barrier"
+
 # a tag mismatch: the report names where the blocked receive and the unreceived send were made
 rec tag tag -O2 -g
 expect_status 0 "$DT" hang tag

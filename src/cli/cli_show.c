@@ -32,8 +32,8 @@ static const char help[] =
 	"                 or none\n"
 	"\n"
 	"A call whose function the binary's debug information (-g) places in the source ends\n"
-	"in /* FILE:LINE */, where the function is defined; in a run recorded with\n"
-	"difftrace-record --sync-only, an MPI or OpenMP call in /* at FILE:LINE (FUNCTION) */,\n"
+	"in /* FILE:LINE */, where the function is defined; an MPI or OpenMP call of a run\n"
+	"with a sync record (difftrace-record's default) in /* at FILE:LINE (FUNCTION) */,\n"
 	"where the program made it.\n"
 	"  -h, --help     this help\n";
 
@@ -268,47 +268,159 @@ struct tree {
 	char *p_args;
 	size_t p_argcap;
 	int p_has_args;
-	/* a trace of a sync record's calls: per event, where the program made the call (the
-	 * events are the record's entries and exits, DONE records left out) */
-	uint32_t *site;
-	size_t nsite;
+	/* where the program made the calls the sync record has: the events at sidx[k] (sorted)
+	 * have site sid[k]; the events of a --sync-only trace are the record's entries and exits
+	 * (DONE records left out), those of a uftrace trace its calls matched to the record's
+	 * entries of the same thread and function in order (match_sites) */
+	uint64_t *sidx;
+	uint32_t *sid;
+	size_t nsite, ksite;
 	char **site_text; /* by site id, display text */
 	uint32_t nsite_text;
 };
 
-/* The comment "at FILE:LINE (FUNCTION)" after call idx when the trace has its site. */
+/* The comment "at FILE:LINE (FUNCTION)" after call idx when the trace has its site (the calls
+ * are shown in order: a cursor into sidx, searched again after a jump back). */
 static void out_site(struct tree *tr, uint64_t idx)
 {
-	if (idx >= tr->nsite || tr->site[idx] >= tr->nsite_text || !tr->site_text[tr->site[idx]])
+	if (tr->ksite < tr->nsite && tr->sidx[tr->ksite] > idx)
+		tr->ksite = 0;
+	while (tr->ksite < tr->nsite && tr->sidx[tr->ksite] < idx)
+		tr->ksite++;
+	if (tr->ksite >= tr->nsite || tr->sidx[tr->ksite] != idx)
 		return;
-	const char *s = tr->site_text[tr->site[idx]];
+	uint32_t id = tr->sid[tr->ksite];
+	if (id >= tr->nsite_text || !tr->site_text[id])
+		return;
 	out_put(tr->o, " /* at ", 7);
-	out_esc(tr->o, s, &tr->tmp, 0);
+	out_esc(tr->o, tr->site_text[id], &tr->tmp, 0);
 	out_put(tr->o, " */", 3);
 }
 
-/* The sites of trace p.t of a run recorded by the sync recorder alone (format "sync"). */
-static int load_sites(store *s, const store_run *run, int p, int t, struct tree *tr, dt_err *e)
+static void site_add(struct tree *tr, size_t *cap, uint64_t idx, uint32_t id)
 {
-	if (strcmp(run->format, "sync"))
+	if (!id)
+		return;
+	if (tr->nsite == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		tr->sidx = xrealloc(tr->sidx, *cap * sizeof *tr->sidx);
+		tr->sid = xrealloc(tr->sid, *cap * sizeof *tr->sid);
+	}
+	tr->sidx[tr->nsite] = idx;
+	tr->sid[tr->nsite++] = id;
+}
+
+struct fsite {
+	uint32_t f, site;
+	uint64_t k; /* the entry's position in the record, or the call's in the trace */
+};
+
+static int by_func(const void *a, const void *b)
+{
+	const struct fsite *x = a, *y = b;
+	if (x->f != y->f)
+		return x->f < y->f ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+static int by_func_only(const void *a, const void *b)
+{
+	const struct fsite *x = a, *y = b;
+	return x->f < y->f ? -1 : x->f > y->f;
+}
+
+/* The calls of uftrace trace trc matched to the record's entries ent[0..ne) of its thread,
+ * function by function in order: the k-th call of MPI_Send is the k-th entry of MPI_Send. A
+ * function is matched when the trace has no more of its calls than the record (a blocked call
+ * a trace recording lost is the record's last), unless the tracer lost records. */
+static int match_sites(store *s, const store_trace *trc, struct fsite *ent, size_t ne,
+		       struct tree *tr, dt_err *e)
+{
+	if (!ne || (trc->flags & DT_TF_LOST))
+		return 0;
+	qsort(ent, ne, sizeof *ent, by_func);
+	store_cursor *cur;
+	if (store_cursor_open(s, trc, 0, &cur, e))
+		return -1;
+	struct fsite *calls = NULL;
+	size_t nc = 0, cap = 0;
+	uint32_t *ev = xmalloc(SHOW_BLOCK * sizeof *ev);
+	uint64_t *ts = xmalloc(SHOW_BLOCK * sizeof *ts), idx = 0;
+	int64_t k;
+	while ((k = store_cursor_next(cur, ev, ts, SHOW_BLOCK, e)) > 0)
+		for (int64_t i = 0; i < k; i++, idx++) {
+			struct fsite key = { ev[i], 0, 0 };
+			if (ev[i] == DT_RET || !bsearch(&key, ent, ne, sizeof *ent, by_func_only))
+				continue;
+			GROW(calls, cap, nc + 1);
+			calls[nc++] = (struct fsite){ ev[i], 0, idx };
+		}
+	store_cursor_close(cur);
+	free(ev);
+	free(ts);
+	if (k < 0) {
+		free(calls);
+		return -1;
+	}
+	qsort(calls, nc, sizeof *calls, by_func); /* by function, each in the trace's order */
+	for (size_t i = 0, j = 0; i < nc;) {
+		size_t i2 = i, j2;
+		while (i2 < nc && calls[i2].f == calls[i].f)
+			i2++;
+		while (j < ne && ent[j].f < calls[i].f)
+			j++;
+		for (j2 = j; j2 < ne && ent[j2].f == calls[i].f;)
+			j2++;
+		if (i2 - i <= j2 - j)
+			for (size_t q = 0; q < i2 - i; q++)
+				calls[i + q].site = ent[j + q].site;
+		i = i2;
+		j = j2;
+	}
+	for (size_t i = 0; i < nc; i++) /* back in the trace's order */
+		calls[i].f = 0;
+	qsort(calls, nc, sizeof *calls, by_func);
+	size_t scap = 0;
+	for (size_t i = 0; i < nc; i++)
+		site_add(tr, &scap, calls[i].k, calls[i].site);
+	free(calls);
+	return 0;
+}
+
+/* The sites of trace p.t: of a run recorded by the sync recorder alone (format "sync"), its
+ * events' own; of a uftrace run with a sync record, its calls matched to the record's. */
+static int load_sites(store *s, const store_run *run, const store_trace *trc, struct tree *tr,
+		      dt_err *e)
+{
+	int sync = !strcmp(run->format, "sync");
+	if (!sync && strcmp(run->format, "uftrace"))
 		return 0;
 	dt_sync_event *ev = NULL;
 	size_t n = 0;
 	store_sites sites = { 0 };
+	int rc = 0;
 	if (store_sync_list(s, run->id, &ev, &n, e) || store_sync_sites(s, run->id, &sites, e)) {
-		free(ev);
-		return -1;
-	}
-	if (sites.n) {
-		tr->site = xmalloc((n ? n : 1) * sizeof *tr->site);
-		for (size_t i = 0; i < n; i++)
-			if (ev[i].proc == p && ev[i].thread == t && ev[i].phase != DT_SYNC_DONE)
-				tr->site[tr->nsite++] = ev[i].site;
+		rc = -1;
+	} else if (sites.n) {
+		size_t cap = 0, ne = 0;
+		struct fsite *ent = sync ? NULL : xmalloc((n ? n : 1) * sizeof *ent);
+		for (size_t i = 0; i < n; i++) {
+			const dt_sync_event *x = &ev[i];
+			if (x->proc != trc->proc || x->thread != trc->thread || x->phase == DT_SYNC_DONE)
+				continue;
+			if (sync)
+				site_add(tr, &cap, ne++, x->site);
+			else if (x->phase == DT_SYNC_ENTER)
+				ent[ne] = (struct fsite){ x->func, x->site, ne }, ne++;
+		}
+		if (!sync)
+			rc = match_sites(s, trc, ent, ne, tr, e);
+		free(ent);
 		tr->site_text = cli_site_texts(&sites, &tr->nsite_text);
 	}
 	store_sites_free(&sites);
 	free(ev);
-	return 0;
+	return rc;
 }
 
 static const char spaces[2 * MAX_INDENT] =
@@ -555,7 +667,7 @@ int cmd_show(cli *c, int argc, char **argv)
 	struct lines ls = { .s = s, .l = store_srclines_count(lines) ? lines : NULL };
 	struct tree tt = { .t = &tr, .o = &ob, .nm = &nm, .ln = &ls, .start = start && tr.has_time,
 			   .dur = dur && tr.has_time };
-	if (!text && load_sites(s, &run, p, t, &tt, &e)) {
+	if (!text && load_sites(s, &run, &tr, &tt, &e)) {
 		store_srclines_free(lines);
 		free(ob.b);
 		free(ev);
@@ -612,7 +724,8 @@ int cmd_show(cli *c, int argc, char **argv)
 	free(tt.tstack);
 	lines_free(&ls);
 	store_srclines_free(lines);
-	free(tt.site);
+	free(tt.sidx);
+	free(tt.sid);
 	cli_site_texts_free(tt.site_text, tt.nsite_text);
 	free(tt.p_args);
 	buf_free(&tt.tmp);
