@@ -231,6 +231,8 @@ struct bctx {
 	int16_t *code;       /* per location: the MPI call it is (syncfmt.h code), 0 none */
 	uint8_t *ispoint;    /* per location: the current point's function */
 	uint8_t *tracer;     /* per sample group: in the tracer's own code (blame_is_tracer) */
+	int cut;             /* the current sample's stack is cut short before the point
+			      * (cut_short) */
 	flow_ctx *flow;      /* the static data flow, NULL none */
 	double *held;        /* per indexed function: the blame that passed through its
 			      * variables (collected when not NULL) */
@@ -419,8 +421,40 @@ static void var_name(const struct bctx *x, const dt_bcontainer *c, dt_buf *out)
 	buf_put(out, ")", 1);
 }
 
+/* Whether function name f is where a thread's stack starts (the unwind reached its end). */
+static int stack_start(const char *f)
+{
+	static const char *const names[] = { "_start", "__libc_start_main", "__libc_start_call_main",
+					     "__libc_start_main_impl", "libc_start_main_stage2",
+					     "start_thread", "clone", "clone3", "__clone",
+					     "__clone3", "thread_start" };
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (!strcmp(f, names[i]))
+			return 1;
+	return 0;
+}
+
+/* Whether sample s, whose stack S[0..m1) does not have the point main, was cut short: a
+ * sample of the process's main thread whose unwind stopped before main (a stack deeper than
+ * the frames kept, a frame without unwind information) and before the start of the thread.
+ * Its frames all run below main, but which calls of main are still running is not known. */
+static int cut_short(const dt_blame_data *d, const dt_bsample *s, const int32_t *S, size_t m1)
+{
+	return s->tid == s->pid && s->pid && (!m1 || !stack_start(d->locs[S[m1 - 1]].func));
+}
+
+/* The outermost position of the point's function on path P[0..n), n none. */
+static size_t point_at(const struct bctx *x, const int32_t *P, size_t n)
+{
+	for (size_t j = n; j-- > 0;)
+		if (x->ispoint[P[j]])
+			return j;
+	return n;
+}
+
 /* Whether container c may take blame at the point whose frame is S[k] of the sample's stack
- * S[0..m] (k > m: the point is not on the stack, as main for another thread's sample). */
+ * S[0..m1) (k >= m1: the point is not on the stack, as main for another thread's sample, or
+ * for a sample cut short, x->cut). */
 static int visible(const struct bctx *x, int32_t c, const int32_t *S, size_t m1, size_t k)
 {
 	const dt_blame_data *d = x->d;
@@ -436,8 +470,8 @@ static int visible(const struct bctx *x, int32_t c, const int32_t *S, size_t m1,
 		int32_t l = d->pathv[d->path_off[ct->site]];
 		if (!d->locs[l].in_main)
 			return 0;
-		if (k >= m1)
-			return 1;
+		if (k >= m1) /* cut short: the frames kept run below the point; its own locals */
+			return !x->cut || x->ispoint[l];
 		int32_t f = x->fid[l];
 		for (size_t j = k; j < m1; j++)
 			if (x->fid[S[j]] == f)
@@ -446,18 +480,20 @@ static int visible(const struct bctx *x, int32_t c, const int32_t *S, size_t m1,
 	}
 	if (x->libonly[c])
 		return 0;
-	if (ct->site < 0 || k >= m1 || k == 0)
+	if (ct->site < 0)
 		return 1;
 	/* allocated through the call that is still running below the point: the allocation's
-	 * path has the point's function, called from the same depth, calling the function the
-	 * sample's stack has below the point */
+	 * path has the point's function (its outermost occurrence, as on the sample's stack:
+	 * the two paths are aligned on it, whatever frames each has further out) calling the
+	 * function the sample's stack has below the point */
 	const int32_t *A = d->pathv + d->path_off[ct->site];
 	size_t n = d->path_off[ct->site + 1] - d->path_off[ct->site];
-	size_t above = m1 - 1 - k; /* frames above the point on the sample's stack */
-	if (n < above + 2)
+	size_t i = point_at(x, A, n);
+	if (i == n || i == 0) /* allocated outside the point's call, or by the point itself */
 		return 1;
-	size_t i = n - 1 - above;  /* the point's position in A at the same depth */
-	return !(x->fid[A[i]] == x->fid[S[k]] && x->fid[A[i - 1]] == x->fid[S[k - 1]]);
+	if (k >= m1) /* another thread's sample: none of its calls; cut short: any may run */
+		return !x->cut;
+	return !(k > 0 && x->fid[A[i - 1]] == x->fid[S[k - 1]]);
 }
 
 /* The real frames of path S[0..m1): rf[j] is position j's (an inlined level shares the real
@@ -703,12 +739,7 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 		const int32_t *S = d->pathv + d->path_off[s->path];
 		size_t m1 = d->path_off[s->path + 1] - d->path_off[s->path];
 		/* the point's frame: its outermost occurrence */
-		size_t k = m1;
-		for (size_t j = m1; j-- > 0;)
-			if (x->ispoint[S[j]]) {
-				k = j;
-				break;
-			}
+		size_t k = point_at(x, S, m1);
 		double amount = metric == BLAME_TIME    ? (double)s->cost
 				: metric == BLAME_BYTES ? (s->call ? (double)s->bytes * (double)s->nrec
 								   : 0.0)
@@ -722,6 +753,7 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 		}
 		if (k == m1 && !is_main)
 			continue;
+		x->cut = k == m1 && cut_short(d, s, S, m1);
 		size_t col = (size_t)x->pcol[g];
 		out->nsamples += s->nrec;
 		out->rank[col] += amount;
