@@ -135,8 +135,22 @@ static void target(flow_target **t, size_t *cap, size_t *n, int fn, int var, siz
 	target_h(t, cap, n, fn, var, frame, pointer, origin, w, rec, hop, rel0, nrel, SIZE_MAX);
 }
 
+/* Whether v is the index of a loop of f: a variable of a loop's condition that the loop's own
+ * line writes (for (i = 0; i < n; i++)). */
+static int loop_index(const bx_func *f, int v)
+{
+	for (size_t i = 0; i < f->nlines; i++)
+		if (f->lines[i].var == v && f->lines[i].how == BX_CONDITION)
+			for (size_t j = 0; j < f->nlines; j++)
+				if (f->lines[j].var == v && f->lines[j].line == f->lines[i].line &&
+				    f->lines[j].how == BX_WRITE)
+					return 1;
+	return 0;
+}
+
 /* The variables the statements of `line` write into seeds (with their through flag): for a
- * line with a condition, the variables the condition controls; else the variables written. */
+ * line with a condition, the variables the condition controls (an inner loop's index among
+ * them only when it controls nothing else); else the variables written. */
 static void seeds(const bx_func *f, int line, struct work *out, size_t frame)
 {
 	size_t n0 = out->n;
@@ -153,8 +167,13 @@ static void seeds(const bx_func *f, int line, struct work *out, size_t frame)
 			int dup = 0;
 			for (size_t j = n0; j < out->n && !dup; j++)
 				dup = out->v[j].var == rl->dst;
+			/* the condition's own variables, and loops' indices (a variable read by
+			 * another condition, if (c > 0), is computed, not an index) */
 			for (size_t i = 0; i < f->nlines && !dup && !pass; i++)
-				dup = f->lines[i].how == BX_CONDITION && f->lines[i].var == rl->dst;
+				dup = f->lines[i].how == BX_CONDITION && f->lines[i].line == line &&
+				      f->lines[i].var == rl->dst;
+			if (!dup && !pass)
+				dup = loop_index(f, rl->dst);
 			if (!dup)
 				push(out, frame, rl->dst, rl->through, 0, SIZE_MAX, NULL);
 		}
@@ -314,6 +333,84 @@ static void rel_path(flow_why *rec, const bx_func *f, const int *prel, int e, si
 	rec->nrel += n;
 }
 
+/* Whether v of f, a blame point's function, is a temporary that passes its blame on at the
+ * point: a local that is no pointer (a pointer names the memory it points to, a variable of
+ * its own), whose value flows by an explicit relation into another variable, and whose every
+ * use as a call's argument feeds another variable at that line (MPI_Reduce(&s, &all, ...):
+ * all <- s), none of them writing v itself or reading it for nothing written (printf). */
+static int passes_on(const bx_func *f, int v)
+{
+	const bx_var *bv = &f->vars[v];
+	if (bv->kind != BX_LOCAL || (bv->type && strchr(bv->type, '*')))
+		return 0;
+	int feeds = 0;
+	for (size_t r = 0; r < f->nrels && !feeds; r++)
+		feeds = !f->rels[r].implicit && f->rels[r].src == v && f->rels[r].dst != v &&
+			f->rels[r].dst >= 0;
+	for (size_t i = 0; i < f->ncalls && feeds; i++) {
+		const bx_call *c = &f->calls[i];
+		for (size_t a = 0; a < c->nargs && feeds; a++) {
+			const bx_arg *g = &c->args[a];
+			int uses = g->out_var == v;
+			for (size_t j = 0; j < g->nvars && !uses; j++)
+				uses = g->vars[j] == v;
+			if (!uses)
+				continue;
+			if (g->out_var == v) {
+				feeds = 0;
+				break;
+			}
+			int fed = 0;
+			for (size_t r = 0; r < f->nrels && !fed; r++)
+				fed = !f->rels[r].implicit && f->rels[r].src == v &&
+				      f->rels[r].dst != v && f->rels[r].line == c->line;
+			feeds = fed;
+		}
+	}
+	return feeds;
+}
+
+/* The variables of point function f that v's blame ends at: v itself, unless it passes its
+ * blame on (passes_on), then, in equal parts, the ends of the variables it flows into (each
+ * variable once: a cycle ends at its last new variable). ex/exth as reach() fills them,
+ * prel the relation each variable was reached by. */
+static size_t point_ends(const bx_func *f, int v, int through, int *ex, int *exth, uint8_t *seen,
+			 int *prel)
+{
+	size_t nex = 0;
+	int *st = xmalloc((f->nvars ? f->nvars : 1) * sizeof *st);
+	int *sth = xmalloc((f->nvars ? f->nvars : 1) * sizeof *sth);
+	size_t ns = 0;
+	memset(seen, 0, f->nvars);
+	st[ns] = v;
+	sth[ns++] = through;
+	seen[v] = 1;
+	prel[v] = -1;
+	while (ns) {
+		ns--;
+		int a = st[ns], ath = sth[ns];
+		size_t pushed = 0;
+		for (size_t r = 0; passes_on(f, a) && r < f->nrels; r++) {
+			const bx_rel *rl = &f->rels[r];
+			if (rl->implicit || rl->src != a || rl->dst < 0 ||
+			    (size_t)rl->dst >= f->nvars || seen[rl->dst])
+				continue;
+			seen[rl->dst] = 1;
+			prel[rl->dst] = (int)r;
+			st[ns] = rl->dst;
+			sth[ns++] = rl->through;
+			pushed++;
+		}
+		if (!pushed) {
+			ex[nex] = a;
+			exth[nex++] = ath;
+		}
+	}
+	free(st);
+	free(sth);
+	return nex;
+}
+
 /* The position of parameter v among f's parameters, from 0. */
 static int param_pos(const bx_func *f, int v)
 {
@@ -398,9 +495,19 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 			fnv[fnid] = 1;
 		if (it.var < 0 || (size_t)it.var >= f->nvars)
 			continue;
-		if (it.frame >= k) { /* the point: its variables keep the blame */
-			target(t, cap, &nt, fnid, it.var, it.frame,
-			       it.through && is_pointer(&f->vars[it.var]), it.origin, it.w, rec, qi, 0, 0);
+		if (it.frame >= k) { /* the point: its variables keep the blame, but for its
+				      * temporaries, which pass it on to what they feed */
+			size_t nend = point_ends(f, it.var, it.through, ex, exth, seen, prel);
+			for (size_t e = 0; e < nend; e++) {
+				size_t rel0 = 0, nrel = 0;
+				if (rec)
+					rel_path(rec, f, prel, ex[e], &rel0, &nrel);
+				int same = ex[e] == it.var;
+				target(t, cap, &nt, fnid, ex[e], it.frame,
+				       exth[e] && is_pointer(&f->vars[ex[e]]),
+				       same ? it.origin : SIZE_MAX, it.w / (double)nend, rec, qi, rel0,
+				       nrel);
+			}
 			continue;
 		}
 		size_t nex = reach(f, it.var, it.through, ex, exth, seen, prel);

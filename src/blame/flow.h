@@ -7,7 +7,9 @@
  * globals and statics, the return value, a parameter written through), and through the call
  * site of the caller's frame line (the call's result variable, the argument's variable) to the
  * caller's variables, and so on up the stack. It stops at a blame point:
- *  - the table's point (its frame on the sample's stack);
+ *  - the table's point (its frame on the sample's stack), where a temporary of the point (a
+ *    local that is no pointer and only feeds other variables of the point) passes its share
+ *    on, in equal parts, to the variables it flows into;
  *  - a global or static (named by its own name);
  *  - a function whose written variable reaches no exit variable (its local keeps the blame:
  *    the paper's automatic blame point);
