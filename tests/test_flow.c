@@ -6,7 +6,9 @@
  * criterion; every sample counted once; why, the paths recorded for one variable; part 1's
  * heuristic from a caller the data flow cannot follow; inlined levels walked as calls, the scan's
  * levels still matched to the real frames; library calls placed by prototype (memcpy run under
- * an internal name, a value returned by BLAS, the copy's destination and not its source). */
+ * an internal name, a value returned by BLAS, the copy's destination and not its source); the
+ * temporaries of a point passing their blame on (the paper's small cases); a pointer's field as
+ * a path of its own. */
 #include <math.h>
 
 #include "blame/blame.h"
@@ -757,8 +759,103 @@ static void test_point_temporaries(void)
 	dt_blame_data_free(&d);
 }
 
+/* A structure's pointer fields are paths of their own: work(pb->x) writing through its
+ * parameter blames the block pb->x points to (allocated by pb->x = calloc(...)), not the
+ * structure's block or a sibling field's that work's frame happens to point into; a block
+ * filled through p->z in mk() and returned (q = mk(n)) is q->z's at main, though mk made it. */
+static void test_pointer_field(void)
+{
+	dt_blame_data d;
+	memset(&d, 0, sizeof d);
+	static const struct {
+		const char *f;
+		int line;
+	} l[] = { { "main", 50 }, { "main", 51 }, { "main", 52 }, { "main", 53 }, { "work", 60 },
+		  { "main", 54 }, { "mk", 80 },	  { "mk", 81 },	  { "mk", 82 },	  { "fill", 90 } };
+	for (int i = 0; i < 10; i++) {
+		grow((void **)&d.locs, &d.caplocs, d.nlocs + 1, sizeof *d.locs);
+		d.locs[d.nlocs++] = (dt_bloc){ xstrdup(l[i].f), xstrdup("/src/app.c"), l[i].line,
+					       xstrdup("app"), 1, 0 };
+	}
+	grow((void **)&d.proc, &d.capproc, 1, sizeof *d.proc);
+	d.proc[d.nproc++] = (dt_bproc){ .rank = 0, .pid = 100 };
+	add_path(&d, (int32_t[]){ 4, 3 }, 2);    /* 0: work(pb->x) */
+	add_path(&d, (int32_t[]){ 9, 8, 5 }, 3); /* 1: fill(p->z) in mk, from q = mk(n) */
+	add_path(&d, (int32_t[]){ 0 }, 1);       /* 2: pb = malloc */
+	add_path(&d, (int32_t[]){ 1 }, 1);       /* 3: pb->x = calloc */
+	add_path(&d, (int32_t[]){ 2 }, 1);       /* 4: pb->y = calloc */
+	add_path(&d, (int32_t[]){ 6, 5 }, 2);    /* 5: p = malloc in mk */
+	add_path(&d, (int32_t[]){ 7, 5 }, 2);    /* 6: p->z = calloc in mk */
+	for (int32_t site = 2; site <= 6; site++) {
+		grow((void **)&d.cont, &d.capcont, d.ncont + 1, sizeof *d.cont);
+		d.cont[d.ncont++] = (dt_bcontainer){ .pid = 100, .kind = DT_BC_HEAP,
+						     .addr = 0x1000 * (uint64_t)site, .size = 64,
+						     .t_free = INT64_MAX, .site = site, .prev = -1 };
+	}
+	/* work's frame points into pb's block and pb->y's (registers left over), not pb->x's */
+	int32_t scan[] = { 0, 0, 0, 2 };
+	grow((void **)&d.scan_off, &d.capscans, 2, sizeof *d.scan_off);
+	d.scan_off[0] = 0;
+	d.scan_off[1] = 4;
+	d.nscans = 1;
+	grow((void **)&d.scanv, &d.capscanv, 4, sizeof *d.scanv);
+	memcpy(d.scanv, scan, sizeof scan);
+	d.nscanv = 4;
+	add_samp(&d, 0, 10);
+	d.samp[0].scan = 0;
+	add_samp(&d, 1, 6);
+	bx_var mv[] = { V("pb", "struct s *", BX_LOCAL), V("n", "int", BX_LOCAL),
+			V("q", "struct s *", BX_LOCAL), V("<return>", "int", BX_RETURN) };
+	bx_rel mrel[] = { { 0, 0, 1, 51, 1, BX_VALUE, (char *)"x" },
+			  { 0, 0, 1, 52, 1, BX_VALUE, (char *)"y" },
+			  { 0, 2, 1, 54, 0, BX_VALUE, NULL } };
+	int pbv[] = { 0 }, nv[] = { 1 }, pv[] = { 1 }, kn[] = { 0 };
+	bx_arg warg[] = { { (char *)"pb->x", pbv, 1, 1, 0, 1 } };
+	bx_arg karg[] = { { (char *)"n", nv, 1, 0, -1, 0 } };
+	bx_call mcall[] = { { (char *)"malloc", NULL, 50, 7, 0, NULL, 0 },
+			    { (char *)"calloc", NULL, 51, 9, 0, NULL, 0 },
+			    { (char *)"calloc", NULL, 52, 9, 0, NULL, 0 },
+			    { (char *)"work", NULL, 53, 2, -1, warg, 1 },
+			    { (char *)"mk", NULL, 54, 6, 2, karg, 1 } };
+	bx_line mline[] = { { 50, 0, BX_WRITE }, { 51, 0, BX_THROUGH }, { 52, 0, BX_THROUGH },
+			    { 53, 0, BX_OUT },	 { 54, 2, BX_WRITE } };
+	bx_var wv[] = { V("v", "double *", BX_PARAM), V("i", "int", BX_LOCAL) };
+	bx_line wline[] = { { 60, 0, BX_THROUGH } };
+	bx_var kv[] = { V("n", "int", BX_PARAM), V("p", "struct s *", BX_LOCAL),
+			V("<return>", "struct s *", BX_RETURN) };
+	bx_rel krel[] = { { 0, 1, 0, 81, 1, BX_VALUE, (char *)"z" }, { 0, 2, 1, 83, 0, BX_VALUE, NULL } };
+	bx_arg farg[] = { { (char *)"p->z", pv, 1, 1, 1, 1 }, { (char *)"n", kn, 1, 0, -1, 0 } };
+	bx_call kcall[] = { { (char *)"malloc", NULL, 80, 7, 1, NULL, 0 },
+			    { (char *)"calloc", NULL, 81, 9, 1, NULL, 0 },
+			    { (char *)"fill", NULL, 82, 2, -1, farg, 2 } };
+	bx_line kline[] = { { 80, 1, BX_WRITE }, { 81, 1, BX_THROUGH }, { 82, 1, BX_OUT },
+			    { 83, 2, BX_WRITE } };
+	bx_var fv[] = { V("v", "double *", BX_PARAM), V("n", "int", BX_PARAM) };
+	bx_line fline[] = { { 90, 0, BX_THROUGH } };
+	bx_func fn[] = {
+		{ (char *)"main", (char *)"/src/app.c", 49, 56, 0, mv, 4, mrel, 3, mcall, 5, mline, 5 },
+		{ (char *)"work", (char *)"/src/app.c", 59, 61, 0, wv, 2, NULL, 0, NULL, 0, wline, 1 },
+		{ (char *)"mk", (char *)"/src/app.c", 79, 84, 0, kv, 3, krel, 2, kcall, 3, kline, 4 },
+		{ (char *)"fill", (char *)"/src/app.c", 89, 91, 0, fv, 2, NULL, 0, NULL, 0, fline, 1 },
+	};
+	blame_src src = { fn, 4, 0 };
+	blame_result r;
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK(blame_compute_src(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
+	const blame_table *t = &r.tables[0];
+	CHECK(fabs(row(t, "app.c:51 (main)") - 10) < 1e-9); /* pb->x's block */
+	CHECK(row(t, "app.c:50 (main)") < 0 && row(t, "app.c:52 (main)") < 0);
+	CHECK(fabs(row(t, "app.c:81 (mk)") - 6) < 1e-9);    /* q->z's block */
+	CHECK(row(t, "q (main)") < 0 && row(t, "app.c:80 (mk)") < 0);
+	sums(t);
+	blame_result_free(&r);
+	dt_blame_data_free(&d);
+}
+
 int main(void)
 {
+	test_pointer_field();
 	test_point_temporaries();
 	test_pointer_value();
 	test_join();

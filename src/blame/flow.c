@@ -57,6 +57,31 @@ static int is_pointer(const bx_var *v)
 	return v->type && (strchr(v->type, '*') || strchr(v->type, '['));
 }
 
+static int same_field(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The field of variable v that an argument's text names: "x" for "pb->x" or "&s.x" when v is pb
+ * or s; keep when the text is v itself (the pointer passed on unchanged); NULL otherwise. */
+static const char *arg_field(const char *text, const char *v, const char *keep)
+{
+	if (!text)
+		return NULL;
+	if (*text == '&')
+		text++;
+	size_t n = strlen(v);
+	if (strncmp(text, v, n))
+		return NULL;
+	if (!text[n])
+		return keep;
+	if (!strncmp(text + n, "->", 2) && text[n + 2])
+		return text + n + 2;
+	if (text[n] == '.' && text[n + 1])
+		return text + n + 1;
+	return NULL;
+}
+
 /* A variable with its share of the sample, at a frame. */
 struct item {
 	size_t frame;
@@ -64,6 +89,7 @@ struct item {
 	int through; /* written through (a pointer's target), not the variable itself */
 	double w;
 	size_t origin; /* flow_target.origin */
+	const char *field; /* flow_target.field */
 };
 
 struct work {
@@ -81,7 +107,7 @@ static void push(struct work *q, size_t frame, int var, int through, double w, s
 		 const flow_hop *h)
 {
 	grow((void **)&q->v, &q->cap, q->n + 1, sizeof *q->v);
-	q->v[q->n++] = (struct item){ frame, var, through, w, origin };
+	q->v[q->n++] = (struct item){ frame, var, through, w, origin, NULL };
 	if (q->rec) {
 		flow_why *r = q->rec;
 		grow((void **)&r->hop, &r->caphop, r->nhop + 1, sizeof *r->hop);
@@ -99,40 +125,45 @@ static void push(struct work *q, size_t frame, int var, int through, double w, s
  * however many ways lead there (a recursion whose frames each split the blame would otherwise
  * double them at every level). The queue's frames never decrease. */
 static void push_up(struct work *q, size_t done, size_t frame, int var, int through, double w,
-		    size_t origin, const flow_hop *h)
+		    size_t origin, const char *field, const flow_hop *h)
 {
 	for (size_t i = q->n; (!q->rec || q->n >= WHY_MAX_ITEMS) && i-- > done && q->v[i].frame == frame;)
-		if (q->v[i].var == var && q->v[i].through == through && q->v[i].origin == origin) {
+		if (q->v[i].var == var && q->v[i].through == through && q->v[i].origin == origin &&
+		    same_field(q->v[i].field, field)) {
 			q->v[i].w += w;
 			return;
 		}
 	push(q, frame, var, through, w, origin, h);
+	q->v[q->n - 1].field = field;
 }
 
 /* rec: recording, the target is reached from item hop through the relations rel0..+nrel. */
 static void target_h(flow_target **t, size_t *cap, size_t *n, int fn, int var, size_t frame,
 		     int pointer, size_t origin, double w, const flow_why *rec, size_t hop,
-		     size_t rel0, size_t nrel, size_t heur)
+		     size_t rel0, size_t nrel, size_t heur, const char *field)
 {
-	if (!pointer)
+	if (!pointer) {
 		origin = SIZE_MAX;
+		field = NULL;
+	}
 	for (size_t i = 0; !rec && i < *n; i++)
 		if ((*t)[i].fn == fn && (*t)[i].var == var && (*t)[i].frame == frame &&
-		    (*t)[i].pointer == pointer && (*t)[i].origin == origin && (*t)[i].heur == heur) {
+		    (*t)[i].pointer == pointer && (*t)[i].origin == origin && (*t)[i].heur == heur &&
+		    same_field((*t)[i].field, field)) {
 			(*t)[i].share += w;
 			return;
 		}
 	grow((void **)t, cap, *n + 1, sizeof **t);
 	(*t)[(*n)++] = (flow_target){ .fn = fn, .var = var, .frame = frame, .pointer = pointer,
 				      .origin = origin, .share = w, .heur = heur, .hop = hop,
-				      .rel0 = rel0, .nrel = nrel };
+				      .rel0 = rel0, .nrel = nrel, .field = field };
 }
 
 static void target(flow_target **t, size_t *cap, size_t *n, int fn, int var, size_t frame,
 		   int pointer, size_t origin, double w, const flow_why *rec, size_t hop,
 		   size_t rel0, size_t nrel)
 {
-	target_h(t, cap, n, fn, var, frame, pointer, origin, w, rec, hop, rel0, nrel, SIZE_MAX);
+	target_h(t, cap, n, fn, var, frame, pointer, origin, w, rec, hop, rel0, nrel, SIZE_MAX, NULL);
 }
 
 /* Whether v is the index of a loop of f: a variable of a loop's condition that the loop's own
@@ -250,8 +281,10 @@ static int proto_seeds(const transfer_set *tf, const bx_func *f, int line, const
 		if ((size_t)t->blame > c->nargs)
 			return 0;
 		const bx_arg *a = &c->args[t->blame - 1];
-		if (a->out_var >= 0 && (size_t)a->out_var < f->nvars)
+		if (a->out_var >= 0 && (size_t)a->out_var < f->nvars) {
 			push(out, frame, a->out_var, a->out_through, 1.0, SIZE_MAX, NULL);
+			out->v[out->n - 1].field = arg_field(a->text, f->vars[a->out_var].name, NULL);
+		}
 		else
 			for (size_t i = 0; i < a->nvars; i++)
 				if (a->vars[i] >= 0 && (size_t)a->vars[i] < f->nvars)
@@ -308,7 +341,11 @@ static size_t reach(const bx_func *f, int v, int through, int *ex, int *exth, ui
 			seen[rl->dst] = 1;
 			prel[rl->dst] = (int)r;
 			st[ns] = rl->dst;
-			sth[ns++] = rl->through;
+			/* a pointer copied (q = p, return p) points to the memory written
+			 * through the first */
+			sth[ns++] = rl->through || (ath && rl->role == BX_VALUE &&
+						    is_pointer(&f->vars[a]) &&
+						    is_pointer(&f->vars[rl->dst]));
 		}
 	}
 	free(st);
@@ -331,6 +368,20 @@ static void rel_path(flow_why *rec, const bx_func *f, const int *prel, int e, si
 	for (int v = e; i > 0; v = f->rels[prel[v]].src)
 		rec->rel[rec->nrel + --i] = prel[v];
 	rec->nrel += n;
+}
+
+/* The field written through e by the last relation through a pointer that reach() or
+ * point_ends() followed to it (prel), past pointer copies; from0, the start's own, when there
+ * is none. */
+static const char *rel_field(const bx_func *f, const int *prel, int e, const char *from0)
+{
+	for (size_t n = 0; prel[e] >= 0 && n < f->nvars; n++) {
+		const bx_rel *rl = &f->rels[prel[e]];
+		if (rl->through)
+			return rl->field;
+		e = rl->src; /* a pointer copied: the field written through the first */
+	}
+	return from0;
 }
 
 /* Whether v of f, a blame point's function, is a temporary that passes its blame on at the
@@ -503,10 +554,10 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 				if (rec)
 					rel_path(rec, f, prel, ex[e], &rel0, &nrel);
 				int same = ex[e] == it.var;
-				target(t, cap, &nt, fnid, ex[e], it.frame,
-				       exth[e] && is_pointer(&f->vars[ex[e]]),
-				       same ? it.origin : SIZE_MAX, it.w / (double)nend, rec, qi, rel0,
-				       nrel);
+				target_h(t, cap, &nt, fnid, ex[e], it.frame,
+					 exth[e] && is_pointer(&f->vars[ex[e]]),
+					 same ? it.origin : SIZE_MAX, it.w / (double)nend, rec, qi, rel0,
+					 nrel, SIZE_MAX, rel_field(f, prel, ex[e], it.field));
 			}
 			continue;
 		}
@@ -521,6 +572,8 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 			size_t rel0 = 0, nrel = 0;
 			if (rec)
 				rel_path(rec, f, prel, ex[e], &rel0, &nrel);
+			/* the field written through it: the item's own, else the last relation's */
+			const char *fld = rel_field(f, prel, ex[e], it.field);
 			if (v->kind == BX_GLOBAL || v->kind == BX_STATIC) {
 				target(t, cap, &nt, fnid, ex[e], it.frame, 0, SIZE_MAX, w, rec, qi, rel0,
 				       nrel);
@@ -543,14 +596,19 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 			flow_hop *h = rec ? &hh : NULL;
 			if (c && v->kind == BX_RETURN) {
 				if (c->result >= 0) {
-					push_up(&q, qi + 1, up, c->result, 0, w, SIZE_MAX, h);
+					/* a pointer returned after writes through it (p =
+					 * problem_new(), which wrote p->A): still through */
+					int rth = exth[e] && (size_t)c->result < g->nvars &&
+						  is_pointer(&g->vars[c->result]) && is_pointer(v);
+					push_up(&q, qi + 1, up, c->result, rth, w, SIZE_MAX,
+						rth ? fld : NULL, h);
 					passed = 1;
 				} else { /* what the caller's line writes, sharing w */
 					struct work sd = { 0 };
 					seeds(g, d->locs[S[up]].line, &sd, up);
 					for (size_t i = 0; i < sd.n; i++)
 						push_up(&q, qi + 1, up, sd.v[i].var, sd.v[i].through,
-							w * sd.v[i].w, SIZE_MAX, h);
+							w * sd.v[i].w, SIZE_MAX, NULL, h);
 					passed = sd.n > 0;
 					free(sd.v);
 				}
@@ -559,12 +617,20 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 				const bx_arg *a = p < c->nargs ? &c->args[p] : NULL;
 				if (a && a->out_var >= 0) {
 					push_up(&q, qi + 1, up, a->out_var, a->out_through, w,
-						a->out_through ? origin : SIZE_MAX, h);
+						a->out_through ? origin : SIZE_MAX,
+						a->out_through && (size_t)a->out_var < g->nvars
+							? arg_field(a->text, g->vars[a->out_var].name, fld)
+							: NULL,
+						h);
 					passed = 1;
 				} else if (a) {
 					for (size_t i = 0; i < a->nvars; i++)
 						push_up(&q, qi + 1, up, a->vars[i], 1,
-							w / (double)a->nvars, origin, h);
+							w / (double)a->nvars, origin,
+							a->vars[i] >= 0 && (size_t)a->vars[i] < g->nvars
+								? arg_field(a->text, g->vars[a->vars[i]].name, fld)
+								: NULL,
+							h);
 					passed = a->nvars > 0;
 				}
 			}
@@ -575,7 +641,7 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 					    named(d->locs[S[up]].func);
 				target_h(t, cap, &nt, fnid, ex[e], it.frame, exth[e] && is_pointer(v),
 					 v->kind == BX_PARAM ? origin : SIZE_MAX, w, rec, qi, rel0, nrel,
-					 nosrc ? up : SIZE_MAX);
+					 nosrc ? up : SIZE_MAX, fld);
 				continue;
 			}
 		}

@@ -60,6 +60,9 @@ typedef struct flow_target {
 	 * why->hop), and the relations of its function from that variable to var (why->rel[rel0
 	 * .. rel0 + nrel), in order); the targets are then not merged */
 	size_t hop, rel0, nrel;
+	/* a pointer's field written through it on the way to var ("x": the blame is pb->x's, the
+	 * block that field points to), NULL none (var's own memory); points into the index */
+	const char *field;
 } flow_target;
 
 /* One item of a sample's walk, as recorded for "why" (flow_ctx.why). */
