@@ -43,7 +43,7 @@ Q="$abs_top_srcdir/examples/blame/quad_mpi.c"
 record quad "$T/quad" 200000 600
 expect_status 0 "$DT" blame quad --format csv
 unquote "$T/out" >"$T/quad.csv"
-head -1 "$T/quad.csv" | grep -q '^point,variable,type,mpi_calls,R0,R0_pct,R1,R1_pct,total,total_pct,mean,sd$' ||
+head -1 "$T/quad.csv" | grep -q '^point,variable,type,mpi_calls,R0,R0_pct,R1,R1_pct,total,total_pct,mean,sd,direct$' ||
 	fail "csv header: $(head -1 "$T/quad.csv")"
 adds_up "$T/quad.csv" 9
 # columns: 5 R0, 7 R1
@@ -112,6 +112,14 @@ if "$DT" blame-index --run sparse "$S" -- $("$MPICC" --showme:compile 2>/dev/nul
 	sb=$(field "$T/sparsex.csv" main "sparse_mpi.c:$sline (problem_new)" 9)
 	awk -v m="${mx:-0}" -v s="${sb:-0}" 'BEGIN { exit !(s < m / 4) }' ||
 		fail "with the index, the structure's block ($sb) takes much of the matrix's ($mx): $(cat "$T/sparsex.csv")"
+	# the Base Data Centric column (13): few samples write x directly, the assembly writes the
+	# matrix (as the paper's Table 1: 0 for the solution vector, 24.5 for the matrix)
+	xx=$(field "$T/sparsex.csv" main "sparse_mpi.c:$xline (problem_new)" 9)
+	xd=$(field "$T/sparsex.csv" main "sparse_mpi.c:$xline (problem_new)" 13)
+	md=$(field "$T/sparsex.csv" main "sparse_mpi.c:$mline (csr_new)" 13)
+	echo "sparse with the index: x $xx (direct $xd), matrix $mx (direct $md)"
+	awk -v x="$xx" -v xd="${xd:-0}" -v m="$mx" -v md="${md:-0}" 'BEGIN { exit !(xd < x / 5 && md > m / 2) }' ||
+		fail "with the index, the direct writes of x ($xd of $xx) or of the matrix ($md of $mx): $(cat "$T/sparsex.csv")"
 elif grep -q "built without libclang" "$T/bxs.err"; then
 	echo "note: difftrace was built without libclang: the sparse solver with its index not tested"
 else

@@ -729,6 +729,12 @@ static void test_point_temporaries(void)
 	 * line goes to c2, though another condition reads it, not to the inner loop's index */
 	CHECK(fabs(row(t, "c2 (main)") - 3) < 1e-9);
 	CHECK(fabs(row(t, "d (main)") - (10 + 6 + 4 + 2)) < 1e-9);
+	/* the Base Data Centric part: the samples whose own line wrote d (line 13), and x's */
+	for (size_t k = 0; k < t->nvars; k++)
+		if (!strcmp(t->vars[k].name, "d (main)") || !strcmp(t->vars[k].name, "x (main)"))
+			CHECK(fabs(t->vars[k].direct - (t->vars[k].name[0] == 'd' ? 2 : 9)) < 1e-9);
+		else
+			CHECK(t->vars[k].direct == 0); /* passed on, or a loop's line */
 	CHECK(fabs(row(t, "res (main)") - (3 + 5)) < 1e-9);
 	CHECK(fabs(row(t, "all (main)") - 7) < 1e-9);
 	CHECK(fabs(row(t, "x (main)") - 9) < 1e-9);
@@ -845,6 +851,13 @@ static void test_pointer_field(void)
 	CHECK(blame_compute_src(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
 	const blame_table *t = &r.tables[0];
 	CHECK(fabs(row(t, "app.c:51 (main)") - 10) < 1e-9); /* pb->x's block */
+	/* written by work's own line through the pointer passed unchanged: directly (the
+	 * paper's Base Data Centric counts writes under all aliases) */
+	for (size_t k = 0; k < t->nvars; k++)
+		if (!strcmp(t->vars[k].name, "app.c:51 (main)"))
+			CHECK(fabs(t->vars[k].direct - 10) < 1e-9);
+		else if (!strcmp(t->vars[k].name, "app.c:81 (mk)")) /* returned: still an alias */
+			CHECK(fabs(t->vars[k].direct - 6) < 1e-9);
 	CHECK(row(t, "app.c:50 (main)") < 0 && row(t, "app.c:52 (main)") < 0);
 	CHECK(fabs(row(t, "app.c:81 (mk)") - 6) < 1e-9);    /* q->z's block */
 	CHECK(row(t, "q (main)") < 0 && row(t, "app.c:80 (mk)") < 0);

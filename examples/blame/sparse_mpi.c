@@ -64,12 +64,12 @@ __attribute__((noinline)) static void csr_fill(struct csr *A, int k)
 			if (j < 0 || j >= A->n)
 				continue;
 			A->col[nz] = j;
-			double v = 0, w = off[d] ? -0.5 : 14.0;
+			double w = (off[d] ? -0.5 : 14.0) / QUAD;
+			A->val[nz] = 0;
 			for (int q = 0; q < QUAD; q++) {
 				double t = ((double)q + 0.5) / QUAD;
-				v += w * (1.0 + 0.01 * t * (1.0 - t) / (1.0 + t * t));
+				A->val[nz] += w * (1.0 + 0.01 * t * (1.0 - t) / (1.0 + t * t));
 			}
-			A->val[nz] = v / QUAD;
 			nz++;
 		}
 	}

@@ -890,6 +890,8 @@ static void place_target(struct bctx *x, struct tacc *t, struct one *o, const fl
 	for (size_t q = 0; q < (nc ? nc : 1); q++) {
 		int32_t vi = nc ? cont_var(t, x, o->cand[q]) : src_var(t, fn, ft->var);
 		give(t, vi, o->col, nc ? a / (double)nc : a, o->call, by);
+		if (ft->direct)
+			t->v[vi].direct += nc ? a / (double)nc : a;
 		if (!x->flow->why || !why_row(x, t, vi, &o->wb))
 			continue;
 		if (nc)

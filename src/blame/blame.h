@@ -51,6 +51,8 @@ typedef struct blame_var {
 	int ckind;         /* the dt_bc_kind of its first container, 0 for Other and Output */
 	double *rank;      /* blame per rank column */
 	double total;
+	double direct;     /* of total, the samples whose own source line wrote the variable's
+			    * memory (the paper's Base Data Centric; with a blame index only) */
 	uint64_t calls;    /* bit c-1: MPI call c (syncfmt.h code) contributed */
 	size_t ncont;      /* containers that got blame */
 	int32_t first;     /* its first container (for the allocation site), -1 none */

@@ -90,6 +90,7 @@ struct item {
 	double w;
 	size_t origin; /* flow_target.origin */
 	const char *field; /* flow_target.field */
+	int direct;        /* flow_target.direct */
 };
 
 struct work {
@@ -107,7 +108,7 @@ static void push(struct work *q, size_t frame, int var, int through, double w, s
 		 const flow_hop *h)
 {
 	grow((void **)&q->v, &q->cap, q->n + 1, sizeof *q->v);
-	q->v[q->n++] = (struct item){ frame, var, through, w, origin, NULL };
+	q->v[q->n++] = (struct item){ frame, var, through, w, origin, NULL, 0 };
 	if (q->rec) {
 		flow_why *r = q->rec;
 		grow((void **)&r->hop, &r->caphop, r->nhop + 1, sizeof *r->hop);
@@ -125,22 +126,23 @@ static void push(struct work *q, size_t frame, int var, int through, double w, s
  * however many ways lead there (a recursion whose frames each split the blame would otherwise
  * double them at every level). The queue's frames never decrease. */
 static void push_up(struct work *q, size_t done, size_t frame, int var, int through, double w,
-		    size_t origin, const char *field, const flow_hop *h)
+		    size_t origin, const char *field, int direct, const flow_hop *h)
 {
 	for (size_t i = q->n; (!q->rec || q->n >= WHY_MAX_ITEMS) && i-- > done && q->v[i].frame == frame;)
 		if (q->v[i].var == var && q->v[i].through == through && q->v[i].origin == origin &&
-		    same_field(q->v[i].field, field)) {
+		    same_field(q->v[i].field, field) && q->v[i].direct == direct) {
 			q->v[i].w += w;
 			return;
 		}
 	push(q, frame, var, through, w, origin, h);
 	q->v[q->n - 1].field = field;
+	q->v[q->n - 1].direct = direct;
 }
 
 /* rec: recording, the target is reached from item hop through the relations rel0..+nrel. */
 static void target_h(flow_target **t, size_t *cap, size_t *n, int fn, int var, size_t frame,
 		     int pointer, size_t origin, double w, const flow_why *rec, size_t hop,
-		     size_t rel0, size_t nrel, size_t heur, const char *field)
+		     size_t rel0, size_t nrel, size_t heur, const char *field, int direct)
 {
 	if (!pointer) {
 		origin = SIZE_MAX;
@@ -149,21 +151,22 @@ static void target_h(flow_target **t, size_t *cap, size_t *n, int fn, int var, s
 	for (size_t i = 0; !rec && i < *n; i++)
 		if ((*t)[i].fn == fn && (*t)[i].var == var && (*t)[i].frame == frame &&
 		    (*t)[i].pointer == pointer && (*t)[i].origin == origin && (*t)[i].heur == heur &&
-		    same_field((*t)[i].field, field)) {
+		    same_field((*t)[i].field, field) && (*t)[i].direct == direct) {
 			(*t)[i].share += w;
 			return;
 		}
 	grow((void **)t, cap, *n + 1, sizeof **t);
 	(*t)[(*n)++] = (flow_target){ .fn = fn, .var = var, .frame = frame, .pointer = pointer,
 				      .origin = origin, .share = w, .heur = heur, .hop = hop,
-				      .rel0 = rel0, .nrel = nrel, .field = field };
+				      .rel0 = rel0, .nrel = nrel, .field = field, .direct = direct };
 }
 
 static void target(flow_target **t, size_t *cap, size_t *n, int fn, int var, size_t frame,
 		   int pointer, size_t origin, double w, const flow_why *rec, size_t hop,
-		   size_t rel0, size_t nrel)
+		   size_t rel0, size_t nrel, int direct)
 {
-	target_h(t, cap, n, fn, var, frame, pointer, origin, w, rec, hop, rel0, nrel, SIZE_MAX, NULL);
+	target_h(t, cap, n, fn, var, frame, pointer, origin, w, rec, hop, rel0, nrel, SIZE_MAX, NULL,
+		 direct);
 }
 
 /* Whether v is the index of a loop of f: a variable of a loop's condition that the loop's own
@@ -219,8 +222,10 @@ static void seeds(const bx_func *f, int line, struct work *out, size_t frame)
 			int dup = 0;
 			for (size_t j = n0; j < out->n && !dup; j++)
 				dup = out->v[j].var == l->var;
-			if (!dup)
+			if (!dup) {
 				push(out, frame, l->var, through, 0, SIZE_MAX, NULL);
+				out->v[out->n - 1].direct = 1; /* the line writes it */
+			}
 		}
 	for (size_t j = n0; j < out->n; j++)
 		out->v[j].w = 1.0 / (double)(out->n - n0);
@@ -384,6 +389,20 @@ static const char *rel_field(const bx_func *f, const int *prel, int e, const cha
 	return from0;
 }
 
+/* Whether the relations reach() followed from its start to e (prel) only copy a pointer
+ * (q = p, return p): e points to the memory the start did. */
+static int copies_only(const bx_func *f, const int *prel, int e)
+{
+	for (size_t n = 0; prel[e] >= 0 && n < f->nvars; n++) {
+		const bx_rel *rl = &f->rels[prel[e]];
+		if (rl->through || rl->role != BX_VALUE || !is_pointer(&f->vars[rl->dst]) ||
+		    !is_pointer(&f->vars[rl->src]))
+			return 0;
+		e = rl->src;
+	}
+	return 1;
+}
+
 /* Whether v of f, a blame point's function, is a temporary that passes its blame on at the
  * point: a local that is no pointer (a pointer names the memory it points to, a variable of
  * its own), whose value flows by an explicit relation into another variable, and whose every
@@ -521,6 +540,8 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 	int targ = j0 > 0 ? proto_seeds(x->tf, &src->fn[fi], d->locs[S[j0]].line,
 					d->locs[S[j0 - 1]].func, &q, j0, &tname)
 			  : 0;
+	for (size_t i = 0; i < q.n; i++)
+		q.v[i].direct = 1; /* the library routine writes the argument's memory */
 	if (!targ)
 		seeds(&src->fn[fi], d->locs[S[j0]].line, &q, j0);
 	if (!q.n) {
@@ -557,13 +578,15 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 				target_h(t, cap, &nt, fnid, ex[e], it.frame,
 					 exth[e] && is_pointer(&f->vars[ex[e]]),
 					 same ? it.origin : SIZE_MAX, it.w / (double)nend, rec, qi, rel0,
-					 nrel, SIZE_MAX, rel_field(f, prel, ex[e], it.field));
+					 nrel, SIZE_MAX, rel_field(f, prel, ex[e], it.field),
+					 it.direct && same);
 			}
 			continue;
 		}
 		size_t nex = reach(f, it.var, it.through, ex, exth, seen, prel);
 		if (!nex) { /* a local that passes its blame nowhere: a blame point */
-			target(t, cap, &nt, fnid, it.var, it.frame, 0, SIZE_MAX, it.w, rec, qi, 0, 0);
+			target(t, cap, &nt, fnid, it.var, it.frame, 0, SIZE_MAX, it.w, rec, qi, 0, 0,
+			       it.direct);
 			continue;
 		}
 		for (size_t e = 0; e < nex; e++) {
@@ -574,9 +597,12 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 				rel_path(rec, f, prel, ex[e], &rel0, &nrel);
 			/* the field written through it: the item's own, else the last relation's */
 			const char *fld = rel_field(f, prel, ex[e], it.field);
+			/* the sample's line wrote this variable's memory itself, through aliases
+			 * passed up unchanged (the paper's Base Data Centric) */
+			int dir = it.direct && (ex[e] == it.var || copies_only(f, prel, ex[e]));
 			if (v->kind == BX_GLOBAL || v->kind == BX_STATIC) {
 				target(t, cap, &nt, fnid, ex[e], it.frame, 0, SIZE_MAX, w, rec, qi, rel0,
-				       nrel);
+				       nrel, dir);
 				continue;
 			}
 			/* through the call site of the caller's frame */
@@ -601,14 +627,14 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 					int rth = exth[e] && (size_t)c->result < g->nvars &&
 						  is_pointer(&g->vars[c->result]) && is_pointer(v);
 					push_up(&q, qi + 1, up, c->result, rth, w, SIZE_MAX,
-						rth ? fld : NULL, h);
+						rth ? fld : NULL, dir && rth, h);
 					passed = 1;
 				} else { /* what the caller's line writes, sharing w */
 					struct work sd = { 0 };
 					seeds(g, d->locs[S[up]].line, &sd, up);
 					for (size_t i = 0; i < sd.n; i++)
 						push_up(&q, qi + 1, up, sd.v[i].var, sd.v[i].through,
-							w * sd.v[i].w, SIZE_MAX, NULL, h);
+							w * sd.v[i].w, SIZE_MAX, NULL, 0, h);
 					passed = sd.n > 0;
 					free(sd.v);
 				}
@@ -621,7 +647,7 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 						a->out_through && (size_t)a->out_var < g->nvars
 							? arg_field(a->text, g->vars[a->out_var].name, fld)
 							: NULL,
-						h);
+						dir && a->out_through, h);
 					passed = 1;
 				} else if (a) {
 					for (size_t i = 0; i < a->nvars; i++)
@@ -630,7 +656,7 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 							a->vars[i] >= 0 && (size_t)a->vars[i] < g->nvars
 								? arg_field(a->text, g->vars[a->vars[i]].name, fld)
 								: NULL,
-							h);
+							dir, h);
 					passed = a->nvars > 0;
 				}
 			}
@@ -641,7 +667,7 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 					    named(d->locs[S[up]].func);
 				target_h(t, cap, &nt, fnid, ex[e], it.frame, exth[e] && is_pointer(v),
 					 v->kind == BX_PARAM ? origin : SIZE_MAX, w, rec, qi, rel0, nrel,
-					 nosrc ? up : SIZE_MAX, fld);
+					 nosrc ? up : SIZE_MAX, fld, dir);
 				continue;
 			}
 		}

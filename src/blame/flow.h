@@ -63,6 +63,9 @@ typedef struct flow_target {
 	/* a pointer's field written through it on the way to var ("x": the blame is pb->x's, the
 	 * block that field points to), NULL none (var's own memory); points into the index */
 	const char *field;
+	/* the sample's own line wrote var's memory (var itself, or through pointers passed up
+	 * unchanged), not a variable computed from it: the paper's Base Data Centric */
+	int direct;
 } flow_target;
 
 /* One item of a sample's walk, as recorded for "why" (flow_ctx.why). */
