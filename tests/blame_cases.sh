@@ -38,7 +38,7 @@ timeout -k 5 150 "$MPIRUN" $flags "$RECORD" --sample=timer --sync-only -o "$T/ok
 expect_status 0 "$DT" import -r ok "$T/ok"
 expect_status 0 "$DT" blame ok --format csv
 unquote "$T/out" >"$T/ok.csv"
-head -1 "$T/ok.csv" | grep -q '^point,variable,type,mpi_calls,R0,R0_pct,total,total_pct,mean,sd$' ||
+head -1 "$T/ok.csv" | grep -q '^point,variable,type,mpi_calls,R0,R0_pct,total,total_pct,mean,sd,direct$' ||
 	fail "csv header: $(head -1 "$T/ok.csv")"
 adds_up "$T/ok.csv" 7
 # a block freed and another made at the same address: each has the blame of its own work
@@ -67,7 +67,7 @@ for x in "$a" "$b" "$m" "$w"; do
 done
 # text and json
 expect_status 0 "$DT" blame ok
-grep -q '^VARIABLE  *TYPE  *MPI CALLS  *R0(%)  *TOTAL(%)  *MEAN  *SD$' "$T/out" || fail "text header: $(cat "$T/out")"
+grep -q '^VARIABLE  *TYPE  *MPI CALLS  *R0(%)  *DIRECT  *TOTAL(%)  *MEAN  *SD$' "$T/out" || fail "text header: $(cat "$T/out")"
 grep -q "^Total " "$T/out" || fail "no Total row"
 expect_status 0 "$DT" blame ok --format json --metric time
 grep -q '"metric":"time","unit":"ns"' "$T/out" || fail "json: $(head -c 300 "$T/out")"
@@ -93,6 +93,8 @@ printf '%s\n' : '"blame ok"' Enter j Enter >"$T/keys"
 	fail "tui exited $?: $(cat "$T/tui.err")"
 grep -q '^difftrace: blame of .* at main in ok' "$T/screen" || fail "no details: $(cat "$T/screen")"
 grep -q 'allocation call path' "$T/screen" || fail "no allocation path: $(cat "$T/screen")"
+grep -q '  written directly by the samples. own lines: 0.0 ticks (0.0% of its blame)' "$T/screen" ||
+	fail "no direct part (0 without an index): $(cat "$T/screen")"
 grep -q 'cases.c:[0-9]' "$T/screen" || fail "the path has no line: $(cat "$T/screen")"
 grep -q '^    work  ' "$T/screen" || fail "work is not among the functions that blamed it: $(cat "$T/screen")"
 printf '%s\n' b p '"worker"' Enter >"$T/keys"

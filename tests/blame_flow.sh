@@ -87,12 +87,14 @@ grep -q '^c (main)  *double ' "$T/out" || fail "text row of c: $(cat "$T/out")"
 expect_status 0 "$DT" blame r --point spin --format csv
 grep -q '^spin,dflow_extra.c:[0-9]* (spin),heap,' "$T/out" || fail "spin by the heuristic: $(cat "$T/out")"
 
-# points: produce's blame stays on its local r, accumulate's on main's st (the local its pointer
+# points: produce's blame goes to its out-parameter out (its local r, a temporary that only feeds
+# *out, passes it on), accumulate's on main's st (the local its pointer
 # s points to, a stack container); fill's on the heap block its pointer parameter points to
 expect_status 0 "$DT" blame r --point produce --point accumulate --point fill --format csv
 unquote "$T/out" >"$T/pts.csv"
 adds_up "$T/pts.csv"
-grep -q '^produce,r (produce),double,' "$T/pts.csv" || fail "produce's table: $(cat "$T/pts.csv")"
+grep -q '^produce,out (produce),double \*,' "$T/pts.csv" || fail "produce's table: $(cat "$T/pts.csv")"
+grep -q '^produce,r (produce),' "$T/pts.csv" && fail "produce's temporary r kept its blame: $(cat "$T/pts.csv")"
 grep -q '^accumulate,main::st,struct stats,' "$T/pts.csv" || fail "accumulate's table: $(cat "$T/pts.csv")"
 grep -qF "fill,$heap,heap," "$T/pts.csv" || fail "fill's table: $(cat "$T/pts.csv")"
 grep -q '^produce,k (produce)' "$T/pts.csv" && fail "the index of produce's loop: $(cat "$T/pts.csv")"

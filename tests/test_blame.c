@@ -3,7 +3,7 @@
  * the scan's levels, MPI transfer, Output, Other, library-only blocks, another thread's
  * samples at main, points, metrics, the comparison of two runs, damaged data refused, local
  * variables (stack containers): visibility and names, and why (the paths of one variable)
- * without an index. */
+ * without an index, and the alignment of a sample's stack with an allocation path. */
 #include <math.h>
 
 #include "blame/blame.h"
@@ -354,6 +354,7 @@ static void test_stack(void)
 	add_samp(&d, 0, 4, 1, 0, -1, 3);
 	add_samp(&d, 0, 4, 2, 0, -1, 4);
 	add_samp(&d, 0, 5, 0, 0, -1, 6); /* another thread: main is not on its stack */
+	d.samp[3].tid = 101;
 	blame_result r;
 	dt_err e;
 	dt_err_clear(&e);
@@ -449,8 +450,81 @@ static void test_runtime(void)
 	dt_blame_data_free(&d);
 }
 
+/* A heap block allocated by a call still running below the point is not the point's, whatever
+ * frames the two paths have beyond it: the sample's stack and the allocation's are aligned on
+ * the point's function (its outermost occurrence), not counted from their outer ends; a
+ * sample of the main thread whose stack stops before main (deeper than the frames kept) does
+ * not say which calls of main run, and takes none of the blocks main's callees made. */
+static void test_alignment(void)
+{
+	dt_blame_data d;
+	memset(&d, 0, sizeof d);
+	add_loc(&d, "main", "app", 1);                          /* 0 */
+	add_loc(&d, "solve", "app", 1);                         /* 1 */
+	add_loc(&d, "cg", "app", 1);                            /* 2 */
+	add_loc(&d, "MPI_Allgather", "libmpi.so.40", 0);        /* 3 */
+	add_loc(&d, "opal_progress", "libopen-pal.so.40", 0);   /* 4 */
+	add_loc(&d, "__libc_start_main", "libc.so.6", 0);       /* 5 */
+	add_loc(&d, "_start", "app", 1);                        /* 6 */
+	add_loc(&d, "setup", "app", 1);                         /* 7 */
+	add_loc(&d, "problem_new", "app", 1);                   /* 8 */
+	add_loc(&d, "0x7f00", "libopen-pal.so.40", 0);          /* 9: a frame past main */
+	for (size_t i = 0; i < d.nlocs; i++)
+		d.locs[i].line = 100 + (int32_t)i;
+	add_path(&d, (int32_t[]){ 4, 3, 2, 1, 0, 5, 6 }, 7);    /* 0: in the gather, to _start */
+	add_path(&d, (int32_t[]){ 2, 1, 0 }, 3);                /* 1: pall, allocated by cg */
+	add_path(&d, (int32_t[]){ 8, 7, 0, 5, 6 }, 5);          /* 2: x, by problem_new */
+	add_path(&d, (int32_t[]){ 4, 4, 3 }, 3);                /* 3: cut short in the gather */
+	add_path(&d, (int32_t[]){ 4, 3, 2, 1, 0, 9 }, 6);       /* 4: a junk frame past main */
+	add_path(&d, (int32_t[]){ 2, 1, 0, 5, 6 }, 5);          /* 5: p, allocated by cg */
+	add_path(&d, (int32_t[]){ 0, 5, 6 }, 3);                /* 6: w, allocated by main */
+	add_cont(&d, DT_BC_HEAP, NULL, NULL, 1);                /* 0: pall */
+	add_cont(&d, DT_BC_HEAP, NULL, NULL, 2);                /* 1: x */
+	add_cont(&d, DT_BC_HEAP, NULL, NULL, 5);                /* 2: p */
+	add_cont(&d, DT_BC_GLOBAL, "g", "int", -1);             /* 3: g */
+	add_cont(&d, DT_BC_HEAP, NULL, NULL, 6);                /* 4: w */
+	/* the gather's frames point into pall (and p), cg's into them too, main's into x */
+	add_scan(&d, (int32_t[]){ 0, 0, 4, 0, 8, 1 }, 6);       /* 0 */
+	add_scan(&d, (int32_t[]){ 0, 2, 4, 2, 8, 1 }, 6);       /* 1: p for pall */
+	add_scan(&d, (int32_t[]){ 0, 0, 0, 1, 2, 3, 2, 4 }, 8); /* 2: cut: pall, x; then g, w */
+	d.proc = xcalloc(1, sizeof *d.proc);
+	d.capproc = d.nproc = 1;
+	d.proc[0] = (dt_bproc){ 0, 100, 0, 1, 1000000, xstrdup("cpu-time"), xstrdup("app") };
+	add_samp(&d, 0, 0, 0, 0, -1, 8);  /* outer frames only on the sample's stack */
+	add_samp(&d, 0, 4, 1, 0, -1, 4);  /* outer frames only on the allocation's, a junk one on
+					   * the sample's */
+	add_samp(&d, 0, 3, 2, 0, -1, 6);  /* the main thread's stack cut short */
+	add_samp(&d, 0, 3, 2, 0, -1, 5);  /* the same stack in another thread */
+	d.samp[3].tid = 101;
+	blame_result r;
+	dt_err e;
+	dt_err_clear(&e);
+	const char *pts[] = { "main", "cg" };
+	CHECK(blame_compute(&d, NULL, pts, 2, BLAME_SAMPLES, &r, &e) == 0);
+	adds_up(&r);
+	const blame_table *t = &r.tables[0];
+	const char *pall = "app.c:102 (cg)", *x = "app.c:108 (problem_new)", *w = "app.c:100 (main)";
+	CHECK(near(t->total, 23));
+	/* at main: cg's temporaries (pall, p) pass their blame on to x, which main's frame
+	 * points into; the other thread's sample runs no call of main: its frames' first
+	 * containers (pall and x) share it */
+	CHECK(var(t, x) && near(var(t, x)->total, 8 + 4 + 2.5));
+	CHECK(var(t, pall) && near(var(t, pall)->total, 2.5));
+	/* the cut stack: neither cg's pall nor problem_new's x (made by calls of main that may
+	 * or may not run), but what the frames further out point to: g and main's own w */
+	CHECK(var(t, "g") && near(var(t, "g")->total, 3));
+	CHECK(var(t, w) && near(var(t, w)->total, 3));
+	/* at cg, its temporaries are its variables */
+	t = &r.tables[1];
+	CHECK(var(t, pall) && near(var(t, pall)->total, 8 + 4));
+	CHECK(near(t->total, 12));
+	blame_result_free(&r);
+	dt_blame_data_free(&d);
+}
+
 int main(void)
 {
+	test_alignment();
 	test_runtime();
 	test_tables();
 	test_output();

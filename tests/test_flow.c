@@ -6,7 +6,9 @@
  * criterion; every sample counted once; why, the paths recorded for one variable; part 1's
  * heuristic from a caller the data flow cannot follow; inlined levels walked as calls, the scan's
  * levels still matched to the real frames; library calls placed by prototype (memcpy run under
- * an internal name, a value returned by BLAS, the copy's destination and not its source). */
+ * an internal name, a value returned by BLAS, the copy's destination and not its source); the
+ * temporaries of a point passing their blame on (the paper's small cases); a pointer's field as
+ * a path of its own. */
 #include <math.h>
 
 #include "blame/blame.h"
@@ -286,12 +288,14 @@ static void test_join(void)
 	sums(&r.tables[0]);
 	blame_result_free(&r);
 
-	/* at f: its own variables keep the blame */
+	/* at f: its own variables keep the blame, but r, a temporary that only feeds *out (line
+	 * 6), passes it on to out */
 	const char *pf[] = { "f" };
 	CHECK(blame_compute_src(&d, NULL, &src, pf, 1, BLAME_SAMPLES, &r, &e) == 0);
 	t = &r.tables[0];
 	CHECK(fabs(t->total - 6) < 1e-9);
-	CHECK(fabs(row(t, "r (f)") - 4) < 1e-9);
+	CHECK(fabs(row(t, "out (f)") - 4) < 1e-9);
+	CHECK(row(t, "r (f)") < 0);
 	CHECK(fabs(row(t, "t (f)") - 2) < 1e-9);
 	sums(t);
 	CHECK(r.nends == 0);
@@ -657,8 +661,215 @@ static void test_pointer_value(void)
 	dt_blame_data_free(&d);
 }
 
+/* The paper's small cases at a blame point (main), shares by hand: a temporary of the point
+ * that only feeds other variables of the point passes its blame on to them, in equal parts,
+ * and so on: c = a + b and d = c * 2 (printed) give all of a's, b's, c's and d's samples to d;
+ * a temporary array filled in a loop and summed into a result gives the result the loop's
+ * (its index too); a local sum reduced by MPI_Reduce goes to the reduced result; a temporary
+ * feeding two variables splits; a pointer keeps what is written through it (the memory it
+ * points to is a variable of its own), though a sum reads it; a loop's line goes to what it
+ * computes, not to an inner loop's index. */
+static void test_point_temporaries(void)
+{
+	enum { A, B, C, D, I, TMP, RES, X, S, ALL, E, F1, G1, C2, K, T0, NV };
+	bx_var v[NV] = { V("a", "double[100]", BX_LOCAL), V("b", "double[100]", BX_LOCAL),
+			 V("c", "double", BX_LOCAL),      V("d", "double", BX_LOCAL),
+			 V("i", "int", BX_LOCAL),	  V("tmp", "double[8]", BX_LOCAL),
+			 V("res", "double", BX_LOCAL),    V("x", "double *", BX_LOCAL),
+			 V("s", "double", BX_LOCAL),      V("all", "double", BX_LOCAL),
+			 V("e", "double", BX_LOCAL),      V("f1", "double", BX_LOCAL),
+			 V("g1", "double", BX_LOCAL),     V("c2", "double", BX_LOCAL),
+			 V("k", "long", BX_LOCAL),	  V("t0", "double", BX_LOCAL) };
+	bx_rel rel[] = { { 0, C, A, 12, 0, BX_VALUE, NULL },	 { 0, C, B, 12, 0, BX_VALUE, NULL },
+			 { 0, D, C, 13, 0, BX_VALUE, NULL },	 { 1, TMP, I, 20, 1, BX_CONTROL, NULL },
+			 { 1, I, I, 20, 0, BX_CONTROL, NULL },	 { 0, TMP, I, 21, 1, BX_INDEX, NULL },
+			 { 0, RES, TMP, 22, 0, BX_VALUE, NULL }, { 0, S, X, 23, 0, BX_VALUE, NULL },
+			 { 0, ALL, S, 24, 0, BX_ARG, NULL },	 { 0, F1, E, 31, 0, BX_VALUE, NULL },
+			 { 0, G1, E, 32, 0, BX_VALUE, NULL },	 { 1, C2, T0, 40, 0, BX_CONTROL, NULL },
+			 { 1, K, T0, 40, 0, BX_CONTROL, NULL },	 { 1, C2, K, 41, 0, BX_CONTROL, NULL } };
+	bx_line line[] = { { 10, A, BX_THROUGH }, { 11, B, BX_THROUGH },  { 12, C, BX_WRITE },
+			   { 13, D, BX_WRITE },	  { 20, I, BX_CONDITION }, { 21, TMP, BX_THROUGH },
+			   { 22, RES, BX_WRITE }, { 23, S, BX_WRITE },	   { 24, ALL, BX_OUT },
+			   { 26, X, BX_THROUGH }, { 30, E, BX_WRITE },	   { 31, F1, BX_WRITE },
+			   { 32, G1, BX_WRITE },  { 40, T0, BX_CONDITION }, { 41, K, BX_CONDITION },
+			   { 41, K, BX_WRITE },	  { 42, C2, BX_WRITE },	   { 45, C2, BX_CONDITION } };
+	int dv[] = { D }, sv[] = { S }, allv[] = { ALL }, resv[] = { RES }, f1v[] = { F1 },
+	    g1v[] = { G1 };
+	bx_arg p14[] = { { (char *)"d", dv, 1, 0, -1, 0 } };
+	bx_arg red[] = { { (char *)"&s", sv, 1, 0, -1, 0 }, { (char *)"&all", allv, 1, 1, ALL, 0 } };
+	bx_arg p25[] = { { (char *)"all", allv, 1, 0, -1, 0 }, { (char *)"res", resv, 1, 0, -1, 0 } };
+	bx_arg p33[] = { { (char *)"f1", f1v, 1, 0, -1, 0 }, { (char *)"g1", g1v, 1, 0, -1, 0 } };
+	bx_call call[] = { { (char *)"printf", NULL, 14, 2, -1, p14, 1 },
+			   { (char *)"MPI_Reduce", NULL, 24, 2, -1, red, 2 },
+			   { (char *)"printf", NULL, 25, 2, -1, p25, 2 },
+			   { (char *)"printf", NULL, 33, 2, -1, p33, 2 } };
+	bx_func fn[] = { { (char *)"main", (char *)"/src/app.c", 9, 40, 0, v, NV, rel,
+			   sizeof rel / sizeof *rel, call, 4, line, sizeof line / sizeof *line } };
+	blame_src src = { fn, 1, 0 };
+	static const int at[] = { 10, 11, 12, 13, 20, 21, 23, 26, 30, 40 };
+	static const uint64_t wt[] = { 10, 6, 4, 2, 3, 5, 7, 9, 4, 3 };
+	dt_blame_data d;
+	memset(&d, 0, sizeof d);
+	grow((void **)&d.proc, &d.capproc, 1, sizeof *d.proc);
+	d.proc[d.nproc++] = (dt_bproc){ .rank = 0, .pid = 100 };
+	for (int k = 0; k < 10; k++) {
+		grow((void **)&d.locs, &d.caplocs, d.nlocs + 1, sizeof *d.locs);
+		d.locs[d.nlocs++] = (dt_bloc){ xstrdup("main"), xstrdup("/src/app.c"), at[k],
+					       xstrdup("app"), 1, 0 };
+		add_path(&d, (int32_t[]){ k }, 1);
+		add_samp(&d, k, wt[k]);
+	}
+	blame_result r;
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK(blame_compute_src(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
+	const blame_table *t = &r.tables[0];
+	CHECK(fabs(t->total - 53) < 1e-9);
+	/* while (clock() < t0) for (k = 0; ...) c2 = ...; if (c2 > 0) ...: the outer loop's
+	 * line goes to c2, though another condition reads it, not to the inner loop's index */
+	CHECK(fabs(row(t, "c2 (main)") - 3) < 1e-9);
+	CHECK(fabs(row(t, "d (main)") - (10 + 6 + 4 + 2)) < 1e-9);
+	/* the Base Data Centric part: the samples whose own line wrote d (line 13), and x's */
+	for (size_t k = 0; k < t->nvars; k++)
+		if (!strcmp(t->vars[k].name, "d (main)") || !strcmp(t->vars[k].name, "x (main)"))
+			CHECK(fabs(t->vars[k].direct - (t->vars[k].name[0] == 'd' ? 2 : 9)) < 1e-9);
+		else
+			CHECK(t->vars[k].direct == 0); /* passed on, or a loop's line */
+	CHECK(fabs(row(t, "res (main)") - (3 + 5)) < 1e-9);
+	CHECK(fabs(row(t, "all (main)") - 7) < 1e-9);
+	CHECK(fabs(row(t, "x (main)") - 9) < 1e-9);
+	CHECK(fabs(row(t, "f1 (main)") - 2) < 1e-9 && fabs(row(t, "g1 (main)") - 2) < 1e-9);
+	const char *none[] = { "a (main)", "b (main)", "c (main)", "tmp (main)", "s (main)",
+			       "e (main)", "i (main)", "k (main)", "t0 (main)" };
+	for (size_t k = 0; k < sizeof none / sizeof *none; k++)
+		CHECK(row(t, none[k]) < 0);
+	sums(t);
+	blame_result_free(&r);
+	/* why keeps the chain of temporaries, from the variable back to the sample */
+	CHECK(blame_compute_why(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, "d (main)", 1, &r, &e) == 0);
+	CHECK(r.tables[0].nwhy == 1 && r.tables[0].why_all == 4);
+	if (r.tables[0].nwhy == 1) {
+		const blame_path *p = &r.tables[0].why[0];
+		const char *want[] = { "d (main)", "c, line 13", "a, line 12",
+				       "sample at app.c:10 in main" };
+		CHECK(p->nsteps == 4 && fabs(p->blame - 10) < 1e-9);
+		for (size_t k = 0; k < 4 && k < p->nsteps; k++)
+			CHECK_EQ_STR(p->steps[k], want[k]);
+	}
+	blame_result_free(&r);
+	CHECK(blame_compute_why(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, "all (main)", 0, &r, &e) == 0);
+	CHECK(r.tables[0].nwhy == 1);
+	if (r.tables[0].nwhy == 1 && r.tables[0].why[0].nsteps == 3)
+		CHECK_EQ_STR(r.tables[0].why[0].steps[1], "s, line 24");
+	blame_result_free(&r);
+	dt_blame_data_free(&d);
+}
+
+/* A structure's pointer fields are paths of their own: work(pb->x) writing through its
+ * parameter blames the block pb->x points to (allocated by pb->x = calloc(...)), not the
+ * structure's block or a sibling field's that work's frame happens to point into; a block
+ * filled through p->z in mk() and returned (q = mk(n)) is q->z's at main, though mk made it. */
+static void test_pointer_field(void)
+{
+	dt_blame_data d;
+	memset(&d, 0, sizeof d);
+	static const struct {
+		const char *f;
+		int line;
+	} l[] = { { "main", 50 }, { "main", 51 }, { "main", 52 }, { "main", 53 }, { "work", 60 },
+		  { "main", 54 }, { "mk", 80 },	  { "mk", 81 },	  { "mk", 82 },	  { "fill", 90 } };
+	for (int i = 0; i < 10; i++) {
+		grow((void **)&d.locs, &d.caplocs, d.nlocs + 1, sizeof *d.locs);
+		d.locs[d.nlocs++] = (dt_bloc){ xstrdup(l[i].f), xstrdup("/src/app.c"), l[i].line,
+					       xstrdup("app"), 1, 0 };
+	}
+	grow((void **)&d.proc, &d.capproc, 1, sizeof *d.proc);
+	d.proc[d.nproc++] = (dt_bproc){ .rank = 0, .pid = 100 };
+	add_path(&d, (int32_t[]){ 4, 3 }, 2);    /* 0: work(pb->x) */
+	add_path(&d, (int32_t[]){ 9, 8, 5 }, 3); /* 1: fill(p->z) in mk, from q = mk(n) */
+	add_path(&d, (int32_t[]){ 0 }, 1);       /* 2: pb = malloc */
+	add_path(&d, (int32_t[]){ 1 }, 1);       /* 3: pb->x = calloc */
+	add_path(&d, (int32_t[]){ 2 }, 1);       /* 4: pb->y = calloc */
+	add_path(&d, (int32_t[]){ 6, 5 }, 2);    /* 5: p = malloc in mk */
+	add_path(&d, (int32_t[]){ 7, 5 }, 2);    /* 6: p->z = calloc in mk */
+	for (int32_t site = 2; site <= 6; site++) {
+		grow((void **)&d.cont, &d.capcont, d.ncont + 1, sizeof *d.cont);
+		d.cont[d.ncont++] = (dt_bcontainer){ .pid = 100, .kind = DT_BC_HEAP,
+						     .addr = 0x1000 * (uint64_t)site, .size = 64,
+						     .t_free = INT64_MAX, .site = site, .prev = -1 };
+	}
+	/* work's frame points into pb's block and pb->y's (registers left over), not pb->x's */
+	int32_t scan[] = { 0, 0, 0, 2 };
+	grow((void **)&d.scan_off, &d.capscans, 2, sizeof *d.scan_off);
+	d.scan_off[0] = 0;
+	d.scan_off[1] = 4;
+	d.nscans = 1;
+	grow((void **)&d.scanv, &d.capscanv, 4, sizeof *d.scanv);
+	memcpy(d.scanv, scan, sizeof scan);
+	d.nscanv = 4;
+	add_samp(&d, 0, 10);
+	d.samp[0].scan = 0;
+	add_samp(&d, 1, 6);
+	bx_var mv[] = { V("pb", "struct s *", BX_LOCAL), V("n", "int", BX_LOCAL),
+			V("q", "struct s *", BX_LOCAL), V("<return>", "int", BX_RETURN) };
+	bx_rel mrel[] = { { 0, 0, 1, 51, 1, BX_VALUE, (char *)"x" },
+			  { 0, 0, 1, 52, 1, BX_VALUE, (char *)"y" },
+			  { 0, 2, 1, 54, 0, BX_VALUE, NULL } };
+	int pbv[] = { 0 }, nv[] = { 1 }, pv[] = { 1 }, kn[] = { 0 };
+	bx_arg warg[] = { { (char *)"pb->x", pbv, 1, 1, 0, 1 } };
+	bx_arg karg[] = { { (char *)"n", nv, 1, 0, -1, 0 } };
+	bx_call mcall[] = { { (char *)"malloc", NULL, 50, 7, 0, NULL, 0 },
+			    { (char *)"calloc", NULL, 51, 9, 0, NULL, 0 },
+			    { (char *)"calloc", NULL, 52, 9, 0, NULL, 0 },
+			    { (char *)"work", NULL, 53, 2, -1, warg, 1 },
+			    { (char *)"mk", NULL, 54, 6, 2, karg, 1 } };
+	bx_line mline[] = { { 50, 0, BX_WRITE }, { 51, 0, BX_THROUGH }, { 52, 0, BX_THROUGH },
+			    { 53, 0, BX_OUT },	 { 54, 2, BX_WRITE } };
+	bx_var wv[] = { V("v", "double *", BX_PARAM), V("i", "int", BX_LOCAL) };
+	bx_line wline[] = { { 60, 0, BX_THROUGH } };
+	bx_var kv[] = { V("n", "int", BX_PARAM), V("p", "struct s *", BX_LOCAL),
+			V("<return>", "struct s *", BX_RETURN) };
+	bx_rel krel[] = { { 0, 1, 0, 81, 1, BX_VALUE, (char *)"z" }, { 0, 2, 1, 83, 0, BX_VALUE, NULL } };
+	bx_arg farg[] = { { (char *)"p->z", pv, 1, 1, 1, 1 }, { (char *)"n", kn, 1, 0, -1, 0 } };
+	bx_call kcall[] = { { (char *)"malloc", NULL, 80, 7, 1, NULL, 0 },
+			    { (char *)"calloc", NULL, 81, 9, 1, NULL, 0 },
+			    { (char *)"fill", NULL, 82, 2, -1, farg, 2 } };
+	bx_line kline[] = { { 80, 1, BX_WRITE }, { 81, 1, BX_THROUGH }, { 82, 1, BX_OUT },
+			    { 83, 2, BX_WRITE } };
+	bx_var fv[] = { V("v", "double *", BX_PARAM), V("n", "int", BX_PARAM) };
+	bx_line fline[] = { { 90, 0, BX_THROUGH } };
+	bx_func fn[] = {
+		{ (char *)"main", (char *)"/src/app.c", 49, 56, 0, mv, 4, mrel, 3, mcall, 5, mline, 5 },
+		{ (char *)"work", (char *)"/src/app.c", 59, 61, 0, wv, 2, NULL, 0, NULL, 0, wline, 1 },
+		{ (char *)"mk", (char *)"/src/app.c", 79, 84, 0, kv, 3, krel, 2, kcall, 3, kline, 4 },
+		{ (char *)"fill", (char *)"/src/app.c", 89, 91, 0, fv, 2, NULL, 0, NULL, 0, fline, 1 },
+	};
+	blame_src src = { fn, 4, 0 };
+	blame_result r;
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK(blame_compute_src(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
+	const blame_table *t = &r.tables[0];
+	CHECK(fabs(row(t, "app.c:51 (main)") - 10) < 1e-9); /* pb->x's block */
+	/* written by work's own line through the pointer passed unchanged: directly (the
+	 * paper's Base Data Centric counts writes under all aliases) */
+	for (size_t k = 0; k < t->nvars; k++)
+		if (!strcmp(t->vars[k].name, "app.c:51 (main)"))
+			CHECK(fabs(t->vars[k].direct - 10) < 1e-9);
+		else if (!strcmp(t->vars[k].name, "app.c:81 (mk)")) /* returned: still an alias */
+			CHECK(fabs(t->vars[k].direct - 6) < 1e-9);
+	CHECK(row(t, "app.c:50 (main)") < 0 && row(t, "app.c:52 (main)") < 0);
+	CHECK(fabs(row(t, "app.c:81 (mk)") - 6) < 1e-9);    /* q->z's block */
+	CHECK(row(t, "q (main)") < 0 && row(t, "app.c:80 (mk)") < 0);
+	sums(t);
+	blame_result_free(&r);
+	dt_blame_data_free(&d);
+}
+
 int main(void)
 {
+	test_pointer_field();
+	test_point_temporaries();
 	test_pointer_value();
 	test_join();
 	test_heuristic_above("h");

@@ -295,6 +295,9 @@ static void blame_enter(tui *t, view *v, size_t i)
 					  : "heap blocks");
 	dline(d, "  blame at %s: %.1f %s of %.1f (%.1f%%)", bt->point, x->total, b->r.unit, bt->total,
 	      bt->total > 0 ? 100.0 * x->total / bt->total : 0.0);
+	if (x->vkind == BV_VAR)
+		dline(d, "  written directly by the samples' own lines: %.1f %s (%.1f%% of its blame)",
+		      x->direct, b->r.unit, x->total > 0 ? 100.0 * x->direct / x->total : 0.0);
 	dt_buf cb = { 0 };
 	for (unsigned c = 1; c <= 64; c++)
 		if ((x->calls & (1ull << (c - 1))) && sync_call_name(c)) {

@@ -10,7 +10,9 @@
  * (or with --sync-only, without uftrace: then the run's time is the program's alone).
  *
  * The blame should go to `x` (the points: read on rank 0, broadcast, then read by the sum on
- * every rank) and to `quad` (the reduced result, where the lower ranks wait). */
+ * every rank) and to `quad` (the reduced result, where the lower ranks wait); with the blame
+ * index, the sums too go to `quad`: the local sum `quad_local` is a temporary that only feeds
+ * it, through MPI_Reduce. */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -19,7 +21,6 @@
 
 int dim_num = 1; /* a global: the dimension, broadcast with the input */
 static double quad;      /* the reduced result (rank 0) */
-static double quad_local;
 
 __attribute__((noinline)) static double f(double v)
 {
@@ -68,7 +69,7 @@ int main(int argc, char **argv)
 	     t1 = (long)(rank + 1) * (rank + 2) / 2;
 	long lo = (long)((double)n * (double)(t0 * t0) / (double)(tr * tr)),
 	     hi = (long)((double)n * (double)(t1 * t1) / (double)(tr * tr));
-	quad_local = sum_points(x, lo, hi, repeat * dim_num) * (1.0 / (double)n);
+	double quad_local = sum_points(x, lo, hi, repeat * dim_num) * (1.0 / (double)n);
 	MPI_Reduce(&quad_local, &quad, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
 	if (rank == 0) {
 		struct timespec ts; /* the process's CPU time, for bench/bench_sample.sh */

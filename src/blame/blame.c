@@ -231,10 +231,14 @@ struct bctx {
 	int16_t *code;       /* per location: the MPI call it is (syncfmt.h code), 0 none */
 	uint8_t *ispoint;    /* per location: the current point's function */
 	uint8_t *tracer;     /* per sample group: in the tracer's own code (blame_is_tracer) */
+	int cut;             /* the current sample's stack is cut short before the point
+			      * (cut_short) */
 	flow_ctx *flow;      /* the static data flow, NULL none */
 	double *held;        /* per indexed function: the blame that passed through its
 			      * variables (collected when not NULL) */
 	uint8_t *fnv;        /* per indexed function: scratch of one sample */
+	const char **cfield; /* per container: the pointer field its allocation's value is
+			      * assigned to (pb->x = calloc(...): "x"), NULL none (alloc_field) */
 	uint8_t *ended;      /* per indexed function: blame stopped at one of its variables
 			      * without it being the point */
 	const char *why;     /* the variable whose paths are collected, NULL none */
@@ -419,8 +423,40 @@ static void var_name(const struct bctx *x, const dt_bcontainer *c, dt_buf *out)
 	buf_put(out, ")", 1);
 }
 
+/* Whether function name f is where a thread's stack starts (the unwind reached its end). */
+static int stack_start(const char *f)
+{
+	static const char *const names[] = { "_start", "__libc_start_main", "__libc_start_call_main",
+					     "__libc_start_main_impl", "libc_start_main_stage2",
+					     "start_thread", "clone", "clone3", "__clone",
+					     "__clone3", "thread_start" };
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (!strcmp(f, names[i]))
+			return 1;
+	return 0;
+}
+
+/* Whether sample s, whose stack S[0..m1) does not have the point main, was cut short: a
+ * sample of the process's main thread whose unwind stopped before main (a stack deeper than
+ * the frames kept, a frame without unwind information) and before the start of the thread.
+ * Its frames all run below main, but which calls of main are still running is not known. */
+static int cut_short(const dt_blame_data *d, const dt_bsample *s, const int32_t *S, size_t m1)
+{
+	return s->tid == s->pid && s->pid && (!m1 || !stack_start(d->locs[S[m1 - 1]].func));
+}
+
+/* The outermost position of the point's function on path P[0..n), n none. */
+static size_t point_at(const struct bctx *x, const int32_t *P, size_t n)
+{
+	for (size_t j = n; j-- > 0;)
+		if (x->ispoint[P[j]])
+			return j;
+	return n;
+}
+
 /* Whether container c may take blame at the point whose frame is S[k] of the sample's stack
- * S[0..m] (k > m: the point is not on the stack, as main for another thread's sample). */
+ * S[0..m1) (k >= m1: the point is not on the stack, as main for another thread's sample, or
+ * for a sample cut short, x->cut). */
 static int visible(const struct bctx *x, int32_t c, const int32_t *S, size_t m1, size_t k)
 {
 	const dt_blame_data *d = x->d;
@@ -436,8 +472,8 @@ static int visible(const struct bctx *x, int32_t c, const int32_t *S, size_t m1,
 		int32_t l = d->pathv[d->path_off[ct->site]];
 		if (!d->locs[l].in_main)
 			return 0;
-		if (k >= m1)
-			return 1;
+		if (k >= m1) /* cut short: the frames kept run below the point; its own locals */
+			return !x->cut || x->ispoint[l];
 		int32_t f = x->fid[l];
 		for (size_t j = k; j < m1; j++)
 			if (x->fid[S[j]] == f)
@@ -446,18 +482,20 @@ static int visible(const struct bctx *x, int32_t c, const int32_t *S, size_t m1,
 	}
 	if (x->libonly[c])
 		return 0;
-	if (ct->site < 0 || k >= m1 || k == 0)
+	if (ct->site < 0)
 		return 1;
 	/* allocated through the call that is still running below the point: the allocation's
-	 * path has the point's function, called from the same depth, calling the function the
-	 * sample's stack has below the point */
+	 * path has the point's function (its outermost occurrence, as on the sample's stack:
+	 * the two paths are aligned on it, whatever frames each has further out) calling the
+	 * function the sample's stack has below the point */
 	const int32_t *A = d->pathv + d->path_off[ct->site];
 	size_t n = d->path_off[ct->site + 1] - d->path_off[ct->site];
-	size_t above = m1 - 1 - k; /* frames above the point on the sample's stack */
-	if (n < above + 2)
+	size_t i = point_at(x, A, n);
+	if (i == n || i == 0) /* allocated outside the point's call, or by the point itself */
 		return 1;
-	size_t i = n - 1 - above;  /* the point's position in A at the same depth */
-	return !(x->fid[A[i]] == x->fid[S[k]] && x->fid[A[i - 1]] == x->fid[S[k - 1]]);
+	if (k >= m1) /* another thread's sample: none of its calls; cut short: any may run */
+		return !x->cut;
+	return !(k > 0 && x->fid[A[i - 1]] == x->fid[S[k - 1]]);
 }
 
 /* The real frames of path S[0..m1): rf[j] is position j's (an inlined level shares the real
@@ -524,6 +562,73 @@ static int alloc_into(const dt_blame_data *d, int32_t c, const bx_func *fn, int 
 		if (fn->calls[i].line == l->line && fn->calls[i].result == v)
 			return 1;
 	return 0;
+}
+
+/* The field of a structure that heap block c is assigned to where it is allocated: along its
+ * allocation path, innermost first, the first line of an indexed function of the program that
+ * assigns a call's value through a pointer's field (pb->x = calloc(n, 8): "x"; pb->A =
+ * csr_new(...), csr_new allocating: "A"). NULL none. */
+static const char *alloc_field(const struct bctx *x, int32_t c)
+{
+	const dt_blame_data *d = x->d;
+	const dt_bcontainer *ct = &d->cont[c];
+	if (ct->name || ct->site < 0 || (ct->kind != DT_BC_HEAP && ct->kind != DT_BC_MMAP))
+		return NULL;
+	for (uint32_t i = d->path_off[ct->site]; i < d->path_off[ct->site + 1]; i++) {
+		int32_t l = d->pathv[i];
+		int32_t fi = d->locs[l].in_main ? x->flow->fnix[l] : -1;
+		if (fi < 0)
+			continue;
+		const bx_func *fn = &x->flow->src->fn[fi];
+		int line = d->locs[l].line;
+		for (size_t r = 0; r < fn->nrels; r++) {
+			const bx_rel *rl = &fn->rels[r];
+			if (rl->line != line || rl->implicit || !rl->through || !rl->field)
+				continue;
+			for (size_t k = 0; k < fn->ncalls; k++)
+				if (fn->calls[k].line == line && fn->calls[k].result == rl->dst)
+					return rl->field;
+		}
+	}
+	return NULL;
+}
+
+/* The blocks that pointer target ft names when it came through a field (pb->x: the block that
+ * field points to): of the candidates cand[0..nc), those allocated into that field; when none
+ * is, the blocks of the sample's process allocated into it, visible at the point (any, when
+ * the target is the point's own variable). Returns
+ * their number in *cand, nc (the candidates as they were) when there are none. */
+static size_t field_cands(const struct bctx *x, const dt_bsample *s, const flow_target *ft,
+			  const int32_t *S, size_t m1, size_t k, int32_t **cand, size_t *capcand,
+			  size_t nc)
+{
+	const dt_blame_data *d = x->d;
+	size_t m = 0;
+	for (size_t q = 0; q < nc; q++)
+		if (x->cfield[(*cand)[q]] && !strcmp(x->cfield[(*cand)[q]], ft->field)) {
+			int32_t c = (*cand)[q];
+			(*cand)[q] = (*cand)[m];
+			(*cand)[m++] = c;
+		}
+	if (m)
+		return m;
+	/* the data flow reached the point's own pointer: the block its field points to is the
+	 * point's, though the call that made it still runs (setup() filling what it returns) */
+	int at_point = ft->frame >= k;
+	size_t n = 0;
+	for (size_t c = 0; c < d->ncont; c++)
+		if (x->cfield[c] && d->cont[c].pid == s->pid && !strcmp(x->cfield[c], ft->field) &&
+		    (at_point || visible(x, (int32_t)c, S, m1, k)))
+			n++;
+	if (!n)
+		return nc;
+	grow((void **)cand, capcand, n, sizeof **cand);
+	n = 0;
+	for (size_t c = 0; c < d->ncont; c++)
+		if (x->cfield[c] && d->cont[c].pid == s->pid && !strcmp(x->cfield[c], ft->field) &&
+		    (at_point || visible(x, (int32_t)c, S, m1, k)))
+			(*cand)[n++] = (int32_t)c;
+	return n;
 }
 
 /* Part 1's scan of sample s: the containers visible at the point that the first level (2 x
@@ -667,6 +772,217 @@ static int by_total(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* One sample group being blamed at a point, and the scratch kept from one to the next. */
+struct one {
+	const dt_bsample *s;
+	const int32_t *S;   /* its stack */
+	size_t m1, k;       /* its length; the point's position (m1: not on it) */
+	size_t top, rtop;   /* the frames up to the point; the point's real frame (or the
+			     * outermost) */
+	size_t *rf, *rp, caprf, caprp, nreal; /* real_frames() */
+	size_t col;         /* its rank column */
+	int call;           /* the MPI call it is in */
+	int32_t here;       /* the function to credit: the innermost of the program */
+	double amount;
+	int32_t *cand;
+	size_t capcand;
+	dt_buf wb;          /* why's steps */
+};
+
+/* In an output routine: Output. Returns 1 when it was. */
+static int place_output(struct bctx *x, struct tacc *t, struct one *o)
+{
+	const dt_blame_data *d = x->d;
+	int output = 0;
+	for (size_t j = 0; j <= o->top && o->m1; j++)
+		output |= x->output[o->S[j]];
+	if (!output)
+		return 0;
+	give(t, t->output, o->col, o->amount, o->call, o->here);
+	if (why_row(x, t, t->output, &o->wb)) {
+		const char *f = "?";
+		for (size_t j = 0; j <= o->top && o->m1; j++)
+			if (x->output[o->S[j]])
+				f = d->locs[o->S[j]].func;
+		step(&o->wb, "the output routine %s", f);
+		sample_step(&o->wb, prog_loc(d, o->S, o->m1), NULL);
+		why_put(x, &o->wb, o->amount);
+	}
+	return 1;
+}
+
+/* Inside an MPI call: its transfer function's container, when visible. Returns 1 when so. */
+static int place_transfer(struct bctx *x, struct tacc *t, struct one *o)
+{
+	const dt_bsample *s = o->s;
+	if (!s->call || !x->tf)
+		return 0;
+	const char *cn = sync_call_name((unsigned)s->call);
+	int32_t c = cn ? transfer_blame(x->tf, cn, s->c0, s->c1) : -1;
+	if (c < 0 || !visible(x, c, o->S, o->m1, o->k))
+		return 0;
+	int32_t vi = cont_var(t, x, c);
+	give(t, vi, o->col, o->amount, o->call, o->here);
+	if (why_row(x, t, vi, &o->wb)) {
+		step(&o->wb, "the buffer %s's transfer function blames", cn);
+		sample_step(&o->wb, prog_loc(x->d, o->S, o->m1), cn);
+		why_put(x, &o->wb, o->amount);
+	}
+	return 1;
+}
+
+/* Below a caller without source: part 1's scan from its frame up, the heuristic of a function
+ * without source. Returns 1 when the scan found containers. */
+static int place_heur(struct bctx *x, struct tacc *t, struct one *o, const flow_target *ft,
+		      double a, int32_t by)
+{
+	const bx_func *fn = &x->flow->src->fn[ft->fn];
+	int32_t lv;
+	size_t nc = scan_cands(x, o->s, o->S, o->m1, o->k, o->rtop, o->rf[ft->heur], &o->cand,
+			       &o->capcand, &lv);
+	for (size_t q = 0; q < nc; q++) {
+		int32_t vi = cont_var(t, x, o->cand[q]);
+		give(t, vi, o->col, a / (double)nc, o->call, by);
+		if (!x->flow->why || !why_row(x, t, vi, &o->wb))
+			continue;
+		step(&o->wb, "a pointer of %s's frame into it (no way up in the index: the "
+			     "heuristic, 1 of %zu)",
+		     x->d->locs[o->S[ft->heur]].func, nc);
+		step(&o->wb, "%s (%s)", fn->vars[ft->var].name, fn->name);
+		why_flow(x, ft, o->S, &o->wb);
+		why_put(x, &o->wb, a / (double)nc);
+	}
+	return nc > 0;
+}
+
+/* One target of the static data flow: its variable, or the memory a pointer names. */
+static void place_target(struct bctx *x, struct tacc *t, struct one *o, const flow_target *ft)
+{
+	const dt_blame_data *d = x->d;
+	const bx_func *fn = &x->flow->src->fn[ft->fn];
+	double a = o->amount * ft->share;
+	int32_t by = x->fid[o->S[ft->frame]];
+	if (ft->frame < o->k && ft->frame < o->m1 && x->ended &&
+	    fn->vars[ft->var].kind != BX_GLOBAL && fn->vars[ft->var].kind != BX_STATIC)
+		x->ended[ft->fn] = 1;
+	if (!ft->pointer && ft->heur != SIZE_MAX && place_heur(x, t, o, ft, a, by))
+		return;
+	size_t nc = 0;
+	/* a pointer exit variable: the memory its frame points into names it, the frame that
+	 * wrote through it first; through a field, the block that field points to */
+	if (ft->pointer)
+		nc = pointer_cands(x, o->s, ft, o->S, o->m1, o->k, o->rf, &o->cand, &o->capcand);
+	if (ft->pointer && ft->field)
+		nc = field_cands(x, o->s, ft, o->S, o->m1, o->k, &o->cand, &o->capcand, nc);
+	/* of those, the blocks allocated into the variable itself, when the frame holds some (a
+	 * frame pointing into a copy's source and its destination blames the destination only) */
+	if (nc > 1 && ft->pointer) {
+		size_t m = 0;
+		for (size_t q = 0; q < nc; q++)
+			if (alloc_into(d, o->cand[q], fn, ft->var)) {
+				int32_t c = o->cand[q];
+				o->cand[q] = o->cand[m];
+				o->cand[m++] = c;
+			}
+		if (m) /* else all of the frame's pointers, as they were */
+			nc = m;
+	}
+	for (size_t q = 0; q < (nc ? nc : 1); q++) {
+		int32_t vi = nc ? cont_var(t, x, o->cand[q]) : src_var(t, fn, ft->var);
+		give(t, vi, o->col, nc ? a / (double)nc : a, o->call, by);
+		if (ft->direct)
+			t->v[vi].direct += nc ? a / (double)nc : a;
+		if (!x->flow->why || !why_row(x, t, vi, &o->wb))
+			continue;
+		if (nc)
+			step(&o->wb, "%s (%s), a pointer into it", fn->vars[ft->var].name, fn->name);
+		why_flow(x, ft, o->S, &o->wb);
+		why_put(x, &o->wb, nc ? a / (double)nc : a);
+	}
+}
+
+/* Part 1's heuristic: the scan, innermost frame first, up to the point; Other when it finds
+ * no container. */
+static void place_scan(struct bctx *x, struct tacc *t, struct one *o)
+{
+	const dt_blame_data *d = x->d;
+	int32_t level = 0;
+	size_t nc = scan_cands(x, o->s, o->S, o->m1, o->k, o->rtop, 0, &o->cand, &o->capcand,
+			       &level);
+	if (!nc) {
+		give(t, t->other, o->col, o->amount, o->call, o->here);
+		if (why_row(x, t, t->other, &o->wb)) {
+			step(&o->wb, "no variable found");
+			sample_step(&o->wb, prog_loc(d, o->S, o->m1), NULL);
+			why_put(x, &o->wb, o->amount);
+		}
+		return;
+	}
+	/* the function of the frame the scan found them in */
+	size_t lp = (size_t)level / 2 < o->nreal ? o->rp[level / 2] : SIZE_MAX; /* its position */
+	int32_t by = lp != SIZE_MAX ? x->fid[o->S[lp]] : o->here;
+	for (size_t i = 0; i < nc; i++) {
+		int32_t vi = cont_var(t, x, o->cand[i]);
+		give(t, vi, o->col, o->amount / (double)nc, o->call, by);
+		if (why_row(x, t, vi, &o->wb)) {
+			step(&o->wb, "a pointer of %s's frame into it (the heuristic, 1 of %zu)",
+			     lp != SIZE_MAX ? d->locs[o->S[lp]].func : "?", nc);
+			sample_step(&o->wb, prog_loc(d, o->S, o->m1), NULL);
+			why_put(x, &o->wb, o->amount / (double)nc);
+		}
+	}
+}
+
+/* Blames sample group g at the point (its stack has it, or the point is main). */
+static void place(struct bctx *x, struct tacc *t, struct one *o, size_t g, blame_table *out,
+		  flow_target **ftg, size_t *capftg)
+{
+	const dt_blame_data *d = x->d;
+	const dt_bsample *s = o->s;
+	const int32_t *S = o->S;
+	size_t m1 = o->m1;
+	x->cut = o->k == m1 && cut_short(d, s, S, m1);
+	o->col = (size_t)x->pcol[g];
+	out->nsamples += s->nrec;
+	out->rank[o->col] += o->amount;
+	out->total += o->amount;
+	o->top = o->k < m1 ? o->k : m1 - 1;
+	grow((void **)&o->rf, &o->caprf, m1 + 1, sizeof *o->rf);
+	grow((void **)&o->rp, &o->caprp, m1 + 1, sizeof *o->rp);
+	o->nreal = real_frames(d, S, m1, o->rf, o->rp);
+	o->rtop = m1 ? o->rf[o->top] : 0;
+	o->call = s->call;
+	for (size_t j = 0; j <= o->top && m1; j++)
+		if (!s->call && x->code[S[j]])
+			o->call = x->code[S[j]]; /* the outermost MPI function wins */
+	o->here = m1 ? x->fid[S[0]] : -1;
+	for (size_t j = 0; j < m1; j++)
+		if (d->locs[S[j]].in_main) {
+			o->here = x->fid[S[j]];
+			break;
+		}
+	if (place_output(x, t, o) || place_transfer(x, t, o))
+		return;
+	/* the static data flow, where the index has the sample's function */
+	size_t nt = 0;
+	if (x->flow) {
+		if (x->fnv)
+			memset(x->fnv, 0, x->flow->src->n);
+		nt = flow_sample(x->flow, S, m1, o->k, ftg, capftg, x->fnv);
+	}
+	if (!nt) {
+		place_scan(x, t, o);
+		return;
+	}
+	out->joined += o->amount;
+	if (x->held)
+		for (size_t f = 0; f < x->flow->src->n; f++)
+			if (x->fnv[f])
+				x->held[f] += o->amount;
+	for (size_t i = 0; i < nt; i++)
+		place_target(x, t, o, &(*ftg)[i]);
+}
+
 /* One table: the blame of every sample whose stack has the point (main: every sample). */
 static void table(struct bctx *x, const char *point, int metric, size_t nranks, blame_table *out)
 {
@@ -687,12 +1003,10 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 	memset(out, 0, sizeof *out);
 	out->point = xstrdup(point);
 	out->rank = xcalloc(nranks ? nranks : 1, sizeof *out->rank);
-	int32_t *cand = NULL;
-	size_t capcand = 0;
+	struct one o;
+	memset(&o, 0, sizeof o);
 	flow_target *ftg = NULL;
 	size_t capftg = 0;
-	size_t *rf = NULL, *rp = NULL, caprf = 0, caprp = 0;
-	dt_buf wb = { 0 };
 	if (x->why) {
 		strmap_init(&x->wmap);
 		x->wp = NULL;
@@ -700,185 +1014,30 @@ static void table(struct bctx *x, const char *point, int metric, size_t nranks, 
 	}
 	for (size_t g = 0; g < d->nsamp; g++) {
 		const dt_bsample *s = &d->samp[g];
-		const int32_t *S = d->pathv + d->path_off[s->path];
-		size_t m1 = d->path_off[s->path + 1] - d->path_off[s->path];
+		o.s = s;
+		o.S = d->pathv + d->path_off[s->path];
+		o.m1 = d->path_off[s->path + 1] - d->path_off[s->path];
 		/* the point's frame: its outermost occurrence */
-		size_t k = m1;
-		for (size_t j = m1; j-- > 0;)
-			if (x->ispoint[S[j]]) {
-				k = j;
-				break;
-			}
-		double amount = metric == BLAME_TIME    ? (double)s->cost
-				: metric == BLAME_BYTES ? (s->call ? (double)s->bytes * (double)s->nrec
-								   : 0.0)
-							: (double)s->weight;
+		o.k = point_at(x, o.S, o.m1);
+		o.amount = metric == BLAME_TIME	   ? (double)s->cost
+			   : metric == BLAME_BYTES ? (s->call ? (double)s->bytes * (double)s->nrec : 0.0)
+						   : (double)s->weight;
 		if (x->tracer[g]) {
 			/* the recording's cost, not the program's: said beside main's table (the
 			 * frames stop at libmcount, so no other point is known to hold it) */
 			if (is_main)
-				out->tracer += amount;
+				out->tracer += o.amount;
 			continue;
 		}
-		if (k == m1 && !is_main)
+		if (o.k == o.m1 && !is_main)
 			continue;
-		size_t col = (size_t)x->pcol[g];
-		out->nsamples += s->nrec;
-		out->rank[col] += amount;
-		out->total += amount;
-		size_t top = k < m1 ? k : m1 - 1; /* the frames up to the point */
-		grow((void **)&rf, &caprf, m1 + 1, sizeof *rf);
-		grow((void **)&rp, &caprp, m1 + 1, sizeof *rp);
-		size_t nreal = real_frames(d, S, m1, rf, rp);
-		size_t rtop = m1 ? rf[top] : 0; /* the real frame of the point, or the outermost */
-		int output = 0, call = s->call;
-		for (size_t j = 0; j <= top && m1; j++) {
-			output |= x->output[S[j]];
-			if (!s->call && x->code[S[j]])
-				call = x->code[S[j]]; /* the outermost MPI function wins */
-		}
-		/* the function to credit: the innermost of the program on the stack */
-		int32_t here = m1 ? x->fid[S[0]] : -1;
-		for (size_t j = 0; j < m1; j++)
-			if (d->locs[S[j]].in_main) {
-				here = x->fid[S[j]];
-				break;
-			}
-		if (output) {
-			give(&t, t.output, col, amount, call, here);
-			if (why_row(x, &t, t.output, &wb)) {
-				const char *o = "?";
-				for (size_t j = 0; j <= top && m1; j++)
-					if (x->output[S[j]])
-						o = d->locs[S[j]].func;
-				step(&wb, "the output routine %s", o);
-				sample_step(&wb, prog_loc(d, S, m1), NULL);
-				why_put(x, &wb, amount);
-			}
-			continue;
-		}
-		/* inside an MPI call: its transfer function's container */
-		if (s->call && x->tf) {
-			const char *cn = sync_call_name((unsigned)s->call);
-			int32_t c = cn ? transfer_blame(x->tf, cn, s->c0, s->c1) : -1;
-			if (c >= 0 && visible(x, c, S, m1, k)) {
-				int32_t vi = cont_var(&t, x, c);
-				give(&t, vi, col, amount, call, here);
-				if (why_row(x, &t, vi, &wb)) {
-					step(&wb, "the buffer %s's transfer function blames", cn);
-					sample_step(&wb, prog_loc(d, S, m1), cn);
-					why_put(x, &wb, amount);
-				}
-				continue;
-			}
-		}
-		/* the static data flow, where the index has the sample's function */
-		size_t nt = 0;
-		if (x->flow) {
-			if (x->fnv)
-				memset(x->fnv, 0, x->flow->src->n);
-			nt = flow_sample(x->flow, S, m1, k, &ftg, &capftg, x->fnv);
-		}
-		if (nt) {
-			out->joined += amount;
-			if (x->held)
-				for (size_t f = 0; f < x->flow->src->n; f++)
-					if (x->fnv[f])
-						x->held[f] += amount;
-			for (size_t i = 0; i < nt; i++) {
-				const flow_target *ft = &ftg[i];
-				const bx_func *fn = &x->flow->src->fn[ft->fn];
-				double a = amount * ft->share;
-				int32_t by = x->fid[S[ft->frame]];
-				if (ft->frame < k && ft->frame < m1 && x->ended &&
-				    fn->vars[ft->var].kind != BX_GLOBAL &&
-				    fn->vars[ft->var].kind != BX_STATIC)
-					x->ended[ft->fn] = 1;
-				size_t nc = 0;
-				/* below a caller without source: part 1's scan from its frame up, the
-				 * heuristic of a function without source */
-				if (!ft->pointer && ft->heur != SIZE_MAX) {
-					int32_t lv;
-					nc = scan_cands(x, s, S, m1, k, rtop, rf[ft->heur], &cand, &capcand,
-							&lv);
-					for (size_t q = 0; q < nc; q++) {
-						int32_t vi = cont_var(&t, x, cand[q]);
-						give(&t, vi, col, a / (double)nc, call, by);
-						if (!x->flow->why || !why_row(x, &t, vi, &wb))
-							continue;
-						step(&wb, "a pointer of %s's frame into it (no way up in the index: the "
-							  "heuristic, 1 of %zu)",
-						     d->locs[S[ft->heur]].func, nc);
-						step(&wb, "%s (%s)", fn->vars[ft->var].name, fn->name);
-						why_flow(x, ft, S, &wb);
-						why_put(x, &wb, a / (double)nc);
-					}
-					if (nc)
-						continue;
-				}
-				/* a pointer exit variable: the memory its frame points into names it,
-				 * the frame that wrote through it first */
-				if (ft->pointer)
-					nc = pointer_cands(x, s, ft, S, m1, k, rf, &cand, &capcand);
-				/* of those, the blocks allocated into the variable itself, when the
-				 * frame holds some (a frame pointing into a copy's source and its
-				 * destination blames the destination only) */
-				if (nc > 1 && ft->pointer) {
-					size_t m = 0;
-					for (size_t q = 0; q < nc; q++)
-						if (alloc_into(d, cand[q], fn, ft->var)) {
-							int32_t c = cand[q];
-							cand[q] = cand[m];
-							cand[m++] = c;
-						}
-					if (m) /* else all of the frame's pointers, as they were */
-						nc = m;
-				}
-				for (size_t q = 0; q < (nc ? nc : 1); q++) {
-					int32_t vi = nc ? cont_var(&t, x, cand[q]) : src_var(&t, fn, ft->var);
-					give(&t, vi, col, nc ? a / (double)nc : a, call, by);
-					if (!x->flow->why || !why_row(x, &t, vi, &wb))
-						continue;
-					if (nc)
-						step(&wb, "%s (%s), a pointer into it", fn->vars[ft->var].name,
-						     fn->name);
-					why_flow(x, ft, S, &wb);
-					why_put(x, &wb, nc ? a / (double)nc : a);
-				}
-			}
-			continue;
-		}
-		/* the scan, innermost frame first, up to the point */
-		int32_t level = 0;
-		size_t nc = scan_cands(x, s, S, m1, k, rtop, 0, &cand, &capcand, &level);
-		if (!nc) {
-			give(&t, t.other, col, amount, call, here);
-			if (why_row(x, &t, t.other, &wb)) {
-				step(&wb, "no variable found");
-				sample_step(&wb, prog_loc(d, S, m1), NULL);
-				why_put(x, &wb, amount);
-			}
-			continue;
-		}
-		/* the function of the frame the scan found them in */
-		size_t lp = (size_t)level / 2 < nreal ? rp[level / 2] : SIZE_MAX; /* its position */
-		int32_t by = lp != SIZE_MAX ? x->fid[S[lp]] : here;
-		for (size_t i = 0; i < nc; i++) {
-			int32_t vi = cont_var(&t, x, cand[i]);
-			give(&t, vi, col, amount / (double)nc, call, by);
-			if (why_row(x, &t, vi, &wb)) {
-				step(&wb, "a pointer of %s's frame into it (the heuristic, 1 of %zu)",
-				     lp != SIZE_MAX ? d->locs[S[lp]].func : "?", nc);
-				sample_step(&wb, prog_loc(d, S, m1), NULL);
-				why_put(x, &wb, amount / (double)nc);
-			}
-		}
+		place(x, &t, &o, g, out, &ftg, &capftg);
 	}
-	free(cand);
+	free(o.cand);
 	free(ftg);
-	free(rf);
-	free(rp);
-	buf_free(&wb);
+	free(o.rf);
+	free(o.rp);
+	buf_free(&o.wb);
 	if (x->why) {
 		strmap_free(&x->wmap);
 		out->why = x->wp;
@@ -1081,6 +1240,9 @@ int blame_compute_why(const dt_blame_data *d, const transfer_set *tf, const blam
 		x.flow = &fx;
 		x.fnv = xcalloc(src->n, 1);
 		x.ended = xcalloc(src->n, 1);
+		x.cfield = xcalloc(d->ncont ? d->ncont : 1, sizeof *x.cfield);
+		for (size_t i = 0; i < d->ncont; i++)
+			x.cfield[i] = alloc_field(&x, (int32_t)i);
 	}
 	size_t capt = npoints;
 	out->tables = xcalloc(capt, sizeof *out->tables);
@@ -1140,6 +1302,7 @@ int blame_compute_why(const dt_blame_data *d, const transfer_set *tf, const blam
 		flow_why_free(&fw);
 		free(x.fnv);
 		free(x.ended);
+		free(x.cfield);
 	}
 	free(x.fid);
 	free(x.output);

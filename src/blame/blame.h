@@ -17,10 +17,13 @@
  *    functions without source, which divides a function's blame between its parameters);
  *  - a sample that reaches no container goes to Other.
  * A container is visible at the point unless it belongs to the call still running below it:
- * a heap block allocated through the same call path below the point's frame as the sample
- * (a temporary of a callee, whose blame passes to what the callee's frames point to further
+ * a heap block whose allocation path has the point's function calling the function the
+ * sample's stack has below the point (the paths aligned on the point's outermost occurrence:
+ * a temporary of a callee, whose blame passes to what the callee's frames point to further
  * out), or a block allocated only by libraries (the MPI library's own buffers); a local
  * variable is visible when it is the program's and its function runs at or above the point.
+ * A main-thread sample whose stack stops before main and before the thread's start (cut
+ * short) sees at main no block or local of main's callees: which of them run is not known.
  * Fields bubble up: the import maps an address to the outermost container holding it.
  * Containers are grouped into variables: globals and statics by their DWARF name, locals by
  * function and DWARF name (shown as the name at their function's point, function::name at
@@ -48,6 +51,8 @@ typedef struct blame_var {
 	int ckind;         /* the dt_bc_kind of its first container, 0 for Other and Output */
 	double *rank;      /* blame per rank column */
 	double total;
+	double direct;     /* of total, the samples whose own source line wrote the variable's
+			    * memory (the paper's Base Data Centric; with a blame index only) */
 	uint64_t calls;    /* bit c-1: MPI call c (syncfmt.h code) contributed */
 	size_t ncont;      /* containers that got blame */
 	int32_t first;     /* its first container (for the allocation site), -1 none */

@@ -57,6 +57,31 @@ static int is_pointer(const bx_var *v)
 	return v->type && (strchr(v->type, '*') || strchr(v->type, '['));
 }
 
+static int same_field(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The field of variable v that an argument's text names: "x" for "pb->x" or "&s.x" when v is pb
+ * or s; keep when the text is v itself (the pointer passed on unchanged); NULL otherwise. */
+static const char *arg_field(const char *text, const char *v, const char *keep)
+{
+	if (!text)
+		return NULL;
+	if (*text == '&')
+		text++;
+	size_t n = strlen(v);
+	if (strncmp(text, v, n))
+		return NULL;
+	if (!text[n])
+		return keep;
+	if (!strncmp(text + n, "->", 2) && text[n + 2])
+		return text + n + 2;
+	if (text[n] == '.' && text[n + 1])
+		return text + n + 1;
+	return NULL;
+}
+
 /* A variable with its share of the sample, at a frame. */
 struct item {
 	size_t frame;
@@ -64,6 +89,8 @@ struct item {
 	int through; /* written through (a pointer's target), not the variable itself */
 	double w;
 	size_t origin; /* flow_target.origin */
+	const char *field; /* flow_target.field */
+	int direct;        /* flow_target.direct */
 };
 
 struct work {
@@ -81,7 +108,7 @@ static void push(struct work *q, size_t frame, int var, int through, double w, s
 		 const flow_hop *h)
 {
 	grow((void **)&q->v, &q->cap, q->n + 1, sizeof *q->v);
-	q->v[q->n++] = (struct item){ frame, var, through, w, origin };
+	q->v[q->n++] = (struct item){ frame, var, through, w, origin, NULL, 0 };
 	if (q->rec) {
 		flow_why *r = q->rec;
 		grow((void **)&r->hop, &r->caphop, r->nhop + 1, sizeof *r->hop);
@@ -99,44 +126,65 @@ static void push(struct work *q, size_t frame, int var, int through, double w, s
  * however many ways lead there (a recursion whose frames each split the blame would otherwise
  * double them at every level). The queue's frames never decrease. */
 static void push_up(struct work *q, size_t done, size_t frame, int var, int through, double w,
-		    size_t origin, const flow_hop *h)
+		    size_t origin, const char *field, int direct, const flow_hop *h)
 {
 	for (size_t i = q->n; (!q->rec || q->n >= WHY_MAX_ITEMS) && i-- > done && q->v[i].frame == frame;)
-		if (q->v[i].var == var && q->v[i].through == through && q->v[i].origin == origin) {
+		if (q->v[i].var == var && q->v[i].through == through && q->v[i].origin == origin &&
+		    same_field(q->v[i].field, field) && q->v[i].direct == direct) {
 			q->v[i].w += w;
 			return;
 		}
 	push(q, frame, var, through, w, origin, h);
+	q->v[q->n - 1].field = field;
+	q->v[q->n - 1].direct = direct;
 }
 
 /* rec: recording, the target is reached from item hop through the relations rel0..+nrel. */
 static void target_h(flow_target **t, size_t *cap, size_t *n, int fn, int var, size_t frame,
 		     int pointer, size_t origin, double w, const flow_why *rec, size_t hop,
-		     size_t rel0, size_t nrel, size_t heur)
+		     size_t rel0, size_t nrel, size_t heur, const char *field, int direct)
 {
-	if (!pointer)
+	if (!pointer) {
 		origin = SIZE_MAX;
+		field = NULL;
+	}
 	for (size_t i = 0; !rec && i < *n; i++)
 		if ((*t)[i].fn == fn && (*t)[i].var == var && (*t)[i].frame == frame &&
-		    (*t)[i].pointer == pointer && (*t)[i].origin == origin && (*t)[i].heur == heur) {
+		    (*t)[i].pointer == pointer && (*t)[i].origin == origin && (*t)[i].heur == heur &&
+		    same_field((*t)[i].field, field) && (*t)[i].direct == direct) {
 			(*t)[i].share += w;
 			return;
 		}
 	grow((void **)t, cap, *n + 1, sizeof **t);
 	(*t)[(*n)++] = (flow_target){ .fn = fn, .var = var, .frame = frame, .pointer = pointer,
 				      .origin = origin, .share = w, .heur = heur, .hop = hop,
-				      .rel0 = rel0, .nrel = nrel };
+				      .rel0 = rel0, .nrel = nrel, .field = field, .direct = direct };
 }
 
 static void target(flow_target **t, size_t *cap, size_t *n, int fn, int var, size_t frame,
 		   int pointer, size_t origin, double w, const flow_why *rec, size_t hop,
-		   size_t rel0, size_t nrel)
+		   size_t rel0, size_t nrel, int direct)
 {
-	target_h(t, cap, n, fn, var, frame, pointer, origin, w, rec, hop, rel0, nrel, SIZE_MAX);
+	target_h(t, cap, n, fn, var, frame, pointer, origin, w, rec, hop, rel0, nrel, SIZE_MAX, NULL,
+		 direct);
+}
+
+/* Whether v is the index of a loop of f: a variable of a loop's condition that the loop's own
+ * line writes (for (i = 0; i < n; i++)). */
+static int loop_index(const bx_func *f, int v)
+{
+	for (size_t i = 0; i < f->nlines; i++)
+		if (f->lines[i].var == v && f->lines[i].how == BX_CONDITION)
+			for (size_t j = 0; j < f->nlines; j++)
+				if (f->lines[j].var == v && f->lines[j].line == f->lines[i].line &&
+				    f->lines[j].how == BX_WRITE)
+					return 1;
+	return 0;
 }
 
 /* The variables the statements of `line` write into seeds (with their through flag): for a
- * line with a condition, the variables the condition controls; else the variables written. */
+ * line with a condition, the variables the condition controls (an inner loop's index among
+ * them only when it controls nothing else); else the variables written. */
 static void seeds(const bx_func *f, int line, struct work *out, size_t frame)
 {
 	size_t n0 = out->n;
@@ -153,8 +201,13 @@ static void seeds(const bx_func *f, int line, struct work *out, size_t frame)
 			int dup = 0;
 			for (size_t j = n0; j < out->n && !dup; j++)
 				dup = out->v[j].var == rl->dst;
+			/* the condition's own variables, and loops' indices (a variable read by
+			 * another condition, if (c > 0), is computed, not an index) */
 			for (size_t i = 0; i < f->nlines && !dup && !pass; i++)
-				dup = f->lines[i].how == BX_CONDITION && f->lines[i].var == rl->dst;
+				dup = f->lines[i].how == BX_CONDITION && f->lines[i].line == line &&
+				      f->lines[i].var == rl->dst;
+			if (!dup && !pass)
+				dup = loop_index(f, rl->dst);
 			if (!dup)
 				push(out, frame, rl->dst, rl->through, 0, SIZE_MAX, NULL);
 		}
@@ -169,8 +222,10 @@ static void seeds(const bx_func *f, int line, struct work *out, size_t frame)
 			int dup = 0;
 			for (size_t j = n0; j < out->n && !dup; j++)
 				dup = out->v[j].var == l->var;
-			if (!dup)
+			if (!dup) {
 				push(out, frame, l->var, through, 0, SIZE_MAX, NULL);
+				out->v[out->n - 1].direct = 1; /* the line writes it */
+			}
 		}
 	for (size_t j = n0; j < out->n; j++)
 		out->v[j].w = 1.0 / (double)(out->n - n0);
@@ -231,8 +286,10 @@ static int proto_seeds(const transfer_set *tf, const bx_func *f, int line, const
 		if ((size_t)t->blame > c->nargs)
 			return 0;
 		const bx_arg *a = &c->args[t->blame - 1];
-		if (a->out_var >= 0 && (size_t)a->out_var < f->nvars)
+		if (a->out_var >= 0 && (size_t)a->out_var < f->nvars) {
 			push(out, frame, a->out_var, a->out_through, 1.0, SIZE_MAX, NULL);
+			out->v[out->n - 1].field = arg_field(a->text, f->vars[a->out_var].name, NULL);
+		}
 		else
 			for (size_t i = 0; i < a->nvars; i++)
 				if (a->vars[i] >= 0 && (size_t)a->vars[i] < f->nvars)
@@ -289,7 +346,11 @@ static size_t reach(const bx_func *f, int v, int through, int *ex, int *exth, ui
 			seen[rl->dst] = 1;
 			prel[rl->dst] = (int)r;
 			st[ns] = rl->dst;
-			sth[ns++] = rl->through;
+			/* a pointer copied (q = p, return p) points to the memory written
+			 * through the first */
+			sth[ns++] = rl->through || (ath && rl->role == BX_VALUE &&
+						    is_pointer(&f->vars[a]) &&
+						    is_pointer(&f->vars[rl->dst]));
 		}
 	}
 	free(st);
@@ -312,6 +373,112 @@ static void rel_path(flow_why *rec, const bx_func *f, const int *prel, int e, si
 	for (int v = e; i > 0; v = f->rels[prel[v]].src)
 		rec->rel[rec->nrel + --i] = prel[v];
 	rec->nrel += n;
+}
+
+/* The field written through e by the last relation through a pointer that reach() or
+ * point_ends() followed to it (prel), past pointer copies; from0, the start's own, when there
+ * is none. */
+static const char *rel_field(const bx_func *f, const int *prel, int e, const char *from0)
+{
+	for (size_t n = 0; prel[e] >= 0 && n < f->nvars; n++) {
+		const bx_rel *rl = &f->rels[prel[e]];
+		if (rl->through)
+			return rl->field;
+		e = rl->src; /* a pointer copied: the field written through the first */
+	}
+	return from0;
+}
+
+/* Whether the relations reach() followed from its start to e (prel) only copy a pointer
+ * (q = p, return p): e points to the memory the start did. */
+static int copies_only(const bx_func *f, const int *prel, int e)
+{
+	for (size_t n = 0; prel[e] >= 0 && n < f->nvars; n++) {
+		const bx_rel *rl = &f->rels[prel[e]];
+		if (rl->through || rl->role != BX_VALUE || !is_pointer(&f->vars[rl->dst]) ||
+		    !is_pointer(&f->vars[rl->src]))
+			return 0;
+		e = rl->src;
+	}
+	return 1;
+}
+
+/* Whether v of f, a blame point's function, is a temporary that passes its blame on at the
+ * point: a local that is no pointer (a pointer names the memory it points to, a variable of
+ * its own), whose value flows by an explicit relation into another variable, and whose every
+ * use as a call's argument feeds another variable at that line (MPI_Reduce(&s, &all, ...):
+ * all <- s), none of them writing v itself or reading it for nothing written (printf). */
+static int passes_on(const bx_func *f, int v)
+{
+	const bx_var *bv = &f->vars[v];
+	if (bv->kind != BX_LOCAL || (bv->type && strchr(bv->type, '*')))
+		return 0;
+	int feeds = 0;
+	for (size_t r = 0; r < f->nrels && !feeds; r++)
+		feeds = !f->rels[r].implicit && f->rels[r].src == v && f->rels[r].dst != v &&
+			f->rels[r].dst >= 0;
+	for (size_t i = 0; i < f->ncalls && feeds; i++) {
+		const bx_call *c = &f->calls[i];
+		for (size_t a = 0; a < c->nargs && feeds; a++) {
+			const bx_arg *g = &c->args[a];
+			int uses = g->out_var == v;
+			for (size_t j = 0; j < g->nvars && !uses; j++)
+				uses = g->vars[j] == v;
+			if (!uses)
+				continue;
+			if (g->out_var == v) {
+				feeds = 0;
+				break;
+			}
+			int fed = 0;
+			for (size_t r = 0; r < f->nrels && !fed; r++)
+				fed = !f->rels[r].implicit && f->rels[r].src == v &&
+				      f->rels[r].dst != v && f->rels[r].line == c->line;
+			feeds = fed;
+		}
+	}
+	return feeds;
+}
+
+/* The variables of point function f that v's blame ends at: v itself, unless it passes its
+ * blame on (passes_on), then, in equal parts, the ends of the variables it flows into (each
+ * variable once: a cycle ends at its last new variable). ex/exth as reach() fills them,
+ * prel the relation each variable was reached by. */
+static size_t point_ends(const bx_func *f, int v, int through, int *ex, int *exth, uint8_t *seen,
+			 int *prel)
+{
+	size_t nex = 0;
+	int *st = xmalloc((f->nvars ? f->nvars : 1) * sizeof *st);
+	int *sth = xmalloc((f->nvars ? f->nvars : 1) * sizeof *sth);
+	size_t ns = 0;
+	memset(seen, 0, f->nvars);
+	st[ns] = v;
+	sth[ns++] = through;
+	seen[v] = 1;
+	prel[v] = -1;
+	while (ns) {
+		ns--;
+		int a = st[ns], ath = sth[ns];
+		size_t pushed = 0;
+		for (size_t r = 0; passes_on(f, a) && r < f->nrels; r++) {
+			const bx_rel *rl = &f->rels[r];
+			if (rl->implicit || rl->src != a || rl->dst < 0 ||
+			    (size_t)rl->dst >= f->nvars || seen[rl->dst])
+				continue;
+			seen[rl->dst] = 1;
+			prel[rl->dst] = (int)r;
+			st[ns] = rl->dst;
+			sth[ns++] = rl->through;
+			pushed++;
+		}
+		if (!pushed) {
+			ex[nex] = a;
+			exth[nex++] = ath;
+		}
+	}
+	free(st);
+	free(sth);
+	return nex;
 }
 
 /* The position of parameter v among f's parameters, from 0. */
@@ -373,6 +540,8 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 	int targ = j0 > 0 ? proto_seeds(x->tf, &src->fn[fi], d->locs[S[j0]].line,
 					d->locs[S[j0 - 1]].func, &q, j0, &tname)
 			  : 0;
+	for (size_t i = 0; i < q.n; i++)
+		q.v[i].direct = 1; /* the library routine writes the argument's memory */
 	if (!targ)
 		seeds(&src->fn[fi], d->locs[S[j0]].line, &q, j0);
 	if (!q.n) {
@@ -398,14 +567,26 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 			fnv[fnid] = 1;
 		if (it.var < 0 || (size_t)it.var >= f->nvars)
 			continue;
-		if (it.frame >= k) { /* the point: its variables keep the blame */
-			target(t, cap, &nt, fnid, it.var, it.frame,
-			       it.through && is_pointer(&f->vars[it.var]), it.origin, it.w, rec, qi, 0, 0);
+		if (it.frame >= k) { /* the point: its variables keep the blame, but for its
+				      * temporaries, which pass it on to what they feed */
+			size_t nend = point_ends(f, it.var, it.through, ex, exth, seen, prel);
+			for (size_t e = 0; e < nend; e++) {
+				size_t rel0 = 0, nrel = 0;
+				if (rec)
+					rel_path(rec, f, prel, ex[e], &rel0, &nrel);
+				int same = ex[e] == it.var;
+				target_h(t, cap, &nt, fnid, ex[e], it.frame,
+					 exth[e] && is_pointer(&f->vars[ex[e]]),
+					 same ? it.origin : SIZE_MAX, it.w / (double)nend, rec, qi, rel0,
+					 nrel, SIZE_MAX, rel_field(f, prel, ex[e], it.field),
+					 it.direct && same);
+			}
 			continue;
 		}
 		size_t nex = reach(f, it.var, it.through, ex, exth, seen, prel);
 		if (!nex) { /* a local that passes its blame nowhere: a blame point */
-			target(t, cap, &nt, fnid, it.var, it.frame, 0, SIZE_MAX, it.w, rec, qi, 0, 0);
+			target(t, cap, &nt, fnid, it.var, it.frame, 0, SIZE_MAX, it.w, rec, qi, 0, 0,
+			       it.direct);
 			continue;
 		}
 		for (size_t e = 0; e < nex; e++) {
@@ -414,9 +595,14 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 			size_t rel0 = 0, nrel = 0;
 			if (rec)
 				rel_path(rec, f, prel, ex[e], &rel0, &nrel);
+			/* the field written through it: the item's own, else the last relation's */
+			const char *fld = rel_field(f, prel, ex[e], it.field);
+			/* the sample's line wrote this variable's memory itself, through aliases
+			 * passed up unchanged (the paper's Base Data Centric) */
+			int dir = it.direct && (ex[e] == it.var || copies_only(f, prel, ex[e]));
 			if (v->kind == BX_GLOBAL || v->kind == BX_STATIC) {
 				target(t, cap, &nt, fnid, ex[e], it.frame, 0, SIZE_MAX, w, rec, qi, rel0,
-				       nrel);
+				       nrel, dir);
 				continue;
 			}
 			/* through the call site of the caller's frame */
@@ -436,14 +622,19 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 			flow_hop *h = rec ? &hh : NULL;
 			if (c && v->kind == BX_RETURN) {
 				if (c->result >= 0) {
-					push_up(&q, qi + 1, up, c->result, 0, w, SIZE_MAX, h);
+					/* a pointer returned after writes through it (p =
+					 * problem_new(), which wrote p->A): still through */
+					int rth = exth[e] && (size_t)c->result < g->nvars &&
+						  is_pointer(&g->vars[c->result]) && is_pointer(v);
+					push_up(&q, qi + 1, up, c->result, rth, w, SIZE_MAX,
+						rth ? fld : NULL, dir && rth, h);
 					passed = 1;
 				} else { /* what the caller's line writes, sharing w */
 					struct work sd = { 0 };
 					seeds(g, d->locs[S[up]].line, &sd, up);
 					for (size_t i = 0; i < sd.n; i++)
 						push_up(&q, qi + 1, up, sd.v[i].var, sd.v[i].through,
-							w * sd.v[i].w, SIZE_MAX, h);
+							w * sd.v[i].w, SIZE_MAX, NULL, 0, h);
 					passed = sd.n > 0;
 					free(sd.v);
 				}
@@ -452,12 +643,20 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 				const bx_arg *a = p < c->nargs ? &c->args[p] : NULL;
 				if (a && a->out_var >= 0) {
 					push_up(&q, qi + 1, up, a->out_var, a->out_through, w,
-						a->out_through ? origin : SIZE_MAX, h);
+						a->out_through ? origin : SIZE_MAX,
+						a->out_through && (size_t)a->out_var < g->nvars
+							? arg_field(a->text, g->vars[a->out_var].name, fld)
+							: NULL,
+						dir && a->out_through, h);
 					passed = 1;
 				} else if (a) {
 					for (size_t i = 0; i < a->nvars; i++)
 						push_up(&q, qi + 1, up, a->vars[i], 1,
-							w / (double)a->nvars, origin, h);
+							w / (double)a->nvars, origin,
+							a->vars[i] >= 0 && (size_t)a->vars[i] < g->nvars
+								? arg_field(a->text, g->vars[a->vars[i]].name, fld)
+								: NULL,
+							dir, h);
 					passed = a->nvars > 0;
 				}
 			}
@@ -468,7 +667,7 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 					    named(d->locs[S[up]].func);
 				target_h(t, cap, &nt, fnid, ex[e], it.frame, exth[e] && is_pointer(v),
 					 v->kind == BX_PARAM ? origin : SIZE_MAX, w, rec, qi, rel0, nrel,
-					 nosrc ? up : SIZE_MAX);
+					 nosrc ? up : SIZE_MAX, fld, dir);
 				continue;
 			}
 		}

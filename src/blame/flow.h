@@ -7,7 +7,9 @@
  * globals and statics, the return value, a parameter written through), and through the call
  * site of the caller's frame line (the call's result variable, the argument's variable) to the
  * caller's variables, and so on up the stack. It stops at a blame point:
- *  - the table's point (its frame on the sample's stack);
+ *  - the table's point (its frame on the sample's stack), where a temporary of the point (a
+ *    local that is no pointer and only feeds other variables of the point) passes its share
+ *    on, in equal parts, to the variables it flows into;
  *  - a global or static (named by its own name);
  *  - a function whose written variable reaches no exit variable (its local keeps the blame:
  *    the paper's automatic blame point);
@@ -58,6 +60,12 @@ typedef struct flow_target {
 	 * why->hop), and the relations of its function from that variable to var (why->rel[rel0
 	 * .. rel0 + nrel), in order); the targets are then not merged */
 	size_t hop, rel0, nrel;
+	/* a pointer's field written through it on the way to var ("x": the blame is pb->x's, the
+	 * block that field points to), NULL none (var's own memory); points into the index */
+	const char *field;
+	/* the sample's own line wrote var's memory (var itself, or through pointers passed up
+	 * unchanged), not a variable computed from it: the paper's Base Data Centric */
+	int direct;
 } flow_target;
 
 /* One item of a sample's walk, as recorded for "why" (flow_ctx.why). */

@@ -668,6 +668,7 @@ static void call(walk *w, CXCursor c, vset *out)
 		n = 0;
 	bx_arg *args = xcalloc((size_t)n + 1, sizeof *args);
 	vset *av = xcalloc((size_t)n + 1, sizeof *av);
+	target *at_t = xcalloc((size_t)n + 1, sizeof *at_t); /* the out-arguments' targets */
 	for (int i = 0; i < n; i++) {
 		CXCursor a = clang_Cursor_getArgument(c, (unsigned)i);
 		args[i].text = text_of(w, a);
@@ -690,6 +691,7 @@ static void call(walk *w, CXCursor c, vset *out)
 				args[i].out = 1;
 				args[i].out_var = t.var;
 				args[i].out_through = t.through;
+				at_t[i] = t;
 			}
 		}
 	}
@@ -697,7 +699,7 @@ static void call(walk *w, CXCursor c, vset *out)
 	for (int i = 0; i < n; i++) {
 		if (!args[i].out || args[i].out_var < 0)
 			continue;
-		target t = { args[i].out_var, args[i].out_through, "" };
+		target t = at_t[i]; /* with the field written (cg(pb->x, r): pb's x) */
 		vset src = { 0 };
 		for (int j = 0; j < n; j++)
 			if (j != i)
@@ -708,6 +710,7 @@ static void call(walk *w, CXCursor c, vset *out)
 	for (int i = 0; i < n; i++)
 		vset_free(&av[i]);
 	free(av);
+	free(at_t);
 	k = &fn->calls[id]; /* the arguments' calls may have moved the array */
 	k->args = args;
 	k->nargs = (size_t)n;

@@ -202,7 +202,7 @@ static void print_text(const char *run, const blame_result *r, const dt_blame_da
 				snprintf(h, sizeof h, "%s(%%)", rank_label(r->ranks[c], a, sizeof a));
 				printf(" %14s", h);
 			}
-		printf(" %14s %10s %10s\n", "TOTAL(%)", "MEAN", "SD");
+		printf(" %10s %14s %10s %10s\n", "DIRECT", "TOTAL(%)", "MEAN", "SD");
 		for (size_t i = 0; i <= bt->nvars; i++) {
 			const blame_var *v = i < bt->nvars ? &bt->vars[i] : NULL;
 			if (v && v->total == 0 && v->vkind != BV_VAR)
@@ -226,6 +226,13 @@ static void print_text(const char *run, const blame_result *r, const dt_blame_da
 				blame_var tot = { .rank = bt->rank };
 				blame_var_stats(r, &tot, &mean, &sd);
 			}
+			double dir = 0;
+			for (size_t j = 0; !v && j < bt->nvars; j++)
+				dir += bt->vars[j].direct;
+			if (v && v->vkind != BV_VAR)
+				printf(" %10s", "-");
+			else
+				printf(" %10s", num(v ? v->direct : dir, a, sizeof a));
 			printf(" %14s %10.1f %10.1f\n", cell(v ? v->total : bt->total, bt->total, b,
 							     sizeof b),
 			       mean, sd);
@@ -241,7 +248,7 @@ static void print_csv(const blame_result *r)
 		rank_label(r->ranks[c], a, sizeof a);
 		printf(",%s,%s_pct", a, a);
 	}
-	printf(",total,total_pct,mean,sd\n");
+	printf(",total,total_pct,mean,sd,direct\n");
 	for (size_t t = 0; t < r->ntables; t++) {
 		const blame_table *bt = &r->tables[t];
 		for (size_t i = 0; i <= bt->nvars; i++) {
@@ -263,8 +270,11 @@ static void print_csv(const blame_result *r)
 			double tot = v ? v->total : bt->total, mean, sd;
 			blame_var tv = { .rank = bt->rank };
 			blame_var_stats(r, v ? v : &tv, &mean, &sd);
-			printf(",%.6g,%.4f,%.6g,%.6g\n", tot, bt->total > 0 ? 100.0 * tot / bt->total : 0.0,
-			       mean, sd);
+			double dir = 0;
+			for (size_t j = 0; !v && j < bt->nvars; j++)
+				dir += bt->vars[j].direct;
+			printf(",%.6g,%.4f,%.6g,%.6g,%.6g\n", tot,
+			       bt->total > 0 ? 100.0 * tot / bt->total : 0.0, mean, sd, v ? v->direct : dir);
 		}
 	}
 }
@@ -333,8 +343,9 @@ static void print_json(const char *run, const blame_result *r, const dt_blame_da
 					printf("%s\"%s\"", k++ ? "," : "", sync_call_name(c));
 			printf("],\"ranks\":");
 			json_nums(v->rank, r->nranks);
-			printf(",\"total\":%.6g,\"mean\":%.6g,\"sd\":%.6g,\"containers\":%zu", v->total,
-			       mean, sd, v->ncont);
+			printf(",\"total\":%.6g,\"direct\":%.6g,\"mean\":%.6g,\"sd\":%.6g,"
+			       "\"containers\":%zu",
+			       v->total, v->direct, mean, sd, v->ncont);
 			printf(",\"functions\":[");
 			for (int f = 0; f < v->nfn; f++) {
 				printf("%s{\"func\":", f ? "," : "");

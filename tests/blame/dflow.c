@@ -73,8 +73,9 @@ int main(int argc, char **argv)
 	spin(PHASE);
 	double *h = calloc(8192, sizeof *h); /* SITE_H */
 	fill(h, 8192, PHASE / 2);
-	int rc = c + x + st.sum + h[0] > 0 ? 0 : 1;
+	if (c + x + st.sum + h[0] <= 0) /* checked, not computed into a variable */
+		abort();
 	free(h);
 	MPI_Finalize();
-	return rc;
+	return 0;
 }

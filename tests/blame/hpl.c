@@ -80,7 +80,8 @@ int main(int argc, char **argv)
 	if (is_set(flag, PHASE))
 		hits = hits + 1;
 	double s = solve(8192, PHASE / 2);
-	int rc = acc + (double)hits + s > 0 ? 0 : 1;
+	if (acc + (double)hits + s <= 0) /* checked, not computed into a variable */
+		abort();
 	MPI_Finalize();
-	return rc;
+	return 0;
 }

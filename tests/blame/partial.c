@@ -40,8 +40,9 @@ int main(int argc, char **argv)
 			c = a + b;
 	double *h = calloc(8192, sizeof *h); /* SITE_H */
 	scale(h, 8192, PHASE);
-	int rc = c + h[0] >= 0 ? 0 : 1;
+	if (c + h[0] < 0) /* checked, not computed into a variable */
+		abort();
 	free(h);
 	MPI_Finalize();
-	return rc;
+	return 0;
 }
