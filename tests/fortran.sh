@@ -47,6 +47,15 @@ grep -Eq '1\.0 +waits for 2\.0 \(receive: MPI_Recv comm=0 src=2 tag=7 ' "$T/hang
 	{ cat "$T/hang" >&2; fail "1.0 does not wait for 2.0"; }
 grep -Eq '^  0\.0 +in MPI_Allreduce \(1st\)' "$T/hang" || { cat "$T/hang" >&2; fail "rank 0 not in MPI_Allreduce"; }
 grep -Eq '^  2\.0 +in MPI_Recv' "$T/hang" || { cat "$T/hang" >&2; fail "rank 2 not in MPI_Recv"; }
+# where: the lines of the Fortran calls (through the bindings: MPICH's call the C functions,
+# whose caller is not the program; the recorder walks to it)
+SRC="$abs_top_srcdir/tests/fortran/halo.f90"
+l7=$(grep -n 'call MPI_Recv(u(n+1), .*right, 7,' "$SRC" | cut -d: -f1)
+l9=$(grep -n 'call MPI_Recv(u(0), .*left, 9,' "$SRC" | cut -d: -f1)
+grep -Eq "^  1\.0 +in MPI_Recv \(1st\) at halo\.f90:$l7 \(halo\)\$" "$T/hang" ||
+	{ cat "$T/hang" >&2; fail "rank 1's MPI_Recv not at halo.f90:$l7 (halo)"; }
+grep -Eq "^  2\.0 +in MPI_Recv \(2nd\) at halo\.f90:$l9 \(halo\)\$" "$T/hang" ||
+	{ cat "$T/hang" >&2; fail "rank 2's MPI_Recv not at halo.f90:$l9 (halo)"; }
 expect_status 0 "$DT" rank --normal normal --faulty tag --format csv
 row=$(sed -n 2p "$T/out")
 case $row in

@@ -45,10 +45,10 @@ has cycle '0\.0 +waits for 1\.0 \(receive: MPI_Recv comm=0 src=1 ' "0.0 does not
 has cycle '2\.0 +waits for P 0-1 T 0 \(collective: MPI_Barrier' "2.0 does not wait for 0 and 1"
 has cycle '^  0\.0 -> 1\.0 -> 0\.0$' "no cycle 0.0 -> 1.0 -> 0.0"
 # the calls that can never complete, with the rule that holds them (the filter's hold queues)
-has cycle '^  0\.0 in MPI_Recv \(1st\): rule mpi-p2p\.rules:[0-9]+: RECV\(0, 1, 0, 0, 1\): needs SEND\(0, 1, 0, 0, 1\): none of that key delivered' \
+has cycle '^  0\.0 in MPI_Recv \(1st\) at [^:]+(:[0-9]+ \([^)]*\))?: rule mpi-p2p\.rules:[0-9]+: RECV\(0, 1, 0, 0, 1\): needs SEND\(0, 1, 0, 0, 1\): none of that key delivered' \
 	"0.0's receive not listed as never completing"
-has cycle '^  1\.0 in MPI_Recv \(1st\): rule mpi-p2p' "1.0's receive not listed as never completing"
-has cycle '^  2\.0 in MPI_Barrier \(1st\): rule mpi-coll\.rules:[0-9]+: .*needs #COLL_IN\(\.\.\.\) >= 3: it is 1' \
+has cycle '^  1\.0 in MPI_Recv \(1st\) at [^:]+(:[0-9]+ \([^)]*\))?: rule mpi-p2p' "1.0's receive not listed as never completing"
+has cycle '^  2\.0 in MPI_Barrier \(1st\) at [^:]+(:[0-9]+ \([^)]*\))?: rule mpi-coll\.rules:[0-9]+: .*needs #COLL_IN\(\.\.\.\) >= 3: it is 1' \
 	"2.0's barrier not listed as never completing"
 
 # a missing send: rank 1 waits for rank 0, which computes forever; no cycle
@@ -57,7 +57,7 @@ has nosend '^  1\.0 +in MPI_Recv \(1st\)' "rank 1 not in MPI_Recv"
 has nosend '^  0\.0 +not in a recorded call \(after MPI_Init, 1st\)' "rank 0 not outside calls"
 has nosend '1\.0 +waits for 0\.0 \(receive: MPI_Recv comm=0 src=0 tag=5 ' "1.0 does not wait for 0.0"
 has nosend 'no wait-for cycle' "a cycle where there is none"
-has nosend '^  1\.0 in MPI_Recv \(1st\): rule .*needs SEND\(0, 0, 1, 5, 1\)' "the missing send not named"
+has nosend '^  1\.0 in MPI_Recv \(1st\) at [^:]+(:[0-9]+ \([^)]*\))?: rule .*needs SEND\(0, 0, 1, 5, 1\)' "the missing send not named"
 hasnt nosend '^  0\.0 in ' "0.0, which is in no call, listed as never completing"
 
 # a collective rank 2 skips: the others' barrier and its allreduce wait for each other
@@ -75,8 +75,8 @@ has early '^  1\.0 +not in a recorded call \(after MPI_Allreduce, 3rd\)' "rank 1
 has early '0\.0 +waits for 1\.0 \(collective' "0.0 does not wait for 1.0"
 hasnt early '0\.0 +waits for .*2\.0' "0.0 waits for 2.0, which is in the same allreduce"
 has early 'no wait-for cycle' "a cycle where there is none"
-has early '^  0\.0 in MPI_Allreduce \(4th\): rule mpi-coll.*it is 2' "0.0's allreduce can complete?"
-has early '^  2\.0 in MPI_Allreduce \(4th\): rule mpi-coll' "2.0's allreduce can complete?"
+has early '^  0\.0 in MPI_Allreduce \(4th\) at [^:]+(:[0-9]+ \([^)]*\))?: rule mpi-coll.*it is 2' "0.0's allreduce can complete?"
+has early '^  2\.0 in MPI_Allreduce \(4th\) at [^:]+(:[0-9]+ \([^)]*\))?: rule mpi-coll' "2.0's allreduce can complete?"
 
 # a rule file that never releases an event is reported at the filter's bound, not buffered
 # without bound: the hang report says so in its section, order fails with the same message
@@ -96,7 +96,7 @@ grep -q 'the rules release nothing: 3 events held (limit 3)' "$T/err" ||
 	fail "order: the never-releasing rules not reported: $(cat "$T/err")"
 # without the bound the held events are listed at the end of the input
 expect_status 0 "$DT" hang --rules "$T/never.rules" early
-grep -Eq '^  [0-2]\.0 #[0-9]+ MPI_Allreduce exit \([0-9]+ held\): rule never\.rules:3: ' "$T/out" ||
+grep -Eq '^  [0-2]\.0 #[0-9]+ MPI_Allreduce exit \([0-9]+ held\) at [^:]+(:[0-9]+ \([^)]*\))?: rule never\.rules:3: ' "$T/out" ||
 	fail "the held exits not listed: $(cat "$T/out")"
 expect_status 2 "$DT" hang --max-held 0 early
 grep -q "hang: --max-held needs a positive number, not '0'" "$T/err" || fail "hang --max-held 0: $(cat "$T/err")"
@@ -108,7 +108,7 @@ grep -q "order: --max-held needs a positive number, not '-3'" "$T/err" ||
 # the filter holds is the receive from rank 0, not the one rank 2 sent
 hang irecv --sync-only
 has irecv '^  1\.0 +in MPI_Waitall \(1st\)' "rank 1 not in MPI_Waitall"
-has irecv '^  1\.0 in MPI_Waitall \(1st\): rule mpi-p2p\.rules:[0-9]+: RECV\(0, 0, 1, 3, 1\): needs SEND\(0, 0, 1, 3, 1\): none of that key delivered' \
+has irecv '^  1\.0 in MPI_Waitall \(1st\) at [^:]+(:[0-9]+ \([^)]*\))?: rule mpi-p2p\.rules:[0-9]+: RECV\(0, 0, 1, 3, 1\): needs SEND\(0, 0, 1, 3, 1\): none of that key delivered' \
 	"the receive from 0 that was never sent not named"
 hasnt irecv 'RECV\(0, 2, 1, 4' "the receive rank 2 sent named as never completing"
 
@@ -122,9 +122,11 @@ hang critical $opt
 has critical '^  0\.0 +in GOMP_critical_start \(1st\)' "0.0 not waiting to enter"
 has critical '0\.0 +waits for 0\.1 \(lock: GOMP_critical_start' "0.0 does not wait for 0.1"
 has critical '0\.1 holds GOMP_critical_start obj=0x1 \(1st acquisition\)' "0.1 holds nothing"
-has critical '^  0\.0 in GOMP_critical_start \(1st\): rule omp\.rules:[0-9]+: ACQUIRE\(0, 1, 2\): .*needs RELEASE\(0, 1, 1\)' \
+has critical '^  0\.0 in GOMP_critical_start \(1st\) at [^:]+(:[0-9]+ \([^)]*\))?: rule omp\.rules:[0-9]+: ACQUIRE\(0, 1, 2\): .*needs RELEASE\(0, 1, 1\)' \
 	"the lock never released not named"
 has critical 'P 1-2 T 0 +in MPI_Barrier \(1st\)' "ranks 1 and 2 not in the barrier"
+# the calls' sites are the program's, not uftrace's return trampoline (libmcount)
+hasnt critical 'libmcount' "a call site in uftrace's trampoline"
 has critical '1\.0 +waits for 0\.0 \(collective' "1.0 does not wait for 0.0"
 expect_status 0 "$DT" hang --format json critical
 grep -q '"from": "0.0", "to": "0.1", "why": "lock"' "$T/out" || fail "json lacks the lock edge"

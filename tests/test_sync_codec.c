@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 
 #include "check.h"
 #include "store/sync_codec.h"
@@ -25,7 +26,8 @@ static int same(const dt_sync_event *a, const dt_sync_event *b)
 	       a->src == b->src && a->rtag == b->rtag && a->root == b->root &&
 	       a->count == b->count && a->datatype == b->datatype && a->op == b->op &&
 	       a->req == b->req && a->obj == b->obj && a->objseq == b->objseq &&
-	       a->team == b->team && a->tnum == b->tnum && a->csize == b->csize;
+	       a->team == b->team && a->tnum == b->tnum && a->csize == b->csize &&
+	       a->site == b->site;
 }
 
 /* A ring exchange: Send to the next, Recv from the previous, an Allreduce; entries and exits. */
@@ -50,6 +52,7 @@ static void ring(dt_sync_event *v, size_t n)
 		x->op = call == 2 ? 3 : DT_SYNC_NONE;
 		x->team = x->tnum = DT_SYNC_NONE;
 		x->csize = call == 2 ? 4 : 0;
+		x->site = (uint32_t)(1 + call);
 	}
 }
 
@@ -81,13 +84,13 @@ int main(void)
 
 	/* a regular stream: a few bytes an event (a row of the table took 53) */
 	ring(v, n);
-	CHECK_EQ_INT(sync_encode(c, v, n, &b), SYNC_CODEC_COLUMNS_ZSTD);
+	CHECK_EQ_INT(sync_encode(c, v, n, &b), SYNC_CODEC_SITES_ZSTD);
 	if (!(b.len < 3 * n)) {
 		fprintf(stderr, "ring: %zu bytes for %zu events\n", b.len, n);
 		check_failures++;
 	}
 	memset(w, 0x5a, n * sizeof *w);
-	CHECK(sync_decode(c, SYNC_CODEC_COLUMNS_ZSTD, b.p, b.len, n, 0, "s.db", w, &e) == 0);
+	CHECK(sync_decode(c, SYNC_CODEC_SITES_ZSTD, b.p, b.len, n, 0, "s.db", w, &e) == 0);
 	size_t diff = 0;
 	for (size_t i = 0; i < n; i++)
 		diff += !same(&v[i], &w[i]);
@@ -116,19 +119,46 @@ int main(void)
 		x->team = (int32_t)rnd();
 		x->tnum = (int32_t)rnd();
 		x->csize = edge ? INT32_MIN : (int32_t)rnd();
+		x->site = edge ? UINT32_MAX : (uint32_t)rnd();
 	}
 	sync_encode(c, v, n, &b);
-	CHECK(sync_decode(c, SYNC_CODEC_COLUMNS_ZSTD, b.p, b.len, n, 0, "s.db", w, &e) == 0);
+	CHECK(sync_decode(c, SYNC_CODEC_SITES_ZSTD, b.p, b.len, n, 0, "s.db", w, &e) == 0);
 	diff = 0;
 	for (size_t i = 0; i < n; i++)
 		diff += !same(&v[i], &w[i]);
 	CHECK_EQ_INT(diff, 0);
 	/* an empty chunk and one event */
 	sync_encode(c, v, 0, &b);
-	CHECK(sync_decode(c, SYNC_CODEC_COLUMNS_ZSTD, b.p, b.len, 0, 0, "s.db", w, &e) == 0);
+	CHECK(sync_decode(c, SYNC_CODEC_SITES_ZSTD, b.p, b.len, 0, 0, "s.db", w, &e) == 0);
 	sync_encode(c, v, 1, &b);
-	CHECK(sync_decode(c, SYNC_CODEC_COLUMNS_ZSTD, b.p, b.len, 1, 0, "s.db", w, &e) == 0);
+	CHECK(sync_decode(c, SYNC_CODEC_SITES_ZSTD, b.p, b.len, 1, 0, "s.db", w, &e) == 0);
 	CHECK(same(&v[0], &w[0]));
+
+	/* a chunk of codec 1, written before the sites: its 19 columns, every site 0 */
+	ring(v, 100);
+	for (size_t i = 0; i < 100; i++)
+		v[i].site = 0;
+	sync_encode(c, v, 100, &b);
+	{
+		unsigned long long raw = ZSTD_getFrameContentSize(b.p, b.len);
+		uint8_t *r = xmalloc((size_t)raw), *z1 = xmalloc(ZSTD_compressBound((size_t)raw));
+		CHECK(ZSTD_decompress(r, (size_t)raw, b.p, b.len) == raw);
+		/* the site column is its last 100 bytes (each a zero difference) */
+		ZSTD_CCtx *zc = ZSTD_createCCtx();
+		ZSTD_CCtx_setParameter(zc, ZSTD_c_contentSizeFlag, 1);
+		size_t zl1 = ZSTD_compress2(zc, z1, ZSTD_compressBound((size_t)raw), r,
+					    (size_t)raw - 100);
+		CHECK(!ZSTD_isError(zl1));
+		memset(w, 0x5a, 100 * sizeof *w);
+		CHECK(sync_decode(c, SYNC_CODEC_COLUMNS_ZSTD, z1, zl1, 100, 0, "s.db", w, &e) == 0);
+		diff = 0;
+		for (size_t i = 0; i < 100; i++)
+			diff += !same(&v[i], &w[i]);
+		CHECK_EQ_INT(diff, 0);
+		ZSTD_freeCCtx(zc);
+		free(r);
+		free(z1);
+	}
 
 	/* damage */
 	ring(v, 100);
@@ -137,20 +167,20 @@ int main(void)
 	size_t zl = b.len;
 	memcpy(z, b.p, zl);
 	bad(c, 9, z, zl, 100, "has codec 9, which this difftrace does not know");
-	bad(c, SYNC_CODEC_COLUMNS_ZSTD, z, 0, 100, "not a zstd frame");
-	bad(c, SYNC_CODEC_COLUMNS_ZSTD, (const uint8_t *)"\x01\x02\x03\x04\x05\x06", 6, 100,
+	bad(c, SYNC_CODEC_SITES_ZSTD, z, 0, 100, "not a zstd frame");
+	bad(c, SYNC_CODEC_SITES_ZSTD, (const uint8_t *)"\x01\x02\x03\x04\x05\x06", 6, 100,
 	    "not a zstd frame");
-	bad(c, SYNC_CODEC_COLUMNS_ZSTD, z, zl - 3, 100, "damaged sync chunk at event 8192: zstd: ");
+	bad(c, SYNC_CODEC_SITES_ZSTD, z, zl - 3, 100, "damaged sync chunk at event 8192: zstd: ");
 	/* more events said than the chunk holds, or fewer */
-	bad(c, SYNC_CODEC_COLUMNS_ZSTD, z, zl, 101, "damaged sync chunk at event 8192: column ");
-	bad(c, SYNC_CODEC_COLUMNS_ZSTD, z, zl, 99, "bytes after its 99 events");
-	bad(c, SYNC_CODEC_COLUMNS_ZSTD, z, zl, SYNC_CHUNK_EVENTS + 1, "events");
+	bad(c, SYNC_CODEC_SITES_ZSTD, z, zl, 101, "damaged sync chunk at event 8192: column ");
+	bad(c, SYNC_CODEC_SITES_ZSTD, z, zl, 99, "bytes after its 99 events");
+	bad(c, SYNC_CODEC_SITES_ZSTD, z, zl, SYNC_CHUNK_EVENTS + 1, "events");
 	/* every byte changed in turn: an error, or (a byte zstd does not read) the same events */
 	int caught = 0, kept = 0;
 	for (size_t i = 0; i < zl; i++) {
 		z[i] ^= 0x10;
 		memset(w, 0, 100 * sizeof *w);
-		if (sync_decode(c, SYNC_CODEC_COLUMNS_ZSTD, z, zl, 100, 0, "s.db", w, &e)) {
+		if (sync_decode(c, SYNC_CODEC_SITES_ZSTD, z, zl, 100, 0, "s.db", w, &e)) {
 			caught++;
 			CHECK(strstr(e.msg, "damaged sync chunk at event 0: ") == e.msg);
 		} else {

@@ -105,6 +105,13 @@ int hr_build(store *s, int64_t run_normal, int64_t run_faulty, hr_info *out, dt_
 	int hung = 0;
 	for (size_t k = 0; k < rep.nthreads; k++)
 		hung |= rep.threads[k].state == HANG_IN_CALL;
+	store_sites sites = { 0 };
+	if (hung && store_sync_sites(s, run_faulty, &sites, e)) {
+		hang_report_free(&rep);
+		free(en);
+		free(ef);
+		return -1;
+	}
 	if (hung) {
 		span *sn, *sf;
 		size_t mn = spans(en, nn, &sn), mf = spans(ef, nf, &sf);
@@ -145,12 +152,18 @@ int hr_build(store *s, int64_t run_normal, int64_t run_faulty, hr_info *out, dt_
 			t->state = rep.threads[r].state;
 			t->func = rep.threads[r].func;
 			t->occurrence = rep.threads[r].occurrence;
+			char b[1800];
+			const store_site *site =
+				t->func ? store_site_get(&sites, ef[rep.threads[r].entry].site) : NULL;
+			if (site)
+				esc_str(store_site_str(site, b, sizeof b), t->where, sizeof t->where);
 		}
 		free(in);
 		free(outd);
 		free(sn);
 		free(sf);
 	}
+	store_sites_free(&sites);
 	hang_report_free(&rep);
 	free(en);
 	free(ef);

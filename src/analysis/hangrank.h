@@ -38,6 +38,8 @@ typedef struct hr_thread {
 	int state;            /* enum hang_state at the end */
 	uint32_t func;        /* the call it is in at the end (or its last call) */
 	uint64_t occurrence;  /* which call of func that is */
+	char where[200];      /* where the program made that call, "file:line (function)",
+			       * escaped; "" when not known */
 } hr_thread;
 
 typedef struct hr_info {

@@ -176,6 +176,10 @@ void rk_encode(const rk_rank *r, dt_buf *b)
 			buf_uvar(b, x->waiters);
 			buf_svar(b, x->s_state);
 			buf_uvar(b, x->s_func);
+			const char *z = memchr(x->s_where, 0, sizeof x->s_where);
+			size_t wl = z ? (size_t)(z - x->s_where) : sizeof x->s_where - 1;
+			buf_uvar(b, wl);
+			buf_put(b, x->s_where, wl);
 			put_sev(b, &x->s_en);
 			put_sev(b, &x->s_ef);
 		} else {
@@ -347,6 +351,14 @@ int rk_decode(const uint8_t *p, size_t len, rk_rank *r)
 			x->waiters = (size_t)get_u(&d);
 			x->s_state = (int)get_s(&d);
 			x->s_func = (uint32_t)get_u(&d);
+			size_t wl = get_n(&d, 1);
+			if (wl >= sizeof x->s_where)
+				d.bad = 1;
+			if (!d.bad) {
+				memcpy(x->s_where, d.p + d.pos, wl);
+				x->s_where[wl] = 0;
+				d.pos += wl;
+			}
 			get_sev(&d, &x->s_en);
 			get_sev(&d, &x->s_ef);
 		}

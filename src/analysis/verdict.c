@@ -180,6 +180,7 @@ static int vd_hang_tiers(store *s, const an_result *rn, const an_result *rf, con
 		x->waiters = t->waiters;
 		x->s_state = t->state;
 		x->s_func = t->func;
+		memcpy(x->s_where, t->where, sizeof x->s_where);
 		x->s_en = t->en;
 		x->s_ef = t->ef;
 		if (t->cmp == HR_DIVERGED)
@@ -330,13 +331,14 @@ static size_t tier_reason(store *s, const vd_item *it, char *buf, size_t cap)
 	if (it->tier == 1) {
 		if (it->s_state == HANG_IN_CALL)
 			name_of(s, it->s_func, b, sizeof b);
+		int in = it->s_state == HANG_IN_CALL;
 		return (size_t)snprintf(buf, cap,
-					"%zu thread%s wait%s for it and it waits for nobody: %s%s; ",
+					"%zu thread%s wait%s for it and it waits for nobody: %s%s%s%s; ",
 					it->waiters, it->waiters == 1 ? "" : "s",
 					it->waiters == 1 ? "s" : "",
-					it->s_state == HANG_IN_CALL ? "in " : "in no recorded call "
-									      "(computing or spinning)",
-					it->s_state == HANG_IN_CALL ? b : "");
+					in ? "in " : "in no recorded call (computing or spinning)",
+					in ? b : "", in && it->s_where[0] ? " at " : "",
+					in ? it->s_where : "");
 	}
 	return 0;
 }
@@ -400,10 +402,12 @@ void vd_reason(store *s, const vd_item *it, char *buf, size_t cap)
 		uint32_t f = vd_stop_call(it, &sync, &outside);
 		name_of(s, f, b, sizeof b);
 		k = (size_t)snprintf(buf, cap,
-				     "stopped early%s%s%s, after %llu of %llu kept events (%.0f%%)",
+				     "stopped early%s%s%s%s%s, after %llu of %llu kept events (%.0f%%)",
 				     !f ? "" : outside ? " out of a recorded call, after " : " in ",
 				     f ? b : "",
 				     !f ? "" : sync ? " (sync record)" : " (trace)",
+				     f && sync && it->s_where[0] ? " at " : "",
+				     f && sync ? it->s_where : "",
 				     (unsigned long long)it->kept_f, (unsigned long long)it->kept_n,
 				     it->kept_n ? 100.0 * (double)it->kept_f / (double)it->kept_n : 0.0);
 		break;
@@ -457,8 +461,9 @@ void vd_reason(store *s, const vd_item *it, char *buf, size_t cap)
 	uint32_t f = vd_stop_call(it, &sync, &outside);
 	if (it->change == VD_DIVERGED && sync && k < cap) { /* where `hang` has it */
 		name_of(s, f, b, sizeof b);
-		k += (size_t)snprintf(buf + k, cap - k, "; at the stop %s%s (sync record)",
-				      outside ? "out of a recorded call, after " : "in ", b);
+		k += (size_t)snprintf(buf + k, cap - k, "; at the stop %s%s (sync record)%s%s",
+				      outside ? "out of a recorded call, after " : "in ", b,
+				      it->s_where[0] ? " at " : "", it->s_where);
 	}
 	if (it->own && k < cap) {
 		name_of(s, it->own_ev_n, a, sizeof a);

@@ -67,6 +67,7 @@ typedef struct vd_item {
 	int s_only;              /* only the hang-safe record shows a change */
 	int s_state;             /* where it is at the end (enum hang_state) */
 	uint32_t s_func;         /* the call it is in at the end */
+	char s_where[200];       /* where the program made it (hangrank.h), escaped; "" unknown */
 	dt_sync_event s_en, s_ef; /* the first entries that differ */
 	/* The calls the filter drops (verdict_own.h), consulted when the filter's comparison does
 	 * not single out a trace: own 1 when they differ from the counterpart's (0: identical, or

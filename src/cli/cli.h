@@ -41,6 +41,19 @@ int cli_parse_pt(const char *s, int *p, int *t);
 int cli_parse_u64(const char *s, uint64_t *v);
 /* Writes s as a JSON string (with quotes) to stdout; controls as \u escapes. */
 void cli_json_str(const char *s);
+/* A sync call's site (store_sync.h), where its line names the call: " at file:line (func)",
+ * escaped, to stdout; nothing when it has none. */
+void cli_site_text(const store_sites *t, uint32_t id);
+/* The same as a JSON member: `, "site": {"file": ..., "line": N, "function": ...}` or
+ * `, "site": null`. */
+void cli_site_json(const store_sites *t, uint32_t id);
+/* The note a report prints once when the program's sites have no lines (built without -g):
+ * "note: ...\n" to stdout, or nothing. */
+void cli_site_note(const store_sites *t);
+/* The sites of t as display text, by id (store_site_str; [0] and sites without a file NULL):
+ * a malloc'd array of *n strings; free with cli_site_texts_free. */
+char **cli_site_texts(const store_sites *t, uint32_t *n);
+void cli_site_texts_free(char **v, uint32_t n);
 /* Writes s as a CSV field to stdout; controls escaped as in text (util/esc.h). */
 void cli_csv_str(const char *s);
 /* Prints s escaped and padded with spaces to width display columns (left-aligned). */

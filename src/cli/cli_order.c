@@ -194,6 +194,9 @@ int cmd_order(cli *c, int argc, char **argv)
 	uint64_t *order = NULL;
 	char *held = NULL;
 	int status = 0;
+	store_sites sites = { 0 };
+	char **site_text = NULL;
+	uint32_t nsite_text = 0;
 	ord_rules *rules = ord_rules_new();
 	if (rules_file ? ord_rules_load_file(rules, rules_file, &e) : ord_rules_load_default(rules, &e))
 		goto fail;
@@ -231,6 +234,10 @@ int cmd_order(cli *c, int argc, char **argv)
 	uint64_t nign = 0;
 	if (ord_order_ignoring(rules, &fo, arr, n, &items, &nitems, &held, &nign, &e))
 		goto fail;
+	if (store_sync_sites(s, run.id, &sites, &e))
+		goto fail;
+	site_text = cli_site_texts(&sites, &nsite_text);
+	ord_write_sites((const char *const *)site_text, nsite_text);
 	chrome_calls cc = { s, run.id, ev, n, off, nhost, max_calls, 0, 0, 0, 0, 1 };
 	int calls = fmt == ORD_FMT_CHROME && max_calls;
 	if (ord_write_more(stdout, fmt, arr, items, nitems, names, (uint32_t)nnames,
@@ -272,6 +279,9 @@ int cmd_order(cli *c, int argc, char **argv)
 fail:
 	status = cli_fail(&e);
 out:
+	ord_write_sites(NULL, 0);
+	cli_site_texts_free(site_text, nsite_text);
+	store_sites_free(&sites);
 	free(held);
 	free(items);
 	free(order);

@@ -26,7 +26,8 @@ static const char sync_help[] =
 	"\n"
 	"Print the sync events of RUN (or of its trace P.T): the entry ('>') and exit ('<') of\n"
 	"every MPI and OpenMP synchronisation call that libdifftrace-sync.so recorded, and one\n"
-	"'=' line per request a Waitall, Waitsome or Testall completed; with their arguments.\n"
+	"'=' line per request a Waitall, Waitsome or Testall completed; with their arguments\n"
+	"and, on an entry, where the program made the call (file:line (function)).\n"
 	"Peers are MPI_COMM_WORLD ranks, communicators run-wide numbers (0 WORLD, 1 SELF).\n"
 	"\n"
 	"  --format FMT   text (default), csv or json\n"
@@ -39,7 +40,8 @@ static const char hang_help[] =
 	"--timeout, a kill, a crash or an abort), or of the recording in DIR (difftrace-record's\n"
 	"output, while the program runs or after it ended, not imported: its sync record as far\n"
 	"as it is written; no store needed), from its sync events: the threads grouped by\n"
-	"the call they are inside and which occurrence of it (STAT-like), the wait-for graph\n"
+	"the call they are inside and which occurrence of it (STAT-like), with where the\n"
+	"program made it (file:line (function), from its debug information), the wait-for graph\n"
 	"between threads (a receive waits for its source, a collective for the members that\n"
 	"have not entered it, a lock for its holder, a barrier for the team), its cycles, the\n"
 	"mismatches (a blocked receive, and a send nobody received that is alike but for its\n"
@@ -89,7 +91,10 @@ int cmd_sync(cli *c, int argc, char **argv)
 	store_run run = { 0 };
 	dt_sync_event *ev = NULL;
 	size_t n = 0;
-	if (cli_open_run(c, argv[optind], &s, &run, &e) || store_sync_list(s, run.id, &ev, &n, &e)) {
+	store_sites sites = { 0 };
+	if (cli_open_run(c, argv[optind], &s, &run, &e) || store_sync_list(s, run.id, &ev, &n, &e) ||
+	    store_sync_sites(s, run.id, &sites, &e)) {
+		free(ev);
 		store_run_free(&run);
 		store_close(s);
 		return cli_fail(&e);
@@ -104,12 +109,14 @@ int cmd_sync(cli *c, int argc, char **argv)
 			t0[h] = ev[i].ts;
 	}
 	size_t shown = 0;
-	if (fmt == OUT_TEXT)
+	if (fmt == OUT_TEXT) {
+		cli_site_note(&sites);
 		printf("%-8s %6s %2s %14s  %-26s %s\n", "P.T", "SEQ", "", "TIME(s)", "CALL",
 		       "ARGUMENTS");
+	}
 	else if (fmt == OUT_CSV)
 		puts("proc,thread,seq,phase,ts,call,comm,dest,stag,src,rtag,root,count,datatype,op,"
-		     "req,obj,objseq,team,tnum");
+		     "req,obj,objseq,team,tnum,site_file,site_line,site_function");
 	else
 		printf("[");
 	for (size_t i = 0; i < n; i++) {
@@ -129,15 +136,24 @@ int cmd_sync(cli *c, int argc, char **argv)
 			       v->phase == DT_SYNC_ENTER ? ">" : v->phase == DT_SYNC_EXIT ? "<" : "=",
 			       rel / 1000000000, rel % 1000000000);
 			esc_fputs(name, stdout);
-			printf("%*s%s\n", (int)(26 - (strlen(name) < 26 ? strlen(name) : 26)), "", a);
+			printf("%*s%s", (int)(26 - (strlen(name) < 26 ? strlen(name) : 26)), "", a);
+			/* where: on the entry, which names the call */
+			if (v->phase == DT_SYNC_ENTER)
+				cli_site_text(&sites, v->site);
+			putchar('\n');
 		} else if (fmt == OUT_CSV) {
 			printf("%d,%d,%" PRIu32 ",%u,%" PRId64 ",", v->proc, v->thread, v->seq,
 			       v->phase, v->ts);
 			cli_csv_str(name);
 			printf(",%d,%d,%d,%d,%d,%d,%" PRId64 ",%d,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			       ",%d,%d\n",
+			       ",%d,%d,",
 			       v->comm, v->dest, v->stag, v->src, v->rtag, v->root, v->count,
 			       v->datatype, v->op, v->req, v->obj, v->objseq, v->team, v->tnum);
+			const store_site *site = store_site_get(&sites, v->site);
+			cli_csv_str(site ? site->file : "");
+			printf(",%u,", site ? site->line : 0);
+			cli_csv_str(site ? site->func : "");
+			putchar('\n');
 		} else {
 			printf("%s\n {\"proc\": %d, \"thread\": %d, \"seq\": %" PRIu32
 			       ", \"phase\": \"%s\", \"ts\": %" PRId64 ", \"call\": ",
@@ -149,15 +165,18 @@ int cmd_sync(cli *c, int argc, char **argv)
 			printf(", \"comm\": %d, \"dest\": %d, \"stag\": %d, \"src\": %d, \"rtag\": %d,"
 			       " \"root\": %d, \"count\": %" PRId64 ", \"datatype\": %d, \"op\": %d,"
 			       " \"req\": %" PRIu64 ", \"obj\": %" PRIu64 ", \"objseq\": %" PRIu64
-			       ", \"team\": %d, \"tnum\": %d}",
+			       ", \"team\": %d, \"tnum\": %d",
 			       v->comm, v->dest, v->stag, v->src, v->rtag, v->root, v->count,
 			       v->datatype, v->op, v->req, v->obj, v->objseq, v->team, v->tnum);
+			cli_site_json(&sites, v->site);
+			printf("}");
 		}
 		shown++;
 	}
 	if (fmt == OUT_JSON)
 		printf("%s]\n", shown ? "\n" : "");
 	free(ev);
+	store_sites_free(&sites);
 	int rc = 0;
 	if (!shown && fmt == OUT_TEXT) {
 		char en[512]; /* a name is at most 64 bytes, 6 once escaped */
@@ -269,7 +288,53 @@ struct hang_view {
 	size_t nheld;
 	const size_t *thread_of;
 	const char *stopped;      /* why the causality filter stopped, or NULL */
+	const store_sites *sites; /* where the calls were made */
 };
+
+/* The site of the call thread h is in (or its last call), 0 when none. */
+static uint32_t thread_site(const struct hang_view *hv, const hang_thread *h)
+{
+	return h->func ? hv->ev[h->entry].site : 0;
+}
+
+/* The sites of a group's calls: " at SITE" when they share one, else a line per site with
+ * its threads. */
+static void group_sites(const struct hang_view *hv, const hang_group *g)
+{
+	const hang_report *r = hv->rep;
+	uint32_t first = thread_site(hv, &r->threads[g->threads[0]]);
+	size_t k = 1;
+	while (k < g->n && thread_site(hv, &r->threads[g->threads[k]]) == first)
+		k++;
+	if (k == g->n) {
+		cli_site_text(hv->sites, first);
+		putchar('\n');
+		return;
+	}
+	putchar('\n');
+	size_t *idx = xmalloc(g->n * sizeof *idx), *done = xcalloc(g->n, sizeof *done);
+	for (size_t i = 0; i < g->n; i++) {
+		if (done[i])
+			continue;
+		uint32_t site = thread_site(hv, &r->threads[g->threads[i]]);
+		size_t m = 0;
+		for (size_t j = i; j < g->n; j++)
+			if (!done[j] && thread_site(hv, &r->threads[g->threads[j]]) == site) {
+				done[j] = 1;
+				idx[m++] = g->threads[j];
+			}
+		char *pts = pts_of(r, idx, m);
+		printf("    %-18s", pts);
+		if (store_site_get(hv->sites, site))
+			cli_site_text(hv->sites, site);
+		else
+			printf(" at an unknown site");
+		putchar('\n');
+		free(pts);
+	}
+	free(idx);
+	free(done);
+}
 
 static void hang_json(const struct hang_view *hv)
 {
@@ -287,7 +352,9 @@ static void hang_json(const struct hang_view *hv)
 		printf(", \"recording\": ");
 		cli_json_str(arg);
 	}
-	printf(", \"flags\": \"%s\",\n \"threads\": [", fl);
+	printf(", \"flags\": \"%s\", \"sites_note\": ", fl);
+	cli_json_str(store_sites_note(hv->sites));
+	printf(",\n \"threads\": [");
 	for (size_t i = 0; i < rep_->nthreads; i++) {
 		const hang_thread *h = &rep_->threads[i];
 		printf("%s\n  {\"pt\": \"%d.%d\", \"state\": \"%s\", \"call\": ", i ? "," : "",
@@ -296,8 +363,10 @@ static void hang_json(const struct hang_view *hv)
 		       : h->state == HANG_FINISHED ? "finished"
 						   : "outside");
 		cli_json_str(h->func ? fname(s, h->func) : "");
-		printf(", \"occurrence\": %" PRIu64 ", \"seq\": %" PRIu32 "}", h->occurrence,
+		printf(", \"occurrence\": %" PRIu64 ", \"seq\": %" PRIu32, h->occurrence,
 		       ev[h->entry].seq);
+		cli_site_json(hv->sites, thread_site(hv, h));
+		printf("}");
 	}
 	printf("],\n \"edges\": [");
 	for (size_t i = 0; i < rep_->nedges; i++) {
@@ -346,6 +415,7 @@ static void hang_json(const struct hang_view *hv)
 		cli_json_str(h->rule);
 		printf(", \"why\": ");
 		cli_json_str(h->why);
+		cli_site_json(hv->sites, h->ev.site);
 		printf("}");
 	}
 	printf("]");
@@ -376,13 +446,15 @@ static void hang_text(const struct hang_view *hv)
 	printf(": %zu threads with sync events", rep_->nthreads);
 	if (run_->flags & DT_TF_TIMEOUT)
 		printf(", stopped by difftrace-record --timeout");
-	printf(" (flags %s)\n\nwhere each thread is at the end:\n", fl);
+	printf(" (flags %s)\n", fl);
+	cli_site_note(hv->sites);
+	printf("\nwhere each thread is at the end:\n");
 	for (size_t i = 0; i < rep_->ngroups; i++) {
 		const hang_group *g = &rep_->groups[i];
 		char *pts = pts_of(rep_, g->threads, g->n);
 		printf("  %-20s ", pts);
 		where_text(s, ev, &rep_->threads[g->threads[0]], "");
-		putchar('\n');
+		group_sites(hv, g);
 		free(pts);
 	}
 	printf("\nwait-for graph (%zu edge%s):\n", rep_->nedges, rep_->nedges == 1 ? "" : "s");
@@ -401,7 +473,9 @@ static void hang_text(const struct hang_view *hv)
 		esc_fputs(fname(s, h->func), stdout);
 		char args[512];
 		ord_event_args(&ev[h->entry], args, sizeof args);
-		printf("%s)\n", args);
+		printf("%s)", args);
+		cli_site_text(hv->sites, thread_site(hv, h));
+		putchar('\n');
 		free(pts);
 		free(to);
 		i = j;
@@ -424,8 +498,10 @@ static void hang_text(const struct hang_view *hv)
 				printf("\nlocks and critical sections held at the end:\n");
 			printf("  %d.%d holds ", rep_->threads[i].proc, rep_->threads[i].thread);
 			esc_fputs(fname(s, v->func), stdout);
-			printf(" obj=%#" PRIx64 " (%s acquisition)\n", v->obj,
+			printf(" obj=%#" PRIx64 " (%s acquisition)", v->obj,
 			       nth(v->objseq, b, sizeof b));
+			cli_site_text(hv->sites, v->site);
+			putchar('\n');
 		}
 	printf("\ncalls that can never complete (held by the causality filter at the end):\n");
 	for (size_t i = 0; i < nheld; i++) {
@@ -442,6 +518,7 @@ static void hang_text(const struct hang_view *hv)
 			printf(" %s (%zu held)", h->ev.phase == DT_SYNC_ENTER ? "enter" : "exit",
 			       h->nheld);
 		}
+		cli_site_text(hv->sites, h->ev.site);
 		printf(": rule %s: ", h->rule[0] ? base_of(h->rule) : "(none)");
 		esc_fputs(h->why, stdout);
 		putchar('\n');
@@ -509,6 +586,7 @@ int cmd_hang(cli *c, int argc, char **argv)
 	char *stopped = NULL;
 	int rc = 1;
 	char *live = NULL; /* a recording in progress, imported privately */
+	store_sites sites = { 0 };
 	if (cli_open_run(c, argv[optind], &s, &run, &e)) {
 		/* not a run: a recording's directory, read as far as it is written */
 		struct stat st;
@@ -528,14 +606,15 @@ int cmd_hang(cli *c, int argc, char **argv)
 		goto out;
 	}
 	const char *const *names = store_func_names(s, &nnames);
-	if (hang_analyze(ev, n, names, nnames, &rep, &e) ||
+	if (store_sync_sites(s, run.id, &sites, &e) ||
+	    hang_analyze(ev, n, names, nnames, &rep, &e) ||
 	    never_released(s, &run, &ev, n, &rep, rules_file, max_held, &held, &nheld, &thread_of,
 			   &stopped, &e))
 		goto out;
 	char fl[200];
 	dt_flags_str(run.flags, fl, sizeof fl);
 	struct hang_view hv = { s,	    argv[optind], &run, live, fl,	 ev,
-				&rep, held,	    nheld,	  thread_of, stopped };
+				&rep, held,	    nheld,	  thread_of, stopped, &sites };
 	if (fmt == OUT_JSON)
 		hang_json(&hv);
 	else
@@ -550,6 +629,7 @@ out:
 	free(thread_of);
 	free(stopped);
 	hang_report_free(&rep);
+	store_sites_free(&sites);
 	free(ev);
 	store_run_free(&run);
 	store_close(s);

@@ -11,6 +11,7 @@
 
 #include "import/import_sample.h"
 #include "import/import_sync.h"
+#include "import/sitemap.h"
 #include "import/sync_file.h"
 
 #define BATCH 4096
@@ -28,6 +29,7 @@ struct sync_dir {
 	size_t n, cap;
 	int timed_out; /* difftrace-record --timeout ended the rank (its marker file) */
 	uint32_t func[DTS_NCALLS]; /* function ids in the sink, 0 until interned */
+	sitemap *sites;            /* the call sites, from the processes' module maps */
 	dt_sync_event *batch;
 	uint32_t *ev;
 	uint64_t *ts;
@@ -95,6 +97,7 @@ int sync_dir_open(const char *dir, sync_dir **out, dt_err *e)
 	closedir(dp);
 	if (d->n)
 		qsort(d->f, d->n, sizeof *d->f, cmp_file);
+	d->sites = sitemap_new(dir);
 	d->batch = xmalloc(BATCH * sizeof *d->batch);
 	d->ev = xmalloc(BATCH * sizeof *d->ev);
 	d->ts = xmalloc(BATCH * sizeof *d->ts);
@@ -109,6 +112,7 @@ void sync_dir_free(sync_dir *d)
 	for (size_t i = 0; i < d->n; i++)
 		free(d->f[i].path);
 	free(d->f);
+	sitemap_free(d->sites);
 	free(d->dir);
 	free(d->batch);
 	free(d->ev);
@@ -153,6 +157,10 @@ static int push_file(sync_dir *d, const sync_file *sf, dt_sink *s, int as_events
 				return -1;
 		}
 		ev->func = d->func[call];
+		uint32_t site = sitemap_get(d->sites, sf->h.pid, sync_file_site(sf, i), s, e);
+		if (site == (uint32_t)-1)
+			return -1;
+		ev->site = site;
 		nb++;
 		if (!as_events || ev->phase == DT_SYNC_DONE)
 			continue;

@@ -86,6 +86,11 @@ typedef struct dt_sink {
 	 * NULL in a sink that keeps no lines. */
 	int (*srcline)(void *ctx, const char *func, size_t flen, const char *file, unsigned line,
 		       dt_err *e);
+	/* Interns a call site of sync events (dt_sync_event.site): the file and line of the call
+	 * and the function it is in; line 0, a binary without debug information: file is the
+	 * binary, func "symbol+0xoffset". Returns its id in the run (>= 1), 0 on error. NULL in
+	 * a sink that keeps no sites. */
+	uint32_t (*site)(void *ctx, const char *file, unsigned line, const char *func, dt_err *e);
 } dt_sink;
 
 #endif

@@ -53,6 +53,8 @@ typedef struct dt_sync_event {
 	int32_t team, tnum;   /* a region's team size and the thread's number in it */
 	int32_t csize;        /* a collective's communicator size; 0 when not known (the ordering
 			       * rules of collectives need it: every member's entry before an exit) */
+	uint32_t site;        /* where the program made the call: a site of the run (the store's
+			       * sync_sites, dt_sink.site), 0 when not known */
 } dt_sync_event;
 
 #endif

@@ -67,9 +67,10 @@ const char *sync_op_name(int32_t c)
 	return c >= 0 && (size_t)c < sizeof op_names / sizeof *op_names ? op_names[c] : "?";
 }
 
-static const dts_record *rec_at(const sync_file *f, uint64_t i)
+/* Record i's bytes: rsize of them, the commit word last. */
+static const unsigned char *rec_at(const sync_file *f, uint64_t i)
 {
-	return (const dts_record *)(f->map + DTS_HEADER_SIZE + i * DTS_RECORD_SIZE);
+	return f->map + DTS_HEADER_SIZE + i * f->rsize;
 }
 
 static int nonzero(const unsigned char *p, size_t n)
@@ -134,13 +135,14 @@ int sync_file_open(sync_file *f, const char *path, dt_err *e)
 			  "written on a host of the other byte order");
 		goto fail;
 	}
-	if (f->h.version != DTS_VERSION) {
+	if (f->h.version != DTS_VERSION && f->h.version != DTS_VERSION_1) {
 		dt_err_at(e, path, offsetof(dts_header, version),
-			  "format version %" PRIu32 " (this difftrace reads %u)", f->h.version,
-			  DTS_VERSION);
+			  "format version %" PRIu32 " (this difftrace reads %u and %u)", f->h.version,
+			  DTS_VERSION_1, DTS_VERSION);
 		goto fail;
 	}
-	if (f->h.header_size != DTS_HEADER_SIZE || f->h.record_size != DTS_RECORD_SIZE ||
+	f->rsize = f->h.version == DTS_VERSION_1 ? DTS_RECORD_SIZE_1 : DTS_RECORD_SIZE;
+	if (f->h.header_size != DTS_HEADER_SIZE || f->h.record_size != f->rsize ||
 	    !f->h.chunk_records) {
 		dt_err_at(e, path, offsetof(dts_header, header_size),
 			  "unexpected sizes (header %" PRIu32 ", record %" PRIu32 ")",
@@ -148,25 +150,28 @@ int sync_file_open(sync_file *f, const char *path, dt_err *e)
 		goto fail;
 	}
 	f->h.host[DTS_HOST_MAX - 1] = 0;
-	uint64_t max = (f->size - DTS_HEADER_SIZE) / DTS_RECORD_SIZE, i;
+	uint64_t max = (f->size - DTS_HEADER_SIZE) / f->rsize, i;
 	for (i = 0; i < max; i++) {
-		const dts_record *r = rec_at(f, i);
+		const unsigned char *r = rec_at(f, i);
 		uint32_t commit;
-		memcpy(&commit, &r->commit, sizeof commit);
+		uint16_t call;
+		memcpy(&commit, r + f->rsize - 4, sizeof commit);
 		if (commit != dts_commit(i))
 			break;
-		size_t off = DTS_HEADER_SIZE + i * DTS_RECORD_SIZE;
-		if (!sync_call_name(r->call) || r->phase > DT_SYNC_DONE) {
+		memcpy(&call, r + offsetof(dts_record, call), sizeof call);
+		uint8_t phase = r[offsetof(dts_record, phase)];
+		size_t off = DTS_HEADER_SIZE + i * f->rsize;
+		if (!sync_call_name(call) || phase > DT_SYNC_DONE) {
 			dt_err_at(e, path, (int64_t)off, "bad record %" PRIu64 ": call %u, phase %u",
-				  i, r->call, r->phase);
+				  i, call, phase);
 			goto fail;
 		}
 	}
 	f->nrec = i;
-	size_t end = DTS_HEADER_SIZE + i * DTS_RECORD_SIZE;
+	size_t end = DTS_HEADER_SIZE + i * f->rsize;
 	/* the record after the last is unused space, or one the thread was killed writing */
 	if (end < f->size &&
-	    nonzero(f->map + end, f->size - end < DTS_RECORD_SIZE ? f->size - end : DTS_RECORD_SIZE))
+	    nonzero(f->map + end, f->size - end < f->rsize ? f->size - end : f->rsize))
 		f->torn_at = (int64_t)end;
 	return 0;
 fail:
@@ -185,7 +190,9 @@ void sync_file_close(sync_file *f)
 void sync_file_event(const sync_file *f, uint64_t i, dt_sync_event *ev, unsigned *call)
 {
 	dts_record r;
-	memcpy(&r, rec_at(f, i), sizeof r);
+	memset(&r, 0, sizeof r);
+	/* version 1: no site; its commit word lands in site_lo, which is not read here */
+	memcpy(&r, rec_at(f, i), f->rsize);
 	memset(ev, 0, sizeof *ev);
 	ev->seq = (uint32_t)i;
 	ev->phase = r.phase;
@@ -206,4 +213,13 @@ void sync_file_event(const sync_file *f, uint64_t i, dt_sync_event *ev, unsigned
 	ev->tnum = r.tnum;
 	ev->csize = r.csize;
 	*call = r.call;
+}
+
+uint64_t sync_file_site(const sync_file *f, uint64_t i)
+{
+	if (f->rsize < DTS_RECORD_SIZE)
+		return 0;
+	dts_record r;
+	memcpy(&r, rec_at(f, i), sizeof r);
+	return (uint64_t)r.site_hi << 32 | r.site_lo;
 }

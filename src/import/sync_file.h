@@ -21,6 +21,7 @@ typedef struct sync_file {
 	dts_header h;          /* host is NUL-terminated */
 	const unsigned char *map;
 	size_t size;
+	size_t rsize;          /* a record's bytes: DTS_RECORD_SIZE, or version 1's */
 	uint64_t nrec;         /* complete records */
 	int64_t torn_at;       /* offset of the dropped torn record, or -1 */
 	int unfinished;        /* empty, or the magic never written: the thread was stopped
@@ -37,6 +38,9 @@ int sync_file_open(sync_file *f, const char *path, dt_err *e);
 void sync_file_close(sync_file *f);
 /* Record i (< nrec) as a sync event; func is left 0 and call set to its code. */
 void sync_file_event(const sync_file *f, uint64_t i, dt_sync_event *ev, unsigned *call);
+/* Record i's call site, an address in the process (difftrace-sync(5)); 0 when not known (a
+ * file of version 1). */
+uint64_t sync_file_site(const sync_file *f, uint64_t i);
 /* The name of call code c, or NULL when unknown. */
 const char *sync_call_name(unsigned c);
 /* Names of the datatype and operation codes ("MPI_INT", "MPI_SUM"; "derived", "user"). */

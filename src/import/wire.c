@@ -1,4 +1,5 @@
 /* wire.c: the wire sink and its replay (see wire.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,24 +126,49 @@ static int w_srcline(void *ctx, const char *func, size_t flen, const char *file,
 	return 0;
 }
 
+static uint32_t w_site(void *ctx, const char *file, unsigned line, const char *func, dt_err *e)
+{
+	wire_sink *w = ctx;
+	char key[1600];
+	int n = snprintf(key, sizeof key, "%s%c%u%c%s", file, 0, line, 0, func);
+	size_t len = n > 0 && (size_t)n < sizeof key ? (size_t)n : sizeof key - 1;
+	uint32_t id;
+	if (strmap_get(&w->sites, key, len, &id))
+		return id;
+	id = ++w->nsites;
+	strmap_put(&w->sites, key, len, id);
+	buf_byte(w->out, 'S');
+	put_u32(w->out, id);
+	put_str(w->out, file, strlen(file));
+	put_u32(w->out, line);
+	put_str(w->out, func, strlen(func));
+	return check_full(w, e) ? 0 : id;
+}
+
 void wire_sink_init(wire_sink *w, dt_buf *out)
 {
 	memset(w, 0, sizeof *w);
 	w->out = out;
 	strmap_init(&w->names);
-	w->sink = (dt_sink){ w, w_begin, w_func, w_events, w_arg, w_gap, w_end, w_sync, w_srcline };
+	strmap_init(&w->sites);
+	w->sink = (dt_sink){ w, w_begin, w_func, w_events, w_arg, w_gap, w_end, w_sync, w_srcline,
+			     w_site };
 }
 
 void wire_sink_reset(wire_sink *w)
 {
 	strmap_free(&w->names);
 	strmap_init(&w->names);
+	strmap_free(&w->sites);
+	strmap_init(&w->sites);
 	w->nfuncs = 0;
+	w->nsites = 0;
 }
 
 void wire_sink_free(wire_sink *w)
 {
 	strmap_free(&w->names);
+	strmap_free(&w->sites);
 }
 
 void wire_part_end(dt_buf *out)
@@ -213,6 +239,7 @@ void wire_replayer_init(wire_replayer *rp)
 void wire_replayer_free(wire_replayer *rp)
 {
 	free(rp->map);
+	free(rp->smap);
 	free(rp->ev);
 	memset(rp, 0, sizeof *rp);
 }
@@ -322,10 +349,12 @@ int wire_replay_part(wire_replayer *rp, const uint8_t *p, size_t n, dt_sink *s,
 			dt_sync_event *se = xmalloc((size_t)m * sizeof *se + 1);
 			get(&r, se, (size_t)m * sizeof *se);
 			for (size_t i = 0; i < m && !r.bad; i++) {
-				if (se[i].func > rp->nmap)
+				if (se[i].func > rp->nmap || se[i].site > rp->nsmap)
 					r.bad = 1;
 				else if (se[i].func)
 					se[i].func = rp->map[se[i].func];
+				if (!r.bad && se[i].site)
+					se[i].site = rp->smap[se[i].site];
 			}
 			if (!r.bad && s->sync)
 				rc = s->sync(s->ctx, hasclk ? &clk : NULL, se, (size_t)m, e);
@@ -342,6 +371,25 @@ int wire_replay_part(wire_replayer *rp, const uint8_t *p, size_t n, dt_sink *s,
 				rc = s->srcline(s->ctx, func, func ? flen : 0, file, line, e);
 			free(func);
 			free(file);
+			break;
+		}
+		case 'S': {
+			uint32_t id = get_u32(&r);
+			char *file = get_str(&r, NULL);
+			unsigned line = get_u32(&r);
+			char *func = get_str(&r, NULL);
+			uint32_t g = 0;
+			if (r.bad || !file || !func || id != rp->nsmap + 1)
+				r.bad = 1;
+			else if (s->site && !(g = s->site(s->ctx, file, line, func, e)))
+				rc = -1;
+			free(file);
+			free(func);
+			if (r.bad || rc)
+				break;
+			GROW(rp->smap, rp->capsmap, rp->nsmap + 2);
+			rp->smap[0] = 0;
+			rp->smap[++rp->nsmap] = g;
 			break;
 		}
 		case 'Z': {

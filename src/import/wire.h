@@ -12,7 +12,8 @@
  * more than about one part of it (a rank directory of 10^8 events is not one buffer).
  *
  * Records: 'B' begin, 'F' a function name with the unit's own id, 'E' events, 'A' an argument,
- * 'G' a gap, 'Y' sync events, 'L' a source line (or a program without), 'Z' end, 'X' the
+ * 'G' a gap, 'Y' sync events, 'L' a source line (or a program without), 'S' a call site of
+ * sync events with the unit's own id, 'Z' end, 'X' the
  * error that stopped the unit, 'C' the unit goes on in the next part. */
 #ifndef DT_WIRE_H
 #define DT_WIRE_H
@@ -25,6 +26,8 @@ typedef struct wire_sink {
 	dt_buf *out;   /* where the records go */
 	strmap names;  /* the unit's functions: name -> id */
 	uint32_t nfuncs;
+	strmap sites;  /* the unit's call sites: file, line, function -> id */
+	uint32_t nsites;
 	/* When out holds limit bytes or more after a record, full(full_ctx) is called to send
 	 * them as a part (wire_part_end) and empty out; 0: no limit. */
 	size_t limit;
@@ -49,6 +52,8 @@ void wire_part_end(dt_buf *out);
 typedef struct wire_replayer {
 	uint32_t *map; /* the unit's function ids -> the sink's */
 	size_t nmap, capmap;
+	uint32_t *smap; /* the unit's site ids -> the sink's */
+	size_t nsmap, capsmap;
 	uint32_t *ev;
 	size_t capev;
 } wire_replayer;

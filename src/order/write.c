@@ -224,6 +224,27 @@ static size_t *match_messages(const dt_sync_event *ev, const ord_item *it, size_
 
 /* ---- the formats ------------------------------------------------------------------------------------ */
 
+static const char *const *site_text;
+static uint32_t nsite_text;
+
+void ord_write_sites(const char *const *text, uint32_t n)
+{
+	site_text = text;
+	nsite_text = n;
+}
+
+/* " at SITE" (text) or ,"site":"SITE" (json) when x has a site. */
+static void put_site(FILE *out, const dt_sync_event *x, int json)
+{
+	if (x->site >= nsite_text || !site_text[x->site])
+		return;
+	fputs(json ? ",\"site\":\"" : " at ", out);
+	const char *const one[1] = { site_text[x->site] };
+	put_name(out, one, 1, 0, json);
+	if (json)
+		fputc('"', out);
+}
+
 static void write_text(FILE *out, const dt_sync_event *ev, const ord_item *it, size_t n,
 		       const char *const *names, uint32_t nnames)
 {
@@ -235,6 +256,8 @@ static void write_text(FILE *out, const dt_sync_event *ev, const ord_item *it, s
 		put_name(out, names, nnames, x->func, 0);
 		fprintf(out, " %s", phname(x));
 		put_args(out, x, 0);
+		if (x->phase == DT_SYNC_ENTER)
+			put_site(out, x, 0);
 		fputc('\n', out);
 	}
 }
@@ -270,6 +293,7 @@ static void write_json(FILE *out, const dt_sync_event *ev, const ord_item *it, s
 		put_name(out, names, nnames, x->func, 1);
 		fprintf(out, ",\"phase\":\"%s\",\"recorded_ts\":%" PRId64, phname(x), x->ts);
 		put_args(out, x, 1);
+		put_site(out, x, 1);
 		fputs("}", out);
 	}
 	fputs("\n]\n", out);

@@ -28,4 +28,8 @@ int ord_write_more(FILE *out, int fmt, const dt_sync_event *ev, const ord_item *
 		   const char *const *names, uint32_t nnames, ord_more_fn more, void *arg,
 		   dt_err *e);
 
+/* The call sites (dt_sync_event.site) the text and JSON of the next ord_write calls name:
+ * text[id] ("file:line (function)", NULL for none) for id < n; NULL, 0: none. Kept, not copied. */
+void ord_write_sites(const char *const *text, uint32_t n);
+
 #endif

@@ -20,7 +20,9 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
+#include <link.h>
 #include <mpi.h>
 #include <omp.h>
 #include <pthread.h>
@@ -93,6 +95,15 @@ static struct {
 	void (*set_lock)(omp_lock_t *), (*unset_lock)(omp_lock_t *);
 	void (*set_nest_lock)(omp_nest_lock_t *), (*unset_nest_lock)(omp_nest_lock_t *);
 } g = { .rank = -1, .mu = PTHREAD_MUTEX_INITIALIZER, .next_req = 1, .next_region = 1 };
+
+/* Where the code that is not the program lies (call sites, site_of): the recorder's own, and
+ * the MPI, Fortran-binding and OpenMP libraries'. Written by the constructor only. */
+#define MAX_SKIP 48
+static struct {
+	uintptr_t exe_lo, exe_hi;           /* the executable's code: a call site for sure */
+	uintptr_t lo[MAX_SKIP], hi[MAX_SKIP];
+	int n;
+} S;
 
 /* The thread's file. */
 struct tstate {
@@ -193,6 +204,27 @@ static int map_chunk(struct tstate *t)
 	return 0;
 }
 
+/* DIR/<pid>.maps: a copy of /proc/self/maps, the modules the call sites of the process's records
+ * lie in (the import resolves them with the modules' debug information). Made again by each
+ * new thread, so that a library loaded since is in it; written aside and renamed, so that a
+ * reader never sees half of it. No malloc: this runs inside any MPI or OpenMP call. */
+static void save_maps(long pid, long tid)
+{
+	char tmp[sizeof g.dir + 80], path[sizeof g.dir + 64], buf[4096];
+	snprintf(tmp, sizeof tmp, "%s/.%ld.%ld" DTS_MAPS_SUFFIX, g.dir, pid, tid);
+	snprintf(path, sizeof path, "%s/%ld" DTS_MAPS_SUFFIX, g.dir, pid);
+	int in = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), ok = in >= 0;
+	int out = ok ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666) : -1;
+	ok = ok && out >= 0;
+	ssize_t n;
+	while (ok && (n = read(in, buf, sizeof buf)) > 0)
+		ok = write(out, buf, (size_t)n) == n;
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && (close(out) != 0 || !ok || rename(tmp, path) != 0))
+		unlink(tmp);
+}
+
 static void open_thread(struct tstate *t)
 {
 	unsigned gen = atomic_load(&g.gen);
@@ -268,6 +300,7 @@ static void open_thread(struct tstate *t)
 	memcpy(hd->magic, DTS_MAGIC, 8);
 	t->state = 1;
 	pthread_setspecific(g.key, t);
+	save_maps(pid, tid);
 }
 
 /* Writes r as the thread's next record, with the phase and a fresh timestamp. */
@@ -301,11 +334,100 @@ static void emit(dts_record *r, int phase)
 	t->seq++;
 }
 
-static void rec_init(dts_record *r, enum dts_call c)
+/* ---- call sites ---------------------------------------------------------------------------- */
+
+static int not_program(uintptr_t a)
+{
+	for (int i = 0; i < S.n; i++)
+		if (a - S.lo[i] < S.hi[i] - S.lo[i])
+			return 1;
+	return 0;
+}
+
+/* The first frame of the stack in the program's code: the call came through a library (a
+ * Fortran binding, a helper of the recorder the compiler did not inline). */
+__attribute__((noinline)) static uint64_t site_walk(uintptr_t ra)
+{
+	void *f[24];
+	int n = backtrace(f, 24);
+	for (int i = 0; i < n; i++)
+		if (!not_program((uintptr_t)f[i]))
+			return (uint64_t)(uintptr_t)f[i];
+	return ra;
+}
+
+/* The call site of a wrapper whose return address is ra: ra itself when the program called
+ * the wrapper (the common case, a comparison or a few), else the innermost frame of the
+ * program, walked to. */
+static inline __attribute__((always_inline)) uint64_t site_of(void *ra)
+{
+	uintptr_t a = (uintptr_t)ra;
+	if (__builtin_expect(a - S.exe_lo < S.exe_hi - S.exe_lo, 1) || !not_program(a))
+		return a;
+	return site_walk(a);
+}
+
+static inline __attribute__((always_inline)) void rec_init_at(dts_record *r, enum dts_call c,
+							       uint64_t site)
 {
 	*r = (dts_record){ .call = (uint16_t)c, .comm = -1, .dest = -1, .stag = -1, .src = -1,
 			   .rtag = -1, .root = -1, .datatype = -1, .op = -1, .team = -1,
-			   .count = -1, .tnum = -1, .index = -1 };
+			   .count = -1, .tnum = -1, .index = -1, .site_lo = (uint32_t)site,
+			   .site_hi = (uint32_t)(site >> 32) };
+}
+
+/* A record of call c, its site the caller of the function this is written in: in a wrapper,
+ * or in a helper that is always inlined into one (ALWAYS_INLINE). */
+#define rec_init(r, c) rec_init_at((r), (c), site_of(__builtin_return_address(0)))
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* The code of the libraries whose calls to the wrapped functions are not the program's. */
+static int runtime_lib(const char *path)
+{
+	static const char *const pre[] = { "libmpi", "libpmpi", "libmpich", "libmpifort",
+					   "libfmpich", "libmpicxx", "libgomp", "libopen-pal",
+					   "libopen-rte", "libompitrace",
+					   /* uftrace's: it puts its trampoline in the return
+					    * addresses of the calls it traces */
+					   "libmcount" };
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	for (size_t i = 0; i < sizeof pre / sizeof *pre; i++)
+		if (!strncmp(b, pre[i], strlen(pre[i])))
+			return 1;
+	return 0;
+}
+
+static int note_module(struct dl_phdr_info *info, size_t size, void *self)
+{
+	(void)size;
+	int first = !S.exe_hi && !S.n && (!info->dlpi_name || !*info->dlpi_name);
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+		if (first && !S.exe_hi) {
+			S.exe_lo = lo;
+			S.exe_hi = hi;
+		} else if (((uintptr_t)self - lo < hi - lo ||
+			    (info->dlpi_name && runtime_lib(info->dlpi_name))) &&
+			   S.n < MAX_SKIP) {
+			S.lo[S.n] = lo;
+			S.hi[S.n] = hi;
+			S.n++;
+		}
+	}
+	return 0;
+}
+
+/* The recorder's own code is found by an address in it; the walk's unwinder is loaded now,
+ * not inside the first call that needs it. */
+static void sites_init(void)
+{
+	dl_iterate_phdr(note_module, (void *)(uintptr_t)&note_module);
+	void *f[2];
+	backtrace(f, 2);
 }
 
 static void child_after_fork(void)
@@ -347,6 +469,8 @@ __attribute__((constructor)) static void sync_init(void)
 		snprintf(g.host, sizeof g.host, "?");
 	atomic_store(&g.rank, env_rank());
 	pthread_key_create(&g.key, thread_gone);
+	if (g.enabled)
+		sites_init();
 	pthread_atfork(NULL, NULL, child_after_fork);
 	/* Not linked with libgomp: a program without OpenMP must not get it. */
 	g.thread_num = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_thread_num");

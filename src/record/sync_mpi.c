@@ -64,7 +64,7 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
 	return PMPI_Abort(comm, errorcode);
 }
 
-static void p2p(dts_record *r, enum dts_call c, MPI_Comm comm, int *slot, int count,
+static ALWAYS_INLINE void p2p(dts_record *r, enum dts_call c, MPI_Comm comm, int *slot, int count,
 		MPI_Datatype t)
 {
 	rec_init(r, c);
@@ -327,7 +327,7 @@ static void reqs_free(struct reqs *a, MPI_Status *st)
 }
 
 /* One DONE record per request i completed. */
-static void done(enum dts_call c, struct reqs *a, int i, int del)
+static ALWAYS_INLINE void done(enum dts_call c, struct reqs *a, int i, int del)
 {
 	dts_record d;
 	rec_init(&d, c);
@@ -376,7 +376,7 @@ int MPI_Testall(int count, MPI_Request array[], int *flag, MPI_Status statuses[]
 	return rc;
 }
 
-static int any(enum dts_call c, int count, MPI_Request array[], int *index, int *flag,
+static ALWAYS_INLINE int any(enum dts_call c, int count, MPI_Request array[], int *index, int *flag,
 	       MPI_Status *status)
 {
 	MPI_Status own;
@@ -415,7 +415,7 @@ int MPI_Testany(int count, MPI_Request array[], int *index, int *flag, MPI_Statu
 	return any(DTS_MPI_Testany, count, array, index, flag, status);
 }
 
-static int some(enum dts_call c, int incount, MPI_Request array[], int *outcount,
+static ALWAYS_INLINE int some(enum dts_call c, int incount, MPI_Request array[], int *outcount,
 		int indices[], MPI_Status statuses[])
 {
 	struct reqs a;
@@ -459,7 +459,7 @@ int MPI_Testsome(int incount, MPI_Request array[], int *outcount, int indices[],
 
 /* ---- collectives ---------------------------------------------------------------------------- */
 
-static int coll(dts_record *r, enum dts_call c, MPI_Comm comm, int count, MPI_Datatype t,
+static ALWAYS_INLINE int coll(dts_record *r, enum dts_call c, MPI_Comm comm, int count, MPI_Datatype t,
 		MPI_Op op, int root)
 {
 	rec_init(r, c);

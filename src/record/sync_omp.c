@@ -27,7 +27,8 @@ static void region_body(void *p)
 	R.team = g.num_threads ? g.num_threads() : -1;
 	R.tnum = g.thread_num ? g.thread_num() : -1;
 	dts_record r;
-	rec_init(&r, DTS_GOMP_parallel_body);
+	/* its site: the region's function (+ 1: a site is read as a return address) */
+	rec_init_at(&r, DTS_GOMP_parallel_body, (uint64_t)(uintptr_t)rg->fn + 1);
 	r.obj = R.region;
 	r.objseq = R.instance;
 	r.team = R.team;

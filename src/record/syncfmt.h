@@ -10,13 +10,21 @@
 #ifndef DT_SYNCFMT_H
 #define DT_SYNCFMT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define DTS_MAGIC "DTSYNC\r\n" /* 8 bytes, written last when the header is made */
-#define DTS_VERSION 1u
+#define DTS_VERSION 2u
 #define DTS_HEADER_SIZE 4096u
-#define DTS_RECORD_SIZE 96u
-#define DTS_CHUNK_RECORDS 8192u /* records per chunk: 768 KiB, a whole number of pages */
+#define DTS_RECORD_SIZE 104u
+#define DTS_CHUNK_RECORDS 8192u /* records per chunk: 832 KiB, a whole number of pages */
+/* Version 1 had no call site: its records are the first 92 bytes of version 2's, then the
+ * commit word (96 bytes, commit at offset 92). Readers take both. */
+#define DTS_VERSION_1 1u
+#define DTS_RECORD_SIZE_1 96u
+/* The process's module map, for the call sites: DIR/<pid>.maps, a copy of /proc/<pid>/maps
+ * made when a thread of the process opens its file. */
+#define DTS_MAPS_SUFFIX ".maps"
 #define DTS_HOST_MAX 256
 
 /* Little-endian as written by the recording host (the reader checks `endian`). */
@@ -49,10 +57,18 @@ typedef struct dts_record {
 	int32_t tnum;
 	int32_t index;   /* Waitany/Testany/DONE: the request's index in the array; else -1 */
 	int32_t csize;   /* the size of the call's communicator; 0 when it has none */
+	/* Version 2: the call site, an address in the process (DIR/<pid>.maps says in which
+	 * module), as two halves (low first) so that no padding comes in: the return address
+	 * into the innermost frame of the program (not of the recorder, libmpi, libgomp or a
+	 * Fortran binding); for GOMP_parallel_body, the region's function + 1. 0: not known. */
+	uint32_t site_lo, site_hi;
 	uint32_t commit; /* dts_commit(seq), written last */
 } dts_record;
 
-_Static_assert(sizeof(dts_record) == DTS_RECORD_SIZE, "dts_record is 96 bytes");
+_Static_assert(sizeof(dts_record) == DTS_RECORD_SIZE, "dts_record is 104 bytes");
+_Static_assert(offsetof(dts_record, site_lo) == DTS_RECORD_SIZE_1 - 4,
+	       "version 1's fields are version 2's first");
+_Static_assert((DTS_CHUNK_RECORDS * DTS_RECORD_SIZE) % 4096 == 0, "chunks are whole pages");
 _Static_assert(sizeof(dts_header) <= DTS_HEADER_SIZE, "dts_header fits its page");
 
 /* The commit word of the record with sequence number seq (0, 1, ...): never 0. */

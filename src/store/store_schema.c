@@ -230,6 +230,15 @@ static const char *const migrations[] = {
 	"  seq INTEGER NOT NULL, first INTEGER NOT NULL, n INTEGER NOT NULL,"
 	"  codec INTEGER NOT NULL, data BLOB NOT NULL,"
 	"  PRIMARY KEY(trace_id, seq)) WITHOUT ROWID;",
+
+	/* 11 -> 12: where the program made each sync call (dt_sync_event.site, the chunks of
+	 * codec 2): the file and line of the call and the function it is in, from the debug
+	 * information; line 0, a binary without it: file is the binary, func "symbol+0xoff".
+	 * Runs imported before have no sites, nor has a store of schema 11 opened read-only. */
+	"CREATE TABLE IF NOT EXISTS sync_sites("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  id INTEGER NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL, func TEXT NOT NULL,"
+	"  PRIMARY KEY(run_id, id)) WITHOUT ROWID;",
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))

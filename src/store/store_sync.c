@@ -1,4 +1,5 @@
 /* store_sync.c: the sync events of a run, read back for the order stage. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -223,4 +224,81 @@ int store_sync_clocks(store *s, int64_t run_id, store_sync_clock **c, size_t *n,
 		return store_sqlerr(s, e, "reading sync clocks");
 	}
 	return 0;
+}
+
+int store_sync_sites(store *s, int64_t run_id, store_sites *out, dt_err *e)
+{
+	memset(out, 0, sizeof *out);
+	int ok;
+	if (!query_table(s, "sync_sites", &ok))
+		return ok ? 0 : store_sqlerr(s, e, "reading call sites");
+	sqlite3_stmt *st;
+	if (store_prepare(s, "SELECT id, file, line, func FROM sync_sites WHERE run_id = ?1"
+			  " ORDER BY id", &st, e))
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	size_t cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		if (id < 1 || id > (int64_t)UINT32_MAX || (size_t)id > out->n + 1000000)
+			continue;
+		GROW(out->v, cap, (size_t)id);
+		while (out->n < (size_t)id)
+			out->v[out->n++] = (store_site){ NULL, NULL, 0 };
+		store_site *t = &out->v[id - 1];
+		free(t->file);
+		free(t->func);
+		t->file = xstrdup((const char *)sqlite3_column_text(st, 1));
+		t->line = (unsigned)sqlite3_column_int64(st, 2);
+		t->func = xstrdup((const char *)sqlite3_column_text(st, 3));
+		if (!t->line)
+			out->nodebug = 1;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		store_sites_free(out);
+		return store_sqlerr(s, e, "reading call sites");
+	}
+	return 0;
+}
+
+void store_sites_free(store_sites *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->v[i].file);
+		free(t->v[i].func);
+	}
+	free(t->v);
+	memset(t, 0, sizeof *t);
+}
+
+const store_site *store_site_get(const store_sites *t, uint32_t id)
+{
+	if (!t || !id || id > t->n || !t->v[id - 1].file)
+		return NULL;
+	return &t->v[id - 1];
+}
+
+const char *store_site_str(const store_site *site, char *b, size_t n)
+{
+	if (!n)
+		return b;
+	b[0] = 0;
+	if (!site)
+		return b;
+	if (!site->line) {
+		snprintf(b, n, "%s", site->func);
+		return b;
+	}
+	const char *f = strrchr(site->file, '/');
+	snprintf(b, n, "%s:%u (%s)", f ? f + 1 : site->file, site->line, site->func);
+	return b;
+}
+
+const char *store_sites_note(const store_sites *t)
+{
+	return t && t->nodebug ? "the program has no debug information (built without -g): "
+				 "call sites are shown as function+offset"
+			       : "";
 }

@@ -28,4 +28,32 @@ int store_sync_clocks(store *s, int64_t run_id, store_sync_clock **c, size_t *n,
  * strings (free each, then the array). */
 int store_sync_hosts(store *s, int64_t run_id, char ***names, size_t *n, dt_err *e);
 
+/* The call sites of a run's sync events (dt_sync_event.site), by id: the file (absolute when
+ * the debug information says where the program was compiled) and line of the call and the
+ * function it is in; line 0, a binary without debug information: file is the binary and func
+ * "symbol+0xoffset". */
+typedef struct store_site {
+	char *file, *func;
+	unsigned line;
+} store_site;
+
+typedef struct store_sites {
+	store_site *v; /* v[id - 1] */
+	size_t n;
+	int nodebug;   /* a site of a binary without debug information (line 0) */
+} store_sites;
+
+/* The sites of a run: none for a run imported before sites were recorded, or a store of
+ * schema 11 opened read-only. */
+int store_sync_sites(store *s, int64_t run_id, store_sites *out, dt_err *e);
+void store_sites_free(store_sites *t);
+/* Site id of t, or NULL when it has none (0, or not in t). */
+const store_site *store_site_get(const store_sites *t, uint32_t id);
+/* "file:line (func)" with the file's last component, or "func" for a site without a line;
+ * "" for none. Into b (n bytes), which is returned; names are the trace's data: the caller
+ * escapes them for display. */
+const char *store_site_str(const store_site *site, char *b, size_t n);
+/* The note to print once when sites lack lines: "", or why. */
+const char *store_sites_note(const store_sites *t);
+
 #endif

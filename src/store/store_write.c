@@ -27,7 +27,9 @@ struct store_writer {
 	volatile sig_atomic_t *cancel;
 	strmap fcache;
 	sqlite3_stmt *ins_func, *sel_func, *ins_trace, *ins_chunk, *end_trace, *ins_gap;
-	sqlite3_stmt *ins_sync, *ins_clock, *ins_srcline;
+	sqlite3_stmt *ins_sync, *ins_clock, *ins_srcline, *ins_site;
+	strmap sites; /* the run's call sites: file, line, function -> id */
+	uint32_t nsites;
 	chunk_enc *enc;
 	/* the sync events of the trace being written, up to a chunk (sync_codec.h) */
 	sync_codec *scodec;
@@ -396,6 +398,39 @@ static int w_srcline(void *ctx, const char *func, size_t flen, const char *file,
 	return step_done(w, st, e, "writing source lines");
 }
 
+static uint32_t w_site(void *ctx, const char *file, unsigned line, const char *func, dt_err *e)
+{
+	store_writer *w = ctx;
+	char key[1600];
+	int n = snprintf(key, sizeof key, "%s%c%u%c%s", file, 0, line, 0, func);
+	size_t len = n > 0 && (size_t)n < sizeof key ? (size_t)n : sizeof key - 1;
+	uint32_t id;
+	if (strmap_get(&w->sites, key, len, &id))
+		return id;
+	if (cancelled(w, e))
+		return 0;
+	id = w->nsites + 1;
+	/* prepared at the first site: a writer of functions alone (an analysis on a store of
+	 * schema 11 opened read-only) needs no table of sites */
+	if (!w->ins_site &&
+	    store_prepare(w->s,
+			  "INSERT INTO sync_sites(run_id, id, file, line, func)"
+			  " VALUES(?1, ?2, ?3, ?4, ?5)",
+			  &w->ins_site, e))
+		return 0;
+	sqlite3_stmt *st = w->ins_site;
+	sqlite3_bind_int64(st, 1, w->run_id);
+	sqlite3_bind_int64(st, 2, id);
+	sqlite3_bind_text(st, 3, file, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, line);
+	sqlite3_bind_text(st, 5, func, -1, SQLITE_STATIC);
+	if (step_done(w, st, e, "writing call sites"))
+		return 0;
+	w->nsites = id;
+	strmap_put(&w->sites, key, len, id);
+	return id;
+}
+
 store_writer *store_writer_new(store *s, int64_t run_id, volatile sig_atomic_t *cancel)
 {
 	store_writer *w = xcalloc(1, sizeof *w);
@@ -403,12 +438,14 @@ store_writer *store_writer_new(store *s, int64_t run_id, volatile sig_atomic_t *
 	w->run_id = run_id;
 	w->cancel = cancel;
 	strmap_init(&w->fcache);
+	strmap_init(&w->sites);
 	w->enc = chunk_enc_new();
 	w->scodec = sync_codec_new();
 	w->sev = xmalloc(SYNC_CHUNK_EVENTS * sizeof *w->sev);
 	w->ev = xmalloc(STORE_CHUNK_EVENTS * sizeof *w->ev);
 	w->ts = xmalloc(STORE_CHUNK_EVENTS * sizeof *w->ts);
-	w->sink = (dt_sink){ w, w_begin, w_func, w_events, w_arg, w_gap, w_end, w_sync, w_srcline };
+	w->sink = (dt_sink){ w, w_begin, w_func, w_events, w_arg, w_gap, w_end, w_sync, w_srcline,
+			     w_site };
 	dt_err e;
 	dt_err_clear(&e);
 	/* Statements are prepared once per import; failures surface on first use as NULL. */
@@ -602,7 +639,9 @@ void store_writer_free(store_writer *w)
 	sqlite3_finalize(w->ins_sync);
 	sqlite3_finalize(w->ins_clock);
 	sqlite3_finalize(w->ins_srcline);
+	sqlite3_finalize(w->ins_site);
 	strmap_free(&w->fcache);
+	strmap_free(&w->sites);
 	chunk_enc_free(w->enc);
 	sync_codec_free(w->scodec);
 	free(w->sev);

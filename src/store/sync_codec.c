@@ -6,7 +6,7 @@
 #include "store/chunk_codec.h"
 #include "store/sync_codec.h"
 
-#define NCOL 19
+#define NCOL 20 /* SYNC_CODEC_COLUMNS_ZSTD had the first 19 */
 
 struct sync_codec {
 	ZSTD_CCtx *zc;
@@ -51,6 +51,7 @@ static void columns(const dt_sync_event *v, int64_t *x)
 	x[16] = v->team;
 	x[17] = v->tnum;
 	x[18] = v->csize;
+	x[19] = v->site;
 }
 
 static void set_column(dt_sync_event *v, int k, int64_t x)
@@ -74,7 +75,8 @@ static void set_column(dt_sync_event *v, int k, int64_t x)
 	case 15: v->objseq = (uint64_t)x; break;
 	case 16: v->team = (int32_t)x; break;
 	case 17: v->tnum = (int32_t)x; break;
-	default: v->csize = (int32_t)x; break;
+	case 18: v->csize = (int32_t)x; break;
+	default: v->site = (uint32_t)x; break;
 	}
 }
 
@@ -106,14 +108,14 @@ int sync_encode(sync_codec *c, const dt_sync_event *ev, size_t n, dt_buf *out)
 	if (ZSTD_isError(z))
 		abort(); /* the bound holds: only a broken library fails here */
 	out->len = z;
-	return SYNC_CODEC_COLUMNS_ZSTD;
+	return SYNC_CODEC_SITES_ZSTD;
 }
 
 int sync_decode(sync_codec *c, int codec, const uint8_t *in, size_t len, size_t n, uint64_t first,
 		const char *path, dt_sync_event *ev, dt_err *e)
 {
 	unsigned long long at = (unsigned long long)first;
-	if (codec != SYNC_CODEC_COLUMNS_ZSTD)
+	if (codec != SYNC_CODEC_COLUMNS_ZSTD && codec != SYNC_CODEC_SITES_ZSTD)
 		return dt_err_at(e, path, -1,
 				 "sync chunk at event %llu has codec %d, which this difftrace does not "
 				 "know: upgrade difftrace",
@@ -121,8 +123,9 @@ int sync_decode(sync_codec *c, int codec, const uint8_t *in, size_t len, size_t 
 	if (n > SYNC_CHUNK_EVENTS)
 		return dt_err_at(e, path, -1, "damaged sync chunk at event %llu: %zu events", at, n);
 	unsigned long long size = len ? ZSTD_getFrameContentSize(in, len) : ZSTD_CONTENTSIZE_ERROR;
+	int ncol = codec == SYNC_CODEC_COLUMNS_ZSTD ? NCOL - 1 : NCOL;
 	if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN ||
-	    size > (unsigned long long)n * NCOL * 10 + 16)
+	    size > (unsigned long long)n * (unsigned)ncol * 10 + 16)
 		return dt_err_at(e, path, -1,
 				 "damaged sync chunk at event %llu: not a zstd frame of %zu events", at,
 				 n);
@@ -135,7 +138,9 @@ int sync_decode(sync_codec *c, int codec, const uint8_t *in, size_t len, size_t 
 		return dt_err_at(e, path, -1, "damaged sync chunk at event %llu: zstd: %s", at,
 				 ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short frame");
 	size_t pos = 0;
-	for (int k = 0; k < NCOL; k++) {
+	for (size_t i = 0; i < n && ncol < NCOL; i++)
+		ev[i].site = 0; /* a chunk written before sites */
+	for (int k = 0; k < ncol; k++) {
 		uint64_t prev = 0;
 		for (size_t i = 0; i < n; i++) {
 			int64_t d;
