@@ -79,11 +79,18 @@ static void put_args(FILE *out, const dt_sync_event *x, int json)
 		{ "team", x->team, x->team != DT_SYNC_NONE && x->team != 0, 0 },
 		{ "tnum", x->tnum, x->tnum != DT_SYNC_NONE && x->team > 0, 0 },
 		{ "csize", x->csize, x->csize > 0, 0 },
+		{ "disp", x->disp, x->disp != 0, 0 },
+		{ "assert", x->rassert, x->rassert != 0, 1 },
+		{ "lock", x->lock, x->lock != 0, 0 },
+		{ "digest", (int64_t)x->digest, x->digest != 0, 2 },
 	};
 	for (size_t i = 0; i < sizeof a / sizeof *a; i++) {
 		if (!a[i].set)
 			continue;
-		if (json)
+		if (a[i].hex == 2) /* 64 bits: a string in JSON, which a double cannot hold */
+			fprintf(out, json ? ",\"%s\":\"%016" PRIx64 "\"" : " %s=%016" PRIx64, a[i].name,
+				(uint64_t)a[i].v);
+		else if (json)
 			fprintf(out, ",\"%s\":%" PRId64, a[i].name, a[i].v);
 		else if (a[i].hex)
 			fprintf(out, " %s=0x%" PRIx64, a[i].name, (uint64_t)a[i].v);

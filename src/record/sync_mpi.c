@@ -90,6 +90,7 @@ static void status_src(dts_record *r, int slot, MPI_Comm comm, const MPI_Status 
 		p2p(&r, DTS_MPI_##name, comm, &slot, count, datatype);                        \
 		r.dest = to_world(slot, comm, dest);                                          \
 		r.stag = tag;                                                                 \
+		payload(&r, buf, count, datatype);                                            \
 		emit(&r, 0);                                                                  \
 		int rc = PMPI_##name(buf, count, datatype, dest, tag, comm);                  \
 		emit(&r, 1);                                                                  \
@@ -109,6 +110,7 @@ SEND(Rsend)
 		p2p(&r, DTS_MPI_##name, comm, &slot, count, datatype);                        \
 		r.dest = to_world(slot, comm, dest);                                          \
 		r.stag = tag;                                                                 \
+		payload(&r, buf, count, datatype);                                            \
 		emit(&r, 0);                                                                  \
 		int rc = PMPI_##name(buf, count, datatype, dest, tag, comm, request);         \
 		if (rc == MPI_SUCCESS && g.enabled)                                           \
@@ -190,6 +192,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 	r.stag = sendtag;
 	r.src = to_world(slot, comm, source);
 	r.rtag = tag_of(recvtag);
+	payload(&r, sendbuf, sendcount, sendtype);
 	emit(&r, 0);
 	int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
 			       recvtype, source, recvtag, comm, status);
@@ -212,6 +215,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 	r.stag = sendtag;
 	r.src = to_world(slot, comm, source);
 	r.rtag = tag_of(recvtag);
+	payload(&r, buf, count, datatype);
 	emit(&r, 0);
 	int rc = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm,
 				       status);
