@@ -9,6 +9,21 @@
 # first; a rank that leaves out a fence is the one the others wait for in theirs.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
+# Causal order, not the clocks (tests/mk_sync_rec chain, no MPI needed): rank 0's wrong data
+# reaches rank 1, which sends it on; rank 1's host's clock is 10 ms behind, so that on the
+# common clock its send comes first. The causality filter puts rank 0's first.
+MK="$abs_top_builddir/tests/mk_sync_rec"
+[ -x "$MK" ] || fail "tests/mk_sync_rec is not built"
+"$MK" "$T/chain0" chain 0 && "$MK" "$T/chain1" chain 1 || fail "mk_sync_rec chain"
+expect_status 0 "$DT" import -q -r chain0 "$T/chain0"
+expect_status 0 "$DT" import -q -r chain1 "$T/chain1"
+expect_status 0 "$DT" rank --normal chain0 --faulty chain1
+grep -q '^   1  0\.0 .*sent data differs: MPI_Send to 1 tag 5, the 1st, first in causal order$' "$T/out" ||
+	fail "chain: 0.0 not first: $(cat "$T/out")"
+grep -q '^   2  1\.0 .*sent data differs: MPI_Send to 2 tag 5, the 1st, 2nd in causal order$' "$T/out" ||
+	fail "chain: 1.0 not second: $(cat "$T/out")"
+grep -q '^   3  2\.0 .*identical$' "$T/out" || fail "chain: 2.0: $(cat "$T/out")"
+
 need mpi built timeout
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 [ -f "$abs_top_builddir/libdifftrace-sync.so" ] ||

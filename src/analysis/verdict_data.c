@@ -7,6 +7,8 @@
 #include "analysis/hangrank.h"
 #include "analysis/verdict_data.h"
 #include "order/arrival.h"
+#include "order/filter.h"
+#include "order/rules.h"
 #include "store/store_sync.h"
 #include "util/esc.h"
 #include "util/util.h"
@@ -68,7 +70,8 @@ static void span_of(const dt_sync_event *ev, size_t n, int proc, int thread, siz
 
 struct mark {
 	vd_item *x;
-	int64_t t; /* the changed entry's time on the common clock */
+	size_t ev;  /* the changed entry, an index into the faulty run's events */
+	int64_t t;  /* its place in causal order (or its time on the common clock) */
 };
 
 static int cmp_mark(const void *p, const void *q)
@@ -105,10 +108,51 @@ static size_t mark(const dt_sync_event *en, size_t nn, const dt_sync_event *ef, 
 		x->d_nth = nth;
 		int h = x->d_ef.host;
 		m[nm].x = x;
+		m[nm].ev = af + at;
 		m[nm].t = x->d_ef.ts + (h >= 0 && (size_t)h < nhost ? off[h] : 0);
 		nm++;
 	}
 	return nm;
+}
+
+/* The causal order of the faulty run (the shipped rules' causality filter over its events in
+ * arrival order, as `order` gives it): each marked entry's t becomes its position there. Left
+ * at the recorded clock when the rules cannot be loaded or the entry was never released (a
+ * run cut short). */
+static void causal(store *s, const dt_sync_event *ef, size_t nf, const int64_t *off,
+		   size_t nhost, struct mark *m, size_t nm)
+{
+	dt_err e;
+	dt_err_clear(&e);
+	ord_rules *r = ord_rules_new();
+	size_t nnames = 0;
+	const char *const *names = store_func_names(s, &nnames);
+	size_t *idx = xmalloc((nf ? nf : 1) * sizeof *idx);
+	dt_sync_event *arr = xmalloc((nf ? nf : 1) * sizeof *arr);
+	ord_item *items = NULL;
+	size_t nitems = 0;
+	ord_arrival(ef, nf, off, idx);
+	for (size_t i = 0; i < nf; i++)
+		arr[i] = ef[idx[i]];
+	ord_filter_opts fo = { ORD_MINIMAL, off, nhost, 0 };
+	int ok = !ord_rules_load_default(r, &e) && !ord_rules_bind(r, names, (uint32_t)nnames, &e);
+	fo.policy = r->policy;
+	if (ok && !ord_order(r, &fo, arr, nf, &items, &nitems, NULL, &e)) {
+		/* pos[k]: the place of event k (of ef) in the order, 0 when never released */
+		size_t *pos = xcalloc(nf ? nf : 1, sizeof *pos);
+		for (size_t j = 0; j < nitems; j++)
+			pos[idx[items[j].id]] = j + 1;
+		int all = 1;
+		for (size_t k = 0; k < nm; k++)
+			all = all && pos[m[k].ev];
+		for (size_t k = 0; all && k < nm; k++)
+			m[k].t = (int64_t)pos[m[k].ev];
+		free(pos);
+	}
+	free(items);
+	free(arr);
+	free(idx);
+	ord_rules_free(r);
 }
 
 int vd_data_apply(store *s, int64_t run_normal, int64_t run_faulty, const rank_key *keys,
@@ -131,6 +175,8 @@ int vd_data_apply(store *s, int64_t run_normal, int64_t run_faulty, const rank_k
 	int64_t *off = ord_host_offsets(ef, nf, ck, nck, &nhost);
 	struct mark *m = xcalloc(v->n ? v->n : 1, sizeof *m);
 	size_t nm = mark(en, nn, ef, nf, off, nhost, keys, v, m);
+	if (nm > 1)
+		causal(s, ef, nf, off, nhost, m, nm);
 	qsort(m, nm, sizeof *m, cmp_mark);
 	for (size_t k = 0; k < nm; k++)
 		m[k].x->data_ord = k && m[k].t == m[k - 1].t ? m[k - 1].x->data_ord : k + 1;

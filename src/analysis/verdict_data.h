@@ -8,8 +8,9 @@
  * entries are compared with its counterpart's in the normal run, in program order; the first
  * that differs is where the thread's data (or an argument) departed. Receivers of wrong data
  * change after it: so the traces that changed are put in causal order of that first
- * difference, approximated by the recorded clock (each host's clock put on the wall clock, as
- * `order` feeds its filter), the earliest first. */
+ * difference, the earliest first: the order `order` gives (the shipped rules' causality filter
+ * over the faulty run's events), or the recorded clock (each host's put on the wall clock) when
+ * the rules cannot be loaded or a run cut short never released one of those entries. */
 #ifndef DT_VERDICT_DATA_H
 #define DT_VERDICT_DATA_H
 
