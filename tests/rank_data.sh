@@ -64,6 +64,7 @@ run ok ok --payload
 run data data --payload
 run disp disp --payload
 run plain data
+run reduce reduce --payload
 
 # the one-sided calls in the record, with their arguments; the same window number everywhere
 expect_status 0 "$DT" sync ok 1.0
@@ -111,6 +112,15 @@ grep -q '"difference_found": true' "$T/out" || fail "data json: no difference: $
 # without --payload the same bug leaves no footprint
 expect_status 0 "$DT" rank --normal ok --faulty plain
 grep -q '^no difference found under' "$T/out" || fail "plain: $(cat "$T/out")"
+
+# a wrong contribution to a collective: rank 2's MPI_Allreduce, before every rank's put
+expect_status 0 "$DT" rank --normal ok --faulty reduce
+grep -q '^   1  2\.0 .*calls identical; sent data differs: MPI_Allreduce, the 1st, first in causal order$' "$T/out" ||
+	fail "reduce: 2.0 not first: $(cat "$T/out")"
+grep -q '^# no calls differ; 4 traces sent other data' "$T/out" || fail "reduce: the others: $(cat "$T/out")"
+expect_status 0 "$DT" sync reduce 2.0
+grep -Eq '> .*MPI_Allreduce  *comm=0 count=1 type=MPI_DOUBLE op=MPI_SUM data=[0-9a-f]{16} ' "$T/out" ||
+	fail "reduce: no digest of the Allreduce: $(cat "$T/out")"
 
 # a Put to the wrong displacement: rank 2, by the argument; rank 3 sends its window on after
 expect_status 0 "$DT" rank --normal ok --faulty disp

@@ -4,8 +4,8 @@
  * A bug that changes only data (a rank that sends wrong values, a Put to another
  * displacement) leaves the calls of every trace alike. The sync record has more of each call
  * than a trace: the one-sided calls' targets, displacements and asserts, and with
- * difftrace-record --payload a digest of the bytes each send and put passed. Each thread's
- * entries are compared with its counterpart's in the normal run, in program order; the first
+ * difftrace-record --payload a digest of the bytes each send, put and collective contribution
+ * passed. Each thread's entries are compared with its counterpart's in the normal run, in program order; the first
  * that differs is where the thread's data (or an argument) departed. Receivers of wrong data
  * change after it: so the traces that changed are put in causal order of that first
  * difference, the earliest first: the order `order` gives (the shipped rules' causality filter

@@ -32,10 +32,11 @@ Options:
       --no-mpi-args      do not record the arguments of MPI calls (recorded by default:
                          count, datatype, op, root, peer, tag, communicator)
       --no-sync          leave out the sync record (libdifftrace-sync.so)
-      --payload[=N]      keep in the sync record a digest of the bytes each send and
-                         one-sided transfer passes (the first N of them, 4096 by
-                         default; contiguous predefined types only), so that a rank
-                         that sends wrong data with the same calls can be found
+      --payload[=N]      keep in the sync record a digest of the bytes each send,
+                         one-sided transfer and collective contribution passes (the
+                         first N of them, 4096 by default; contiguous predefined
+                         types only), so that a rank that sends wrong data with the
+                         same calls can be found
       --sample[=SPEC]    also take samples (PC and stack) and record allocations with
                          libdifftrace-sample.so into DIR/rank-R/sample, for
                          'difftrace blame' (see difftrace-sample(5)). SPEC: auto (the

@@ -14,7 +14,8 @@ static ALWAYS_INLINE void payload(dts_record *r, const void *buf, int count, MPI
 	if (__builtin_expect(!g_payload, 1))
 		return;
 	int size = 0;
-	if (count <= 0 || !buf || buf == MPI_BOTTOM || r->datatype <= 0 || t == MPI_LONG_DOUBLE ||
+	if (count <= 0 || !buf || buf == MPI_BOTTOM || buf == MPI_IN_PLACE || r->datatype <= 0 ||
+	    t == MPI_LONG_DOUBLE ||
 	    t == MPI_FLOAT_INT || t == MPI_DOUBLE_INT || t == MPI_LONG_INT || t == MPI_SHORT_INT ||
 	    PMPI_Type_size(t, &size) != MPI_SUCCESS || size <= 0)
 		return;
@@ -22,6 +23,17 @@ static ALWAYS_INLINE void payload(dts_record *r, const void *buf, int count, MPI
 	uint64_t d = dts_digest(buf, n < g_payload ? n : g_payload);
 	r->digest_lo = (uint32_t)d;
 	r->digest_hi = (uint32_t)(d >> 32);
+}
+
+/* A collective's contribution: buf (NULL or MPI_IN_PLACE: none) of n elements of type t. */
+static ALWAYS_INLINE void coll_payload(dts_record *r, const void *buf, int n, MPI_Datatype t)
+{
+	if (__builtin_expect(!g_payload, 1) || !buf || buf == MPI_IN_PLACE)
+		return;
+	int32_t keep = r->datatype;
+	r->datatype = type_code(t);
+	payload(r, buf, n, t);
+	r->datatype = keep;
 }
 
 __attribute__((constructor)) static void payload_init(void)

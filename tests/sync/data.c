@@ -1,12 +1,15 @@
 /* data.c: bugs that change only data, for tests/rank_data.sh. Four ranks pass values around a
  * ring (MPI_Send and MPI_Recv, tag 5, three rounds: each rank sends on what it received, plus
- * one), then each puts its value into the next rank's window between fences, accumulates
+ * one), sum a value of each (MPI_Allreduce), then each puts its value into the next rank's
+ * window between fences, accumulates
  * into rank 0's, reads the next rank's under a shared lock, and sends its window on (tag 6).
  *   ok     as described
  *   data   rank 1 sends a wrong value in its 3rd MPI_Send (the same calls): ranks 2, 3 and 0
  *          pass it on
  *   disp   rank 2 puts to the wrong displacement of rank 3's window (the same calls)
- *   fence  rank 3 leaves out its second fence: the others wait in theirs (a hang) */
+ *   fence  rank 3 leaves out its second fence: the others wait in theirs (a hang)
+ *   reduce rank 2 contributes a wrong value to the MPI_Allreduce after the ring (the same
+ *          calls): every rank's put carries the sum on */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,6 +34,11 @@ int main(int argc, char **argv)
 		if (r == 0)
 			MPI_Recv(v, 4, MPI_DOUBLE, prev, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	}
+	double c = v[0], sum = 0;
+	if (!strcmp(mode, "reduce") && r == 2)
+		c += 0.25;
+	MPI_Allreduce(&c, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+	v[0] += sum;
 	double w[8] = { 0 }, got = 0;
 	MPI_Win win;
 	MPI_Win_create(w, sizeof w, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
