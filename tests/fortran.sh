@@ -6,6 +6,7 @@
 # others, and `rank` puts rank 2, which sent the wrong tag, first. Runs under MPICH too
 # (DIFFTRACE_TEST_MPI=mpich), whose Fortran bindings call the C MPI_ functions. With uftrace,
 # show names the bindings' calls as the C ones, and the injector changes them as the C ones.
+# The one-sided calls of tests/fortran/rma.f90 are recorded with their arguments too.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 need mpi built timeout
@@ -116,6 +117,25 @@ for re in '^0\.0 .*< .*MPI_Sendrecv +comm=0 dest=1 tag=22 src=2 tag=22 count=1 t
 	grep -Eq -- "$re" "$T/out" || { cat "$T/out" >&2; fail "calls.f90: no event like '$re'"; }
 done
 expect_status 0 "$DT" order calls
+
+# one-sided calls (tests/fortran/rma.f90): Open MPI's bindings are wrapped as the C calls;
+# MPICH's call the C functions
+"$MPIFC" -O1 -o "$T/rmaf" "$abs_top_srcdir/tests/fortran/rma.f90" >"$T/fc.log" 2>&1 ||
+	{ cat "$T/fc.log" >&2; fail "$MPIFC failed on rma.f90"; }
+# shellcheck disable=SC2086
+timeout -k 5 150 "$MPIRUN" $flags "$RECORD" --sync-only -o "$T/rma" -- "$T/rmaf" </dev/null \
+	>"$T/rma.log" 2>&1 || { cat "$T/rma.log" >&2; fail "recording rma.f90 failed"; }
+expect_status 0 "$DT" import -r rma "$T/rma"
+expect_status 0 "$DT" sync rma 1.0
+for re in '< .*MPI_Win_create +comm=0 count=64 obj=0x1$' '> .*MPI_Win_fence +comm=0 obj=0x1 ' \
+	'> .*MPI_Put +comm=0 target=2 disp=1 count=1 type=MPI_DOUBLE_PRECISION obj=0x1 ' \
+	'> .*MPI_Accumulate +comm=0 target=0 disp=7 count=1 type=MPI_DOUBLE_PRECISION op=MPI_SUM obj=0x1 ' \
+	'> .*MPI_Win_fence +comm=0 obj=0x1 assert=0x10 ' \
+	'> .*MPI_Win_lock +comm=0 target=2 obj=0x1 lock=exclusive ' \
+	'> .*MPI_Get +comm=0 target=2 disp=0 ' '> .*MPI_Win_unlock +comm=0 target=2 obj=0x1 ' \
+	'> .*MPI_Win_free +comm=0 obj=0x1 '; do
+	grep -Eq -- "$re" "$T/out" || { cat "$T/out" >&2; fail "rma.f90: no event like '$re'"; }
+done
 
 # with uftrace (gfortran -pg): the bindings' calls are named as the C calls, which the filters
 # (^MPI_) match; import --no-demangle keeps mpi_isend_

@@ -17,7 +17,11 @@
  *         with tag 11 while 3 sends it tag 10 (tag); rank 2 waits for tag 10 from 3 while 1
  *         sends it tag 10 (peer); rank 2 receives 4 INT with tag 10 from 3, which sends 8 INT
  *         (count). The others wait in MPI_Barrier.
- * Usage: mk_sync_rec DIR ok|hung|ring P N|steady P N|killed P N|tag|peer|count */
+ *   chain F  three processes, two hosts: rank 0 sends rank 1 a message (tag 5), which rank 1
+ *         receives and passes on to rank 2; each send with a payload digest, different in the
+ *         faulty run (F 1) from the normal one (F 0). Rank 1's host (node2) has its clock 10 ms
+ *         behind node1's: on the common clock its send comes before rank 0's, causally after.
+ * Usage: mk_sync_rec DIR ok|hung|ring P N|steady P N|killed P N|tag|peer|count|chain F */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
@@ -125,8 +129,48 @@ static int write_all(const char *dir, size_t nf)
 	return 0;
 }
 
+static void digest(struct file *f, uint64_t d)
+{
+	f->r[f->n - 1].digest_lo = (uint32_t)d;
+	f->r[f->n - 1].digest_hi = (uint32_t)(d >> 32);
+}
+
+static int chain(const char *dir, int faulty)
+{
+	files = calloc(3, sizeof *files);
+	if (!files)
+		return 1;
+	for (int r = 0; r < 3; r++) {
+		file_init(&files[r], r, 0);
+		call(&files[r], DTS_MPI_Init, 0, -1, -1, -1, -1, -1, 0);
+		call(&files[r], DTS_MPI_Init, 1, -1, -1, -1, -1, -1, 0);
+	}
+	snprintf(files[1].h.host, sizeof files[1].h.host, "node2");
+	files[1].h.real_ns -= 10000000;
+	uint64_t d = faulty ? 200 : 100;
+	call(&files[0], DTS_MPI_Send, 0, 0, 1, 5, -1, -1, 3);
+	digest(&files[0], d);
+	call(&files[1], DTS_MPI_Recv, 0, 0, -1, -1, 0, 5, 3);
+	call(&files[0], DTS_MPI_Send, 1, 0, 1, 5, -1, -1, 3);
+	digest(&files[0], d);
+	call(&files[1], DTS_MPI_Recv, 1, 0, -1, -1, 0, 5, 3);
+	call(&files[2], DTS_MPI_Recv, 0, 0, -1, -1, 1, 5, 3);
+	call(&files[1], DTS_MPI_Send, 0, 0, 2, 5, -1, -1, 3);
+	digest(&files[1], d + 1);
+	call(&files[1], DTS_MPI_Send, 1, 0, 2, 5, -1, -1, 3);
+	digest(&files[1], d + 1);
+	call(&files[2], DTS_MPI_Recv, 1, 0, -1, -1, 1, 5, 3);
+	for (int r = 0; r < 3; r++) {
+		call(&files[r], DTS_MPI_Finalize, 0, -1, -1, -1, -1, -1, 0);
+		call(&files[r], DTS_MPI_Finalize, 1, -1, -1, -1, -1, -1, 0);
+	}
+	return write_all(dir, 3) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[2], "chain"))
+		return chain(argv[1], atoi(argv[3]));
 	int steady = argc == 5 && !strcmp(argv[2], "steady");
 	if (argc == 5 && (steady || !strcmp(argv[2], "ring"))) {
 		int np = atoi(argv[3]), it = atoi(argv[4]);
@@ -222,7 +266,7 @@ int main(int argc, char **argv)
 		return write_all(argv[1], 4) ? 1 : 0;
 	}
 	if (argc != 3 || (strcmp(argv[2], "ok") && strcmp(argv[2], "hung"))) {
-		fprintf(stderr, "usage: mk_sync_rec DIR ok|hung|ring P N|steady P N|killed P N|tag|peer|count\n");
+		fprintf(stderr, "usage: mk_sync_rec DIR ok|hung|ring P N|steady P N|killed P N|tag|peer|count|chain F\n");
 		return 2;
 	}
 	files = calloc(4, sizeof *files);

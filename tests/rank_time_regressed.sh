@@ -28,8 +28,10 @@ put() {
 	01) b=$be ;;
 	*) fail "$1: no byte order mark" ;;
 	esac
+	# the record size from the header (offset 16), whatever the format version's
+	rs=$(od -An -tu4 -j16 -N4 "$1" | tr -d ' ')
 	# shellcheck disable=SC2059
-	printf "$b" | dd of="$1" bs=1 seek=$((4096 + 104 * $2 + 8)) conv=notrunc 2>/dev/null ||
+	printf "$b" | dd of="$1" bs=1 seek=$((4096 + rs * $2 + 8)) conv=notrunc 2>/dev/null ||
 		fail "cannot write $1"
 }
 # 2.0: MPI_Init's entry and exit, then MPI_Barrier's entry, at about 1 ms; the barrier's entry

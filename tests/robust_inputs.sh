@@ -22,8 +22,10 @@ case $(od -An -tx1 -j24 -N1 "$f" | tr -d ' ') in
 01) b='\200\000\000\000\000\000\000\005' ;;
 *) fail "$f: no byte order mark" ;;
 esac
+# the record size from the header (offset 16), whatever the format version's
+rs=$(od -An -tu4 -j16 -N4 "$f" | tr -d ' ')
 # shellcheck disable=SC2059
-printf "$b" | dd of="$f" bs=1 seek=$((4096 + 104 + 8)) conv=notrunc 2>/dev/null || fail "dd"
+printf "$b" | dd of="$f" bs=1 seek=$((4096 + rs + 8)) conv=notrunc 2>/dev/null || fail "dd"
 expect_status 0 "$DT" import -q --run sy "$T/sy"
 expect_status 0 "$DT" sync sy
 grep -q '^1\.0  *1  <  *0\.000000000  MPI_Init' "$T/out" ||

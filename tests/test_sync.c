@@ -130,6 +130,7 @@ static void test_reader(void)
 		for (int k = 0; k < 3; k++) {
 			dts_record x = r[k];
 			x.site_lo = 0x1234; /* not in a version 1 record */
+			x.digest_lo = 0x77;  /* nor this */
 			memcpy(v1[k], &x, DTS_RECORD_SIZE_1 - 4);
 			memcpy(v1[k] + DTS_RECORD_SIZE_1 - 4, &x.commit, 4);
 		}
@@ -151,6 +152,7 @@ static void test_reader(void)
 		CHECK_EQ_INT(ev.src, 1);
 		CHECK_EQ_INT(ev.ts, 2020);
 		CHECK_EQ_INT(sync_file_site(&sf, 2), 0);
+		CHECK(ev.digest == 0);
 		sync_file_close(&sf);
 		/* version 2 keeps the site */
 		dts_record rs[3] = { r[0], r[1], r[2] };
@@ -161,6 +163,60 @@ static void test_reader(void)
 		CHECK(sync_file_open(&sf, path, &e) == 0);
 		CHECK(sync_file_site(&sf, 2) == (0x5555ull << 32 | 0x401234));
 		sync_file_close(&sf);
+		/* the payload digest, and a one-sided call's fields: objseq the displacement,
+		 * index the assert, flags the lock type */
+		rs[0].digest_lo = 0x89abcdef;
+		rs[0].digest_hi = 0x01234567;
+		rs[1].call = DTS_MPI_Put;
+		rs[1].objseq = 12;
+		rs[1].obj = 3;
+		rs[2].call = DTS_MPI_Win_lock;
+		rs[2].index = 0x100;
+		rs[2].flags = 2;
+		snprintf(path, sizeof path, "%s/rma.dts", dir);
+		write_file(path, &h, rs, 3, 0, 0);
+		CHECK(sync_file_open(&sf, path, &e) == 0);
+		sync_file_event(&sf, 0, &ev, &call);
+		CHECK(ev.digest == 0x0123456789abcdefull);
+		CHECK(ev.disp == 0);
+		sync_file_event(&sf, 1, &ev, &call);
+		CHECK_EQ_INT(call, DTS_MPI_Put);
+		CHECK(ev.disp == 12 && ev.objseq == 0 && ev.obj == 3 && ev.digest == 0);
+		CHECK_EQ_INT(ev.rassert, 0);
+		sync_file_event(&sf, 2, &ev, &call);
+		CHECK_EQ_INT(ev.rassert, 0x100);
+		CHECK_EQ_INT(ev.lock, 2);
+		CHECK_EQ_INT(strcmp(sync_call_name(call), "MPI_Win_lock"), 0);
+		sync_file_close(&sf);
+	}
+
+	/* the payload digest: FNV-1a's on fewer than 8 bytes; every byte counts, and where
+	 * it is; never 0 */
+	{
+		CHECK(dts_digest("", 0) == 0xcbf29ce484222325ull);
+		CHECK(dts_digest("a", 1) == 0xaf63dc4c8601ec8cull);
+		double d[4] = { 1, 2, 3, 4 }, e2[4] = { 1, 2, 3, 4 };
+		CHECK(dts_digest(d, sizeof d) == dts_digest(e2, sizeof e2));
+		e2[1] = 2.5;
+		CHECK(dts_digest(d, sizeof d) != dts_digest(e2, sizeof e2));
+		/* the same bytes in another order */
+		e2[0] = 2;
+		e2[1] = 1;
+		CHECK(dts_digest(d, sizeof d) != dts_digest(e2, sizeof e2));
+		unsigned char b[37];
+		for (size_t k = 0; k < sizeof b; k++)
+			b[k] = (unsigned char)(k * 7);
+		uint64_t h0 = dts_digest(b, sizeof b);
+		int changed = 0;
+		for (size_t k = 0; k < sizeof b; k++) {
+			b[k] ^= 1;
+			changed += dts_digest(b, sizeof b) != h0;
+			CHECK(dts_digest(b, sizeof b) != 0);
+			b[k] ^= 1;
+		}
+		CHECK_EQ_INT(changed, (int)sizeof b);
+		/* a prefix is digested as itself */
+		CHECK(dts_digest(b, 20) != h0);
 	}
 
 	/* truncated header */

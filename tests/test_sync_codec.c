@@ -27,7 +27,8 @@ static int same(const dt_sync_event *a, const dt_sync_event *b)
 	       a->count == b->count && a->datatype == b->datatype && a->op == b->op &&
 	       a->req == b->req && a->obj == b->obj && a->objseq == b->objseq &&
 	       a->team == b->team && a->tnum == b->tnum && a->csize == b->csize &&
-	       a->site == b->site;
+	       a->site == b->site && a->disp == b->disp && a->rassert == b->rassert &&
+	       a->lock == b->lock && a->digest == b->digest;
 }
 
 /* A ring exchange: Send to the next, Recv from the previous, an Allreduce; entries and exits. */
@@ -84,13 +85,13 @@ int main(void)
 
 	/* a regular stream: a few bytes an event (a row of the table took 53) */
 	ring(v, n);
-	CHECK_EQ_INT(sync_encode(c, v, n, &b), SYNC_CODEC_SITES_ZSTD);
+	CHECK_EQ_INT(sync_encode(c, v, n, &b), SYNC_CODEC_RMA_ZSTD);
 	if (!(b.len < 3 * n)) {
 		fprintf(stderr, "ring: %zu bytes for %zu events\n", b.len, n);
 		check_failures++;
 	}
 	memset(w, 0x5a, n * sizeof *w);
-	CHECK(sync_decode(c, SYNC_CODEC_SITES_ZSTD, b.p, b.len, n, 0, "s.db", w, &e) == 0);
+	CHECK(sync_decode(c, SYNC_CODEC_RMA_ZSTD, b.p, b.len, n, 0, "s.db", w, &e) == 0);
 	size_t diff = 0;
 	for (size_t i = 0; i < n; i++)
 		diff += !same(&v[i], &w[i]);
@@ -120,37 +121,45 @@ int main(void)
 		x->tnum = (int32_t)rnd();
 		x->csize = edge ? INT32_MIN : (int32_t)rnd();
 		x->site = edge ? UINT32_MAX : (uint32_t)rnd();
+		x->disp = edge ? INT64_MIN : (int64_t)rnd();
+		x->rassert = (int32_t)rnd();
+		x->lock = (int32_t)rnd();
+		x->digest = edge ? UINT64_MAX : rnd();
 	}
 	sync_encode(c, v, n, &b);
-	CHECK(sync_decode(c, SYNC_CODEC_SITES_ZSTD, b.p, b.len, n, 0, "s.db", w, &e) == 0);
+	CHECK(sync_decode(c, SYNC_CODEC_RMA_ZSTD, b.p, b.len, n, 0, "s.db", w, &e) == 0);
 	diff = 0;
 	for (size_t i = 0; i < n; i++)
 		diff += !same(&v[i], &w[i]);
 	CHECK_EQ_INT(diff, 0);
 	/* an empty chunk and one event */
 	sync_encode(c, v, 0, &b);
-	CHECK(sync_decode(c, SYNC_CODEC_SITES_ZSTD, b.p, b.len, 0, 0, "s.db", w, &e) == 0);
+	CHECK(sync_decode(c, SYNC_CODEC_RMA_ZSTD, b.p, b.len, 0, 0, "s.db", w, &e) == 0);
 	sync_encode(c, v, 1, &b);
-	CHECK(sync_decode(c, SYNC_CODEC_SITES_ZSTD, b.p, b.len, 1, 0, "s.db", w, &e) == 0);
+	CHECK(sync_decode(c, SYNC_CODEC_RMA_ZSTD, b.p, b.len, 1, 0, "s.db", w, &e) == 0);
 	CHECK(same(&v[0], &w[0]));
 
-	/* a chunk of codec 1, written before the sites: its 19 columns, every site 0 */
-	ring(v, 100);
-	for (size_t i = 0; i < 100; i++)
-		v[i].site = 0;
-	sync_encode(c, v, 100, &b);
-	{
+	/* chunks of codec 1 (written before the sites: its 19 columns, every site 0) and of codec
+	 * 2 (before one-sided calls and digests: 20 columns): the columns they lack read as 0 */
+	for (int codec = SYNC_CODEC_COLUMNS_ZSTD; codec <= SYNC_CODEC_SITES_ZSTD; codec++) {
+		ring(v, 100);
+		for (size_t i = 0; i < 100; i++)
+			if (codec == SYNC_CODEC_COLUMNS_ZSTD)
+				v[i].site = 0;
+		sync_encode(c, v, 100, &b);
 		unsigned long long raw = ZSTD_getFrameContentSize(b.p, b.len);
 		uint8_t *r = xmalloc((size_t)raw), *z1 = xmalloc(ZSTD_compressBound((size_t)raw));
 		CHECK(ZSTD_decompress(r, (size_t)raw, b.p, b.len) == raw);
-		/* the site column is its last 100 bytes (each a zero difference) */
+		/* the columns after csize (site) and after site (disp, rassert, lock, digest) are
+		 * the last 100 bytes each (every one a zero difference) */
+		size_t cut = codec == SYNC_CODEC_COLUMNS_ZSTD ? 500 : 400;
 		ZSTD_CCtx *zc = ZSTD_createCCtx();
 		ZSTD_CCtx_setParameter(zc, ZSTD_c_contentSizeFlag, 1);
 		size_t zl1 = ZSTD_compress2(zc, z1, ZSTD_compressBound((size_t)raw), r,
-					    (size_t)raw - 100);
+					    (size_t)raw - cut);
 		CHECK(!ZSTD_isError(zl1));
 		memset(w, 0x5a, 100 * sizeof *w);
-		CHECK(sync_decode(c, SYNC_CODEC_COLUMNS_ZSTD, z1, zl1, 100, 0, "s.db", w, &e) == 0);
+		CHECK(sync_decode(c, codec, z1, zl1, 100, 0, "s.db", w, &e) == 0);
 		diff = 0;
 		for (size_t i = 0; i < 100; i++)
 			diff += !same(&v[i], &w[i]);
@@ -167,20 +176,20 @@ int main(void)
 	size_t zl = b.len;
 	memcpy(z, b.p, zl);
 	bad(c, 9, z, zl, 100, "has codec 9, which this difftrace does not know");
-	bad(c, SYNC_CODEC_SITES_ZSTD, z, 0, 100, "not a zstd frame");
-	bad(c, SYNC_CODEC_SITES_ZSTD, (const uint8_t *)"\x01\x02\x03\x04\x05\x06", 6, 100,
+	bad(c, SYNC_CODEC_RMA_ZSTD, z, 0, 100, "not a zstd frame");
+	bad(c, SYNC_CODEC_RMA_ZSTD, (const uint8_t *)"\x01\x02\x03\x04\x05\x06", 6, 100,
 	    "not a zstd frame");
-	bad(c, SYNC_CODEC_SITES_ZSTD, z, zl - 3, 100, "damaged sync chunk at event 8192: zstd: ");
+	bad(c, SYNC_CODEC_RMA_ZSTD, z, zl - 3, 100, "damaged sync chunk at event 8192: zstd: ");
 	/* more events said than the chunk holds, or fewer */
-	bad(c, SYNC_CODEC_SITES_ZSTD, z, zl, 101, "damaged sync chunk at event 8192: column ");
-	bad(c, SYNC_CODEC_SITES_ZSTD, z, zl, 99, "bytes after its 99 events");
-	bad(c, SYNC_CODEC_SITES_ZSTD, z, zl, SYNC_CHUNK_EVENTS + 1, "events");
+	bad(c, SYNC_CODEC_RMA_ZSTD, z, zl, 101, "damaged sync chunk at event 8192: column ");
+	bad(c, SYNC_CODEC_RMA_ZSTD, z, zl, 99, "bytes after its 99 events");
+	bad(c, SYNC_CODEC_RMA_ZSTD, z, zl, SYNC_CHUNK_EVENTS + 1, "events");
 	/* every byte changed in turn: an error, or (a byte zstd does not read) the same events */
 	int caught = 0, kept = 0;
 	for (size_t i = 0; i < zl; i++) {
 		z[i] ^= 0x10;
 		memset(w, 0, 100 * sizeof *w);
-		if (sync_decode(c, SYNC_CODEC_SITES_ZSTD, z, zl, 100, 0, "s.db", w, &e)) {
+		if (sync_decode(c, SYNC_CODEC_RMA_ZSTD, z, zl, 100, 0, "s.db", w, &e)) {
 			caught++;
 			CHECK(strstr(e.msg, "damaged sync chunk at event 0: ") == e.msg);
 		} else {

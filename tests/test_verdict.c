@@ -15,6 +15,7 @@
 #include "analysis/hangrank.h"
 #include "analysis/rank.h"
 #include "analysis/verdict.h"
+#include "analysis/verdict_data.h"
 #include "analysis/verdict_own.h"
 #include "order/hang.h"
 #include "util/util.h"
@@ -323,6 +324,61 @@ static void test_stop_call(void)
 	CHECK(!sync && !outside);
 }
 
+/* The data and one-sided arguments of calls that agree (verdict_data.h): the first entry whose
+ * digest or argument differs, counted among the entries of its kind; exits and a thread that
+ * ended early are no change of data. */
+static void test_data(void)
+{
+	dt_sync_event a[8], b[8];
+	memset(a, 0, sizeof a);
+	for (int k = 0; k < 8; k++) {
+		a[k].phase = k % 2 ? DT_SYNC_EXIT : DT_SYNC_ENTER;
+		a[k].func = 7;
+		a[k].dest = 2;
+		a[k].stag = 5;
+		a[k].digest = 100 + (uint64_t)k;
+	}
+	memcpy(b, a, sizeof a);
+	size_t at = 99, other = 99;
+	uint64_t nth = 0;
+	CHECK_EQ_INT(vd_data_compare(a, 8, b, 8, &at, &other, &nth), 0);
+	/* an exit's digest is not compared; the 3rd send's is */
+	b[3].digest = 1;
+	CHECK_EQ_INT(vd_data_compare(a, 8, b, 8, &at, &other, &nth), 0);
+	b[4].digest = 1;
+	CHECK_EQ_INT(vd_data_compare(a, 8, b, 8, &at, &other, &nth), 1);
+	CHECK_EQ_INT(at, 4);
+	CHECK_EQ_INT(other, 4);
+	CHECK_EQ_INT((int)nth, 3);
+	/* no digest on one side (recorded without --payload): not a difference */
+	b[4].digest = 0;
+	CHECK_EQ_INT(vd_data_compare(a, 8, b, 8, &at, &other, &nth), 0);
+	/* an argument of a one-sided call, before: 2 */
+	b[2].disp = 3;
+	CHECK_EQ_INT(vd_data_compare(a, 8, b, 8, &at, &other, &nth), 2);
+	CHECK_EQ_INT(at, 2);
+	CHECK_EQ_INT((int)nth, 2);
+	/* the faulty thread ended early: nothing differs in what both have */
+	b[2].disp = 0;
+	CHECK_EQ_INT(vd_data_compare(a, 8, b, 3, &at, &other, &nth), 0);
+	/* the order: data before the time of own functions, the earliest in causal order first */
+	vd_item it[3];
+	memset(it, 0, sizeof it);
+	for (int k = 0; k < 3; k++)
+		it[k].i = (size_t)k;
+	it[0].slow = 1;
+	it[0].slow_gain = 1000;
+	it[1].data = 1;
+	it[1].data_ord = 2;
+	it[2].data = 2;
+	it[2].data_ord = 1;
+	vd_order(it, 3);
+	CHECK_EQ_INT((int)it[0].i, 2);
+	CHECK_EQ_INT((int)it[1].i, 1);
+	CHECK_EQ_INT((int)it[2].i, 0);
+	CHECK_EQ_INT((int)it[2].pos, 3);
+}
+
 int main(void)
 {
 	test_compare();
@@ -334,5 +390,6 @@ int main(void)
 	test_own_calls();
 	test_stop_call();
 	test_stopped_order();
+	test_data();
 	CHECK_DONE();
 }

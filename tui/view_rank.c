@@ -62,6 +62,7 @@ enum kind {
 	L_COMMON,  /* traces changed only as their peers did: a changed input */
 	L_OWNCOMMON, /* the other calls of traces changed only as their peers' did */
 	L_SLOW,    /* no calls differ; traces took longer than their peers */
+	L_DATA,    /* no calls differ; traces sent other data (verdict_data.h) */
 	L_HINT,
 	L_BLANK,
 	L_TTITLE,
@@ -533,6 +534,8 @@ static int rank_open(tui *t, view *v)
 		push(d, L_COMMON, 0);
 	if (d->k->v.nown_common)
 		push(d, L_OWNCOMMON, 0);
+	if (d->k->v.ndata)
+		push(d, L_DATA, 0);
 	if (d->k->v.nslow)
 		push(d, L_SLOW, 0);
 	if (nothing_differs(d)) {
@@ -713,6 +716,12 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 		out_printf(o, ST_WARN,
 			   "filter %s sees no difference; the program's own functions do: ranked "
 			   "under filter " AN_FALLBACK_FILTER " (the views opened here use it)", d->blind);
+		break;
+	case L_DATA:
+		out_printf(o, ST_WARN,
+			   "no calls differ; %zu trace%s sent other data or passed other arguments "
+			   "(sync record)",
+			   d->k->v.ndata, d->k->v.ndata == 1 ? "" : "s");
 		break;
 	case L_SLOW:
 		out_printf(o, ST_WARN,

@@ -6,6 +6,7 @@
 #include "analysis/diagnosis.h"
 #include "analysis/timing.h"
 #include "analysis/verdict_common.h"
+#include "analysis/verdict_data.h"
 #include "analysis/verdict_own.h"
 #include "util/util.h"
 
@@ -135,7 +136,7 @@ static int other_calls(store *s, const dg_source *src, const dg_opts *o, dg_verd
 	return 1;
 }
 
-/* Rule 5: the traces whose own functions took longer than their peers' (timing.h) are marked
+/* Rule 6: the traces whose own functions took longer than their peers' (timing.h) are marked
  * slow in u's verdict, which is put in order: 1 when there are, 0 when not. */
 static int time_changes(store *s, const dg_opts *o, dg_ranked *u, dt_err *e)
 {
@@ -207,7 +208,17 @@ int dg_rank(store *s, const dg_source *src, const dg_opts *o, dg_verdict *v, dt_
 	}
 	const rk_rank *k = &v->use->k;
 	v->none = nothing_differs(k);
-	/* Rule 5: no calls differ; the time of the traces' own functions may */
+	/* Rule 5: no calls differ; the data they sent, or a one-sided call's arguments, may
+	 * (verdict_data.h) */
+	if (v->none && !o->jsmd && !v->pending) {
+		dg_ranked *u = v->use == &v->every ? &v->every : &v->set;
+		int g5 = vd_data_apply(s, u->rn->meta.run_id, u->rf->meta.run_id, u->k.j.keys,
+				       &u->k.v, e);
+		if (g5 < 0)
+			goto fail;
+		v->none = !g5;
+	}
+	/* Rule 6: no calls differ; the time of the traces' own functions may */
 	if (v->none && !o->jsmd && !v->pending) {
 		dg_ranked *u = v->use == &v->every ? &v->every : &v->set;
 		int g5 = time_changes(s, o, u, e);

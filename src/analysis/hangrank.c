@@ -13,12 +13,13 @@
 
 /* The fields that identify a call across runs. Not the request, the object (a per-process
  * address), the timestamps or an exit's actual source: those differ between correct runs. */
-static int same_call(const dt_sync_event *a, const dt_sync_event *b)
+int hr_same_call(const dt_sync_event *a, const dt_sync_event *b)
 {
 	return a->func == b->func && a->comm == b->comm && a->dest == b->dest &&
 	       a->stag == b->stag && a->src == b->src && a->rtag == b->rtag &&
 	       a->root == b->root && a->count == b->count && a->datatype == b->datatype &&
-	       a->op == b->op;
+	       a->op == b->op && a->disp == b->disp && a->rassert == b->rassert &&
+	       a->lock == b->lock;
 }
 
 /* The entries of a thread's events, as indices. */
@@ -37,7 +38,7 @@ void hr_compare(const dt_sync_event *a, size_t na, const dt_sync_event *b, size_
 	size_t *ia = xcalloc(na ? na : 1, sizeof *ia), *ib = xcalloc(nb ? nb : 1, sizeof *ib);
 	size_t ma = entries(a, na, ia), mb = entries(b, nb, ib);
 	size_t pre = 0, lim = ma < mb ? ma : mb;
-	while (pre < lim && same_call(&a[ia[pre]], &b[ib[pre]]))
+	while (pre < lim && hr_same_call(&a[ia[pre]], &b[ib[pre]]))
 		pre++;
 	t->at = pre;
 	t->nn = ma;
@@ -218,7 +219,7 @@ void hr_event_text(store *s, const dt_sync_event *x, const dt_sync_event *other,
 	struct {
 		const char *key;
 		int64_t v, o;
-		int kind; /* 0 number, 1 peer, 2 datatype, 3 op */
+		int kind; /* 0 number, 1 peer, 2 datatype, 3 op, 4 a one-sided number (0 none) */
 	} f[] = {
 		{ "comm", x->comm, other ? other->comm : 0, 0 },
 		{ "dest", x->dest, other ? other->dest : 0, 1 },
@@ -229,11 +230,17 @@ void hr_event_text(store *s, const dt_sync_event *x, const dt_sync_event *other,
 		{ "count", x->count, other ? other->count : 0, 0 },
 		{ "datatype", x->datatype, other ? other->datatype : 0, 2 },
 		{ "op", x->op, other ? other->op : 0, 3 },
+		{ "disp", x->disp, other ? other->disp : 0, 4 },
+		{ "assert", x->rassert, other ? other->rassert : 0, 4 },
+		{ "lock", x->lock, other ? other->lock : 0, 4 },
 	};
 	size_t k = (size_t)snprintf(buf, cap, "%s", name);
 	int open = 0;
 	for (size_t i = 0; i < sizeof f / sizeof *f && k < cap; i++) {
 		if (f[i].v == DT_SYNC_NONE || (same && f[i].v == f[i].o))
+			continue;
+		/* the one-sided fields: 0 is none */
+		if (f[i].kind == 4 && !f[i].v && (!same || !f[i].o))
 			continue;
 		/* without a counterpart, the communicator only when not WORLD, no count */
 		if (!same && ((i == 0 && f[i].v == 0) || i == 6))

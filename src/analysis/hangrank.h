@@ -54,6 +54,9 @@ int hr_build(store *s, int64_t run_normal, int64_t run_faulty, hr_info *out, dt_
  * phase; only entries count). Sets cmp, at, nn, nf, en, ef. */
 void hr_compare(const dt_sync_event *a, size_t na, const dt_sync_event *b, size_t nb,
 		hr_thread *t);
+/* Whether two entries are the same call with the same arguments (those that identify it across
+ * runs: not the request, the object, the timestamps, the payload digest). */
+int hr_same_call(const dt_sync_event *a, const dt_sync_event *b);
 const hr_thread *hr_find(const hr_info *h, int proc, int thread);
 void hr_free(hr_info *h);
 /* An entry for people: "MPI_Bcast[root=1]" with the fields that tell it from other (all its

@@ -116,6 +116,10 @@ static void put_sev(dt_buf *b, const dt_sync_event *x)
 	buf_svar(b, x->team);
 	buf_svar(b, x->tnum);
 	buf_svar(b, x->csize);
+	buf_svar(b, x->disp);
+	buf_svar(b, x->rassert);
+	buf_svar(b, x->lock);
+	buf_uvar(b, x->digest);
 }
 
 static int sev_zero(const dt_sync_event *x)
@@ -127,7 +131,8 @@ static int sev_zero(const dt_sync_event *x)
 	       x->rtag == z.rtag && x->root == z.root && x->count == z.count &&
 	       x->datatype == z.datatype && x->op == z.op && x->req == z.req && x->obj == z.obj &&
 	       x->objseq == z.objseq && x->team == z.team && x->tnum == z.tnum &&
-	       x->csize == z.csize;
+	       x->csize == z.csize && x->disp == z.disp && x->rassert == z.rassert &&
+	       x->lock == z.lock && x->digest == z.digest;
 }
 
 /* Whether the hang-safe record said anything of x (only a hung run's traces have it). */
@@ -294,6 +299,10 @@ static void get_sev(rd *d, dt_sync_event *x)
 	x->team = (int32_t)get_s(d);
 	x->tnum = (int32_t)get_s(d);
 	x->csize = (int32_t)get_s(d);
+	x->disp = get_s(d);
+	x->rassert = (int32_t)get_s(d);
+	x->lock = (int32_t)get_s(d);
+	x->digest = get_u(d);
 }
 
 int rk_decode(const uint8_t *p, size_t len, rk_rank *r)

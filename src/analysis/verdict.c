@@ -8,6 +8,7 @@
 #include "analysis/hangrank.h"
 #include "analysis/nlr.h"
 #include "analysis/verdict.h"
+#include "analysis/verdict_data.h"
 #include "import/sink.h"
 #include "order/hang.h"
 #include "util/util.h"
@@ -68,6 +69,11 @@ static int vd_cmp(const void *p, const void *q)
 		return sync_at(a) < sync_at(b) ? -1 : 1;
 	if (a->change != b->change)
 		return a->change > b->change ? -1 : 1;
+	/* calls alike, their data not: the first to change, in causal order, first */
+	if (!a->data != !b->data)
+		return a->data ? -1 : 1;
+	if (a->data && a->data_ord != b->data_ord)
+		return a->data_ord < b->data_ord ? -1 : 1;
 	/* calls alike, the time of its own functions not: the most time gained first */
 	if (a->slow != b->slow)
 		return a->slow > b->slow ? -1 : 1;
@@ -97,6 +103,7 @@ static int vd_tied(const vd_item *a, const vd_item *b)
 	return a->tier == b->tier && (a->tier != 2 || sync_at(a) == sync_at(b)) &&
 	       a->change == b->change && a->common == b->common && a->own == b->own &&
 	       a->slow == b->slow && a->slow_gain == b->slow_gain &&
+	       !a->data == !b->data && a->data_ord == b->data_ord &&
 	       key9(a->score) == key9(b->score) &&
 	       (a->change == VD_SAME || rel_at(a) == rel_at(b));
 }
@@ -387,7 +394,12 @@ void vd_reason(store *s, const vd_item *it, char *buf, size_t cap)
 	k = 0;
 	switch (it->change) {
 	case VD_SAME:
-		if (it->slow) {
+		if (it->data) {
+			k = (size_t)snprintf(buf, cap, "calls identical; ");
+			if (k < cap)
+				vd_data_reason(s, it, buf + k, cap - k);
+			k = strlen(buf);
+		} else if (it->slow) {
 			name_of(s, it->slow_f, b, sizeof b);
 			k = (size_t)snprintf(buf, cap,
 					     "calls identical; %s: %.1fx its normal time, peers %.1fx "

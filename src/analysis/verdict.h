@@ -94,6 +94,15 @@ typedef struct vd_item {
 	uint32_t slow_f;
 	double slow_x, slow_peers;
 	uint64_t slow_gain;
+	/* When no trace's calls differ, the sync record's arguments and payload digests
+	 * (verdict_data.h): data 1 when the data it sent first differs from its counterpart's,
+	 * 2 when an argument does (a Put's displacement); data_ord its place in causal order
+	 * among the traces so marked (1 first; tied by the clock share it); ranked first among
+	 * the identical. d_ef, d_en the entries (faulty, normal), d_nth which of its kind. */
+	int data;
+	size_t data_ord;
+	uint64_t d_nth;
+	dt_sync_event d_ef, d_en;
 	size_t pos;        /* 1-based; tied items share it */
 } vd_item;
 
@@ -110,6 +119,8 @@ typedef struct vd_rank {
 	cc_set own_common;
 	size_t nown_common;
 	size_t nslow;   /* items whose time changed when no calls did (timing.h) */
+	size_t ndata;   /* items whose data or one-sided arguments changed when no calls did
+			 * (verdict_data.h) */
 } vd_rank;
 
 /* Compares two event sequences (normal a, faulty b) into it's change, share, at, ev_n, ev_f,

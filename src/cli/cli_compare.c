@@ -910,6 +910,7 @@ static void rank_json(const struct rank_view *r)
 		printf("null");
 	printf(",\n  \"other_calls_compared\": %s", r->own_calls ? "true" : "false");
 	printf(",\n  \"time_changed\": %zu", k->v.nslow);
+	printf(",\n  \"data_changed\": %zu", k->v.ndata);
 	printf(",\n  \"common_change\": ");
 	if (k->v.ncommon) {
 		char cc[512];
@@ -968,6 +969,10 @@ static int rank_text(const struct rank_view *r, dt_err *e)
 		printf("# filter %s sees no difference; the program's own functions do: ranked under "
 		       "filter everything\n",
 		       r->blind);
+	if (k->v.ndata)
+		printf("# no calls differ; %zu trace%s sent other data or passed other arguments "
+		       "(sync record): the first to change, in causal order, first\n",
+		       k->v.ndata, k->v.ndata == 1 ? "" : "s");
 	if (k->v.nslow)
 		printf("# no calls differ; %zu trace%s took longer than %s peers in a function of %s "
 		       "own (its time against the normal run, beyond the factor of the other traces "

@@ -125,7 +125,8 @@ int cmd_sync(cli *c, int argc, char **argv)
 	}
 	else if (fmt == OUT_CSV)
 		puts("proc,thread,seq,phase,ts,call,comm,dest,stag,src,rtag,root,count,datatype,op,"
-		     "req,obj,objseq,team,tnum,site_file,site_line,site_function");
+		     "req,obj,objseq,team,tnum,disp,assert,lock,digest,site_file,site_line,"
+		     "site_function");
 	else
 		printf("[");
 	for (size_t i = 0; i < n; i++) {
@@ -155,9 +156,14 @@ int cmd_sync(cli *c, int argc, char **argv)
 			       v->phase, v->ts);
 			cli_csv_str(name);
 			printf(",%d,%d,%d,%d,%d,%d,%" PRId64 ",%d,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			       ",%d,%d,",
+			       ",%d,%d,%" PRId64 ",%d,%d,",
 			       v->comm, v->dest, v->stag, v->src, v->rtag, v->root, v->count,
-			       v->datatype, v->op, v->req, v->obj, v->objseq, v->team, v->tnum);
+			       v->datatype, v->op, v->req, v->obj, v->objseq, v->team, v->tnum,
+			       v->disp, v->rassert, v->lock);
+			/* the digest in hex (16 digits), empty when none */
+			if (v->digest)
+				printf("%016" PRIx64, v->digest);
+			putchar(',');
 			const store_site *site = store_site_get(&sites, v->site);
 			cli_csv_str(site ? site->file : "");
 			printf(",%u,", site ? site->line : 0);
@@ -174,9 +180,16 @@ int cmd_sync(cli *c, int argc, char **argv)
 			printf(", \"comm\": %d, \"dest\": %d, \"stag\": %d, \"src\": %d, \"rtag\": %d,"
 			       " \"root\": %d, \"count\": %" PRId64 ", \"datatype\": %d, \"op\": %d,"
 			       " \"req\": %" PRIu64 ", \"obj\": %" PRIu64 ", \"objseq\": %" PRIu64
-			       ", \"team\": %d, \"tnum\": %d",
+			       ", \"team\": %d, \"tnum\": %d, \"disp\": %" PRId64
+			       ", \"assert\": %d, \"lock\": %d",
 			       v->comm, v->dest, v->stag, v->src, v->rtag, v->root, v->count,
-			       v->datatype, v->op, v->req, v->obj, v->objseq, v->team, v->tnum);
+			       v->datatype, v->op, v->req, v->obj, v->objseq, v->team, v->tnum,
+			       v->disp, v->rassert, v->lock);
+			/* hex in a string: 64 bits do not fit a JSON reader's double */
+			if (v->digest)
+				printf(", \"digest\": \"%016" PRIx64 "\"", v->digest);
+			else
+				printf(", \"digest\": null");
 			cli_site_json(&sites, v->site);
 			printf("}");
 		}

@@ -55,6 +55,13 @@ typedef struct dt_sync_event {
 			       * rules of collectives need it: every member's entry before an exit) */
 	uint32_t site;        /* where the program made the call: a site of the run (the store's
 			       * sync_sites, dt_sink.site), 0 when not known */
+	/* One-sided calls (MPI_Put, MPI_Win_fence ...): obj is the window, run-wide (0 none),
+	 * comm and csize its communicator's, dest the target's or the locked rank. */
+	int64_t disp;         /* the target displacement of a transfer (Put, Get ...); else 0 */
+	int32_t rassert;      /* the assert of a fence, lock, post or start; else 0 */
+	int32_t lock;         /* MPI_Win_lock: 1 exclusive, 2 shared; 0 none */
+	uint64_t digest;      /* the digest of the bytes sent or put (difftrace-record --payload;
+			       * difftrace-sync(5)); 0 none */
 } dt_sync_event;
 
 #endif

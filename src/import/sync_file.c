@@ -203,7 +203,8 @@ void sync_file_event(const sync_file *f, uint64_t i, dt_sync_event *ev, unsigned
 {
 	dts_record r;
 	memset(&r, 0, sizeof r);
-	/* version 1: no site; its commit word lands in site_lo, which is not read here */
+	/* version 1: no site, no digest; its commit word lands in site_lo, which is not read
+	 * here */
 	memcpy(&r, rec_at(f, i), f->rsize);
 	memset(ev, 0, sizeof *ev);
 	ev->seq = (uint32_t)i;
@@ -224,6 +225,7 @@ void sync_file_event(const sync_file *f, uint64_t i, dt_sync_event *ev, unsigned
 	ev->team = r.team;
 	ev->tnum = r.tnum;
 	ev->csize = r.csize;
+	sync_record_rma(&r, ev);
 	*call = r.call;
 }
 

@@ -49,4 +49,19 @@ const char *sync_op_name(int32_t code);
 /* The error class of an MPI error's MPI_Abort record (its op): "MPI_ERR_RANK" */
 const char *sync_err_name(int32_t code);
 
+/* The fields of a record that one-sided calls use in their own way, and the payload digest,
+ * into ev (the importer's and the live reader's). */
+static inline void sync_record_rma(const dts_record *r, dt_sync_event *ev)
+{
+	ev->digest = (uint64_t)r->digest_hi << 32 | r->digest_lo;
+	if (r->call >= DTS_MPI_Win_create && r->call <= DTS_MPI_Win_wait) {
+		/* the record's objseq is the target displacement, index the assert, flags the
+		 * lock type */
+		ev->disp = (int64_t)r->objseq;
+		ev->objseq = 0;
+		ev->rassert = r->index < 0 ? 0 : r->index;
+		ev->lock = r->flags;
+	}
+}
+
 #endif

@@ -34,7 +34,13 @@ void ord_event_args(const dt_sync_event *v, char *b, size_t n)
 	b[0] = 0;
 	if (v->comm != DT_SYNC_NONE)
 		ADD(" comm=%" PRId32, v->comm);
-	if (v->dest != DT_SYNC_NONE) {
+	if (v->dest != DT_SYNC_NONE && v->stag == DT_SYNC_NONE && v->obj) {
+		/* a one-sided call's target (its tag is none) */
+		ord_peer_str(tmp, sizeof tmp, v->dest);
+		ADD(" target=%s", tmp);
+		if (v->datatype != DT_SYNC_NONE)
+			ADD(" disp=%" PRId64, v->disp);
+	} else if (v->dest != DT_SYNC_NONE) {
 		ord_peer_str(tmp, sizeof tmp, v->dest);
 		ADD(" dest=%s tag=%" PRId32, tmp, v->stag);
 	}
@@ -58,6 +64,12 @@ void ord_event_args(const dt_sync_event *v, char *b, size_t n)
 		ADD(" obj=%#" PRIx64, v->obj);
 	if (v->objseq)
 		ADD(" seq=%" PRIu64, v->objseq);
+	if (v->lock)
+		ADD(" lock=%s", v->lock == 1 ? "exclusive" : v->lock == 2 ? "shared" : "?");
+	if (v->rassert)
+		ADD(" assert=%#" PRIx32, (uint32_t)v->rassert);
+	if (v->digest)
+		ADD(" data=%016" PRIx64, v->digest);
 	if (v->team != DT_SYNC_NONE)
 		ADD(" team=%" PRId32, v->team);
 	if (v->tnum != DT_SYNC_NONE && (v->team != DT_SYNC_NONE || v->obj))

@@ -47,6 +47,12 @@ static const struct {
 	{ "MPI_Exscan", K_COLL },	 { "MPI_Comm_dup", K_COLL },
 	{ "MPI_Comm_split", K_COLL },	 { "MPI_Comm_create", K_COLL },
 	{ "MPI_Comm_split_type", K_COLL }, { "MPI_Finalize", K_FINALIZE },
+	/* one-sided: the window's makers, free and fence are collectives of its communicator
+	 * (comm); a lock, unlock or flush waits on its target (dest) */
+	{ "MPI_Win_create", K_COLL },	 { "MPI_Win_allocate", K_COLL },
+	{ "MPI_Win_free", K_COLL },	 { "MPI_Win_fence", K_COLL },
+	{ "MPI_Win_lock", K_SEND },	 { "MPI_Win_unlock", K_SEND },
+	{ "MPI_Win_flush", K_SEND },
 	{ "GOMP_critical_start", K_ACQUIRE }, { "GOMP_critical_name_start", K_ACQUIRE },
 	{ "omp_set_lock", K_ACQUIRE },	 { "omp_set_nest_lock", K_ACQUIRE },
 	{ "GOMP_critical_end", K_RELEASE }, { "GOMP_critical_name_end", K_RELEASE },

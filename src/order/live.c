@@ -294,6 +294,7 @@ static void ev_from(const dts_record *r, uint64_t i, dt_sync_event *ev)
 	ev->team = r->team;
 	ev->tnum = r->tnum;
 	ev->csize = r->csize;
+	sync_record_rma(r, ev);
 }
 
 static int is_acquire(uint32_t c)

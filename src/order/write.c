@@ -166,6 +166,10 @@ static void ob_args(obuf *o, const dt_sync_event *x, int json)
 		{ "team", x->team, x->team != DT_SYNC_NONE && x->team != 0, 0 },
 		{ "tnum", x->tnum, x->tnum != DT_SYNC_NONE && x->team > 0, 0 },
 		{ "csize", x->csize, x->csize > 0, 0 },
+		{ "disp", x->disp, x->disp != 0, 0 },
+		{ "assert", x->rassert, x->rassert != 0, 1 },
+		{ "lock", x->lock, x->lock != 0, 0 },
+		{ "digest", (int64_t)x->digest, x->digest != 0, 2 },
 	};
 	for (size_t i = 0; i < sizeof a / sizeof *a; i++) {
 		if (!a[i].set)
@@ -173,7 +177,13 @@ static void ob_args(obuf *o, const dt_sync_event *x, int json)
 		ob_s(o, json ? ",\"" : " ");
 		ob_s(o, a[i].name);
 		ob_s(o, json ? "\":" : "=");
-		if (!json && a[i].hex) {
+		if (a[i].hex == 2) { /* 64 bits: a string in JSON, which a double cannot hold */
+			if (json)
+				ob_c(o, '"');
+			ob_hex(o, (uint64_t)a[i].v, 16);
+			if (json)
+				ob_c(o, '"');
+		} else if (!json && a[i].hex) {
 			ob_s(o, "0x");
 			ob_hex(o, (uint64_t)a[i].v, 1);
 		} else {

@@ -32,6 +32,11 @@ Options:
       --no-mpi-args      do not record the arguments of MPI calls (recorded by default:
                          count, datatype, op, root, peer, tag, communicator)
       --no-sync          leave out the sync record (libdifftrace-sync.so)
+      --payload[=N]      keep in the sync record a digest of the bytes each send,
+                         one-sided transfer and collective contribution passes (the
+                         first N of them, 4096 by default; contiguous predefined
+                         types only), so that a rank that sends wrong data with the
+                         same calls can be found
       --sample[=SPEC]    also take samples (PC and stack) and record allocations with
                          libdifftrace-sample.so into DIR/rank-R/sample, for
                          'difftrace blame' (see difftrace-sample(5)). SPEC: auto (the
@@ -72,6 +77,7 @@ verbose=0
 mpiargs=1
 sync=1
 sample=
+payload=
 mpi=${DIFFTRACE_MPI_ABI:-}
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -122,6 +128,17 @@ while [ $# -gt 0 ]; do
 		;;
 	--no-mpi-args)
 		mpiargs=0
+		shift
+		;;
+	--payload)
+		payload=4096
+		shift
+		;;
+	--payload=*)
+		payload=${1#--payload=}
+		case $payload in
+		'' | *[!0-9]* | 0) die "--payload takes a number of bytes (1 or more), not '$payload'" ;;
+		esac
 		shift
 		;;
 	--no-sync)
@@ -388,9 +405,11 @@ if [ -n "$sample" ]; then
 fi
 if [ -n "$pre" ]; then
 	[ "$sync" != 0 ] && set -- "DIFFTRACE_SYNC_DIR=$sdir" "$@"
+	[ "$sync" != 0 ] && [ -n "$payload" ] && set -- "DIFFTRACE_SYNC_PAYLOAD=$payload" "$@"
 	[ -n "$inject" ] && set -- "DIFFTRACE_INJECT=$inject" "$@"
 	set -- env "LD_PRELOAD=$pre${LD_PRELOAD:+:$LD_PRELOAD}" "$@"
 fi
+[ -n "$payload" ] && [ "$sync" = 0 ] && die "--payload is kept in the sync record, which --no-sync leaves out"
 if [ -n "$timeout" ]; then
 	case $timeout in
 	'' | *[!0-9]* | 0) die "--timeout takes a whole number of seconds, not '$timeout'" ;;

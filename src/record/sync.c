@@ -15,7 +15,8 @@
  * One translation unit, so that nothing but the wrapped entry points is seen by the program
  * it is preloaded into: this file is the record itself (the files, the records, the run-wide
  * identities); the wrappers are in the files it includes at its end: sync_mpi.c (MPI's
- * point-to-point calls, collectives, communicators), sync_omp.c (libgomp's), sync_fortran.c
+ * point-to-point calls, collectives, communicators), sync_rma.c (one-sided calls, payload
+ * digests), sync_omp.c (libgomp's), sync_fortran.c
  * (the Fortran bindings). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -801,6 +802,7 @@ static uint64_t obj_releasing(uint64_t key)
 }
 
 /* the wrappers: one translation unit with the record above (see the top of this file) */
+#include "sync_rma.c" /* first: the sends of sync_mpi.c digest their payload with it */
 #include "sync_mpi.c"
 #include "sync_omp.c"
 #include "sync_fortran.c"

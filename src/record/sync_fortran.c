@@ -475,6 +475,130 @@ void mpi_comm_free_(fint *comm, fint *ierr)
 }
 void ompi_comm_free_f(fint *comm, fint *ierr);
 F_ALIAS(ompi_comm_free_f, mpi_comm_free_)
+
+/* One-sided (sync_rma.c), without payload digests: a Fortran buffer may be MPI_BOTTOM's
+ * address, which only the library knows. */
+void mpi_win_create_(void *base, MPI_Aint *size, fint *unit, fint *info, fint *comm, fint *win,
+		     fint *ierr);
+void mpi_win_create_(void *base, MPI_Aint *size, fint *unit, fint *info, fint *comm, fint *win,
+		     fint *ierr)
+{
+	FREAL(void (*)(void *, MPI_Aint *, fint *, fint *, fint *, fint *, fint *),
+	      "pmpi_win_create_");
+	MPI_Comm c = PMPI_Comm_f2c(*comm);
+	dts_record r;
+	rec_init(&r, DTS_MPI_Win_create);
+	r.comm = comm_id(comm_slot(c));
+	r.csize = comm_size(comm_slot(c), c);
+	r.count = (int64_t)*size;
+	emit(&r, 0);
+	fn(base, size, unit, info, comm, win, ierr);
+	if (*ierr == MPI_SUCCESS)
+		r.obj = (uint64_t)win_register(c, PMPI_Win_f2c(*win));
+	emit(&r, 1);
+}
+void ompi_win_create_f(void *base, MPI_Aint *size, fint *unit, fint *info, fint *comm, fint *win,
+		       fint *ierr);
+F_ALIAS(ompi_win_create_f, mpi_win_create_)
+
+void mpi_win_free_(fint *win, fint *ierr);
+void mpi_win_free_(fint *win, fint *ierr)
+{
+	FREAL(void (*)(fint *, fint *), "pmpi_win_free_");
+	MPI_Win h = PMPI_Win_f2c(*win);
+	dts_record r;
+	rma(&r, DTS_MPI_Win_free, h, NO_TARGET);
+	emit(&r, 0);
+	fn(win, ierr);
+	if (*ierr == MPI_SUCCESS)
+		win_forget(h);
+	emit(&r, 1);
+}
+void ompi_win_free_f(fint *win, fint *ierr);
+F_ALIAS(ompi_win_free_f, mpi_win_free_)
+
+#define F_XFER(lname, call)                                                                  \
+	void mpi_##lname##_(void *o, fint *oc, fint *ot, fint *t, MPI_Aint *d, fint *tc,      \
+			    fint *tt, fint *win, fint *ierr);                                 \
+	void mpi_##lname##_(void *o, fint *oc, fint *ot, fint *t, MPI_Aint *d, fint *tc,      \
+			    fint *tt, fint *win, fint *ierr)                                  \
+	{                                                                                     \
+		FREAL(void (*)(void *, fint *, fint *, fint *, MPI_Aint *, fint *, fint *,    \
+			       fint *, fint *),                                               \
+		      "pmpi_" #lname "_");                                                    \
+		dts_record r;                                                                 \
+		xfer(&r, DTS_##call, PMPI_Win_f2c(*win), *t, *d, *oc, PMPI_Type_f2c(*ot),     \
+		     MPI_OP_NULL);                                                            \
+		emit(&r, 0);                                                                  \
+		fn(o, oc, ot, t, d, tc, tt, win, ierr);                                       \
+		emit(&r, 1);                                                                  \
+	}                                                                                     \
+	void ompi_##lname##_f(void *o, fint *oc, fint *ot, fint *t, MPI_Aint *d, fint *tc,    \
+			      fint *tt, fint *win, fint *ierr);                               \
+	F_ALIAS(ompi_##lname##_f, mpi_##lname##_)
+F_XFER(put, MPI_Put)
+F_XFER(get, MPI_Get)
+
+void mpi_accumulate_(void *o, fint *oc, fint *ot, fint *t, MPI_Aint *d, fint *tc, fint *tt,
+		     fint *op, fint *win, fint *ierr);
+void mpi_accumulate_(void *o, fint *oc, fint *ot, fint *t, MPI_Aint *d, fint *tc, fint *tt,
+		     fint *op, fint *win, fint *ierr)
+{
+	FREAL(void (*)(void *, fint *, fint *, fint *, MPI_Aint *, fint *, fint *, fint *, fint *,
+		       fint *),
+	      "pmpi_accumulate_");
+	dts_record r;
+	xfer(&r, DTS_MPI_Accumulate, PMPI_Win_f2c(*win), *t, *d, *oc, PMPI_Type_f2c(*ot),
+	     PMPI_Op_f2c(*op));
+	emit(&r, 0);
+	fn(o, oc, ot, t, d, tc, tt, op, win, ierr);
+	emit(&r, 1);
+}
+void ompi_accumulate_f(void *o, fint *oc, fint *ot, fint *t, MPI_Aint *d, fint *tc, fint *tt,
+		       fint *op, fint *win, fint *ierr);
+F_ALIAS(ompi_accumulate_f, mpi_accumulate_)
+
+void mpi_win_fence_(fint *assert, fint *win, fint *ierr);
+void mpi_win_fence_(fint *assert, fint *win, fint *ierr)
+{
+	FREAL(void (*)(fint *, fint *, fint *), "pmpi_win_fence_");
+	dts_record r;
+	rma(&r, DTS_MPI_Win_fence, PMPI_Win_f2c(*win), NO_TARGET);
+	r.index = assert_code(*assert);
+	emit(&r, 0);
+	fn(assert, win, ierr);
+	emit(&r, 1);
+}
+void ompi_win_fence_f(fint *assert, fint *win, fint *ierr);
+F_ALIAS(ompi_win_fence_f, mpi_win_fence_)
+
+void mpi_win_lock_(fint *type, fint *rank, fint *assert, fint *win, fint *ierr);
+void mpi_win_lock_(fint *type, fint *rank, fint *assert, fint *win, fint *ierr)
+{
+	FREAL(void (*)(fint *, fint *, fint *, fint *, fint *), "pmpi_win_lock_");
+	dts_record r;
+	rma(&r, DTS_MPI_Win_lock, PMPI_Win_f2c(*win), *rank);
+	r.index = assert_code(*assert);
+	r.flags = *type == MPI_LOCK_EXCLUSIVE ? 1 : *type == MPI_LOCK_SHARED ? 2 : 0;
+	emit(&r, 0);
+	fn(type, rank, assert, win, ierr);
+	emit(&r, 1);
+}
+void ompi_win_lock_f(fint *type, fint *rank, fint *assert, fint *win, fint *ierr);
+F_ALIAS(ompi_win_lock_f, mpi_win_lock_)
+
+void mpi_win_unlock_(fint *rank, fint *win, fint *ierr);
+void mpi_win_unlock_(fint *rank, fint *win, fint *ierr)
+{
+	FREAL(void (*)(fint *, fint *, fint *), "pmpi_win_unlock_");
+	dts_record r;
+	rma(&r, DTS_MPI_Win_unlock, PMPI_Win_f2c(*win), *rank);
+	emit(&r, 0);
+	fn(rank, win, ierr);
+	emit(&r, 1);
+}
+void ompi_win_unlock_f(fint *rank, fint *win, fint *ierr);
+F_ALIAS(ompi_win_unlock_f, mpi_win_unlock_)
 #endif
 
 /* ---- Fortran mpi_f08 (MPICH) ---------------------------------------------------------------- */

@@ -133,6 +133,7 @@ static void status_src(dts_record *r, int slot, MPI_Comm comm, const MPI_Status 
 		p2p(&r, DTS_MPI_##name, comm, &slot, count, datatype);                        \
 		r.dest = to_world(slot, comm, dest);                                          \
 		r.stag = tag;                                                                 \
+		payload(&r, buf, count, datatype);                                            \
 		emit(&r, 0);                                                                  \
 		int rc = PMPI_##name(buf, count, datatype, dest, tag, comm);                  \
 		emit(&r, 1);                                                                  \
@@ -155,6 +156,7 @@ SEND(Rsend)
 		p2p(&r, DTS_MPI_##name, comm, &slot, count, datatype);                        \
 		r.dest = to_world(slot, comm, dest);                                          \
 		r.stag = tag;                                                                 \
+		payload(&r, buf, count, datatype);                                            \
 		emit(&r, 0);                                                                  \
 		int rc = PMPI_##name(buf, count, datatype, dest, tag, comm, request);         \
 		if (rc == MPI_SUCCESS && g.enabled)                                           \
@@ -237,6 +239,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 	r.stag = sendtag;
 	r.src = to_world(slot, comm, source);
 	r.rtag = tag_of(recvtag);
+	payload(&r, sendbuf, sendcount, sendtype);
 	emit(&r, 0);
 	int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
 			       recvtype, source, recvtag, comm, status);
@@ -259,6 +262,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 	r.stag = sendtag;
 	r.src = to_world(slot, comm, source);
 	r.rtag = tag_of(recvtag);
+	payload(&r, buf, count, datatype);
 	emit(&r, 0);
 	int rc = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm,
 				       status);
@@ -651,8 +655,14 @@ static ALWAYS_INLINE int coll(dts_record *r, enum dts_call c, MPI_Comm comm, int
 }
 
 #define COLL(call, pcall, count, type, op, root)                              \
+	COLL_DATA(call, pcall, count, type, op, root, NULL, 0, MPI_DATATYPE_NULL)
+
+/* A collective whose entry has a payload digest (sync_rma.c) of buf's n elements of type t:
+ * what the process contributes */
+#define COLL_DATA(call, pcall, count, type, op, root, buf, n, t)               \
 	dts_record r;                                                         \
 	coll(&r, DTS_##call, comm, count, type, op, root);                    \
+	coll_payload(&r, buf, n, t);                                          \
 	emit(&r, 0);                                                          \
 	int rc = pcall;                                                       \
 	emit(&r, 1);                                                          \
@@ -665,36 +675,42 @@ int MPI_Barrier(MPI_Comm comm)
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-	COLL(MPI_Bcast, PMPI_Bcast(buffer, count, datatype, root, comm), count, datatype,
-	     MPI_OP_NULL, root);
+	/* the root's buffer alone holds data before the call */
+	int me = -1;
+	if (g_payload && comm != MPI_COMM_NULL)
+		PMPI_Comm_rank(comm, &me);
+	COLL_DATA(MPI_Bcast, PMPI_Bcast(buffer, count, datatype, root, comm), count, datatype,
+		  MPI_OP_NULL, root, me == root ? buffer : NULL, count, datatype);
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
 	       int root, MPI_Comm comm)
 {
-	COLL(MPI_Reduce, PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm), count,
-	     datatype, op, root);
+	COLL_DATA(MPI_Reduce, PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm),
+		  count, datatype, op, root, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count,
+		  datatype);
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
 		  MPI_Op op, MPI_Comm comm)
 {
-	COLL(MPI_Allreduce, PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm), count,
-	     datatype, op, -1);
+	COLL_DATA(MPI_Allreduce, PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm),
+		  count, datatype, op, -1, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count,
+		  datatype);
 }
 
 int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
 	     MPI_Comm comm)
 {
-	COLL(MPI_Scan, PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm), count, datatype, op,
-	     -1);
+	COLL_DATA(MPI_Scan, PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm), count,
+		  datatype, op, -1, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, datatype);
 }
 
 int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
 	       MPI_Comm comm)
 {
-	COLL(MPI_Exscan, PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm), count,
-	     datatype, op, -1);
+	COLL_DATA(MPI_Exscan, PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm), count,
+		  datatype, op, -1, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, datatype);
 }
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
@@ -716,9 +732,10 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 	       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-	COLL(MPI_Gather,
-	     PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
-	     sendcount, sendtype, MPI_OP_NULL, root);
+	COLL_DATA(MPI_Gather,
+		  PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+			      comm),
+		  sendcount, sendtype, MPI_OP_NULL, root, sendbuf, sendcount, sendtype);
 }
 
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -752,9 +769,9 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-	COLL(MPI_Allgather,
-	     PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
-	     sendcount, sendtype, MPI_OP_NULL, -1);
+	COLL_DATA(MPI_Allgather,
+		  PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
+		  sendcount, sendtype, MPI_OP_NULL, -1, sendbuf, sendcount, sendtype);
 }
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

@@ -16,8 +16,8 @@
 #define DTS_MAGIC "DTSYNC\r\n" /* 8 bytes, written last when the header is made */
 #define DTS_VERSION 2u
 #define DTS_HEADER_SIZE 4096u
-#define DTS_RECORD_SIZE 104u
-#define DTS_CHUNK_RECORDS 8192u /* records per chunk: 832 KiB, a whole number of pages */
+#define DTS_RECORD_SIZE 112u
+#define DTS_CHUNK_RECORDS 8192u /* records per chunk: 896 KiB, a whole number of pages */
 /* Version 1 had no call site: its records are the first 92 bytes of version 2's, then the
  * commit word (96 bytes, commit at offset 92). Readers take both. */
 #define DTS_VERSION_1 1u
@@ -62,16 +62,39 @@ typedef struct dts_record {
 	 * into the innermost frame of the program (not of the recorder, libmpi, libgomp or a
 	 * Fortran binding); for GOMP_parallel_body, the region's function + 1. 0: not known. */
 	uint32_t site_lo, site_hi;
+	/* The digest of the bytes a send or a one-sided transfer passed (difftrace-record
+	 * --payload; dts_digest), two halves, low first; 0: none. */
+	uint32_t digest_lo, digest_hi;
 	uint32_t commit; /* dts_commit(seq), written last */
 } dts_record;
 
-_Static_assert(sizeof(dts_record) == DTS_RECORD_SIZE, "dts_record is 104 bytes");
+_Static_assert(sizeof(dts_record) == DTS_RECORD_SIZE, "dts_record is 112 bytes");
 _Static_assert(offsetof(dts_record, site_lo) == DTS_RECORD_SIZE_1 - 4,
 	       "version 1's fields are version 2's first");
 _Static_assert((DTS_CHUNK_RECORDS * DTS_RECORD_SIZE) % 4096 == 0, "chunks are whole pages");
 _Static_assert(sizeof(dts_header) <= DTS_HEADER_SIZE, "dts_header fits its page");
 
 /* The commit word of the record with sequence number seq (0, 1, ...): never 0. */
+/* The payload digest: FNV-1a of 64 bits over the bytes, 8 at a time (each 8-byte word, read
+ * little-endian, is folded in as one step; the last 1..7 bytes one by one), never 0 (a digest
+ * of 0 becomes 1). Shared by the recorder and the tests. */
+static inline uint64_t dts_digest(const void *p, size_t n)
+{
+	const unsigned char *b = (const unsigned char *)p;
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w = 0;
+		for (int k = 7; k >= 0; k--)
+			w = w << 8 | b[i + (size_t)k];
+		h = (h ^ w) * 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	for (; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h ? h : 1;
+}
+
 static inline uint32_t dts_commit(uint64_t seq)
 {
 	return 0x80000000u | (uint32_t)((seq + 1) & 0x7fffffffu);
@@ -97,7 +120,19 @@ static inline uint32_t dts_commit(uint64_t seq)
 	X(GOMP_critical_name_start) X(GOMP_critical_name_end)                                \
 	X(omp_set_lock) X(omp_unset_lock) X(omp_set_nest_lock) X(omp_unset_nest_lock)      \
 	X(MPI_Send_init) X(MPI_Ssend_init) X(MPI_Bsend_init) X(MPI_Rsend_init)              \
-	X(MPI_Recv_init) X(MPI_Start)
+	X(MPI_Recv_init) X(MPI_Start) \
+	DTS_RMA_CALLS(X)
+
+/* The one-sided calls (difftrace-sync(5): codes from 68). obj is the window's run-wide
+ * number, comm its communicator's, csize its size; dest the target's (or the locked rank's)
+ * MPI_COMM_WORLD rank; objseq the target displacement; index the assert (fence, lock, post,
+ * start); flags the lock type (1 exclusive, 2 shared). */
+#define DTS_RMA_CALLS(X)                                                                     \
+	X(MPI_Win_create) X(MPI_Win_allocate) X(MPI_Win_free) X(MPI_Put) X(MPI_Get)          \
+	X(MPI_Accumulate) X(MPI_Get_accumulate) X(MPI_Fetch_and_op) X(MPI_Compare_and_swap)  \
+	X(MPI_Win_fence) X(MPI_Win_lock) X(MPI_Win_unlock) X(MPI_Win_lock_all)               \
+	X(MPI_Win_unlock_all) X(MPI_Win_flush) X(MPI_Win_post) X(MPI_Win_start)              \
+	X(MPI_Win_complete) X(MPI_Win_wait)
 
 enum dts_call {
 	DTS_CALL_NONE = 0,

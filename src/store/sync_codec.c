@@ -6,7 +6,7 @@
 #include "store/chunk_codec.h"
 #include "store/sync_codec.h"
 
-#define NCOL 20 /* SYNC_CODEC_COLUMNS_ZSTD had the first 19 */
+#define NCOL 24 /* SYNC_CODEC_COLUMNS_ZSTD had the first 19, SYNC_CODEC_SITES_ZSTD 20 */
 
 struct sync_codec {
 	ZSTD_CCtx *zc;
@@ -52,6 +52,10 @@ static void columns(const dt_sync_event *v, int64_t *x)
 	x[17] = v->tnum;
 	x[18] = v->csize;
 	x[19] = v->site;
+	x[20] = v->disp;
+	x[21] = v->rassert;
+	x[22] = v->lock;
+	x[23] = (int64_t)v->digest;
 }
 
 static void set_column(dt_sync_event *v, int k, int64_t x)
@@ -76,7 +80,11 @@ static void set_column(dt_sync_event *v, int k, int64_t x)
 	case 16: v->team = (int32_t)x; break;
 	case 17: v->tnum = (int32_t)x; break;
 	case 18: v->csize = (int32_t)x; break;
-	default: v->site = (uint32_t)x; break;
+	case 19: v->site = (uint32_t)x; break;
+	case 20: v->disp = x; break;
+	case 21: v->rassert = (int32_t)x; break;
+	case 22: v->lock = (int32_t)x; break;
+	default: v->digest = (uint64_t)x; break;
 	}
 }
 
@@ -108,14 +116,15 @@ int sync_encode(sync_codec *c, const dt_sync_event *ev, size_t n, dt_buf *out)
 	if (ZSTD_isError(z))
 		abort(); /* the bound holds: only a broken library fails here */
 	out->len = z;
-	return SYNC_CODEC_SITES_ZSTD;
+	return SYNC_CODEC_RMA_ZSTD;
 }
 
 int sync_decode(sync_codec *c, int codec, const uint8_t *in, size_t len, size_t n, uint64_t first,
 		const char *path, dt_sync_event *ev, dt_err *e)
 {
 	unsigned long long at = (unsigned long long)first;
-	if (codec != SYNC_CODEC_COLUMNS_ZSTD && codec != SYNC_CODEC_SITES_ZSTD)
+	if (codec != SYNC_CODEC_COLUMNS_ZSTD && codec != SYNC_CODEC_SITES_ZSTD &&
+	    codec != SYNC_CODEC_RMA_ZSTD)
 		return dt_err_at(e, path, -1,
 				 "sync chunk at event %llu has codec %d, which this difftrace does not "
 				 "know: upgrade difftrace",
@@ -123,7 +132,7 @@ int sync_decode(sync_codec *c, int codec, const uint8_t *in, size_t len, size_t 
 	if (n > SYNC_CHUNK_EVENTS)
 		return dt_err_at(e, path, -1, "damaged sync chunk at event %llu: %zu events", at, n);
 	unsigned long long size = len ? ZSTD_getFrameContentSize(in, len) : ZSTD_CONTENTSIZE_ERROR;
-	int ncol = codec == SYNC_CODEC_COLUMNS_ZSTD ? NCOL - 1 : NCOL;
+	int ncol = codec == SYNC_CODEC_COLUMNS_ZSTD ? 19 : codec == SYNC_CODEC_SITES_ZSTD ? 20 : NCOL;
 	if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN ||
 	    size > (unsigned long long)n * (unsigned)ncol * 10 + 16)
 		return dt_err_at(e, path, -1,
@@ -138,8 +147,13 @@ int sync_decode(sync_codec *c, int codec, const uint8_t *in, size_t len, size_t 
 		return dt_err_at(e, path, -1, "damaged sync chunk at event %llu: zstd: %s", at,
 				 ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short frame");
 	size_t pos = 0;
-	for (size_t i = 0; i < n && ncol < NCOL; i++)
-		ev[i].site = 0; /* a chunk written before sites */
+	for (size_t i = 0; i < n && ncol < NCOL; i++) {
+		/* a chunk written before sites, or before one-sided calls and digests */
+		ev[i].site = ncol < 20 ? 0 : ev[i].site;
+		ev[i].disp = 0;
+		ev[i].rassert = ev[i].lock = 0;
+		ev[i].digest = 0;
+	}
 	for (int k = 0; k < ncol; k++) {
 		uint64_t prev = 0;
 		for (size_t i = 0; i < n; i++) {

@@ -4,7 +4,8 @@
  * store of an MPI + OpenMP run, and most of an import's time spent in SQLite. They are kept
  * like the trace events now: per thread, in chunks of up to SYNC_CHUNK_EVENTS events, one
  * blob each. A chunk is its events column by column (seq, phase, func, ts, comm, dest, stag,
- * src, rtag, root, count, datatype, op, req, obj, objseq, team, tnum, csize, site), each value as the
+ * src, rtag, root, count, datatype, op, req, obj, objseq, team, tnum, csize, site, disp, rassert,
+ * lock, digest), each value as the
  * zigzag LEB128 of its difference from the same column's previous value (a column that does
  * not change, or changes by one, is a run of equal bytes), the whole in a zstd frame with its
  * content size and checksum. proc, thread and host come from the trace, not the chunk. */
@@ -19,15 +20,16 @@
 
 #define SYNC_CHUNK_EVENTS 4096
 /* 1: the columns up to csize (written before call sites: their events' site is 0); 2: with
- * the site. */
-enum { SYNC_CODEC_COLUMNS_ZSTD = 1, SYNC_CODEC_SITES_ZSTD = 2 };
+ * the site; 3: with the one-sided calls' disp, rassert and lock and the payload digest (0 in
+ * the events of older chunks). */
+enum { SYNC_CODEC_COLUMNS_ZSTD = 1, SYNC_CODEC_SITES_ZSTD = 2, SYNC_CODEC_RMA_ZSTD = 3 };
 
 typedef struct sync_codec sync_codec;
 
 sync_codec *sync_codec_new(void);
 void sync_codec_free(sync_codec *c);
 /* Encodes ev[0..n) (n <= SYNC_CHUNK_EVENTS) into out, replacing what it held; returns the
- * codec (SYNC_CODEC_SITES_ZSTD). */
+ * codec (SYNC_CODEC_RMA_ZSTD). */
 int sync_encode(sync_codec *c, const dt_sync_event *ev, size_t n, dt_buf *out);
 /* Decodes a chunk of codec, expected to hold n events, into ev[0..n) (the caller's, at least
  * n long), leaving proc, thread and host as they were. Errors name path and the chunk's first
