@@ -41,10 +41,10 @@ fill plain 5
 expect_status 0 "$DT" blame plain
 grep -q '^# 10 ranks: per-rank columns in csv and json$' "$T/out" || fail "text with 10 ranks: $(cat "$T/out")"
 grep -q 'R0(%)' "$T/out" && fail "rank columns in text with 10 ranks"
-grep -q '^app.c:7 (main)  *heap  *-  *145(74.4)  *14.5  *2.9$' "$T/out" ||
+grep -q '^app.c:7 (main)  *heap  *-  *0  *145(74.4)  *14.5  *2.9$' "$T/out" ||
 	fail "the block's row (mean 14.5, deviation 2.9): $(cat "$T/out")"
-grep -q '^g  *int  *MPI_Bcast  *50(25.6)  *5.0  *0.0$' "$T/out" || fail "g's row: $(cat "$T/out")"
-grep -q '^Total  *-  *-  *195(100)  *19.5  *2.9$' "$T/out" || fail "the Total row: $(cat "$T/out")"
+grep -q '^g  *int  *MPI_Bcast  *0  *50(25.6)  *5.0  *0.0$' "$T/out" || fail "g's row: $(cat "$T/out")"
+grep -q '^Total  *-  *-  *0  *195(100)  *19.5  *2.9$' "$T/out" || fail "the Total row: $(cat "$T/out")"
 # no blame index: said, with what to do; and not with --no-index
 grep -q "^# note: no blame index of the program: .* run 'difftrace blame-index -p BUILD_DIR'" "$T/out" ||
 	fail "no note that there is no index: $(cat "$T/out")"
@@ -100,7 +100,7 @@ q "DROP TABLE blame_scans; ALTER TABLE blame_samples DROP COLUMN scan;
 expect_status 0 "$DT" blame plain
 [ "$(q "PRAGMA user_version")" = 12 ] || fail "the store was not migrated"
 grep -q "no sample's frames point into a container" "$T/out" || fail "no note: $(cat "$T/out")"
-grep -q '^Other  *-  *-  *145(74.4) ' "$T/out" || fail "computation not in Other: $(cat "$T/out")"
+grep -q '^Other  *-  *-  *-  *145(74.4) ' "$T/out" || fail "computation not in Other: $(cat "$T/out")"
 
 # a store of schema 7 (locations without the inlined flag) opened read-only, never migrated:
 # its locations are all real frames, and blame reads them as before
