@@ -97,6 +97,10 @@ grep -Eq '"call": "MPI_Put", .*"disp": 1, "assert": 0, "lock": 0, "digest": "[0-
 # order writes the one-sided arguments and the digest too
 expect_status 0 "$DT" order ok
 grep -Eq 'MPI_Put enter .*disp=1 .*digest=[0-9a-f]{16}' "$T/out" || fail "order: $(grep MPI_Put "$T/out")"
+expect_status 0 "$DT" order --format csv ok
+head -1 "$T/out" | grep -q ',recorded_ts,disp,assert,lock,digest,site$' || fail "order csv header: $(head -1 "$T/out")"
+grep -Eq ',"MPI_Put",enter,.*,[0-9]+,0,0,[0-9a-f]{16},"main\+0x[0-9a-f]+"$' "$T/out" ||
+	fail "order csv: the Put's disp, digest, site: $(grep MPI_Put "$T/out")"
 
 # wrong data, same calls: rank 1 first, then its receivers in causal order
 expect_status 0 "$DT" rank --normal ok --faulty data

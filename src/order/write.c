@@ -389,7 +389,8 @@ void ord_write_head(FILE *out, int fmt)
 		fprintf(out, "%8s %8s %20s %10s  %s\n", "index", "step", "ts", "adjust", "event");
 	else if (fmt == ORD_FMT_CSV)
 		fputs("index,step,ts,adjust,proc,thread,seq,function,phase,host,comm,dest,stag,src,rtag,root,"
-		      "count,datatype,op,req,obj,objseq,team,tnum,csize,recorded_ts\n", out);
+		      "count,datatype,op,req,obj,objseq,team,tnum,csize,recorded_ts,disp,assert,lock,"
+		      "digest,site\n", out);
 	else if (fmt == ORD_FMT_JSON)
 		fputs("[", out);
 }
@@ -452,10 +453,23 @@ static void csv_row(obuf *o, const dt_sync_event *x, const ord_item *it, uint64_
 		ob_c(o, ',');
 		ob_u64(o, u[k], 0);
 	}
-	const int64_t c[] = { x->team, x->tnum, x->csize, x->ts };
+	const int64_t c[] = { x->team, x->tnum, x->csize, x->ts, x->disp, x->rassert, x->lock };
 	for (size_t k = 0; k < sizeof c / sizeof *c; k++) {
 		ob_c(o, ',');
 		ob_i64(o, c[k], 0, 0);
+	}
+	ob_c(o, ',');
+	if (x->digest) /* 64 bits in hex, as the text and JSON give it */
+		ob_hex(o, x->digest, 16);
+	ob_c(o, ',');
+	if (x->site < nsite && site_txt[x->site]) { /* a CSV field: its quotes doubled */
+		ob_c(o, '"');
+		for (const char *q = site_txt[x->site]; *q; q++) {
+			if (*q == '"')
+				ob_c(o, '"');
+			ob_c(o, *q);
+		}
+		ob_c(o, '"');
 	}
 	ob_c(o, '\n');
 }
