@@ -166,8 +166,16 @@ static int worker_part(void *ctx, dt_err *e)
 {
 	worker *k = ctx;
 	wire_part_end(&k->out);
-	int rc = k->job->send(k->job, k->out.p, k->out.len, e);
-	k->out.len = 0;
+	if (!k->job->give) {
+		int rc = k->job->send(k->job, k->out.p, k->out.len, e);
+		k->out.len = 0;
+		return rc;
+	}
+	/* handed on, not copied: a new buffer of the part's size for the next part */
+	size_t cap = k->out.cap;
+	int rc = k->job->give(k->job, k->out.p, k->out.len, e);
+	k->out = (dt_buf){ 0 };
+	GROW(k->out.p, k->out.cap, cap);
 	return rc;
 }
 

@@ -241,6 +241,7 @@ void wire_replayer_free(wire_replayer *rp)
 	free(rp->map);
 	free(rp->smap);
 	free(rp->ev);
+	free(rp->sev);
 	memset(rp, 0, sizeof *rp);
 }
 
@@ -346,7 +347,8 @@ int wire_replay_part(wire_replayer *rp, const uint8_t *p, size_t n, dt_sink *s,
 				r.bad = 1;
 				break;
 			}
-			dt_sync_event *se = xmalloc((size_t)m * sizeof *se + 1);
+			GROW(rp->sev, rp->capsev, (size_t)m ? (size_t)m : 1);
+			dt_sync_event *se = rp->sev;
 			get(&r, se, (size_t)m * sizeof *se);
 			for (size_t i = 0; i < m && !r.bad; i++) {
 				if (se[i].func > rp->nmap || se[i].site > rp->nsmap)
@@ -358,7 +360,6 @@ int wire_replay_part(wire_replayer *rp, const uint8_t *p, size_t n, dt_sink *s,
 			}
 			if (!r.bad && s->sync)
 				rc = s->sync(s->ctx, hasclk ? &clk : NULL, se, (size_t)m, e);
-			free(se);
 			break;
 		}
 		case 'L': {

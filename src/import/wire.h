@@ -56,6 +56,8 @@ typedef struct wire_replayer {
 	size_t nsmap, capsmap;
 	uint32_t *ev;
 	size_t capev;
+	dt_sync_event *sev; /* a part's sync events, kept from part to part */
+	size_t capsev;
 } wire_replayer;
 
 void wire_replayer_init(wire_replayer *rp);

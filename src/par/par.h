@@ -25,6 +25,9 @@ typedef struct dt_par {
 	int (*recv)(struct dt_par *p, int from, uint8_t **buf, size_t *n, dt_err *e);
 	/* the others: a message to process 0 */
 	int (*send)(struct dt_par *p, const uint8_t *buf, size_t n, dt_err *e);
+	/* the same, taking buf (malloc'd) over, or NULL when the transport has no use for it
+	 * (a job of threads hands the buffer on where send copies it) */
+	int (*give)(struct dt_par *p, uint8_t *buf, size_t n, dt_err *e);
 	/* every process: process 0's *buf and *n to all; the others get them (*buf malloc'd) */
 	int (*bcast)(struct dt_par *p, uint8_t **buf, size_t *n, dt_err *e);
 	/* ends every process of the job with this status (process 0, after a failure) */

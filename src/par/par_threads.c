@@ -65,14 +65,12 @@ static int t_recv(dt_par *p, int from, uint8_t **buf, size_t *n, dt_err *e)
 	return 0;
 }
 
-static int t_send(dt_par *p, const uint8_t *buf, size_t n, dt_err *e)
+static int t_give(dt_par *p, uint8_t *buf, size_t n, dt_err *e)
 {
 	member *w = (member *)p;
 	par_threads *t = w->t;
 	msg *g = xmalloc(sizeof *g);
-	g->p = xmalloc(n ? n : 1);
-	if (n)
-		memcpy(g->p, buf, n);
+	g->p = buf ? buf : xmalloc(1);
 	g->n = n;
 	g->next = NULL;
 	pthread_mutex_lock(&t->mu);
@@ -95,6 +93,14 @@ static int t_send(dt_par *p, const uint8_t *buf, size_t n, dt_err *e)
 		return dt_errf(e, DT_EDATA, "the import was stopped");
 	}
 	return 0;
+}
+
+static int t_send(dt_par *p, const uint8_t *buf, size_t n, dt_err *e)
+{
+	uint8_t *c = xmalloc(n ? n : 1);
+	if (n)
+		memcpy(c, buf, n);
+	return t_give(p, c, n, e);
 }
 
 static int t_bcast(dt_par *p, uint8_t **buf, size_t *n, dt_err *e)
@@ -145,7 +151,7 @@ par_threads *par_threads_start(int size, int (*fn)(dt_par *p, void *arg), void *
 		member *w = &t->m[i];
 		w->t = t;
 		w->par = (dt_par){ .rank = i, .size = size, .root_writes_only = 1, .recv = t_recv,
-				   .send = t_send, .bcast = t_bcast, .abort = t_abort };
+				   .send = t_send, .give = t_give, .bcast = t_bcast, .abort = t_abort };
 	}
 	for (int i = 1; i < size; i++) {
 		int err = pthread_create(&t->m[i].th, NULL, run, &t->m[i]);

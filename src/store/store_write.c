@@ -340,23 +340,30 @@ static int w_end(void *ctx, unsigned flags, const char *note, dt_err *e)
 }
 
 /* Writes the buffered sync events as one chunk. */
-static int sync_flush(store_writer *w, dt_err *e)
+/* Writes ev[0..n) as the trace's next chunk of sync events. */
+static int sync_chunk(store_writer *w, const dt_sync_event *ev, size_t n, dt_err *e)
 {
-	if (!w->nsev)
-		return 0;
-	int codec = sync_encode(w->scodec, w->sev, w->nsev, &w->sblob);
+	int codec = sync_encode(w->scodec, ev, n, &w->sblob);
 	sqlite3_stmt *st = w->ins_sync;
 	sqlite3_bind_int64(st, 1, w->trace_id);
 	sqlite3_bind_int64(st, 2, w->sseq);
 	sqlite3_bind_int64(st, 3, (int64_t)w->sfirst);
-	sqlite3_bind_int64(st, 4, (int64_t)w->nsev);
+	sqlite3_bind_int64(st, 4, (int64_t)n);
 	sqlite3_bind_int(st, 5, codec);
 	sqlite3_bind_blob(st, 6, w->sblob.p, (int)w->sblob.len, SQLITE_STATIC);
 	w->bytes += (int64_t)w->sblob.len;
-	w->sfirst += w->nsev;
+	w->sfirst += n;
 	w->sseq++;
-	w->nsev = 0;
 	return step_done(w, st, e, "writing sync events");
+}
+
+static int sync_flush(store_writer *w, dt_err *e)
+{
+	if (!w->nsev)
+		return 0;
+	size_t n = w->nsev;
+	w->nsev = 0;
+	return sync_chunk(w, w->sev, n, e);
 }
 
 static int w_sync(void *ctx, const dt_sync_clock *clk, const dt_sync_event *ev, size_t n,
@@ -376,8 +383,23 @@ static int w_sync(void *ctx, const dt_sync_clock *clk, const dt_sync_event *ev, 
 		if (step_done(w, st, e, "writing sync clock"))
 			return -1;
 	}
-	for (size_t i = 0; i < n; i++) {
-		w->sev[w->nsev++] = ev[i];
+	while (n) {
+		if (!w->nsev && n >= SYNC_CHUNK_EVENTS) {
+			/* a whole chunk: encoded where it is (the importers give chunks of
+			 * SYNC_CHUNK_EVENTS) */
+			if (sync_chunk(w, ev, SYNC_CHUNK_EVENTS, e))
+				return -1;
+			ev += SYNC_CHUNK_EVENTS;
+			n -= SYNC_CHUNK_EVENTS;
+			continue;
+		}
+		size_t k = SYNC_CHUNK_EVENTS - w->nsev;
+		if (k > n)
+			k = n;
+		memcpy(w->sev + w->nsev, ev, k * sizeof *ev);
+		w->nsev += k;
+		ev += k;
+		n -= k;
 		if (w->nsev == SYNC_CHUNK_EVENTS && sync_flush(w, e))
 			return -1;
 	}

@@ -29,34 +29,13 @@ void sync_codec_free(sync_codec *c)
 	free(c);
 }
 
-/* The columns of an event, in the chunk's order, as 64-bit values. */
-static void columns(const dt_sync_event *v, int64_t *x)
-{
-	x[0] = v->seq;
-	x[1] = v->phase;
-	x[2] = v->func;
-	x[3] = v->ts;
-	x[4] = v->comm;
-	x[5] = v->dest;
-	x[6] = v->stag;
-	x[7] = v->src;
-	x[8] = v->rtag;
-	x[9] = v->root;
-	x[10] = v->count;
-	x[11] = v->datatype;
-	x[12] = v->op;
-	x[13] = (int64_t)v->req;
-	x[14] = (int64_t)v->obj;
-	x[15] = (int64_t)v->objseq;
-	x[16] = v->team;
-	x[17] = v->tnum;
-	x[18] = v->csize;
-	x[19] = v->site;
-	x[20] = v->disp;
-	x[21] = v->rassert;
-	x[22] = v->lock;
-	x[23] = (int64_t)v->digest;
-}
+/* The columns of a chunk, in their order (set_column's), each as 64-bit values: delta-encoded
+ * (the difference wraps as unsigned: no overflow for any pair of values), zigzag as buf_svar,
+ * unsigned LEB128, written from the events' fields directly. */
+#define SYNC_COLUMNS(X)                                                                       \
+	X(seq) X(phase) X(func) X(ts) X(comm) X(dest) X(stag) X(src) X(rtag) X(root) X(count) \
+	X(datatype) X(op) X(req) X(obj) X(objseq) X(team) X(tnum) X(csize) X(site) X(disp)    \
+	X(rassert) X(lock) X(digest)
 
 static void set_column(dt_sync_event *v, int k, int64_t x)
 {
@@ -88,21 +67,34 @@ static void set_column(dt_sync_event *v, int k, int64_t x)
 	}
 }
 
+/* Writes v as an unsigned LEB128 at q (room for 10 bytes): the end. */
+static uint8_t *put_uvar(uint8_t *q, uint64_t v)
+{
+	while (v >= 0x80) {
+		*q++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*q++ = (uint8_t)v;
+	return q;
+}
+
 int sync_encode(sync_codec *c, const dt_sync_event *ev, size_t n, dt_buf *out)
 {
-	c->raw.len = 0;
-	int64_t (*x)[NCOL] = xmalloc((n ? n : 1) * sizeof *x);
-	for (size_t i = 0; i < n; i++)
-		columns(&ev[i], x[i]);
-	for (int k = 0; k < NCOL; k++) {
-		int64_t prev = 0;
-		for (size_t i = 0; i < n; i++) {
-			/* the difference wraps as unsigned: no overflow for any pair of values */
-			buf_svar(&c->raw, (int64_t)((uint64_t)x[i][k] - (uint64_t)prev));
-			prev = x[i][k];
-		}
+	/* the raw bytes are kept from chunk to chunk, grown once to their bound */
+	GROW(c->raw.p, c->raw.cap, n * NCOL * 10 + 1);
+	uint8_t *q = c->raw.p;
+#define ENCODE_COLUMN(f)                                                          \
+	{                                                                         \
+		uint64_t prev = 0;                                                \
+		for (size_t i = 0; i < n; i++) {                                  \
+			uint64_t x = (uint64_t)(int64_t)ev[i].f, d = x - prev;    \
+			q = put_uvar(q, (d << 1) ^ (uint64_t)((int64_t)d >> 63)); \
+			prev = x;                                                 \
+		}                                                                 \
 	}
-	free(x);
+	SYNC_COLUMNS(ENCODE_COLUMN)
+#undef ENCODE_COLUMN
+	c->raw.len = (size_t)(q - c->raw.p);
 	if (!c->zc && !(c->zc = ZSTD_createCCtx()))
 		abort();
 	ZSTD_CCtx_setParameter(c->zc, ZSTD_c_compressionLevel, CHUNK_ZSTD_LEVEL);
