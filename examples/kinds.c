@@ -24,6 +24,8 @@
  *               does: both wait
  *   spin        thread T of rank P never ends its relaxation in iteration I (an endless loop
  *               that makes no call): its team, then every rank, waits for it
+ *   data        rank P sends a wrong value in its ring exchange of iteration I: the same
+ *               calls, other data (found with difftrace-record --payload)
  * The options are parsed without calling anything, so that a faulty run's main thread makes the
  * same calls as a normal one's until the bug.
  *
@@ -46,12 +48,14 @@ enum {
 	B_TAG,
 	B_RECV,
 	B_SPIN,
+	B_DATA,
 	B_COUNT
 };
 
 static const char *const bug_names[B_COUNT] = {
 	"",     "order",      "kernel",    "extra-call", "branch", "early-exit",
 	"bcast-root", "farm-drop", "crit-once", "tag",    "recv-first", "spin",
+	"data",
 };
 
 static int bug = B_NONE, bproc = 2, bthread = 1, biter = 3, iters = 12;
@@ -162,7 +166,7 @@ void ring_exchange(int rank, int size, int it, double *x)
 {
 	int right = (rank + 1) % size, left = (rank + size - 1) % size;
 	int tag = here(B_TAG, rank, -1, it) ? 99 : 7;
-	double in[2] = { 0, 0 }, out = *x;
+	double in[2] = { 0, 0 }, out = here(B_DATA, rank, -1, it) ? *x + 1 : *x;
 	MPI_Request rq[4];
 	if (bug == B_ORDER && rank == bproc && it >= biter) {
 		MPI_Irecv(&in[0], 1, MPI_DOUBLE, left, 7, MPI_COMM_WORLD, &rq[0]);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # accuracy.sh: how well difftrace finds the bugs of the ILCS example (examples/ilcs.c, the
 # paper's Table II), a few injected faults (difftrace-inject(7)) and one bug of each kind of
-# examples/kinds.c (kinds-*: compared with a normal run of that program).
+# examples/kinds.c (kinds-*: compared with a normal run of that program, all recorded with
+# difftrace-record --payload, so that kinds-data, a wrong value sent with the same calls, shows).
 #
 # Builds the example once, records ONE normal run and one run per bug (faulty process 2,
 # thread 1, iteration 3; 4 processes x 3 threads, oversubscribed), the runs that hang with
@@ -92,7 +93,8 @@ kinds-bcast-root|kinds|2.0|6
 kinds-farm-drop|kinds|2.0|6
 kinds-crit-once|kinds|2.1|0
 kinds-tag|kinds|2.0|6
-kinds-recv-first|kinds|2.0|6'
+kinds-recv-first|kinds|2.0|6
+kinds-data|kinds|2.0|0'
 
 die() { echo "accuracy.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -169,13 +171,17 @@ record() {
 	inj=
 	if [ "$1" = --inject ]; then inj=$2; shift 2; fi
 	shift # --
-	echo "== record $name (timeout $t s${inj:+, inject $inj}): $*" >>"$log"
+	# the kinds program's runs with a digest of each message (kinds-data: the same calls,
+	# other data); the ILCS runs as the paper's were measured, without
+	po=
+	[ "$prog" = "$kinds" ] && po=--payload
+	echo "== record $name (timeout $t s${inj:+, inject $inj}${po:+, $po}): $*" >>"$log"
 	# shellcheck disable=SC2086
 	if [ -n "$inj" ]; then
 		timeout -k 5 $((t + 30)) "$MPIRUN" $flags "$RECORD" --timeout "$t" --inject "$inj" \
 			-o "$work/rec/$name" -- "$prog" "$@" </dev/null >>"$log" 2>&1
 	else
-		timeout -k 5 $((t + 30)) "$MPIRUN" $flags "$RECORD" --timeout "$t" \
+		timeout -k 5 $((t + 30)) "$MPIRUN" $flags "$RECORD" --timeout "$t" $po \
 			-o "$work/rec/$name" -- "$prog" "$@" </dev/null >>"$log" 2>&1
 	fi
 	rc=$?
