@@ -99,6 +99,36 @@ int blame_lack(const blame_result *r, const dt_blame_data *d, int k, char *buf, 
 	return 1;
 }
 
+char *blame_lost_note(const dt_blame_data *d, size_t k)
+{
+	size_t first = 0, seen = 0;
+	for (first = 0; first < d->nlost; first++) {
+		size_t j = 0;
+		while (j < first && strcmp(d->lost[j].func, d->lost[first].func))
+			j++;
+		if (j == first && seen++ == k)
+			break;
+	}
+	if (first == d->nlost)
+		return NULL;
+	dt_buf b = { 0 };
+	const char *f = d->lost[first].func;
+	buf_put(&b, "in ", 3);
+	buf_put(&b, f, strlen(f));
+	buf_put(&b, ", no stack location at the sampled code for ", 44);
+	for (size_t i = first, m = 0; i < d->nlost; i++) {
+		if (strcmp(d->lost[i].func, f))
+			continue;
+		if (m++)
+			buf_put(&b, "; ", 2);
+		buf_put(&b, d->lost[i].var, strlen(d->lost[i].var));
+		buf_put(&b, ": ", 2);
+		buf_put(&b, d->lost[i].why, strlen(d->lost[i].why));
+	}
+	buf_byte(&b, 0);
+	return (char *)b.p;
+}
+
 int blame_is_tracer(const char *module)
 {
 	return !strncmp(module, "libmcount", 9);

@@ -124,6 +124,13 @@ static void text_notes(const blame_result *r, const dt_blame_data *d)
 	char line[512];
 	for (int k = 0; blame_lack(r, d, k, line, sizeof line); k++)
 		printf("# note: %s\n", line);
+	char *lost;
+	for (size_t k = 0; (lost = blame_lost_note(d, k)); k++) {
+		fputs("# note: ", stdout);
+		esc_fputs(lost, stdout);
+		putchar('\n');
+		free(lost);
+	}
 	if (r->flags & DT_BF_TORN)
 		printf("# note: a process was killed; its samples up to then are counted\n");
 	if (r->flags & DT_BF_NO_MAPS)
