@@ -1,8 +1,9 @@
 #!/bin/sh
 # blame_names.sh: with a blame index, a heap block's row is named by what points to it where it
 # is allocated, its allocation site as detail (tests/blame/names.c): x for x = malloc(...), s->f
-# for s->f = vec_new(...) (the block allocated in vec_new), s for the structure. fill() works on
-# x and on s->f the same CPU time: by hand, each takes half of the two. --why takes the name.
+# for s->f = vec_new(...) (the block allocated in vec_new), s for the structure, y for the block
+# vec_make allocates into its v and returns to main's y. fill() works on x and on s->f the same
+# CPU time: by hand, each takes half of the two. --why takes the name.
 . "${abs_top_srcdir:-..}/tests/lib.sh"
 need built mpi
 [ -f "$abs_top_builddir/libdifftrace-sample.so" ] ||
@@ -40,6 +41,8 @@ x=$(blame_of "$T/named.csv" "$X")
 f=$(blame_of "$T/named.csv" "$F")
 awk -v x="${x:-0}" -v f="${f:-0}" 'BEGIN { s = x + f; exit !(s > 0 && x / s > 0.4 && x / s < 0.6) }' ||
 	fail "x ($x) and s->f ($f) are not named so, or do not share half and half: $(cat "$T/named.csv")"
+positive "$(blame_of "$T/named.csv" "y (names.c:$(line Y) in vec_make)")" ||
+	fail "the block vec_make returns is not named by the caller's y: $(cat "$T/named.csv")"
 [ -z "$(blame_of "$T/named.csv" "names.c:$(line X) (main)")" ] ||
 	fail "x keeps its site as name with the index: $(cat "$T/named.csv")"
 # the text table and the json show the names

@@ -861,7 +861,7 @@ static void test_pointer_field(void)
 			CHECK(fabs(t->vars[k].direct - 6) < 1e-9);
 	CHECK(row(t, "pb (app.c:50 in main)") < 0 && row(t, "pb->y (app.c:52 in main)") < 0);
 	CHECK(fabs(row(t, "p->z (app.c:81 in mk)") - 6) < 1e-9);    /* q->z's block */
-	CHECK(row(t, "q (main)") < 0 && row(t, "p (app.c:80 in mk)") < 0);
+	CHECK(row(t, "q (main)") < 0 && row(t, "q (app.c:80 in mk)") < 0);
 	sums(t);
 	blame_result_free(&r);
 	dt_blame_data_free(&d);

@@ -638,12 +638,24 @@ static const char *alloc_field(const struct bctx *x, int32_t c)
 	return NULL;
 }
 
+/* Whether fn returns its variable v (return v: an explicit relation into <return>). */
+static int returns_var(const bx_func *fn, int v)
+{
+	for (size_t r = 0; r < fn->nrels; r++)
+		if (!fn->rels[r].implicit && fn->rels[r].src == v && fn->rels[r].dst >= 0 &&
+		    (size_t)fn->rels[r].dst < fn->nvars && fn->vars[fn->rels[r].dst].kind == BX_RETURN)
+			return 1;
+	return 0;
+}
+
 /* The name of the line's assignment of a call's value in fn: "pb->x" for pb->x = calloc(...),
  * "x" for double *x = malloc(...), appended to b (two values of one line, p = malloc(...),
- * q = malloc(...): "p/q"). Returns 2 for a field, 1 for a variable, 0 none. */
-static int line_assign(const bx_func *fn, int line, dt_buf *b)
+ * q = malloc(...): "p/q"). Returns 2 for a field, 1 for a variable, 0 none; *ret, for a
+ * variable, whether fn returns it (p = malloc(n); return p: its caller's name is better). */
+static int line_assign(const bx_func *fn, int line, dt_buf *b, int *ret)
 {
 	int got = 0;
+	*ret = 1;
 	size_t start = b->len;
 	for (size_t k = 0; k < fn->ncalls; k++) {
 		const bx_call *cl = &fn->calls[k];
@@ -669,6 +681,8 @@ static int line_assign(const bx_func *fn, int line, dt_buf *b)
 			buf_put(b, field, strlen(field));
 		}
 		got = field ? 2 : 1;
+		if (!field && !returns_var(fn, cl->result))
+			*ret = 0;
 	}
 	return got;
 }
@@ -677,7 +691,8 @@ static int line_assign(const bx_func *fn, int line, dt_buf *b)
  * allocated): along its allocation path, innermost first, the first indexed function of the
  * program that assigns the allocating call's value through a pointer's field (pb->A =
  * csr_new(...): "pb->A"), else the innermost that assigns it to a variable (double *x =
- * malloc(...): "x"). */
+ * malloc(...): "x") that its function does not return (p = malloc(n); return p, in an
+ * allocating helper: the caller's variable), else the innermost. */
 static char *alloc_name(const struct bctx *x, int32_t c)
 {
 	const dt_blame_data *d = x->d;
@@ -685,20 +700,25 @@ static char *alloc_name(const struct bctx *x, int32_t c)
 	if (ct->name || ct->site < 0 || (ct->kind != DT_BC_HEAP && ct->kind != DT_BC_MMAP))
 		return NULL;
 	dt_buf var = { 0 }, b = { 0 };
+	int kept = 0; /* var holds a variable its function does not return */
 	for (uint32_t i = d->path_off[ct->site]; i < d->path_off[ct->site + 1]; i++) {
 		int32_t l = d->pathv[i];
 		int32_t fi = d->locs[l].in_main ? x->flow->fnix[l] : -1;
 		if (fi < 0)
 			continue;
 		b.len = 0;
-		int got = line_assign(&x->flow->src->fn[fi], d->locs[l].line, &b);
+		int ret;
+		int got = line_assign(&x->flow->src->fn[fi], d->locs[l].line, &b, &ret);
 		if (got == 2) {
 			buf_free(&var);
 			buf_byte(&b, 0);
 			return (char *)b.p;
 		}
-		if (got == 1 && !var.len)
+		if (got == 1 && (!var.len || (!kept && !ret))) {
+			var.len = 0;
 			buf_put(&var, b.p, b.len);
+			kept = !ret;
+		}
 	}
 	buf_free(&b);
 	if (!var.len)

@@ -2,8 +2,10 @@
  *  - x = malloc(...) in main: the block is "x", its allocation site the detail;
  *  - s->f = vec_new(...), the block allocated in vec_new: named by the field that points to it,
  *    "s->f", though vec_new's own v pointed to it first;
- *  - s = malloc(...): the structure, named "s", written by nobody but its initialisation.
- * fill() works on x and on s->f the same CPU time: each takes half of the two. */
+ *  - s = malloc(...): the structure, named "s", written by nobody but its initialisation;
+ *  - y = vec_make(...), the block allocated into vec_make's v, which vec_make returns: named
+ *    by the caller's y.
+ * fill() works on x and on s->f the same CPU time: each takes half of the two; on y half that. */
 #include <mpi.h>
 #include <stdlib.h>
 #include <time.h>
@@ -29,6 +31,14 @@ __attribute__((noinline)) static double *vec_new(long n)
 	return v;
 }
 
+__attribute__((noinline)) static double *vec_make(long n)
+{
+	double *v = malloc((size_t)n * sizeof *v); /* SITE_Y */
+	for (long i = 0; i < n; i++)
+		v[i] = 1.0;
+	return v;
+}
+
 __attribute__((noinline)) static void fill(double *v, long n, double seconds)
 {
 	double t0 = cpu_now();
@@ -46,12 +56,15 @@ int main(int argc, char **argv)
 		abort();
 	s->n = N;
 	s->f = vec_new(N);
+	double *y = vec_make(N);
 	for (long i = 0; i < N; i++)
 		x[i] = 0;
 	fill(x, N, PHASE);
 	fill(s->f, s->n, PHASE);
-	if (x[0] + s->f[0] <= 0)
+	fill(y, N, PHASE / 2);
+	if (x[0] + s->f[0] + y[0] <= 0)
 		abort();
+	free(y);
 	free(s->f);
 	free(s);
 	free(x);
