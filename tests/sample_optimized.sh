@@ -49,5 +49,18 @@ if command -v sqlite3 >/dev/null; then
 		fail "blame on a store of schema 12: $(cat "$T/out")"
 	grep -q '^# note: in work' "$T/out" && fail "per-function notes from a store without them: $(cat "$T/out")"
 	[ "$(sqlite3 "$DIFFTRACE_DB" 'PRAGMA user_version')" = 13 ] || fail "the store was not migrated"
+	# opened read-only, a store of schema 12 is read as it is (no table of lost variables)
+	if reader_init; then
+		mkdir "$T/ro" "$T/home" && cp "$DIFFTRACE_DB" "$T/ro/store.db" || fail "cp"
+		sqlite3 "$T/ro/store.db" "DROP TABLE blame_lost; PRAGMA user_version = 12;" || fail "sqlite3"
+		chmod 755 "$T" "$T/ro" && chmod 644 "$T/ro/store.db" && chmod 777 "$T/home" || fail "chmod"
+		HOME="$T/home" as_reader "$RDT" -d "$T/ro/store.db" blame opt-O2 >"$T/out" 2>"$T/err" ||
+			fail "blame on a read-only store of schema 12: $(cat "$T/err")"
+		grep -q "^# note: arrays or structures of the program's sampled functions have no stack location" "$T/out" ||
+			fail "blame on a read-only store of schema 12: $(cat "$T/out")"
+		[ "$(sqlite3 "$T/ro/store.db" 'PRAGMA user_version')" = 12 ] || fail "a read-only store was migrated"
+	else
+		echo "note: cannot run difftrace as another user ($READER_WHY): the read-only store of schema 12 is not tested"
+	fi
 fi
 pass
