@@ -115,19 +115,23 @@ if "$DT" blame-index --run sparse "$S" -- $("$MPICC" --showme:compile 2>/dev/nul
 	# (which of the two comes first is up to the load: cg's MPI waits go to x, and an
 	# oversubscribed MPI yields while it waits)
 	case $top2 in
-	"sparse_mpi.c:$xline (problem_new);sparse_mpi.c:$mline (csr_new);" | \
-		"sparse_mpi.c:$mline (csr_new);sparse_mpi.c:$xline (problem_new);") ;;
+	"pb->x (sparse_mpi.c:$xline in problem_new);pb->A (sparse_mpi.c:$mline in csr_new);" | \
+		"pb->A (sparse_mpi.c:$mline in csr_new);pb->x (sparse_mpi.c:$xline in problem_new);") ;;
 	*) fail "with the index, x and the matrix are not on top ($top2): $(cat "$T/sparsex.csv")" ;;
 	esac
-	mx=$(field "$T/sparsex.csv" main "sparse_mpi.c:$mline (csr_new)" 9)
-	sb=$(field "$T/sparsex.csv" main "sparse_mpi.c:$sline (problem_new)" 9)
+	# the blocks are named by the fields that point to them (pb->A = csr_new(...) for the
+	# matrix allocated in csr_new), the structure by its variable
+	[ -z "$(row "$T/sparsex.csv" main "sparse_mpi.c:$xline (problem_new)")" ] ||
+		fail "with the index, x keeps its site as name: $(cat "$T/sparsex.csv")"
+	mx=$(field "$T/sparsex.csv" main "pb->A (sparse_mpi.c:$mline in csr_new)" 9)
+	sb=$(field "$T/sparsex.csv" main "pb (sparse_mpi.c:$sline in problem_new)" 9)
 	awk -v m="${mx:-0}" -v s="${sb:-0}" 'BEGIN { exit !(s < m / 4) }' ||
 		fail "with the index, the structure's block ($sb) takes much of the matrix's ($mx): $(cat "$T/sparsex.csv")"
 	# the Base Data Centric column (13): few samples write x directly, the assembly writes the
 	# matrix (as the paper's Table 1: 0 for the solution vector, 24.5 for the matrix)
-	xx=$(field "$T/sparsex.csv" main "sparse_mpi.c:$xline (problem_new)" 9)
-	xd=$(field "$T/sparsex.csv" main "sparse_mpi.c:$xline (problem_new)" 13)
-	md=$(field "$T/sparsex.csv" main "sparse_mpi.c:$mline (csr_new)" 13)
+	xx=$(field "$T/sparsex.csv" main "pb->x (sparse_mpi.c:$xline in problem_new)" 9)
+	xd=$(field "$T/sparsex.csv" main "pb->x (sparse_mpi.c:$xline in problem_new)" 13)
+	md=$(field "$T/sparsex.csv" main "pb->A (sparse_mpi.c:$mline in csr_new)" 13)
 	echo "sparse with the index: x $xx (direct $xd), matrix $mx (direct $md)"
 	awk -v x="$xx" -v xd="${xd:-0}" -v m="$mx" -v md="${md:-0}" 'BEGIN { exit !(xd < x / 5 && md > m / 2) }' ||
 		fail "with the index, the direct writes of x ($xd of $xx) or of the matrix ($md of $mx): $(cat "$T/sparsex.csv")"
@@ -167,7 +171,12 @@ if "$DT" blame-index --run quad "$Q" -- $("$MPICC" --showme:compile 2>/dev/null)
 	unquote "$T/out" >"$T/quadx.csv"
 	adds_up "$T/quadx.csv" 9
 	ql=$(field "$T/quadx.csv" main quad 7)
-	pts=$(field "$T/quadx.csv" main "quad_mpi.c:$qxline (main)" 7)
+	# a heap block is named by the variable its allocation is assigned to, the site as detail
+	[ -z "$(row "$T/quadx.csv" main "quad_mpi.c:$qxline (main)")" ] ||
+		fail "with the index, the points keep their site as name: $(cat "$T/quadx.csv")"
+	positive "$(field "$T/quadx.csv" main "x (quad_mpi.c:$qxline in main)" 5)" ||
+		fail "with the index, the points are not named x: $(cat "$T/quadx.csv")"
+	pts=$(field "$T/quadx.csv" main "x (quad_mpi.c:$qxline in main)" 7)
 	awk -v q="${ql:-0}" -v p="${pts:-0}" 'BEGIN { exit !(q > 0 && p < q / 10) }' ||
 		fail "with the index, rank 1's sums are not on quad ($ql) but on the points ($pts): $(cat "$T/quadx.csv")"
 	[ -z "$(row "$T/quadx.csv" main "quad_local (main)")" ] ||

@@ -57,7 +57,8 @@ share() {
 		if (x < e - t || x > e + t) { printf "%.3f", x; exit 1 } }' >"$T/got" ||
 		fail "$1 took $(cat "$T/got") of the computed variables' blame, expected $2 +- $3: $(cat "$T/main.csv")"
 }
-heap="dflow.c:$(grep -n "/\* SITE_H \*/" "$SRC/dflow.c" | cut -d: -f1) (main)"
+# a heap block: named by the pointer its allocation is assigned to, the site as detail
+heap="h (dflow.c:$(grep -n "/\* SITE_H \*/" "$SRC/dflow.c" | cut -d: -f1) in main)"
 
 expect_status 0 "$DT" blame r --format csv
 unquote "$T/out" >"$T/main.csv"
@@ -199,11 +200,12 @@ if grep -E '^main,[^,]* \((cg|spmv|dot|axpy|axpy_x|solve|csr_fill|csr_new|proble
 	grep -v ',heap,' | grep -q .; then
 	fail "a helper's local keeps blame at main: $(cat "$T/sparse.csv")"
 fi
-site() { echo "sparse_mpi.c:$(grep -n "$1" "$S" | head -1 | cut -d: -f1) ($2)"; }
+# the blocks by what points to them: NAME (SITE in FUNCTION)
+site() { echo "$3 (sparse_mpi.c:$(grep -n "$1" "$S" | head -1 | cut -d: -f1) in $2)"; }
 # two ranks: the total is column 9
-m=$(blame_of "$T/sparse.csv" "$(site 'struct csr \*A = malloc' csr_new)" 9)
-x=$(blame_of "$T/sparse.csv" "$(site 'pb->x = calloc' problem_new)" 9)
-p=$(blame_of "$T/sparse.csv" "$(site 'struct problem \*pb = malloc' problem_new)" 9)
+m=$(blame_of "$T/sparse.csv" "$(site 'struct csr \*A = malloc' csr_new 'pb->A')" 9)
+x=$(blame_of "$T/sparse.csv" "$(site 'pb->x = calloc' problem_new 'pb->x')" 9)
+p=$(blame_of "$T/sparse.csv" "$(site 'struct problem \*pb = malloc' problem_new pb)" 9)
 tot=$(blame_of "$T/sparse.csv" Total 9)
 awk -v m="${m:-0}" -v x="${x:-0}" -v p="${p:-0}" -v t="$tot" \
 	'BEGIN { exit !(m > t / 10 && x > t / 10 && m + x + p > t * 0.6) }' ||

@@ -76,8 +76,8 @@ grep -q "hits (main) <- the condition of line $L80 (implicit) <- is_set(flag, PH
 # HPL: at solve the matrix (its block, SITE_MAT) takes the panel's work too (factor folds the
 # panel into it) and update's: all of solve's; at factor the panel (SITE_PANEL) takes all, and
 # factor's table is half of solve's (panel_factor and update take 0.2 s each)
-mat="hpl.c:$(grep -n '/\* SITE_MAT \*/' "$SRC/hpl.c" | cut -d: -f1) (solve)"
-panel="hpl.c:$(grep -n '/\* SITE_PANEL \*/' "$SRC/hpl.c" | cut -d: -f1) (factor)"
+mat="mat (hpl.c:$(grep -n '/\* SITE_MAT \*/' "$SRC/hpl.c" | cut -d: -f1) in solve)"
+panel="panel (hpl.c:$(grep -n '/\* SITE_PANEL \*/' "$SRC/hpl.c" | cut -d: -f1) in factor)"
 stot=$(blame_of "$T/h.csv" solve Total)
 ftot=$(blame_of "$T/h.csv" factor Total)
 near "the matrix's share at solve" "$(ratio "$(blame_of "$T/h.csv" solve "$mat")" "$stot")" 1.0 0.05
@@ -139,7 +139,7 @@ grep -q "^function main" "$T/out" || fail "main not indexed: $(cat "$T/out")"
 expect_status 0 "$DT" blame p --format csv
 unquote "$T/out" >"$T/p.csv"
 c=$(blame_of "$T/p.csv" main "c (main)")
-hb=$(blame_of "$T/p.csv" main "partial.c:$(grep -n '/\* SITE_H \*/' "$SRC/partial.c" | cut -d: -f1) (main)")
+hb=$(blame_of "$T/p.csv" main "h (partial.c:$(grep -n '/\* SITE_H \*/' "$SRC/partial.c" | cut -d: -f1) in main)")
 # by hand: c = a + b and scale() 0.4 s each: c half of the two
 near "c's share of c and the block" "$(ratio "$c" "$(awk -v a="${c:-0}" -v b="${hb:-0}" 'BEGIN { print a + b }')")" 0.5 0.1
 

@@ -43,7 +43,8 @@ timeout -k 5 150 "$MPIRUN" $flags "$RECORD" --sample=timer --sync-only -o "$T/re
 	</dev/null >"$T/rec.log" 2>&1 || { cat "$T/rec.log" >&2; fail "the recorded run failed"; }
 expect_status 0 "$DT" import -r l "$T/rec"
 
-site() { printf 'libcalls.c:%s (main)' "$(grep -n "/\* SITE_$1 \*/" "$SRC" | cut -d: -f1)"; }
+# a block by the variable it is allocated into (SITE_DST: dst), its site as detail
+site() { printf '%s (libcalls.c:%s in main)' "$(echo "$1" | tr 'A-Z' 'a-z')" "$(grep -n "/\* SITE_$1 \*/" "$SRC" | cut -d: -f1)"; }
 line_of() { grep -n "^	*$1" "$SRC" | head -1 | cut -d: -f1; }
 blame_of() { awk -F, -v n="$2" '$2 == n { print $5; exit }' "$1"; }
 unquote() {

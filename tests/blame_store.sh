@@ -98,7 +98,7 @@ expect_status 0 "$DT" rm pconly
 q "DROP TABLE blame_scans; ALTER TABLE blame_samples DROP COLUMN scan;
    ALTER TABLE blame_locs DROP COLUMN inl; PRAGMA user_version = 4;"
 expect_status 0 "$DT" blame plain
-[ "$(q "PRAGMA user_version")" = 12 ] || fail "the store was not migrated"
+[ "$(q "PRAGMA user_version")" = 13 ] || fail "the store was not migrated"
 grep -q "no sample's frames point into a container" "$T/out" || fail "no note: $(cat "$T/out")"
 grep -q '^Other  *-  *-  *-  *145(74.4) ' "$T/out" || fail "computation not in Other: $(cat "$T/out")"
 

@@ -2,7 +2,8 @@
 # Optimized builds: what blame cannot find is said, per function, never silently. At -O2 the
 # structure p of work() (tests/blame/optimized.c) lives in registers, and the debug
 # information gives it no stack location at the sampled code: import names the function,
-# the variable, its type and why; at -O0 nothing is said.
+# the variable, its type and why, stores it, and blame says it once per function; at -O0
+# nothing is said.
 . "${abs_top_srcdir:-..}/tests/lib.sh"
 need built mpi
 [ -f "$abs_top_builddir/libdifftrace-sample.so" ] ||
@@ -32,6 +33,34 @@ grep -q 'has no stack location' "$T/import-O0" && fail "-O0: a variable said los
 expect_status 0 "$DT" blame opt-O2
 grep -q "^# note: arrays or structures of the program's sampled functions have no stack location .*build with -Og or -O0 -g" "$T/out" ||
 	fail "blame does not say what -O2 lost: $(cat "$T/out")"
+# and per function, once, what was lost and why, from what the import stored
+[ "$(grep -c '^# note: in work[.a-z0-9]*, no stack location at the sampled code for ' "$T/out")" = 1 ] ||
+	fail "blame does not say once what work lost: $(cat "$T/out")"
+grep -q '^# note: in work[.a-z0-9]*, no stack location at the sampled code for .*p (struct pair): [a-z]' "$T/out" ||
+	fail "blame does not name p and why: $(cat "$T/out")"
 expect_status 0 "$DT" blame opt-O0
 grep -q "no stack location" "$T/out" && fail "blame at -O0 says a variable is lost: $(cat "$T/out")"
+# a store of schema 12 (no table of lost variables) is migrated and reads as before: the
+# flag's note stays, the per-function notes are gone with the import that made them
+if command -v sqlite3 >/dev/null; then
+	sqlite3 "$DIFFTRACE_DB" "DROP TABLE blame_lost; PRAGMA user_version = 12;" || fail "sqlite3"
+	expect_status 0 "$DT" blame opt-O2
+	grep -q "^# note: arrays or structures of the program's sampled functions have no stack location" "$T/out" ||
+		fail "blame on a store of schema 12: $(cat "$T/out")"
+	grep -q '^# note: in work' "$T/out" && fail "per-function notes from a store without them: $(cat "$T/out")"
+	[ "$(sqlite3 "$DIFFTRACE_DB" 'PRAGMA user_version')" = 13 ] || fail "the store was not migrated"
+	# opened read-only, a store of schema 12 is read as it is (no table of lost variables)
+	if reader_init; then
+		mkdir "$T/ro" "$T/home" && cp "$DIFFTRACE_DB" "$T/ro/store.db" || fail "cp"
+		sqlite3 "$T/ro/store.db" "DROP TABLE blame_lost; PRAGMA user_version = 12;" || fail "sqlite3"
+		chmod 755 "$T" "$T/ro" && chmod 644 "$T/ro/store.db" && chmod 777 "$T/home" || fail "chmod"
+		HOME="$T/home" as_reader "$RDT" -d "$T/ro/store.db" blame opt-O2 >"$T/out" 2>"$T/err" ||
+			fail "blame on a read-only store of schema 12: $(cat "$T/err")"
+		grep -q "^# note: arrays or structures of the program's sampled functions have no stack location" "$T/out" ||
+			fail "blame on a read-only store of schema 12: $(cat "$T/out")"
+		[ "$(sqlite3 "$T/ro/store.db" 'PRAGMA user_version')" = 12 ] || fail "a read-only store was migrated"
+	else
+		echo "note: cannot run difftrace as another user ($READER_WHY): the read-only store of schema 12 is not tested"
+	fi
+fi
 pass

@@ -46,7 +46,7 @@ expect_status 0 "$DT" sync --format csv ring
 cmp -s "$T/out" "$T/sync.chunks" || fail "sync differs from rows: $(diff "$T/out" "$T/sync.chunks" | head -5)"
 expect_status 0 "$DT" order ring
 cmp -s "$T/out" "$T/order.chunks" || fail "order differs from rows: $(diff "$T/out" "$T/order.chunks" | head -5)"
-[ "$(sqlite3 "$T/store.db" "PRAGMA user_version")" = 12 ] || fail "not migrated"
+[ "$(sqlite3 "$T/store.db" "PRAGMA user_version")" = 13 ] || fail "not migrated"
 
 # a damaged chunk: one line naming the store, exit 1
 sqlite3 "$T/store.db" "DELETE FROM sync_events; DROP TABLE IF EXISTS t" || fail "sqlite3"

@@ -407,7 +407,7 @@ int main(void)
 	store_writer_free(w);
 	CHECK(store_commit(s, &e) == 0);
 	store_close(s);
-	CHECK_EQ_INT(sql_int("PRAGMA user_version"), 12);
+	CHECK_EQ_INT(sql_int("PRAGMA user_version"), 13);
 	CHECK_EQ_INT(sql_int("SELECT count(*) FROM chunks WHERE codec = 1"), 3);
 	CHECK_EQ_INT(sql_int("SELECT count(*) FROM chunks WHERE codec = 1 AND n != 262144"), 0);
 	CHECK_EQ_INT(sql_int("SELECT count(*) FROM chunks WHERE codec = 0 AND n = 123"), 1);
@@ -423,7 +423,7 @@ int main(void)
 	store_close(s);
 	CHECK_EQ_INT(sql_int("PRAGMA user_version"), 8);
 	CHECK(store_open(path, STORE_OPEN_EXISTING, &s, &e) == 0);
-	CHECK_EQ_INT(sql_int("PRAGMA user_version"), 12);
+	CHECK_EQ_INT(sql_int("PRAGMA user_version"), 13);
 	CHECK_EQ_INT(sql_int("SELECT count(*) FROM chunks WHERE codec != 0"), 0);
 	CHECK_EQ_INT(read_back(s, "zrun", f, g, big, &e), 0);
 	CHECK(store_begin(s, &e) == 0);

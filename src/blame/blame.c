@@ -99,6 +99,36 @@ int blame_lack(const blame_result *r, const dt_blame_data *d, int k, char *buf, 
 	return 1;
 }
 
+char *blame_lost_note(const dt_blame_data *d, size_t k)
+{
+	size_t first = 0, seen = 0;
+	for (first = 0; first < d->nlost; first++) {
+		size_t j = 0;
+		while (j < first && strcmp(d->lost[j].func, d->lost[first].func))
+			j++;
+		if (j == first && seen++ == k)
+			break;
+	}
+	if (first == d->nlost)
+		return NULL;
+	dt_buf b = { 0 };
+	const char *f = d->lost[first].func;
+	buf_put(&b, "in ", 3);
+	buf_put(&b, f, strlen(f));
+	buf_put(&b, ", no stack location at the sampled code for ", 44);
+	for (size_t i = first, m = 0; i < d->nlost; i++) {
+		if (strcmp(d->lost[i].func, f))
+			continue;
+		if (m++)
+			buf_put(&b, "; ", 2);
+		buf_put(&b, d->lost[i].var, strlen(d->lost[i].var));
+		buf_put(&b, ": ", 2);
+		buf_put(&b, d->lost[i].why, strlen(d->lost[i].why));
+	}
+	buf_byte(&b, 0);
+	return (char *)b.p;
+}
+
 int blame_is_tracer(const char *module)
 {
 	return !strncmp(module, "libmcount", 9);
@@ -239,6 +269,8 @@ struct bctx {
 	uint8_t *fnv;        /* per indexed function: scratch of one sample */
 	const char **cfield; /* per container: the pointer field its allocation's value is
 			      * assigned to (pb->x = calloc(...): "x"), NULL none (alloc_field) */
+	char **cname;        /* per container: the name of what points to it where it is
+			      * allocated ("pb->x", "x"), NULL none (alloc_name) */
 	uint8_t *ended;      /* per indexed function: blame stopped at one of its variables
 			      * without it being the point */
 	const char *why;     /* the variable whose paths are collected, NULL none */
@@ -379,11 +411,15 @@ static void why_flow(const struct bctx *x, const flow_target *ft, const int32_t 
 }
 
 
-/* The name of a container's variable: globals and statics by name, local variables by name
+/* The name of container ci's variable: globals and statics by name, local variables by name
  * in the table of their function's point and as function::name in others, heap blocks by
- * their allocation site, "file:line (function)" of the innermost frame of the program. */
-static void var_name(const struct bctx *x, const dt_bcontainer *c, dt_buf *out)
+ * their allocation site, "file:line (function)" of the innermost frame of the program, and
+ * with an index by what points to them where they are allocated, the site as detail:
+ * "pb->x (file:line in function)" (alloc_name). */
+static void var_name(const struct bctx *x, int32_t ci, dt_buf *out)
 {
+	const dt_bcontainer *c = &x->d->cont[ci];
+	const char *named = x->cname ? x->cname[ci] : NULL;
 	const dt_blame_data *d = x->d;
 	if (c->kind == DT_BC_STACK && c->name && c->site >= 0) {
 		int32_t l = d->pathv[d->path_off[c->site]];
@@ -411,6 +447,10 @@ static void var_name(const struct bctx *x, const dt_bcontainer *c, dt_buf *out)
 		return;
 	}
 	char tmp[64];
+	if (named) {
+		buf_put(out, named, strlen(named));
+		buf_put(out, " (", 2);
+	}
 	if (l->file[0]) {
 		const char *b = strrchr(l->file, '/');
 		b = b ? b + 1 : l->file;
@@ -418,8 +458,13 @@ static void var_name(const struct bctx *x, const dt_bcontainer *c, dt_buf *out)
 		snprintf(tmp, sizeof tmp, ":%d ", (int)l->line);
 		buf_put(out, tmp, strlen(tmp));
 	}
-	buf_put(out, "(", 1);
-	buf_put(out, l->func, strlen(l->func));
+	if (named) {
+		buf_put(out, "in ", 3);
+		buf_put(out, l->func, strlen(l->func));
+	} else {
+		buf_put(out, "(", 1);
+		buf_put(out, l->func, strlen(l->func));
+	}
 	buf_put(out, ")", 1);
 }
 
@@ -593,6 +638,95 @@ static const char *alloc_field(const struct bctx *x, int32_t c)
 	return NULL;
 }
 
+/* Whether fn returns its variable v (return v: an explicit relation into <return>). */
+static int returns_var(const bx_func *fn, int v)
+{
+	for (size_t r = 0; r < fn->nrels; r++)
+		if (!fn->rels[r].implicit && fn->rels[r].src == v && fn->rels[r].dst >= 0 &&
+		    (size_t)fn->rels[r].dst < fn->nvars && fn->vars[fn->rels[r].dst].kind == BX_RETURN)
+			return 1;
+	return 0;
+}
+
+/* The name of the line's assignment of a call's value in fn: "pb->x" for pb->x = calloc(...),
+ * "x" for double *x = malloc(...), appended to b (two values of one line, p = malloc(...),
+ * q = malloc(...): "p/q"). Returns 2 for a field, 1 for a variable, 0 none; *ret, for a
+ * variable, whether fn returns it (p = malloc(n); return p: its caller's name is better). */
+static int line_assign(const bx_func *fn, int line, dt_buf *b, int *ret)
+{
+	int got = 0;
+	*ret = 1;
+	size_t start = b->len;
+	for (size_t k = 0; k < fn->ncalls; k++) {
+		const bx_call *cl = &fn->calls[k];
+		if (cl->line != line || cl->result < 0 || fn->vars[cl->result].kind == BX_RETURN)
+			continue;
+		const char *field = NULL;
+		for (size_t r = 0; r < fn->nrels && !field; r++) {
+			const bx_rel *rl = &fn->rels[r];
+			if (rl->line == line && !rl->implicit && rl->through && rl->field &&
+			    rl->dst == cl->result)
+				field = rl->field;
+		}
+		if (got == 2 && !field)
+			continue;
+		if (field && got < 2)
+			b->len = start; /* a field names the block before a variable does */
+		else if (got)
+			buf_put(b, "/", 1);
+		const char *v = fn->vars[cl->result].name;
+		buf_put(b, v, strlen(v));
+		if (field) {
+			buf_put(b, "->", 2);
+			buf_put(b, field, strlen(field));
+		}
+		got = field ? 2 : 1;
+		if (!field && !returns_var(fn, cl->result))
+			*ret = 0;
+	}
+	return got;
+}
+
+/* The name of heap block c by what points to it where it is allocated (NULL none, else
+ * allocated): along its allocation path, innermost first, the first indexed function of the
+ * program that assigns the allocating call's value through a pointer's field (pb->A =
+ * csr_new(...): "pb->A"), else the innermost that assigns it to a variable (double *x =
+ * malloc(...): "x") that its function does not return (p = malloc(n); return p, in an
+ * allocating helper: the caller's variable), else the innermost. */
+static char *alloc_name(const struct bctx *x, int32_t c)
+{
+	const dt_blame_data *d = x->d;
+	const dt_bcontainer *ct = &d->cont[c];
+	if (ct->name || ct->site < 0 || (ct->kind != DT_BC_HEAP && ct->kind != DT_BC_MMAP))
+		return NULL;
+	dt_buf var = { 0 }, b = { 0 };
+	int kept = 0; /* var holds a variable its function does not return */
+	for (uint32_t i = d->path_off[ct->site]; i < d->path_off[ct->site + 1]; i++) {
+		int32_t l = d->pathv[i];
+		int32_t fi = d->locs[l].in_main ? x->flow->fnix[l] : -1;
+		if (fi < 0)
+			continue;
+		b.len = 0;
+		int ret;
+		int got = line_assign(&x->flow->src->fn[fi], d->locs[l].line, &b, &ret);
+		if (got == 2) {
+			buf_free(&var);
+			buf_byte(&b, 0);
+			return (char *)b.p;
+		}
+		if (got == 1 && (!var.len || (!kept && !ret))) {
+			var.len = 0;
+			buf_put(&var, b.p, b.len);
+			kept = !ret;
+		}
+	}
+	buf_free(&b);
+	if (!var.len)
+		return NULL;
+	buf_byte(&var, 0);
+	return (char *)var.p;
+}
+
 /* The blocks that pointer target ft names when it came through a field (pb->x: the block that
  * field points to): of the candidates cand[0..nc), those allocated into that field; when none
  * is, the blocks of the sample's process allocated into it, visible at the point (any, when
@@ -696,7 +830,7 @@ static int32_t cont_var(struct tacc *t, struct bctx *x, int32_t c)
 		buf_put(&b, fn, strlen(fn) + 1);
 	}
 	size_t name = b.len;
-	var_name(x, ct, &b);
+	var_name(x, c, &b);
 	uint32_t id;
 	if (!strmap_get(&t->names, (const char *)b.p, b.len, &id)) {
 		id = (uint32_t)new_var(t, (const char *)b.p + name, b.len - name, BV_VAR);
@@ -1243,6 +1377,9 @@ int blame_compute_why(const dt_blame_data *d, const transfer_set *tf, const blam
 		x.cfield = xcalloc(d->ncont ? d->ncont : 1, sizeof *x.cfield);
 		for (size_t i = 0; i < d->ncont; i++)
 			x.cfield[i] = alloc_field(&x, (int32_t)i);
+		x.cname = xcalloc(d->ncont ? d->ncont : 1, sizeof *x.cname);
+		for (size_t i = 0; i < d->ncont; i++)
+			x.cname[i] = alloc_name(&x, (int32_t)i);
 	}
 	size_t capt = npoints;
 	out->tables = xcalloc(capt, sizeof *out->tables);
@@ -1303,6 +1440,9 @@ int blame_compute_why(const dt_blame_data *d, const transfer_set *tf, const blam
 		free(x.fnv);
 		free(x.ended);
 		free(x.cfield);
+		for (size_t i = 0; i < d->ncont; i++)
+			free(x.cname[i]);
+		free(x.cname);
 	}
 	free(x.fid);
 	free(x.output);

@@ -141,6 +141,12 @@ int blame_compute_why(const dt_blame_data *d, const transfer_set *tf, const blam
  * The command line and the interface say the same. */
 int blame_lack(const blame_result *r, const dt_blame_data *d, int k, char *buf, size_t n);
 
+/* The note of the k-th function (0, 1, ...) whose arrays or structures an optimized build left
+ * without a stack location at the sampled code (the import's dt_blost, stored): "in work: p
+ * (struct pair), its location list does not cover the sampled code (optimized out there); ...",
+ * in a new string; NULL when there are no more. Not escaped (the caller escapes on output). */
+char *blame_lost_note(const dt_blame_data *d, size_t k);
+
 /* Whether a binary (its base name) is the tracer's own (uftrace's libmcount*.so). */
 int blame_is_tracer(const char *module);
 

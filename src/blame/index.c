@@ -463,10 +463,8 @@ static int once(walk *w, const char *key)
 	return 1;
 }
 
-static void rel(walk *w, int implicit, const target *t, int src, int line, int role)
+static void rel_add(walk *w, int implicit, const target *t, int src, int line, int role)
 {
-	if (src == t->var || src < 0)
-		return;
 	char key[256];
 	snprintf(key, sizeof key, "r%d,%d,%d,%d,%d,%d,%s", implicit, t->var, src, line, t->through,
 		 role, t->field);
@@ -482,6 +480,12 @@ static void rel(walk *w, int implicit, const target *t, int src, int line, int r
 	r->through = t->through;
 	r->role = role;
 	r->field = t->field[0] ? xstrdup(t->field) : NULL;
+}
+
+static void rel(walk *w, int implicit, const target *t, int src, int line, int role)
+{
+	if (src != t->var && src >= 0)
+		rel_add(w, implicit, t, src, line, role);
 }
 
 static void line_add(walk *w, int line, int var, int how)
@@ -503,6 +507,16 @@ static void record_write(walk *w, const target *t, const vset *src, const vset *
 		return;
 	for (size_t i = 0; src && i < src->n; i++)
 		rel(w, 0, t, src->v[i], line, role);
+	/* a call's value written through a pointer's field from no variable (s->f =
+	 * vec_new(N)): the field is kept by a relation of the pointer to itself, read to write
+	 * through it, so that the block the call returns is named by s->f */
+	if (src && src->nc && t->through && t->field[0]) {
+		int none = 1;
+		for (size_t i = 0; i < src->n && none; i++)
+			none = src->v[i] == t->var;
+		if (none)
+			rel_add(w, 0, t, t->var, line, role);
+	}
 	for (size_t i = 0; idx && i < idx->n; i++)
 		rel(w, 0, t, idx->v[i], line, BX_INDEX);
 	for (size_t i = 0; i < w->nctrl; i++)

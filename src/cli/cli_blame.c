@@ -30,7 +30,9 @@ static const char blame_help[] =
 	"(difftrace blame-index), a sample in an indexed function follows the data flow\n"
 	"instead: its line, the variables that line writes (or its condition controls), the\n"
 	"function's relations to its exit variables, the caller's call site, up to a blame\n"
-	"point; a local that passes its blame nowhere keeps it, as 'VAR (FUNCTION)'. The text\n"
+	"point; a local that passes its blame nowhere keeps it, as 'VAR (FUNCTION)', and a heap\n"
+	"block is named by what points to it where it is allocated, its site as detail:\n"
+	"'pb->x (FILE:LINE in FUNCTION)'. The text\n"
 	"names the functions without source. One table per blame point (default main): the\n"
 	"variable, its type, the MPI calls that contributed, its blame per rank as count and\n"
 	"(percent of the rank), the total, and the node mean and standard deviation. The rows\n"
@@ -124,6 +126,13 @@ static void text_notes(const blame_result *r, const dt_blame_data *d)
 	char line[512];
 	for (int k = 0; blame_lack(r, d, k, line, sizeof line); k++)
 		printf("# note: %s\n", line);
+	char *lost;
+	for (size_t k = 0; (lost = blame_lost_note(d, k)); k++) {
+		fputs("# note: ", stdout);
+		esc_fputs(lost, stdout);
+		putchar('\n');
+		free(lost);
+	}
 	if (r->flags & DT_BF_TORN)
 		printf("# note: a process was killed; its samples up to then are counted\n");
 	if (r->flags & DT_BF_NO_MAPS)

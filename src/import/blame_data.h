@@ -94,10 +94,20 @@ typedef struct dt_bproc {
 	char *exe;           /* the program's path */
 } dt_bproc;
 
+/* A variable of the program's sampled functions that has no stack location at the sampled
+ * code (an optimized build), once per function and variable: stored, `blame` says them. */
+typedef struct dt_blost {
+	char *func;
+	char *var;           /* "p (struct pair)": its name and type */
+	char *why;           /* why it has none */
+} dt_blost;
+
 typedef struct dt_blame_data {
 	char **notes;        /* what the import found missing, one line each (not stored: the
-			      * import says them) */
+			      * import says them; those of lost variables are stored as lost) */
 	size_t nnotes, capnotes;
+	dt_blost *lost;
+	size_t nlost, caplost;
 	dt_bloc *locs;
 	size_t nlocs, caplocs;
 	int32_t *pathv;      /* the paths' locations, one after another */

@@ -56,6 +56,12 @@ void dt_blame_data_free(dt_blame_data *d)
 	for (size_t i = 0; i < d->nnotes; i++)
 		free(d->notes[i]);
 	free(d->notes);
+	for (size_t i = 0; i < d->nlost; i++) {
+		free(d->lost[i].func);
+		free(d->lost[i].var);
+		free(d->lost[i].why);
+	}
+	free(d->lost);
 	memset(d, 0, sizeof *d);
 }
 
@@ -792,6 +798,11 @@ static void note_lost(struct stackc *sc, const dtp_record *r)
 				 d->locs[f->loc].func, v->name, v->type, why[w]);
 			grow((void **)&d->notes, &d->capnotes, d->nnotes + 1, sizeof *d->notes);
 			d->notes[d->nnotes++] = msg;
+			char *var = xmalloc(strlen(v->name) + strlen(v->type) + 4);
+			sprintf(var, "%s (%s)", v->name, v->type);
+			grow((void **)&d->lost, &d->caplost, d->nlost + 1, sizeof *d->lost);
+			d->lost[d->nlost++] = (dt_blost){ xstrdup(d->locs[f->loc].func), var,
+							  xstrdup(why[w]) };
 		}
 	}
 }

@@ -126,6 +126,19 @@ int store_blame_write(store *s, int64_t run_id, const dt_blame_data *d, dt_err *
 		if (step_done(s, st, e))
 			goto out;
 	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (store_prepare(s, "INSERT INTO blame_lost VALUES(?1,?2,?3,?4,?5)", &st, e))
+		return -1;
+	for (size_t i = 0; i < d->nlost; i++) {
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_int64(st, 2, (int64_t)i);
+		sqlite3_bind_text(st, 3, d->lost[i].func, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, d->lost[i].var, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, d->lost[i].why, -1, SQLITE_STATIC);
+		if (step_done(s, st, e))
+			goto out;
+	}
 	rc = 0;
 out:
 	sqlite3_finalize(st);
@@ -244,6 +257,22 @@ int store_blame_read(store *s, int64_t run_id, dt_blame_data *d, dt_err *e)
 			.bytes = (uint64_t)sqlite3_column_int64(st, 10),
 			.scan = sqlite3_column_int(st, 11)
 		};
+	}
+	sqlite3_finalize(st);
+	/* a store of schema 12 opened read-only (never migrated) has no lost variables */
+	if (store_prepare(s, "SELECT count(*) FROM sqlite_master WHERE name = 'blame_lost'", &st, e))
+		goto fail;
+	int have_lost = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
+	sqlite3_finalize(st);
+	if (!have_lost)
+		return 0;
+	if (store_prepare(s, "SELECT func, var, why FROM blame_lost WHERE run_id = ?1 ORDER BY id",
+			  &st, e))
+		goto fail;
+	sqlite3_bind_int64(st, 1, run_id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		grow((void **)&d->lost, &d->caplost, d->nlost + 1, sizeof *d->lost);
+		d->lost[d->nlost++] = (dt_blost){ col_str(st, 0), col_str(st, 1), col_str(st, 2) };
 	}
 	sqlite3_finalize(st);
 	return 0;

@@ -239,6 +239,16 @@ static const char *const migrations[] = {
 	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
 	"  id INTEGER NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL, func TEXT NOT NULL,"
 	"  PRIMARY KEY(run_id, id)) WITHOUT ROWID;",
+
+	/* 12 -> 13: the variables of the program's sampled functions that have no stack location
+	 * at the sampled code (an optimized build: a location list that does not cover it, a
+	 * register), once per function and variable (import/blame_data.h, dt_blost), so that
+	 * blame says them per function. Runs imported before have none, nor has a store of
+	 * schema 12 opened read-only (its runs keep the flag DT_BF_LOST). */
+	"CREATE TABLE IF NOT EXISTS blame_lost("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  id INTEGER NOT NULL, func TEXT NOT NULL, var TEXT NOT NULL, why TEXT NOT NULL,"
+	"  PRIMARY KEY(run_id, id)) WITHOUT ROWID;",
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
