@@ -12,8 +12,9 @@
 # markdown report (the table and its summary) to stdout or --report FILE.
 #
 # Where a trace ranks (from 'rank --format csv'): 1 + the number of traces NOT in the faulty
-# set ranked at or above the best-ranked faulty trace (ties counted against us; a score of 0 is
-# "-", not found). Fair top-1: the share of faulty traces among those tied first (0 when every
+# set ranked at or above the best-ranked faulty trace (ties counted against us; a trace with a
+# score of 0 and "identical" as its reason is "-", not found; one the time or data rules put
+# first has score 0 and another reason). Fair top-1: the share of faulty traces among those tied first (0 when every
 # score is 0); the same for a random pick (faulty traces / matched traces) and for "always
 # 0.0" (1 when 0.0 is faulty). The faulty set (column "faulty"): the traces the bug changes -- P.T for a
 # one-thread bug, T of every process for a *-thread-all-procs bug, the workers of process P
@@ -260,15 +261,18 @@ position() {
 	}
 	NR > 1 && $2 ~ /^[0-9]+\.[0-9]+$/ {
 		n++; pos[n] = $1 + 0; pt[n] = $2; s[n] = $3 + 0
+		# a suspect: a score, or a reason other than "identical" (the rules that rank traces
+		# whose calls agree: their time, their data; score 0)
+		sus[n] = s[n] > 0 || $0 !~ /,identical$/
 		p = $2; sub(/\..*/, "", p); ps[p] += s[n]; if (!(p in seen)) { seen[p] = 1; np++; pl[np] = p }
 	}
 	END {
 		best = 0; bi = 0; top = "-"; nf = 0; f1 = 0; n1 = 0; zero = 1
 		for (i = 1; i <= n; i++) {
-			if (s[i] > 0) zero = 0
+			if (sus[i]) zero = 0
 			if (isfaulty(pt[i])) nf++
-			if (i == 1 && s[i] > 0) top = pt[i]
-			if (isfaulty(pt[i]) && s[i] > 0 && !bi) bi = i
+			if (i == 1 && sus[i]) top = pt[i]
+			if (isfaulty(pt[i]) && sus[i] && !bi) bi = i
 		}
 		if (!bi) tr = "-"
 		else { tr = 1; for (i = 1; i <= n; i++) if (!isfaulty(pt[i]) && pos[i] <= pos[bi]) tr++ }
