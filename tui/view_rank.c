@@ -725,8 +725,9 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 		break;
 	case L_SLOW:
 		out_printf(o, ST_WARN,
-			   "no calls differ; %zu trace%s took longer than %s peers in a function of "
-			   "%s own",
+			   "%s; %zu trace%s took longer than %s peers in a function of %s own",
+			   d->k->v.all_input ? "no calls differ but as the input changed them"
+					     : "no calls differ",
 			   d->k->v.nslow, d->k->v.nslow == 1 ? "" : "s",
 			   d->k->v.nslow == 1 ? "its" : "their", d->k->v.nslow == 1 ? "its" : "their");
 		break;

@@ -150,7 +150,8 @@ static int time_changes(store *s, const dg_opts *o, dg_ranked *u, dt_err *e)
 		for (size_t q = 0; q < v->n; q++) {
 			vd_item *x = &v->it[q];
 			rank_key key = u->k.j.keys[x->i];
-			if (key.proc != t[i].proc || key.thread != t[i].thread || x->change != VD_SAME)
+			if (key.proc != t[i].proc || key.thread != t[i].thread ||
+			    (x->change != VD_SAME && !x->input))
 				continue;
 			x->slow = 1;
 			x->slow_f = t[i].func;
@@ -164,6 +165,20 @@ static int time_changes(store *s, const dg_opts *o, dg_ranked *u, dt_err *e)
 	if (v->nslow)
 		vd_order(v->it, v->n);
 	return v->nslow > 0;
+}
+
+/* The traces that changed only by the change common to their class, when a trace of them also
+ * took longer than its peers: that change is the input (the header's), and they are ordered
+ * with it, the slow ones first (verdict.c). */
+static void input_is_common(vd_rank *v)
+{
+	for (size_t k = 0; k < v->n; k++)
+		v->it[k].common = v->it[k].input;
+	cc_free(&v->common);
+	v->common = v->input_common;
+	v->input_common = (cc_set){ 0 };
+	v->ncommon = v->ninput;
+	vd_order(v->it, v->n);
 }
 
 int dg_rank(store *s, const dg_source *src, const dg_opts *o, dg_verdict *v, dt_err *e)
@@ -218,13 +233,18 @@ int dg_rank(store *s, const dg_source *src, const dg_opts *o, dg_verdict *v, dt_
 			goto fail;
 		v->none = !g5;
 	}
-	/* Rule 6: no calls differ; the time of the traces' own functions may */
-	if (v->none && !o->jsmd && !v->pending) {
+	/* Rule 6: no calls differ, or only as every trace of a class changed them (a changed
+	 * input, rule 3); the time of the traces' own functions may */
+	int all_input = v->use->k.v.all_input;
+	if ((v->none || all_input) && !o->jsmd && !v->pending) {
 		dg_ranked *u = v->use == &v->every ? &v->every : &v->set;
 		int g5 = time_changes(s, o, u, e);
 		if (g5 < 0)
 			goto fail;
-		v->none = !g5;
+		if (v->none)
+			v->none = !g5;
+		else if (g5) /* the change every trace made is the input, the slow one the bug */
+			input_is_common(&u->k.v);
 	}
 	return 1;
 fail:

@@ -298,6 +298,7 @@ void vd_free(vd_rank *v)
 	free(v->it);
 	cc_free(&v->common);
 	cc_free(&v->own_common);
+	cc_free(&v->input_common);
 	memset(v, 0, sizeof *v);
 }
 
@@ -425,7 +426,14 @@ void vd_reason(store *s, const vd_item *it, char *buf, size_t cap)
 		break;
 	}
 	default:
-		if (it->common) {
+		if (it->common && it->slow) {
+			name_of(s, it->slow_f, b, sizeof b);
+			k = (size_t)snprintf(buf, cap,
+					     "changed only as its peers did (a changed input); %s: "
+					     "%.1fx its normal time, peers %.1fx (%.3f s more than "
+					     "theirs)",
+					     b, it->slow_x, it->slow_peers, (double)it->slow_gain / 1e9);
+		} else if (it->common) {
 			k = (size_t)snprintf(buf, cap, "changed only as its peers did (a changed "
 					     "input)");
 		} else if (it->beyond) {

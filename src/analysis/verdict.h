@@ -85,6 +85,10 @@ typedef struct vd_item {
 	 * more, c_at the calls in common at the start with the common change left out and
 	 * c_ev_n, c_ev_f the first that differ then. */
 	int common, beyond;
+	/* input 1 when its change is the common one and no trace of the run went beyond it (the
+	 * common change may then be the bug itself, and common stays 0; the timing rule may still
+	 * find the bug: a changed input and a slow function, timing.h) */
+	int input;
 	uint64_t c_at;
 	uint32_t c_ev_n, c_ev_f;
 	/* When no trace's calls differ, the time of its own functions (timing.h): slow 1 when a
@@ -114,6 +118,11 @@ typedef struct vd_rank {
 	 * for the header; n 0 when none */
 	cc_set common;
 	size_t ncommon; /* the traces that changed only by it */
+	/* when no trace went beyond the common change: that change (shared by the most input
+	 * traces) and whether every diverged trace is input */
+	cc_set input_common;
+	size_t ninput;
+	int all_input;
 	/* the same of the calls the filter drops (verdict_own.h): the common change of the own
 	 * calls shared by the most traces whose own calls changed only by it */
 	cc_set own_common;

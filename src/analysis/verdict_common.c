@@ -89,9 +89,22 @@ int vd_common_apply(store *s, int64_t fn, int64_t ff, const rank_key *keys, vd_r
 	v->ncommon = rc ? 0 : cc_most_shared(cs, flag, n, &v->common);
 	free(flag);
 	/* when no trace changed more than its peers, the common change is all there is: it may
-	 * be the bug itself (one in every worker), not an input; the verdict stays as it was */
+	 * be the bug itself (one in every worker), not an input; the verdict stays as it was, the
+	 * traces marked input for the timing rule (a changed input and a slow function) */
+	cc_free(&v->input_common);
+	v->ninput = 0;
+	v->all_input = 0;
 	if (!rc && !any) {
-		cc_free(&v->common);
+		size_t ndiv = 0;
+		for (size_t k = 0; k < n; k++) {
+			v->it[k].input = v->it[k].common;
+			v->ninput += (size_t)v->it[k].input;
+			ndiv += v->it[k].change != VD_SAME;
+		}
+		v->all_input = v->ninput >= 2 && v->ninput == ndiv;
+		cc_free(&v->input_common);
+		v->input_common = v->common;
+		v->common = (cc_set){ 0 };
 		v->ncommon = 0;
 	}
 	if (!rc && any)

@@ -974,9 +974,11 @@ static int rank_text(const struct rank_view *r, dt_err *e)
 		       "(sync record): the first to change, in causal order, first\n",
 		       k->v.ndata, k->v.ndata == 1 ? "" : "s");
 	if (k->v.nslow)
-		printf("# no calls differ; %zu trace%s took longer than %s peers in a function of %s "
+		printf("# %s; %zu trace%s took longer than %s peers in a function of %s "
 		       "own (its time against the normal run, beyond the factor of the other traces "
 		       "with that function)\n",
+		       k->v.all_input ? "no calls differ but as the input changed them"
+				      : "no calls differ",
 		       k->v.nslow, k->v.nslow == 1 ? "" : "s",
 		       k->v.nslow == 1 ? "its" : "their", k->v.nslow == 1 ? "its" : "their");
 	if (k->v.ncommon) {
