@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "util/err.h"
 #include "import/sync_event.h"
@@ -92,5 +93,14 @@ typedef struct dt_sink {
 	 * a sink that keeps no sites. */
 	uint32_t (*site)(void *ctx, const char *file, unsigned line, const char *func, dt_err *e);
 } dt_sink;
+
+/* The key a sink interns a site by: file, line and function, NUL-separated, into key (cut to
+ * cap - 1 bytes); returns its length. */
+static inline size_t dt_site_key(char *key, size_t cap, const char *file, unsigned line,
+				 const char *func)
+{
+	int n = snprintf(key, cap, "%s%c%u%c%s", file, 0, line, 0, func);
+	return n > 0 && (size_t)n < cap ? (size_t)n : cap - 1;
+}
 
 #endif

@@ -130,8 +130,7 @@ static uint32_t w_site(void *ctx, const char *file, unsigned line, const char *f
 {
 	wire_sink *w = ctx;
 	char key[1600];
-	int n = snprintf(key, sizeof key, "%s%c%u%c%s", file, 0, line, 0, func);
-	size_t len = n > 0 && (size_t)n < sizeof key ? (size_t)n : sizeof key - 1;
+	size_t len = dt_site_key(key, sizeof key, file, line, func);
 	uint32_t id;
 	if (strmap_get(&w->sites, key, len, &id))
 		return id;
