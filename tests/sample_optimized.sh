@@ -38,6 +38,12 @@ grep -q "^# note: arrays or structures of the program's sampled functions have n
 	fail "blame does not say once what work lost: $(cat "$T/out")"
 grep -q '^# note: in work[.a-z0-9]*, no stack location at the sampled code for .*p (struct pair): [a-z]' "$T/out" ||
 	fail "blame does not name p and why: $(cat "$T/out")"
+# the interface's blame view ends with the same per-function note
+printf '%s\n' : '"blame opt-O2"' Enter >"$T/keys"
+"$DT" tui --script "$T/keys" --dump "$T/screen" --size 40x220 >"$T/tui.out" 2>"$T/tui.err" ||
+	fail "tui exited $?: $(cat "$T/tui.err")"
+grep -q 'note: in work[.a-z0-9]*, no stack location at the sampled code for .*p (struct pair)' "$T/screen" ||
+	fail "the blame view does not say what work lost: $(cat "$T/screen")"
 expect_status 0 "$DT" blame opt-O0
 grep -q "no stack location" "$T/out" && fail "blame at -O0 says a variable is lost: $(cat "$T/out")"
 # a store of schema 12 (no table of lost variables) is migrated and reads as before: the

@@ -42,6 +42,10 @@ static const tui_keyhelp keys[] = {
 	{ NULL, NULL },
 };
 
+/* A line's var: a variable's row (>= 0), the table's title (-1), its Total (-2), a blank
+ * (-3), or note k of what an optimized build lost (NOTE_LINE - k). */
+#define NOTE_LINE (-10)
+
 static void add_line(struct bview *b, int table, int var)
 {
 	grow((void **)&b->l, &b->capl, b->nl + 1, sizeof *b->l);
@@ -109,6 +113,14 @@ static int blame_open(tui *t, view *v)
 			if (bt->vars[j].total != 0 || bt->vars[j].vkind == BV_VAR)
 				add_line(b, (int)i, (int)j);
 		add_line(b, (int)i, -2);
+	}
+	/* what an optimized build lost, per function, as blame's notes say it (blame.h) */
+	char *lost;
+	for (size_t k = 0; b->r.ntables && (lost = blame_lost_note(&b->d, k)); k++) {
+		if (!k)
+			add_line(b, 0, -3);
+		add_line(b, 0, NOTE_LINE - (int)k);
+		free(lost);
 	}
 	v->nlines = b->nl;
 	return 0;
@@ -179,6 +191,14 @@ static void blame_line(tui *t, view *v, size_t i, tui_out *o)
 	const blame_table *bt = &b->r.tables[l->table];
 	if (l->var == -3)
 		return;
+	if (l->var <= NOTE_LINE) {
+		char *lost = blame_lost_note(&b->d, (size_t)(NOTE_LINE - l->var));
+		out_printf(o, ST_DIM, "note: ");
+		if (lost)
+			out_printf(o, ST_DIM, "%s", lost);
+		free(lost);
+		return;
+	}
 	if (l->var == -1) {
 		out_printf(o, ST_HEADER, "blame point %s", bt->point);
 		out_printf(o, ST_DIM, ": %.0f %s, %zu rank%s, %llu sample records", bt->total,
