@@ -3,10 +3,9 @@
 # says (difftrace-record, uftrace on), the faulty run started with other arguments (every rank
 # parses more of them: more strcmp and strtol) and a wrong branch in rank 2 (mirror instead of
 # relax, the same MPI calls). rank puts 2.0 first alone, says the arguments' change was set
-# apart as a changed input, and names no argument parsing as what changed. A performance bug
-# behind a changed input: the faulty run started with --slow 2 (every rank parses it: the
-# calls differ, alike in every trace), rank 2 relaxing ten times over: 2.0 first, its relax
-# named with its factor, the arguments as the input.
+# apart as a changed input, and names no argument parsing as what changed. (A performance bug
+# behind a changed input, judged by time, is in tests/rank_time.sh on text traces with
+# timestamps: the times of a real run on a loaded machine are not a test's to count on.)
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 need mpi uftrace built timeout
@@ -38,13 +37,4 @@ grep -q '^   1  2\.0 .*mirror' "$T/out" || fail "2.0's reason does not name mirr
 grep -q 'str\(cmp\|tol\) where the normal run has' "$T/out" &&
 	fail "the argument parsing named as what changed: $(cat "$T/out")"
 
-rec normal4m -n 4000000
-rec slow4m -n 4000000 --slow 2
-expect_status 0 "$DT" rank --normal normal4m --faulty slow4m
-grep -q '^   1  2\.0 .*changed only as its peers did (a changed input); relax: [0-9.]*x its normal time, peers [0-9.]*x' "$T/out" ||
-	fail "slow: 2.0 not first with its relax: $(cat "$T/out")"
-grep -q '^# no calls differ but as the input changed them; 1 trace took longer than its peers' "$T/out" ||
-	fail "slow: the header: $(cat "$T/out")"
-grep -q '^# 4 traces changed only as their peers did (.*str\(cmp\|tol\).*): a changed input' "$T/out" ||
-	fail "slow: the input not named: $(cat "$T/out")"
 pass

@@ -12,6 +12,9 @@
 # slowest relax), MPI_Finalize.
 #   slow    every rank starts 1.5 s later and rank 1's relax takes three times as long
 #   loaded  every rank's relax takes twice as long (a busy machine)
+#   args    started with other arguments (every rank parses them: two strtol and a strcmp
+#           more) and rank 1's relax takes three times as long: a performance bug behind a
+#           changed input
 mk() {
 	mkdir "$1"
 	for p in 0 1 2 3; do
@@ -19,19 +22,24 @@ mk() {
 			t = 1000; init = kind == "slow" ? 1501000000 : 1000000
 			printf "@%d main\n@%d MPI_Init_thread\n", t, t + 10; t += 10 + init
 			printf "@%d [ret]\n", t
+			if (kind == "args")
+				for (a = 0; a < 3; a++) {
+					printf "@%d %s\n", t + 1, a < 2 ? "strtol" : "strcmp"; t += 100
+					printf "@%d [ret]\n", t
+				}
 			for (i = 0; i < 5; i++) {
 				w = 1000000 * (1 + 0.04 * ((p + i) % 3 - 1))
-				if (kind == "slow" && p == 1) w = 3 * w
+				if ((kind == "slow" || kind == "args") && p == 1) w = 3 * w
 				if (kind == "loaded") w = 2 * w
 				printf "@%d relax\n", t; t += w; printf "@%d [ret]\n", t
-				slowest = kind == "slow" ? 3000000 : kind == "loaded" ? 2080000 : 1040000
+				slowest = kind == "slow" || kind == "args" ? 3000000 : kind == "loaded" ? 2080000 : 1040000
 				printf "@%d MPI_Allreduce\n", t; t += slowest - w + 20000; printf "@%d [ret]\n", t
 			}
 			printf "@%d MPI_Finalize\n", t; t += 5000; printf "@%d [ret]\n@%d [ret]\n", t, t + 10
 		}' > "$1/$p.0.txt" || fail "awk"
 	done
 }
-for k in normal slow loaded; do
+for k in normal slow loaded args; do
 	mk "$T/$k" "$k"
 	expect_status 0 "$DT" import -q --run "$k" "$T/$k"
 done
@@ -51,6 +59,16 @@ expect_status 0 "$DT" tui --script "$T/keys" --dump "$T/screen" --size 30x200
 grep -q 'no calls differ; 1 trace took longer than its peers' "$T/screen" ||
 	fail "the view: not said: $(cat "$T/screen")"
 grep -q '^>  *1 1\.0 .*relax: 3\.0x' "$T/screen" || fail "the view: 1.0 not first: $(cat "$T/screen")"
+
+# the same slow rank behind a changed input: every trace's calls differ alike (the arguments),
+# no trace goes beyond that, and the time tells the slow one apart
+expect_status 0 "$DT" rank --normal normal --faulty args
+grep -q '^# no calls differ but as the input changed them; 1 trace took longer than its peers' "$T/out" ||
+	fail "args: not said: $(cat "$T/out")"
+grep -q '^# 4 traces changed only as their peers did (.*+2 strtol.*): a changed input' "$T/out" ||
+	fail "args: the input not named: $(cat "$T/out")"
+grep -q '^   1  1\.0  .*changed only as its peers did (a changed input); relax: 3\.0x its normal time, peers 1\.0x' "$T/out" ||
+	fail "args: 1.0 not first with relax: $(cat "$T/out")"
 
 # every rank twice as slow: the peers' factor is the machine's, no trace stands out
 expect_status 0 "$DT" rank --normal normal --faulty loaded
