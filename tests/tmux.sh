@@ -1,9 +1,17 @@
 # tmux.sh: what the interface tests that drive a real terminal share (sourced after lib.sh):
 # a tmux server of their own (tm), killed at exit with the test's folder; the pane's screen
 # into $T/screen (the session named by $ui, "ui" unless set); waiting (up to 15 s) for a pattern
-# to show.
+# to show; a fresh server (tm_fresh) for a test that starts the interface again.
 sock="dt$$"
 tm() { tmux -L "$sock" "$@"; }
+# tm_fresh: end this server and go on with another socket. A new session on the socket of a
+# server that is still shutting down (its last session was killed) fails with "server exited
+# unexpectedly"; a socket of its own never meets the old server.
+tm_fresh() {
+	tm kill-server 2>/dev/null
+	tm_n=$(( ${tm_n:-0} + 1 ))
+	sock="dt$$-$tm_n"
+}
 trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT
 screen() { tm capture-pane -p -t "${ui:-ui}" > "$T/screen" 2>/dev/null; }
 wait_for() { # pattern: up to 15 s

@@ -47,7 +47,7 @@ wait_for '^0\.0 #0 MPI_Init enter (step 1)'
 hasnt 'computing'
 tm send-keys -t ui Q
 wait_for 'EXITED 0'
-tm kill-session -t ui
+tm_fresh
 
 # the hang view: T opens the timeline while the report is computed; both show once done
 rm -f "$T/go"
@@ -65,7 +65,7 @@ tm send-keys -t ui Enter
 wait_for '^0\.0 #2 MPI_Recv enter (step 3)'
 tm send-keys -t ui Q
 wait_for 'EXITED 0'
-tm kill-session -t ui
+tm_fresh
 
 # Q while the work is held: the interface ends at once all the same
 rm -f "$T/go"

@@ -67,11 +67,9 @@ wait_for 'difftrace: runs in'
 tm send-keys -t ui Q
 wait_for 'EXITED 0'
 
-# killed with SIGTERM, it puts the terminal back in canonical mode with echo. A server of its
-# own: killing the last session ends a tmux server, and a new session started at that moment
-# can reach the dying server ("server exited unexpectedly").
-tm kill-server
-sock="dt$$b"
+# killed with SIGTERM, it puts the terminal back in canonical mode with echo (a server of its
+# own: tm_fresh)
+tm_fresh
 tm -f /dev/null new-session -d -s ui -x 150 -y 30 \
 	"TERM=xterm-256color DIFFTRACE_DB='$DIFFTRACE_DB' DIFFTRACE_FILTER_PATH='${DIFFTRACE_FILTER_PATH:-}' '$DT' tui & p=\$!; sleep 2; kill -TERM \$p; wait \$p; stty -a | tr ' ' '\\n' | grep -E '^-?(icanon|echo)\$' | tr '\\n' ' '; echo MODES; sleep 30"
 wait_for 'MODES'
