@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "import/sink.h"
 #include "store/store_srcline.h"
+#include "store/store_sync_stream.h"
 #include "util/esc.h"
 #include "util/util.h"
 #include <unistd.h>
@@ -395,31 +396,53 @@ static int load_sites(store *s, const store_run *run, const store_trace *trc, st
 	int sync = !strcmp(run->format, "sync");
 	if (!sync && strcmp(run->format, "uftrace"))
 		return 0;
-	dt_sync_event *ev = NULL;
-	size_t n = 0;
 	store_sites sites = { 0 };
+	store_sync_stream *ss = NULL;
+	struct fsite *ent = NULL;
+	size_t cap = 0, ne = 0, ncap = 0;
 	int rc = 0;
-	if (store_sync_list(s, run->id, &ev, &n, e) || store_sync_sites(s, run->id, &sites, e)) {
+	if (store_sync_sites(s, run->id, &sites, e) ||
+	    (sites.n && store_sync_stream_open(s, run->id, &ss, e))) {
 		rc = -1;
-	} else if (sites.n) {
-		size_t cap = 0, ne = 0;
-		struct fsite *ent = sync ? NULL : xmalloc((n ? n : 1) * sizeof *ent);
+		goto out;
+	}
+	/* this trace's events alone, a chunk at a time */
+	size_t k = 0, nt = ss ? store_sync_stream_ntraces(ss) : 0;
+	for (; k < nt; k++) {
+		int32_t p, t, h;
+		store_sync_stream_trace(ss, k, &p, &t, &h);
+		if (p == trc->proc && t == trc->thread)
+			break;
+	}
+	for (const dt_sync_event *ev; k < nt;) {
+		size_t n;
+		if (store_sync_stream_next(ss, k, &ev, &n, e)) {
+			rc = -1;
+			goto out;
+		}
+		if (!n)
+			break;
 		for (size_t i = 0; i < n; i++) {
 			const dt_sync_event *x = &ev[i];
-			if (x->proc != trc->proc || x->thread != trc->thread || x->phase == DT_SYNC_DONE)
+			if (x->phase == DT_SYNC_DONE)
 				continue;
-			if (sync)
+			if (sync) {
 				site_add(tr, &cap, ne++, x->site);
-			else if (x->phase == DT_SYNC_ENTER)
+			} else if (x->phase == DT_SYNC_ENTER) {
+				GROW(ent, ncap, ne + 1);
 				ent[ne] = (struct fsite){ x->func, x->site, ne }, ne++;
+			}
 		}
+	}
+	if (sites.n) {
 		if (!sync)
 			rc = match_sites(s, trc, ent, ne, tr, e);
-		free(ent);
 		tr->site_text = cli_site_texts(&sites, &tr->nsite_text);
 	}
+out:
+	store_sync_stream_close(ss);
+	free(ent);
 	store_sites_free(&sites);
-	free(ev);
 	return rc;
 }
 
