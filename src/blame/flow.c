@@ -316,48 +316,6 @@ static int exits(const bx_var *v, int through)
 	}
 }
 
-/* The exit variables that v of f reaches by its relations (v's value, or the data written
- * through it, computed into them), with their through flag; v itself counts. */
-static size_t reach(const bx_func *f, int v, int through, int *ex, int *exth, uint8_t *seen,
-		    int *prel)
-{
-	size_t nex = 0;
-	int *st = xmalloc((f->nvars ? f->nvars : 1) * sizeof *st);
-	int *sth = xmalloc((f->nvars ? f->nvars : 1) * sizeof *sth);
-	size_t ns = 0;
-	memset(seen, 0, f->nvars);
-	st[ns] = v;
-	sth[ns++] = through;
-	seen[v] = 1;
-	prel[v] = -1;
-	while (ns) {
-		ns--;
-		int a = st[ns], ath = sth[ns];
-		if (exits(&f->vars[a], ath)) {
-			ex[nex] = a;
-			exth[nex++] = ath;
-			continue; /* an exit variable passes its blame on outside */
-		}
-		for (size_t r = 0; r < f->nrels; r++) {
-			const bx_rel *rl = &f->rels[r];
-			if (rl->implicit || rl->src != a || rl->dst < 0 || (size_t)rl->dst >= f->nvars ||
-			    seen[rl->dst])
-				continue;
-			seen[rl->dst] = 1;
-			prel[rl->dst] = (int)r;
-			st[ns] = rl->dst;
-			/* a pointer copied (q = p, return p) points to the memory written
-			 * through the first */
-			sth[ns++] = rl->through || (ath && rl->role == BX_VALUE &&
-						    is_pointer(&f->vars[a]) &&
-						    is_pointer(&f->vars[rl->dst]));
-		}
-	}
-	free(st);
-	free(sth);
-	return nex;
-}
-
 /* Records the relations reach() followed from its start to e (prel), in order, into rec->rel;
  * *rel0 and *nrel say where. */
 static void rel_path(flow_why *rec, const bx_func *f, const int *prel, int e, size_t *rel0,
@@ -440,12 +398,16 @@ static int passes_on(const bx_func *f, int v)
 	return feeds;
 }
 
-/* The variables of point function f that v's blame ends at: v itself, unless it passes its
- * blame on (passes_on), then, in equal parts, the ends of the variables it flows into (each
- * variable once: a cycle ends at its last new variable). ex/exth as reach() fills them,
- * prel the relation each variable was reached by. */
-static size_t point_ends(const bx_func *f, int v, int through, int *ex, int *exth, uint8_t *seen,
-			 int *prel)
+/* The variables v of f's blame ends at, by a walk of f's explicit relations from v (through:
+ * v written through), with their through flag in exth and the relation each variable was
+ * reached by in prel (-1 for v). Two walks:
+ * - to the exit variables (point 0): v's value, or the data written through it, computed
+ *   into them; an exit variable (exits()) ends the walk there, a variable reached counts once;
+ * - at a blame point (point 1): v itself, unless it passes its blame on (passes_on), then,
+ *   in equal parts, the ends of the variables it flows into (each variable once: a cycle ends
+ *   at its last new variable). */
+static size_t walk(const bx_func *f, int v, int through, int point, int *ex, int *exth,
+		   uint8_t *seen, int *prel)
 {
 	size_t nex = 0;
 	int *st = xmalloc((f->nvars ? f->nvars : 1) * sizeof *st);
@@ -459,8 +421,13 @@ static size_t point_ends(const bx_func *f, int v, int through, int *ex, int *ext
 	while (ns) {
 		ns--;
 		int a = st[ns], ath = sth[ns];
+		if (!point && exits(&f->vars[a], ath)) {
+			ex[nex] = a;
+			exth[nex++] = ath;
+			continue; /* an exit variable passes its blame on outside */
+		}
 		size_t pushed = 0;
-		for (size_t r = 0; passes_on(f, a) && r < f->nrels; r++) {
+		for (size_t r = 0; (!point || passes_on(f, a)) && r < f->nrels; r++) {
 			const bx_rel *rl = &f->rels[r];
 			if (rl->implicit || rl->src != a || rl->dst < 0 ||
 			    (size_t)rl->dst >= f->nvars || seen[rl->dst])
@@ -468,10 +435,14 @@ static size_t point_ends(const bx_func *f, int v, int through, int *ex, int *ext
 			seen[rl->dst] = 1;
 			prel[rl->dst] = (int)r;
 			st[ns] = rl->dst;
-			sth[ns++] = rl->through;
+			/* to the exits, a pointer copied (q = p, return p) points to the memory
+			 * written through the first */
+			sth[ns++] = rl->through ||
+				    (!point && ath && rl->role == BX_VALUE &&
+				     is_pointer(&f->vars[a]) && is_pointer(&f->vars[rl->dst]));
 			pushed++;
 		}
-		if (!pushed) {
+		if (point && !pushed) {
 			ex[nex] = a;
 			exth[nex++] = ath;
 		}
@@ -479,6 +450,20 @@ static size_t point_ends(const bx_func *f, int v, int through, int *ex, int *ext
 	free(st);
 	free(sth);
 	return nex;
+}
+
+/* The exit variables that v of f reaches by its relations, v itself counting (walk). */
+static size_t reach(const bx_func *f, int v, int through, int *ex, int *exth, uint8_t *seen,
+		    int *prel)
+{
+	return walk(f, v, through, 0, ex, exth, seen, prel);
+}
+
+/* The variables of point function f that v's blame ends at (walk). */
+static size_t point_ends(const bx_func *f, int v, int through, int *ex, int *exth, uint8_t *seen,
+			 int *prel)
+{
+	return walk(f, v, through, 1, ex, exth, seen, prel);
 }
 
 /* The position of parameter v among f's parameters, from 0. */
