@@ -395,6 +395,17 @@ void ord_write_head(FILE *out, int fmt)
 		fputs("[", out);
 }
 
+/* The function's name: nm when the caller escaped it already, else from names (mode as
+ * ob_name's: 0 text, 1 JSON, 2 CSV). */
+static void ob_func(obuf *o, const char *nm, const char *const *names, uint32_t nnames,
+		    uint32_t f, int mode)
+{
+	if (nm)
+		ob_s(o, nm);
+	else
+		ob_name(o, names, nnames, f, mode);
+}
+
 static void text_row(obuf *o, const dt_sync_event *x, const ord_item *it, uint64_t i, const char *nm,
 		     const char *const *names, uint32_t nnames)
 {
@@ -412,10 +423,7 @@ static void text_row(obuf *o, const dt_sync_event *x, const ord_item *it, uint64
 	ob_s(o, " #");
 	ob_u64(o, x->seq, 0);
 	ob_c(o, ' ');
-	if (nm)
-		ob_s(o, nm);
-	else
-		ob_name(o, names, nnames, x->func, 0);
+	ob_func(o, nm, names, nnames, x->func, 0);
 	ob_c(o, ' ');
 	ob_s(o, phname(x));
 	ob_args(o, x, 0);
@@ -436,10 +444,7 @@ static void csv_row(obuf *o, const dt_sync_event *x, const ord_item *it, uint64_
 		ob_i64(o, a[k], 0, 0);
 	}
 	ob_s(o, ",\"");
-	if (nm)
-		ob_s(o, nm);
-	else
-		ob_name(o, names, nnames, x->func, 2);
+	ob_func(o, nm, names, nnames, x->func, 2);
 	ob_s(o, "\",");
 	ob_s(o, phname(x));
 	const int64_t b[] = { x->host, x->comm, x->dest, x->stag, x->src, x->rtag, x->root,
@@ -492,10 +497,7 @@ static void json_row(obuf *o, const dt_sync_event *x, const ord_item *it, uint64
 	ob_s(o, "\",\"seq\":");
 	ob_u64(o, x->seq, 0);
 	ob_s(o, ",\"function\":\"");
-	if (nm)
-		ob_s(o, nm);
-	else
-		ob_name(o, names, nnames, x->func, 1);
+	ob_func(o, nm, names, nnames, x->func, 1);
 	ob_s(o, "\",\"phase\":\"");
 	ob_s(o, phname(x));
 	ob_s(o, "\",\"recorded_ts\":");
