@@ -27,6 +27,10 @@ expect_status 2 "$DT" show --from 999 base 0.0
 expect_err "past the end"
 expect_status 2 "$DT" traces
 expect_status 2 "$DT" runs extra
+expect_status 2 "$DT" rank base
+expect_err "two runs: NORMAL FAULTY, or --normal and --faulty; one: --run RUN"
+expect_status 2 "$DT" rank --normal base base base
+expect_err "unexpected argument 'base'"
 expect_status 2 "$DT" -d
 
 # data problems: exit 1, one line naming the file and where

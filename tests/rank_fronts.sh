@@ -44,12 +44,12 @@ expect_status 0 "$DT" import -q --run sn "$T/sn"
 expect_status 0 "$DT" import -q --run sh "$T/sh"
 
 # cli NORMAL FAULTY: "position trace reason" of rank's JSON rows into $T/cli, the same as its
-# CSV rows'
+# CSV rows' (the runs given by name there: rank NORMAL FAULTY is rank --normal --faulty)
 cli() {
 	expect_status 0 "$DT" rank --normal "$1" --faulty "$2" --format json
 	sed -n 's/^ *{"position": \([0-9]*\), .*"trace": "\([0-9.]*\)", .*"reason": "\(.*\)"}.\{0,1\}$/\1 \2 \3/p' \
 		"$T/out" > "$T/cli"
-	expect_status 0 "$DT" rank --normal "$1" --faulty "$2" --format csv
+	expect_status 0 "$DT" rank --format csv "$1" "$2"
 	sed -e 1d -e 's/^\([^,]*\),\([^,]*\),\([^,]*,\)\{8\}"\{0,1\}/\1 \2 /' -e 's/"$//' \
 		"$T/out" > "$T/csv"
 	diff "$T/cli" "$T/csv" > "$T/d" || fail "rank $1 $2: json and csv differ: $(cat "$T/d")"

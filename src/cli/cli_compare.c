@@ -71,6 +71,7 @@ static const char diff_help[] =
 
 static const char rank_help[] =
 	"usage: difftrace rank [OPTIONS] --normal RUN --faulty RUN [--top N] [--sweep]\n"
+	"       difftrace rank [OPTIONS] NORMAL FAULTY (the same)\n"
 	"       difftrace rank [OPTIONS] --run RUN [--top N]\n"
 	"\n"
 	"With two runs, the traces of the faulty run matched with the normal run's by P.T. By\n"
@@ -1233,8 +1234,17 @@ int cmd_rank(cli *c, int argc, char **argv)
 		return 0;
 	if (r)
 		return r;
+	/* NORMAL FAULTY as diff and the interface's :rank take them */
+	if (argc - optind == 2 && !ro.normal && !ro.faulty && !ro.run) {
+		ro.normal = argv[optind++];
+		ro.faulty = argv[optind++];
+	}
 	if (optind < argc)
-		return cli_usage("rank", "unexpected argument '%s'", argv[optind]);
+		return cli_usage("rank", "unexpected argument '%s'%s", argv[optind],
+				 argc - optind == 1 && !ro.run
+					 ? " (two runs: NORMAL FAULTY, or --normal and --faulty; "
+					   "one: --run RUN)"
+					 : "");
 	if (ro.run && (ro.normal || ro.faulty || ro.sweep))
 		return cli_usage("rank", "--run (one run) goes without --normal, --faulty, --sweep");
 	if (ro.fmt != 't' && (ro.run || ro.sweep))
