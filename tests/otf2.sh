@@ -5,7 +5,7 @@
 # first, hang says where each thread stopped; the import is the same on any number of threads;
 # a location without events and records difftrace does not map are flagged; export and import
 # give back the same run; a truncated and a bit-flipped archive fail in one line, store
-# untouched.
+# untouched. One-sided calls: Score-P's RMA records give the fields of their calls' sync events.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 need built
 MK="$abs_top_builddir/tests/mk_otf2"
@@ -60,6 +60,34 @@ expect_status 0 "$DT" traces ompt
 grep -q 'note:' "$T/out" && fail "notes on thread teams: $(cat "$T/out")"
 expect_status 0 "$DT" show normal 0.1
 grep -q '!\$omp critical sblock @ring.c:22();' "$T/out" || fail "OpenMP regions: $(cat "$T/out")"
+
+# ---- one-sided calls: the RMA records inside their regions ----
+"$MK" "$T/rma" normal --rma || fail "mk_otf2 --rma"
+expect_status 0 "$DT" import -q --run rma "$T/rma"
+expect_status 0 "$DT" sync rma
+# the window is over the reversed communicator (2), where world rank 1 is rank 0
+grep -q '^0\.0 .* > .*MPI_Win_create  *comm=2$' "$T/out" || fail "win create's entry: $(cat "$T/out")"
+grep -q '^0\.0 .* < .*MPI_Win_create  *comm=2 obj=0x1$' "$T/out" || fail "win create: $(cat "$T/out")"
+grep -q '^0\.0 .* > .*MPI_Put  *comm=2 target=1 count=32 obj=0x1$' "$T/out" ||
+	fail "the put: $(cat "$T/out")"
+[ "$(grep -c '^[01]\.0 .*MPI_Win_fence  *comm=2 obj=0x1$' "$T/out")" = 8 ] ||
+	fail "the fences: $(cat "$T/out")"
+grep -q '^1\.0 .* < .*MPI_Win_lock  *comm=2 target=0 obj=0x1 lock=shared$' "$T/out" ||
+	fail "the lock: $(cat "$T/out")"
+grep -q '^1\.0 .* > .*MPI_Get  *comm=2 target=0 count=16 obj=0x1$' "$T/out" ||
+	fail "the get: $(cat "$T/out")"
+grep -q '^1\.0 .* < .*MPI_Win_unlock  *comm=2 target=0 obj=0x1$' "$T/out" ||
+	fail "the unlock: $(cat "$T/out")"
+grep -q '^1\.0 .* > .*MPI_Win_free  *comm=2 obj=0x1$' "$T/out" || fail "win free: $(cat "$T/out")"
+# the RMA records are read (not counted as unmapped); the one outside a one-sided call is noted
+expect_status 0 "$DT" traces rma
+grep -q 'does not map' "$T/out" && fail "RMA records not mapped: $(cat "$T/out")"
+[ "$(grep -c 'note: 1 MPI or OpenMP record outside the region' "$T/out")" = 1 ] ||
+	fail "the record outside: $(cat "$T/out")"
+# the rest of the run as without them
+"$DT" sync rma | grep -v 'MPI_Win\|MPI_Put\|MPI_Get' | awk '{ $2 = $4 = ""; print }' > "$T/s2" &&
+	"$DT" sync normal | awk '{ $2 = $4 = ""; print }' > "$T/s1" || fail "sync rma"
+cmp -s "$T/s1" "$T/s2" || fail "RMA records change the other events: $(diff "$T/s1" "$T/s2")"
 
 expect_status 0 "$DT" rank --normal normal --faulty faulty
 awk '$1 == "1" { print $2; exit }' "$T/out" | grep -qx '1\.0' ||

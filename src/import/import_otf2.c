@@ -8,7 +8,8 @@
  * the trace's calls. The MPI and OpenMP records inside the regions of MPI and OpenMP calls
  * become sync events: the entry of such a region is held until the records inside it gave its
  * fields (an MPI_Send's destination is in the MpiSend record that follows the Enter), and
- * written at the first record that cannot add to it. */
+ * written at the first record that cannot add to it. The RMA records of one-sided calls do the
+ * same (otf2_rma.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -834,6 +835,8 @@ static OTF2_CallbackCode e_omp_release(OTF2_LocationRef loc, OTF2_TimeStamp t, u
 	return e_release(loc, t, p, ud, al, OTF2_PARADIGM_OPENMP, lock, order);
 }
 
+#include "import/otf2_rma.c"
+
 static OTF2_CallbackCode e_unknown(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p,
 				   void *ud, OTF2_AttributeList *al)
 {
@@ -885,6 +888,7 @@ static OTF2_EvtReaderCallbacks *evt_callbacks(void)
 	OTF2_EvtReaderCallbacks_SetOmpJoinCallback(cb, e_omp_join);
 	OTF2_EvtReaderCallbacks_SetOmpAcquireLockCallback(cb, e_omp_acquire);
 	OTF2_EvtReaderCallbacks_SetOmpReleaseLockCallback(cb, e_omp_release);
+	rma_callbacks(cb);
 	OTF2_EvtReaderCallbacks_SetUnknownCallback(cb, e_unknown);
 	return cb;
 }
@@ -1003,7 +1007,7 @@ static int read_location(otf2_in *in, OTF2_Reader *rd, struct location *l, dt_si
 	if (unmapped)
 		note_add(&note,
 			 "%" PRIu64 " record%s of kinds difftrace does not map (metrics, "
-			 "parameters, RMA, I/O...) left out",
+			 "parameters, I/O...) left out",
 			 unmapped, unmapped == 1 ? "" : "s");
 	if (x->unknown)
 		note_add(&note, "%" PRIu64 " record%s of kinds this OTF2 library does not know "
