@@ -5,7 +5,9 @@
 # first, hang says where each thread stopped; the import is the same on any number of threads;
 # a location without events and records difftrace does not map are flagged; export and import
 # give back the same run; a truncated and a bit-flipped archive fail in one line, store
-# untouched. One-sided calls: Score-P's RMA records give the fields of their calls' sync events.
+# untouched. One-sided calls: Score-P's RMA records give the fields of their calls' sync events;
+# an export writes them as RMA records, and its attributes give back the displacement, the
+# assert, the lock type, the payload digest and the call site (tests/mk_sync_rec rma).
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 need built
 MK="$abs_top_builddir/tests/mk_otf2"
@@ -202,6 +204,41 @@ if command -v otf2-print >/dev/null; then
 	# lengths in bytes, as OTF2 has them: one MPI_INT is 4
 	otf2-print "$T/x-ring/traces.otf2" > "$T/p" 2>&1 || fail "otf2-print ring"
 	grep -q '^MPI_SEND .*Tag: 0, Length: 4$' "$T/p" || fail "a send's length: $(grep MPI_SEND "$T/p")"
+fi
+# one-sided calls: Score-P's, and a sync record's with displacements, asserts, lock types, payload
+# digests and call sites (resolved in mk_sync_rec itself): the same sync events back
+"$abs_top_builddir/tests/mk_sync_rec" "$T/srma" rma || fail "mk_sync_rec rma"
+expect_status 0 "$DT" import -q --run srma "$T/srma"
+expect_status 0 "$DT" sync --format csv srma
+grep -q '^0,0,[0-9]*,0,[0-9]*,MPI_Put,0,1,.*,3,0,0,1234abcd5678ef01,[^,]' "$T/out" ||
+	fail "srma: the put without its digest or site: $(cat "$T/out")"
+grep -q '^1,0,[0-9]*,0,[0-9]*,MPI_Win_lock,.*,1,1,,[^,]' "$T/out" ||
+	fail "srma: the lock: $(cat "$T/out")"
+for r in rma srma; do
+	expect_status 0 "$DT" export -q "$r" "$T/x-$r"
+	expect_status 0 "$DT" import -q --run "back-$r" "$T/x-$r"
+	"$DT" sync --format csv "$r" > "$T/a" && "$DT" sync --format csv "back-$r" > "$T/b" ||
+		fail "sync back-$r"
+	cmp -s "$T/a" "$T/b" || fail "the round trip of $r differs: $(diff "$T/a" "$T/b")"
+	if command -v otf2-print >/dev/null; then
+		otf2-print "$T/x-$r/traces.otf2" >"$T/p" 2>"$T/err" || fail "otf2-print: $(cat "$T/err")"
+		[ -s "$T/err" ] && fail "otf2-print warns: $(cat "$T/err")"
+	fi
+done
+if command -v otf2-print >/dev/null; then
+	# what other readers see: the transfers, the lock, the epochs, the window
+	grep -q '^RMA_PUT  *0 .*Window: "window 1" <0>, Remote: 1 .*Bytes: 16, Matching: 1' "$T/p" ||
+		fail "no put in the export: $(cat "$T/p")"
+	grep -q '^RMA_ATOMIC  *1 .*Remote: 0 .*Type: ACCUMULATE, Sent: 4' "$T/p" ||
+		fail "no accumulate in the export"
+	grep -q '^RMA_ACQUIRE_LOCK  *1 .*Remote: 0 .*Type: EXCLUSIVE' "$T/p" || fail "no lock in the export"
+	grep -q '^RMA_RELEASE_LOCK  *1 ' "$T/p" || fail "no unlock in the export"
+	grep -q '^RMA_COLLECTIVE_END .*Operation: BARRIER, Window: "window 1"' "$T/p" ||
+		fail "no fence in the export"
+	grep -q '^RMA_WIN_DESTROY  *0 ' "$T/p" || fail "no window freed in the export"
+	otf2-print -G "$T/x-srma/traces.otf2" > "$T/p" 2>&1 || fail "otf2-print -G: $(cat "$T/p")"
+	grep -q '^RMA_WIN .*Name: "window 1".*Communicator: "MPI_COMM_WORLD"' "$T/p" ||
+		fail "no window defined: $(grep RMA_WIN "$T/p")"
 fi
 # not over an archive already there
 expect_status 1 "$DT" export normal "$T/x-normal"

@@ -83,6 +83,7 @@ typedef struct otf2_loc {
 	size_t npar;
 	uint32_t *strfid;    /* explicit archives: function ids by string ref */
 	size_t nstrfid;
+	uint32_t site_fs, site_fn, site_line, site_id; /* ... and the last call site */
 	int failed;
 } otf2_loc;
 
@@ -238,6 +239,43 @@ static uint64_t *par_counter(otf2_loc *x, uint32_t region)
 	return &x->par_count[region];
 }
 
+/* explicit archives: the call site of a sync event, its file, line and function (a site is a
+ * number of its run: the sink numbers them in the run it imports into) */
+static int attr_site(otf2_loc *x, OTF2_AttributeList *al, dt_sync_event *v)
+{
+	const uint32_t *a = x->in->attr;
+	OTF2_StringRef fs, fn;
+	uint32_t line = 0;
+	if (!x->s->site || a[OTF2_DT_SITE_FILE] == OTF2_UNDEFINED_ATTRIBUTE ||
+	    OTF2_AttributeList_GetStringRef(al, a[OTF2_DT_SITE_FILE], &fs) != OTF2_SUCCESS)
+		return 0;
+	if (a[OTF2_DT_SITE_FUNC] == OTF2_UNDEFINED_ATTRIBUTE ||
+	    OTF2_AttributeList_GetStringRef(al, a[OTF2_DT_SITE_FUNC], &fn) != OTF2_SUCCESS)
+		fn = OTF2_UNDEFINED_STRING;
+	if (a[OTF2_DT_SITE_LINE] != OTF2_UNDEFINED_ATTRIBUTE)
+		OTF2_AttributeList_GetUint32(al, a[OTF2_DT_SITE_LINE], &line);
+	if (x->site_id && fs == x->site_fs && fn == x->site_fn && line == x->site_line) {
+		v->site = x->site_id; /* the entry's site again, on its exit */
+		return 0;
+	}
+	const char *file = otf2_str(x->in, fs);
+	const char *func = fn == OTF2_UNDEFINED_STRING ? "" : otf2_str(x->in, fn);
+	if (!file || !func) {
+		ev_fail(x, "its call site names string %" PRIu32 ", which is not defined",
+			file ? fn : fs);
+		return -1;
+	}
+	if (!(v->site = x->s->site(x->s->ctx, file, line, func, x->in->e))) {
+		x->failed = 1;
+		return -1;
+	}
+	x->site_fs = fs;
+	x->site_fn = fn;
+	x->site_line = line;
+	x->site_id = v->site;
+	return 0;
+}
+
 /* explicit archives: the sync event an attribute list carries, if any */
 static int attr_event(otf2_loc *x, OTF2_AttributeList *al, uint32_t region_func,
 		      uint64_t ts, dt_sync_event *v)
@@ -298,9 +336,15 @@ static int attr_event(otf2_loc *x, OTF2_AttributeList *al, uint32_t region_func,
 	GETI(TEAM, team);
 	GETI(TNUM, tnum);
 	GETI(CSIZE, csize);
+	GETL(DISP, disp);
+	GETI(ASSERT, rassert);
+	GETI(LOCK, lock);
+	GETU(DIGEST, digest);
 #undef GETI
 #undef GETL
 #undef GETU
+	if (attr_site(x, al, v))
+		return -1;
 	if (v->phase > DT_SYNC_DONE) {
 		ev_fail(x, "a sync event of phase %u (0, 1 or 2)", v->phase);
 		return -1;
