@@ -2,7 +2,7 @@
  * the OTF2 importer (difftrace-otf2(5)).
  *
  *   mk_otf2 DIR normal|tagmismatch|calls [--empty] [--metric] [--miscount] [--omp1]
- *           [--ompt] [--rma] [--iters N]
+ *           [--ompt] [--rma [--nowin]] [--iters N]
  *
  * An MPI + OpenMP run of 2 processes with 2 threads each (4 locations): each process runs an
  * OpenMP parallel region (a critical section, a barrier), then rank 0 sends to rank 1 and
@@ -21,7 +21,8 @@
  * MPI_Finalize, one-sided calls as Score-P records them, on a window over the reversed
  * communicator: both ranks make it (MPI_Win_create) and fence, rank 0 puts 32 bytes to rank 1
  * (rank 0 of the window), both fence; rank 1 locks rank 0 shared, gets 16 bytes, unlocks; both
- * free the window; and rank 0's main has an RmaWaitChange outside any one-sided call.
+ * free the window; and rank 0's main has an RmaWaitChange outside any one-sided call (--nowin:
+ * the window's definition is left out, a damaged archive).
  * calls: the same 4 locations
  * with calls of user functions only (compute, 40 records an iteration), no MPI or OpenMP. */
 #include <inttypes.h>
@@ -224,10 +225,10 @@ int main(int argc, char **argv)
 	if (argc < 3 || (strcmp(argv[2], "normal") && strcmp(argv[2], "tagmismatch") &&
 			 strcmp(argv[2], "calls"))) {
 		fprintf(stderr, "usage: mk_otf2 DIR normal|tagmismatch|calls [--empty] [--metric] "
-				"[--miscount] [--omp1] [--ompt] [--rma] [--iters N]\n");
+				"[--miscount] [--omp1] [--ompt] [--rma [--nowin]] [--iters N]\n");
 		return 2;
 	}
-	int faulty = !strcmp(argv[2], "tagmismatch"), empty = 0, metric = 0, with_rma = 0;
+	int faulty = !strcmp(argv[2], "tagmismatch"), empty = 0, metric = 0, with_rma = 0, nowin = 0;
 	int calls = !strcmp(argv[2], "calls");
 	uint64_t miscount = 0;
 	long iters = 1;
@@ -244,6 +245,8 @@ int main(int argc, char **argv)
 			ompt = 1;
 		else if (!strcmp(argv[i], "--rma"))
 			with_rma = 1;
+		else if (!strcmp(argv[i], "--nowin"))
+			nowin = 1;
 		else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
 			iters = strtol(argv[++i], NULL, 10);
 	}
@@ -453,7 +456,7 @@ int main(int argc, char **argv)
 	check(OTF2_GlobalDefWriter_WriteComm(d, 2 + (uint32_t)ompt, STR("reversed"), 3, 0,
 					     OTF2_COMM_FLAG_NONE),
 	      "comm");
-	if (with_rma)
+	if (with_rma && !nowin)
 		check(OTF2_GlobalDefWriter_WriteRmaWin(d, 0, STR("window"), 2 + (uint32_t)ompt,
 						       OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS),
 		      "window");

@@ -260,6 +260,11 @@ printf '\377' | dd of="$T/flip/traces/0.evt" bs=1 seek=40 conv=notrunc 2>/dev/nu
 expect_status 1 "$DT" import --run flip "$T/flip"
 head -1 "$T/err" | grep -q "^difftrace: $T/flip/traces/0.evt: event 2: a region 255 that the definitions do not have" ||
 	fail "bit flip: $(cat "$T/err")"
+# an RMA record naming a window the definitions lack
+"$MK" "$T/nowin" normal --rma --nowin || fail "mk_otf2 --nowin"
+expect_status 1 "$DT" import --run nowin "$T/nowin"
+head -1 "$T/err" | grep -q "^difftrace: $T/nowin/traces/0.evt: event [0-9]*: an RMA window 0 that the definitions do not have" ||
+	fail "no window: $(cat "$T/err")"
 # not an archive at all
 printf 'OTF2?' > "$T/junk.otf2"
 expect_status 1 "$DT" import --run junk "$T/junk.otf2"
