@@ -2,7 +2,7 @@
  * the OTF2 importer (difftrace-otf2(5)).
  *
  *   mk_otf2 DIR normal|tagmismatch|calls [--empty] [--metric] [--miscount] [--omp1]
- *           [--ompt] [--iters N]
+ *           [--ompt] [--rma [--nowin]] [--iters N]
  *
  * An MPI + OpenMP run of 2 processes with 2 threads each (4 locations): each process runs an
  * OpenMP parallel region (a critical section, a barrier), then rank 0 sends to rank 1 and
@@ -17,7 +17,13 @@
  * master thread 5 records more in its definition than its file holds; --omp1 writes OpenMP's
  * fork, join and locks as the records of OTF2 before 2.0 (OmpFork ...), as older Score-P did;
  * --ompt adds, as Score-P's OMPT adapter, an OpenMP thread team (a communicator defined before
- * the reversed one) begun and ended by each thread of a parallel region. calls: the same 4 locations
+ * the reversed one) begun and ended by each thread of a parallel region. --rma adds, before
+ * MPI_Finalize, one-sided calls as Score-P records them, on a window over the reversed
+ * communicator: both ranks make it (MPI_Win_create) and fence, rank 0 puts 32 bytes to rank 1
+ * (rank 0 of the window), both fence; rank 1 locks rank 0 shared, gets 16 bytes, unlocks; both
+ * free the window; and rank 0's main has an RmaWaitChange outside any one-sided call (--nowin:
+ * the window's definition is left out, a damaged archive).
+ * calls: the same 4 locations
  * with calls of user functions only (compute, 40 records an iteration), no MPI or OpenMP. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,7 +33,8 @@
 #include <otf2/otf2.h>
 
 enum { R_MAIN, R_COMPUTE, R_INIT, R_FINALIZE, R_SEND, R_RECV, R_ISEND, R_IRECV, R_WAIT,
-       R_BARRIER, R_PAR, R_OMPBAR, R_CRIT, R_SBLOCK, R_COMM_RANK, R_BCAST, NREG };
+       R_BARRIER, R_PAR, R_OMPBAR, R_CRIT, R_SBLOCK, R_COMM_RANK, R_BCAST, R_WIN_CREATE,
+       R_WIN_FENCE, R_PUT, R_GET, R_WIN_LOCK, R_WIN_UNLOCK, R_WIN_FREE, NREG };
 
 static const struct {
 	const char *name;
@@ -51,6 +58,13 @@ static const struct {
 	  OTF2_PARADIGM_OPENMP },
 	{ "MPI_Comm_rank", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI },
 	{ "MPI_Bcast", OTF2_REGION_ROLE_COLL_ONE2ALL, OTF2_PARADIGM_MPI },
+	{ "MPI_Win_create", OTF2_REGION_ROLE_RMA, OTF2_PARADIGM_MPI },
+	{ "MPI_Win_fence", OTF2_REGION_ROLE_RMA, OTF2_PARADIGM_MPI },
+	{ "MPI_Put", OTF2_REGION_ROLE_RMA, OTF2_PARADIGM_MPI },
+	{ "MPI_Get", OTF2_REGION_ROLE_RMA, OTF2_PARADIGM_MPI },
+	{ "MPI_Win_lock", OTF2_REGION_ROLE_RMA, OTF2_PARADIGM_MPI },
+	{ "MPI_Win_unlock", OTF2_REGION_ROLE_RMA, OTF2_PARADIGM_MPI },
+	{ "MPI_Win_free", OTF2_REGION_ROLE_RMA, OTF2_PARADIGM_MPI },
 };
 
 static OTF2_FlushType pre_flush(void *u, OTF2_FileType ft, OTF2_LocationRef l, void *cb,
@@ -145,15 +159,76 @@ static void omp_body(struct w *w, int tnum, uint32_t *order)
 		check(OTF2_EvtWriter_ThreadTeamEnd(w->w, NULL, w->t += 1, 2), "team end");
 }
 
+static void fence(struct w *m)
+{
+	enter(m, R_WIN_FENCE);
+	check(OTF2_EvtWriter_RmaCollectiveBegin(m->w, NULL, m->t += 1), "rma begin");
+	check(OTF2_EvtWriter_RmaCollectiveEnd(m->w, NULL, m->t += 5, OTF2_COLLECTIVE_OP_BARRIER,
+					      OTF2_RMA_SYNC_LEVEL_PROCESS |
+						      OTF2_RMA_SYNC_LEVEL_MEMORY,
+					      0, OTF2_UNDEFINED_UINT32, 0, 0),
+	      "rma end");
+	leave(m, R_WIN_FENCE);
+}
+
+/* The one-sided calls of --rma on window 0 (its communicator: the reversed one, where world
+ * rank 1 is 0). */
+static void rma(struct w *m, int rank)
+{
+	enter(m, R_WIN_CREATE);
+	check(OTF2_EvtWriter_RmaCollectiveBegin(m->w, NULL, m->t += 1), "rma begin");
+	check(OTF2_EvtWriter_RmaWinCreate(m->w, NULL, m->t += 1, 0), "win create");
+	check(OTF2_EvtWriter_RmaCollectiveEnd(m->w, NULL, m->t += 1,
+					      OTF2_COLLECTIVE_OP_CREATE_HANDLE,
+					      OTF2_RMA_SYNC_LEVEL_NONE, 0, OTF2_UNDEFINED_UINT32,
+					      0, 0),
+	      "rma end");
+	leave(m, R_WIN_CREATE);
+	fence(m);
+	if (rank == 0) {
+		enter(m, R_PUT);
+		check(OTF2_EvtWriter_RmaPut(m->w, NULL, m->t += 1, 0, 0, 32, 1), "put");
+		check(OTF2_EvtWriter_RmaOpCompleteNonBlocking(m->w, NULL, m->t += 1, 0, 1),
+		      "op complete");
+		leave(m, R_PUT);
+	}
+	fence(m);
+	if (rank == 1) {
+		enter(m, R_WIN_LOCK);
+		check(OTF2_EvtWriter_RmaRequestLock(m->w, NULL, m->t += 1, 0, 1, 7,
+						    OTF2_LOCK_SHARED),
+		      "request lock");
+		leave(m, R_WIN_LOCK);
+		enter(m, R_GET);
+		check(OTF2_EvtWriter_RmaGet(m->w, NULL, m->t += 1, 0, 1, 16, 2), "get");
+		leave(m, R_GET);
+		enter(m, R_WIN_UNLOCK);
+		check(OTF2_EvtWriter_RmaOpCompleteRemote(m->w, NULL, m->t += 1, 0, 2), "remote");
+		check(OTF2_EvtWriter_RmaReleaseLock(m->w, NULL, m->t += 1, 0, 1, 7), "release");
+		leave(m, R_WIN_UNLOCK);
+	} else {
+		check(OTF2_EvtWriter_RmaWaitChange(m->w, NULL, m->t += 1, 0), "wait change");
+	}
+	enter(m, R_WIN_FREE);
+	check(OTF2_EvtWriter_RmaCollectiveBegin(m->w, NULL, m->t += 1), "rma begin");
+	check(OTF2_EvtWriter_RmaWinDestroy(m->w, NULL, m->t += 1, 0), "win destroy");
+	check(OTF2_EvtWriter_RmaCollectiveEnd(m->w, NULL, m->t += 1,
+					      OTF2_COLLECTIVE_OP_DESTROY_HANDLE,
+					      OTF2_RMA_SYNC_LEVEL_NONE, 0, OTF2_UNDEFINED_UINT32,
+					      0, 0),
+	      "rma end");
+	leave(m, R_WIN_FREE);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3 || (strcmp(argv[2], "normal") && strcmp(argv[2], "tagmismatch") &&
 			 strcmp(argv[2], "calls"))) {
 		fprintf(stderr, "usage: mk_otf2 DIR normal|tagmismatch|calls [--empty] [--metric] "
-				"[--miscount] [--iters N]\n");
+				"[--miscount] [--omp1] [--ompt] [--rma [--nowin]] [--iters N]\n");
 		return 2;
 	}
-	int faulty = !strcmp(argv[2], "tagmismatch"), empty = 0, metric = 0;
+	int faulty = !strcmp(argv[2], "tagmismatch"), empty = 0, metric = 0, with_rma = 0, nowin = 0;
 	int calls = !strcmp(argv[2], "calls");
 	uint64_t miscount = 0;
 	long iters = 1;
@@ -168,6 +243,10 @@ int main(int argc, char **argv)
 			omp1 = 1;
 		else if (!strcmp(argv[i], "--ompt"))
 			ompt = 1;
+		else if (!strcmp(argv[i], "--rma"))
+			with_rma = 1;
+		else if (!strcmp(argv[i], "--nowin"))
+			nowin = 1;
 		else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
 			iters = strtol(argv[++i], NULL, 10);
 	}
@@ -279,6 +358,8 @@ int main(int argc, char **argv)
 			leave(&m, R_BCAST);
 		}
 		if (!hung) {
+			if (with_rma)
+				rma(&m, rank);
 			enter(&m, R_FINALIZE);
 			leave(&m, R_FINALIZE);
 			leave(&m, R_MAIN);
@@ -375,6 +456,10 @@ int main(int argc, char **argv)
 	check(OTF2_GlobalDefWriter_WriteComm(d, 2 + (uint32_t)ompt, STR("reversed"), 3, 0,
 					     OTF2_COMM_FLAG_NONE),
 	      "comm");
+	if (with_rma && !nowin)
+		check(OTF2_GlobalDefWriter_WriteRmaWin(d, 0, STR("window"), 2 + (uint32_t)ompt,
+						       OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS),
+		      "window");
 	if (metric)
 		check(OTF2_GlobalDefWriter_WriteParameter(d, 0, STR("size"), OTF2_PARAMETER_TYPE_INT64),
 		      "parameter");

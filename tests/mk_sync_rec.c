@@ -21,9 +21,16 @@
  *         receives and passes on to rank 2; each send with a payload digest, different in the
  *         faulty run (F 1) from the normal one (F 0). Rank 1's host (node2) has its clock 10 ms
  *         behind node1's: on the common clock its send comes before rank 0's, causally after.
- * Usage: mk_sync_rec DIR ok|hung|ring P N|steady P N|killed P N|tag|peer|count|chain F */
+ *   rma   two processes on one host use a window over MPI_COMM_WORLD: both make it and fence
+ *         (assert NOPRECEDE), rank 0 puts 4 INT to rank 1 at displacement 3 (with a payload
+ *         digest), both fence (NOSUCCEED); rank 1 locks rank 0 exclusive (NOCHECK), gets 2 INT
+ *         at displacement 2, accumulates 1 INT with MPI_SUM (with a digest) and unlocks; both
+ *         free the window. Every record has a call site, an address in this program, which the
+ *         copy of its /proc/self/maps made for each process resolves.
+ * Usage: mk_sync_rec DIR ok|hung|ring P N|steady P N|killed P N|tag|peer|count|chain F|rma */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,8 +174,125 @@ static int chain(const char *dir, int faulty)
 	return write_all(dir, 3) ? 1 : 0;
 }
 
+/* The return address into the caller: a call site in this program (a call of its own for
+ * each use: the volatile store keeps the compiler from taking one for all). */
+static volatile int nhere;
+
+static __attribute__((noinline)) uint64_t here(void)
+{
+	nhere++;
+	return (uint64_t)(uintptr_t)__builtin_return_address(0);
+}
+
+/* A one-sided call's two records on window 1 of MPI_COMM_WORLD (2 ranks), at site a. */
+static dts_record *rma_call(struct file *f, enum dts_call c, int phase, uint64_t a)
+{
+	dts_record *r = rec(f, c, phase);
+	r->comm = 0;
+	r->csize = 2;
+	if (c != DTS_MPI_Win_create || phase)
+		r->obj = 1;
+	r->site_lo = (uint32_t)a;
+	r->site_hi = (uint32_t)(a >> 32);
+	return r;
+}
+
+static dts_record *xfer(struct file *f, enum dts_call c, int phase, uint64_t a, int target,
+			int64_t disp, int64_t count)
+{
+	dts_record *r = rma_call(f, c, phase, a);
+	r->dest = target;
+	r->objseq = (uint64_t)disp;
+	r->count = count;
+	r->datatype = 7; /* MPI_INT */
+	return r;
+}
+
+/* DIR/rank-R/sync/PID.maps: this process's, where the sites are */
+static int copy_maps(const char *dir, const struct file *f)
+{
+	char p[512], buf[4096];
+	snprintf(p, sizeof p, "%s/rank-%d/sync/%lld" DTS_MAPS_SUFFIX, dir, f->h.rank,
+		 (long long)f->h.pid);
+	FILE *in = fopen("/proc/self/maps", "r"), *o = fopen(p, "w");
+	size_t n;
+	while (in && o && (n = fread(buf, 1, sizeof buf, in)) > 0)
+		fwrite(buf, 1, n, o);
+	int bad = !in || !o;
+	if (in)
+		fclose(in);
+	if (o && fclose(o))
+		bad = 1;
+	return bad ? -1 : 0;
+}
+
+static int rma(const char *dir)
+{
+	files = calloc(2, sizeof *files);
+	if (!files)
+		return 1;
+	for (int r = 0; r < 2; r++) {
+		struct file *f = &files[r];
+		file_init(f, r, 0);
+		call(f, DTS_MPI_Init, 0, -1, -1, -1, -1, -1, 0);
+		call(f, DTS_MPI_Init, 1, -1, -1, -1, -1, -1, 0);
+		uint64_t a = here();
+		for (int ph = 0; ph < 2; ph++)
+			rma_call(f, DTS_MPI_Win_create, ph, a)->count = 64;
+		a = here();
+		for (int ph = 0; ph < 2; ph++)
+			rma_call(f, DTS_MPI_Win_fence, ph, a)->index = 8; /* NOPRECEDE */
+	}
+	uint64_t a = here();
+	for (int ph = 0; ph < 2; ph++) {
+		xfer(&files[0], DTS_MPI_Put, ph, a, 1, 3, 4);
+		digest(&files[0], 0x1234abcd5678ef01ull);
+	}
+	for (int r = 0; r < 2; r++) {
+		a = here();
+		for (int ph = 0; ph < 2; ph++)
+			rma_call(&files[r], DTS_MPI_Win_fence, ph, a)->index = 16; /* NOSUCCEED */
+	}
+	struct file *f = &files[1];
+	a = here();
+	for (int ph = 0; ph < 2; ph++) {
+		dts_record *r = rma_call(f, DTS_MPI_Win_lock, ph, a);
+		r->dest = 0;
+		r->index = 1; /* NOCHECK */
+		r->flags = 1; /* exclusive */
+	}
+	a = here();
+	for (int ph = 0; ph < 2; ph++)
+		xfer(f, DTS_MPI_Get, ph, a, 0, 2, 2);
+	a = here();
+	for (int ph = 0; ph < 2; ph++) {
+		xfer(f, DTS_MPI_Accumulate, ph, a, 0, 0, 1)->op = 3; /* MPI_SUM */
+		digest(f, 42);
+	}
+	a = here();
+	for (int ph = 0; ph < 2; ph++)
+		rma_call(f, DTS_MPI_Win_unlock, ph, a)->dest = 0;
+	for (int r = 0; r < 2; r++) {
+		a = here();
+		for (int ph = 0; ph < 2; ph++)
+			rma_call(&files[r], DTS_MPI_Win_free, ph, a);
+		call(&files[r], DTS_MPI_Finalize, 0, -1, -1, -1, -1, -1, 0);
+		call(&files[r], DTS_MPI_Finalize, 1, -1, -1, -1, -1, -1, 0);
+	}
+	if (write_all(dir, 2))
+		return 1;
+	for (int r = 0; r < 2; r++)
+		if (copy_maps(dir, &files[r])) {
+			perror("mk_sync_rec: /proc/self/maps");
+			return 1;
+		}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[2], "rma"))
+		return rma(argv[1]);
 	if (argc == 4 && !strcmp(argv[2], "chain"))
 		return chain(argv[1], atoi(argv[3]));
 	int steady = argc == 5 && !strcmp(argv[2], "steady");
@@ -266,7 +390,7 @@ int main(int argc, char **argv)
 		return write_all(argv[1], 4) ? 1 : 0;
 	}
 	if (argc != 3 || (strcmp(argv[2], "ok") && strcmp(argv[2], "hung"))) {
-		fprintf(stderr, "usage: mk_sync_rec DIR ok|hung|ring P N|steady P N|killed P N|tag|peer|count|chain F\n");
+		fprintf(stderr, "usage: mk_sync_rec DIR ok|hung|ring P N|steady P N|killed P N|tag|peer|count|chain F|rma\n");
 		return 2;
 	}
 	files = calloc(4, sizeof *files);

@@ -5,7 +5,9 @@
 # first, hang says where each thread stopped; the import is the same on any number of threads;
 # a location without events and records difftrace does not map are flagged; export and import
 # give back the same run; a truncated and a bit-flipped archive fail in one line, store
-# untouched.
+# untouched. One-sided calls: Score-P's RMA records give the fields of their calls' sync events;
+# an export writes them as RMA records, and its attributes give back the displacement, the
+# assert, the lock type, the payload digest and the call site (tests/mk_sync_rec rma).
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 need built
 MK="$abs_top_builddir/tests/mk_otf2"
@@ -60,6 +62,34 @@ expect_status 0 "$DT" traces ompt
 grep -q 'note:' "$T/out" && fail "notes on thread teams: $(cat "$T/out")"
 expect_status 0 "$DT" show normal 0.1
 grep -q '!\$omp critical sblock @ring.c:22();' "$T/out" || fail "OpenMP regions: $(cat "$T/out")"
+
+# ---- one-sided calls: the RMA records inside their regions ----
+"$MK" "$T/rma" normal --rma || fail "mk_otf2 --rma"
+expect_status 0 "$DT" import -q --run rma "$T/rma"
+expect_status 0 "$DT" sync rma
+# the window is over the reversed communicator (2), where world rank 1 is rank 0
+grep -q '^0\.0 .* > .*MPI_Win_create  *comm=2$' "$T/out" || fail "win create's entry: $(cat "$T/out")"
+grep -q '^0\.0 .* < .*MPI_Win_create  *comm=2 obj=0x1$' "$T/out" || fail "win create: $(cat "$T/out")"
+grep -q '^0\.0 .* > .*MPI_Put  *comm=2 target=1 count=32 obj=0x1$' "$T/out" ||
+	fail "the put: $(cat "$T/out")"
+[ "$(grep -c '^[01]\.0 .*MPI_Win_fence  *comm=2 obj=0x1$' "$T/out")" = 8 ] ||
+	fail "the fences: $(cat "$T/out")"
+grep -q '^1\.0 .* < .*MPI_Win_lock  *comm=2 target=0 obj=0x1 lock=shared$' "$T/out" ||
+	fail "the lock: $(cat "$T/out")"
+grep -q '^1\.0 .* > .*MPI_Get  *comm=2 target=0 count=16 obj=0x1$' "$T/out" ||
+	fail "the get: $(cat "$T/out")"
+grep -q '^1\.0 .* < .*MPI_Win_unlock  *comm=2 target=0 obj=0x1$' "$T/out" ||
+	fail "the unlock: $(cat "$T/out")"
+grep -q '^1\.0 .* > .*MPI_Win_free  *comm=2 obj=0x1$' "$T/out" || fail "win free: $(cat "$T/out")"
+# the RMA records are read (not counted as unmapped); the one outside a one-sided call is noted
+expect_status 0 "$DT" traces rma
+grep -q 'does not map' "$T/out" && fail "RMA records not mapped: $(cat "$T/out")"
+[ "$(grep -c 'note: 1 MPI or OpenMP record outside the region' "$T/out")" = 1 ] ||
+	fail "the record outside: $(cat "$T/out")"
+# the rest of the run as without them
+"$DT" sync rma | grep -v 'MPI_Win\|MPI_Put\|MPI_Get' | awk '{ $2 = $4 = ""; print }' > "$T/s2" &&
+	"$DT" sync normal | awk '{ $2 = $4 = ""; print }' > "$T/s1" || fail "sync rma"
+cmp -s "$T/s1" "$T/s2" || fail "RMA records change the other events: $(diff "$T/s1" "$T/s2")"
 
 expect_status 0 "$DT" rank --normal normal --faulty faulty
 awk '$1 == "1" { print $2; exit }' "$T/out" | grep -qx '1\.0' ||
@@ -175,6 +205,41 @@ if command -v otf2-print >/dev/null; then
 	otf2-print "$T/x-ring/traces.otf2" > "$T/p" 2>&1 || fail "otf2-print ring"
 	grep -q '^MPI_SEND .*Tag: 0, Length: 4$' "$T/p" || fail "a send's length: $(grep MPI_SEND "$T/p")"
 fi
+# one-sided calls: Score-P's, and a sync record's with displacements, asserts, lock types, payload
+# digests and call sites (resolved in mk_sync_rec itself): the same sync events back
+"$abs_top_builddir/tests/mk_sync_rec" "$T/srma" rma || fail "mk_sync_rec rma"
+expect_status 0 "$DT" import -q --run srma "$T/srma"
+expect_status 0 "$DT" sync --format csv srma
+grep -q '^0,0,[0-9]*,0,[0-9]*,MPI_Put,0,1,.*,3,0,0,1234abcd5678ef01,[^,]' "$T/out" ||
+	fail "srma: the put without its digest or site: $(cat "$T/out")"
+grep -q '^1,0,[0-9]*,0,[0-9]*,MPI_Win_lock,.*,1,1,,[^,]' "$T/out" ||
+	fail "srma: the lock: $(cat "$T/out")"
+for r in rma srma; do
+	expect_status 0 "$DT" export -q "$r" "$T/x-$r"
+	expect_status 0 "$DT" import -q --run "back-$r" "$T/x-$r"
+	"$DT" sync --format csv "$r" > "$T/a" && "$DT" sync --format csv "back-$r" > "$T/b" ||
+		fail "sync back-$r"
+	cmp -s "$T/a" "$T/b" || fail "the round trip of $r differs: $(diff "$T/a" "$T/b")"
+	if command -v otf2-print >/dev/null; then
+		otf2-print "$T/x-$r/traces.otf2" >"$T/p" 2>"$T/err" || fail "otf2-print: $(cat "$T/err")"
+		[ -s "$T/err" ] && fail "otf2-print warns: $(cat "$T/err")"
+	fi
+done
+if command -v otf2-print >/dev/null; then
+	# what other readers see: the transfers, the lock, the epochs, the window
+	grep -q '^RMA_PUT  *0 .*Window: "window 1" <0>, Remote: 1 .*Bytes: 16, Matching: 1' "$T/p" ||
+		fail "no put in the export: $(cat "$T/p")"
+	grep -q '^RMA_ATOMIC  *1 .*Remote: 0 .*Type: ACCUMULATE, Sent: 4' "$T/p" ||
+		fail "no accumulate in the export"
+	grep -q '^RMA_ACQUIRE_LOCK  *1 .*Remote: 0 .*Type: EXCLUSIVE' "$T/p" || fail "no lock in the export"
+	grep -q '^RMA_RELEASE_LOCK  *1 ' "$T/p" || fail "no unlock in the export"
+	grep -q '^RMA_COLLECTIVE_END .*Operation: BARRIER, Window: "window 1"' "$T/p" ||
+		fail "no fence in the export"
+	grep -q '^RMA_WIN_DESTROY  *0 ' "$T/p" || fail "no window freed in the export"
+	otf2-print -G "$T/x-srma/traces.otf2" > "$T/p" 2>&1 || fail "otf2-print -G: $(cat "$T/p")"
+	grep -q '^RMA_WIN .*Name: "window 1".*Communicator: "MPI_COMM_WORLD"' "$T/p" ||
+		fail "no window defined: $(grep RMA_WIN "$T/p")"
+fi
 # not over an archive already there
 expect_status 1 "$DT" export normal "$T/x-normal"
 expect_err "traces.otf2: exists already"
@@ -195,6 +260,11 @@ printf '\377' | dd of="$T/flip/traces/0.evt" bs=1 seek=40 conv=notrunc 2>/dev/nu
 expect_status 1 "$DT" import --run flip "$T/flip"
 head -1 "$T/err" | grep -q "^difftrace: $T/flip/traces/0.evt: event 2: a region 255 that the definitions do not have" ||
 	fail "bit flip: $(cat "$T/err")"
+# an RMA record naming a window the definitions lack
+"$MK" "$T/nowin" normal --rma --nowin || fail "mk_otf2 --nowin"
+expect_status 1 "$DT" import --run nowin "$T/nowin"
+head -1 "$T/err" | grep -q "^difftrace: $T/nowin/traces/0.evt: event [0-9]*: an RMA window 0 that the definitions do not have" ||
+	fail "no window: $(cat "$T/err")"
 # not an archive at all
 printf 'OTF2?' > "$T/junk.otf2"
 expect_status 1 "$DT" import --run junk "$T/junk.otf2"

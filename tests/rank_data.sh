@@ -101,6 +101,14 @@ expect_status 0 "$DT" order --format csv ok
 head -1 "$T/out" | grep -q ',recorded_ts,disp,assert,lock,digest,site$' || fail "order csv header: $(head -1 "$T/out")"
 grep -Eq ',"MPI_Put",enter,.*,[0-9]+,0,0,[0-9a-f]{16},"main\+0x[0-9a-f]+"$' "$T/out" ||
 	fail "order csv: the Put's disp, digest, site: $(grep MPI_Put "$T/out")"
+# the run through an OTF2 archive (difftrace-otf2(5)), sites, digests and all: the same events
+if [ -x "$abs_top_builddir/tests/mk_otf2" ]; then
+	expect_status 0 "$DT" export -q ok "$T/x-ok"
+	expect_status 0 "$DT" import -q -r back-ok "$T/x-ok"
+	"$DT" sync --format csv ok > "$T/a" && "$DT" sync --format csv back-ok > "$T/b" ||
+		fail "sync back-ok"
+	cmp -s "$T/a" "$T/b" || fail "the OTF2 round trip differs: $(diff "$T/a" "$T/b" | head)"
+fi
 
 # wrong data, same calls: rank 1 first, then its receivers in causal order
 expect_status 0 "$DT" rank --normal ok --faulty data

@@ -24,6 +24,7 @@ int otf2_write_run(store *s, const store_run *r, const char *dir, const char *na
 
 #include <otf2/otf2.h>
 
+#include "export/otf2_rma_write.h"
 #include "import/otf2_names.h"
 #include "store/store_sync.h"
 #include "util/util.h"
@@ -134,6 +135,9 @@ typedef struct ex {
 	/* the requests of the location: completion records say which kind they were */
 	uint64_t *sreq;
 	size_t nsreq, capsreq;
+	otf2_rma_out rma;  /* the windows */
+	store_sites sites; /* the call sites of the run; site k's file is string nnames + 2(k-1),
+			    * its function the next */
 } ex;
 
 static int otf2_check(ex *x, OTF2_ErrorCode rc, const char *what)
@@ -253,6 +257,22 @@ static void attrs_of(ex *x, const dt_sync_event *v, int nocall)
 	for (size_t i = 0; i < sizeof u64 / sizeof *u64; i++)
 		if (u64[i].v)
 			OTF2_AttributeList_AddUint64(al, (OTF2_AttributeRef)u64[i].attr, u64[i].v);
+	/* one-sided calls, the payload, the call site: none on most events */
+	if (v->disp)
+		OTF2_AttributeList_AddInt64(al, OTF2_DT_DISP, v->disp);
+	if (v->rassert)
+		OTF2_AttributeList_AddInt32(al, OTF2_DT_ASSERT, v->rassert);
+	if (v->lock)
+		OTF2_AttributeList_AddInt32(al, OTF2_DT_LOCK, v->lock);
+	if (v->digest)
+		OTF2_AttributeList_AddUint64(al, OTF2_DT_DIGEST, v->digest);
+	const store_site *site = store_site_get(&x->sites, v->site);
+	if (site) {
+		uint32_t k = (uint32_t)x->nnames + 2 * (v->site - 1);
+		OTF2_AttributeList_AddStringRef(al, OTF2_DT_SITE_FILE, k);
+		OTF2_AttributeList_AddUint32(al, OTF2_DT_SITE_LINE, site->line);
+		OTF2_AttributeList_AddStringRef(al, OTF2_DT_SITE_FUNC, k + 1);
+	}
 }
 
 static const char *fname(ex *x, uint32_t f)
@@ -326,12 +346,17 @@ static int write_sync(ex *x, const dt_sync_event *v, uint64_t t, int with_call)
 	int64_t rg = region(x, v->func);
 	if (rg < 0)
 		return -1;
-	int cls = call_class(fname(x, v->func));
+	int cls = call_class(fname(x, v->func)), rma = otf2_rma_call(fname(x, v->func));
 	uint32_t c = comm_ref(x, v->comm);
 	if (v->phase == DT_SYNC_ENTER) {
 		attrs_of(x, v, !with_call);
 		if (otf2_check(x, OTF2_EvtWriter_Enter(x->w, x->al, t, (uint32_t)rg), "enter"))
 			return -1;
+		if (rma)
+			return otf2_check(x, otf2_rma_records(&x->rma, x->w, v, rma, t,
+							      local_rank(x, v->comm, v->dest),
+							      len_of(v)),
+					  "rma record");
 		uint32_t to = local_rank(x, v->comm, v->dest);
 		if ((cls == C_SEND || cls == C_SENDRECV) && c != OTF2_UNDEFINED_COMM &&
 		    to != OTF2_UNDEFINED_UINT32 && v->stag >= 0 &&
@@ -364,12 +389,14 @@ static int write_sync(ex *x, const dt_sync_event *v, uint64_t t, int with_call)
 		rc = OTF2_EvtWriter_MpiIrecvRequest(x->w, NULL, t, v->req - 1);
 	else if (cls == C_WAIT && v->req && completion(x, v, t, NULL))
 		return -1;
+	else if (rma)
+		rc = otf2_rma_records(&x->rma, x->w, v, rma, t, to, len_of(v));
 	else if (cls == C_COLL && c != OTF2_UNDEFINED_COMM)
 		rc = OTF2_EvtWriter_MpiCollectiveEnd(
 			x->w, NULL, t, coll_op(fname(x, v->func)), c,
 			v->root >= 0 ? local_rank(x, v->comm, v->root) : OTF2_UNDEFINED_UINT32,
 			len_of(v), len_of(v));
-	if (otf2_check(x, rc, "mpi record"))
+	if (otf2_check(x, rc, rma ? "rma record" : "mpi record"))
 		return -1;
 	attrs_of(x, v, !with_call);
 	return otf2_check(x, OTF2_EvtWriter_Leave(x->w, x->al, t, (uint32_t)rg), "leave");
@@ -451,6 +478,8 @@ static int role_of(const char *n, OTF2_Paradigm *par)
 	*par = OTF2_PARADIGM_USER;
 	if (!strncmp(n, "MPI_", 4)) {
 		*par = OTF2_PARADIGM_MPI;
+		if (otf2_rma_call(n))
+			return OTF2_REGION_ROLE_RMA;
 		int c = call_class(n);
 		if (c == C_COLL)
 			return !strcmp(n, "MPI_Barrier") ? OTF2_REGION_ROLE_BARRIER
@@ -491,6 +520,12 @@ static int write_defs(ex *x, const store_trace *t, size_t n, const uint64_t *nre
 	uint32_t sn = 0;
 	for (; sn < x->nnames; sn++)
 		W(OTF2_GlobalDefWriter_WriteString(d, sn, fname(x, sn)), "string");
+	/* then the call sites' files and functions (the attributes of the sync events) */
+	for (size_t k = 0; k < x->sites.n; k++, sn += 2) {
+		const store_site *st = &x->sites.v[k]; /* (a gap in the numbers: no names) */
+		W(OTF2_GlobalDefWriter_WriteString(d, sn, st->file ? st->file : ""), "string");
+		W(OTF2_GlobalDefWriter_WriteString(d, sn + 1, st->func ? st->func : ""), "string");
+	}
 #define STR(text) def_str(x, d, &sn, text)
 	uint32_t empty = STR("");
 	for (uint32_t r = 0; r < x->nreg; r++) {
@@ -627,6 +662,15 @@ static int write_defs(ex *x, const store_trace *t, size_t n, const uint64_t *nre
 			  "communicator");
 		}
 	}
+	/* the windows of the one-sided calls, on their communicators */
+	for (size_t w = 0; w < x->rma.nwin; w++) {
+		char nm[64];
+		snprintf(nm, sizeof nm, "window %" PRIu64, x->rma.win[w]);
+		W(OTF2_GlobalDefWriter_WriteRmaWin(d, (uint32_t)w, STR(nm),
+						   comm_ref(x, x->rma.comm[w]),
+						   OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS),
+		  "window");
+	}
 #undef STR
 #undef W
 	return x->e->status ? -1 : 0;
@@ -656,7 +700,8 @@ int otf2_write_run(store *s, const store_run *r, const char *dir, const char *na
 	int rc = -1;
 	if (store_trace_list(s, r->id, &t, &n, e) || store_sync_list(s, r->id, &v, &nv, e) ||
 	    store_sync_clocks(s, r->id, &ck, &nck, e) ||
-	    store_sync_hosts(s, r->id, &hosts, &nhosts, e))
+	    store_sync_hosts(s, r->id, &hosts, &nhosts, e) ||
+	    store_sync_sites(s, r->id, &x.sites, e))
 		goto out;
 	x.names = store_func_names(s, &x.nnames);
 	x.regref = xmalloc((x.nnames + 1) * sizeof *x.regref);
@@ -728,6 +773,7 @@ int otf2_write_run(store *s, const store_run *r, const char *dir, const char *na
 			goto out;
 		}
 		x.self_rank = (int32_t)t[i].rank;
+		x.rma.op = x.rma.lock = 0;
 		int wr = write_trace(&x, &t[i], v + iv, jv - iv);
 		/* the location's definition says how many records it has (readers show progress) */
 		if (!wr)
@@ -762,6 +808,8 @@ out:
 	}
 	free(x.comm);
 	free(x.sreq);
+	otf2_rma_free(&x.rma);
+	store_sites_free(&x.sites);
 	free(nrec);
 	free(x.regref);
 	free(x.regfunc);

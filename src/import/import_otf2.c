@@ -8,7 +8,8 @@
  * the trace's calls. The MPI and OpenMP records inside the regions of MPI and OpenMP calls
  * become sync events: the entry of such a region is held until the records inside it gave its
  * fields (an MPI_Send's destination is in the MpiSend record that follows the Enter), and
- * written at the first record that cannot add to it. */
+ * written at the first record that cannot add to it. The RMA records of one-sided calls do the
+ * same (otf2_rma.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -82,6 +83,7 @@ typedef struct otf2_loc {
 	size_t npar;
 	uint32_t *strfid;    /* explicit archives: function ids by string ref */
 	size_t nstrfid;
+	uint32_t site_fs, site_fn, site_line, site_id; /* ... and the last call site */
 	int failed;
 } otf2_loc;
 
@@ -237,6 +239,43 @@ static uint64_t *par_counter(otf2_loc *x, uint32_t region)
 	return &x->par_count[region];
 }
 
+/* explicit archives: the call site of a sync event, its file, line and function (a site is a
+ * number of its run: the sink numbers them in the run it imports into) */
+static int attr_site(otf2_loc *x, OTF2_AttributeList *al, dt_sync_event *v)
+{
+	const uint32_t *a = x->in->attr;
+	OTF2_StringRef fs, fn;
+	uint32_t line = 0;
+	if (!x->s->site || a[OTF2_DT_SITE_FILE] == OTF2_UNDEFINED_ATTRIBUTE ||
+	    OTF2_AttributeList_GetStringRef(al, a[OTF2_DT_SITE_FILE], &fs) != OTF2_SUCCESS)
+		return 0;
+	if (a[OTF2_DT_SITE_FUNC] == OTF2_UNDEFINED_ATTRIBUTE ||
+	    OTF2_AttributeList_GetStringRef(al, a[OTF2_DT_SITE_FUNC], &fn) != OTF2_SUCCESS)
+		fn = OTF2_UNDEFINED_STRING;
+	if (a[OTF2_DT_SITE_LINE] != OTF2_UNDEFINED_ATTRIBUTE)
+		OTF2_AttributeList_GetUint32(al, a[OTF2_DT_SITE_LINE], &line);
+	if (x->site_id && fs == x->site_fs && fn == x->site_fn && line == x->site_line) {
+		v->site = x->site_id; /* the entry's site again, on its exit */
+		return 0;
+	}
+	const char *file = otf2_str(x->in, fs);
+	const char *func = fn == OTF2_UNDEFINED_STRING ? "" : otf2_str(x->in, fn);
+	if (!file || !func) {
+		ev_fail(x, "its call site names string %" PRIu32 ", which is not defined",
+			file ? fn : fs);
+		return -1;
+	}
+	if (!(v->site = x->s->site(x->s->ctx, file, line, func, x->in->e))) {
+		x->failed = 1;
+		return -1;
+	}
+	x->site_fs = fs;
+	x->site_fn = fn;
+	x->site_line = line;
+	x->site_id = v->site;
+	return 0;
+}
+
 /* explicit archives: the sync event an attribute list carries, if any */
 static int attr_event(otf2_loc *x, OTF2_AttributeList *al, uint32_t region_func,
 		      uint64_t ts, dt_sync_event *v)
@@ -297,9 +336,15 @@ static int attr_event(otf2_loc *x, OTF2_AttributeList *al, uint32_t region_func,
 	GETI(TEAM, team);
 	GETI(TNUM, tnum);
 	GETI(CSIZE, csize);
+	GETL(DISP, disp);
+	GETI(ASSERT, rassert);
+	GETI(LOCK, lock);
+	GETU(DIGEST, digest);
 #undef GETI
 #undef GETL
 #undef GETU
+	if (attr_site(x, al, v))
+		return -1;
 	if (v->phase > DT_SYNC_DONE) {
 		ev_fail(x, "a sync event of phase %u (0, 1 or 2)", v->phase);
 		return -1;
@@ -834,6 +879,8 @@ static OTF2_CallbackCode e_omp_release(OTF2_LocationRef loc, OTF2_TimeStamp t, u
 	return e_release(loc, t, p, ud, al, OTF2_PARADIGM_OPENMP, lock, order);
 }
 
+#include "import/otf2_rma.c"
+
 static OTF2_CallbackCode e_unknown(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t p,
 				   void *ud, OTF2_AttributeList *al)
 {
@@ -885,6 +932,7 @@ static OTF2_EvtReaderCallbacks *evt_callbacks(void)
 	OTF2_EvtReaderCallbacks_SetOmpJoinCallback(cb, e_omp_join);
 	OTF2_EvtReaderCallbacks_SetOmpAcquireLockCallback(cb, e_omp_acquire);
 	OTF2_EvtReaderCallbacks_SetOmpReleaseLockCallback(cb, e_omp_release);
+	rma_callbacks(cb);
 	OTF2_EvtReaderCallbacks_SetUnknownCallback(cb, e_unknown);
 	return cb;
 }
@@ -1003,7 +1051,7 @@ static int read_location(otf2_in *in, OTF2_Reader *rd, struct location *l, dt_si
 	if (unmapped)
 		note_add(&note,
 			 "%" PRIu64 " record%s of kinds difftrace does not map (metrics, "
-			 "parameters, RMA, I/O...) left out",
+			 "parameters, I/O...) left out",
 			 unmapped, unmapped == 1 ? "" : "s");
 	if (x->unknown)
 		note_add(&note, "%" PRIu64 " record%s of kinds this OTF2 library does not know "

@@ -196,6 +196,18 @@ static OTF2_CallbackCode d_comm(void *ud, OTF2_CommRef self, OTF2_StringRef name
 	return OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode d_rmawin(void *ud, OTF2_RmaWinRef self, OTF2_StringRef name,
+				  OTF2_CommRef comm, OTF2_RmaWinFlag flags)
+{
+	(void)name, (void)flags;
+	otf2_in *in = ud;
+	if (self >= MAX_REF)
+		return def_fail(in, "RMA window", self);
+	ENSURE(in, in->win, in->nwin, in->capwin, self);
+	in->win[self] = (struct rmawin){ comm, 1 };
+	return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode d_clock(void *ud, uint64_t res, uint64_t off, uint64_t len,
 				 uint64_t real)
 {
@@ -298,6 +310,7 @@ void otf2_defs_free(otf2_in *in)
 		free(in->grp[i].m);
 	free(in->grp);
 	free(in->comm);
+	free(in->win);
 	free(in->tree);
 	free(in->evtdir);
 }
@@ -421,6 +434,7 @@ int otf2_defs_read(otf2_in *in, OTF2_Reader *rd)
 	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, d_location);
 	OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, d_group);
 	OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, d_comm);
+	OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(gcb, d_rmawin);
 	OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(gcb, d_clock);
 	OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(gcb, d_attr);
 	OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(gcb, d_locprop);

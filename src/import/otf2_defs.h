@@ -1,6 +1,6 @@
 /* otf2_defs.h: the global definitions of an OTF2 archive as the importer (import_otf2.c)
  * needs them: names, regions and what sync calls they are, processes, threads and their MPI
- * ranks, communicators and their groups, the clock, and what difftrace export added
+ * ranks, communicators and their groups, RMA windows, the clock, and what difftrace export added
  * (import/otf2_names.h). Read whole: they are small next to the events. Only with OTF2. */
 #ifndef DT_OTF2_DEFS_H
 #define DT_OTF2_DEFS_H
@@ -58,6 +58,12 @@ struct comm {
 	int defined;
 };
 
+/* an RMA window: its communicator (its run-wide number is its definition's + 1) */
+struct rmawin {
+	uint32_t comm;
+	int defined;
+};
+
 struct tnode {
 	uint32_t name, cls, parent;
 	int defined;
@@ -80,6 +86,8 @@ typedef struct otf2_in {
 	size_t ngrp, capgrp;
 	struct comm *comm;
 	size_t ncomm, capcomm;
+	struct rmawin *win;
+	size_t nwin, capwin;
 	struct tnode *tree;
 	size_t ntree, captree;
 	uint32_t attr[OTF2_DT_NATTRS]; /* attribute refs, OTF2_UNDEFINED_ATTRIBUTE if absent */

@@ -5,7 +5,8 @@
  * The archive property OTF2_DT_PROPERTY marks such an archive. In it the sync events are not
  * guessed from the MPI and OpenMP records (which are written for other readers, Vampir and
  * otf2-print) but read from the attributes of the record that carries each: every field of
- * dt_sync_event, in its order (seq is the order of the records). A region entered or left only
+ * dt_sync_event, in its order (seq is the order of the records); the call site as its file,
+ * line and function (a site is a number of its run). A region entered or left only
  * to carry a sync event, not a call of the trace, has OTF2_DT_NOCALL. Location properties keep
  * what the store knows of each trace. Append only: names are never reused. */
 #ifndef DT_OTF2_NAMES_H
@@ -20,7 +21,10 @@
 	X(SRC, src, INT32) X(RTAG, rtag, INT32) X(ROOT, root, INT32) X(COUNT, count, INT64)  \
 	X(DATATYPE, datatype, INT32) X(OP, op, INT32) X(REQ, req, UINT64)                    \
 	X(OBJ, obj, UINT64) X(OBJSEQ, objseq, UINT64) X(TEAM, team, INT32)                   \
-	X(TNUM, tnum, INT32) X(CSIZE, csize, INT32)
+	X(TNUM, tnum, INT32) X(CSIZE, csize, INT32)                                          \
+	X(DISP, disp, INT64) X(ASSERT, assert, INT32) X(LOCK, lock, INT32)                   \
+	X(DIGEST, digest, UINT64) X(SITE_FILE, site_file, STRING)                            \
+	X(SITE_LINE, site_line, UINT32) X(SITE_FUNC, site_func, STRING)
 
 enum otf2_dt_attr {
 #define OTF2_DT_X(id, name, type) OTF2_DT_##id,
