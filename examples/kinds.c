@@ -10,7 +10,8 @@
  * MPI_ANY_SOURCE), and a one-sided gather: between two fences every rank puts its value into
  * its own slot of rank 0's window (MPI_Put, displacement = its rank), which rank 0 then sums.
  * The calls do not depend on the data, so a normal run makes the same calls in
- * the same order in every run, on every thread.
+ * the same order in every run, on every thread; and sends the same data (sums that do not
+ * depend on the order in which threads or messages come).
  *
  * The bugs (--bug NAME; P is --proc, T is --thread, I is --iter):
  *   order       rank P posts its ring receives before its sends, from iteration I on
@@ -144,6 +145,9 @@ double compute(int rank, int it)
 		if (bug == B_EXTRA && rank == bproc && tid == bthread && it >= biter)
 			s += relax(v, N);
 		s += here(B_BRANCH, rank, tid, it) ? boundary(v, N) : interior(v, N);
+		/* a multiple of 1/1024: the team's sum is exact, the same whatever order the threads
+		 * add in */
+		s = (double)(long long)(s * 1024) / 1024;
 		if (here(B_CRIT, rank, tid, it)) {
 			shared_sum += s; /* the race */
 		} else {
