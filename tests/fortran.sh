@@ -128,8 +128,9 @@ expect_status 0 "$DT" sync calls
 [ -n "$(dg 0.0 MPI_Ssend)" ] || fail "calls.f90: no digest on MPI_Ssend: $(grep MPI_Ssend "$T/out")"
 for c in MPI_Sendrecv MPI_Send MPI_Bcast MPI_Gather MPI_Allgather MPI_Alltoall; do
 	d0=$(dg 0.0 $c) d1=$(dg 1.0 $c)
-	[ -n "$d0" ] && [ -n "$d1" ] && [ "$d0" != "$d1" ] ||
+	if [ -z "$d0" ] || [ -z "$d1" ] || [ "$d0" = "$d1" ]; then
 		fail "calls.f90: $c's digests on 0.0 and 1.0: '$d0' '$d1': $(grep " $c " "$T/out")"
+	fi
 done
 [ -n "$(dg 1.0 MPI_Scatter)" ] || fail "calls.f90: no digest on the root's MPI_Scatter"
 [ -z "$(dg 0.0 MPI_Scatter)$(dg 2.0 MPI_Bcast)$(dg 0.0 MPI_Recv)" ] ||
@@ -157,8 +158,9 @@ done
 expect_status 0 "$DT" sync rma
 for c in MPI_Put MPI_Accumulate; do
 	d1=$(dg 1.0 $c) d2=$(dg 2.0 $c)
-	[ -n "$d1" ] && [ -n "$d2" ] && [ "$d1" != "$d2" ] ||
+	if [ -z "$d1" ] || [ -z "$d2" ] || [ "$d1" = "$d2" ]; then
 		fail "rma.f90: $c's digests on 1.0 and 2.0: '$d1' '$d2': $(grep " $c " "$T/out")"
+	fi
 done
 [ -z "$(dg 1.0 MPI_Get)" ] || fail "rma.f90: a digest on MPI_Get"
 
