@@ -7,8 +7,11 @@
  * partner rank (even ranks send first, odd ranks receive first), a ring exchange with
  * non-blocking calls, an MPI_Allreduce of the sums, an MPI_Bcast from rank 0 and a
  * master-worker farm (rank 0 hands a task to every other rank and collects the results with
- * MPI_ANY_SOURCE). The calls do not depend on the data, so a normal run makes the same calls in
- * the same order in every run, on every thread.
+ * MPI_ANY_SOURCE), and a one-sided gather: between two fences every rank puts its value into
+ * its own slot of rank 0's window (MPI_Put, displacement = its rank), which rank 0 then sums.
+ * The calls do not depend on the data, so a normal run makes the same calls in
+ * the same order in every run, on every thread; and sends the same data (sums that do not
+ * depend on the order in which threads or messages come).
  *
  * The bugs (--bug NAME; P is --proc, T is --thread, I is --iter):
  *   order       rank P posts its ring receives before its sends, from iteration I on
@@ -26,11 +29,16 @@
  *               that makes no call): its team, then every rank, waits for it
  *   data        rank P sends a wrong value in its ring exchange of iteration I: the same
  *               calls, other data (found with difftrace-record --payload)
+ *   rma         rank P puts its value into rank P-1's slot of rank 0's window in iteration I:
+ *               two puts to one location in one fence epoch, the "global concurrency" error
+ *               of the MPI Bugs Initiative's classification (a conflicting one-sided access
+ *               from two processes); the same calls, another displacement, and rank 0 sums
+ *               whichever value won
  * The options are parsed without calling anything, so that a faulty run's main thread makes the
  * same calls as a normal one's until the bug.
  *
  * Build: mpicc -pg -fopenmp -O1 -o kinds examples/kinds.c. Run with 4 ranks (2 at least) and
- * OMP_NUM_THREADS=3. */
+ * OMP_NUM_THREADS=3 (64 ranks at most). */
 #include <mpi.h>
 #include <omp.h>
 #include <stdio.h>
@@ -49,18 +57,20 @@ enum {
 	B_RECV,
 	B_SPIN,
 	B_DATA,
+	B_RMA,
 	B_COUNT
 };
 
 static const char *const bug_names[B_COUNT] = {
 	"",     "order",      "kernel",    "extra-call", "branch", "early-exit",
 	"bcast-root", "farm-drop", "crit-once", "tag",    "recv-first", "spin",
-	"data",
+	"data", "rma",
 };
 
 static int bug = B_NONE, bproc = 2, bthread = 1, biter = 3, iters = 12;
 
 #define N 48
+#define MAX_RANKS 64 /* the slots of the one-sided gather */
 
 double kernel_a(double *v, int n, int seed)
 {
@@ -135,6 +145,9 @@ double compute(int rank, int it)
 		if (bug == B_EXTRA && rank == bproc && tid == bthread && it >= biter)
 			s += relax(v, N);
 		s += here(B_BRANCH, rank, tid, it) ? boundary(v, N) : interior(v, N);
+		/* a multiple of 1/1024: the team's sum is exact, the same whatever order the threads
+		 * add in */
+		s = (double)(long long)(s * 1024) / 1024;
 		if (here(B_CRIT, rank, tid, it)) {
 			shared_sum += s; /* the race */
 		} else {
@@ -198,17 +211,42 @@ void farm(int rank, int size, int it, double *x)
 			int task = it * 100 + w;
 			MPI_Send(&task, 1, MPI_INT, w, 3, MPI_COMM_WORLD);
 		}
+		/* summed in rank order, not in the order they arrive: the same value in every run */
+		double res[MAX_RANKS] = { 0 };
 		for (int w = 1; w < size; w++) {
 			double r;
-			MPI_Recv(&r, 1, MPI_DOUBLE, MPI_ANY_SOURCE, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-			*x += r / 1000;
+			MPI_Status st;
+			MPI_Recv(&r, 1, MPI_DOUBLE, MPI_ANY_SOURCE, 4, MPI_COMM_WORLD, &st);
+			if (st.MPI_SOURCE > 0 && st.MPI_SOURCE < MAX_RANKS)
+				res[st.MPI_SOURCE] = r;
 		}
+		for (int w = 1; w < size; w++)
+			*x += res[w] / 1000;
 	} else {
 		int task;
 		MPI_Recv(&task, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		double r = work_item(task);
 		if (!here(B_DROP, rank, -1, it))
 			MPI_Send(&r, 1, MPI_DOUBLE, 0, 4, MPI_COMM_WORLD);
+	}
+}
+
+/* The one-sided gather: rank r's value goes into slot r of rank 0's window (slot r-1 for the
+ * rma bug, where rank r-1 puts too); rank 0 sums the slots after the closing fence. */
+void rma_gather(int rank, int size, int it, MPI_Win win, double *slots, double *x)
+{
+	int disp = here(B_RMA, rank, -1, it) && rank > 0 ? rank - 1 : rank;
+	double v = *x;
+	MPI_Win_fence(MPI_MODE_NOPRECEDE, win);
+	MPI_Put(&v, 1, MPI_DOUBLE, 0, disp, 1, MPI_DOUBLE, win);
+	MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+	if (rank == 0) {
+		double s = 0;
+		for (int r = 0; r < size; r++) {
+			s += slots[r];
+			slots[r] = 0;
+		}
+		*x += s / 1000;
 	}
 }
 
@@ -252,6 +290,10 @@ int main(int argc, char **argv)
 	MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	static double slots[MAX_RANKS];
+	MPI_Win win;
+	MPI_Win_create(slots, (MPI_Aint)sizeof slots, sizeof(double), MPI_INFO_NULL,
+		       MPI_COMM_WORLD, &win);
 	double x = rank, total = 0;
 	for (int it = 0; it < iters; it++) {
 		if (here(B_EARLY, rank, -1, it))
@@ -265,8 +307,10 @@ int main(int argc, char **argv)
 		MPI_Bcast(&p, 1, MPI_DOUBLE, here(B_ROOT, rank, -1, it) ? 1 : 0, MPI_COMM_WORLD);
 		x = (x + p) / 2;
 		farm(rank, size, it, &x);
+		rma_gather(rank, size, it, win, slots, &x);
 		total += x;
 	}
+	MPI_Win_free(&win);
 	double all = 0;
 	MPI_Reduce(&total, &all, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
 	if (rank == 0)

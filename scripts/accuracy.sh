@@ -2,7 +2,8 @@
 # accuracy.sh: how well difftrace finds the bugs of the ILCS example (examples/ilcs.c, the
 # paper's Table II), a few injected faults (difftrace-inject(7)) and one bug of each kind of
 # examples/kinds.c (kinds-*: compared with a normal run of that program, all recorded with
-# difftrace-record --payload, so that kinds-data, a wrong value sent with the same calls, shows).
+# difftrace-record --payload, so that kinds-data, a wrong value sent with the same calls, shows;
+# kinds-rma is a put to another rank's slot of a window, the same calls).
 #
 # Builds the example once, records ONE normal run and one run per bug (faulty process 2,
 # thread 1, iteration 3; 4 processes x 3 threads, oversubscribed), the runs that hang with
@@ -95,7 +96,8 @@ kinds-farm-drop|kinds|2.0|6
 kinds-crit-once|kinds|2.1|0
 kinds-tag|kinds|2.0|6
 kinds-recv-first|kinds|2.0|6
-kinds-data|kinds|2.0|0'
+kinds-data|kinds|2.0|0
+kinds-rma|kinds|2.0|0'
 
 die() { echo "accuracy.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do

@@ -42,7 +42,7 @@ suite clang CC=clang
 # Fortran, C++, the sampler, the timeout under the launcher and the one-sided calls
 mpich_tests="tests/sync_record.sh tests/sync_hang.sh tests/hang_cause.sh tests/example_ilcs.sh
 	tests/import_mpi.sh tests/inject.sh tests/fortran.sh tests/cxx.sh tests/blame_record.sh
-	tests/record_timeout.sh tests/rank_data.sh"
+	tests/record_timeout.sh tests/rank_data.sh tests/rank_rma.sh tests/sync_payload.sh"
 echo "== clang, under MPICH: $(echo $mpich_tests)"
 if [ -f "$out/clang/Makefile" ]; then
 	# shellcheck disable=SC2086

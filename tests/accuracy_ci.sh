@@ -6,7 +6,8 @@
 # arguments, an infinite loop in a hung run) and the bugs of examples/kinds.c whose runs end
 # (calls in another order, another kernel in one thread, an extra compute call, a branch taken
 # differently, a critical section skipped once, a wrong value sent with the same calls, found
-# through the --payload digests). Fails when one of them no longer puts its
+# through the --payload digests, a put to another rank's slot of a window, found through the
+# MPI_Put's displacement). Fails when one of them no longer puts its
 # faulty trace FIRST, alone (ties counted against it), or can no longer be recorded. About
 # two minutes on 2 cores. Skips (77) without mpicc, mpirun or uftrace. The kinds that hang
 # (early exit, wrong root, dropped result, unmatched tag, both receive first) lose calls when
@@ -21,7 +22,7 @@ export MPICC MPIRUN DIFFTRACE="$DT" DIFFTRACE_RECORD="$RECORD"
 # the bugs found first today; add one here when a change makes difftrace find it
 bugs=crit1-one-thread,crit2-one-thread,crit3-all-threads-one-proc,crit1-all-threads-one-proc
 bugs=$bugs,allreduce1-op-one,infinite-loop
-bugs=$bugs,kinds-order,kinds-kernel,kinds-extra-call,kinds-branch,kinds-crit-once,kinds-data
+bugs=$bugs,kinds-order,kinds-kernel,kinds-extra-call,kinds-branch,kinds-crit-once,kinds-data,kinds-rma
 sh "$abs_top_srcdir/scripts/accuracy.sh" -o "$T/acc" --bugs "$bugs" --no-sweep \
 	--settings 'ompall,mpi/sing.log10.args/10/combined' --check 1 --report "$T/report.md" >"$T/out" 2>"$T/err"
 rc=$?

@@ -6,7 +6,8 @@
 # others, and `rank` puts rank 2, which sent the wrong tag, first. Runs under MPICH too
 # (DIFFTRACE_TEST_MPI=mpich), whose Fortran bindings call the C MPI_ functions. With uftrace,
 # show names the bindings' calls as the C ones, and the injector changes them as the C ones.
-# The one-sided calls of tests/fortran/rma.f90 are recorded with their arguments too.
+# The one-sided calls of tests/fortran/rma.f90 are recorded with their arguments too, and
+# difftrace-record --payload digests what the Fortran calls send, as it does the C calls'.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 need mpi built timeout
@@ -103,7 +104,7 @@ done
 "$MPIFC" -O1 -o "$T/callsf" "$abs_top_srcdir/tests/fortran/calls.f90" >"$T/fc.log" 2>&1 ||
 	{ cat "$T/fc.log" >&2; fail "$MPIFC failed on calls.f90"; }
 # shellcheck disable=SC2086
-timeout -k 5 150 "$MPIRUN" $flags "$RECORD" --sync-only -o "$T/callsrec" -- "$T/callsf" </dev/null \
+timeout -k 5 150 "$MPIRUN" $flags "$RECORD" --sync-only --payload -o "$T/callsrec" -- "$T/callsf" </dev/null \
 	>"$T/calls.log" 2>&1 || { cat "$T/calls.log" >&2; fail "recording calls.f90 failed"; }
 expect_status 0 "$DT" import -r calls "$T/callsrec"
 expect_status 0 "$DT" sync calls
@@ -117,13 +118,30 @@ for re in '^0\.0 .*< .*MPI_Sendrecv +comm=0 dest=1 tag=22 src=2 tag=22 count=1 t
 	grep -Eq -- "$re" "$T/out" || { cat "$T/out" >&2; fail "calls.f90: no event like '$re'"; }
 done
 expect_status 0 "$DT" order calls
+# the payload digests (--payload) of the Fortran calls, as the C calls have them: on each send
+# and contribution (a scatter's and a broadcast's at their root), where x and a are the rank:
+# another digest on another rank
+dg() { # P.T CALL: the digest of the first entry of CALL
+	grep -E "^$1 .*> .*$2 " "$T/out" | head -1 | sed -n 's/.* data=\([0-9a-f]*\).*/\1/p'
+}
+expect_status 0 "$DT" sync calls
+[ -n "$(dg 0.0 MPI_Ssend)" ] || fail "calls.f90: no digest on MPI_Ssend: $(grep MPI_Ssend "$T/out")"
+for c in MPI_Sendrecv MPI_Send MPI_Bcast MPI_Gather MPI_Allgather MPI_Alltoall; do
+	d0=$(dg 0.0 $c) d1=$(dg 1.0 $c)
+	if [ -z "$d0" ] || [ -z "$d1" ] || [ "$d0" = "$d1" ]; then
+		fail "calls.f90: $c's digests on 0.0 and 1.0: '$d0' '$d1': $(grep " $c " "$T/out")"
+	fi
+done
+[ -n "$(dg 1.0 MPI_Scatter)" ] || fail "calls.f90: no digest on the root's MPI_Scatter"
+[ -z "$(dg 0.0 MPI_Scatter)$(dg 2.0 MPI_Bcast)$(dg 0.0 MPI_Recv)" ] ||
+	fail "calls.f90: a digest on a receiver: $(grep -E 'MPI_Scatter|MPI_Bcast|MPI_Recv' "$T/out")"
 
 # one-sided calls (tests/fortran/rma.f90): Open MPI's bindings are wrapped as the C calls;
 # MPICH's call the C functions
 "$MPIFC" -O1 -o "$T/rmaf" "$abs_top_srcdir/tests/fortran/rma.f90" >"$T/fc.log" 2>&1 ||
 	{ cat "$T/fc.log" >&2; fail "$MPIFC failed on rma.f90"; }
 # shellcheck disable=SC2086
-timeout -k 5 150 "$MPIRUN" $flags "$RECORD" --sync-only -o "$T/rma" -- "$T/rmaf" </dev/null \
+timeout -k 5 150 "$MPIRUN" $flags "$RECORD" --sync-only --payload -o "$T/rma" -- "$T/rmaf" </dev/null \
 	>"$T/rma.log" 2>&1 || { cat "$T/rma.log" >&2; fail "recording rma.f90 failed"; }
 expect_status 0 "$DT" import -r rma "$T/rma"
 expect_status 0 "$DT" sync rma 1.0
@@ -136,6 +154,15 @@ for re in '< .*MPI_Win_create +comm=0 count=64 obj=0x1$' '> .*MPI_Win_fence +com
 	'> .*MPI_Win_free +comm=0 obj=0x1 '; do
 	grep -Eq -- "$re" "$T/out" || { cat "$T/out" >&2; fail "rma.f90: no event like '$re'"; }
 done
+# the origin's data digested: v is the rank
+expect_status 0 "$DT" sync rma
+for c in MPI_Put MPI_Accumulate; do
+	d1=$(dg 1.0 $c) d2=$(dg 2.0 $c)
+	if [ -z "$d1" ] || [ -z "$d2" ] || [ "$d1" = "$d2" ]; then
+		fail "rma.f90: $c's digests on 1.0 and 2.0: '$d1' '$d2': $(grep " $c " "$T/out")"
+	fi
+done
+[ -z "$(dg 1.0 MPI_Get)" ] || fail "rma.f90: a digest on MPI_Get"
 
 # with uftrace (gfortran -pg): the bindings' calls are named as the C calls, which the filters
 # (^MPI_) match; import --no-demangle keeps mpi_isend_

@@ -65,7 +65,7 @@ reason() { # BUG REGEX: the text ranking's first row says REGEX
 }
 
 first early-exit 2.0 broke-pattern
-reason early-exit 'hang-safe record, call [0-9]+ of [0-9]+: MPI_Reduce\[root=0.* where the normal run has GOMP_parallel'
+reason early-exit 'hang-safe record, call [0-9]+ of [0-9]+: MPI_Win_free where the normal run has GOMP_parallel'
 first bcast-root 2.0 broke-pattern
 reason bcast-root 'MPI_Bcast\[root=1\] where the normal run has MPI_Bcast\[root=0\]'
 first farm-drop 2.0 broke-pattern

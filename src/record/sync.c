@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <execinfo.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <link.h>
 #include <mpi.h>
 #include <omp.h>

@@ -34,6 +34,49 @@ static int fstatus_c(const fint *st, MPI_Status *out)
 	return PMPI_Status_f2c(st, out) == MPI_SUCCESS;
 }
 
+/* The payload digest of a Fortran buffer (difftrace-record --payload): the program passes
+ * MPI_BOTTOM and MPI_IN_PLACE as the addresses of the library's common blocks
+ * (mpi_fortran_bottom_, mpi_fortran_in_place_, under each of the compilers' manglings),
+ * which are looked up once. fbuf(p): p, or NULL (no digest) for those or when they cannot be
+ * found; fin_place(p): whether p is MPI_IN_PLACE. */
+static const void *f_bottom[4], *f_in_place[4];
+static int f_consts_found;
+static pthread_once_t f_consts_once = PTHREAD_ONCE_INIT;
+
+static void f_consts_find(void)
+{
+	static const char *const b[4] = { "mpi_fortran_bottom_", "mpi_fortran_bottom",
+					  "mpi_fortran_bottom__", "MPI_FORTRAN_BOTTOM" };
+	static const char *const i[4] = { "mpi_fortran_in_place_", "mpi_fortran_in_place",
+					  "mpi_fortran_in_place__", "MPI_FORTRAN_IN_PLACE" };
+	for (int k = 0; k < 4; k++) {
+		f_bottom[k] = dlsym(RTLD_DEFAULT, b[k]);
+		f_in_place[k] = dlsym(RTLD_DEFAULT, i[k]);
+		f_consts_found |= f_bottom[k] && f_in_place[k];
+	}
+}
+
+static int fin_place(const void *p)
+{
+	if (!g_payload)
+		return 0;
+	pthread_once(&f_consts_once, f_consts_find);
+	for (int k = 0; k < 4; k++)
+		if (p && p == f_in_place[k])
+			return 1;
+	return 0;
+}
+
+static const void *fbuf(const void *p)
+{
+	if (!g_payload || fin_place(p) || !f_consts_found)
+		return NULL;
+	for (int k = 0; k < 4; k++)
+		if (p == f_bottom[k])
+			return NULL;
+	return p;
+}
+
 #define F_ALIAS(cname, fname) \
 	__typeof__(fname) cname __attribute__((alias(#fname)));
 
@@ -90,6 +133,7 @@ void mpi_send_(void *buf, fint *count, fint *type, fint *dest, fint *tag, fint *
 	p2p(&r, DTS_MPI_Send, c, &slot, *count, PMPI_Type_f2c(*type));
 	r.dest = to_world(slot, c, *dest);
 	r.stag = *tag;
+	payload(&r, fbuf(buf), *count, PMPI_Type_f2c(*type));
 	emit(&r, 0);
 	fn(buf, count, type, dest, tag, comm, ierr);
 	emit(&r, 1);
@@ -111,6 +155,7 @@ void mpi_isend_(void *buf, fint *count, fint *type, fint *dest, fint *tag, fint 
 	p2p(&r, DTS_MPI_Isend, c, &slot, *count, PMPI_Type_f2c(*type));
 	r.dest = to_world(slot, c, *dest);
 	r.stag = *tag;
+	payload(&r, fbuf(buf), *count, PMPI_Type_f2c(*type));
 	emit(&r, 0);
 	fn(buf, count, type, dest, tag, comm, req, ierr);
 	if (*ierr == MPI_SUCCESS && g.enabled)
@@ -256,8 +301,10 @@ void mpi_bcast_(void *buf, fint *count, fint *type, fint *root, fint *comm, fint
 {
 	FREAL(void (*)(void *, fint *, fint *, fint *, fint *, fint *), "pmpi_bcast_");
 	dts_record r;
-	coll(&r, DTS_MPI_Bcast, PMPI_Comm_f2c(*comm), *count, PMPI_Type_f2c(*type), MPI_OP_NULL,
-	     *root);
+	MPI_Comm c = PMPI_Comm_f2c(*comm);
+	coll(&r, DTS_MPI_Bcast, c, *count, PMPI_Type_f2c(*type), MPI_OP_NULL, *root);
+	if (payload_rank(c) == *root) /* the root's buffer alone holds data */
+		coll_payload(&r, fbuf(buf), *count, PMPI_Type_f2c(*type));
 	emit(&r, 0);
 	fn(buf, count, type, root, comm, ierr);
 	emit(&r, 1);
@@ -275,6 +322,7 @@ void mpi_reduce_(void *sbuf, void *rbuf, fint *count, fint *type, fint *op, fint
 	dts_record r;
 	coll(&r, DTS_MPI_Reduce, PMPI_Comm_f2c(*comm), *count, PMPI_Type_f2c(*type),
 	     PMPI_Op_f2c(*op), *root);
+	coll_payload(&r, fbuf(fin_place(sbuf) ? rbuf : sbuf), *count, PMPI_Type_f2c(*type));
 	emit(&r, 0);
 	fn(sbuf, rbuf, count, type, op, root, comm, ierr);
 	emit(&r, 1);
@@ -292,6 +340,7 @@ void mpi_allreduce_(void *sbuf, void *rbuf, fint *count, fint *type, fint *op, f
 	dts_record r;
 	coll(&r, DTS_MPI_Allreduce, PMPI_Comm_f2c(*comm), *count, PMPI_Type_f2c(*type),
 	     PMPI_Op_f2c(*op), -1);
+	coll_payload(&r, fbuf(fin_place(sbuf) ? rbuf : sbuf), *count, PMPI_Type_f2c(*type));
 	emit(&r, 0);
 	fn(sbuf, rbuf, count, type, op, comm, ierr);
 	emit(&r, 1);
@@ -310,6 +359,7 @@ void mpi_ssend_(void *buf, fint *count, fint *type, fint *dest, fint *tag, fint 
 	p2p(&r, DTS_MPI_Ssend, c, &slot, *count, PMPI_Type_f2c(*type));
 	r.dest = to_world(slot, c, *dest);
 	r.stag = *tag;
+	payload(&r, fbuf(buf), *count, PMPI_Type_f2c(*type));
 	emit(&r, 0);
 	fn(buf, count, type, dest, tag, comm, ierr);
 	emit(&r, 1);
@@ -338,6 +388,7 @@ void mpi_sendrecv_(void *sbuf, fint *scount, fint *stype, fint *dest, fint *stag
 	r.stag = *stag;
 	r.src = to_world(slot, c, *source);
 	r.rtag = tag_of(*rtag);
+	payload(&r, fbuf(sbuf), *scount, PMPI_Type_f2c(*stype));
 	emit(&r, 0);
 	fn(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, st, ierr);
 	MPI_Status cs;
@@ -377,8 +428,9 @@ void mpi_test_(fint *req, fint *flag, fint *status, fint *ierr)
 void ompi_test_f(fint *req, fint *flag, fint *status, fint *ierr);
 F_ALIAS(ompi_test_f, mpi_test_)
 
-/* The rooted and all-to-all collectives: the count and type recorded are the C wrappers'. */
-#define F_ROOTED(lname, call, cnt, typ)                                                       \
+/* The rooted and all-to-all collectives: the count and type recorded are the C wrappers';
+ * dig makes the digest as theirs do (r, the communicator c and the arguments at hand). */
+#define F_ROOTED(lname, call, cnt, typ, dig)                                                  \
 	void mpi_##lname##_(void *sbuf, fint *scount, fint *stype, void *rbuf, fint *rcount,  \
 			    fint *rtype, fint *root, fint *comm, fint *ierr);                 \
 	void mpi_##lname##_(void *sbuf, fint *scount, fint *stype, void *rbuf, fint *rcount,  \
@@ -388,8 +440,9 @@ F_ALIAS(ompi_test_f, mpi_test_)
 			       fint *),                                                        \
 		      "pmpi_" #lname "_");                                                      \
 		dts_record r;                                                                 \
-		coll(&r, DTS_MPI_##call, PMPI_Comm_f2c(*comm), *cnt, PMPI_Type_f2c(*typ),     \
-		     MPI_OP_NULL, *root);                                                     \
+		MPI_Comm c = PMPI_Comm_f2c(*comm);                                            \
+		coll(&r, DTS_MPI_##call, c, *cnt, PMPI_Type_f2c(*typ), MPI_OP_NULL, *root);   \
+		dig;                                                                          \
 		emit(&r, 0);                                                                  \
 		fn(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr);               \
 		emit(&r, 1);                                                                  \
@@ -397,10 +450,13 @@ F_ALIAS(ompi_test_f, mpi_test_)
 	void ompi_##lname##_f(void *sbuf, fint *scount, fint *stype, void *rbuf, fint *rcount, \
 			      fint *rtype, fint *root, fint *comm, fint *ierr);               \
 	F_ALIAS(ompi_##lname##_f, mpi_##lname##_)
-F_ROOTED(gather, Gather, scount, stype)
-F_ROOTED(scatter, Scatter, rcount, rtype)
+F_ROOTED(gather, Gather, scount, stype,
+	 coll_payload(&r, fbuf(sbuf), *scount, PMPI_Type_f2c(*stype)))
+F_ROOTED(scatter, Scatter, rcount, rtype,
+	 if (payload_rank(c) == *root)
+		 blocks_payload(&r, fbuf(sbuf), r.csize, NULL, NULL, *scount, PMPI_Type_f2c(*stype)))
 
-#define F_ALLTO(lname, call)                                                                  \
+#define F_ALLTO(lname, call, dig)                                                             \
 	void mpi_##lname##_(void *sbuf, fint *scount, fint *stype, void *rbuf, fint *rcount,  \
 			    fint *rtype, fint *comm, fint *ierr);                             \
 	void mpi_##lname##_(void *sbuf, fint *scount, fint *stype, void *rbuf, fint *rcount,  \
@@ -411,6 +467,7 @@ F_ROOTED(scatter, Scatter, rcount, rtype)
 		dts_record r;                                                                 \
 		coll(&r, DTS_MPI_##call, PMPI_Comm_f2c(*comm), *scount, PMPI_Type_f2c(*stype),\
 		     MPI_OP_NULL, -1);                                                        \
+		dig;                                                                          \
 		emit(&r, 0);                                                                  \
 		fn(sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr);                     \
 		emit(&r, 1);                                                                  \
@@ -418,8 +475,11 @@ F_ROOTED(scatter, Scatter, rcount, rtype)
 	void ompi_##lname##_f(void *sbuf, fint *scount, fint *stype, void *rbuf, fint *rcount, \
 			      fint *rtype, fint *comm, fint *ierr);                           \
 	F_ALIAS(ompi_##lname##_f, mpi_##lname##_)
-F_ALLTO(allgather, Allgather)
-F_ALLTO(alltoall, Alltoall)
+F_ALLTO(allgather, Allgather, coll_payload(&r, fbuf(sbuf), *scount, PMPI_Type_f2c(*stype)))
+F_ALLTO(alltoall, Alltoall,
+	if (fin_place(sbuf)) blocks_payload(&r, fbuf(rbuf), r.csize, NULL, NULL, *rcount,
+					    PMPI_Type_f2c(*rtype));
+	else blocks_payload(&r, fbuf(sbuf), r.csize, NULL, NULL, *scount, PMPI_Type_f2c(*stype)))
 
 /* Communicators: the new one numbered as the C wrappers number it (comm_register). */
 static void f_made(dts_record *r, MPI_Comm parent, const fint *ierr, const fint *newcomm)
@@ -476,8 +536,7 @@ void mpi_comm_free_(fint *comm, fint *ierr)
 void ompi_comm_free_f(fint *comm, fint *ierr);
 F_ALIAS(ompi_comm_free_f, mpi_comm_free_)
 
-/* One-sided (sync_rma.c), without payload digests: a Fortran buffer may be MPI_BOTTOM's
- * address, which only the library knows. */
+/* One-sided (sync_rma.c): the origin's data digested as the C wrappers do (fbuf). */
 void mpi_win_create_(void *base, MPI_Aint *size, fint *unit, fint *info, fint *comm, fint *win,
 		     fint *ierr);
 void mpi_win_create_(void *base, MPI_Aint *size, fint *unit, fint *info, fint *comm, fint *win,
@@ -517,7 +576,7 @@ void mpi_win_free_(fint *win, fint *ierr)
 void ompi_win_free_f(fint *win, fint *ierr);
 F_ALIAS(ompi_win_free_f, mpi_win_free_)
 
-#define F_XFER(lname, call)                                                                  \
+#define F_XFER(lname, call, dig)                                                             \
 	void mpi_##lname##_(void *o, fint *oc, fint *ot, fint *t, MPI_Aint *d, fint *tc,      \
 			    fint *tt, fint *win, fint *ierr);                                 \
 	void mpi_##lname##_(void *o, fint *oc, fint *ot, fint *t, MPI_Aint *d, fint *tc,      \
@@ -529,6 +588,8 @@ F_ALIAS(ompi_win_free_f, mpi_win_free_)
 		dts_record r;                                                                 \
 		xfer(&r, DTS_##call, PMPI_Win_f2c(*win), *t, *d, *oc, PMPI_Type_f2c(*ot),     \
 		     MPI_OP_NULL);                                                            \
+		if (dig)                                                                      \
+			payload(&r, fbuf(o), *oc, PMPI_Type_f2c(*ot));                        \
 		emit(&r, 0);                                                                  \
 		fn(o, oc, ot, t, d, tc, tt, win, ierr);                                       \
 		emit(&r, 1);                                                                  \
@@ -536,8 +597,8 @@ F_ALIAS(ompi_win_free_f, mpi_win_free_)
 	void ompi_##lname##_f(void *o, fint *oc, fint *ot, fint *t, MPI_Aint *d, fint *tc,    \
 			      fint *tt, fint *win, fint *ierr);                               \
 	F_ALIAS(ompi_##lname##_f, mpi_##lname##_)
-F_XFER(put, MPI_Put)
-F_XFER(get, MPI_Get)
+F_XFER(put, MPI_Put, 1)
+F_XFER(get, MPI_Get, 0)
 
 void mpi_accumulate_(void *o, fint *oc, fint *ot, fint *t, MPI_Aint *d, fint *tc, fint *tt,
 		     fint *op, fint *win, fint *ierr);
@@ -550,6 +611,7 @@ void mpi_accumulate_(void *o, fint *oc, fint *ot, fint *t, MPI_Aint *d, fint *tc
 	dts_record r;
 	xfer(&r, DTS_MPI_Accumulate, PMPI_Win_f2c(*win), *t, *d, *oc, PMPI_Type_f2c(*ot),
 	     PMPI_Op_f2c(*op));
+	payload(&r, fbuf(o), *oc, PMPI_Type_f2c(*ot));
 	emit(&r, 0);
 	fn(o, oc, ot, t, d, tc, tt, op, win, ierr);
 	emit(&r, 1);

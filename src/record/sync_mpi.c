@@ -146,8 +146,9 @@ SEND(Rsend)
 
 /* A send that makes a request: keep (a statement) records the request *request made, with
  * r and slot at hand: an Isend's request (req_add), a persistent send's arguments (preq_put,
- * below). */
-#define SEND_REQ(name, keep)                                                                  \
+ * below). dig: whether its entry has the payload digest (a persistent send's is taken by each
+ * MPI_Start: the buffer holds the data to send then, not at the init). */
+#define SEND_REQ(name, dig, keep)                                                             \
 	int MPI_##name(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,  \
 		       MPI_Comm comm, MPI_Request *request)                                   \
 	{                                                                                     \
@@ -156,7 +157,8 @@ SEND(Rsend)
 		p2p(&r, DTS_MPI_##name, comm, &slot, count, datatype);                        \
 		r.dest = to_world(slot, comm, dest);                                          \
 		r.stag = tag;                                                                 \
-		payload(&r, buf, count, datatype);                                            \
+		if (dig)                                                                      \
+			payload(&r, buf, count, datatype);                                    \
 		emit(&r, 0);                                                                  \
 		int rc = PMPI_##name(buf, count, datatype, dest, tag, comm, request);         \
 		if (rc == MPI_SUCCESS && g.enabled)                                           \
@@ -164,7 +166,7 @@ SEND(Rsend)
 		emit(&r, 1);                                                                  \
 		return rc;                                                                    \
 	}
-#define ISEND(name) SEND_REQ(name, r.req = req_add(*request, slot, 0))
+#define ISEND(name) SEND_REQ(name, 1, r.req = req_add(*request, slot, 0))
 ISEND(Isend)
 ISEND(Issend)
 ISEND(Ibsend)
@@ -281,9 +283,13 @@ static struct preq {
 	uint64_t key; /* the handle's bits; 0 free */
 	dts_record r;
 	int slot, is_recv;
+	const void *buf; /* a send's buffer, count and type, for the digest of each start */
+	int count;
+	MPI_Datatype type;
 } preqs[PREQ_MAX];
 
-static void preq_put(MPI_Request h, const dts_record *r, int slot, int is_recv)
+static void preq_put(MPI_Request h, const dts_record *r, int slot, int is_recv, const void *buf,
+		     int count, MPI_Datatype type)
 {
 	uint64_t k = req_key(h);
 	if (h == MPI_REQUEST_NULL || !k)
@@ -294,7 +300,7 @@ static void preq_put(MPI_Request h, const dts_record *r, int slot, int is_recv)
 		if (preqs[i].key == k || (!f && !preqs[i].key))
 			f = &preqs[i];
 	if (f)
-		*f = (struct preq){ k, *r, slot, is_recv };
+		*f = (struct preq){ k, *r, slot, is_recv, buf, count, type };
 	pthread_mutex_unlock(&g.mu);
 }
 
@@ -317,7 +323,7 @@ static int preq_get(MPI_Request h, struct preq *out, int del)
 	return found;
 }
 
-#define PSEND(name) SEND_REQ(name, preq_put(*request, &r, slot, 0))
+#define PSEND(name) SEND_REQ(name, 0, preq_put(*request, &r, slot, 0, buf, count, datatype))
 PSEND(Send_init)
 PSEND(Ssend_init)
 PSEND(Bsend_init)
@@ -334,7 +340,7 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int t
 	emit(&r, 0);
 	int rc = PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
 	if (rc == MPI_SUCCESS && g.enabled)
-		preq_put(*request, &r, slot, 1);
+		preq_put(*request, &r, slot, 1, NULL, 0, MPI_DATATYPE_NULL);
 	emit(&r, 1);
 	return rc;
 }
@@ -358,6 +364,8 @@ static int start_record(dts_record *r, MPI_Request h, int *slot, int *is_recv)
 	r->rtag = p.r.rtag;
 	*slot = p.slot;
 	*is_recv = p.is_recv;
+	if (!p.is_recv)
+		payload(r, p.buf, p.count, p.type);
 	return 1;
 }
 
@@ -660,9 +668,13 @@ static ALWAYS_INLINE int coll(dts_record *r, enum dts_call c, MPI_Comm comm, int
 /* A collective whose entry has a payload digest (sync_rma.c) of buf's n elements of type t:
  * what the process contributes */
 #define COLL_DATA(call, pcall, count, type, op, root, buf, n, t)               \
+	COLL_WITH(call, pcall, count, type, op, root, coll_payload(&r, buf, n, t))
+
+/* A collective whose digest is made by dig, a statement with the record r at hand */
+#define COLL_WITH(call, pcall, count, type, op, root, dig)                     \
 	dts_record r;                                                         \
 	coll(&r, DTS_##call, comm, count, type, op, root);                    \
-	coll_payload(&r, buf, n, t);                                          \
+	dig;                                                                  \
 	emit(&r, 0);                                                          \
 	int rc = pcall;                                                       \
 	emit(&r, 1);                                                          \
@@ -676,9 +688,7 @@ int MPI_Barrier(MPI_Comm comm)
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
 	/* the root's buffer alone holds data before the call */
-	int me = -1;
-	if (g_payload && comm != MPI_COMM_NULL)
-		PMPI_Comm_rank(comm, &me);
+	int me = payload_rank(comm);
 	COLL_DATA(MPI_Bcast, PMPI_Bcast(buffer, count, datatype, root, comm), count, datatype,
 		  MPI_OP_NULL, root, me == root ? buffer : NULL, count, datatype);
 }
@@ -716,17 +726,23 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 			     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-	COLL(MPI_Reduce_scatter_block,
-	     PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm), recvcount,
-	     datatype, op, -1);
+	/* csize blocks of recvcount, in the receive buffer under MPI_IN_PLACE */
+	COLL_WITH(MPI_Reduce_scatter_block,
+		  PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm),
+		  recvcount, datatype, op, -1,
+		  blocks_payload(&r, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, r.csize, NULL,
+				 NULL, recvcount, datatype));
 }
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
 		       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-	COLL(MPI_Reduce_scatter,
-	     PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm), -1, datatype,
-	     op, -1);
+	/* the blocks of recvcounts, one after another */
+	COLL_WITH(MPI_Reduce_scatter,
+		  PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm), -1,
+		  datatype, op, -1,
+		  blocks_payload(&r, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, r.csize,
+				 recvcounts, NULL, 0, datatype));
 }
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -742,28 +758,37 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 		const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
 		MPI_Comm comm)
 {
-	COLL(MPI_Gatherv,
-	     PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-			  comm),
-	     sendcount, sendtype, MPI_OP_NULL, root);
+	COLL_DATA(MPI_Gatherv,
+		  PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+			       root, comm),
+		  sendcount, sendtype, MPI_OP_NULL, root, sendbuf, sendcount, sendtype);
 }
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-	COLL(MPI_Scatter,
-	     PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
-	     recvcount, recvtype, MPI_OP_NULL, root);
+	/* the root's whole send buffer: a block for each rank */
+	int me = payload_rank(comm);
+	COLL_WITH(MPI_Scatter,
+		  PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+			       comm),
+		  recvcount, recvtype, MPI_OP_NULL, root,
+		  if (me == root) blocks_payload(&r, sendbuf, r.csize, NULL, NULL, sendcount,
+						 sendtype));
 }
 
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
 		 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
 		 int root, MPI_Comm comm)
 {
-	COLL(MPI_Scatterv,
-	     PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-			   root, comm),
-	     recvcount, recvtype, MPI_OP_NULL, root);
+	/* the root's blocks, in the order of the ranks they go to */
+	int me = payload_rank(comm);
+	COLL_WITH(MPI_Scatterv,
+		  PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+				recvtype, root, comm),
+		  recvcount, recvtype, MPI_OP_NULL, root,
+		  if (me == root) blocks_payload(&r, sendbuf, r.csize, sendcounts, displs, 0,
+						 sendtype));
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -778,34 +803,45 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 		   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
 		   MPI_Comm comm)
 {
-	COLL(MPI_Allgatherv,
-	     PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-			     comm),
-	     sendcount, sendtype, MPI_OP_NULL, -1);
+	COLL_DATA(MPI_Allgatherv,
+		  PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+				  recvtype, comm),
+		  sendcount, sendtype, MPI_OP_NULL, -1, sendbuf, sendcount, sendtype);
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		 int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-	COLL(MPI_Alltoall,
-	     PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
-	     sendcount, sendtype, MPI_OP_NULL, -1);
+	/* a block for each rank; the receive buffer's under MPI_IN_PLACE */
+	int inp = sendbuf == MPI_IN_PLACE;
+	COLL_WITH(MPI_Alltoall,
+		  PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
+		  sendcount, sendtype, MPI_OP_NULL, -1,
+		  blocks_payload(&r, inp ? recvbuf : sendbuf, r.csize, NULL, NULL,
+				 inp ? recvcount : sendcount, inp ? recvtype : sendtype));
 }
 
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
 		  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
 		  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-	COLL(MPI_Alltoallv,
-	     PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-			    recvtype, comm),
-	     -1, sendtype, MPI_OP_NULL, -1);
+	int inp = sendbuf == MPI_IN_PLACE;
+	COLL_WITH(MPI_Alltoallv,
+		  PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+				 rdispls, recvtype, comm),
+		  -1, sendtype, MPI_OP_NULL, -1,
+		  blocks_payload(&r, inp ? recvbuf : sendbuf, r.csize, inp ? recvcounts : sendcounts,
+				 inp ? rdispls : sdispls, 0, inp ? recvtype : sendtype));
 }
 
 /* Nonblocking collectives: their request is numbered like a send's. */
 #define ICOLL(call, pcall, count, type, op, root)                              \
+	ICOLL_DATA(call, pcall, count, type, op, root, NULL, 0, MPI_DATATYPE_NULL)
+/* with a digest of buf's n elements of type t, as COLL_DATA: the data when the call is made */
+#define ICOLL_DATA(call, pcall, count, type, op, root, buf, n, t)              \
 	dts_record r;                                                          \
 	int slot = coll(&r, DTS_##call, comm, count, type, op, root);          \
+	coll_payload(&r, buf, n, t);                                           \
 	emit(&r, 0);                                                           \
 	int rc = pcall;                                                        \
 	if (rc == MPI_SUCCESS && g.enabled)                                    \
@@ -821,24 +857,26 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
 	       MPI_Request *request)
 {
-	ICOLL(MPI_Ibcast, PMPI_Ibcast(buffer, count, datatype, root, comm, request), count,
-	      datatype, MPI_OP_NULL, root);
+	int me = payload_rank(comm);
+	ICOLL_DATA(MPI_Ibcast, PMPI_Ibcast(buffer, count, datatype, root, comm, request), count,
+		   datatype, MPI_OP_NULL, root, me == root ? buffer : NULL, count, datatype);
 }
 
 int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
 		MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-	ICOLL(MPI_Ireduce,
-	      PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request), count,
-	      datatype, op, root);
+	ICOLL_DATA(MPI_Ireduce,
+		   PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request), count,
+		   datatype, op, root, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count,
+		   datatype);
 }
 
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
 		   MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	ICOLL(MPI_Iallreduce,
-	      PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request), count,
-	      datatype, op, -1);
+	ICOLL_DATA(MPI_Iallreduce,
+		   PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request), count,
+		   datatype, op, -1, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, datatype);
 }
 
 /* ---- communicators: the new one's number is in obj on the exit --------------------------------- */

@@ -36,6 +36,64 @@ static ALWAYS_INLINE void coll_payload(dts_record *r, const void *buf, int n, MP
 	r->datatype = keep;
 }
 
+/* The blocks a scatter, an all-to-all or a reduce-scatter takes from buf, in the order of the
+ * ranks they go to, as one digest (dts_digest over the first g_payload bytes of them, one
+ * after the other): n blocks of counts[i] elements of type t at displacement displs[i] (in
+ * t's extent; with displs NULL, each after the last), or with counts NULL, n blocks of count
+ * elements each, one after another. No digest where payload() has none. */
+static void blocks_payload(dts_record *r, const void *buf, int n, const int *counts,
+			   const int *displs, int count, MPI_Datatype t)
+{
+	int size = 0;
+	MPI_Aint lb = 0, ext = 0;
+	if (__builtin_expect(!g_payload, 1) || !buf || buf == MPI_IN_PLACE || n <= 0)
+		return;
+	if (!counts) {
+		/* contiguous: the first g_payload bytes of n * count elements */
+		if (count <= 0 || PMPI_Type_size(t, &size) != MPI_SUCCESS || size <= 0)
+			return;
+		size_t el = (size_t)n * (size_t)count, cap = g_payload / (size_t)size + 1;
+		el = el < cap ? el : cap;
+		coll_payload(r, buf, el < INT_MAX ? (int)el : INT_MAX, t);
+		return;
+	}
+	int32_t code = type_code(t);
+	if (code <= 0 || t == MPI_LONG_DOUBLE || t == MPI_FLOAT_INT || t == MPI_DOUBLE_INT ||
+	    t == MPI_LONG_INT || t == MPI_SHORT_INT || buf == MPI_BOTTOM ||
+	    PMPI_Type_size(t, &size) != MPI_SUCCESS || size <= 0 ||
+	    PMPI_Type_get_extent(t, &lb, &ext) != MPI_SUCCESS || ext <= 0)
+		return;
+	unsigned char *tmp = malloc(g_payload);
+	size_t used = 0;
+	if (!tmp)
+		return;
+	ptrdiff_t next = 0; /* without displs, each block follows the last */
+	for (int i = 0; i < n && used < g_payload; i++) {
+		if (counts[i] <= 0)
+			continue;
+		size_t len = (size_t)counts[i] * (size_t)size, room = g_payload - used;
+		ptrdiff_t at = displs ? (ptrdiff_t)displs[i] * ext : next;
+		next = at + (ptrdiff_t)counts[i] * ext;
+		memcpy(tmp + used, (const unsigned char *)buf + at, len < room ? len : room);
+		used += len < room ? len : room;
+	}
+	if (used) {
+		uint64_t d = dts_digest(tmp, used);
+		r->digest_lo = (uint32_t)d;
+		r->digest_hi = (uint32_t)(d >> 32);
+	}
+	free(tmp);
+}
+
+/* The rank of the caller in comm when the payload is digested (whether it is a root); -1. */
+static int payload_rank(MPI_Comm comm)
+{
+	int me = -1;
+	if (g_payload && comm != MPI_COMM_NULL)
+		PMPI_Comm_rank(comm, &me);
+	return me;
+}
+
 __attribute__((constructor)) static void payload_init(void)
 {
 	const char *v = getenv("DIFFTRACE_SYNC_PAYLOAD");
