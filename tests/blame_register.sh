@@ -6,8 +6,8 @@
 # keeps each register word's register (difftrace-sample(5) version 4) and the import matches
 # it with the DWARF location of the frame's variables at its pc: v's register names x's block,
 # and the frame's other registers (y's, left there by main) are not counted. Without the
-# register numbers the loop's samples were split between x and y. With the blame index x
-# takes it by its name, as at -O0. main's
+# register numbers the loop's samples were split between x and y. With the blame index, the
+# loop in gcc's copy scale.constprop.0 follows scale's entry, and x takes it as at -O0. main's
 # z, in rax at the call's return (a caller-saved register of a caller's frame, which the
 # sampler does not have), is said lost, with why.
 . "${abs_top_srcdir:-..}/tests/lib.sh"
@@ -74,6 +74,8 @@ cp "$T/out" "$T/index.txt"
 sed -n '/^VARIABLE/{n;p;}' "$T/index.txt" | grep -q "^x (regvar.c:$xl in main) *heap " ||
 	fail "x is not on top with the index: $(cat "$T/index.txt")"
 grep -q "^y " "$T/index.txt" && fail "y has blame with the index: $(cat "$T/index.txt")"
+grep -q "no source in the blame index for scale" "$T/index.txt" &&
+	fail "gcc's copy of scale is not joined to its index entry: $(cat "$T/index.txt")"
 
 # z in rax at the call's return: said lost, once, with why; x and y, in callee-saved
 # registers, are not
