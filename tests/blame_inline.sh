@@ -4,7 +4,8 @@
 # its samples an inlined level for square (at the loop's line) above main's (at the call's
 # line), so the data flow walks square's return to main's y as a call, and the locations name
 # square. The other half is in work(), a real function, writing a structure of collect(),
-# inlined into main: the frame scan finds it among the inlined function's locals.
+# inlined into main: the frame scan finds it among the inlined function's locals, and the data
+# flow passes it on to main's z, which collect computes from it.
 . "${abs_top_srcdir:-..}/tests/lib.sh"
 need built mpi
 [ -f "$abs_top_builddir/libdifftrace-sample.so" ] ||
@@ -52,14 +53,23 @@ fi
 [ $rc = 0 ] || { cat "$T/bx.err" >&2; fail "blame-index inlined.c: exit $rc"; }
 
 # half the run's blame (square's phase) reaches main's y through square's return value, the
-# other half (work's) collect's structure a, a local of the inlined function on main's frame
-expect_status 0 "$DT" blame r --format csv
-tot=$(awk -F, '$2 == "Total" { print $7; exit }' "$T/out")
-for v in "y (main)" a; do
-	b=$(awk -F, -v n="$v" '$2 == n { print $7; exit }' "$T/out")
+# other half (work's, in gcc's copy work.constprop.0, found under work's index entry) main's z:
+# collect's structure a, written through work's pointer, is a temporary that collect's return
+# value, z, is computed from
+half() { # ROW: the row takes between 35% and 65% of the table in $T/out
+	tot=$(awk -F, '$2 == "Total" { print $7; exit }' "$T/out")
+	b=$(awk -F, -v n="$1" '$2 == n { print $7; exit }' "$T/out")
 	awk -v b="${b:-0}" -v t="${tot:-0}" 'BEGIN { exit !(t > 0 && b / t > 0.35 && b / t < 0.65) }' ||
-		fail "$v took ${b:-nothing} of ${tot:-nothing}: $(cat "$T/out")"
-done
+		fail "$1 took ${b:-nothing} of ${tot:-nothing}: $(cat "$T/out")"
+}
+expect_status 0 "$DT" blame r --format csv
+half "y (main)"
+half "z (main)"
+# without the index the frame scan finds the structure a among the locals of collect, the
+# inlined function, on main's frame
+expect_status 0 "$DT" blame r --no-index --format csv
+half a
+expect_status 0 "$DT" blame r --format csv
 grep -q '^main,r (square),' "$T/out" && fail "square's r kept blame: $(cat "$T/out")"
 # why: the call on main's line, square's return value, the sample in square at its own line
 expect_status 0 "$DT" blame r --why "y (main)"

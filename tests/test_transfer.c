@@ -495,6 +495,27 @@ static void test_words(void)
 	dt_err_format(&e, msg, sizeof msg);
 	CHECK(strstr(msg, "offset 4352") != NULL);
 	dt_err_clear(&e);
+	/* version 4's register numbers in a register's word: DWARF's 0 to 16, + 1, read; more is
+	 * a bad record; a stack word's top byte is no register */
+	for (int v = 3; v <= 4; v++)
+		for (int reg = 6; reg <= 18; reg += 12)
+			for (int stack = 0; stack <= 1; stack++) {
+				words_file(path, (uint32_t)v, 2, stack ? DTP_FR_STACK : 0);
+				f = fopen(path, "r+b");
+				uint64_t rw = (uint64_t)reg << DTP_REG_SHIFT | 0x7f0000001000ull;
+				fseek(f, (long)(DTP_HEADER_SIZE + DTP_RECORD_SIZE + offsetof(dtp_words, w)),
+				      SEEK_SET);
+				fwrite(&rw, sizeof rw, 1, f);
+				fclose(f);
+				int bad = v == 4 && reg > 17 && !stack;
+				CHECK_EQ_INT(sample_file_read(path, &recs, &n, &tid, &src, &per, ev, sizeof ev,
+							      &torn, &e),
+					     bad ? -1 : 0);
+				if (bad)
+					dt_err_clear(&e);
+				else
+					free(recs);
+			}
 	/* and a version this difftrace does not know */
 	words_file(path, DTP_VERSION + 1, 2, 0);
 	CHECK(sample_file_read(path, &recs, &n, &tid, &src, &per, ev, sizeof ev, &torn, &e) == -1);

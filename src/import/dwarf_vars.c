@@ -174,6 +174,34 @@ int dv_stack_locals(Dwfl_Module *m, uint64_t pc, dv_local **out, size_t *n, int 
 	return dv_stack_locals_lost(m, pc, out, n, base, NULL, NULL);
 }
 
+/* The scopes around pc (a DWARF address of m) up to the function whose frame it is, innermost
+ * first, into scopes[0..*fn] (*fn the subprogram); *bias the module's. 0, or DV_NO_DWARF. */
+static int frame_scopes(Dwfl_Module *m, uint64_t pc, Dwarf_Die *scopes, int *fn, Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu = m ? dwfl_module_addrdie(m, pc, bias) : NULL;
+	/* without .debug_aranges (clang's DWARF 5) some libdw find no unit: look through them */
+	if (m && !cu) {
+		Dwarf_Die *c = NULL;
+		while ((c = dwfl_module_nextcu(m, c, bias)) && dwarf_haspc(c, pc - *bias) <= 0)
+			;
+		cu = c;
+	}
+	/* the scopes around pc, innermost first, up to the function whose frame it is: in code
+	 * the compiler inlined, through the inlined calls' scopes (whose variables live in that
+	 * frame) to the real function, which libdw's dwarf_getscopes does not reach */
+	int ns = cu ? dv_pc_scopes(cu, pc - *bias, scopes, 0, DV_SCOPES, 1, 0) : 0;
+	for (int i = 0; i < ns / 2; i++) {
+		Dwarf_Die t = scopes[i];
+		scopes[i] = scopes[ns - 1 - i];
+		scopes[ns - 1 - i] = t;
+	}
+	*fn = -1;
+	for (int i = 0; i < ns && *fn < 0; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			*fn = i;
+	return *fn < 0 ? DV_NO_DWARF : 0;
+}
+
 int dv_stack_locals_lost(Dwfl_Module *m, uint64_t pc, dv_local **out, size_t *n, int *base,
 			 dv_local **lost, size_t *nlost)
 {
@@ -184,30 +212,10 @@ int dv_stack_locals_lost(Dwfl_Module *m, uint64_t pc, dv_local **out, size_t *n,
 		*nlost = 0;
 	}
 	*base = DV_BASE_CFA;
-	Dwarf_Addr bias;
-	Dwarf_Die *cu = m ? dwfl_module_addrdie(m, pc, &bias) : NULL;
-	/* without .debug_aranges (clang's DWARF 5) some libdw find no unit: look through them */
-	if (m && !cu) {
-		Dwarf_Die *c = NULL;
-		while ((c = dwfl_module_nextcu(m, c, &bias)) && dwarf_haspc(c, pc - bias) <= 0)
-			;
-		cu = c;
-	}
-	/* the scopes around pc, innermost first, up to the function whose frame it is: in code
-	 * the compiler inlined, through the inlined calls' scopes (whose variables live in that
-	 * frame) to the real function, which libdw's dwarf_getscopes does not reach */
+	Dwarf_Addr bias = 0;
 	Dwarf_Die scopes[DV_SCOPES];
-	int ns = cu ? dv_pc_scopes(cu, pc - bias, scopes, 0, DV_SCOPES, 1, 0) : 0;
-	for (int i = 0; i < ns / 2; i++) {
-		Dwarf_Die t = scopes[i];
-		scopes[i] = scopes[ns - 1 - i];
-		scopes[ns - 1 - i] = t;
-	}
-	int fn = -1;
-	for (int i = 0; i < ns && fn < 0; i++)
-		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
-			fn = i;
-	if (fn < 0)
+	int fn;
+	if (frame_scopes(m, pc, scopes, &fn, &bias))
 		return DV_NO_DWARF;
 	Dwarf_Attribute at;
 	Dwarf_Op *ops;
@@ -233,6 +241,73 @@ int dv_stack_locals_lost(Dwfl_Module *m, uint64_t pc, dv_local **out, size_t *n,
 			int tag = dwarf_tag(&ch);
 			if (tag == DW_TAG_variable || tag == DW_TAG_formal_parameter)
 				add_local(&ch, pc - bias, out, n, &cap, lost, nlost, &caplost);
+		} while (dwarf_siblingof(&ch, &ch) == 0);
+	}
+	return DV_OK;
+}
+
+/* The register variable DIE ch's value is in at pc (DWARF address), -1 none: a pointer whose
+ * location there is DW_OP_regN (or DW_OP_regx), or DW_OP_bregN with an offset as a value
+ * (DW_OP_stack_value: the register is a base the pointer is computed from). */
+static int reg_of(Dwarf_Die *ch, Dwarf_Addr pc)
+{
+	Dwarf_Attribute at;
+	Dwarf_Op *ops;
+	size_t nops;
+	Dwarf_Die ty, peeled;
+	if (!dwarf_attr_integrate(ch, DW_AT_type, &at) || !dwarf_formref_die(&at, &ty) ||
+	    dwarf_peel_type(&ty, &peeled) != 0 || dwarf_tag(&peeled) != DW_TAG_pointer_type)
+		return -1;
+	if (!dwarf_attr_integrate(ch, DW_AT_location, &at) ||
+	    dwarf_getlocation_addr(&at, pc, &ops, &nops, 1) != 1)
+		return -1;
+	if (nops == 1 && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg16)
+		return ops[0].atom - DW_OP_reg0;
+	if (nops == 1 && ops[0].atom == DW_OP_regx && ops[0].number <= 16)
+		return (int)ops[0].number;
+	if (nops == 2 && ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg16 &&
+	    ops[1].atom == DW_OP_stack_value)
+		return ops[0].atom - DW_OP_breg0;
+	return -1;
+}
+
+int dv_reg_vars(Dwfl_Module *m, uint64_t pc, uint64_t at, dv_local **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	Dwarf_Addr bias = 0;
+	Dwarf_Die scopes[DV_SCOPES];
+	int fn;
+	if (frame_scopes(m, pc, scopes, &fn, &bias))
+		return DV_NO_DWARF;
+	size_t cap = 0;
+	for (int i = 0; i <= fn; i++) {
+		Dwarf_Die ch;
+		if (dwarf_child(&scopes[i], &ch) != 0)
+			continue;
+		do {
+			int tag = dwarf_tag(&ch);
+			const char *name = dwarf_diename(&ch);
+			if ((tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) || !name)
+				continue;
+			int reg = reg_of(&ch, at - bias);
+			if (reg < 0)
+				continue;
+			Dwarf_Attribute ta;
+			Dwarf_Die ty;
+			dt_buf tb = { 0 };
+			if (dwarf_attr_integrate(&ch, DW_AT_type, &ta) && dwarf_formref_die(&ta, &ty))
+				type_name(&ty, &tb, 0);
+			buf_byte(&tb, 0);
+			const char *file = dwarf_decl_file(&ch);
+			int line = 0;
+			if (dwarf_decl_line(&ch, &line) != 0)
+				line = 0;
+			grow((void **)out, &cap, *n + 1, sizeof **out);
+			(*out)[(*n)++] = (dv_local){ reg, 8, dwarf_dieoffset(&ch), xstrdup(name),
+						     xstrdup((const char *)tb.p),
+						     xstrdup(file ? file : ""), line };
+			buf_free(&tb);
 		} while (dwarf_siblingof(&ch, &ch) == 0);
 	}
 	return DV_OK;

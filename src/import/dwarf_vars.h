@@ -63,4 +63,14 @@ int dv_stack_locals_lost(Dwfl_Module *m, uint64_t pc, dv_local **out, size_t *n,
 			 dv_local **lost, size_t *nlost);
 void dv_locals_free(dv_local *v, size_t n);
 
+/* The pointer variables of the function around code address pc of module m (its scopes and
+ * those of the functions inlined into it there) whose value at pc is in a register: its
+ * location there is DW_OP_regN, or DW_OP_bregN with DW_OP_stack_value (a pointer computed
+ * from the register: the block the register points into is the variable's). lo holds the
+ * register's DWARF number (x86-64: 0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp, 7 rsp,
+ * 8 to 15 r8 to r15), size 8. Their locations are taken at `at`: pc itself, or, in a caller's
+ * frame (pc a return address moved back into its call), the return address, where what the
+ * call does not keep is no longer in a register. DV_OK or DV_NO_DWARF. */
+int dv_reg_vars(Dwfl_Module *m, uint64_t pc, uint64_t at, dv_local **out, size_t *n);
+
 #endif

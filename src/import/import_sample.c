@@ -190,6 +190,10 @@ int sample_file_read(const char *path, struct dtp_record **recs, size_t *n, int6
 					bad = (f & (h.version < 3 ? 0x7f : DTP_FR_FRAME)) > DTP_FRAMES ||
 					      ((f & DTP_FR_STACKREF) &&
 					       (w->w[i] >> DTP_REF_SHIFT) > DTP_FRAMES);
+					/* a register's number (version 4): DWARF's 0 to 16, + 1 */
+					if (!bad && h.version >= 4 &&
+					    !(f & (DTP_FR_STACKREF | DTP_FR_STACK)))
+						bad = (w->w[i] >> DTP_REG_SHIFT) > 17;
 				}
 			}
 			if (bad) {
@@ -597,6 +601,7 @@ struct fword {
 	uint64_t w;    /* an address, or a stack reference less its frame number */
 	int32_t frame; /* the scan's level: 2 x frame, + 1 for the frame's stack words */
 	int32_t ref;   /* a stack reference: the frame whose stack it points into; -1 none */
+	int32_t reg;   /* a register's word (version 4): its DWARF number; -1 unknown */
 };
 
 static int by_ts(const void *a, const void *b)
@@ -722,6 +727,9 @@ struct stackc {
 		int base;    /* enum dv_base */
 		dv_local *lost; /* aggregates without a stack location there (enum dv_lost) */
 		size_t nlost;
+		dv_local *regv; /* pointers in registers there (lo: the register) */
+		size_t nregv;
+		uint32_t regs;  /* the registers of regv, a bit each */
 	} *fl;
 	size_t nfl, capfl;
 	strmap conts; /* (module, DIE offset) -> container */
@@ -733,6 +741,7 @@ static void stackc_free(struct stackc *sc)
 	for (size_t i = 0; i < sc->nfl; i++) {
 		dv_locals_free(sc->fl[i].v, sc->fl[i].n);
 		dv_locals_free(sc->fl[i].lost, sc->fl[i].nlost);
+		dv_locals_free(sc->fl[i].regv, sc->fl[i].nregv);
 	}
 	free(sc->fl);
 	strmap_free(&sc->pcs);
@@ -748,10 +757,14 @@ static uint32_t frame_locals(struct stackc *sc, const dtp_record *r, int frame)
 	uint32_t fi;
 	if (!strmap_get(&sc->pcs, (const char *)key, sizeof key, &fi)) {
 		uint64_t a = key[1] && key[0] ? key[0] - 1 : key[0]; /* into the call */
-		struct flocals f = { NULL, 0, dwfl_addrmodule(sc->st->dwfl, a), -1, 0, NULL, 0 };
+		struct flocals f = { NULL, 0, dwfl_addrmodule(sc->st->dwfl, a), -1, 0, NULL, 0,
+				     NULL, 0, 0 };
 		/* none without DWARF or with a frame base not handled */
 		dv_stack_locals_lost(f.m, a, &f.v, &f.n, &f.base, &f.lost, &f.nlost);
-		if (f.n || f.nlost)
+		dv_reg_vars(f.m, a, key[0], &f.regv, &f.nregv);
+		for (size_t i = 0; i < f.nregv; i++)
+			f.regs |= 1u << f.regv[i].lo;
+		if (f.n || f.nlost || f.nregv)
 			f.loc = symbolize(sc->d, sc->st, key[0], (int)key[1]);
 		grow((void **)&sc->fl, &sc->capfl, sc->nfl + 1, sizeof *sc->fl);
 		sc->fl[sc->nfl] = f;
@@ -761,14 +774,66 @@ static uint32_t frame_locals(struct stackc *sc, const dtp_record *r, int frame)
 	return fi;
 }
 
+/* The registers a call does not keep (x86-64's DWARF numbers: rax, rdx, rcx, rsi, rdi, r8 to
+ * r11): the sampler records only the others (rbx, rbp, r12 to r15) in a caller's frame, as
+ * libunwind recovers them. */
+#define CALLER_SAVED (0xfu << 8 | 1u << 5 | 1u << 4 | 1u << 2 | 1u << 1 | 1u << 0)
+
+/* Appends, once per variable, a lost note and entry of var in f's function; 1 when it did. */
+static int lost_var(struct stackc *sc, const struct flocals *f, const dv_local *v,
+		     const char *why, const char *tail)
+{
+	uint64_t ck[2] = { (uint64_t)(uintptr_t)f->m, v->id };
+	uint32_t one;
+	if (strmap_get(&sc->said, (const char *)ck, sizeof ck, &one))
+		return 0;
+	strmap_put(&sc->said, (const char *)ck, sizeof ck, 1);
+	dt_blame_data *d = sc->d;
+	size_t n = strlen(d->locs[f->loc].func) + strlen(v->name) + strlen(v->type) +
+		   strlen(why) + strlen(tail) + 64;
+	char *msg = xmalloc(n);
+	snprintf(msg, n, "in %s, %s (%s) has no stack location at the sampled code: %s; %s",
+		 d->locs[f->loc].func, v->name, v->type, why, tail);
+	grow((void **)&d->notes, &d->capnotes, d->nnotes + 1, sizeof *d->notes);
+	d->notes[d->nnotes++] = msg;
+	char *var = xmalloc(strlen(v->name) + strlen(v->type) + 4);
+	sprintf(var, "%s (%s)", v->name, v->type);
+	grow((void **)&d->lost, &d->caplost, d->nlost + 1, sizeof *d->lost);
+	d->lost[d->nlost++] = (dt_blost){ xstrdup(d->locs[f->loc].func), var, xstrdup(why) };
+	return 1;
+}
+
+/* Notes the pointers of a caller's frame f kept in a register a call does not keep there: the
+ * sampler has not that register's value in the caller, so the block such a pointer points to
+ * cannot be named by it. */
+static void note_caller_saved(struct stackc *sc, const struct flocals *f)
+{
+	static const char *const rn[] = { "rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
+					  "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15",
+					  "rip" };
+	for (size_t i = 0; i < f->nregv; i++) {
+		const dv_local *v = &f->regv[i];
+		if (!(CALLER_SAVED & 1u << v->lo))
+			continue;
+		char why[96];
+		snprintf(why, sizeof why, "in a caller-saved register in a caller's frame (%s)",
+			 rn[v->lo]);
+		(void)lost_var(sc, f, v, why,
+			 "the block it points to is not named by it there (the sampler has a "
+			 "caller's callee-saved registers only)");
+	}
+}
+
 /* Notes, once per variable, the arrays and structures of the program's functions at sample
  * r's frames that have no stack location there (an optimized build keeps them in registers
  * or drops their location): no stack reference can find them, and blame must not be silent
- * about it. */
-static void note_lost(struct stackc *sc, const dtp_record *r)
+ * about it. The pointers of a caller's frame in a caller-saved register are said too. Returns
+ * how many aggregates it noted. */
+static int note_lost(struct stackc *sc, const dtp_record *r)
 {
+	int agg = 0;
 	if (!sc->st->dwfl)
-		return;
+		return 0;
 	static const char *const why[] = {
 		"",
 		("the debug information gives it no location (an optimized build keeps it in "
@@ -779,32 +844,20 @@ static void note_lost(struct stackc *sc, const dtp_record *r)
 	for (int k = 0; k <= r->nframes; k++) {
 		uint32_t fi = frame_locals(sc, r, k); /* before sc->fl is read: it may move */
 		const struct flocals *f = &sc->fl[fi];
-		if (!f->nlost || f->loc < 0 || !sc->d->locs[f->loc].in_main)
+		if (f->loc < 0 || !sc->d->locs[f->loc].in_main)
+			continue;
+		if (k > 0 && (f->regs & CALLER_SAVED))
+			note_caller_saved(sc, f);
+		if (!f->nlost)
 			continue;
 		for (size_t i = 0; i < f->nlost; i++) {
 			const dv_local *v = &f->lost[i];
-			uint64_t ck[2] = { (uint64_t)(uintptr_t)f->m, v->id };
-			uint32_t one;
-			if (strmap_get(&sc->said, (const char *)ck, sizeof ck, &one))
-				continue;
-			strmap_put(&sc->said, (const char *)ck, sizeof ck, 1);
-			dt_blame_data *d = sc->d;
 			int64_t w = v->lo >= 1 && v->lo <= 3 ? v->lo : 1;
-			size_t n = strlen(d->locs[f->loc].func) + strlen(v->name) + strlen(v->type) +
-				   strlen(why[w]) + 128;
-			char *msg = xmalloc(n);
-			snprintf(msg, n, "in %s, %s (%s) has no stack location at the sampled code: %s; "
-					 "its samples go by the other pointers of the frames",
-				 d->locs[f->loc].func, v->name, v->type, why[w]);
-			grow((void **)&d->notes, &d->capnotes, d->nnotes + 1, sizeof *d->notes);
-			d->notes[d->nnotes++] = msg;
-			char *var = xmalloc(strlen(v->name) + strlen(v->type) + 4);
-			sprintf(var, "%s (%s)", v->name, v->type);
-			grow((void **)&d->lost, &d->caplost, d->nlost + 1, sizeof *d->lost);
-			d->lost[d->nlost++] = (dt_blost){ xstrdup(d->locs[f->loc].func), var,
-							  xstrdup(why[w]) };
+			agg += lost_var(sc, f, v, why[w],
+					"its samples go by the other pointers of the frames");
 		}
 	}
+	return agg;
 }
 
 /* The container of the local variable that a stack reference of sample r points into: ref
@@ -870,26 +923,61 @@ static int32_t buf_cont(struct stackc *sc, const dtp_record *r, int b)
 	return cfind(sc->cx, r->buf[b], r->ts);
 }
 
+/* Whether word w of sample r is a register that, at its frame's pc, holds a pointer variable of
+ * the frame's function (or of a function inlined there): DWARF's location of the variable is
+ * that register (dv_reg_vars). In a caller's frame the sampler records the callee-saved
+ * registers only, so only those can be. */
+static int reg_var(struct stackc *sc, const dtp_record *r, const struct fword *w)
+{
+	if (w->reg < 0 || w->ref >= 0 || (w->frame & 1) || !sc->st->dwfl)
+		return 0;
+	int frame = w->frame / 2;
+	if (frame > r->nframes || (frame > 0 && (CALLER_SAVED & 1u << w->reg)))
+		return 0;
+	uint32_t fi = frame_locals(sc, r, frame);
+	return (sc->fl[fi].regs >> w->reg) & 1;
+}
+
 /* The scan of sample r: the containers its frames' words point into (live heap blocks and
  * globals by address, local variables by stack reference), as sorted, distinct
- * (level, container) pairs; -1 when there are none. */
+ * (level, container) pairs; -1 when there are none. A frame's registers that hold its own
+ * pointer variables (a register's number, difftrace-sample(5) version 4, and the DWARF
+ * location of the variable at the frame's pc) come before its other registers: when one of
+ * them points into a container, the frame's other registers (temporaries, and values of its
+ * callers that it has not overwritten) are not counted. */
 static int32_t scan_of(dt_blame_data *d, strmap *scans, struct stackc *sc,
 		       const struct fword *w, size_t nw, const dtp_record *r, int32_t *buf)
 {
 	size_t k = 0;
+	uint8_t var[(DTP_FRAMES + 1 + 1) / 8 + 1] = { 0 }; /* frames whose variables hit */
 	for (size_t i = 0; i < nw; i++) {
 		int32_t c = w[i].ref >= 0 ? stack_cont(sc, r, w[i].ref, w[i].w, r->ts)
 					  : cfind(sc->cx, w[i].w, r->ts);
 		if (c < 0)
 			continue;
-		buf[2 * k] = w[i].frame;
-		buf[2 * k + 1] = c;
+		int rv = reg_var(sc, r, &w[i]);
+		if (rv)
+			var[w[i].frame / 16] |= (uint8_t)(1u << (w[i].frame / 2 % 8));
+		buf[3 * k] = w[i].frame;
+		buf[3 * k + 1] = c;
+		buf[3 * k + 2] = rv;
 		k++;
 	}
+	/* the frames with variables in registers keep those registers' containers only */
+	size_t m = 0;
+	for (size_t i = 0; i < k; i++) {
+		int32_t lv = buf[3 * i];
+		if (!(lv & 1) && !buf[3 * i + 2] && (var[lv / 16] >> (lv / 2 % 8) & 1))
+			continue;
+		buf[2 * m] = lv;
+		buf[2 * m + 1] = buf[3 * i + 1];
+		m++;
+	}
+	k = m;
 	if (!k)
 		return -1;
 	qsort(buf, k, 2 * sizeof *buf, by_pair);
-	size_t m = 1;
+	m = 1;
 	for (size_t i = 1; i < k; i++)
 		if (buf[2 * i] != buf[2 * (m - 1)] || buf[2 * i + 1] != buf[2 * (m - 1) + 1]) {
 			buf[2 * m] = buf[2 * i];
@@ -954,11 +1042,16 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 					uint8_t f = x->fr[q];
 					int ref = f & DTP_FR_STACKREF ? (int)(x->w[q] >> DTP_REF_SHIFT)
 								      : -1;
+					/* a register's number, from version 4 (0 before: unknown) */
+					int reg = ref < 0 && !(f & DTP_FR_STACK)
+							  ? (int)(x->w[q] >> DTP_REG_SHIFT) - 1
+							  : -1;
 					/* the scan's level: a frame's registers, then its stack */
 					words[nwords++] = (struct fword){
 						ref >= 0 ? x->w[q] & ((1ull << DTP_REF_SHIFT) - 1)
-							 : x->w[q],
-						2 * (f & DTP_FR_FRAME) + !!(f & DTP_FR_STACK), ref };
+						: !(f & DTP_FR_STACK) ? x->w[q] & DTP_REG_VALUE
+								      : x->w[q],
+						2 * (f & DTP_FR_FRAME) + !!(f & DTP_FR_STACK), ref, reg };
 				}
 				all[last].nw += x->nwords;
 				continue;
@@ -1047,7 +1140,7 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 		uint64_t end = c->addr + c->size < c->addr ? UINT64_MAX : c->addr + c->size;
 		cx.maxend[i] = i && cx.maxend[i - 1] > end ? cx.maxend[i - 1] : end;
 	}
-	int32_t *sbuf = xmalloc(2 * (DTP_WORDS_MAX * DTP_WORDS_RECORDS + 1) * sizeof *sbuf);
+	int32_t *sbuf = xmalloc(3 * (DTP_WORDS_MAX * DTP_WORDS_RECORDS + 1) * sizeof *sbuf);
 	struct stackc sc = { .d = d, .st = &st, .paths = paths, .cx = &cx, .rank = rank,
 			     .pid = pid };
 	strmap_init(&sc.pcs);
@@ -1083,9 +1176,7 @@ static int import_process(struct ictx *ic, const char *dir, int32_t rank, int64_
 			nw = DTP_WORDS_MAX * DTP_WORDS_RECORDS;
 		/* no frame words in the whole process: words is NULL, and NULL + 0 is undefined */
 		key.scan = scan_of(d, &ic->scans, &sc, nw ? words + all[i].w0 : NULL, nw, r, sbuf);
-		size_t before = d->nnotes;
-		note_lost(&sc, r);
-		if (d->nnotes > before)
+		if (note_lost(&sc, r))
 			flags |= DT_BF_LOST;
 		uint32_t gi;
 		if (!strmap_get(&groups, (const char *)&key, sizeof key, &gi)) {

@@ -362,21 +362,24 @@ struct fwords {
 	int nsp;
 	uint64_t sp[DTP_FRAMES + 2]; /* sp[k]: frame k's SP; sp[k + 1] is its CFA */
 	uint8_t fr[FW_MAX];
+	uint8_t reg[FW_MAX]; /* a register's DWARF number + 1, 0 a stack word */
 	uint64_t w[FW_MAX];
 };
 
-static void fw_put(struct fwords *fw, int frame, uint64_t v)
+static void fw_put(struct fwords *fw, int frame, int reg, uint64_t v)
 {
 	/* user-space addresses above the first pages: small integers and most doubles are not */
 	if (v < 0x10000 || v >= 0x800000000000ull || fw->n == FW_MAX || frame > 255 ||
 	    (frame & DTP_FR_FRAME) > DTP_FRAMES)
 		return;
 	fw->fr[fw->n] = (uint8_t)frame;
+	fw->reg[fw->n] = (uint8_t)(reg + 1);
 	fw->w[fw->n++] = v;
 }
 
 /* The registers of frame `frame`: all general registers in the interrupted frame, the
- * callee-saved ones (which libunwind recovers) in its callers. */
+ * callee-saved ones (which libunwind recovers) in its callers; libunwind's x86-64 register
+ * numbers are DWARF's. */
 static void regs_of(struct fwords *fw, unw_cursor_t *c, int frame)
 {
 	static const int all[] = { UNW_X86_64_RAX, UNW_X86_64_RDX, UNW_X86_64_RCX,
@@ -391,7 +394,7 @@ static void regs_of(struct fwords *fw, unw_cursor_t *c, int frame)
 	for (int i = 0; i < k; i++) {
 		unw_word_t v;
 		if (unw_get_reg(c, r[i], &v) == 0)
-			fw_put(fw, frame, v);
+			fw_put(fw, frame, r[i], v);
 	}
 }
 
@@ -404,7 +407,7 @@ static void stack_of(struct fwords *fw, int frame, uint64_t sp, uint64_t nsp, ui
 	const uint64_t *p = (const uint64_t *)(uintptr_t)sp;
 	for (uint64_t i = 0; i < DTP_STACK_WORDS && sp + 8 * (i + 1) <= nsp; i++)
 		if (p[i] != ret)
-			fw_put(fw, frame | DTP_FR_STACK, p[i]);
+			fw_put(fw, frame | DTP_FR_STACK, -1, p[i]);
 }
 
 /* The frame whose stack v points into, as a stack reference (DTP_FR_STACKREF): the frame, its
@@ -457,7 +460,8 @@ static void write_words(struct tstate *t, struct fwords *fw)
 					seen = x->w[j] == v && (x->fr[j] & DTP_FR_STACKREF);
 				if (seen)
 					continue;
-			}
+			} else if (!(f & DTP_FR_STACK))
+				v |= (uint64_t)fw->reg[i] << DTP_REG_SHIFT; /* version 4 */
 			x->fr[k] = f;
 			x->w[k++] = v;
 		}

@@ -13,8 +13,9 @@
 #include <stdint.h>
 
 #define DTP_MAGIC "DTSAMPL\n" /* 8 bytes, written last when the header is made */
-#define DTP_VERSION 3u     /* 3: stack references in DTP_WORDS; 2: DTP_WORDS records after a
-			    * sample; 1 and 2 are still read */
+#define DTP_VERSION 4u     /* 4: a register word's register number in DTP_WORDS; 3: stack
+			    * references in DTP_WORDS; 2: DTP_WORDS records after a sample; 1 to 3
+			    * are still read */
 #define DTP_HEADER_SIZE 4096u
 #define DTP_RECORD_SIZE 256u
 #define DTP_CHUNK_RECORDS 4096u /* records per chunk: 1 MiB */
@@ -90,7 +91,11 @@ typedef struct dtp_record {
  * the CFA (its caller's SP, the frame base of DWARF's DW_OP_call_frame_cfa) it points; the
  * importer finds the local variable there from the function's DWARF. Values into the stack
  * of a frame whose CFA the walk did not find (the outermost), or 4 GiB or more below it, are
- * dropped, as version 2 dropped them all. */
+ * dropped, as version 2 dropped them all.
+ * From version 4 a register's word (DTP_FR_STACK and DTP_FR_STACKREF clear) holds in its top
+ * byte, w[i] >> DTP_REG_SHIFT, the register's DWARF number (x86-64: 0 rax, 1 rdx, 2 rcx,
+ * 3 rbx, 4 rsi, 5 rdi, 6 rbp, 8 to 15 r8 to r15) plus one, 0 unknown; the address is
+ * w[i] & DTP_REG_VALUE (a user address is below 2^47, so the byte was 0 before). */
 #define DTP_BUF0_STACKREF 1u /* DTP_SAMPLE's size, version 3: buf[0] is a stack reference */
 #define DTP_BUF1_STACKREF 2u /* and buf[1] */
 #define DTP_FR_FRAME 0x3f
@@ -100,6 +105,8 @@ typedef struct dtp_record {
 #define DTP_REF_FSIZE_SHIFT 32
 #define DTP_REF_FSIZE 0xffffffull
 #define DTP_REF_OFFSET 0xffffffffull
+#define DTP_REG_SHIFT 56 /* version 4 */
+#define DTP_REG_VALUE ((1ull << DTP_REG_SHIFT) - 1)
 typedef struct dtp_words {
 	uint32_t commit;
 	uint8_t kind;    /* DTP_WORDS */

@@ -408,9 +408,17 @@ int store_bindex_src(store *s, int64_t run_id, const dt_blame_data *d, bx_func *
 		size_t nf;
 		/* the index names a C++ function as its source does (grid::Field::smooth), the
 		 * sample by its demangled symbol (grid::Field<double>::smooth(int)) */
-		char pb[512];
-		if ((rc = store_bindex_find(s, run_id, dt_name_plain(l->func, pb, sizeof pb), &fns,
-					    &nf, e)))
+		char pb[512], nb[512];
+		const char *plain = dt_name_plain(l->func, pb, sizeof pb);
+		/* a copy gcc made of a function (name.constprop.0, .isra.0, .part.0, .cold) is
+		 * found under the function's name */
+		size_t dot = strcspn(plain, ".");
+		if (plain[dot] && dot > 0 && dot < sizeof nb) {
+			memcpy(nb, plain, dot);
+			nb[dot] = 0;
+			plain = nb;
+		}
+		if ((rc = store_bindex_find(s, run_id, plain, &fns, &nf, e)))
 			break;
 		size_t pick = 0;
 		const char *lb = strrchr(l->file, '/');
