@@ -35,7 +35,11 @@ expect_status 0 "$DT" blame omp
 first=$(sed -n '/^VARIABLE/{n;p;}' "$T/out")
 echo "$first" | grep -q '^y (main) ' || fail "y is not on top: $(cat "$T/out")"
 pct=$(echo "$first" | awk '{ print $NF, $(NF-1), $(NF-2) }' | sed 's/.*(\([0-9.]*\)).*/\1/')
-awk -v p="${pct:-0}" 'BEGIN { exit !(p >= 50) }' || fail "y has $pct% of the blame: $(cat "$T/out")"
+# at least half of what the table blames on variables: Other (the runtime's and the loader's
+# time, which grows with the machine's load: 8% idle, 22% seen under a load of 17) left out
+other=$(sed -n 's/^Other .*(\([0-9.]*\)).*(\([0-9.]*\)).*/\1/p' "$T/out")
+awk -v p="${pct:-0}" -v o="${other:-0}" 'BEGIN { exit !(p >= 0.5 * (100 - o)) }' ||
+	fail "y has $pct% of the blame, Other $other%: $(cat "$T/out")"
 # no row for a block made where main enters the parallel region (the runtime's team)
 pragma=$(grep -n '^#pragma omp parallel for' "$S" | cut -d: -f1)
 grep -q "^ompblame.c:$pragma (main) " "$T/out" && fail "the OpenMP runtime's block is a row: $(cat "$T/out")"
