@@ -3,10 +3,11 @@
 # bench/costwork.c (built -pg -g -O2 -fopenmp) in three kinds, each the worst case of one part
 # of the recording: many small MPI calls (mpi), deep call trees (calls), OpenMP regions with
 # a critical section, a lock and a barrier each (omp); 2 ranks under mpirun. Each kind runs
-# six ways in turn, RUNS times (A B C ... A B C ..., so that a change of the machine's load
+# seven ways in turn, RUNS times (A B C ... A B C ..., so that a change of the machine's load
 # falls on all of them): the program alone, `uftrace record`, `difftrace-record` (uftrace and
-# the sync record), `--sync-only`, `--sample` (the default recording with samples at the
-# default rate) and `perf record -g` (of each rank, when perf can record here). Figures: the
+# the sync record), `--no-bind-now` (the same under uftrace's --no-pltbind, the default before
+# symbols were bound at load), `--sync-only`, `--sample` (the default recording with samples
+# at the default rate) and `perf record -g` (of each rank, when perf can record here). Figures: the
 # median of the whole command's elapsed time (mpirun included) and of the CPU time of the
 # ranks with their recorders (user + system, each rank's command under /usr/bin/time, which
 # counts the processes it waits for: uftrace and the program, perf and the program), each
@@ -45,7 +46,7 @@ if command -v perf >/dev/null && perf record -q -g -o "$T/probe.data" true >/dev
 	perf_ok=1
 fi
 now() { date +%s.%N; }
-ways="alone uftrace default sync-only sample"
+ways="alone uftrace default lazy sync-only sample"
 [ $perf_ok = 1 ] && ways="$ways perf"
 # one KIND N WAY: one run, appended to $T/all as KIND|WAY|wall|cpu|load
 one() {
@@ -55,6 +56,7 @@ one() {
 	alone) set -- "$T/rank.sh" "$T/work" ;;
 	uftrace) set -- "$T/rank.sh" uftrace "$T/work" ;;
 	default) set -- "$T/rank.sh" "$rec" -o "$T/rec" -- "$T/work" ;;
+	lazy) set -- "$T/rank.sh" "$rec" --no-bind-now -o "$T/rec" -- "$T/work" ;;
 	sync-only) set -- "$T/rank.sh" "$rec" --sync-only -o "$T/rec" -- "$T/work" ;;
 	sample) set -- "$T/rank.sh" "$rec" --sample -o "$T/rec" -- "$T/work" ;;
 	perf) set -- "$T/rank.sh" perf "$T/work" ;;
@@ -96,7 +98,8 @@ awk -F'|' -v runs="$runs" '
 	  if (!($2 in wseen)) { wseen[$2] = 1; ways[++nw] = $2 } }
 	END {
 		name["alone"] = "the program alone"; name["uftrace"] = "uftrace record"
-		name["default"] = "difftrace-record"; name["sync-only"] = "difftrace-record --sync-only"
+		name["default"] = "difftrace-record"; name["lazy"] = "difftrace-record --no-bind-now"
+		name["sync-only"] = "difftrace-record --sync-only"
 		name["sample"] = "difftrace-record --sample"; name["perf"] = "perf record -g"
 		what["mpi"] = "many small MPI calls (mpi 60000: 2 ranks x 60,000 MPI_Sendrecv, 937 MPI_Allreduce)"
 		what["calls"] = "deep call trees (calls 2000: 2 ranks x 16.4 M calls, 12 deep)"

@@ -7,7 +7,7 @@
 # Other). A program of known depth (main -> outer -> middle -> inner), built with -pg at -O0
 # and -O2: every tick at inner has middle and outer above it, as in a --sync-only recording of
 # the same program, and the heap block it works on is on top. uftrace's own CPU time (its
-# hooks, the loader's binding under --no-pltbind) is left out of the table and said, and
+# hooks, the loader's symbol binding) is left out of the table and said, and
 # libmcount's allocations are not the program's containers. Then the quadrature example
 # (examples/blame/quad_mpi.c) no longer puts most samples in Other.
 . "${abs_top_srcdir:-..}/tests/lib.sh"

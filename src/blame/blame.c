@@ -66,7 +66,7 @@ int blame_lack(const blame_result *r, const dt_blame_data *d, int k, char *buf, 
 	if (tracer > 0) {
 		snprintf(tr, sizeof tr,
 			 "%.0f %s more (%.1f%% of the run's) were uftrace's own recording (libmcount, "
-			 "and the loader's binding of every call under its --no-pltbind): left out; "
+			 "and the loader's symbol binding): left out; "
 			 "record with --sync-only for the program's time alone",
 			 tracer, r->unit ? r->unit : "ticks", 100.0 * tracer / (tracer + total));
 		say[m++] = tr;
@@ -143,7 +143,7 @@ static int by_pid(const void *a, const void *b)
 /* Marks the sample groups spent in the tracer's own code: a stack through uftrace's libmcount
  * (its entry and exit hooks, its writes; the sampler keeps the frames up to libmcount's), and,
  * in a process where such samples are, the dynamic loader's symbol binding (a PC in ld.so:
- * uftrace records with --no-pltbind, under which every call through the PLT is bound again). */
+ * at load under difftrace-record, of every call through the PLT under its --no-bind-now). */
 static void tracer_samples(const dt_blame_data *d, uint8_t *tracer)
 {
 	uint8_t *mc = xcalloc(d->nlocs ? d->nlocs : 1, 1), *ld = xcalloc(d->nlocs ? d->nlocs : 1, 1);

@@ -90,7 +90,7 @@ typedef struct blame_table {
 	int automatic;     /* added by the automatic criterion (blame_src.auto_pct) */
 	double joined;     /* the part of total blamed through the static data flow */
 	double tracer;     /* left out of total: the samples in the tracer's own code (uftrace's
-			    * libmcount, and the loader's binding that its --no-pltbind forces) */
+			    * libmcount, and the loader's symbol binding) */
 	/* with blame_compute_why: the variable's largest paths (nwhy of why_all) and its blame */
 	blame_path *why;
 	size_t nwhy, why_all;

@@ -31,6 +31,10 @@ Options:
                          it can be imported; exit status 124
       --no-mpi-args      do not record the arguments of MPI calls (recorded by default:
                          count, datatype, op, root, peer, tag, communicator)
+      --no-bind-now      bind the program's library calls lazily under uftrace's
+                         --no-pltbind instead of at load (LD_BIND_NOW=1): the same
+                         calls recorded, each through the loader's resolver (16x
+                         the CPU on a program of many small MPI calls)
       --no-sync          leave out the sync record (libdifftrace-sync.so)
       --payload[=N]      keep in the sync record a digest of the bytes each send,
                          one-sided transfer and collective contribution passes (the
@@ -56,9 +60,13 @@ Options:
   -h, --help             show this help
   -V, --version          show the version
 
-uftrace options always given: --force --no-pltbind --no-event
-(library calls through the PLT are recorded; build PROGRAM with -pg to record
-its own functions too). The uftrace program is \$UFTRACE, else uftrace in PATH.
+uftrace options always given: --force --no-event, with LD_BIND_NOW=1 in its
+environment and the program's (library calls through the PLT are recorded, those
+of threads making their first call to a function at the same moment too; build
+PROGRAM with -pg to record its own functions too). Where a function the program
+or its libraries refer to is defined nowhere (ldd -r), which stops a program at
+load under LD_BIND_NOW, --no-pltbind instead, and a note says so. The uftrace
+program is \$UFTRACE, else uftrace in PATH.
 EOF
 }
 
@@ -75,6 +83,7 @@ timeout=
 dry=0
 verbose=0
 mpiargs=1
+bindnow=1
 sync=1
 sample=
 payload=
@@ -128,6 +137,10 @@ while [ $# -gt 0 ]; do
 		;;
 	--no-mpi-args)
 		mpiargs=0
+		shift
+		;;
+	--no-bind-now)
+		bindnow=0
 		shift
 		;;
 	--payload)
@@ -309,8 +322,13 @@ if [ "$dry" = 0 ]; then
 fi
 
 # --force: also record programs built without -pg (their library calls through the PLT);
-# --no-pltbind: OpenMP threads making their first call to a library function at the same
-#   time would otherwise race with lazy binding and lose calls;
+# LD_BIND_NOW=1: OpenMP threads making their first call to a library function at the same
+#   time would otherwise race with lazy binding and lose calls (the loader writes the
+#   function's address into the GOT at the first call, and uftrace hooks it again only when
+#   that call returns: a thread calling in between goes around the hook). Bound at load,
+#   every entry is hooked from the start and the loader never writes it again. uftrace's own
+#   answer, --no-pltbind (LD_BIND_NOT), sends every call through the loader's resolver: 16x
+#   the CPU on a program of many small MPI calls (BENCHMARKS.md); now --no-bind-now;
 # --no-event: the default scheduler events are large and difftrace does not read them.
 # $extra is split on spaces on purpose: it holds several options.
 # shellcheck disable=SC2086
@@ -358,7 +376,11 @@ if [ "$sync" = 2 ]; then
 		mkdir -p "$dir" || die "cannot create $dir"
 	fi
 else
-	set -- "$uftrace" record -d "$dir" --force --no-pltbind --no-event $sig $args $extra -- "$@"
+	if [ "$bindnow" = 1 ]; then
+		set -- LD_BIND_NOW=1 "$uftrace" record -d "$dir" --force --no-event $sig $args $extra -- "$@"
+	else
+		set -- "$uftrace" record -d "$dir" --force --no-pltbind --no-event $sig $args $extra -- "$@"
+	fi
 fi
 # The injector and the sync recorder are preloaded into uftrace too (uftrace keeps LD_PRELOAD
 # for the program). The injector's constructor refuses a bad specification there, before
@@ -408,8 +430,36 @@ if [ -n "$pre" ]; then
 	[ "$sync" != 0 ] && [ -n "$payload" ] && set -- "DIFFTRACE_SYNC_PAYLOAD=$payload" "$@"
 	[ -n "$inject" ] && set -- "DIFFTRACE_INJECT=$inject" "$@"
 	set -- env "LD_PRELOAD=$pre${LD_PRELOAD:+:$LD_PRELOAD}" "$@"
+elif [ "$sync" != 2 ] && [ "$bindnow" = 1 ]; then
+	# one env for every variable: a second one would itself start with the recorders loaded
+	set -- env "$@"
 fi
 [ -n "$payload" ] && [ "$sync" = 0 ] && die "--payload is kept in the sync record, which --no-sync leaves out"
+# LD_BIND_NOW stops a program at load when a function that it or a library it loads (the
+# recorders preloaded above included) refers to is defined nowhere: bound lazily, such a
+# function fails only when called, if ever. `ldd -r` binds every symbol as the loader would
+# then, without running the program; where one is missing, uftrace's --no-pltbind replaces
+# LD_BIND_NOW=1 (as safe for the threads' first calls, and slower), and a note says which.
+if [ "$sync" != 2 ] && [ "$bindnow" = 1 ] && [ -n "${exe:-}" ] && [ -f "$exe" ] &&
+	command -v ldd >/dev/null 2>&1; then
+	miss=$(LD_PRELOAD="$pre${LD_PRELOAD:+:$LD_PRELOAD}" ldd -r "$exe" 2>&1 | LC_ALL=C tr '\t' ' ' | LC_ALL=C tr -c '[:print:]\n' '?' |
+		sed -n 's/^undefined symbol: \([^[:space:](]*\).*/\1/p' | head -3 | tr '\n' ' ')
+	if [ -n "$miss" ]; then
+		echo "$prog: $(printf %s "$exe" | LC_ALL=C tr -c '[:print:]' '?') or its libraries refer to functions defined nowhere (${miss% }): recording with uftrace's --no-pltbind, as they could not be bound at load (LD_BIND_NOW)" >&2
+		swapped=0
+		for a; do
+			shift
+			if [ "$swapped" = 0 ] && [ "$a" = LD_BIND_NOW=1 ]; then
+				swapped=1
+			elif [ "$swapped" = 1 ] && [ "$a" = --force ]; then
+				set -- "$@" --force --no-pltbind
+				swapped=2
+			else
+				set -- "$@" "$a"
+			fi
+		done
+	fi
+fi
 if [ -n "$timeout" ]; then
 	case $timeout in
 	'' | *[!0-9]* | 0) die "--timeout takes a whole number of seconds, not '$timeout'" ;;

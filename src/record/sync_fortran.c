@@ -682,6 +682,23 @@ typedef MPI_Fint fint8;
 			missing(name);                                     \
 	}
 
+/* PMPI_Status_f082c, looked up when first needed: an MPICH whose headers declare it may be
+ * built without it (Debian's libmpich.so.12 here), and a reference the loader must resolve
+ * would stop the recorder from loading at all under LD_BIND_NOW, which difftrace-record sets
+ * under uftrace. MPI_ERR_OTHER where the library lacks it: the status is then not read. */
+static int status_f082c(const MPI_F08_status *f, MPI_Status *c)
+{
+	typedef int (*f082c_fn)(const MPI_F08_status *, MPI_Status *);
+	static _Atomic(f082c_fn) fn; /* threads may race to set it */
+	static atomic_int looked;
+	if (!fn && !atomic_load(&looked)) {
+		fn = (f082c_fn)dlsym(RTLD_DEFAULT, "PMPI_Status_f082c");
+		atomic_store(&looked, 1);
+	}
+	f082c_fn call = fn;
+	return call ? call(f, c) : MPI_ERR_OTHER;
+}
+
 static int f08_ok(const fint8 *ierr)
 {
 	return !ierr || *ierr == MPI_SUCCESS;
@@ -750,7 +767,7 @@ void mpi_wait_f08_(fint8 *req, MPI_F08_status *status, fint8 *ierr)
 	MPI_Status cs;
 	if (f08_ok(ierr)) {
 		int have = status && status != MPI_F08_STATUS_IGNORE &&
-			   PMPI_Status_f082c(status, &cs) == MPI_SUCCESS;
+			   status_f082c(status, &cs) == MPI_SUCCESS;
 		done_fields(&r, &q, have ? &cs : NULL);
 	}
 	emit(&r, 1);
@@ -786,7 +803,7 @@ void mpi_waitall_f08_(fint8 *count, fint8 *reqs, MPI_F08_status *statuses, fint8
 				if (!a.q[i].id)
 					continue;
 				/* without the statuses, a receive's source and tag stay unknown */
-				if (!have || PMPI_Status_f082c(&statuses[i], &a.st[i]) != MPI_SUCCESS)
+				if (!have || status_f082c(&statuses[i], &a.st[i]) != MPI_SUCCESS)
 					a.q[i].is_recv = 0;
 				done(DTS_MPI_Waitall, &a, i, 0);
 			}
