@@ -234,8 +234,12 @@ out=$work/report.md
 	echo "| program | kind | faulty | faulty run | thread rank | top trace | fair top-1 | random | always 0.0 | hang cause names | cause fair top-1 |"
 	echo "|---|---|---|---|---:|---|---:|---:|---:|---|---:|"
 	while IFS='	' read -r p faulty hang rf tr tt fair rnd r0 cause cfair; do
-		ended=ended
-		[ "$rf" = 0 ] || ended="stopped ($rf)"
+		# the recorder's status: 124 when --timeout stopped the run, the job's otherwise
+		case $rf in
+		0) ended=ended ;;
+		124) ended=stopped ;;
+		*) ended="aborted ($rf)" ;;
+		esac
 		echo "| $p | $(field "$p" 4) | $faulty | $hang, $ended | $tr | $tt | $fair | $rnd | $r0 | $cause | $cfair |"
 	done <"$work/results.tsv"
 	echo
