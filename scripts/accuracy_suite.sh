@@ -93,7 +93,10 @@ field() { echo "$manifest" | grep "^$1|" | cut -d'|' -f"$2"; }
 
 # build NAME: the program's binary in $work/bin
 build() {
-	src=$(ls "$suite/$1".c "$suite/$1".cpp "$suite/$1".f90 2>/dev/null | head -n 1)
+	src=
+	for e in c cpp f90; do
+		[ -f "$suite/$1.$e" ] && { src=$suite/$1.$e; break; }
+	done
 	[ -n "$src" ] || { note "$1: no source"; return 1; }
 	case $src in
 	*.cpp) cc=$MPICXX ;;
