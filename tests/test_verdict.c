@@ -361,6 +361,44 @@ static void test_data(void)
 	/* the faulty thread ended early: nothing differs in what both have */
 	b[2].disp = 0;
 	CHECK_EQ_INT(vd_data_compare(a, 8, b, 3, &at, &other, &nth), 0);
+	/* a send's buffer written while the send was in flight (--payload): an MPI_Isend (7)
+	 * to 2 tag 5, its request 9 made at its exit, completed by an MPI_Wait (8) whose exit
+	 * has the digest of the buffer then; then an MPI_Waitall (6) of request 10, its
+	 * completion a record of its own */
+	dt_sync_event f[11];
+	memset(f, 0, sizeof f);
+	const struct { uint8_t ph; uint32_t fn; uint64_t req, dig; } w[11] = {
+		{ DT_SYNC_ENTER, 7, 0, 50 }, { DT_SYNC_EXIT, 7, 9, 50 }, { DT_SYNC_ENTER, 8, 9, 0 },
+		{ DT_SYNC_EXIT, 8, 9, 50 },   { DT_SYNC_ENTER, 7, 0, 60 }, { DT_SYNC_EXIT, 7, 10, 60 },
+		{ DT_SYNC_ENTER, 6, 0, 0 },   { DT_SYNC_EXIT, 6, 0, 0 },   { DT_SYNC_DONE, 6, 10, 60 },
+		{ DT_SYNC_ENTER, 5, 0, 0 },   { DT_SYNC_EXIT, 5, 0, 0 },
+	};
+	for (int k = 0; k < 11; k++) {
+		f[k].phase = w[k].ph;
+		f[k].func = w[k].fn;
+		f[k].req = w[k].req;
+		f[k].digest = w[k].dig;
+		f[k].dest = w[k].fn == 7 ? 2 : -1;
+		f[k].stag = w[k].fn == 7 ? 5 : -1;
+	}
+	dt_sync_event g[11];
+	memcpy(g, f, sizeof f);
+	CHECK_EQ_INT(vd_data_compare(f, 11, g, 11, &at, &other, &nth), 0);
+	g[8].digest = 61; /* the 2nd send's buffer changed before its Waitall */
+	CHECK_EQ_INT(vd_data_compare(f, 11, g, 11, &at, &other, &nth), 3);
+	CHECK_EQ_INT(at, 4);
+	CHECK_EQ_INT((int)nth, 2);
+	g[3].digest = 51; /* and the 1st's before its Wait: that one first */
+	CHECK_EQ_INT(vd_data_compare(f, 11, g, 11, &at, &other, &nth), 3);
+	CHECK_EQ_INT(at, 0);
+	CHECK_EQ_INT((int)nth, 1);
+	/* the normal run wrote the 1st in flight too: not a difference; the 2nd still is */
+	f[3].digest = 52;
+	CHECK_EQ_INT(vd_data_compare(f, 11, g, 11, &at, &other, &nth), 3);
+	CHECK_EQ_INT(at, 4);
+	/* without the completion's digest (no --payload at the wait): none */
+	g[8].digest = 0;
+	CHECK_EQ_INT(vd_data_compare(f, 11, g, 11, &at, &other, &nth), 0);
 	/* the order: data before the time of own functions, the earliest in causal order first */
 	vd_item it[3];
 	memset(it, 0, sizeof it);

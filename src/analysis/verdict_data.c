@@ -20,20 +20,70 @@ static int same_kind(const dt_sync_event *x, const dt_sync_event *y)
 	       x->comm == y->comm;
 }
 
+struct reqev {
+	uint64_t req;
+	size_t k;
+};
+
+static int cmp_reqev(const void *p, const void *q)
+{
+	const struct reqev *a = p, *b = q;
+	if (a->req != b->req)
+		return a->req < b->req ? -1 : 1;
+	return a->k < b->k ? -1 : a->k > b->k;
+}
+
+/* The entries of ev (one thread's events) of nonblocking sends whose buffer changed while the
+ * send was in flight: with --payload, the completion of a send's request (the exit of its
+ * MPI_Wait, or the record of the request in a Waitall ...) carries the digest of the send's
+ * buffer then; it differs from the digest at the call. The request's first record after the
+ * call is the call's own exit (the request made), its last the completion. NULL when none. */
+static uint8_t *inflight(const dt_sync_event *ev, size_t n)
+{
+	size_t m = 0;
+	for (size_t k = 0; k < n; k++)
+		m += ev[k].phase != DT_SYNC_ENTER && ev[k].req && ev[k].digest;
+	if (m < 2)
+		return NULL;
+	struct reqev *r = xmalloc(m * sizeof *r);
+	m = 0;
+	for (size_t k = 0; k < n; k++)
+		if (ev[k].phase != DT_SYNC_ENTER && ev[k].req && ev[k].digest)
+			r[m++] = (struct reqev){ ev[k].req, k };
+	qsort(r, m, sizeof *r, cmp_reqev);
+	uint8_t *mark = NULL;
+	for (size_t g = 0, h; g < m; g = h) {
+		for (h = g + 1; h < m && r[h].req == r[g].req;)
+			h++;
+		size_t made = r[g].k, done = r[h - 1].k;
+		if (h - g < 2 || !made || ev[made - 1].phase != DT_SYNC_ENTER ||
+		    ev[made - 1].func != ev[made].func || ev[done].digest == ev[made].digest)
+			continue;
+		if (!mark)
+			mark = xcalloc(n, 1);
+		mark[made - 1] = 1;
+	}
+	free(r);
+	return mark;
+}
+
 int vd_data_compare(const dt_sync_event *a, size_t na, const dt_sync_event *b, size_t nb,
 		    size_t *at, size_t *other, uint64_t *nth)
 {
 	size_t i = 0, j = 0;
+	uint8_t *fa = inflight(a, na), *fb = inflight(b, nb);
+	int kind = 0;
 	for (;;) {
 		while (i < na && a[i].phase != DT_SYNC_ENTER)
 			i++;
 		while (j < nb && b[j].phase != DT_SYNC_ENTER)
 			j++;
 		if (i == na || j == nb)
-			return 0;
-		int kind = !hr_same_call(&a[i], &b[j]) ? 2
-			   : a[i].digest && b[j].digest && a[i].digest != b[j].digest ? 1
-										: 0;
+			break;
+		kind = !hr_same_call(&a[i], &b[j]) ? 2
+		       : a[i].digest && b[j].digest && a[i].digest != b[j].digest ? 1
+		       : fb && fb[j] && !(fa && fa[i])				   ? 3
+											   : 0;
 		if (kind) {
 			uint64_t c = 0;
 			for (size_t k = 0; k <= j; k++)
@@ -41,11 +91,14 @@ int vd_data_compare(const dt_sync_event *a, size_t na, const dt_sync_event *b, s
 			*at = j;
 			*other = i;
 			*nth = c;
-			return kind;
+			break;
 		}
 		i++;
 		j++;
 	}
+	free(fa);
+	free(fb);
+	return kind;
 }
 
 /* [lo, hi) of the events of (proc, thread) in ev (sorted by proc, thread, seq); lo == hi when
@@ -211,6 +264,13 @@ void vd_data_reason(store *s, const vd_item *it, char *buf, size_t cap)
 	if (it->data == 1) {
 		snprintf(buf, cap, "sent data differs: %s%s, the %s, %s in causal order", name, peer,
 			 nth, ord);
+		return;
+	}
+	if (it->data == 3) {
+		snprintf(buf, cap,
+			 "send buffer written in flight: %s%s, the %s, changed before the send "
+			 "completed, %s in causal order",
+			 name, peer, nth, ord);
 		return;
 	}
 	hr_event_text(s, x, &it->d_en, args, sizeof args);

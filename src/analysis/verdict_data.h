@@ -24,7 +24,9 @@
 
 /* The first entry of b (faulty) that differs from a's (normal), over entries (phase
  * DT_SYNC_ENTER) in order: 0 none (or one thread ended early: not a change of data), 1 its
- * sent data (the digests differ, the calls are alike), 2 its arguments (hr_same_call). *at
+ * sent data (the digests differ, the calls are alike), 2 its arguments (hr_same_call), 3 a
+ * nonblocking send whose buffer the thread wrote while it was in flight (the digest at its
+ * completion differs from the digest at the call; not so in a's counterpart). *at
  * gets the entry's index in b and *other its counterpart's in a; *nth counts the entries of
  * b up to it with its call, peer and tag (1 the first). Pure. */
 int vd_data_compare(const dt_sync_event *a, size_t na, const dt_sync_event *b, size_t nb,

@@ -60,6 +60,10 @@ struct req_ent {
 	uint64_t id;
 	int32_t comm_slot; /* index into g.comms, -1 WORLD, -2 other */
 	int is_recv;
+	/* with --payload, a nonblocking send's buffer, for its digest again at completion */
+	const void *buf;
+	int count;
+	MPI_Datatype type;
 };
 
 struct obj_ent {
@@ -708,7 +712,7 @@ static uint64_t req_add(MPI_Request r, int slot, int is_recv)
 	size_t h = req_hash(k);
 	for (size_t i = 0; i < REQ_SLOTS; i++, h = (h + 1) & (REQ_SLOTS - 1))
 		if (!g.reqs[h].key || g.reqs[h].key == k) {
-			g.reqs[h] = (struct req_ent){ k, id, slot, is_recv };
+			g.reqs[h] = (struct req_ent){ .key = k, .id = id, .comm_slot = slot, .is_recv = is_recv };
 			break;
 		}
 	pthread_mutex_unlock(&g.mu);

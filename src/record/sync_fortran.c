@@ -158,8 +158,10 @@ void mpi_isend_(void *buf, fint *count, fint *type, fint *dest, fint *tag, fint 
 	payload(&r, fbuf(buf), *count, PMPI_Type_f2c(*type));
 	emit(&r, 0);
 	fn(buf, count, type, dest, tag, comm, req, ierr);
-	if (*ierr == MPI_SUCCESS && g.enabled)
+	if (*ierr == MPI_SUCCESS && g.enabled) {
 		r.req = req_add(PMPI_Request_f2c(*req), slot, 0);
+		req_keep_buf(PMPI_Request_f2c(*req), fbuf(buf), *count, PMPI_Type_f2c(*type));
+	}
 	emit(&r, 1);
 }
 void ompi_isend_f(void *buf, fint *count, fint *type, fint *dest, fint *tag, fint *comm,
@@ -220,7 +222,7 @@ void mpi_wait_(fint *req, fint *status, fint *ierr)
 {
 	FREAL(void (*)(fint *, fint *, fint *), "pmpi_wait_");
 	dts_record r;
-	struct req_ent q = { 0, 0, -1, 0 };
+	struct req_ent q = { .comm_slot = -1 };
 	fint own[FSTATUS_WORDS];
 	fint *st = fstatus(status, own);
 	rec_init(&r, DTS_MPI_Wait);
@@ -406,7 +408,7 @@ void mpi_test_(fint *req, fint *flag, fint *status, fint *ierr)
 {
 	FREAL(void (*)(fint *, fint *, fint *, fint *), "pmpi_test_");
 	dts_record r;
-	struct req_ent q = { 0, 0, -1, 0 };
+	struct req_ent q = { .comm_slot = -1 };
 	fint own[FSTATUS_WORDS];
 	fint *st = fstatus(status, own);
 	rec_init(&r, DTS_MPI_Test);
@@ -757,7 +759,7 @@ void mpi_wait_f08_(fint8 *req, MPI_F08_status *status, fint8 *ierr)
 {
 	F08REAL(void (*)(fint8 *, MPI_F08_status *, fint8 *), "mpi_wait_f08_");
 	dts_record r;
-	struct req_ent q = { 0, 0, -1, 0 };
+	struct req_ent q = { .comm_slot = -1 };
 	rec_init(&r, DTS_MPI_Wait);
 	if (g.enabled)
 		req_find(PMPI_Request_f2c(*req), &q, 1);

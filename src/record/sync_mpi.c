@@ -166,7 +166,8 @@ SEND(Rsend)
 		emit(&r, 1);                                                                  \
 		return rc;                                                                    \
 	}
-#define ISEND(name) SEND_REQ(name, 1, r.req = req_add(*request, slot, 0))
+#define ISEND(name)                                                                           \
+	SEND_REQ(name, 1, (r.req = req_add(*request, slot, 0), req_keep_buf(*request, buf, count, datatype)))
 ISEND(Isend)
 ISEND(Issend)
 ISEND(Ibsend)
@@ -409,10 +410,14 @@ int MPI_Request_free(MPI_Request *request)
 	return PMPI_Request_free(request);
 }
 
-/* A completed request's fields: its number, and for a receive the actual source and tag. */
+/* A completed request's fields: its number, for a receive the actual source and tag, and for
+ * a nonblocking send with --payload the digest of its buffer now (the same as at the call
+ * unless the program wrote into the buffer while the send was in flight). */
 static void done_fields(dts_record *r, const struct req_ent *q, const MPI_Status *st)
 {
 	r->req = q->id;
+	if (q->buf)
+		coll_payload(r, q->buf, q->count, q->type);
 	r->src = r->rtag = -1;
 	if (q->is_recv && st) {
 		int s = q->comm_slot;
@@ -428,7 +433,7 @@ static void done_fields(dts_record *r, const struct req_ent *q, const MPI_Status
 int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
 	dts_record r;
-	struct req_ent q = { 0, 0, -1, 0 };
+	struct req_ent q = { .comm_slot = -1 };
 	MPI_Status own;
 	if (status == MPI_STATUS_IGNORE)
 		status = &own;
@@ -448,7 +453,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
 	dts_record r;
-	struct req_ent q = { 0, 0, -1, 0 };
+	struct req_ent q = { .comm_slot = -1 };
 	MPI_Status own;
 	if (status == MPI_STATUS_IGNORE)
 		status = &own;
@@ -497,7 +502,7 @@ static int reqs_get(struct reqs *a, int n, MPI_Request *v, MPI_Status *st, int d
 	}
 	for (int i = 0; i < n; i++) {
 		a->h[i] = v[i];
-		a->q[i] = (struct req_ent){ 0, 0, -1, 0 };
+		a->q[i] = (struct req_ent){ .comm_slot = -1 };
 		if (g.enabled)
 			req_find(v[i], &a->q[i], del);
 	}
