@@ -116,7 +116,7 @@ void memsink_init(memsink *m, int keep_events)
 	strmap_init(&m->names);
 	m->keep_events = keep_events;
 	m->sink = (dt_sink){ m, ms_begin, ms_func, ms_events, ms_arg, ms_gap, ms_end, ms_sync, NULL,
-			     NULL };
+			     NULL, NULL };
 	GROW(m->funcs, m->capfuncs, 1);
 	m->funcs[m->nfuncs++] = xstrdup("[ret]");
 }

@@ -92,6 +92,12 @@ typedef struct dt_sink {
 	 * binary, func "symbol+0xoffset". Returns its id in the run (>= 1), 0 on error. NULL in
 	 * a sink that keeps no sites. */
 	uint32_t (*site)(void *ctx, const char *file, unsigned line, const char *func, dt_err *e);
+	/* Appends n sync events given as the columns of a chunk (store/sync_codec.h's
+	 * sync_cols_put, len bytes, the ids the sink's): a chunk of its own, after a multiple of
+	 * SYNC_CHUNK_EVENTS sync events of the trace (or at its end). The thread that writes the
+	 * store gets them so from the worker threads (import/wire.h). NULL in a sink that takes
+	 * sync events only through sync. */
+	int (*sync_cols)(void *ctx, const uint8_t *raw, size_t len, size_t n, dt_err *e);
 } dt_sink;
 
 /* The key a sink interns a site by: file, line and function, NUL-separated, into key (cut to
