@@ -273,6 +273,22 @@ static void test_reader(void)
 	CHECK(sync_file_open(&sf, path, &e) == -1);
 	CHECK(strstr(e.msg, "bad record 2") != NULL);
 	CHECK_EQ_INT(e.offset, DTS_HEADER_SIZE + 2 * DTS_RECORD_SIZE);
+	/* the importer checks each record as it reads it: the same error, the import stopped */
+	{
+		char d[160];
+		snprintf(d, sizeof d, "%s/badrec", dir);
+		CHECK(mkdir(d, 0777) == 0);
+		snprintf(path, sizeof path, "%s/badrec/7.7.dts", dir);
+		write_file(path, &h, r2, 3, 0, 0);
+		memsink m;
+		memsink_init(&m, 1);
+		dt_err_clear(&e);
+		CHECK(import_path(d, DT_FMT_SYNC, NULL, &m.sink, &e) == -1);
+		CHECK(strstr(e.msg, "bad record 2: call 999") != NULL);
+		CHECK(strstr(e.file, "badrec/7.7.dts") != NULL);
+		CHECK_EQ_INT(e.offset, DTS_HEADER_SIZE + 2 * DTS_RECORD_SIZE);
+		memsink_free(&m);
+	}
 }
 
 /* A --sync-only recording of two ranks that wait for each other in MPI_Recv. */
