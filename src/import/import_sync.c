@@ -154,14 +154,15 @@ static int push_file(sync_dir *d, sync_file *sf, dt_sink *s, int as_events,
 		}
 		dt_sync_event *ev = &d->batch[nb];
 		unsigned call;
-		sync_file_event(sf, i, ev, &call);
+		uint64_t at;
+		sync_file_event(sf, i, ev, &call, &at);
 		if (!d->func[call]) {
 			const char *name = sync_call_name(call);
 			if (!(d->func[call] = s->func(s->ctx, name, strlen(name), e)))
 				return -1;
 		}
 		ev->func = d->func[call];
-		uint32_t site = sitemap_get(d->sites, sf->h.pid, sync_file_site(sf, i), s, e);
+		uint32_t site = sitemap_get(d->sites, sf->h.pid, at, s, e);
 		if (site == (uint32_t)-1)
 			return -1;
 		ev->site = site;

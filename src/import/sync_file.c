@@ -223,7 +223,8 @@ void sync_file_close(sync_file *f)
 	memset(f, 0, sizeof f[0]);
 }
 
-void sync_file_event(const sync_file *f, uint64_t i, dt_sync_event *ev, unsigned *call)
+void sync_file_event(const sync_file *f, uint64_t i, dt_sync_event *ev, unsigned *call,
+		     uint64_t *site)
 {
 	dts_record v1;
 	const dts_record *r = (const dts_record *)(const void *)rec_at(f, i);
@@ -256,6 +257,7 @@ void sync_file_event(const sync_file *f, uint64_t i, dt_sync_event *ev, unsigned
 	ev->csize = r->csize;
 	sync_record_rma(r, ev);
 	*call = r->call;
+	*site = f->rsize < sizeof *r ? 0 : (uint64_t)r->site_hi << 32 | r->site_lo;
 }
 
 uint64_t sync_file_site(const sync_file *f, uint64_t i)

@@ -45,8 +45,10 @@ int sync_file_start(sync_file *f, const char *path, dt_err *e);
  * bad data (e names the file and its offset). */
 int sync_file_check(sync_file *f, uint64_t i, dt_err *e);
 void sync_file_close(sync_file *f);
-/* Record i (checked) as a sync event; func is left 0 and call set to its code. */
-void sync_file_event(const sync_file *f, uint64_t i, dt_sync_event *ev, unsigned *call);
+/* Record i (checked) as a sync event; func is left 0, call set to its code and site to its
+ * call site (sync_file_site's). */
+void sync_file_event(const sync_file *f, uint64_t i, dt_sync_event *ev, unsigned *call,
+		     uint64_t *site);
 /* Record i's call site, an address in the process (difftrace-sync(5)); 0 when not known (a
  * file of version 1). */
 uint64_t sync_file_site(const sync_file *f, uint64_t i);
