@@ -82,13 +82,27 @@ size_t sync_cols_put(const dt_sync_event *ev, size_t n, uint8_t *raw, uint32_t e
 {
 	uint8_t *q = raw;
 	int k = 0;
+	/* a column that does not change in the chunk (most of them in a run of a few calls) is
+	 * its first value and zeros: found by a look at its values before writing them */
 #define ENCODE_COLUMN(f)                                                          \
 	{                                                                         \
 		uint64_t prev = 0;                                                \
-		for (size_t i = 0; i < n; i++) {                                  \
-			uint64_t x = (uint64_t)(int64_t)ev[i].f, d = x - prev;    \
+		size_t same = 1;                                                  \
+		while (same < n && ev[same].f == ev[0].f)                         \
+			same++;                                                   \
+		if (n && same == n) {                                             \
+			uint64_t d = (uint64_t)(int64_t)ev[0].f;                  \
 			q = put_uvar(q, (d << 1) ^ (uint64_t)((int64_t)d >> 63)); \
-			prev = x;                                                 \
+			memset(q, 0, n - 1);                                      \
+			q += n - 1;                                               \
+		} else {                                                          \
+			for (size_t i = 0; i < n; i++) {                          \
+				uint64_t x = (uint64_t)(int64_t)ev[i].f;          \
+				uint64_t d = x - prev;                            \
+				q = put_uvar(q, (d << 1) ^                        \
+						    (uint64_t)((int64_t)d >> 63)); \
+				prev = x;                                         \
+			}                                                         \
 		}                                                                 \
 		end[k++] = (uint32_t)(q - raw);                                   \
 	}
