@@ -120,7 +120,9 @@ int sync_col_map(const uint8_t *col, size_t len, size_t n, const uint32_t *map, 
 	uint64_t prev = 0, mprev = 0;
 	for (size_t i = 0; i < n; i++) {
 		int64_t d;
-		if (svar_get(col, len, &pos, &d))
+		if (pos < len && col[pos] < 0x80) /* a byte: most values */
+			d = (int64_t)(col[pos] >> 1) ^ -(int64_t)(col[pos] & 1), pos++;
+		else if (svar_get(col, len, &pos, &d))
 			return -1;
 		prev += (uint64_t)d;
 		if (prev > nmap)
