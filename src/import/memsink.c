@@ -102,7 +102,7 @@ static int ms_sync(void *ctx, const dt_sync_clock *clk, const dt_sync_event *ev,
 	memtrace *t = &m->traces[m->ntraces - 1];
 	if (clk)
 		t->clock = *clk;
-	if (m->keep_events) {
+	if (m->keep_events && n) { /* n 0: a clock alone (import/wire.c) */
 		GROW(t->sync, t->capsync, t->nsync + n);
 		memcpy(t->sync + t->nsync, ev, n * sizeof *ev);
 	}

@@ -77,7 +77,8 @@ typedef struct dt_sink {
 	int (*end)(void *ctx, unsigned flags, const char *note, dt_err *e);
 	/* Appends n sync events to the trace (between begin and end; seq ascending; proc,
 	 * thread and host are left for the sink to fill). clk, when not NULL, is the clock of
-	 * their timestamps. NULL in a sink that does not keep sync events. */
+	 * their timestamps (n may be 0: the clock alone). NULL in a sink that does not keep sync
+	 * events. */
 	int (*sync)(void *ctx, const dt_sync_clock *clk, const dt_sync_event *ev, size_t n,
 		    dt_err *e);
 	/* Where function `func` (flen bytes) is defined: file and line (>= 1) from the binary's
