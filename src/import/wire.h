@@ -12,11 +12,15 @@
  * more than about one part of it (a rank directory of 10^8 events is not one buffer).
  *
  * Records: 'B' begin, 'F' a function name with the unit's own id, 'E' events, 'A' an argument,
- * 'G' a gap, 'Y' sync events, 'L' a source line (or a program without), 'S' a call site of
- * sync events with the unit's own id, 'Z' end, 'X' the
- * error that stopped the unit, 'C' the unit goes on in the next part. The arrays of 'E' and
- * 'Y' start at a multiple of 8 bytes from the start of the part, after a pad, so that the
- * replay uses them where they are (a part is a buffer of malloc's) instead of copying them. */
+ * 'G' a gap, 'Y' sync events (the wire sink sends only a trace's clock so), 'Q' a chunk of
+ * sync events as its columns (store/sync_codec.h, the unit's own function and site ids: the
+ * replay maps those two columns and hands the chunk to dt_sink.sync_cols, or decodes it for a
+ * sink without), 'L' a source line (or a program without), 'S' a call site of sync events with
+ * the unit's own id, 'Z' end, 'X' the error that stopped the unit, 'C' the unit goes on in the
+ * next part. A trace's sync events go as chunks of SYNC_CHUNK_EVENTS of the trace's, as the
+ * store cuts them, the last at its end. The arrays of 'E' and 'Y' start at a multiple of 8
+ * bytes from the start of the part, after a pad, so that the replay uses them where they are
+ * (a part is a buffer of malloc's) instead of copying them. */
 #ifndef DT_WIRE_H
 #define DT_WIRE_H
 
