@@ -3,7 +3,8 @@
 # exchange of 8 processes x 10,000 iterations (480,000 sync events) takes under a byte and a
 # half an event and less than its recording compressed with zstd -3 (when zstd is here); what
 # `sync` and `order` print is the same as from the rows of a store written before the chunks
-# (schema 10: one row an event, still read; the ring gives every call its communicator size, 8).
+# (schema 10: one row an event, still read; the ring gives every call its communicator size, 8);
+# imported on 1, 2 and 3 threads, the events and the chunks are the same.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 command -v sqlite3 >/dev/null || skip "no sqlite3 command"
@@ -26,6 +27,19 @@ expect_status 0 "$DT" sync --format csv ring
 mv "$T/out" "$T/sync.chunks"
 expect_status 0 "$DT" order ring
 mv "$T/out" "$T/order.chunks"
+# on worker threads the events reach the store as the columns of their chunks, written with
+# each unit's own function ids: 1, 2 and 3 threads give the same events and the same chunks
+for j in 1 2 3; do
+	"$DT" -d "$T/j$j.db" import -q --jobs $j --run ring "$T/ring" >"$T/imp.out" 2>&1 ||
+		{ cat "$T/imp.out" >&2; fail "import --jobs $j"; }
+	"$DT" -d "$T/j$j.db" sync --format csv ring >"$T/sync.j$j" 2>"$T/err" || fail "sync, --jobs $j"
+	sqlite3 "$T/j$j.db" "SELECT trace_id, seq, first, n, codec, hex(data) FROM sync_chunks
+		ORDER BY trace_id, seq" >"$T/chunks.j$j" || fail "sqlite3, --jobs $j"
+	[ "$(grep -c '' "$T/sync.j$j")" -gt 480016 ] || fail "--jobs $j: not every event printed"
+	cmp -s "$T/sync.j$j" "$T/sync.chunks" ||
+		fail "--jobs $j: other events: $(diff "$T/sync.chunks" "$T/sync.j$j" | head -5)"
+	cmp -s "$T/chunks.j$j" "$T/chunks.j1" || fail "--jobs $j: other chunks than --jobs 1"
+done
 
 # the same events as rows of a store of schema 10, the chunks gone
 sed 1d "$T/sync.chunks" > "$T/rows.csv"

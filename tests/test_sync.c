@@ -95,7 +95,8 @@ static void test_reader(void)
 	CHECK_EQ_STR(sf.h.host, "node1");
 	dt_sync_event ev;
 	unsigned call;
-	sync_file_event(&sf, 2, &ev, &call);
+	uint64_t at;
+	sync_file_event(&sf, 2, &ev, &call, &at);
 	CHECK_EQ_INT(call, DTS_MPI_Recv);
 	CHECK_EQ_STR(sync_call_name(call), "MPI_Recv");
 	CHECK_EQ_INT(ev.src, 1);
@@ -147,11 +148,12 @@ static void test_reader(void)
 		CHECK(sync_file_open(&sf, path, &e) == 0);
 		CHECK_EQ_INT(sf.nrec, 3);
 		CHECK_EQ_INT(sf.torn_at, -1);
-		sync_file_event(&sf, 2, &ev, &call);
+		sync_file_event(&sf, 2, &ev, &call, &at);
 		CHECK_EQ_INT(call, DTS_MPI_Recv);
 		CHECK_EQ_INT(ev.src, 1);
 		CHECK_EQ_INT(ev.ts, 2020);
 		CHECK_EQ_INT(sync_file_site(&sf, 2), 0);
+		CHECK_EQ_INT(at, 0);
 		CHECK(ev.digest == 0);
 		sync_file_close(&sf);
 		/* version 2 keeps the site */
@@ -162,6 +164,8 @@ static void test_reader(void)
 		write_file(path, &h, rs, 3, 0, 0);
 		CHECK(sync_file_open(&sf, path, &e) == 0);
 		CHECK(sync_file_site(&sf, 2) == (0x5555ull << 32 | 0x401234));
+		sync_file_event(&sf, 2, &ev, &call, &at);
+		CHECK(at == (0x5555ull << 32 | 0x401234));
 		sync_file_close(&sf);
 		/* the payload digest, and a one-sided call's fields: objseq the displacement,
 		 * index the assert, flags the lock type */
@@ -176,14 +180,14 @@ static void test_reader(void)
 		snprintf(path, sizeof path, "%s/rma.dts", dir);
 		write_file(path, &h, rs, 3, 0, 0);
 		CHECK(sync_file_open(&sf, path, &e) == 0);
-		sync_file_event(&sf, 0, &ev, &call);
+		sync_file_event(&sf, 0, &ev, &call, &at);
 		CHECK(ev.digest == 0x0123456789abcdefull);
 		CHECK(ev.disp == 0);
-		sync_file_event(&sf, 1, &ev, &call);
+		sync_file_event(&sf, 1, &ev, &call, &at);
 		CHECK_EQ_INT(call, DTS_MPI_Put);
 		CHECK(ev.disp == 12 && ev.objseq == 0 && ev.obj == 3 && ev.digest == 0);
 		CHECK_EQ_INT(ev.rassert, 0);
-		sync_file_event(&sf, 2, &ev, &call);
+		sync_file_event(&sf, 2, &ev, &call, &at);
 		CHECK_EQ_INT(ev.rassert, 0x100);
 		CHECK_EQ_INT(ev.lock, 2);
 		CHECK_EQ_INT(strcmp(sync_call_name(call), "MPI_Win_lock"), 0);
@@ -273,6 +277,22 @@ static void test_reader(void)
 	CHECK(sync_file_open(&sf, path, &e) == -1);
 	CHECK(strstr(e.msg, "bad record 2") != NULL);
 	CHECK_EQ_INT(e.offset, DTS_HEADER_SIZE + 2 * DTS_RECORD_SIZE);
+	/* the importer checks each record as it reads it: the same error, the import stopped */
+	{
+		char d[160];
+		snprintf(d, sizeof d, "%s/badrec", dir);
+		CHECK(mkdir(d, 0777) == 0);
+		snprintf(path, sizeof path, "%s/badrec/7.7.dts", dir);
+		write_file(path, &h, r2, 3, 0, 0);
+		memsink m;
+		memsink_init(&m, 1);
+		dt_err_clear(&e);
+		CHECK(import_path(d, DT_FMT_SYNC, NULL, &m.sink, &e) == -1);
+		CHECK(strstr(e.msg, "bad record 2: call 999") != NULL);
+		CHECK(strstr(e.file, "badrec/7.7.dts") != NULL);
+		CHECK_EQ_INT(e.offset, DTS_HEADER_SIZE + 2 * DTS_RECORD_SIZE);
+		memsink_free(&m);
+	}
 }
 
 /* A --sync-only recording of two ranks that wait for each other in MPI_Recv. */

@@ -156,6 +156,15 @@ static int worker_flush(worker *k, dt_err *e)
 	if (!k->open)
 		return 0;
 	k->open = 0;
+	if (k->job->give && k->out.len >= WIRE_PART_BYTES / 16) {
+		/* a large unit's last part: handed on, not copied, as a part is (worker_part);
+		 * a small one is copied, its buffer kept for the next unit */
+		size_t cap = k->out.cap;
+		int rc = k->job->give(k->job, k->out.p, k->out.len, e);
+		k->out = (dt_buf){ 0 };
+		GROW(k->out.p, k->out.cap, cap);
+		return rc;
+	}
 	int rc = k->job->send(k->job, k->out.p, k->out.len, e);
 	k->out.len = 0;
 	return rc;

@@ -130,34 +130,39 @@ static void note_add(dt_buf *note, const char *text)
 
 /* Pushes the file's events into the current trace: the sync events, and with as_events the
  * calls as the trace's own events too. */
-static int push_file(sync_dir *d, const sync_file *sf, dt_sink *s, int as_events,
+static int push_file(sync_dir *d, sync_file *sf, dt_sink *s, int as_events,
 		     unsigned *flags, dt_buf *note, dt_err *e)
 {
 	dt_sync_clock clk = { sf->h.clock_id, sf->h.mono_ns, sf->h.real_ns };
 	size_t nb = 0, ne = 0;
 	int first = 1;
 	uint64_t depth = 0;
-	for (uint64_t i = 0; i <= sf->nrec; i++) {
-		if (i == sf->nrec || nb == BATCH || ne == BATCH) {
+	for (uint64_t i = 0;; i++) {
+		/* each record checked as it is read (sync_file_start) */
+		int more = sync_file_check(sf, i, e);
+		if (more < 0)
+			return -1;
+		if (!more || nb == BATCH || ne == BATCH) {
 			if (nb && s->sync && s->sync(s->ctx, first ? &clk : NULL, d->batch, nb, e))
 				return -1;
 			if (ne && s->events(s->ctx, d->ev, d->ts, ne, e))
 				return -1;
 			first = first && !nb;
 			nb = ne = 0;
-			if (i == sf->nrec)
+			if (!more)
 				break;
 		}
 		dt_sync_event *ev = &d->batch[nb];
 		unsigned call;
-		sync_file_event(sf, i, ev, &call);
+		uint64_t at;
+		sync_file_event(sf, i, ev, &call, &at);
 		if (!d->func[call]) {
 			const char *name = sync_call_name(call);
 			if (!(d->func[call] = s->func(s->ctx, name, strlen(name), e)))
 				return -1;
 		}
 		ev->func = d->func[call];
-		uint32_t site = sitemap_get(d->sites, sf->h.pid, sync_file_site(sf, i), s, e);
+		uint32_t site = sitemap_get(d->sites, sf->h.pid, at, s, e);
 		if (site == (uint32_t)-1)
 			return -1;
 		ev->site = site;
@@ -223,7 +228,7 @@ int sync_dir_push(sync_dir *d, int64_t pid, int64_t tid, dt_sink *s, unsigned *f
 			continue;
 		f->used = 1;
 		sync_file sf;
-		if (sync_file_open(&sf, f->path, e))
+		if (sync_file_start(&sf, f->path, e))
 			return -1;
 		int rc = push_file(d, &sf, s, 0, flags, note, e);
 		sync_file_close(&sf);
@@ -243,7 +248,7 @@ int sync_dir_rest(sync_dir *d, int64_t rank, const char *why, dt_sink *s, size_t
 			continue;
 		f->used = 1;
 		sync_file sf;
-		if (sync_file_open(&sf, f->path, e))
+		if (sync_file_start(&sf, f->path, e))
 			return -1;
 		int64_t r = rank >= 0 ? rank : sf.h.rank;
 		/* the process's first thread, as the header says; a later thread with the same tid

@@ -102,7 +102,7 @@ static int ms_sync(void *ctx, const dt_sync_clock *clk, const dt_sync_event *ev,
 	memtrace *t = &m->traces[m->ntraces - 1];
 	if (clk)
 		t->clock = *clk;
-	if (m->keep_events) {
+	if (m->keep_events && n) { /* n 0: a clock alone (import/wire.c) */
 		GROW(t->sync, t->capsync, t->nsync + n);
 		memcpy(t->sync + t->nsync, ev, n * sizeof *ev);
 	}
@@ -116,7 +116,7 @@ void memsink_init(memsink *m, int keep_events)
 	strmap_init(&m->names);
 	m->keep_events = keep_events;
 	m->sink = (dt_sink){ m, ms_begin, ms_func, ms_events, ms_arg, ms_gap, ms_end, ms_sync, NULL,
-			     NULL };
+			     NULL, NULL };
 	GROW(m->funcs, m->capfuncs, 1);
 	m->funcs[m->nfuncs++] = xstrdup("[ret]");
 }

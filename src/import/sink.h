@@ -77,7 +77,8 @@ typedef struct dt_sink {
 	int (*end)(void *ctx, unsigned flags, const char *note, dt_err *e);
 	/* Appends n sync events to the trace (between begin and end; seq ascending; proc,
 	 * thread and host are left for the sink to fill). clk, when not NULL, is the clock of
-	 * their timestamps. NULL in a sink that does not keep sync events. */
+	 * their timestamps (n may be 0: the clock alone). NULL in a sink that does not keep sync
+	 * events. */
 	int (*sync)(void *ctx, const dt_sync_clock *clk, const dt_sync_event *ev, size_t n,
 		    dt_err *e);
 	/* Where function `func` (flen bytes) is defined: file and line (>= 1) from the binary's
@@ -92,6 +93,12 @@ typedef struct dt_sink {
 	 * binary, func "symbol+0xoffset". Returns its id in the run (>= 1), 0 on error. NULL in
 	 * a sink that keeps no sites. */
 	uint32_t (*site)(void *ctx, const char *file, unsigned line, const char *func, dt_err *e);
+	/* Appends n sync events given as the columns of a chunk (store/sync_codec.h's
+	 * sync_cols_put, len bytes, the ids the sink's): a chunk of its own, after a multiple of
+	 * SYNC_CHUNK_EVENTS sync events of the trace (or at its end). The thread that writes the
+	 * store gets them so from the worker threads (import/wire.h). NULL in a sink that takes
+	 * sync events only through sync. */
+	int (*sync_cols)(void *ctx, const uint8_t *raw, size_t len, size_t n, dt_err *e);
 } dt_sink;
 
 /* The key a sink interns a site by: file, line and function, NUL-separated, into key (cut to

@@ -93,7 +93,7 @@ static int nonzero(const unsigned char *p, size_t n)
 	return 0;
 }
 
-int sync_file_open(sync_file *f, const char *path, dt_err *e)
+int sync_file_start(sync_file *f, const char *path, dt_err *e)
 {
 	memset(f, 0, sizeof f[0]);
 	f->torn_at = -1;
@@ -111,7 +111,7 @@ int sync_file_open(sync_file *f, const char *path, dt_err *e)
 	if (!f->size) {
 		/* the thread was stopped between making the file and sizing it */
 		close(fd);
-		f->unfinished = 1;
+		f->unfinished = f->checked = 1;
 		return 0;
 	}
 	if (f->size < DTS_HEADER_SIZE) {
@@ -134,7 +134,7 @@ int sync_file_open(sync_file *f, const char *path, dt_err *e)
 		/* the magic is written last: a header the thread never finished (or one being
 		 * made as we read), with no record yet; the header's page alone is a file whose
 		 * first chunk could not be reserved (the recorder stops there on a full disk) */
-		f->unfinished = 1;
+		f->unfinished = f->checked = 1;
 		f->no_room = f->size == DTS_HEADER_SIZE;
 		return 0;
 	}
@@ -162,23 +162,36 @@ int sync_file_open(sync_file *f, const char *path, dt_err *e)
 		goto fail;
 	}
 	f->h.host[DTS_HOST_MAX - 1] = 0;
-	uint64_t max = (f->size - DTS_HEADER_SIZE) / f->rsize, i;
-	for (i = 0; i < max; i++) {
+	f->max = (f->size - DTS_HEADER_SIZE) / f->rsize;
+	return 0;
+fail:
+	sync_file_close(f);
+	return -1;
+}
+
+int sync_file_check(sync_file *f, uint64_t i, dt_err *e)
+{
+	if (f->checked)
+		return i < f->nrec;
+	if (i < f->max) {
 		const unsigned char *r = rec_at(f, i);
 		uint32_t commit;
 		uint16_t call;
 		memcpy(&commit, r + f->rsize - 4, sizeof commit);
-		if (commit != dts_commit(i))
-			break;
-		memcpy(&call, r + offsetof(dts_record, call), sizeof call);
-		uint8_t phase = r[offsetof(dts_record, phase)];
-		size_t off = DTS_HEADER_SIZE + i * f->rsize;
-		if (!sync_call_name(call) || phase > DT_SYNC_DONE) {
-			dt_err_at(e, path, (int64_t)off, "bad record %" PRIu64 ": call %u, phase %u",
-				  i, call, phase);
-			goto fail;
+		if (commit == dts_commit(i)) {
+			memcpy(&call, r + offsetof(dts_record, call), sizeof call);
+			uint8_t phase = r[offsetof(dts_record, phase)];
+			if (!sync_call_name(call) || phase > DT_SYNC_DONE) {
+				size_t off = DTS_HEADER_SIZE + i * f->rsize;
+				return dt_err_at(e, f->path, (int64_t)off,
+						 "bad record %" PRIu64 ": call %u, phase %u", i, call,
+						 phase);
+			}
+			f->nrec = i + 1;
+			return 1;
 		}
 	}
+	f->checked = 1;
 	f->nrec = i;
 	size_t end = DTS_HEADER_SIZE + i * f->rsize;
 	/* the record after the last is unused space, or one the thread was killed writing */
@@ -186,9 +199,20 @@ int sync_file_open(sync_file *f, const char *path, dt_err *e)
 	    nonzero(f->map + end, f->size - end < f->rsize ? f->size - end : f->rsize))
 		f->torn_at = (int64_t)end;
 	return 0;
-fail:
-	sync_file_close(f);
-	return -1;
+}
+
+int sync_file_open(sync_file *f, const char *path, dt_err *e)
+{
+	if (sync_file_start(f, path, e))
+		return -1;
+	int r;
+	for (uint64_t i = 0; (r = sync_file_check(f, i, e)) > 0; i++)
+		;
+	if (r < 0) {
+		sync_file_close(f);
+		return -1;
+	}
+	return 0;
 }
 
 void sync_file_close(sync_file *f)
@@ -199,34 +223,41 @@ void sync_file_close(sync_file *f)
 	memset(f, 0, sizeof f[0]);
 }
 
-void sync_file_event(const sync_file *f, uint64_t i, dt_sync_event *ev, unsigned *call)
+void sync_file_event(const sync_file *f, uint64_t i, dt_sync_event *ev, unsigned *call,
+		     uint64_t *site)
 {
-	dts_record r;
-	memset(&r, 0, sizeof r);
-	/* version 1: no site, no digest; its commit word lands in site_lo, which is not read
-	 * here */
-	memcpy(&r, rec_at(f, i), f->rsize);
+	dts_record v1;
+	const dts_record *r = (const dts_record *)(const void *)rec_at(f, i);
+	if (f->rsize < sizeof *r) {
+		/* version 1: no site, no digest; its commit word lands in site_lo, which is not
+		 * read here */
+		memset(&v1, 0, sizeof v1);
+		memcpy(&v1, r, f->rsize);
+		r = &v1;
+	}
+	/* else read where it is: records start at a multiple of 16 bytes of the mapping */
 	memset(ev, 0, sizeof *ev);
 	ev->seq = (uint32_t)i;
-	ev->phase = r.phase;
-	ev->ts = r.ts;
-	ev->comm = r.comm;
-	ev->dest = r.dest;
-	ev->stag = r.stag;
-	ev->src = r.src;
-	ev->rtag = r.rtag;
-	ev->root = r.root;
-	ev->count = r.count;
-	ev->datatype = r.datatype;
-	ev->op = r.op;
-	ev->req = r.req;
-	ev->obj = r.obj;
-	ev->objseq = r.objseq;
-	ev->team = r.team;
-	ev->tnum = r.tnum;
-	ev->csize = r.csize;
-	sync_record_rma(&r, ev);
-	*call = r.call;
+	ev->phase = r->phase;
+	ev->ts = r->ts;
+	ev->comm = r->comm;
+	ev->dest = r->dest;
+	ev->stag = r->stag;
+	ev->src = r->src;
+	ev->rtag = r->rtag;
+	ev->root = r->root;
+	ev->count = r->count;
+	ev->datatype = r->datatype;
+	ev->op = r->op;
+	ev->req = r->req;
+	ev->obj = r->obj;
+	ev->objseq = r->objseq;
+	ev->team = r->team;
+	ev->tnum = r->tnum;
+	ev->csize = r->csize;
+	sync_record_rma(r, ev);
+	*call = r->call;
+	*site = f->rsize < sizeof *r ? 0 : (uint64_t)r->site_hi << 32 | r->site_lo;
 }
 
 uint64_t sync_file_site(const sync_file *f, uint64_t i)

@@ -22,22 +22,33 @@ typedef struct sync_file {
 	const unsigned char *map;
 	size_t size;
 	size_t rsize;          /* a record's bytes: DTS_RECORD_SIZE, or version 1's */
-	uint64_t nrec;         /* complete records */
+	uint64_t nrec;         /* complete records (so far, until checked) */
 	int64_t torn_at;       /* offset of the dropped torn record, or -1 */
 	int unfinished;        /* empty, or the magic never written: the thread was stopped
 				* while making the file; no header, no records */
 	int no_room;           /* unfinished with its header's page only: no room was reserved
 				* for records (a full disk, or a thread stopped just then) */
+	uint64_t max;          /* the records the file has room for */
+	int checked;           /* the records are counted (nrec, torn_at final) */
 } sync_file;
 
 /* Whether S is the name of a sync file, <pid>.<tid>.dts or <pid>.<tid>-<k>.dts (k > 1: a
  * thread id used again); sets pid, tid and k (1 for the first form). */
 int sync_file_name(const char *s, int64_t *pid, int64_t *tid, int *k);
-/* Maps PATH and checks it; on error e names the file and the offset. */
+/* Maps PATH and checks it, every record; on error e names the file and the offset. */
 int sync_file_open(sync_file *f, const char *path, dt_err *e);
+/* Maps PATH and checks its header; its records are checked as they are read, in order, by
+ * sync_file_check: one pass over the file instead of two. */
+int sync_file_start(sync_file *f, const char *path, dt_err *e);
+/* Checks record i, the one after those checked (or any, once all are): 1 when it is a
+ * record, 0 when the records end before it (nrec and torn_at are then final), -1 when it is
+ * bad data (e names the file and its offset). */
+int sync_file_check(sync_file *f, uint64_t i, dt_err *e);
 void sync_file_close(sync_file *f);
-/* Record i (< nrec) as a sync event; func is left 0 and call set to its code. */
-void sync_file_event(const sync_file *f, uint64_t i, dt_sync_event *ev, unsigned *call);
+/* Record i (checked) as a sync event; func is left 0, call set to its code and site to its
+ * call site (sync_file_site's). */
+void sync_file_event(const sync_file *f, uint64_t i, dt_sync_event *ev, unsigned *call,
+		     uint64_t *site);
 /* Record i's call site, an address in the process (difftrace-sync(5)); 0 when not known (a
  * file of version 1). */
 uint64_t sync_file_site(const sync_file *f, uint64_t i);

@@ -4,11 +4,22 @@
 #include <string.h>
 
 #include "import/wire.h"
+#include "store/sync_codec.h"
 
 #define NOSTR UINT32_MAX
 
 static void put_u32(dt_buf *b, uint32_t v) { buf_put(b, &v, sizeof v); }
 static void put_u64(dt_buf *b, uint64_t v) { buf_put(b, &v, sizeof v); }
+
+/* Zero bytes up to the next multiple of 8 of the buffer's length, after a byte that says how
+ * many: what follows can be used where it is when the buffer is (malloc's alignment). */
+static void put_pad(dt_buf *b)
+{
+	static const uint8_t zero[8];
+	size_t k = (8 - (b->len + 1) % 8) % 8;
+	buf_byte(b, (uint8_t)k);
+	buf_put(b, zero, k);
+}
 
 static void put_str(dt_buf *b, const char *s, size_t n)
 {
@@ -28,10 +39,26 @@ static int check_full(wire_sink *w, dt_err *e)
 	return w->full(w->full_ctx, e);
 }
 
+/* A 'Q' record: ev[0..n) as the columns of a chunk (store/sync_codec.h), written into the part
+ * directly; the ends of the columns before them. */
+static void put_cols(wire_sink *w, const dt_sync_event *ev, size_t n)
+{
+	dt_buf *b = w->out;
+	buf_byte(b, 'Q');
+	put_u64(b, n);
+	size_t at = b->len;
+	uint32_t end[SYNC_NCOL];
+	GROW(b->p, b->cap, at + sizeof end + n * SYNC_NCOL * 10);
+	size_t len = sync_cols_put(ev, n, b->p + at + sizeof end, end);
+	memcpy(b->p + at, end, sizeof end);
+	b->len = at + sizeof end + len;
+}
+
 static int w_begin(void *ctx, const dt_trace_meta *m, dt_err *e)
 {
 	(void)e;
 	wire_sink *w = ctx;
+	w->nsev = 0;
 	buf_byte(w->out, 'B');
 	put_u64(w->out, (uint64_t)m->pid);
 	put_u64(w->out, (uint64_t)m->tid);
@@ -63,9 +90,10 @@ static int w_events(void *ctx, const uint32_t *ev, const uint64_t *ts, size_t n,
 	buf_byte(w->out, 'E');
 	put_u64(w->out, n);
 	buf_byte(w->out, ts != NULL);
-	buf_put(w->out, ev, n * sizeof *ev);
+	put_pad(w->out); /* the times first, then the ids: both aligned */
 	if (ts)
 		buf_put(w->out, ts, n * sizeof *ts);
+	buf_put(w->out, ev, n * sizeof *ev);
 	return check_full(w, e);
 }
 
@@ -94,23 +122,49 @@ static int w_end(void *ctx, unsigned flags, const char *note, dt_err *e)
 {
 	(void)e;
 	wire_sink *w = ctx;
+	if (w->nsev)
+		put_cols(w, w->sev, w->nsev); /* the trace's last chunk */
+	w->nsev = 0;
 	buf_byte(w->out, 'Z');
 	put_u32(w->out, flags);
 	put_str(w->out, note, note ? strlen(note) : 0);
 	return 0;
 }
 
+/* The sync events go as chunks of SYNC_CHUNK_EVENTS of the trace's, the store's (a bit over
+ * a byte an event where the events take 144), the last at the trace's end. */
 static int w_sync(void *ctx, const dt_sync_clock *clk, const dt_sync_event *ev, size_t n,
 		  dt_err *e)
 {
-	(void)e;
 	wire_sink *w = ctx;
-	buf_byte(w->out, 'Y');
-	buf_byte(w->out, clk != NULL);
-	if (clk)
+	if (clk) {
+		buf_byte(w->out, 'Y');
+		buf_byte(w->out, 1);
 		buf_put(w->out, clk, sizeof *clk);
-	put_u64(w->out, n);
-	buf_put(w->out, ev, n * sizeof *ev);
+		put_u64(w->out, 0);
+		put_pad(w->out);
+	}
+	while (n) {
+		if (!w->nsev && n >= SYNC_CHUNK_EVENTS) {
+			put_cols(w, ev, SYNC_CHUNK_EVENTS); /* a whole chunk, from where it is */
+			ev += SYNC_CHUNK_EVENTS;
+			n -= SYNC_CHUNK_EVENTS;
+			continue;
+		}
+		if (!w->sev)
+			w->sev = xmalloc(SYNC_CHUNK_EVENTS * sizeof *w->sev);
+		size_t k = SYNC_CHUNK_EVENTS - w->nsev;
+		if (k > n)
+			k = n;
+		memcpy(w->sev + w->nsev, ev, k * sizeof *ev);
+		w->nsev += k;
+		ev += k;
+		n -= k;
+		if (w->nsev == SYNC_CHUNK_EVENTS) {
+			put_cols(w, w->sev, w->nsev);
+			w->nsev = 0;
+		}
+	}
 	return check_full(w, e);
 }
 
@@ -151,7 +205,7 @@ void wire_sink_init(wire_sink *w, dt_buf *out)
 	strmap_init(&w->names);
 	strmap_init(&w->sites);
 	w->sink = (dt_sink){ w, w_begin, w_func, w_events, w_arg, w_gap, w_end, w_sync, w_srcline,
-			     w_site };
+			     w_site, NULL };
 }
 
 void wire_sink_reset(wire_sink *w)
@@ -162,12 +216,15 @@ void wire_sink_reset(wire_sink *w)
 	strmap_init(&w->sites);
 	w->nfuncs = 0;
 	w->nsites = 0;
+	w->nsev = 0;
 }
 
 void wire_sink_free(wire_sink *w)
 {
 	strmap_free(&w->names);
 	strmap_free(&w->sites);
+	free(w->sev);
+	w->sev = NULL;
 }
 
 void wire_part_end(dt_buf *out)
@@ -184,7 +241,7 @@ void wire_error(dt_buf *out, const dt_err *err)
 /* ---- replay -------------------------------------------------------------------------------- */
 
 typedef struct rd {
-	const uint8_t *p, *end;
+	uint8_t *p, *end;
 	int bad;
 } rd;
 
@@ -211,6 +268,31 @@ static uint64_t get_u64(rd *r)
 	uint64_t v = 0;
 	get(r, &v, sizeof v);
 	return v;
+}
+
+/* The count of pad bytes, and the pad (put_pad). */
+static void skip_pad(rd *r)
+{
+	uint8_t k = 8;
+	get(r, &k, 1);
+	if (r->bad || k > 7 || (size_t)(r->end - r->p) < k) {
+		r->bad = 1;
+		return;
+	}
+	r->p += k;
+}
+
+/* The next n bytes (there are n) where they are when they are aligned to `align` (a part
+ * starts where malloc put it), else a copy in *buf (grown to *cap bytes). */
+static void *aligned(rd *r, size_t n, uint8_t **buf, size_t *cap, size_t align)
+{
+	uint8_t *at = r->p;
+	r->p += n;
+	if (!((uintptr_t)at % align))
+		return at;
+	GROW(*buf, *cap, n ? n : 1);
+	memcpy(*buf, at, n);
+	return *buf;
 }
 
 /* A string (malloc'd, NUL-terminated; NULL for none), or sets bad. */
@@ -240,11 +322,49 @@ void wire_replayer_free(wire_replayer *rp)
 	free(rp->map);
 	free(rp->smap);
 	free(rp->ev);
+	free(rp->ts);
 	free(rp->sev);
+	buf_free(&rp->raw);
 	memset(rp, 0, sizeof *rp);
 }
 
-int wire_replay_part(wire_replayer *rp, const uint8_t *p, size_t n, dt_sink *s,
+/* A 'Q' record's columns (end[] checked) into s, their function and site ids mapped to s's:
+ * as the columns of a chunk where s takes them, else as events. */
+static int replay_cols(wire_replayer *rp, rd *r, const uint32_t end[SYNC_NCOL], size_t n,
+		       dt_sink *s, dt_err *e)
+{
+	const uint8_t *c = r->p;
+	size_t len = end[SYNC_NCOL - 1];
+	r->p += len;
+	dt_buf *raw = &rp->raw;
+	raw->len = 0;
+	GROW(raw->p, raw->cap, len + 2 * n * 10);
+	buf_put(raw, c, end[SYNC_COL_FUNC - 1]);
+	if (sync_col_map(c + end[SYNC_COL_FUNC - 1], end[SYNC_COL_FUNC] - end[SYNC_COL_FUNC - 1], n,
+			 rp->map, rp->nmap, raw)) {
+		r->bad = 1;
+		return 0;
+	}
+	buf_put(raw, c + end[SYNC_COL_FUNC], end[SYNC_COL_SITE - 1] - end[SYNC_COL_FUNC]);
+	if (sync_col_map(c + end[SYNC_COL_SITE - 1], end[SYNC_COL_SITE] - end[SYNC_COL_SITE - 1], n,
+			 rp->smap, rp->nsmap, raw)) {
+		r->bad = 1;
+		return 0;
+	}
+	buf_put(raw, c + end[SYNC_COL_SITE], len - end[SYNC_COL_SITE]);
+	if (s->sync_cols)
+		return s->sync_cols(s->ctx, raw->p, raw->len, n, e);
+	GROW(rp->sev, rp->capsev, n * sizeof(dt_sync_event));
+	dt_sync_event *ev = (dt_sync_event *)(void *)rp->sev;
+	memset(ev, 0, n * sizeof *ev);
+	if (sync_cols_get(raw->p, raw->len, n, ev)) {
+		r->bad = 1;
+		return 0;
+	}
+	return s->sync ? s->sync(s->ctx, NULL, ev, n, e) : 0;
+}
+
+int wire_replay_part(wire_replayer *rp, uint8_t *p, size_t n, dt_sink *s,
 		     const char *what, dt_err *e)
 {
 	rd r = { p, p + n, 0 };
@@ -292,30 +412,26 @@ int wire_replay_part(wire_replayer *rp, const uint8_t *p, size_t n, dt_sink *s,
 			uint64_t m = get_u64(&r);
 			uint8_t hasts = 0;
 			get(&r, &hasts, 1);
-			if (r.bad || m > (uint64_t)(r.end - r.p) / sizeof *rp->ev) {
+			skip_pad(&r);
+			size_t each = sizeof(uint32_t) + (hasts ? sizeof(uint64_t) : 0);
+			if (r.bad || m > (uint64_t)(r.end - r.p) / each) {
 				r.bad = 1;
 				break;
 			}
-			GROW(rp->ev, rp->capev, (size_t)m ? (size_t)m : 1);
-			get(&r, rp->ev, (size_t)m * sizeof *rp->ev);
+			uint64_t *ts = hasts ? (uint64_t *)aligned(&r, (size_t)m * sizeof *ts,
+								   &rp->ts, &rp->capts,
+								   _Alignof(uint64_t))
+					     : NULL;
+			uint32_t *ev = (uint32_t *)aligned(&r, (size_t)m * sizeof *ev, &rp->ev,
+							   &rp->capev, _Alignof(uint32_t));
 			for (size_t i = 0; i < m && !r.bad; i++) {
-				if (rp->ev[i] > rp->nmap)
+				if (ev[i] > rp->nmap)
 					r.bad = 1;
 				else
-					rp->ev[i] = rp->ev[i] == DT_RET ? DT_RET : rp->map[rp->ev[i]];
-			}
-			uint64_t *ts = NULL;
-			if (!r.bad && hasts) {
-				if (m > (uint64_t)(r.end - r.p) / sizeof *ts) {
-					r.bad = 1;
-					break;
-				}
-				ts = xmalloc((size_t)m * sizeof *ts + 1);
-				get(&r, ts, (size_t)m * sizeof *ts);
+					ev[i] = ev[i] == DT_RET ? DT_RET : rp->map[ev[i]];
 			}
 			if (!r.bad)
-				rc = s->events(s->ctx, rp->ev, ts, (size_t)m, e);
-			free(ts);
+				rc = s->events(s->ctx, ev, ts, (size_t)m, e);
 			break;
 		}
 		case 'A': {
@@ -342,13 +458,14 @@ int wire_replay_part(wire_replayer *rp, const uint8_t *p, size_t n, dt_sink *s,
 			if (hasclk)
 				get(&r, &clk, sizeof clk);
 			uint64_t m = get_u64(&r);
+			skip_pad(&r);
 			if (r.bad || m > (uint64_t)(r.end - r.p) / sizeof(dt_sync_event)) {
 				r.bad = 1;
 				break;
 			}
-			GROW(rp->sev, rp->capsev, (size_t)m ? (size_t)m : 1);
-			dt_sync_event *se = rp->sev;
-			get(&r, se, (size_t)m * sizeof *se);
+			/* the events where they are in the part (the ids mapped in place) */
+			dt_sync_event *se = aligned(&r, (size_t)m * sizeof *se, &rp->sev,
+						    &rp->capsev, _Alignof(dt_sync_event));
 			for (size_t i = 0; i < m && !r.bad; i++) {
 				if (se[i].func > rp->nmap || se[i].site > rp->nsmap)
 					r.bad = 1;
@@ -359,6 +476,21 @@ int wire_replay_part(wire_replayer *rp, const uint8_t *p, size_t n, dt_sink *s,
 			}
 			if (!r.bad && s->sync)
 				rc = s->sync(s->ctx, hasclk ? &clk : NULL, se, (size_t)m, e);
+			break;
+		}
+		case 'Q': {
+			uint64_t m = get_u64(&r);
+			uint32_t end[SYNC_NCOL];
+			get(&r, end, sizeof end);
+			if (r.bad || !m || m > SYNC_CHUNK_EVENTS)
+				r.bad = 1;
+			for (int k = 0; k < SYNC_NCOL && !r.bad; k++)
+				if (end[k] < (k ? end[k - 1] : 0) ||
+				    end[k] > (size_t)(r.end - r.p))
+					r.bad = 1;
+			if (r.bad)
+				break;
+			rc = replay_cols(rp, &r, end, (size_t)m, s, e);
 			break;
 		}
 		case 'L': {
@@ -429,7 +561,7 @@ int wire_replay_part(wire_replayer *rp, const uint8_t *p, size_t n, dt_sink *s,
 	return rc ? rc : more;
 }
 
-int wire_replay(const uint8_t *p, size_t n, dt_sink *s, const char *what, dt_err *e)
+int wire_replay(uint8_t *p, size_t n, dt_sink *s, const char *what, dt_err *e)
 {
 	wire_replayer rp;
 	wire_replayer_init(&rp);

@@ -12,9 +12,15 @@
  * more than about one part of it (a rank directory of 10^8 events is not one buffer).
  *
  * Records: 'B' begin, 'F' a function name with the unit's own id, 'E' events, 'A' an argument,
- * 'G' a gap, 'Y' sync events, 'L' a source line (or a program without), 'S' a call site of
- * sync events with the unit's own id, 'Z' end, 'X' the
- * error that stopped the unit, 'C' the unit goes on in the next part. */
+ * 'G' a gap, 'Y' sync events (the wire sink sends only a trace's clock so), 'Q' a chunk of
+ * sync events as its columns (store/sync_codec.h, the unit's own function and site ids: the
+ * replay maps those two columns and hands the chunk to dt_sink.sync_cols, or decodes it for a
+ * sink without), 'L' a source line (or a program without), 'S' a call site of sync events with
+ * the unit's own id, 'Z' end, 'X' the error that stopped the unit, 'C' the unit goes on in the
+ * next part. A trace's sync events go as chunks of SYNC_CHUNK_EVENTS of the trace's, as the
+ * store cuts them, the last at its end. The arrays of 'E' and 'Y' start at a multiple of 8
+ * bytes from the start of the part, after a pad, so that the replay uses them where they are
+ * (a part is a buffer of malloc's) instead of copying them. */
 #ifndef DT_WIRE_H
 #define DT_WIRE_H
 
@@ -28,6 +34,8 @@ typedef struct wire_sink {
 	uint32_t nfuncs;
 	strmap sites;  /* the unit's call sites: file, line, function -> id */
 	uint32_t nsites;
+	dt_sync_event *sev; /* the trace's sync events after its last whole chunk */
+	size_t nsev;
 	/* When out holds limit bytes or more after a record, full(full_ctx) is called to send
 	 * them as a part (wire_part_end) and empty out; 0: no limit. */
 	size_t limit;
@@ -54,20 +62,22 @@ typedef struct wire_replayer {
 	size_t nmap, capmap;
 	uint32_t *smap; /* the unit's site ids -> the sink's */
 	size_t nsmap, capsmap;
-	uint32_t *ev;
-	size_t capev;
-	dt_sync_event *sev; /* a part's sync events, kept from part to part */
-	size_t capsev;
+	/* copies of a part's events, times and sync events where they are not aligned in it
+	 * (bytes, kept from part to part) */
+	uint8_t *ev, *ts, *sev;
+	size_t capev, capts, capsev;
+	dt_buf raw; /* a chunk's columns, its ids mapped */
 } wire_replayer;
 
 void wire_replayer_init(wire_replayer *rp);
 void wire_replayer_free(wire_replayer *rp);
-/* Replays one part of a unit into s: 0 when the unit ended there, 1 when a part follows. A unit
+/* Replays one part of a unit into s, changing its bytes (the ids are mapped where they are):
+ * 0 when the unit ended there, 1 when a part follows. A unit
  * that ended with an error sets e to it (its file and offset as the importer gave them) and
  * returns -1; so do bytes that are not a unit (what names where they came from). */
-int wire_replay_part(wire_replayer *rp, const uint8_t *p, size_t n, dt_sink *s,
+int wire_replay_part(wire_replayer *rp, uint8_t *p, size_t n, dt_sink *s,
 		     const char *what, dt_err *e);
 /* Replays a whole unit held in one buffer (a part that says more follows is an error). */
-int wire_replay(const uint8_t *p, size_t n, dt_sink *s, const char *what, dt_err *e);
+int wire_replay(uint8_t *p, size_t n, dt_sink *s, const char *what, dt_err *e);
 
 #endif

@@ -339,11 +339,9 @@ static int w_end(void *ctx, unsigned flags, const char *note, dt_err *e)
 	return r;
 }
 
-/* Writes the buffered sync events as one chunk. */
-/* Writes ev[0..n) as the trace's next chunk of sync events. */
-static int sync_chunk(store_writer *w, const dt_sync_event *ev, size_t n, dt_err *e)
+/* Inserts w->sblob, the trace's next chunk of n sync events. */
+static int sync_insert(store_writer *w, int codec, size_t n, dt_err *e)
 {
-	int codec = sync_encode(w->scodec, ev, n, &w->sblob);
 	sqlite3_stmt *st = w->ins_sync;
 	sqlite3_bind_int64(st, 1, w->trace_id);
 	sqlite3_bind_int64(st, 2, w->sseq);
@@ -355,6 +353,12 @@ static int sync_chunk(store_writer *w, const dt_sync_event *ev, size_t n, dt_err
 	w->sfirst += n;
 	w->sseq++;
 	return step_done(w, st, e, "writing sync events");
+}
+
+/* Writes ev[0..n) as the trace's next chunk of sync events. */
+static int sync_chunk(store_writer *w, const dt_sync_event *ev, size_t n, dt_err *e)
+{
+	return sync_insert(w, sync_encode(w->scodec, ev, n, &w->sblob), n, e);
 }
 
 static int sync_flush(store_writer *w, dt_err *e)
@@ -404,6 +408,19 @@ static int w_sync(void *ctx, const dt_sync_clock *clk, const dt_sync_event *ev, 
 			return -1;
 	}
 	return 0;
+}
+
+static int w_sync_cols(void *ctx, const uint8_t *raw, size_t len, size_t n, dt_err *e)
+{
+	store_writer *w = ctx;
+	if (!w->active)
+		return dt_errf(e, DT_EDATA, "internal: sync events outside a trace");
+	if (w->nsev || !n || n > SYNC_CHUNK_EVENTS)
+		return dt_errf(e, DT_EDATA, "internal: a chunk of %zu sync events after %zu", n,
+			       w->nsev);
+	if (cancelled(w, e))
+		return -1;
+	return sync_insert(w, sync_encode_cols(w->scodec, raw, len, &w->sblob), n, e);
 }
 
 static int w_srcline(void *ctx, const char *func, size_t flen, const char *file, unsigned line,
@@ -465,8 +482,8 @@ store_writer *store_writer_new(store *s, int64_t run_id, volatile sig_atomic_t *
 	w->sev = xmalloc(SYNC_CHUNK_EVENTS * sizeof *w->sev);
 	w->ev = xmalloc(STORE_CHUNK_EVENTS * sizeof *w->ev);
 	w->ts = xmalloc(STORE_CHUNK_EVENTS * sizeof *w->ts);
-	w->sink = (dt_sink){ w, w_begin, w_func, w_events, w_arg, w_gap, w_end, w_sync, w_srcline,
-			     w_site };
+	w->sink = (dt_sink){ w,	    w_begin, w_func, w_events,	w_arg,	    w_gap,
+			     w_end, w_sync,  w_srcline, w_site, w_sync_cols };
 	dt_err e;
 	dt_err_clear(&e);
 	/* Statements are prepared once per import; failures surface on first use as NULL. */

@@ -6,7 +6,7 @@
 #include "store/chunk_codec.h"
 #include "store/sync_codec.h"
 
-#define NCOL 24 /* SYNC_CODEC_COLUMNS_ZSTD had the first 19, SYNC_CODEC_SITES_ZSTD 20 */
+#define NCOL SYNC_NCOL /* SYNC_CODEC_COLUMNS_ZSTD had the first 19, SYNC_CODEC_SITES_ZSTD 20 */
 
 struct sync_codec {
 	ZSTD_CCtx *zc;
@@ -78,37 +78,120 @@ static uint8_t *put_uvar(uint8_t *q, uint64_t v)
 	return q;
 }
 
-int sync_encode(sync_codec *c, const dt_sync_event *ev, size_t n, dt_buf *out)
+size_t sync_cols_put(const dt_sync_event *ev, size_t n, uint8_t *raw, uint32_t end[SYNC_NCOL])
 {
-	/* the raw bytes are kept from chunk to chunk, grown once to their bound */
-	GROW(c->raw.p, c->raw.cap, n * NCOL * 10 + 1);
-	uint8_t *q = c->raw.p;
+	uint8_t *q = raw;
+	int k = 0;
+	/* a column that does not change in the chunk (most of them in a run of a few calls) is
+	 * its first value and zeros: found by a look at its values before writing them */
 #define ENCODE_COLUMN(f)                                                          \
 	{                                                                         \
 		uint64_t prev = 0;                                                \
-		for (size_t i = 0; i < n; i++) {                                  \
-			uint64_t x = (uint64_t)(int64_t)ev[i].f, d = x - prev;    \
+		size_t same = 1;                                                  \
+		while (same < n && ev[same].f == ev[0].f)                         \
+			same++;                                                   \
+		if (n && same == n) {                                             \
+			uint64_t d = (uint64_t)(int64_t)ev[0].f;                  \
 			q = put_uvar(q, (d << 1) ^ (uint64_t)((int64_t)d >> 63)); \
-			prev = x;                                                 \
+			memset(q, 0, n - 1);                                      \
+			q += n - 1;                                               \
+		} else {                                                          \
+			for (size_t i = 0; i < n; i++) {                          \
+				uint64_t x = (uint64_t)(int64_t)ev[i].f;          \
+				uint64_t d = x - prev;                            \
+				q = put_uvar(q, (d << 1) ^                        \
+						    (uint64_t)((int64_t)d >> 63)); \
+				prev = x;                                         \
+			}                                                         \
 		}                                                                 \
+		end[k++] = (uint32_t)(q - raw);                                   \
 	}
 	SYNC_COLUMNS(ENCODE_COLUMN)
 #undef ENCODE_COLUMN
-	c->raw.len = (size_t)(q - c->raw.p);
+	return (size_t)(q - raw);
+}
+
+int sync_col_map(const uint8_t *col, size_t len, size_t n, const uint32_t *map, size_t nmap,
+		 dt_buf *out)
+{
+	GROW(out->p, out->cap, out->len + n * 10);
+	uint8_t *q = out->p + out->len;
+	size_t pos = 0;
+	uint64_t prev = 0, mprev = 0;
+	for (size_t i = 0; i < n; i++) {
+		int64_t d;
+		if (pos < len && col[pos] < 0x80) /* a byte: most values */
+			d = (int64_t)(col[pos] >> 1) ^ -(int64_t)(col[pos] & 1), pos++;
+		else if (svar_get(col, len, &pos, &d))
+			return -1;
+		prev += (uint64_t)d;
+		if (prev > nmap)
+			return -1;
+		uint64_t m = prev ? map[prev] : 0, dm = m - mprev;
+		q = put_uvar(q, (dm << 1) ^ (uint64_t)((int64_t)dm >> 63));
+		mprev = m;
+	}
+	if (pos != len)
+		return -1;
+	out->len = (size_t)(q - out->p);
+	return 0;
+}
+
+int sync_encode_cols(sync_codec *c, const uint8_t *raw, size_t len, dt_buf *out)
+{
 	if (!c->zc && !(c->zc = ZSTD_createCCtx()))
 		abort();
 	ZSTD_CCtx_setParameter(c->zc, ZSTD_c_compressionLevel, CHUNK_ZSTD_LEVEL);
 	ZSTD_CCtx_setParameter(c->zc, ZSTD_c_checksumFlag, 1);
 	ZSTD_CCtx_setParameter(c->zc, ZSTD_c_contentSizeFlag, 1);
-	size_t bound = ZSTD_compressBound(c->raw.len);
+	size_t bound = ZSTD_compressBound(len);
 	out->len = 0;
 	GROW(out->p, out->cap, bound);
-	size_t z = ZSTD_compress2(c->zc, out->p, bound, c->raw.p ? c->raw.p : (const uint8_t *)"",
-				  c->raw.len);
+	size_t z = ZSTD_compress2(c->zc, out->p, bound, raw ? raw : (const uint8_t *)"", len);
 	if (ZSTD_isError(z))
 		abort(); /* the bound holds: only a broken library fails here */
 	out->len = z;
 	return SYNC_CODEC_RMA_ZSTD;
+}
+
+int sync_encode(sync_codec *c, const dt_sync_event *ev, size_t n, dt_buf *out)
+{
+	/* the raw bytes are kept from chunk to chunk, grown once to their bound */
+	GROW(c->raw.p, c->raw.cap, n * NCOL * 10 + 1);
+	uint32_t end[SYNC_NCOL];
+	c->raw.len = sync_cols_put(ev, n, c->raw.p, end);
+	return sync_encode_cols(c, c->raw.p, c->raw.len, out);
+}
+
+/* Reads ncol columns of n events from raw into ev; -1 with *col and *at where a column ended
+ * early, or *col = ncol when bytes are left after the last. */
+static int cols_get(const uint8_t *raw, size_t len, size_t n, int ncol, dt_sync_event *ev,
+		    int *col, size_t *at)
+{
+	size_t pos = 0;
+	for (int k = 0; k < ncol; k++) {
+		uint64_t prev = 0;
+		for (size_t i = 0; i < n; i++) {
+			int64_t d;
+			if (svar_get(raw, len, &pos, &d)) {
+				*col = k;
+				*at = i;
+				return -1;
+			}
+			prev += (uint64_t)d;
+			set_column(&ev[i], k, (int64_t)prev);
+		}
+	}
+	*col = ncol;
+	*at = len - pos;
+	return pos == len ? 0 : -1;
+}
+
+int sync_cols_get(const uint8_t *raw, size_t len, size_t n, dt_sync_event *ev)
+{
+	int col;
+	size_t at;
+	return cols_get(raw, len, n, NCOL, ev, &col, &at);
 }
 
 int sync_decode(sync_codec *c, int codec, const uint8_t *in, size_t len, size_t n, uint64_t first,
@@ -138,7 +221,6 @@ int sync_decode(sync_codec *c, int codec, const uint8_t *in, size_t len, size_t 
 	if (ZSTD_isError(got) || got != size)
 		return dt_err_at(e, path, -1, "damaged sync chunk at event %llu: zstd: %s", at,
 				 ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short frame");
-	size_t pos = 0;
 	for (size_t i = 0; i < n && ncol < NCOL; i++) {
 		/* a chunk written before sites, or before one-sided calls and digests */
 		ev[i].site = ncol < 20 ? 0 : ev[i].site;
@@ -146,22 +228,14 @@ int sync_decode(sync_codec *c, int codec, const uint8_t *in, size_t len, size_t 
 		ev[i].rassert = ev[i].lock = 0;
 		ev[i].digest = 0;
 	}
-	for (int k = 0; k < ncol; k++) {
-		uint64_t prev = 0;
-		for (size_t i = 0; i < n; i++) {
-			int64_t d;
-			if (svar_get(c->raw.p, got, &pos, &d))
-				return dt_err_at(e, path, -1,
-						 "damaged sync chunk at event %llu: column %d ends at "
-						 "event %zu of %zu",
-						 at, k, i, n);
-			prev += (uint64_t)d;
-			set_column(&ev[i], k, (int64_t)prev);
-		}
-	}
-	if (pos != got)
+	int k;
+	size_t i;
+	if (!cols_get(c->raw.p, got, n, ncol, ev, &k, &i))
+		return 0;
+	if (k < ncol)
 		return dt_err_at(e, path, -1,
-				 "damaged sync chunk at event %llu: %zu bytes after its %zu events", at,
-				 got - pos, n);
-	return 0;
+				 "damaged sync chunk at event %llu: column %d ends at event %zu of %zu",
+				 at, k, i, n);
+	return dt_err_at(e, path, -1, "damaged sync chunk at event %llu: %zu bytes after its %zu events",
+			 at, i, n);
 }

@@ -31,6 +31,25 @@ void sync_codec_free(sync_codec *c);
 /* Encodes ev[0..n) (n <= SYNC_CHUNK_EVENTS) into out, replacing what it held; returns the
  * codec (SYNC_CODEC_RMA_ZSTD). */
 int sync_encode(sync_codec *c, const dt_sync_event *ev, size_t n, dt_buf *out);
+/* The columns of a chunk before zstd, in their order: the zigzag LEB128 of the differences,
+ * column after column. A worker thread of the parallel import writes them (its function and
+ * site ids its own) and the thread that writes the store maps those two columns and compresses
+ * (import/wire.h), so that 144-byte events do not cross between them. */
+#define SYNC_NCOL 24
+enum { SYNC_COL_FUNC = 2, SYNC_COL_SITE = 19 };
+/* Writes ev[0..n)'s columns at raw (room for n * SYNC_NCOL * 10 bytes); end[k] is the offset
+ * where column k ends; returns the length. */
+size_t sync_cols_put(const dt_sync_event *ev, size_t n, uint8_t *raw, uint32_t end[SYNC_NCOL]);
+/* Appends to out the column col (len bytes, n values) with each value v replaced by map[v]
+ * (0 stays 0; map[1..nmap]); -1 when a value is not in the map or the bytes are not n values. */
+int sync_col_map(const uint8_t *col, size_t len, size_t n, const uint32_t *map, size_t nmap,
+		 dt_buf *out);
+/* Compresses a chunk's columns (raw, len bytes) into out, replacing what it held; returns the
+ * codec. sync_encode is sync_cols_put then this. */
+int sync_encode_cols(sync_codec *c, const uint8_t *raw, size_t len, dt_buf *out);
+/* Reads a chunk's columns of n events (all SYNC_NCOL) into ev, leaving proc, thread and host;
+ * -1 when they are not n events' columns. */
+int sync_cols_get(const uint8_t *raw, size_t len, size_t n, dt_sync_event *ev);
 /* Decodes a chunk of codec, expected to hold n events, into ev[0..n) (the caller's, at least
  * n long), leaving proc, thread and host as they were. Errors name path and the chunk's first
  * event (first) and say what is wrong: an unknown codec, a damaged frame, a count other than n. */
