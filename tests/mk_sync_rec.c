@@ -10,6 +10,8 @@
  *   steady P N  the ring with one tag (7) for every message and an MPI_Allreduce every 64th
  *         iteration: a long record whose causality filter holds few events and few facts
  *         (a tag per iteration, as in ring, makes a fact per message).
+ *   stuck P N  steady, then every process waits in MPI_Recv from the one before it with a tag
+ *         nobody sends (8): a long record hung at its end, its messages all received before.
  *   killed P N  P processes, N iterations of a halo exchange (MPI_Irecv from the previous,
  *         MPI_Isend to the next, MPI_Waitall completing both) with an MPI_Allreduce every 16th,
  *         killed inside the last MPI_Waitall: a large killed record for the hang report.
@@ -21,7 +23,7 @@
  *         receives and passes on to rank 2; each send with a payload digest, different in the
  *         faulty run (F 1) from the normal one (F 0). Rank 1's host (node2) has its clock 10 ms
  *         behind node1's: on the common clock its send comes before rank 0's, causally after.
- * Usage: mk_sync_rec DIR ok|hung|ring P N|steady P N|killed P N|tag|peer|count|chain F */
+ * Usage: mk_sync_rec DIR ok|hung|ring P N|steady P N|stuck P N|killed P N|tag|peer|count|chain F */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
@@ -171,7 +173,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[2], "chain"))
 		return chain(argv[1], atoi(argv[3]));
-	int steady = argc == 5 && !strcmp(argv[2], "steady");
+	int stuck = argc == 5 && !strcmp(argv[2], "stuck");
+	int steady = argc == 5 && (stuck || !strcmp(argv[2], "steady"));
 	if (argc == 5 && (steady || !strcmp(argv[2], "ring"))) {
 		int np = atoi(argv[3]), it = atoi(argv[4]);
 		if (np < 2 || it < 1)
@@ -198,6 +201,8 @@ int main(int argc, char **argv)
 				for (int r = 0; r < np; r++)
 					call(&files[r], DTS_MPI_Allreduce, ph, 0, -1, -1, -1, -1, np);
 		}
+		for (int r = 0; stuck && r < np; r++)
+			call(&files[r], DTS_MPI_Recv, 0, 0, -1, -1, (r + np - 1) % np, 8, np);
 		return write_all(argv[1], (size_t)np) ? 1 : 0;
 	}
 	if (argc == 5 && !strcmp(argv[2], "killed")) {
@@ -266,7 +271,7 @@ int main(int argc, char **argv)
 		return write_all(argv[1], 4) ? 1 : 0;
 	}
 	if (argc != 3 || (strcmp(argv[2], "ok") && strcmp(argv[2], "hung"))) {
-		fprintf(stderr, "usage: mk_sync_rec DIR ok|hung|ring P N|steady P N|killed P N|tag|peer|count|chain F\n");
+		fprintf(stderr, "usage: mk_sync_rec DIR ok|hung|ring P N|steady P N|stuck P N|killed P N|tag|peer|count|chain F\n");
 		return 2;
 	}
 	files = calloc(4, sizeof *files);

@@ -8,6 +8,7 @@
 #include "analysis/hangcause.h"
 #include "check.h"
 #include "order/hang.h"
+#include "hang_both.h"
 
 static const char *const names[] = {
 	NULL,	      "MPI_Init",    "MPI_Recv",      "MPI_Ssend",    "MPI_Ibarrier",
@@ -54,6 +55,7 @@ static void analyze(hang_report *r, const hr_info *hr, hang_cause *c)
 	dt_err_clear(&e);
 	CHECK(hang_analyze(ev, n, names, NN, r, &e) == 0);
 	hang_cause_find(r, ev, n, hr, names, NN, c);
+	hang_both(ev, n, names, NN, hr, r, c);
 }
 
 /* the cause is the one process p */
