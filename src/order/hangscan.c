@@ -149,11 +149,17 @@ struct maker {
 	size_t at;
 };
 
-/* Completions of a request not made yet (in another thread, earlier in time). */
+/* Completions of a request not made yet (in another thread, earlier in time: a completion
+ * recorded while the call that made the request was returning, in the same process, on the
+ * same clock). Kept for the next EARLY_WINDOW events, then dropped: a completion of a request
+ * whose maker is gone (a second completion of it) makes one too. */
 struct early {
+	uint64_t key, req, at;
 	int an_done, multi;
 	uint32_t f1;
 };
+
+#define EARLY_WINDOW 65536
 
 /* Sends of one envelope no receive took yet, first first; debt: receives before sends. */
 struct env {
@@ -181,8 +187,8 @@ struct hang_scan {
 	kmap reqs, earlies; /* (proc, req) -> makers, early */
 	struct maker *mk;
 	size_t nmk, capmk, freemk;
-	struct early *ea;
-	size_t nea, capea;
+	struct early *ea; /* from eahead on, the live ones; ea[i] is number eabase + i */
+	size_t nea, capea, eahead, eabase;
 	kmap locks; /* (proc, obj) -> highest acquisition */
 	kmap envs;  /* (from, to), tag -> envs */
 	struct env *en;
@@ -358,18 +364,38 @@ static void maker_free(hang_scan *h, size_t i)
 /* An event that carries a request and is no entry: it completes the requests made before
  * with the same number (for the graph when no start made it; for the pending completions when
  * another call made them). */
-static void completion(hang_scan *h, const dt_sync_event *v, int k)
+static void early_expire(hang_scan *h)
+{
+	while (h->eahead < h->nea && h->count - h->ea[h->eahead].at > EARLY_WINDOW) {
+		kmap_del(&h->earlies, h->ea[h->eahead].key, h->ea[h->eahead].req);
+		h->eahead++;
+	}
+	if (h->eahead > 1024 && 2 * h->eahead > h->nea) {
+		memmove(h->ea, h->ea + h->eahead, (h->nea - h->eahead) * sizeof *h->ea);
+		h->nea -= h->eahead;
+		h->eabase += h->eahead;
+		h->eahead = 0;
+	}
+}
+
+/* own: the exit of the call that made the request (it completes only other makers of the
+ * same number). */
+static void completion(hang_scan *h, const dt_sync_event *v, int k, int own)
 {
 	int an = k != HANG_K_ISTART && k != HANG_K_ICOLL;
 	size_t *head = kmap_get(&h->reqs, pair(v->proc, 0), v->req);
 	if (!head) {
+		if (own)
+			return;
+		early_expire(h);
 		size_t *x = kmap_put(&h->earlies, pair(v->proc, 0), v->req);
 		if (*x == SIZE_MAX) {
-			*x = h->nea;
+			*x = h->eabase + h->nea;
 			GROW(h->ea, h->capea, h->nea + 1);
-			h->ea[h->nea++] = (struct early){ an, 0, v->func };
+			h->ea[h->nea++] =
+				(struct early){ pair(v->proc, 0), v->req, h->count, an, 0, v->func };
 		} else {
-			struct early *y = &h->ea[*x];
+			struct early *y = &h->ea[*x - h->eabase];
 			y->an_done |= an;
 			y->multi |= y->f1 != v->func;
 		}
@@ -399,7 +425,7 @@ static void make_request(hang_scan *h, const dt_sync_event *v, int k)
 	struct maker m = { *v, coll_count(h, v), 1, k == HANG_K_ISTART, SIZE_MAX, 0 };
 	size_t *x = kmap_get(&h->earlies, pair(v->proc, 0), v->req);
 	if (x) {
-		const struct early *y = &h->ea[*x];
+		const struct early *y = &h->ea[*x - h->eabase];
 		if (y->an_done)
 			m.an_open = 0;
 		if (y->multi || y->f1 != v->func)
@@ -473,8 +499,11 @@ static void send_msg(hang_scan *h, const dt_sync_event *v)
 		memmove(n->q, n->q + n->head, n->n * sizeof *n->q);
 		n->head = 0;
 	}
-	size_t need = n->head + n->n + 1;
-	GROW(n->q, n->cap, need);
+	/* most envelopes hold one send at a time (a tag per message makes one each): from one */
+	if (n->head + n->n == n->cap) {
+		n->cap = n->cap ? 2 * n->cap : 1;
+		n->q = xrealloc(n->q, n->cap * sizeof *n->q);
+	}
 	n->q[n->head + n->n++] = *v;
 }
 
@@ -573,9 +602,10 @@ int hang_scan_push(hang_scan *h, size_t tk, const dt_sync_event *v, dt_err *e)
 	if (v->phase == DT_SYNC_EXIT && v->func < h->nnames && h->maker[v->func] && v->obj > 1 &&
 	    v->obj <= INT32_MAX)
 		member(h, (int32_t)v->obj, v->proc);
+	int makes = v->phase == DT_SYNC_EXIT && v->req && (k == HANG_K_ISTART || k == HANG_K_ICOLL);
 	if (v->phase != DT_SYNC_ENTER && v->req)
-		completion(h, v, k);
-	if (v->phase == DT_SYNC_EXIT && v->req && (k == HANG_K_ISTART || k == HANG_K_ICOLL))
+		completion(h, v, k, makes);
+	if (makes)
 		make_request(h, v, k);
 	if (v->obj && v->objseq && v->func < h->nnames && h->names[v->func] && h->notpar[v->func]) {
 		size_t *m = kmap_put(&h->locks, pair(v->proc, 0), v->obj);
