@@ -868,6 +868,16 @@ int hang_scan_report(hang_scan *h, hang_report *r, dt_sync_event **evp, size_t *
 			un[nun++] = (hang_msg){ n->from, n->to, n->tag, n->at[q] };
 		}
 	}
+	/* the sends are in ev now: their queues go before the filter's pass */
+	for (size_t i = 0; i < h->nen; i++) {
+		free(h->en[i].q);
+		free(h->en[i].at);
+	}
+	free(h->en);
+	h->en = NULL;
+	h->nen = h->capen = 0;
+	h->freeen = SIZE_MAX;
+	kmap_free(&h->envs);
 	if (h->nmem)
 		qsort(h->mem, h->nmem, sizeof *h->mem, cmp_mem);
 	size_t *ord = sorted_lists(h);
