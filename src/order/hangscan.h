@@ -6,7 +6,10 @@
  * its collectives, a run of calls alike kept as one. Memory grows with those, not with the
  * length of the record. The report is the one hang_analyze, hang_pending and
  * hang_cause_find make of the whole record, with the requests numbered uniquely within a
- * process (difftrace-sync(5)). */
+ * process (difftrace-sync(5)), and one difference: when several threads of a process send
+ * messages of one envelope (source, destination, tag) and some go unreceived, the receives
+ * take them in the order they stream by (time), where the whole record's analysis takes them
+ * thread after thread; a near-match may then name another of those sends. */
 #ifndef DT_ORDER_HANGSCAN_H
 #define DT_ORDER_HANGSCAN_H
 
