@@ -372,6 +372,31 @@ static void test_cross_thread(void)
 	hang_report_free(&r);
 }
 
+/* Streamed events out of order are refused as the whole record's are: a thread in two
+ * traces, a seq that goes back, an event without a process. */
+static void test_stream_refuses(void)
+{
+	dt_err e;
+	dt_err_clear(&e);
+	dt_sync_event a = { .proc = 0, .thread = 0, .seq = 1, .func = INIT, .comm = -1 };
+	hang_scan *h = hang_scan_new(names, NN, 2);
+	CHECK(hang_scan_push(h, 0, &a, &e) == 0);
+	CHECK(hang_scan_push(h, 1, &a, &e) == 0);
+	hang_report r;
+	dt_sync_event *kept = NULL;
+	size_t nkept = 0;
+	CHECK(hang_scan_report(h, &r, &kept, &nkept, &e) == -1);
+	CHECK(strstr(e.msg, "not in (proc, thread, seq) order") != NULL);
+	hang_scan_free(h);
+	h = hang_scan_new(names, NN, 1);
+	CHECK(hang_scan_push(h, 0, &a, &e) == 0);
+	a.seq = 0;
+	CHECK(hang_scan_push(h, 0, &a, &e) == -1);
+	a.proc = -1;
+	CHECK(hang_scan_push(h, 0, &a, &e) == -1);
+	hang_scan_free(h);
+}
+
 int main(void)
 {
 	test_ibarrier();
@@ -382,5 +407,6 @@ int main(void)
 	test_held_abort();
 	test_persistent();
 	test_cross_thread();
+	test_stream_refuses();
 	CHECK_DONE();
 }

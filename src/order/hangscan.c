@@ -803,8 +803,23 @@ static void open_refs(hang_scan *h, struct ref **refs, size_t *nref, size_t *cap
 
 int hang_scan_report(hang_scan *h, hang_report *r, dt_sync_event **evp, size_t *nevp, dt_err *e)
 {
-	(void)e;
 	memset(r, 0, sizeof *r);
+	*evp = NULL;
+	*nevp = 0;
+	/* the traces by (proc, thread): one per thread, as hang_analyze requires */
+	const struct tst *prev = NULL;
+	for (size_t k = 0; k < h->nt; k++) {
+		const struct tst *t = &h->t[k];
+		if (!t->nev)
+			continue;
+		if (prev && (t->proc < prev->proc ||
+			     (t->proc == prev->proc && t->thread <= prev->thread))) {
+			dt_errf(e, DT_EDATA, "sync events not in (proc, thread, seq) order at %d.%d",
+				t->proc, t->thread);
+			return -1;
+		}
+		prev = t;
+	}
 	struct ref *refs = NULL;
 	size_t nref = 0, capref = 0;
 	threads_of(h, r, &refs, &nref, &capref);
