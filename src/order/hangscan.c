@@ -925,7 +925,8 @@ int hang_scan_report(hang_scan *h, hang_report *r, dt_sync_event **evp, size_t *
 
 static int cmp_seq(const void *a, const void *b)
 {
-	const dt_sync_event *x = *(const dt_sync_event *const *)a, *y = *(const dt_sync_event *const *)b;
+	const dt_sync_event *x = *(const dt_sync_event *const *)a;
+	const dt_sync_event *y = *(const dt_sync_event *const *)b;
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
@@ -1106,7 +1107,8 @@ void hang_scan_odd(hang_scan *h, const hang_report *r, hang_coll_odd *odd)
 	memset(odd, 0, sizeof *odd);
 	h->nwant = 0;
 	size_t *ord = sorted_lists(h);
-	struct mcur *cur = xmalloc((h->ncl ? h->ncl : 1) * sizeof *cur), *act = xmalloc((h->ncl ? h->ncl : 1) * sizeof *act);
+	size_t m = h->ncl ? h->ncl : 1;
+	struct mcur *cur = xmalloc(m * sizeof *cur), *act = xmalloc(m * sizeof *act);
 	uint64_t bestk = UINT64_MAX;
 	for (size_t b = 0; b < h->ncl;) {
 		int32_t comm = h->cl[ord[b]].comm;
