@@ -114,6 +114,13 @@ int hang_never(dt_sync_event **ev, size_t n, const char *const *names, size_t nn
 	return 0;
 }
 
+/* Whether the stream gave one of pend (its tails) rather than an event of the run. */
+static int is_pending(const dt_sync_event *v, const dt_sync_event *pend, size_t np)
+{
+	uintptr_t a = (uintptr_t)v, b = (uintptr_t)pend;
+	return np && a >= b && a < b + np * sizeof *pend;
+}
+
 int hang_never_stream(store *s, int64_t run_id, const char *const *names, size_t nnames,
 		      const dt_sync_event *pend, size_t np, const size_t *trace, uint64_t n,
 		      const char *rules_file, size_t max_held,
@@ -164,14 +171,14 @@ int hang_never_stream(store *s, int64_t run_id, const char *const *names, size_t
 		uint64_t i = 0;
 		const dt_sync_event *v;
 		while (!frc && !(rc = ord_stream_next(st, &v, e)) && v) {
-			int pending = np && v >= pend && v < pend + np;
+			int pending = is_pending(v, pend, np);
 			if (!pending && see)
 				see(see_ctx, v);
 			frc = ord_filter_push(f, v, pending ? n + (uint64_t)(v - pend) : i++, &fe);
 		}
 		/* the rest of the run for the capture, after the filter stopped */
 		while (frc && see && !rc && !(rc = ord_stream_next(st, &v, e)) && v)
-			if (!(np && v >= pend && v < pend + np))
+			if (!is_pending(v, pend, np))
 				see(see_ctx, v);
 		if (!rc)
 			held_of(f, frc, &fe, n, held, nheld, stopped);
