@@ -10,6 +10,8 @@
  *   steady P N  the ring with one tag (7) for every message and an MPI_Allreduce every 64th
  *         iteration: a long record whose causality filter holds few events and few facts
  *         (a tag per iteration, as in ring, makes a fact per message).
+ *   stuck P N  steady, then every process waits in MPI_Recv from the one before it with a tag
+ *         nobody sends (8): a long record hung at its end, its messages all received before.
  *   killed P N  P processes, N iterations of a halo exchange (MPI_Irecv from the previous,
  *         MPI_Isend to the next, MPI_Waitall completing both) with an MPI_Allreduce every 16th,
  *         killed inside the last MPI_Waitall: a large killed record for the hang report.
@@ -27,7 +29,7 @@
  *         at displacement 2, accumulates 1 INT with MPI_SUM (with a digest) and unlocks; both
  *         free the window. Every record has a call site, an address in this program, which the
  *         copy of its /proc/self/maps made for each process resolves.
- * Usage: mk_sync_rec DIR ok|hung|ring P N|steady P N|killed P N|tag|peer|count|chain F|rma */
+ * Usage: mk_sync_rec DIR ok|hung|ring P N|steady P N|stuck P N|killed P N|tag|peer|count|chain F|rma */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdint.h>
@@ -295,7 +297,8 @@ int main(int argc, char **argv)
 		return rma(argv[1]);
 	if (argc == 4 && !strcmp(argv[2], "chain"))
 		return chain(argv[1], atoi(argv[3]));
-	int steady = argc == 5 && !strcmp(argv[2], "steady");
+	int stuck = argc == 5 && !strcmp(argv[2], "stuck");
+	int steady = argc == 5 && (stuck || !strcmp(argv[2], "steady"));
 	if (argc == 5 && (steady || !strcmp(argv[2], "ring"))) {
 		int np = atoi(argv[3]), it = atoi(argv[4]);
 		if (np < 2 || it < 1)
@@ -322,6 +325,8 @@ int main(int argc, char **argv)
 				for (int r = 0; r < np; r++)
 					call(&files[r], DTS_MPI_Allreduce, ph, 0, -1, -1, -1, -1, np);
 		}
+		for (int r = 0; stuck && r < np; r++)
+			call(&files[r], DTS_MPI_Recv, 0, 0, -1, -1, (r + np - 1) % np, 8, np);
 		return write_all(argv[1], (size_t)np) ? 1 : 0;
 	}
 	if (argc == 5 && !strcmp(argv[2], "killed")) {
@@ -390,7 +395,8 @@ int main(int argc, char **argv)
 		return write_all(argv[1], 4) ? 1 : 0;
 	}
 	if (argc != 3 || (strcmp(argv[2], "ok") && strcmp(argv[2], "hung"))) {
-		fprintf(stderr, "usage: mk_sync_rec DIR ok|hung|ring P N|steady P N|killed P N|tag|peer|count|chain F|rma\n");
+		fprintf(stderr, "usage: mk_sync_rec DIR ok|hung|ring P N|steady P N|stuck P N|killed P N|\n"
+				"       tag|peer|count|chain F|rma\n");
 		return 2;
 	}
 	files = calloc(4, sizeof *files);

@@ -8,14 +8,15 @@
 #include "analysis/hangcause.h"
 #include "check.h"
 #include "order/hang.h"
+#include "hang_both.h"
 
 static const char *const names[] = {
 	NULL,	      "MPI_Init",    "MPI_Recv",      "MPI_Ssend",    "MPI_Ibarrier",
 	"MPI_Wait",   "MPI_Barrier", "MPI_Comm_split", "MPI_Allreduce", "MPI_Abort",
-	"MPI_Send",   "MPI_Recv_init", "MPI_Start",
+	"MPI_Send",   "MPI_Recv_init", "MPI_Start", "MPI_Isend",  "MPI_Waitall",
 };
 enum { INIT = 1, RECV, SSEND, IBARRIER, WAIT, BARRIER, SPLIT, ALLREDUCE, ABORT, SEND, RECV_INIT,
-       START };
+       START, ISEND, WAITALL };
 #define NN (sizeof names / sizeof *names)
 
 /* a run's events, built thread by thread in (proc, thread, seq) order */
@@ -30,6 +31,16 @@ static dt_sync_event *add(int32_t p, int phase, uint32_t f)
 			      .func = f, .comm = 0, .src = -1, .dest = -1, .stag = -1,
 			      .rtag = -1, .root = -1, .datatype = -1, .op = -1, .team = -1,
 			      .tnum = -1, .count = 1, .csize = 4 };
+	return v;
+}
+
+/* An event of thread t of process p (after those of its thread 0). */
+static dt_sync_event *add_t(int32_t p, int32_t t, int phase, uint32_t f)
+{
+	uint32_t seq = ev[n - 1].proc == p && ev[n - 1].thread == t ? ev[n - 1].seq + 1 : 0;
+	dt_sync_event *v = add(p, phase, f);
+	v->thread = t;
+	v->seq = seq;
 	return v;
 }
 
@@ -54,6 +65,7 @@ static void analyze(hang_report *r, const hr_info *hr, hang_cause *c)
 	dt_err_clear(&e);
 	CHECK(hang_analyze(ev, n, names, NN, r, &e) == 0);
 	hang_cause_find(r, ev, n, hr, names, NN, c);
+	hang_both(ev, n, names, NN, hr, r, c);
 }
 
 /* the cause is the one process p */
@@ -326,6 +338,65 @@ static void test_persistent(void)
 	hang_report_free(&r);
 }
 
+/* A request one thread made and another completed: streamed a thread's event at a time in
+ * turn, the completion comes before the making (hang_both.h); the request is not open either
+ * way, so 0.0's MPI_Waitall waits for nobody and expects no completion. */
+static void test_cross_thread(void)
+{
+	n = 0;
+	call(0, INIT);
+	dt_sync_event *v = add(0, DT_SYNC_ENTER, ISEND);
+	v->dest = 1;
+	v->stag = 3;
+	v = add(0, DT_SYNC_EXIT, ISEND);
+	v->dest = 1;
+	v->stag = 3;
+	v->req = 7;
+	add(0, DT_SYNC_ENTER, WAITALL);
+	add_t(0, 1, DT_SYNC_ENTER, WAIT)->req = 7;
+	add_t(0, 1, DT_SYNC_EXIT, WAIT)->req = 7;
+	call(1, INIT);
+	add(1, DT_SYNC_ENTER, BARRIER);
+	hang_report r;
+	hang_cause c;
+	analyze(&r, NULL, &c);
+	CHECK(!has_edge(&r, 0, 1, HANG_W_REQUEST));
+	dt_sync_event *p;
+	size_t *t, np = hang_pending(ev, n, names, NN, &r, &p, &t);
+	CHECK_EQ_INT(np, 2); /* the Waitall's exit and the barrier's, no request's completion */
+	for (size_t i = 0; i < np; i++)
+		CHECK(p[i].phase == DT_SYNC_EXIT);
+	free(p);
+	free(t);
+	hang_cause_free(&c);
+	hang_report_free(&r);
+}
+
+/* Streamed events out of order are refused as the whole record's are: a thread in two
+ * traces, a seq that goes back, an event without a process. */
+static void test_stream_refuses(void)
+{
+	dt_err e;
+	dt_err_clear(&e);
+	dt_sync_event a = { .proc = 0, .thread = 0, .seq = 1, .func = INIT, .comm = -1 };
+	hang_scan *h = hang_scan_new(names, NN, 2);
+	CHECK(hang_scan_push(h, 0, &a, &e) == 0);
+	CHECK(hang_scan_push(h, 1, &a, &e) == 0);
+	hang_report r;
+	dt_sync_event *kept = NULL;
+	size_t nkept = 0;
+	CHECK(hang_scan_report(h, &r, &kept, &nkept, &e) == -1);
+	CHECK(strstr(e.msg, "not in (proc, thread, seq) order") != NULL);
+	hang_scan_free(h);
+	h = hang_scan_new(names, NN, 1);
+	CHECK(hang_scan_push(h, 0, &a, &e) == 0);
+	a.seq = 0;
+	CHECK(hang_scan_push(h, 0, &a, &e) == -1);
+	a.proc = -1;
+	CHECK(hang_scan_push(h, 0, &a, &e) == -1);
+	hang_scan_free(h);
+}
+
 int main(void)
 {
 	test_ibarrier();
@@ -335,5 +406,7 @@ int main(void)
 	test_coll_args();
 	test_held_abort();
 	test_persistent();
+	test_cross_thread();
+	test_stream_refuses();
 	CHECK_DONE();
 }

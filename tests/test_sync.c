@@ -10,12 +10,23 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "hang_both.h"
 #include "import/import.h"
 #include "import/memsink.h"
 #include "import/sync_file.h"
 #include "order/hang.h"
 #include "store/store.h"
 #include "store/store_sync.h"
+
+/* The streamed report of the same events is the whole record's (hang_both.h). */
+static void both(const dt_sync_event *ev, size_t n, const char *const *names, size_t nn,
+		 const hang_report *r)
+{
+	hang_cause c;
+	hang_cause_find(r, ev, n, NULL, names, nn, &c);
+	hang_both(ev, n, names, nn, NULL, r, &c);
+	hang_cause_free(&c);
+}
 
 static char dir[64];
 
@@ -406,6 +417,7 @@ static void test_store(void)
 	const char *const *names = store_func_names(s, &nn);
 	hang_report r;
 	CHECK(hang_analyze(ev, n, names, nn, &r, &e) == 0);
+	both(ev, n, names, nn, &r);
 	CHECK_EQ_INT(r.nthreads, 2);
 	CHECK_EQ_INT(r.ngroups, 1);
 	CHECK_EQ_INT(r.nedges, 2);
@@ -557,6 +569,7 @@ static void test_hang(void)
 	dt_err e;
 	dt_err_clear(&e);
 	CHECK(hang_analyze(ev, n, names, sizeof names / sizeof *names, &r, &e) == 0);
+	both(ev, n, names, sizeof names / sizeof *names, &r);
 	CHECK_EQ_INT(r.nthreads, 4);
 	/* 0.0 in the barrier waits for 1.0 (which never entered it); 1.0's lock waits for 1.1 */
 	int b01 = 0, l = 0, any = 0;
@@ -611,6 +624,7 @@ static void test_hang_wait(void)
 	dt_err e;
 	dt_err_clear(&e);
 	CHECK(hang_analyze(ev, n, names, sizeof names / sizeof *names, &r, &e) == 0);
+	both(ev, n, names, sizeof names / sizeof *names, &r);
 	int to1 = 0, to2 = 0;
 	for (size_t i = 0; i < r.nedges; i++) {
 		const hang_thread *a = &r.threads[r.edges[i].from], *b = &r.threads[r.edges[i].to];
@@ -626,6 +640,7 @@ static void test_hang_wait(void)
 	ev[4].func = WAITALL;
 	ev[4].req = 0;
 	CHECK(hang_analyze(ev, n, names, sizeof names / sizeof *names, &r, &e) == 0);
+	both(ev, n, names, sizeof names / sizeof *names, &r);
 	to1 = to2 = 0;
 	for (size_t i = 0; i < r.nedges; i++) {
 		const hang_thread *a = &r.threads[r.edges[i].from], *b = &r.threads[r.edges[i].to];
@@ -659,6 +674,7 @@ static void test_hang_coll_mismatch(void)
 	dt_err_clear(&e);
 	CHECK(hang_analyze(ev, sizeof ev / sizeof *ev, names, sizeof names / sizeof *names, &r,
 			   &e) == 0);
+	both(ev, sizeof ev / sizeof *ev, names, sizeof names / sizeof *names, &r);
 	int w[3][3] = { { 0 } };
 	for (size_t i = 0; i < r.nedges; i++) {
 		const hang_thread *a = &r.threads[r.edges[i].from], *b = &r.threads[r.edges[i].to];

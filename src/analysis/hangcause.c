@@ -80,7 +80,7 @@ static int waited(const hang_report *r, const size_t *in, const unsigned char *w
 
 /* Collectives whose members must all give the same count and datatype (not the v-forms, not
  * the gathers and scatters, whose root's counts differ), and root and op when they have one. */
-static int coll_kind(const char *nm)
+int hang_coll_kind(const char *nm)
 {
 	static const char *const same[] = { "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Scan",
 					     "MPI_Exscan", "MPI_Reduce_scatter_block",
@@ -134,7 +134,7 @@ static size_t odd_members(const struct centry *c, size_t b, size_t e, const dt_s
 		size_t like = 0;
 		for (size_t j = b; j < e; j++) {
 			const dt_sync_event *x = &ev[c[i].ev], *y = &ev[c[j].ev];
-			like += same_coll(x, y, x->func < nnames && coll_kind(names[x->func]) == 2);
+			like += same_coll(x, y, x->func < nnames && hang_coll_kind(names[x->func]) == 2);
 		}
 		if (like > best) {
 			best = like;
@@ -153,7 +153,7 @@ static int coll_mismatch(const hang_report *r, const dt_sync_event *ev, size_t n
 	for (size_t i = 0; i < n; i++) {
 		const dt_sync_event *v = &ev[i];
 		if (v->phase != DT_SYNC_ENTER || v->comm < 0 || v->comm == 1 || v->func >= nnames ||
-		    !coll_kind(names[v->func]))
+		    !hang_coll_kind(names[v->func]))
 			continue;
 		GROW(ce, cap, m + 1);
 		ce[m++] = (struct centry){ v->comm, v->proc, 0, i };
@@ -183,7 +183,7 @@ static int coll_mismatch(const hang_report *r, const dt_sync_event *ev, size_t n
 	}
 	if (fb != SIZE_MAX) {
 		const dt_sync_event *y = &ev[ce[fu].ev];
-		int strict = coll_kind(names[y->func]) == 2;
+		int strict = hang_coll_kind(names[y->func]) == 2;
 		c->usual = ce[fu].ev;
 		c->members = fe - fb;
 		for (size_t i = fb; i < fe; i++) {
@@ -233,8 +233,21 @@ static int in_cycle(const hang_report *r, hang_cause *c)
 	return 1;
 }
 
-void hang_cause_find(const hang_report *r, const dt_sync_event *ev, size_t n,
-		     const hr_info *hr, const char *const *names, size_t nnames, hang_cause *out)
+static int coll_given(const hang_coll_odd *o, hang_cause *c)
+{
+	if (!o->n)
+		return 0;
+	for (size_t i = 0; i < o->n; i++)
+		add(c, o->threads[i]);
+	c->odd = o->odd;
+	c->usual = o->usual;
+	c->members = o->members;
+	return c->why = HANG_C_COLL;
+}
+
+static void find(const hang_report *r, const dt_sync_event *ev, size_t n,
+		 const hang_coll_odd *odd, const hr_info *hr, const char *const *names,
+		 size_t nnames, hang_cause *out)
 {
 	memset(out, 0, sizeof *out);
 	int hung = 0;
@@ -249,11 +262,23 @@ void hang_cause_find(const hang_report *r, const dt_sync_event *ev, size_t n,
 		waits[r->edges[k].from] = 1;
 	}
 	if (!aborted(r, names, nnames, out) && !diverged(r, hr && hr->n ? hr : NULL, out) &&
-	    !coll_mismatch(r, ev, n, names, nnames, out) && !waited(r, in, waits, 1, out) &&
-	    !in_cycle(r, out))
+	    !(odd ? coll_given(odd, out) : coll_mismatch(r, ev, n, names, nnames, out)) &&
+	    !waited(r, in, waits, 1, out) && !in_cycle(r, out))
 		waited(r, in, waits, 0, out);
 	free(in);
 	free(waits);
+}
+
+void hang_cause_find(const hang_report *r, const dt_sync_event *ev, size_t n,
+		     const hr_info *hr, const char *const *names, size_t nnames, hang_cause *out)
+{
+	find(r, ev, n, NULL, hr, names, nnames, out);
+}
+
+void hang_cause_find_odd(const hang_report *r, const hang_coll_odd *odd, const hr_info *hr,
+			 const char *const *names, size_t nnames, hang_cause *out)
+{
+	find(r, NULL, 0, odd, hr, names, nnames, out);
 }
 
 /* "MPI_Recv (1st)", "no recorded call", "MPI_Finalize (returned)" */

@@ -47,6 +47,23 @@ typedef struct hang_cause {
 	size_t members;       /* COLL: the members of that collective */
 } hang_cause;
 
+/* The first instance of a collective whose members disagree (step 3), found beforehand (a
+ * streamed run: order/hangscan.h): n == 0 when none. */
+typedef struct hang_coll_odd {
+	size_t *threads; /* indices into hang_report.threads, the odd members by process */
+	size_t n;
+	size_t odd, usual; /* events (indices into the ev given with it) */
+	size_t members;
+} hang_coll_odd;
+
+/* Whether the members of a collective must agree on count and datatype (2: also root and
+ * op), or on the call only (1); 0 for a call that is no such collective. */
+int hang_coll_kind(const char *name);
+
+/* hang_cause_find with step 3 given (odd) instead of found in the run's events. */
+void hang_cause_find_odd(const hang_report *r, const hang_coll_odd *odd, const hr_info *hr,
+			 const char *const *names, size_t nnames, hang_cause *out);
+
 /* ev (n events): the run's events as given to hang_analyze; hr: the comparison with a normal
  * run (hr_build), NULL or empty when none; names[f] the function names (nnames of them). */
 void hang_cause_find(const hang_report *r, const dt_sync_event *ev, size_t n,

@@ -16,8 +16,10 @@
 #include "order/arrival.h"
 #include "order/filter.h"
 #include "order/hang.h"
+#include "order/hangscan.h"
 #include "order/never.h"
 #include "order/rules.h"
+#include "order/stream.h"
 #include "store/store_sync.h"
 #include "util/ptrange.h"
 #include "util/util.h"
@@ -36,7 +38,7 @@ static const char sync_help[] =
 
 static const char hang_help[] =
 	"usage: difftrace hang [--format text|json] [--normal RUN] [--rules FILE] [--max-held N]\n"
-	"                      RUN|DIR\n"
+	"                      [--whole] RUN|DIR\n"
 	"\n"
 	"First the most likely cause: the threads the ranking (difftrace rank) would put first,\n"
 	"and why: one that called MPI_Abort (or an MPI error aborted); with --normal, those\n"
@@ -57,6 +59,9 @@ static const char hang_help[] =
 	"the causality filter after the run's events, and those the ordering rules still hold\n"
 	"at the end are listed with the rule that holds them (a receive whose send never\n"
 	"happened, a collective some members never entered, a lock never released).\n"
+	"The events stream through the analysis twice, a chunk per thread at a time: memory for\n"
+	"what the report keeps (open calls, requests, unreceived sends, the runs of collectives\n"
+	"alike) and the events the causality filter holds, not for the record.\n"
 	"Exit status 0 also when there is a deadlock: the report is the result.\n"
 	"\n"
 	"  --format FMT   text (default) or json\n"
@@ -65,6 +70,8 @@ static const char hang_help[] =
 	"  --rules FILE   the ordering rules (difftrace-rules(5)); default: the shipped ones\n"
 	"  --max-held N   the causality filter's bound on held events (default 1048576): rules\n"
 	"                 that hold more are reported as never releasing\n"
+	"  --whole        read the whole record at once, as before the report streamed (memory\n"
+	"                 for every event): the same report, to check the streamed one\n"
 	"  -h, --help     this help\n";
 
 static const char *fname(store *s, uint32_t f)
@@ -617,7 +624,8 @@ static void hang_text(const struct hang_view *hv)
  * progress: its events are in a private store). */
 static int hang_cause_of(store *s, const store_run *run, const char *normal,
 			 const char *live, const dt_sync_event *ev, size_t n,
-			 const hang_report *rep, hr_info *hr, hang_cause *cause, dt_err *e)
+			 const hang_report *rep, const hang_coll_odd *odd, hr_info *hr,
+			 hang_cause *cause, dt_err *e)
 {
 	if (normal && live) {
 		dt_errf(e, DT_EUSAGE, "--normal needs an imported run, not a recording's directory");
@@ -634,8 +642,59 @@ static int hang_cause_of(store *s, const store_run *run, const char *normal,
 	}
 	size_t nnames = 0;
 	const char *const *names = store_func_names(s, &nnames);
-	hang_cause_find(rep, ev, n, hr, names, nnames, cause);
+	if (odd)
+		hang_cause_find_odd(rep, odd, hr, names, nnames, cause);
+	else
+		hang_cause_find(rep, ev, n, hr, names, nnames, cause);
 	return 0;
+}
+
+/* The report of a run streamed from the store (order/hangscan.h): a pass for the analysis,
+ * then one through the causality filter with the open calls' completions after each thread's
+ * last event (and the capture of the cause's collective). *ev: the events the report refers
+ * to; *n the run's events (0: none). */
+static int hang_streamed(store *s, const store_run *run, const char *rules_file,
+			 size_t max_held, hang_report *rep, dt_sync_event **ev, size_t *n,
+			 size_t *nev, ord_held **held, size_t *nheld, size_t **thread_of,
+			 char **stopped, hang_coll_odd *odd, dt_err *e)
+{
+	size_t nnames = 0;
+	const char *const *names = store_func_names(s, &nnames);
+	ord_stream *st = NULL;
+	*n = 0;
+	if (ord_stream_open(s, run->id, &st, e))
+		return -1;
+	if (!st)
+		return 0;
+	hang_scan *h = hang_scan_new(names, nnames, ord_stream_ntraces(st));
+	const dt_sync_event *v;
+	int rc;
+	while (!(rc = ord_stream_next(st, &v, e)) && v)
+		if ((rc = hang_scan_push(h, ord_stream_trace(st), v, e)))
+			break;
+	ord_stream_close(st);
+	*n = (size_t)hang_scan_count(h);
+	if (rc || !*n) {
+		hang_scan_free(h);
+		return rc ? -1 : 0;
+	}
+	dt_sync_event *pend = NULL;
+	size_t *trace = NULL;
+	rc = -1;
+	if (hang_scan_report(h, rep, ev, nev, e))
+		goto out;
+	size_t np = hang_scan_pending(h, rep, *ev, &pend, thread_of, &trace);
+	hang_scan_odd(h, rep, odd);
+	if (hang_never_stream(s, run->id, names, nnames, pend, np, trace, *n, rules_file,
+			      max_held, hang_scan_capture, h, held, nheld, stopped, e))
+		goto out;
+	hang_scan_odd_events(h, odd, ev, nev);
+	rc = 0;
+out:
+	free(pend);
+	free(trace);
+	hang_scan_free(h);
+	return rc;
 }
 
 int cmd_hang(cli *c, int argc, char **argv)
@@ -645,10 +704,11 @@ int cmd_hang(cli *c, int argc, char **argv)
 		{ "rules", required_argument, 0, 'r' },
 		{ "max-held", required_argument, 0, 'm' },
 		{ "normal", required_argument, 0, 'n' },
+		{ "whole", no_argument, 0, 'w' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
-	int fmt = OUT_TEXT, o, r;
+	int fmt = OUT_TEXT, o, r, whole = 0;
 	const char *rules_file = NULL, *normal = NULL;
 	size_t max_held = 0;
 	while ((r = cli_getopt(argc, argv, ":h", lo, &o, "hang", hang_help)) == 0 && o != -1) {
@@ -658,6 +718,8 @@ int cmd_hang(cli *c, int argc, char **argv)
 			rules_file = optarg;
 		if (o == 'n')
 			normal = optarg;
+		if (o == 'w')
+			whole = 1;
 		if (o == 'm' && (r = cli_max_held("hang", optarg, &max_held)) != 0)
 			return r;
 	}
@@ -677,6 +739,7 @@ int cmd_hang(cli *c, int argc, char **argv)
 	memset(&rep, 0, sizeof rep);
 	hr_info hr = { 0 };
 	hang_cause cause = { 0 };
+	hang_coll_odd odd = { 0 };
 	ord_held *held = NULL;
 	size_t nheld = 0, *thread_of = NULL;
 	char *stopped = NULL;
@@ -692,7 +755,10 @@ int cmd_hang(cli *c, int argc, char **argv)
 		if (cli_live_open(argv[optind], &live, &s, &run, &e))
 			goto out;
 	}
-	if (store_sync_list(s, run.id, &ev, &n, &e))
+	size_t nev = 0;
+	if (whole ? store_sync_list(s, run.id, &ev, &n, &e)
+		  : hang_streamed(s, &run, rules_file, max_held, &rep, &ev, &n, &nev, &held, &nheld,
+				  &thread_of, &stopped, &odd, &e))
 		goto out;
 	if (!n) {
 		dt_errf(&e, DT_EDATA,
@@ -702,12 +768,14 @@ int cmd_hang(cli *c, int argc, char **argv)
 		goto out;
 	}
 	const char *const *names = store_func_names(s, &nnames);
-	if (store_sync_sites(s, run.id, &sites, &e) ||
-	    hang_analyze(ev, n, names, nnames, &rep, &e) ||
-	    never_released(s, &run, &ev, n, &rep, rules_file, max_held, &held, &nheld, &thread_of,
-			   &stopped, &e))
+	if (store_sync_sites(s, run.id, &sites, &e))
 		goto out;
-	if (hang_cause_of(s, &run, normal, live, ev, n, &rep, &hr, &cause, &e))
+	if (whole && (hang_analyze(ev, n, names, nnames, &rep, &e) ||
+		      never_released(s, &run, &ev, n, &rep, rules_file, max_held, &held, &nheld,
+				     &thread_of, &stopped, &e)))
+		goto out;
+	if (hang_cause_of(s, &run, normal, live, ev, n, &rep, whole ? NULL : &odd, &hr, &cause,
+			  &e))
 		goto out;
 	char fl[200];
 	dt_flags_str(run.flags, fl, sizeof fl);
@@ -727,6 +795,7 @@ out:
 	free(thread_of);
 	free(stopped);
 	hang_cause_free(&cause);
+	free(odd.threads);
 	hr_free(&hr);
 	hang_report_free(&rep);
 	store_sites_free(&sites);

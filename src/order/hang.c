@@ -72,8 +72,23 @@ static const struct {
 	{ "MPI_Rsend_init", K_PINIT },	 { "MPI_Recv_init", K_PINIT },
 };
 
+_Static_assert((int)K_ISTART == HANG_K_ISTART && (int)K_COLL == HANG_K_COLL &&
+		       (int)K_FINALIZE == HANG_K_FINALIZE && (int)K_ACQUIRE == HANG_K_ACQUIRE &&
+		       (int)K_RELEASE == HANG_K_RELEASE && (int)K_ICOLL == HANG_K_ICOLL &&
+		       (int)K_PINIT == HANG_K_PINIT && (int)K_SEND == HANG_K_SEND &&
+		       (int)K_RECV == HANG_K_RECV,
+	       "hang.h's kinds");
+
+int hang_call_kind(const char *name)
+{
+	for (size_t k = 0; name && k < sizeof kinds / sizeof *kinds; k++)
+		if (!strcmp(name, kinds[k].name))
+			return kinds[k].kind;
+	return K_OTHER;
+}
+
 /* The calls that make a communicator: the new one's number is in obj on the exit. */
-static int makes_comm(const char *name)
+int hang_makes_comm(const char *name)
 {
 	return !strcmp(name, "MPI_Comm_dup") || !strcmp(name, "MPI_Comm_split") ||
 	       !strcmp(name, "MPI_Comm_create") || !strcmp(name, "MPI_Comm_split_type");
@@ -123,6 +138,10 @@ typedef struct ctx {
 	struct open_reqs *open; /* by proc */
 	unsigned char *probe;   /* by function id: a probe (looks at a message, takes none) */
 	unsigned char *maker;   /* by function id: makes a communicator */
+	/* a streamed run (hang_from_state): k of a collective by event, the k-th's func */
+	const uint64_t *kcoll;
+	int (*kth)(const void *kst, int32_t comm, int32_t proc, uint64_t k, uint32_t *func);
+	const void *kst;
 } ctx;
 
 struct open_reqs {
@@ -250,12 +269,22 @@ static const struct missing *coll_missing(ctx *c, int32_t comm, uint64_t k, uint
 				break;
 			proc = c->members[i++].proc;
 		}
-		struct cref ck = { comm, proc, 0, 0 };
-		size_t f = lower(c->colls, c->ncolls, sizeof *c->colls, &ck, cmp_cref), cnt = 0;
-		while (f + cnt < c->ncolls && c->colls[f + cnt].comm == comm &&
-		       c->colls[f + cnt].proc == proc)
-			cnt++;
-		if (cnt < k || c->colls[f + k - 1].func != func) {
+		uint32_t kf = 0;
+		int have;
+		if (c->kth) {
+			have = c->kth(c->kst, comm, proc, k, &kf);
+		} else {
+			struct cref ck = { comm, proc, 0, 0 };
+			size_t f = lower(c->colls, c->ncolls, sizeof *c->colls, &ck, cmp_cref);
+			size_t cnt = 0;
+			while (f + cnt < c->ncolls && c->colls[f + cnt].comm == comm &&
+			       c->colls[f + cnt].proc == proc)
+				cnt++;
+			have = cnt >= k;
+			if (have)
+				kf = c->colls[f + k - 1].func;
+		}
+		if (!have || kf != func) {
 			GROW(m->procs, cap, m->n + 1);
 			m->procs[m->n++] = proc;
 		}
@@ -280,10 +309,18 @@ static void coll_edges(ctx *c, size_t t, const dt_sync_event *v)
 	int32_t me = c->r->threads[t].proc;
 	if (v->comm == 1 || v->comm < 0)
 		return; /* MPI_COMM_SELF, or a communicator the recorder could not number */
+	uint64_t k = 0;
+	if (c->kcoll) {
+		k = c->kcoll[v - c->ev];
+		const struct missing *m = coll_missing(c, v->comm, k, v->func);
+		for (size_t i = 0; i < m->n; i++)
+			if (m->procs[i] != me)
+				edge(c, t, mpi_of(c, m->procs[i]), HANG_W_COLL);
+		return;
+	}
 	size_t u = thread_of_event(c, me, (size_t)(v - c->ev));
 	if (u == SIZE_MAX)
 		return;
-	uint64_t k = 0;
 	for (size_t i = c->th[u].b; i <= (size_t)(v - c->ev); i++)
 		if (c->ev[i].phase == DT_SYNC_ENTER && c->ev[i].comm == v->comm &&
 		    collective(kind_of(c, c->ev[i].func)))
@@ -643,16 +680,13 @@ static void group(hang_report *r)
 
 /* ---- near-matches ---------------------------------------------------------------------- */
 
-/* A point-to-point message by its envelope (communicators left out: a completed receive's
- * exit, or a Wait's, does not always carry one), and the event that sent or received it. */
-struct msg {
-	int32_t from, to, tag;
-	size_t ev;
-};
+/* A point-to-point message (hang_msg) by its envelope (communicators left out: a completed
+ * receive's exit, or a Wait's, does not always carry one), and the event that sent or
+ * received it. */
 
 static int cmp_msg_ft(const void *a, const void *b)
 {
-	const struct msg *x = a, *y = b;
+	const hang_msg *x = a, *y = b;
 	if (x->from != y->from)
 		return x->from < y->from ? -1 : 1;
 	if (x->to != y->to)
@@ -664,7 +698,7 @@ static int cmp_msg_ft(const void *a, const void *b)
 
 static int cmp_msg_tf(const void *a, const void *b)
 {
-	const struct msg *x = a, *y = b;
+	const hang_msg *x = a, *y = b;
 	if (x->to != y->to)
 		return x->to < y->to ? -1 : 1;
 	if (x->from != y->from)
@@ -676,9 +710,9 @@ static int cmp_msg_tf(const void *a, const void *b)
 
 /* The first unreceived send to `to` (sorted by cmp_msg_tf) that fits (from, tag), either of
  * them -1 for any; SIZE_MAX when none. */
-static size_t unrec_to(const struct msg *u, size_t n, int32_t to, int32_t from, int32_t tag)
+static size_t unrec_to(const hang_msg *u, size_t n, int32_t to, int32_t from, int32_t tag)
 {
-	struct msg key = { INT32_MIN, to, INT32_MIN, 0 };
+	hang_msg key = { INT32_MIN, to, INT32_MIN, 0 };
 	for (size_t i = lower(u, n, sizeof *u, &key, cmp_msg_tf); i < n && u[i].to == to; i++)
 		if ((from < 0 || u[i].from == from) && (tag < 0 || u[i].tag == tag))
 			return i;
@@ -695,7 +729,7 @@ static void add_near(ctx *c, size_t *cap, size_t t, int kind, size_t recv, size_
 /* One blocked receive (event v, of thread t): a match with another count or datatype, or a
  * send alike but for its tag or peer that no receive took. */
 static void near_one(ctx *c, size_t *cap, size_t t, const dt_sync_event *v,
-		     const struct msg *byto, const struct msg *byfrom, size_t nu)
+		     const hang_msg *byto, const hang_msg *byfrom, size_t nu)
 {
 	int32_t me = c->r->threads[t].proc, src = v->src, tag = v->rtag;
 	size_t recv = (size_t)(v - c->ev);
@@ -722,7 +756,7 @@ static void near_one(ctx *c, size_t *cap, size_t t, const dt_sync_event *v,
 	if (s < 0)
 		return;
 	/* its source sent the tag to another process */
-	struct msg key = { s, INT32_MIN, INT32_MIN, 0 };
+	hang_msg key = { s, INT32_MIN, INT32_MIN, 0 };
 	for (size_t k = lower(byfrom, nu, sizeof *byfrom, &key, cmp_msg_ft);
 	     k < nu && byfrom[k].from == s; k++)
 		if (byfrom[k].to != me && (g < 0 || byfrom[k].tag == g)) {
@@ -731,13 +765,15 @@ static void near_one(ctx *c, size_t *cap, size_t t, const dt_sync_event *v,
 		}
 }
 
+static void near_of(ctx *c, hang_msg *snd, size_t nu);
+
 /* The near-matches of the blocked receives: the sends of the run are paired with the
  * completed receives of the same envelope, in order (MPI does not overtake); the sends left
  * over are the unreceived ones, and a blocked receive with none that fits is compared with
  * them. */
 static void near_matches(ctx *c)
 {
-	struct msg *snd = NULL, *rcv = NULL;
+	hang_msg *snd = NULL, *rcv = NULL;
 	size_t ns = 0, nr = 0, caps = 0, capr = 0;
 	for (size_t i = 0; i < c->n; i++) {
 		const dt_sync_event *v = &c->ev[i];
@@ -745,12 +781,12 @@ static void near_matches(ctx *c)
 		if (v->phase == DT_SYNC_ENTER && v->dest >= 0 &&
 		    (k == K_SEND || k == K_ISTART || k == K_RECV)) {
 			GROW(snd, caps, ns + 1);
-			snd[ns++] = (struct msg){ v->proc, v->dest, v->stag, i };
+			snd[ns++] = (hang_msg){ v->proc, v->dest, v->stag, i };
 		} else if (v->phase != DT_SYNC_ENTER && v->src >= 0 && v->rtag >= 0 &&
 			   k != K_ISTART && k != K_PINIT &&
 			   !(v->func < c->nkind && c->probe[v->func])) {
 			GROW(rcv, capr, nr + 1);
-			rcv[nr++] = (struct msg){ v->src, v->proc, v->rtag, i };
+			rcv[nr++] = (hang_msg){ v->src, v->proc, v->rtag, i };
 		}
 	}
 	if (ns)
@@ -764,7 +800,7 @@ static void near_matches(ctx *c)
 		while (e < ns && snd[e].from == snd[i].from && snd[e].to == snd[i].to &&
 		       snd[e].tag == snd[i].tag)
 			e++;
-		struct msg key = { snd[i].from, snd[i].to, snd[i].tag, 0 };
+		hang_msg key = { snd[i].from, snd[i].to, snd[i].tag, 0 };
 		j = lower(rcv, nr, sizeof *rcv, &key, cmp_msg_ft);
 		size_t got = 0;
 		while (j + got < nr && rcv[j + got].from == key.from && rcv[j + got].to == key.to &&
@@ -775,7 +811,13 @@ static void near_matches(ctx *c)
 		i = e;
 	}
 	free(rcv);
-	struct msg *byfrom = snd, *byto = xmalloc((nu ? nu : 1) * sizeof *byto);
+	near_of(c, snd, nu);
+}
+
+/* The near-matches, from the unreceived sends (by cmp_msg_ft; taken). */
+static void near_of(ctx *c, hang_msg *snd, size_t nu)
+{
+	hang_msg *byfrom = snd, *byto = xmalloc((nu ? nu : 1) * sizeof *byto);
 	if (nu)
 		memcpy(byto, byfrom, nu * sizeof *byto);
 	if (nu)
@@ -871,7 +913,7 @@ static void ctx_init(ctx *c, const dt_sync_event *ev, size_t n, const char *cons
 		c->mpi[f] = !strncmp(names[f], "MPI_", 4);
 		c->probe[f] = !strcmp(names[f], "MPI_Probe") || !strcmp(names[f], "MPI_Iprobe") ||
 			      !strcmp(names[f], "MPI_Mprobe") || !strcmp(names[f], "MPI_Improbe");
-		c->maker[f] = makes_comm(names[f]);
+		c->maker[f] = hang_makes_comm(names[f]);
 		for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
 			if (!strcmp(names[f], kinds[k].name))
 				c->kind[f] = (unsigned char)kinds[k].kind;
@@ -1120,6 +1162,51 @@ int hang_analyze(const dt_sync_event *ev, size_t n, const char *const *names, si
 	near_matches(&c);
 	ctx_free(&c);
 	return 0;
+}
+
+void hang_from_state(const hang_facts *st, const char *const *names, size_t nnames,
+		     hang_report *r)
+{
+	ctx c;
+	ctx_init(&c, st->ev, st->nev, names, nnames, r);
+	r->threads = st->threads;
+	r->nthreads = st->nthreads;
+	c.maxproc = st->maxproc;
+	c.th = xcalloc(r->nthreads ? r->nthreads : 1, sizeof *c.th);
+	for (size_t t = 0; t < r->nthreads; t++) {
+		struct th *h = &c.th[t];
+		h->sp = h->cap = st->nstack[t];
+		h->stack = xmalloc((h->sp ? h->sp : 1) * sizeof *h->stack);
+		if (h->sp)
+			memcpy(h->stack, st->stack[t], h->sp * sizeof *h->stack);
+		h->nmpi = st->nmpi[t];
+	}
+	processes(&c);
+	for (int32_t p = 0; p <= c.maxproc; p++) {
+		struct open_reqs *o = &c.open[p];
+		o->built = 1;
+		o->n = st->nopen[p];
+		o->ev = xmalloc((o->n ? o->n : 1) * sizeof *o->ev);
+		if (o->n)
+			memcpy(o->ev, st->open[p], o->n * sizeof *o->ev);
+	}
+	c.members = xmalloc((st->nmembers ? st->nmembers : 1) * sizeof *c.members);
+	for (size_t i = 0; i < st->nmembers; i++)
+		c.members[i] = (struct pref){ st->members[i][0], st->members[i][1] };
+	c.nmembers = st->nmembers;
+	c.kcoll = st->kcoll;
+	c.kth = st->kth;
+	c.kst = st->kst;
+	graph(&c);
+	cycles(&c);
+	group(r);
+	hang_msg *u = xmalloc((st->nunrecv ? st->nunrecv : 1) * sizeof *u);
+	if (st->nunrecv)
+		memcpy(u, st->unrecv, st->nunrecv * sizeof *u);
+	if (st->nunrecv)
+		qsort(u, st->nunrecv, sizeof *u, cmp_msg_ft);
+	near_of(&c, u, st->nunrecv);
+	ctx_free(&c);
 }
 
 void hang_report_free(hang_report *r)

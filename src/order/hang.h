@@ -107,6 +107,49 @@ typedef struct hang_report {
 	size_t nnears;
 } hang_report;
 
+/* A point-to-point message by its envelope, and the event (an index) that sent it. */
+typedef struct hang_msg {
+	int32_t from, to, tag;
+	size_t ev;
+} hang_msg;
+
+/* What the report needs of a run, gathered as its events stream by (order/hangscan.h):
+ * the events it refers to, in (proc, thread, seq) order, and indices into them. */
+typedef struct hang_facts {
+	const dt_sync_event *ev;
+	size_t nev;
+	const uint64_t *kcoll;   /* by event: the collectives of its thread on its communicator
+				  * up to it (a collective's entry, a nonblocking one's exit) */
+	hang_thread *threads;    /* proc, thread, state, func, occurrence, entry, held: taken */
+	size_t nthreads;
+	size_t *const *stack;    /* by thread: its open entries, outermost first */
+	const size_t *nstack;
+	const size_t *nmpi;      /* by thread: its MPI events */
+	int32_t maxproc;
+	size_t *const *open;     /* by proc: the exits that made its requests not completed */
+	const size_t *nopen;
+	const int32_t (*members)[2]; /* (communicator, process) pairs, sorted, unique */
+	size_t nmembers;
+	const hang_msg *unrecv;  /* the sends no receive took, by (from, to, tag, event) */
+	size_t nunrecv;
+	/* the func of the k-th collective (from 1) of proc on comm, in (thread, seq) order:
+	 * 1, or 0 when it has fewer */
+	int (*kth)(const void *kst, int32_t comm, int32_t proc, uint64_t k, uint32_t *func);
+	const void *kst;
+} hang_facts;
+
+/* The report from a streamed run's state: the same as hang_analyze's of its whole record
+ * (indices into st->ev); st->threads is taken. */
+void hang_from_state(const hang_facts *st, const char *const *names, size_t nnames,
+		     hang_report *r);
+
+/* What a call is for the report (an enum of hang.c; 0 for a call it does not know). */
+int hang_call_kind(const char *name);
+enum { HANG_K_ISTART = 4, HANG_K_COLL = 5, HANG_K_FINALIZE = 6, HANG_K_ACQUIRE = 7,
+       HANG_K_RELEASE = 8, HANG_K_ICOLL = 12, HANG_K_PINIT = 13, HANG_K_SEND = 2,
+       HANG_K_RECV = 1 };
+int hang_makes_comm(const char *name);
+
 /* ev: a run's sync events sorted by (proc, thread, seq); names[id] the function names (ids
  * below nnames), which say what each call is. */
 int hang_analyze(const dt_sync_event *ev, size_t n, const char *const *names, size_t nnames,

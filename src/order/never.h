@@ -10,6 +10,7 @@
 #include "import/sync_event.h"
 #include "order/filter.h"
 #include "order/hang.h"
+#include "store/store.h"
 #include "store/store_sync.h"
 #include "util/err.h"
 
@@ -25,5 +26,15 @@ int hang_never(dt_sync_event **ev, size_t n, const char *const *names, size_t nn
 	       const hang_report *r, const store_sync_clock *ck, size_t nck,
 	       const char *rules_file, size_t max_held, ord_held **held, size_t *nheld,
 	       size_t **thread_of, char **stopped, dt_err *e);
+
+/* hang_never of a run streamed from the store (order/stream.h), a chunk per thread at a
+ * time: pend (np of them, trace[i] the stream's trace of each) are given after the last event
+ * of their trace, as hang_never puts them in arrival order; n the run's events (ids from n
+ * are pend's). see (when not NULL) gets each event of the run. */
+int hang_never_stream(store *s, int64_t run_id, const char *const *names, size_t nnames,
+		      const dt_sync_event *pend, size_t np, const size_t *trace, uint64_t n,
+		      const char *rules_file, size_t max_held,
+		      void (*see)(void *, const dt_sync_event *), void *see_ctx, ord_held **held,
+		      size_t *nheld, char **stopped, dt_err *e);
 
 #endif

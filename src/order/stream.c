@@ -25,6 +25,10 @@ struct ord_stream {
 	cursor *h; /* a heap by (ts, proc, thread) */
 	size_t nh;
 	int popped; /* the top's event was given: advance it at the next call */
+	size_t nt;
+	const dt_sync_event **tail; /* by trace: events after its last (ord_stream_tail) */
+	size_t *ntail;
+	unsigned char *intail;
 };
 
 static int less(const cursor *x, const cursor *y)
@@ -74,6 +78,7 @@ int ord_stream_open(store *s, int64_t run_id, ord_stream **out, dt_err *e)
 	}
 	ord_stream *st = xcalloc(1, sizeof *st);
 	st->ss = ss;
+	st->nt = nt;
 	st->h = xmalloc(nt * sizeof *st->h);
 	/* the host offsets from one stand-in event per thread: ord_host_offsets reads only
 	 * their proc, thread and host, in the store's order */
@@ -109,6 +114,9 @@ void ord_stream_close(ord_stream *st)
 	if (!st)
 		return;
 	store_sync_stream_close(st->ss);
+	free(st->tail);
+	free(st->ntail);
+	free(st->intail);
 	free(st->off);
 	free(st->h);
 	free(st);
@@ -129,8 +137,15 @@ int ord_stream_next(ord_stream *st, const dt_sync_event **ev, dt_err *e)
 		st->popped = 0;
 		if (++c->pos == c->n) {
 			c->pos = 0;
-			if (store_sync_stream_next(st->ss, c->k, &c->ev, &c->n, e))
+			if (st->intail && st->intail[c->k])
+				c->n = 0;
+			else if (store_sync_stream_next(st->ss, c->k, &c->ev, &c->n, e))
 				return -1;
+			if (!c->n && st->ntail && st->ntail[c->k] && !st->intail[c->k]) {
+				c->ev = st->tail[c->k];
+				c->n = st->ntail[c->k];
+				st->intail[c->k] = 1;
+			}
 		}
 		if (c->n) {
 			int64_t ts = aligned(st, &c->ev[c->pos]);
@@ -146,4 +161,27 @@ int ord_stream_next(ord_stream *st, const dt_sync_event **ev, dt_err *e)
 	*ev = &st->h[0].ev[st->h[0].pos];
 	st->popped = 1;
 	return 0;
+}
+
+size_t ord_stream_trace(const ord_stream *st)
+{
+	return st->nh ? st->h[0].k : SIZE_MAX;
+}
+
+void ord_stream_tail(ord_stream *st, size_t k, const dt_sync_event *ev, size_t n)
+{
+	if (k >= st->nt)
+		return;
+	if (!st->tail) {
+		st->tail = xcalloc(st->nt, sizeof *st->tail);
+		st->ntail = xcalloc(st->nt, sizeof *st->ntail);
+		st->intail = xcalloc(st->nt, 1);
+	}
+	st->tail[k] = ev;
+	st->ntail[k] = n;
+}
+
+size_t ord_stream_ntraces(const ord_stream *st)
+{
+	return st->nt;
 }

@@ -22,5 +22,13 @@ void ord_stream_close(ord_stream *st);
 const int64_t *ord_stream_offsets(const ord_stream *st, size_t *nhost);
 /* The next event (*ev valid until the next call), NULL after the last. */
 int ord_stream_next(ord_stream *st, const dt_sync_event **ev, dt_err *e);
+/* The traces (store_sync_stream's). */
+size_t ord_stream_ntraces(const ord_stream *st);
+/* The trace (store_sync_stream's index) of the event the last ord_stream_next gave. */
+size_t ord_stream_trace(const ord_stream *st);
+/* Events to give after the last of trace k, as if recorded there (the hang report's pending
+ * completions, at its last event's time); ev stays the caller's. Before the first
+ * ord_stream_next; for a trace that has events. */
+void ord_stream_tail(ord_stream *st, size_t k, const dt_sync_event *ev, size_t n);
 
 #endif
