@@ -27,8 +27,18 @@ expect_status 0 "$DT" import -r shares "$T/rec"
 expect_status 0 "$DT" blame-index "$S" -- -fopenmp $("$MPICC" --showme:compile 2>/dev/null || "$MPICC" -show 2>/dev/null | tr ' ' '\n' | grep '^-I')
 expect_status 0 "$DT" blame shares --format csv
 cp "$T/out" "$T/shares.csv"
-# a variable's blame: its rows at main (the pointer, and its block where a row names it)
-blame_of() { awk -F, -v v="$1" '$1 == "main" && index($2, v " (") == 1 { b += $5 } END { print b + 0 }' "$T/shares.csv"; }
+# a variable's blame: the row of its block at main, named by the variable where main allocates
+# it, the only row of the variable (the pointer has no row besides)
+for v in a b c; do
+	n=$(awk -F, -v v="$v" '$1 == "main" && index($2, v " (") == 1' "$T/shares.csv" | wc -l)
+	[ "$n" -le 1 ] || fail "$v has $n rows: $(cat "$T/shares.csv")"
+	awk -F, -v v="$v (main)" '$1 == "main" && $2 == v { exit 1 }' "$T/shares.csv" ||
+		fail "the pointer $v has a row besides its block's: $(cat "$T/shares.csv")"
+done
+blame_of() {
+	r="$1 (ompshares.c:$(grep -n "double \*$1 = calloc" "$S" | cut -d: -f1) in main)"
+	awk -F, -v v="$r" '$1 == "main" && $2 == v { b += $5 } END { print b + 0 }' "$T/shares.csv"
+}
 a=$(blame_of a) b=$(blame_of b) c=$(blame_of c)
 n=$(awk -v a="$a" -v b="$b" -v c="$c" 'BEGIN { print int(a + b + c) }')
 [ "$n" -ge 300 ] || fail "too few ticks on a, b and c ($a, $b, $c) for the shares: $(cat "$T/shares.csv")"

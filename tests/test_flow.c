@@ -8,7 +8,8 @@
  * levels still matched to the real frames; library calls placed by prototype (memcpy run under
  * an internal name, a value returned by BLAS, the copy's destination and not its source); the
  * temporaries of a point passing their blame on (the paper's small cases); a pointer's field as
- * a path of its own. */
+ * a path of its own; a pointer that ends the walk at a local of an outlined loop named by its
+ * block. */
 #include <math.h>
 
 #include "blame/blame.h"
@@ -867,8 +868,73 @@ static void test_pointer_field(void)
 	dt_blame_data_free(&d);
 }
 
+/* An OpenMP loop's body that the compiler outlined (main._omp_fn.0, main's index entry) and a
+ * thread of the team ran: its sample is below no frame of main, so main's y, written through
+ * at line 13 and flowing nowhere, ends the walk at a local, not at the point; still a pointer
+ * written through, it is named by the block its frame points into (y = malloc(...) at line
+ * 10: y's block, the heuristic's row), not by a row of its own besides; and by that block
+ * still when the sample's frames were not seen holding it (y names the block where it is
+ * allocated). A pointer that names no block (p, written through at line 14) keeps its row. */
+static void test_outlined_loop(void)
+{
+	dt_blame_data d;
+	memset(&d, 0, sizeof d);
+	static const struct {
+		const char *f;
+		int line;
+	} l[] = { { "main", 10 }, { "main._omp_fn.0", 13 }, { "start_thread", 0 },
+		  { "main._omp_fn.0", 14 } };
+	for (int i = 0; i < 4; i++) {
+		grow((void **)&d.locs, &d.caplocs, d.nlocs + 1, sizeof *d.locs);
+		d.locs[d.nlocs++] = (dt_bloc){ xstrdup(l[i].f), xstrdup("/src/app.c"), l[i].line,
+					       xstrdup("app"), i != 2, 0 };
+	}
+	grow((void **)&d.proc, &d.capproc, 1, sizeof *d.proc);
+	d.proc[d.nproc++] = (dt_bproc){ .rank = 0, .pid = 100 };
+	add_path(&d, (int32_t[]){ 1, 2 }, 2); /* 0: the loop's body on a thread of the team */
+	add_path(&d, (int32_t[]){ 0 }, 1);    /* 1: y = malloc(...) */
+	grow((void **)&d.cont, &d.capcont, 1, sizeof *d.cont);
+	d.cont[d.ncont++] = (dt_bcontainer){ .pid = 100, .kind = DT_BC_HEAP, .addr = 0x1000,
+					     .size = 64, .t_free = INT64_MAX, .site = 1, .prev = -1 };
+	int32_t scan[] = { 0, 0 }; /* the outlined frame's registers point into y's block */
+	grow((void **)&d.scan_off, &d.capscans, 2, sizeof *d.scan_off);
+	d.scan_off[0] = 0;
+	d.scan_off[1] = 2;
+	d.nscans = 1;
+	grow((void **)&d.scanv, &d.capscanv, 2, sizeof *d.scanv);
+	memcpy(d.scanv, scan, sizeof scan);
+	d.nscanv = 2;
+	add_path(&d, (int32_t[]){ 3, 2 }, 2); /* 2: p[i] = ... on a thread of the team */
+	add_samp(&d, 0, 5);
+	d.samp[0].scan = 0;
+	add_samp(&d, 0, 2); /* the same line, no pointer seen */
+	add_samp(&d, 2, 3);
+	for (size_t i = 0; i < d.nsamp; i++)
+		d.samp[i].tid = 101; /* not the main thread: its stack starts at start_thread */
+	bx_var mv[] = { V("y", "double *", BX_LOCAL), V("i", "long", BX_LOCAL),
+			V("<return>", "int", BX_RETURN), V("p", "double *", BX_LOCAL) };
+	bx_call mcall[] = { { (char *)"malloc", NULL, 10, 14, 0, NULL, 0 } };
+	bx_line mline[] = { { 10, 0, BX_WRITE }, { 13, 0, BX_THROUGH }, { 14, 3, BX_THROUGH } };
+	bx_func fn[] = {
+		{ (char *)"main", (char *)"/src/app.c", 8, 16, 0, mv, 4, NULL, 0, mcall, 1, mline, 3 },
+	};
+	blame_src src = { fn, 1, 0 };
+	blame_result r;
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK(blame_compute_src(&d, NULL, &src, NULL, 0, BLAME_SAMPLES, &r, &e) == 0);
+	const blame_table *t = &r.tables[0];
+	CHECK(fabs(row(t, "y (app.c:10 in main)") - 7) < 1e-9); /* y's block */
+	CHECK(row(t, "y (main)") < 0);                          /* no row of the pointer */
+	CHECK(fabs(row(t, "p (main)") - 3) < 1e-9);             /* no block: its own row */
+	sums(t);
+	blame_result_free(&r);
+	dt_blame_data_free(&d);
+}
+
 int main(void)
 {
+	test_outlined_loop();
 	test_pointer_field();
 	test_point_temporaries();
 	test_pointer_value();

@@ -271,6 +271,9 @@ struct bctx {
 			      * assigned to (pb->x = calloc(...): "x"), NULL none (alloc_field) */
 	char **cname;        /* per container: the name of what points to it where it is
 			      * allocated ("pb->x", "x"), NULL none (alloc_name) */
+	struct owned *own;   /* the blocks a variable names where they are allocated, one per
+			      * site and process, in by_owner's order */
+	size_t nown;
 	uint8_t *ended;      /* per indexed function: blame stopped at one of its variables
 			      * without it being the point */
 	const char *why;     /* the variable whose paths are collected, NULL none */
@@ -278,6 +281,28 @@ struct bctx {
 	blame_path *wp;
 	size_t nwp, capwp;
 };
+
+/* A heap block that a variable of the program names where it is allocated (alloc_name), one
+ * per allocation site of the process (a site's blocks share a row and are visible alike). */
+struct owned {
+	int32_t fn, var; /* the indexed function and its variable */
+	int64_t pid;
+	int32_t site, c; /* the block's allocation site, and the block */
+};
+
+static int by_owner(const void *a, const void *b)
+{
+	const struct owned *p = a, *q = b;
+	if (p->fn != q->fn)
+		return p->fn < q->fn ? -1 : 1;
+	if (p->var != q->var)
+		return p->var < q->var ? -1 : 1;
+	if (p->pid != q->pid)
+		return p->pid < q->pid ? -1 : 1;
+	if (p->site != q->site)
+		return p->site < q->site ? -1 : 1;
+	return (p->c > q->c) - (p->c < q->c);
+}
 
 /* ---- why: the paths that brought blame to one variable ------------------------------------ */
 
@@ -651,11 +676,13 @@ static int returns_var(const bx_func *fn, int v)
 /* The name of the line's assignment of a call's value in fn: "pb->x" for pb->x = calloc(...),
  * "x" for double *x = malloc(...), appended to b (two values of one line, p = malloc(...),
  * q = malloc(...): "p/q"). Returns 2 for a field, 1 for a variable, 0 none; *ret, for a
- * variable, whether fn returns it (p = malloc(n); return p: its caller's name is better). */
-static int line_assign(const bx_func *fn, int line, dt_buf *b, int *ret)
+ * variable, whether fn returns it (p = malloc(n); return p: its caller's name is better);
+ * *var, for one variable, that variable (-1 otherwise). */
+static int line_assign(const bx_func *fn, int line, dt_buf *b, int *ret, int *var)
 {
 	int got = 0;
 	*ret = 1;
+	*var = -1;
 	size_t start = b->len;
 	for (size_t k = 0; k < fn->ncalls; k++) {
 		const bx_call *cl = &fn->calls[k];
@@ -680,6 +707,7 @@ static int line_assign(const bx_func *fn, int line, dt_buf *b, int *ret)
 			buf_put(b, "->", 2);
 			buf_put(b, field, strlen(field));
 		}
+		*var = got || field ? -1 : cl->result;
 		got = field ? 2 : 1;
 		if (!field && !returns_var(fn, cl->result))
 			*ret = 0;
@@ -692,11 +720,14 @@ static int line_assign(const bx_func *fn, int line, dt_buf *b, int *ret)
  * program that assigns the allocating call's value through a pointer's field (pb->A =
  * csr_new(...): "pb->A"), else the innermost that assigns it to a variable (double *x =
  * malloc(...): "x") that its function does not return (p = malloc(n); return p, in an
- * allocating helper: the caller's variable), else the innermost. */
-static char *alloc_name(const struct bctx *x, int32_t c)
+ * allocating helper: the caller's variable), else the innermost. *ofn and *ovar: the
+ * function (index in the flow's src) and its variable that name it, when one variable does
+ * (the block that variable points to), else -1. */
+static char *alloc_name(const struct bctx *x, int32_t c, int32_t *ofn, int32_t *ovar)
 {
 	const dt_blame_data *d = x->d;
 	const dt_bcontainer *ct = &d->cont[c];
+	*ofn = *ovar = -1;
 	if (ct->name || ct->site < 0 || (ct->kind != DT_BC_HEAP && ct->kind != DT_BC_MMAP))
 		return NULL;
 	dt_buf var = { 0 }, b = { 0 };
@@ -707,17 +738,20 @@ static char *alloc_name(const struct bctx *x, int32_t c)
 		if (fi < 0)
 			continue;
 		b.len = 0;
-		int ret;
-		int got = line_assign(&x->flow->src->fn[fi], d->locs[l].line, &b, &ret);
+		int ret, v;
+		int got = line_assign(&x->flow->src->fn[fi], d->locs[l].line, &b, &ret, &v);
 		if (got == 2) {
 			buf_free(&var);
 			buf_byte(&b, 0);
+			*ofn = *ovar = -1;
 			return (char *)b.p;
 		}
 		if (got == 1 && (!var.len || (!kept && !ret))) {
 			var.len = 0;
 			buf_put(&var, b.p, b.len);
 			kept = !ret;
+			*ofn = v >= 0 ? fi : -1;
+			*ovar = v;
 		}
 	}
 	buf_free(&b);
@@ -989,6 +1023,33 @@ static int place_heur(struct bctx *x, struct tacc *t, struct one *o, const flow_
 	return nc > 0;
 }
 
+/* The blocks of the sample's process that pointer target ft's variable names where they are
+ * allocated (y of double *y = malloc(...) in ft's function: y's block, x->own), visible at the
+ * point (any, when the target is the point's own variable): the memory the variable points to
+ * when no frame of the sample was seen holding it. Into *cand; returns their number. */
+static size_t owned_cands(const struct bctx *x, const dt_bsample *s, const flow_target *ft,
+			  const int32_t *S, size_t m1, size_t k, int32_t **cand, size_t *capcand)
+{
+	int at_point = ft->frame >= k;
+	struct owned key = { ft->fn, ft->var, s->pid, -1, -1 };
+	size_t lo = 0, hi = x->nown, n = 0;
+	while (lo < hi) { /* the first of the variable's blocks of the process */
+		size_t mid = lo + (hi - lo) / 2;
+		if (by_owner(&x->own[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < x->nown && x->own[i].fn == key.fn && x->own[i].var == key.var &&
+			    x->own[i].pid == key.pid;
+	     i++)
+		if (at_point || visible(x, x->own[i].c, S, m1, k)) {
+			grow((void **)cand, capcand, n + 1, sizeof **cand);
+			(*cand)[n++] = x->own[i].c;
+		}
+	return n;
+}
+
 /* One target of the static data flow: its variable, or the memory a pointer names. */
 static void place_target(struct bctx *x, struct tacc *t, struct one *o, const flow_target *ft)
 {
@@ -1021,6 +1082,12 @@ static void place_target(struct bctx *x, struct tacc *t, struct one *o, const fl
 		if (m) /* else all of the frame's pointers, as they were */
 			nc = m;
 	}
+	/* no frame seen holding it: the blocks the variable names where they are allocated */
+	int owned = 0;
+	if (!nc && ft->pointer && !ft->field) {
+		nc = owned_cands(x, o->s, ft, o->S, o->m1, o->k, &o->cand, &o->capcand);
+		owned = nc > 0;
+	}
 	for (size_t q = 0; q < (nc ? nc : 1); q++) {
 		int32_t vi = nc ? cont_var(t, x, o->cand[q]) : src_var(t, fn, ft->var);
 		give(t, vi, o->col, nc ? a / (double)nc : a, o->call, by);
@@ -1029,7 +1096,10 @@ static void place_target(struct bctx *x, struct tacc *t, struct one *o, const fl
 		if (!x->flow->why || !why_row(x, t, vi, &o->wb))
 			continue;
 		if (nc)
-			step(&o->wb, "%s (%s), a pointer into it", fn->vars[ft->var].name, fn->name);
+			step(&o->wb,
+			     owned ? "%s (%s), allocated into it (no frame seen holding it)"
+				   : "%s (%s), a pointer into it",
+			     fn->vars[ft->var].name, fn->name);
 		why_flow(x, ft, o->S, &o->wb);
 		why_put(x, &o->wb, nc ? a / (double)nc : a);
 	}
@@ -1378,8 +1448,24 @@ int blame_compute_why(const dt_blame_data *d, const transfer_set *tf, const blam
 		for (size_t i = 0; i < d->ncont; i++)
 			x.cfield[i] = alloc_field(&x, (int32_t)i);
 		x.cname = xcalloc(d->ncont ? d->ncont : 1, sizeof *x.cname);
-		for (size_t i = 0; i < d->ncont; i++)
-			x.cname[i] = alloc_name(&x, (int32_t)i);
+		x.own = xcalloc(d->ncont ? d->ncont : 1, sizeof *x.own);
+		for (size_t i = 0; i < d->ncont; i++) {
+			struct owned *w = &x.own[x.nown];
+			x.cname[i] = alloc_name(&x, (int32_t)i, &w->fn, &w->var);
+			w->pid = d->cont[i].pid;
+			w->site = d->cont[i].site;
+			w->c = (int32_t)i;
+			x.nown += w->fn >= 0;
+		}
+		qsort(x.own, x.nown, sizeof *x.own, by_owner);
+		size_t m = 0; /* one per site and process */
+		for (size_t i = 0; i < x.nown; i++) {
+			const struct owned *p = &x.own[i], *q = m ? &x.own[m - 1] : NULL;
+			if (!q || p->fn != q->fn || p->var != q->var || p->pid != q->pid ||
+			    p->site != q->site)
+				x.own[m++] = *p;
+		}
+		x.nown = m;
 	}
 	size_t capt = npoints;
 	out->tables = xcalloc(capt, sizeof *out->tables);
@@ -1443,6 +1529,7 @@ int blame_compute_why(const dt_blame_data *d, const transfer_set *tf, const blam
 		for (size_t i = 0; i < d->ncont; i++)
 			free(x.cname[i]);
 		free(x.cname);
+		free(x.own);
 	}
 	free(x.fid);
 	free(x.output);

@@ -569,9 +569,11 @@ size_t flow_sample(flow_ctx *x, const int32_t *S, size_t m1, size_t k, flow_targ
 			continue;
 		}
 		size_t nex = reach(f, it.var, it.through, ex, exth, seen, prel);
-		if (!nex) { /* a local that passes its blame nowhere: a blame point */
-			target(t, cap, &nt, fnid, it.var, it.frame, 0, SIZE_MAX, it.w, rec, qi, 0, 0,
-			       it.direct);
+		if (!nex) { /* a local that passes its blame nowhere: a blame point (a pointer
+			     * written through: the memory it points to, as at the point) */
+			target_h(t, cap, &nt, fnid, it.var, it.frame,
+				 it.through && is_pointer(&f->vars[it.var]), it.origin, it.w, rec, qi,
+				 0, 0, SIZE_MAX, it.field, it.direct);
 			continue;
 		}
 		for (size_t e = 0; e < nex; e++) {

@@ -12,7 +12,8 @@
  *    on, in equal parts, to the variables it flows into;
  *  - a global or static (named by its own name);
  *  - a function whose written variable reaches no exit variable (its local keeps the blame:
- *    the paper's automatic blame point);
+ *    the paper's automatic blame point; a pointer written through is named, as below, by the
+ *    memory it points to);
  *  - a caller without an index entry, or no caller of the program: the exit variable keeps
  *    the blame, named by the memory the frame's pointers point into when it is a pointer (part
  *    1's runtime containers) and the scan found any; otherwise, below a caller without an
