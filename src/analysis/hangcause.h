@@ -45,6 +45,7 @@ typedef struct hang_cause {
 	const hr_thread *cmp; /* DIVERGED: the first one's comparison (in the hr_info given) */
 	size_t odd, usual;    /* COLL: the entry of the first odd member, and of one of the rest */
 	size_t members;       /* COLL: the members of that collective */
+	int normal;           /* compared with a normal run */
 } hang_cause;
 
 /* ev (n events): the run's events as given to hang_analyze; hr: the comparison with a normal
