@@ -40,6 +40,12 @@ grep -q '^   1  2\.0 .*diverged at kept event 12 of 14: MPI_Barrier where the no
 expect_status 0 "$DT" rank --normal normal --faulty bug --format json
 grep -q '"common_args": {"change": "count 64 -> 200000 in MPI_[A-Za-z]*, MPI_[A-Za-z]*", "traces": 4}' "$T/out" ||
 	fail "bug json: $(cat "$T/out")"
+# the ranking view says the same
+printf ': "rank normal bug" Enter wait\n' > "$T/keys"
+expect_status 0 "$DT" tui --script "$T/keys" --dump "$T/screen" --size 30x220
+grep -q 'every trace that makes these calls changed their arguments alike (count 64 -> 200000 in ' "$T/screen" ||
+	fail "the view: the common change not said: $(cat "$T/screen")"
+grep -q '^>  *1 2\.0 ' "$T/screen" || fail "the view: 2.0 not first: $(cat "$T/screen")"
 
 expect_status 0 "$DT" rank --normal normal --faulty input
 grep -q 'changed input\|peers' "$T/out" && fail "input: a common change said: $(cat "$T/out")"
