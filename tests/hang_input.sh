@@ -30,10 +30,14 @@ grep -q 'changed input' "$T/out" && fail "a changed input without a normal run: 
 head -n 1 "$T/out" | grep -q '(a normal run, --normal RUN, tells them apart)$' ||
 	fail "without a normal run: $(head -n 1 "$T/out")"
 
-# the ranking from the same record: the cycle first, tied, then the two that wait for it
+# the ranking from the same record: the cycle first, tied, then the two that wait for it,
+# no thread said to depart from its pattern by the count
 expect_status 0 "$DT" rank --normal normal --faulty faulty
 for row in '1= *2\.0' '1= *3\.0' '3= *0\.0' '3= *1\.0'; do
 	grep -q "^  $row " "$T/out" || fail "rank: not the cycle first: $(cat "$T/out")"
 done
+# and no row blames the count: it is the input's
+grep -q 'count=200000\] where the normal run has' "$T/out" &&
+	fail "rank: the count named as what changed: $(cat "$T/out")"
 
 pass
