@@ -29,7 +29,13 @@
  *         at displacement 2, accumulates 1 INT with MPI_SUM (with a digest) and unlocks; both
  *         free the window. Every record has a call site, an address in this program, which the
  *         copy of its /proc/self/maps made for each process resolves.
- * Usage: mk_sync_rec DIR ok|hung|ring P N|steady P N|stuck P N|killed P N|tag|peer|count|chain F|rma */
+ *   size N  four processes: pairs (0,1) and (2,3) swap N INT, the even rank sending first,
+ *         the odd one receiving first, but rank 3 sends first too; then MPI_Allreduce and
+ *         MPI_Finalize. Up to 1000 the sends are buffered and the run ends; above, 2 and 3
+ *         wait in MPI_Send for each other (a cycle) and 0 and 1 in MPI_Allreduce for them: the
+ *         same program started with a larger size.
+ * Usage: mk_sync_rec DIR ok|hung|ring P N|steady P N|stuck P N|killed P N|tag|peer|count|
+ *        chain F|rma|size N */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdint.h>
@@ -106,6 +112,51 @@ static void call(struct file *f, enum dts_call c, int phase, int comm, int dest,
 		r->count = 1;
 		r->datatype = 7; /* MPI_INT */
 	}
+}
+
+static int write_all(const char *dir, size_t nf);
+
+/* call with count n */
+static void call_n(struct file *f, enum dts_call c, int phase, int dest, int src, int n)
+{
+	call(f, c, phase, 0, dest, dest >= 0 ? 0 : -1, src, src >= 0 ? 0 : -1, 4);
+	f->r[f->n - 1].count = n;
+	f->r[f->n - 1].datatype = 7;
+}
+
+static int size_swap(const char *dir, int n)
+{
+	files = calloc(4, sizeof *files);
+	if (!files)
+		return 1;
+	int big = n > 1000;
+	for (int r = 0; r < 4; r++) {
+		struct file *f = &files[r];
+		int peer = r ^ 1;
+		file_init(f, r, 0);
+		call(f, DTS_MPI_Init, 0, -1, -1, -1, -1, -1, 0);
+		call(f, DTS_MPI_Init, 1, -1, -1, -1, -1, -1, 0);
+		if (r % 2 == 0 || r == 3) {
+			call_n(f, DTS_MPI_Send, 0, peer, -1, n);
+			if (big && r >= 2)
+				continue; /* not buffered: waits for its peer, which sends too */
+			call_n(f, DTS_MPI_Send, 1, peer, -1, n);
+			call_n(f, DTS_MPI_Recv, 0, -1, peer, n);
+			call_n(f, DTS_MPI_Recv, 1, -1, peer, n);
+		} else {
+			call_n(f, DTS_MPI_Recv, 0, -1, peer, n);
+			call_n(f, DTS_MPI_Recv, 1, -1, peer, n);
+			call_n(f, DTS_MPI_Send, 0, peer, -1, n);
+			call_n(f, DTS_MPI_Send, 1, peer, -1, n);
+		}
+		call(f, DTS_MPI_Allreduce, 0, 0, -1, -1, -1, -1, 4);
+		if (big)
+			continue;
+		call(f, DTS_MPI_Allreduce, 1, 0, -1, -1, -1, -1, 4);
+		call(f, DTS_MPI_Finalize, 0, -1, -1, -1, -1, -1, 0);
+		call(f, DTS_MPI_Finalize, 1, -1, -1, -1, -1, -1, 0);
+	}
+	return write_all(dir, 4) ? 1 : 0;
 }
 
 static int write_all(const char *dir, size_t nf)
@@ -367,6 +418,8 @@ int main(int argc, char **argv)
 			}
 		return write_all(argv[1], (size_t)np) ? 1 : 0;
 	}
+	if (argc == 4 && !strcmp(argv[2], "size"))
+		return size_swap(argv[1], atoi(argv[3]));
 	if (argc == 3 && (!strcmp(argv[2], "tag") || !strcmp(argv[2], "peer") ||
 			  !strcmp(argv[2], "count"))) {
 		files = calloc(4, sizeof *files);
@@ -396,7 +449,7 @@ int main(int argc, char **argv)
 	}
 	if (argc != 3 || (strcmp(argv[2], "ok") && strcmp(argv[2], "hung"))) {
 		fprintf(stderr, "usage: mk_sync_rec DIR ok|hung|ring P N|steady P N|stuck P N|killed P N|\n"
-				"       tag|peer|count|chain F|rma\n");
+				"       tag|peer|count|chain F|rma|size N\n");
 		return 2;
 	}
 	files = calloc(4, sizeof *files);

@@ -197,7 +197,7 @@ static void test_ring(void)
 		t[i].at = 1;
 		t[i].nn = 4;
 	}
-	hr_info hr = { t, 4 };
+	hr_info hr = { .t = t, .n = 4 };
 	hang_cause_free(&c);
 	hang_cause_find(&r, ev, n, &hr, names, NN, &c);
 	cause_is(&r, &c, HANG_C_DIVERGED, 0);

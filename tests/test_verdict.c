@@ -184,6 +184,57 @@ static void test_hang_compare(void)
 	CHECK(t.at == 2 && t.nf == 2 && t.ef.func == 0 && t.en.func == 3);
 }
 
+/* An argument every trace making the call changed alike is common (argchange.h); one trace
+ * that kept it, or changed it otherwise, vetoes it; one trace alone is not enough. Left out,
+ * hr_compare_but sees the same calls. */
+static void test_arg_change(void)
+{
+	ac_set seen = { 0 }, c;
+	/* the count of call 5 (key 6) from 64 to 200000 in traces 0, 1, 2; of call 6 in 0 and 1;
+	 * call 7's count changed in trace 0 alone; call 8's in 0 and 1, otherwise */
+	for (size_t t = 0; t < 3; t++)
+		ac_see(&seen, 5, 6, 64, 200000, t, 0);
+	ac_see(&seen, 5, 1, (int64_t)1, (int64_t)1, 0, 0); /* an argument kept */
+	ac_see(&seen, 6, 6, 64, 200000, 0, 0);
+	ac_see(&seen, 6, 6, 64, 200000, 1, 0);
+	ac_see(&seen, 7, 6, 64, 200000, 0, 0);
+	ac_see(&seen, 8, 6, 64, 200000, 0, 0);
+	ac_see(&seen, 8, 6, 64, 100, 1, 0);
+	ac_decide(&seen, &c);
+	CHECK_EQ_INT((int)c.n, 2);
+	CHECK(ac_is_common(&c, 5, 6, 64, 200000) && ac_is_common(&c, 6, 6, 64, 200000));
+	CHECK(!ac_is_common(&c, 7, 6, 64, 200000) && !ac_is_common(&c, 8, 6, 64, 200000));
+	CHECK(!ac_is_common(&c, 5, 1, 1, 1) && !ac_is_common(&c, 5, 6, 64, 100));
+	CHECK(c.c[0].traces == 3 && ac_back(&c, 5, 6, 200000) == &c.c[0]);
+	/* a trace that kept the value vetoes it */
+	ac_see(&seen, 5, 6, 64, 200000, 0, 0);
+	ac_see(&seen, 5, 6, 64, 200000, 1, 0);
+	ac_see(&seen, 5, 6, 64, 64, 2, 0);
+	ac_set d;
+	ac_decide(&seen, &d);
+	CHECK_EQ_INT((int)d.n, 0);
+	ac_free(&d);
+	/* the hang-safe comparison with the common change left out */
+	dt_sync_event n[2], f[2];
+	memset(n, 0, sizeof n);
+	n[0].func = n[1].func = 5;
+	n[0].phase = DT_SYNC_ENTER;
+	n[1].phase = DT_SYNC_EXIT;
+	n[0].count = n[1].count = 64;
+	memcpy(f, n, sizeof f);
+	f[0].count = f[1].count = 200000;
+	hr_thread t;
+	memset(&t, 0, sizeof t);
+	hr_compare(n, 2, f, 2, &t);
+	CHECK_EQ_INT(t.cmp, HR_DIVERGED);
+	hr_compare_but(n, 2, f, 2, &c, &t);
+	CHECK_EQ_INT(t.cmp, HR_SAME);
+	f[0].count = 100; /* another change is still one */
+	hr_compare_but(n, 2, f, 2, &c, &t);
+	CHECK_EQ_INT(t.cmp, HR_DIVERGED);
+	ac_free(&c);
+}
+
 /* The tiers come before everything: a culprit that the trace recording saw only stop early
  * ranks above victims with higher scores, and the one the others wait for comes next. */
 static void test_hang_tiers(void)
@@ -424,6 +475,7 @@ int main(void)
 	test_order_ties();
 	test_sweep_scores();
 	test_hang_compare();
+	test_arg_change();
 	test_hang_tiers();
 	test_own_calls();
 	test_stop_call();

@@ -32,6 +32,7 @@
 #include "analysis/rank.h"
 #include "analysis/rankcache.h"
 #include "analysis/verdict.h"
+#include "analysis/verdict_args.h"
 #include "analysis/verdict_own.h"
 #include "analysis/diagnosis.h"
 #include "analysis/sweep.h"
@@ -59,6 +60,7 @@ enum kind {
 	L_BLIND,   /* the filter saw no difference, every call does: ranked under those */
 	L_OWNWAIT, /* the filter saw no difference: every call being analysed */
 	L_OTHER,   /* the filter singled out no trace: their other calls were compared too */
+	L_ARGS,    /* MPI arguments every trace changed alike: a changed input */
 	L_COMMON,  /* traces changed only as their peers did: a changed input */
 	L_OWNCOMMON, /* the other calls of traces changed only as their peers' did */
 	L_SLOW,    /* no calls differ; traces took longer than their peers */
@@ -530,6 +532,8 @@ static int rank_open(tui *t, view *v)
 		push(d, L_BLIND, 0);
 	if (d->other)
 		push(d, L_OTHER, 0);
+	if (d->k->v.args.n)
+		push(d, L_ARGS, 0);
 	if (d->k->v.ncommon)
 		push(d, L_COMMON, 0);
 	if (d->k->v.nown_common)
@@ -731,6 +735,15 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 			   d->k->v.nslow, d->k->v.nslow == 1 ? "" : "s",
 			   d->k->v.nslow == 1 ? "its" : "their", d->k->v.nslow == 1 ? "its" : "their");
 		break;
+	case L_ARGS: {
+		char cc[512];
+		vd_args_text(tui_store(t), &d->k->v.args, cc, sizeof cc);
+		out_printf(o, ST_WARN,
+			   "every trace that makes these calls changed their arguments alike (%s): "
+			   "a changed input, left out of each trace's comparison",
+			   cc);
+		break;
+	}
 	case L_COMMON: {
 		char cc[512];
 		vd_common_text(tui_store(t), &d->k->v, cc, sizeof cc);

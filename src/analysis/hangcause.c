@@ -255,6 +255,7 @@ static void find(const hang_report *r, const dt_sync_event *ev, size_t n,
 		hung |= r->threads[t].state == HANG_IN_CALL;
 	if (!hung)
 		return;
+	out->normal = hr && hr->n;
 	size_t *in = xcalloc(r->nthreads ? r->nthreads : 1, sizeof *in);
 	unsigned char *waits = xcalloc(r->nthreads ? r->nthreads : 1, 1);
 	for (size_t k = 0; k < r->nedges; k++) {
@@ -378,10 +379,11 @@ void hang_cause_text(store *s, const hang_report *r, const dt_sync_event *ev,
 			alike &= same_place(&r->threads[cy->knot[0]], &r->threads[cy->knot[i]]);
 		place(s, h, a, sizeof a);
 		snprintf(buf + k, cap - k,
-			 ": %zu threads that wait for each other, %s%s (a normal run, --normal RUN, "
-			 "tells them apart)",
+			 ": %zu threads that wait for each other, %s%s (%s)",
 			 cy->nknot, alike ? "all " : "in different calls that as many threads are in",
-			 alike ? a : "");
+			 alike ? a : "",
+			 c->normal ? "the normal run does not tell them apart"
+				   : "a normal run, --normal RUN, tells them apart");
 		break;
 	}
 	default:

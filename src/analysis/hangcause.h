@@ -45,6 +45,7 @@ typedef struct hang_cause {
 	const hr_thread *cmp; /* DIVERGED: the first one's comparison (in the hr_info given) */
 	size_t odd, usual;    /* COLL: the entry of the first odd member, and of one of the rest */
 	size_t members;       /* COLL: the members of that collective */
+	int normal;           /* compared with a normal run */
 } hang_cause;
 
 /* The first instance of a collective whose members disagree (step 3), found beforehand (a

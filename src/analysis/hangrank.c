@@ -13,13 +13,49 @@
 
 /* The fields that identify a call across runs. Not the request, the object (a per-process
  * address), the timestamps or an exit's actual source: those differ between correct runs. */
+#define HR_NFIELDS 12
+static int64_t field(const dt_sync_event *x, size_t k)
+{
+	switch (k) {
+	case 0: return x->comm;
+	case 1: return x->dest;
+	case 2: return x->stag;
+	case 3: return x->src;
+	case 4: return x->rtag;
+	case 5: return x->root;
+	case 6: return x->count;
+	case 7: return x->datatype;
+	case 8: return x->op;
+	case 9: return x->disp;
+	case 10: return x->rassert;
+	default: return x->lock;
+	}
+}
+
+const char *hr_field_name(size_t k)
+{
+	static const char *const n[HR_NFIELDS] = { "comm", "dest",  "tag",	"source",
+						   "tag",  "root",  "count",	"datatype",
+						   "op",   "disp",  "assert",	"lock" };
+	return k < HR_NFIELDS ? n[k] : "?";
+}
+
+/* The same call, an argument of it changed as every thread changed it (c) aside. */
+static int same_call_but(const dt_sync_event *a, const dt_sync_event *b, const ac_set *c)
+{
+	if (a->func != b->func)
+		return 0;
+	for (size_t k = 0; k < HR_NFIELDS; k++) {
+		int64_t x = field(a, k), y = field(b, k);
+		if (x != y && !ac_is_common(c, a->func, k, x, y))
+			return 0;
+	}
+	return 1;
+}
+
 int hr_same_call(const dt_sync_event *a, const dt_sync_event *b)
 {
-	return a->func == b->func && a->comm == b->comm && a->dest == b->dest &&
-	       a->stag == b->stag && a->src == b->src && a->rtag == b->rtag &&
-	       a->root == b->root && a->count == b->count && a->datatype == b->datatype &&
-	       a->op == b->op && a->disp == b->disp && a->rassert == b->rassert &&
-	       a->lock == b->lock;
+	return same_call_but(a, b, NULL);
 }
 
 /* The entries of a thread's events, as indices. */
@@ -35,10 +71,36 @@ static size_t entries(const dt_sync_event *ev, size_t n, size_t *out)
 void hr_compare(const dt_sync_event *a, size_t na, const dt_sync_event *b, size_t nb,
 		hr_thread *t)
 {
+	hr_compare_but(a, na, b, nb, NULL, t);
+}
+
+/* The arguments of the calls a thread makes as its counterpart does, up to the first other
+ * call, into seen (argchange.h). */
+static void see_args(const dt_sync_event *a, size_t na, const dt_sync_event *b, size_t nb,
+		     size_t trace, ac_set *seen)
+{
+	size_t i = 0, j = 0;
+	for (;;) {
+		while (i < na && a[i].phase != DT_SYNC_ENTER)
+			i++;
+		while (j < nb && b[j].phase != DT_SYNC_ENTER)
+			j++;
+		if (i == na || j == nb || a[i].func != b[j].func)
+			return;
+		for (size_t k = 0; k < HR_NFIELDS; k++)
+			ac_see(seen, a[i].func, k, field(&a[i], k), field(&b[j], k), trace, 0);
+		i++;
+		j++;
+	}
+}
+
+void hr_compare_but(const dt_sync_event *a, size_t na, const dt_sync_event *b, size_t nb,
+		    const ac_set *c, hr_thread *t)
+{
 	size_t *ia = xcalloc(na ? na : 1, sizeof *ia), *ib = xcalloc(nb ? nb : 1, sizeof *ib);
 	size_t ma = entries(a, na, ia), mb = entries(b, nb, ib);
 	size_t pre = 0, lim = ma < mb ? ma : mb;
-	while (pre < lim && hr_same_call(&a[ia[pre]], &b[ib[pre]]))
+	while (pre < lim && same_call_but(&a[ia[pre]], &b[ib[pre]], c))
 		pre++;
 	t->at = pre;
 	t->nn = ma;
@@ -117,18 +179,32 @@ int hr_build(store *s, int64_t run_normal, int64_t run_faulty, hr_info *out, dt_
 		span *sn, *sf;
 		size_t mn = spans(en, nn, &sn), mf = spans(ef, nf, &sf);
 		out->t = xcalloc(mf ? mf : 1, sizeof *out->t);
-		size_t a = 0;
-		for (size_t b = 0; b < mf; b++) {
-			while (a < mn && (sn[a].proc < sf[b].proc ||
-					  (sn[a].proc == sf[b].proc && sn[a].thread < sf[b].thread)))
-				a++;
-			if (a == mn || sn[a].proc != sf[b].proc || sn[a].thread != sf[b].thread)
-				continue;
-			hr_thread *t = &out->t[out->n++];
-			t->proc = sf[b].proc;
-			t->thread = sf[b].thread;
-			hr_compare(en + sn[a].lo, sn[a].hi - sn[a].lo, ef + sf[b].lo,
-				   sf[b].hi - sf[b].lo, t);
+		/* the arguments every thread changed alike (a changed input), then the comparison
+		 * with them left out */
+		ac_set seen = { 0 };
+		for (int pass = 0; pass < 2; pass++) {
+			size_t a = 0;
+			for (size_t b = 0; b < mf; b++) {
+				while (a < mn &&
+				       (sn[a].proc < sf[b].proc ||
+					(sn[a].proc == sf[b].proc && sn[a].thread < sf[b].thread)))
+					a++;
+				if (a == mn || sn[a].proc != sf[b].proc ||
+				    sn[a].thread != sf[b].thread)
+					continue;
+				const dt_sync_event *x = en + sn[a].lo, *y = ef + sf[b].lo;
+				size_t nx = sn[a].hi - sn[a].lo, ny = sf[b].hi - sf[b].lo;
+				if (!pass) {
+					see_args(x, nx, y, ny, b, &seen);
+					continue;
+				}
+				hr_thread *t = &out->t[out->n++];
+				t->proc = sf[b].proc;
+				t->thread = sf[b].thread;
+				hr_compare_but(x, nx, y, ny, &out->args, t);
+			}
+			if (!pass)
+				ac_decide(&seen, &out->args);
 		}
 		/* the wait-for graph at the end: rep.threads is in P.T order, as out->t */
 		size_t *in = xcalloc(rep.nthreads ? rep.nthreads : 1, sizeof *in);
@@ -190,6 +266,7 @@ const hr_thread *hr_find(const hr_info *h, int proc, int thread)
 void hr_free(hr_info *h)
 {
 	free(h->t);
+	ac_free(&h->args);
 	memset(h, 0, sizeof *h);
 }
 
@@ -259,4 +336,46 @@ void hr_event_text(store *s, const dt_sync_event *x, const dt_sync_event *other,
 	}
 	if (open && k < cap)
 		snprintf(buf + k, cap - k, "]");
+}
+
+static void value_text(size_t k, int64_t v, char *b, size_t cap)
+{
+	if (k >= 1 && k <= 4)
+		peer_text(b, cap, v);
+	else if (k == 7)
+		snprintf(b, cap, "%s", sync_type_name((int32_t)v));
+	else if (k == 8)
+		snprintf(b, cap, "%s", sync_op_name((int32_t)v));
+	else
+		snprintf(b, cap, "%" PRId64, v);
+}
+
+void hr_args_text(store *s, const ac_set *c, char *buf, size_t cap)
+{
+	size_t k = 0;
+	if (cap)
+		buf[0] = 0;
+	unsigned char *done = xcalloc(c->n ? c->n : 1, 1);
+	for (size_t i = 0; i < c->n && k < cap; i++) {
+		if (done[i])
+			continue;
+		const ac_change *x = &c->c[i];
+		char f[48], t[48], nm[128];
+		value_text(x->key, x->from, f, sizeof f);
+		value_text(x->key, x->to, t, sizeof t);
+		k += (size_t)snprintf(buf + k, cap - k, "%s%s %s -> %s in ", k ? "; " : "",
+				      hr_field_name(x->key), f, t);
+		/* every call whose same argument changed the same way */
+		for (size_t j = i, m = 0; j < c->n && k < cap; j++) {
+			const ac_change *y = &c->c[j];
+			if (done[j] || strcmp(hr_field_name(y->key), hr_field_name(x->key)) ||
+			    y->from != x->from || y->to != x->to)
+				continue;
+			done[j] = 1;
+			const char *n = store_func_name(s, (uint32_t)y->func);
+			esc_str(n ? n : "?", nm, sizeof nm);
+			k += (size_t)snprintf(buf + k, cap - k, "%s%s", m++ ? ", " : "", nm);
+		}
+	}
+	free(done);
 }

@@ -14,6 +14,9 @@
  *     made to wait; of these, one that others wait for at the end (the wait-for graph of the
  *     hang report, hang.h) and that waits for nobody is where the run is held (a thread
  *     computing or spinning outside the recorded calls).
+ * An argument that every thread making a call changed alike (argchange.h: the count of every
+ * MPI_Send and MPI_Recv, the faulty run started with another size) is the input, not the
+ * bug: it is left out of the comparison, and named (hr_info's args).
  * verdict.c ranks the first kind first, then the second, then the rest by the trace
  * comparison; bystanders (waiting in MPI_Finalize, in a final barrier) are neither. */
 #ifndef DT_HANGRANK_H
@@ -22,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/argchange.h"
 #include "import/sync_event.h"
 #include "store/store.h"
 
@@ -45,6 +49,9 @@ typedef struct hr_thread {
 typedef struct hr_info {
 	hr_thread *t; /* threads present in both sync records, in (proc, thread) order */
 	size_t n;     /* 0: no comparison (a run without a sync record, or no hang) */
+	/* the arguments every thread changed alike, left out (func: a function id; key: the
+	 * field, hr_field_name) */
+	ac_set args;
 } hr_info;
 
 /* Compares the sync records of the two runs when the faulty one hung (a thread left inside a
@@ -54,6 +61,14 @@ int hr_build(store *s, int64_t run_normal, int64_t run_faulty, hr_info *out, dt_
  * phase; only entries count). Sets cmp, at, nn, nf, en, ef. */
 void hr_compare(const dt_sync_event *a, size_t na, const dt_sync_event *b, size_t nb,
 		hr_thread *t);
+/* The same, an argument changed as c has it (a common change, argchange.h) not a change. */
+void hr_compare_but(const dt_sync_event *a, size_t na, const dt_sync_event *b, size_t nb,
+		    const ac_set *c, hr_thread *t);
+/* The name of field k of a common change of hr_info's args ("count", "dest"). */
+const char *hr_field_name(size_t k);
+/* The common changes of the arguments for people: "count 64 -> 200000 in MPI_Send, MPI_Recv";
+ * "" when none; names escaped. */
+void hr_args_text(store *s, const ac_set *c, char *buf, size_t cap);
 /* Whether two entries are the same call with the same arguments (those that identify it across
  * runs: not the request, the object, the timestamps, the payload digest). */
 int hr_same_call(const dt_sync_event *a, const dt_sync_event *b);

@@ -23,9 +23,10 @@
 #include "analysis/verdict.h"
 #include "store/store.h"
 
-#define RANK_CACHE_VERSION "rank-cache-4" /* 2: B-scores of classes over 256 traces fixed;
+#define RANK_CACHE_VERSION "rank-cache-5" /* 2: B-scores of classes over 256 traces fixed;
 					       * 3: where a hung thread's call was made;
-					       * 4: the one-sided calls' arguments and the digest */
+					       * 4: the one-sided calls' arguments and the digest;
+					       * 5: arguments every thread changed alike left out */
 /* Pairs kept: the first of rank_jsmd_top_pairs's order (all of them when there are fewer). */
 #define RANK_CACHE_PAIRS 1000
 

@@ -208,6 +208,29 @@ static int vd_hang_tiers(store *s, const an_result *rn, const an_result *rf, con
 	return 0;
 }
 
+int vd_run_cut(const an_result *rf)
+{
+	unsigned cut = DT_TF_OPEN_FRAMES | DT_TF_TIMEOUT | DT_TF_UNTERMINATED | DT_TF_TRUNCATED;
+	int run_cut = 0;
+	for (size_t k = 0; k < rf->n; k++)
+		run_cut |= (rf->traces[k].flags & cut) != 0;
+	return run_cut;
+}
+
+void vd_settle(store *s, vd_item *x, int run_cut, const store_trace *tn, const store_trace *tf)
+{
+	if (x->change == VD_STOPPED && !run_cut) {
+		x->change = VD_DIVERGED;
+		x->ended = 1;
+		return;
+	}
+	int busy = x->running || tf->nevents > tn->nevents;
+	if (busy && x->change == VD_STOPPED && !vd_bystander(s, x)) {
+		x->change = VD_DIVERGED;
+		x->spun = 1;
+	}
+}
+
 int vd_build(store *s, const an_result *rn, const an_result *rf, const rank_jsmd *j,
 	     vd_rank *out, dt_err *e)
 {
@@ -264,24 +287,11 @@ int vd_build(store *s, const an_result *rn, const an_result *rf, const rank_jsmd
 	/* in a run that ended normally (no trace cut: no call left open, no stop), a trace with
 	 * part of its counterpart's events waited for nothing: it ended early, a change of its
 	 * own */
-	unsigned cut = DT_TF_OPEN_FRAMES | DT_TF_TIMEOUT | DT_TF_UNTERMINATED | DT_TF_TRUNCATED;
-	int run_cut = 0;
-	for (size_t k = 0; k < rf->n; k++)
-		run_cut |= (rf->traces[k].flags & cut) != 0;
+	int run_cut = vd_run_cut(rf);
 	for (size_t k = 0; k < n; k++) {
 		vd_item *x = &out->it[k];
-		const store_trace *tn = &rn->traces[j->row_normal[x->i]];
-		const store_trace *tf = &rf->traces[j->row_faulty[x->i]];
-		if (x->change == VD_STOPPED && !run_cut) {
-			x->change = VD_DIVERGED;
-			x->ended = 1;
-			continue;
-		}
-		int busy = x->running || tf->nevents > tn->nevents;
-		if (busy && x->change == VD_STOPPED && !vd_bystander(s, x)) {
-			x->change = VD_DIVERGED;
-			x->spun = 1;
-		}
+		vd_settle(s, x, run_cut, &rn->traces[j->row_normal[x->i]],
+			  &rf->traces[j->row_faulty[x->i]]);
 	}
 	if (run_cut && n && vd_hang_tiers(s, rn, rf, j, out, e)) {
 		vd_free(out);
@@ -298,6 +308,7 @@ void vd_free(vd_rank *v)
 	free(v->it);
 	cc_free(&v->common);
 	cc_free(&v->own_common);
+	ac_free(&v->args);
 	cc_free(&v->input_common);
 	memset(v, 0, sizeof *v);
 }

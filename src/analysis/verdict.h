@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "analysis/analysis.h"
+#include "analysis/argchange.h"
 #include "analysis/common.h"
 #include "analysis/nlr.h"
 #include "import/sync_event.h"
@@ -127,6 +128,10 @@ typedef struct vd_rank {
 	 * calls shared by the most traces whose own calls changed only by it */
 	cc_set own_common;
 	size_t nown_common;
+	/* the MPI arguments every trace making the call changed alike (verdict_args.h), left
+	 * out of each trace's comparison; nargs the traces whose comparison that changed */
+	ac_set args;
+	size_t nargs;
 	size_t nslow;   /* items whose time changed when no calls did (timing.h) */
 	size_t ndata;   /* items whose data or one-sided arguments changed when no calls did
 			 * (verdict_data.h) */
@@ -143,6 +148,13 @@ void vd_order(vd_item *it, size_t n);
 int vd_build(store *s, const an_result *rn, const an_result *rf, const rank_jsmd *j,
 	     vd_rank *out, dt_err *e);
 void vd_free(vd_rank *v);
+/* Whether the faulty run was cut (a call left open, a stop): a trace that stopped early then
+ * may wait; else it ended early. */
+int vd_run_cut(const an_result *rf);
+/* After vd_compare: a trace that only stopped early in a run not cut ended early (diverged);
+ * one that was still running at the stop, or made more calls in all than its counterpart tn,
+ * was busy out of the filter's sight (diverged), unless it waits where every trace ends. */
+void vd_settle(store *s, vd_item *x, int run_cut, const store_trace *tn, const store_trace *tf);
 /* The store's loop table into t, for vd_kept_events (the consultations of verdict_own.h and
  * verdict_common.h read the analyses' traces with it). */
 int vd_load_loops(store *s, nlr_table *t, dt_err *e);

@@ -17,6 +17,7 @@
 #include "util/esc.h"
 #include "analysis/rankcache.h"
 #include "analysis/verdict.h"
+#include "analysis/verdict_args.h"
 #include "analysis/verdict_own.h"
 #include "analysis/diagnosis.h"
 #include "analysis/sweep.h"
@@ -87,7 +88,9 @@ static const char rank_help[] =
 	"drops (filter everything) are compared too, and in each class the traces whose other\n"
 	"calls differ come first. When two traces or more changed, a change every trace of a\n"
 	"class makes alike is a changed input (other arguments): the traces that changed more\n"
-	"come first, and a header line names it. Each row says what changed. When the filter\n"
+	"come first, and a header line names it; so is an MPI argument every trace making the\n"
+	"call changed to the same value (another count everywhere), left out of each trace's\n"
+	"comparison. Each row says what changed. When the filter\n"
 	"sees no difference but the program's own functions do, that is said and they are\n"
 	"ranked (filter everything); when nothing differs, 'no difference found under\n"
 	"FILTER/ATTRS' (also with --score jsmd).\n"
@@ -922,6 +925,16 @@ static void rank_json(const struct rank_view *r)
 	} else {
 		printf("null");
 	}
+	printf(",\n  \"common_args\": ");
+	if (k->v.args.n) {
+		char cc[1024];
+		vd_args_text(r->s, &k->v.args, cc, sizeof cc);
+		printf("{\"change\": ");
+		cli_json_str(cc);
+		printf(", \"traces\": %zu}", k->v.nargs);
+	} else {
+		printf("null");
+	}
 	printf(",\n  \"common_own_change\": ");
 	if (k->v.nown_common) {
 		char cc[512];
@@ -989,6 +1002,14 @@ static int rank_text(const struct rank_view *r, dt_err *e)
 		       "after the traces that changed more\n",
 		       k->v.ncommon, k->v.ncommon == 1 ? "" : "s",
 		       k->v.ncommon == 1 ? "its" : "their", cc);
+	}
+	if (k->v.args.n) {
+		char cc[1024];
+		vd_args_text(r->s, &k->v.args, cc, sizeof cc);
+		printf("# every trace that makes these calls changed their arguments alike (%s): a "
+		       "changed input, left out of each trace's comparison (%zu trace%s differed by "
+		       "it)\n",
+		       cc, k->v.nargs, k->v.nargs == 1 ? "" : "s");
 	}
 	if (r->own_calls)
 		printf("# filter %s does not single out a trace (%s): the traces whose other calls "

@@ -42,7 +42,9 @@ static const char hang_help[] =
 	"\n"
 	"First the most likely cause: the threads the ranking (difftrace rank) would put first,\n"
 	"and why: one that called MPI_Abort (or an MPI error aborted); with --normal, those\n"
-	"whose calls depart from the normal run's; the members of a collective unlike the rest\n"
+	"whose calls depart from the normal run's (an argument every thread making the call\n"
+	"changed alike, another count everywhere, is a changed input: named, and left out);\n"
+	"the members of a collective unlike the rest\n"
 	"(another collective, root, op or count); one that others wait for and that waits for\n"
 	"nobody; the odd ones out of a wait-for cycle; else the most waited-for.\n"
 	"Then where each thread of RUN was when it ended (a hang stopped with difftrace-record\n"
@@ -310,6 +312,7 @@ struct hang_view {
 	const char *stopped;      /* why the causality filter stopped, or NULL */
 	const hang_cause *cause;  /* the most likely cause */
 	const store_sites *sites; /* where the calls were made */
+	const hr_info *hr;        /* the comparison with the normal run (n 0: none) */
 };
 
 /* The most likely cause (hangcause.h), as text after "most likely cause: " */
@@ -329,6 +332,14 @@ static void cause_json(const struct hang_view *hv)
 	}
 	printf("], \"text\": ");
 	cli_json_str(b);
+	printf(", \"common_args\": ");
+	if (hv->hr && hv->hr->args.n) {
+		char a[1024];
+		hr_args_text(hv->s, &hv->hr->args, a, sizeof a);
+		cli_json_str(a);
+	} else {
+		printf("null");
+	}
 	printf("}");
 }
 
@@ -485,7 +496,15 @@ static void hang_text(const struct hang_view *hv)
 	const store_run *run_ = hv->run;
 	char cb[1024];
 	cause_line(hv, cb, sizeof cb);
-	printf("most likely cause: %s\n\n", cb); /* escaped by hang_cause_text */
+	printf("most likely cause: %s\n", cb); /* escaped by hang_cause_text */
+	if (hv->hr && hv->hr->args.n) {
+		char a[1024];
+		hr_args_text(hv->s, &hv->hr->args, a, sizeof a);
+		printf("  every thread that makes these calls changed them alike against the normal "
+		       "run: %s: a changed input, left out of the comparison\n",
+		       a);
+	}
+	putchar('\n');
 	if (live) {
 		printf("recording ");
 		esc_fputs(arg, stdout);
@@ -780,7 +799,7 @@ int cmd_hang(cli *c, int argc, char **argv)
 	char fl[200];
 	dt_flags_str(run.flags, fl, sizeof fl);
 	struct hang_view hv = { s,    argv[optind], &run,   live,    fl,	   ev,	   &rep,
-				held, nheld,	    thread_of, stopped, &cause, &sites };
+				held, nheld,	    thread_of, stopped, &cause, &sites, &hr };
 	if (fmt == OUT_JSON)
 		hang_json(&hv);
 	else
