@@ -146,3 +146,13 @@ mk_planted() {
 			i=$((i + 1)); done; } > "$1/$p.1.txt"
 	done
 }
+
+# no_footprint WHAT: $T/out (a `rank` of two real runs) finds nothing in the calls or the data:
+# "no difference found", or only the time of a program's own function, which the load of the
+# machine can make grow in one rank of a real run (the timing rule; its own tests use text
+# traces with timestamps)
+no_footprint() {
+	grep -Eq '^ *[0-9]+=? +[0-9]+\.[0-9]+ .*(arguments differ|sent data differs|written in flight|diverged|stopped early|pattern)' "$T/out" &&
+		fail "$1: a difference in the calls or the data: $(cat "$T/out")"
+	grep -Eq '^no difference found under|its normal time' "$T/out" || fail "$1: $(cat "$T/out")"
+}
