@@ -53,8 +53,9 @@ expect_status 0 "$DT" import -r reg "$T/rec"
 cp "$T/out" "$T/import"
 xl=$(grep -n 'SITE_X' "$S" | cut -d: -f1)
 yl=$(grep -n 'SITE_Y' "$S" | cut -d: -f1)
-# the blame of row $2 in the csv $1 (rank 0's column), 0 when there is no such row
-blame_of() { awk -F, -v n="$2" '$2 == n { b = $5 } END { print b + 0 }' "$1"; }
+# the blame of row $2 in the csv $1 (rank 0's column) in whole ticks, rounded (a sample split
+# between blocks counts a share of a tick to each), 0 when there is no such row
+blame_of() { awk -F, -v n="$2" '$2 == n { b = $5 } END { printf "%d\n", b + 0.5 }' "$1"; }
 
 # without the index: the heap blocks by their sites; the loop's samples are x's alone
 expect_status 0 "$DT" blame reg --no-index --format csv
