@@ -7,7 +7,10 @@
 #include "analysis/hangrank.h"
 #include "import/sync_file.h"
 #include "order/hang.h"
+#include "order/hangscan.h"
+#include "order/stream.h"
 #include "store/store_sync.h"
+#include "store/store_sync_stream.h"
 #include "util/esc.h"
 #include "util/util.h"
 
@@ -140,7 +143,53 @@ static size_t spans(const dt_sync_event *ev, size_t n, span **out)
 	return m;
 }
 
-int hr_build(store *s, int64_t run_normal, int64_t run_faulty, hr_info *out, dt_err *e)
+/* Each thread's state at the end from the faulty run's hang report (ev: the events its
+ * indices refer to): the wait-for graph's edges into and out of it, its call and where the
+ * program made it. rep->threads is in P.T order, as out->t. */
+static void hr_ends(const hang_report *rep, const dt_sync_event *ev, const store_sites *sites,
+		    hr_info *out)
+{
+	size_t *in = xcalloc(rep->nthreads ? rep->nthreads : 1, sizeof *in);
+	unsigned char *outd = xcalloc(rep->nthreads ? rep->nthreads : 1, 1);
+	for (size_t k = 0; k < rep->nedges; k++)
+		if (rep->edges[k].from != rep->edges[k].to) {
+			in[rep->edges[k].to]++;
+			outd[rep->edges[k].from] = 1;
+		}
+	size_t r = 0;
+	for (size_t k = 0; k < out->n; k++) {
+		hr_thread *t = &out->t[k];
+		while (r < rep->nthreads && (rep->threads[r].proc < t->proc ||
+					     (rep->threads[r].proc == t->proc &&
+					      rep->threads[r].thread < t->thread)))
+			r++;
+		if (r == rep->nthreads || rep->threads[r].proc != t->proc ||
+		    rep->threads[r].thread != t->thread)
+			continue;
+		t->waiters = in[r];
+		t->waits = outd[r];
+		t->state = rep->threads[r].state;
+		t->func = rep->threads[r].func;
+		t->occurrence = rep->threads[r].occurrence;
+		char b[1800];
+		const store_site *site =
+			t->func ? store_site_get(sites, ev[rep->threads[r].entry].site) : NULL;
+		if (site)
+			esc_str(store_site_str(site, b, sizeof b), t->where, sizeof t->where);
+	}
+	free(in);
+	free(outd);
+}
+
+static int hung(const hang_report *rep)
+{
+	for (size_t k = 0; k < rep->nthreads; k++)
+		if (rep->threads[k].state == HANG_IN_CALL)
+			return 1;
+	return 0;
+}
+
+int hr_build_whole(store *s, int64_t run_normal, int64_t run_faulty, hr_info *out, dt_err *e)
 {
 	memset(out, 0, sizeof *out);
 	dt_sync_event *en = NULL, *ef = NULL;
@@ -165,17 +214,9 @@ int hr_build(store *s, int64_t run_normal, int64_t run_faulty, hr_info *out, dt_
 		free(ef);
 		return -1;
 	}
-	int hung = 0;
-	for (size_t k = 0; k < rep.nthreads; k++)
-		hung |= rep.threads[k].state == HANG_IN_CALL;
 	store_sites sites = { 0 };
-	if (hung && store_sync_sites(s, run_faulty, &sites, e)) {
-		hang_report_free(&rep);
-		free(en);
-		free(ef);
-		return -1;
-	}
-	if (hung) {
+	int rc = 0;
+	if (hung(&rep) && !(rc = store_sync_sites(s, run_faulty, &sites, e))) {
 		span *sn, *sf;
 		size_t mn = spans(en, nn, &sn), mf = spans(ef, nf, &sf);
 		out->t = xcalloc(mf ? mf : 1, sizeof *out->t);
@@ -206,37 +247,7 @@ int hr_build(store *s, int64_t run_normal, int64_t run_faulty, hr_info *out, dt_
 			if (!pass)
 				ac_decide(&seen, &out->args);
 		}
-		/* the wait-for graph at the end: rep.threads is in P.T order, as out->t */
-		size_t *in = xcalloc(rep.nthreads ? rep.nthreads : 1, sizeof *in);
-		unsigned char *outd = xcalloc(rep.nthreads ? rep.nthreads : 1, 1);
-		for (size_t k = 0; k < rep.nedges; k++)
-			if (rep.edges[k].from != rep.edges[k].to) {
-				in[rep.edges[k].to]++;
-				outd[rep.edges[k].from] = 1;
-			}
-		size_t r = 0;
-		for (size_t k = 0; k < out->n; k++) {
-			hr_thread *t = &out->t[k];
-			while (r < rep.nthreads && (rep.threads[r].proc < t->proc ||
-						    (rep.threads[r].proc == t->proc &&
-						     rep.threads[r].thread < t->thread)))
-				r++;
-			if (r == rep.nthreads || rep.threads[r].proc != t->proc ||
-			    rep.threads[r].thread != t->thread)
-				continue;
-			t->waiters = in[r];
-			t->waits = outd[r];
-			t->state = rep.threads[r].state;
-			t->func = rep.threads[r].func;
-			t->occurrence = rep.threads[r].occurrence;
-			char b[1800];
-			const store_site *site =
-				t->func ? store_site_get(&sites, ef[rep.threads[r].entry].site) : NULL;
-			if (site)
-				esc_str(store_site_str(site, b, sizeof b), t->where, sizeof t->where);
-		}
-		free(in);
-		free(outd);
+		hr_ends(&rep, ef, &sites, out);
 		free(sn);
 		free(sf);
 	}
@@ -244,7 +255,188 @@ int hr_build(store *s, int64_t run_normal, int64_t run_faulty, hr_info *out, dt_
 	hang_report_free(&rep);
 	free(en);
 	free(ef);
+	return rc ? -1 : 0;
+}
+
+/* A thread's events streamed: the traces [k, end) of a run's stream, which are that thread
+ * (store_sync_list puts them one after the other, in the same order). */
+typedef struct cursor {
+	store_sync_stream *ss;
+	size_t k, end;
+	const dt_sync_event *ev;
+	size_t n, i;
+} cursor;
+
+/* The traces of ss from k on that are one thread: *end past them. */
+static void thread_of(const store_sync_stream *ss, size_t k, int32_t *proc, int32_t *thread,
+		      size_t *end)
+{
+	int32_t host, p, t;
+	store_sync_stream_trace(ss, k, proc, thread, &host);
+	size_t j = k + 1, nt = store_sync_stream_ntraces(ss);
+	while (j < nt) {
+		store_sync_stream_trace(ss, j, &p, &t, &host);
+		if (p != *proc || t != *thread)
+			break;
+		j++;
+	}
+	*end = j;
+}
+
+/* The thread's next entry (*out NULL at its end): it points into the stream, valid until the
+ * next call. */
+static int next_entry(cursor *c, const dt_sync_event **out, dt_err *e)
+{
+	for (;;) {
+		while (c->i < c->n) {
+			const dt_sync_event *v = &c->ev[c->i++];
+			if (v->phase == DT_SYNC_ENTER) {
+				*out = v;
+				return 0;
+			}
+		}
+		*out = NULL;
+		if (c->k == c->end)
+			return 0;
+		if (store_sync_stream_next(c->ss, c->k, &c->ev, &c->n, e))
+			return -1;
+		c->i = 0;
+		if (!c->n)
+			c->k++;
+	}
+}
+
+/* hr_compare of two threads streamed (a normal, b faulty): the entries in common at the start,
+ * the first that differ, how many each has. */
+static int compare_stream(cursor *a, cursor *b, hr_thread *t, dt_err *e)
+{
+	const dt_sync_event *x, *y;
+	uint64_t pre = 0;
+	for (;;) {
+		if (next_entry(a, &x, e) || next_entry(b, &y, e))
+			return -1;
+		if (!x || !y || !hr_same_call(x, y))
+			break;
+		pre++;
+	}
+	memset(&t->en, 0, sizeof t->en);
+	memset(&t->ef, 0, sizeof t->ef);
+	uint64_t ma = pre, mb = pre;
+	if (x)
+		t->en = *x;
+	if (y)
+		t->ef = *y;
+	for (; x; ma++)
+		if (next_entry(a, &x, e))
+			return -1;
+	for (; y; mb++)
+		if (next_entry(b, &y, e))
+			return -1;
+	t->at = pre;
+	t->nn = ma;
+	t->nf = mb;
+	t->cmp = pre == ma && pre == mb ? HR_SAME : pre == mb ? HR_PREFIX : HR_DIVERGED;
 	return 0;
+}
+
+/* Each thread of the faulty run with a counterpart in the normal one (sn: its open stream),
+ * compared a chunk at a time. */
+static int compare_runs(store *s, store_sync_stream *sn, int64_t run_faulty, hr_info *out,
+			dt_err *e)
+{
+	store_sync_stream *sf;
+	if (store_sync_stream_open(s, run_faulty, &sf, e))
+		return -1;
+	size_t nf = store_sync_stream_ntraces(sf), nn = store_sync_stream_ntraces(sn), cap = 0;
+	size_t a = 0, aend = 0;
+	int32_t ap = 0, at = 0;
+	if (nn)
+		thread_of(sn, 0, &ap, &at, &aend);
+	int rc = 0;
+	for (size_t b = 0, bend; !rc && b < nf; b = bend) {
+		int32_t bp, bt;
+		thread_of(sf, b, &bp, &bt, &bend);
+		while (a < nn && (ap < bp || (ap == bp && at < bt)) && (a = aend) < nn)
+			thread_of(sn, a, &ap, &at, &aend);
+		if (a == nn || ap != bp || at != bt)
+			continue;
+		GROW(out->t, cap, out->n + 1);
+		hr_thread *t = &out->t[out->n++];
+		memset(t, 0, sizeof *t);
+		t->proc = bp;
+		t->thread = bt;
+		cursor ca = { sn, a, aend, NULL, 0, 0 }, cb = { sf, b, bend, NULL, 0, 0 };
+		rc = compare_stream(&ca, &cb, t, e);
+	}
+	store_sync_stream_close(sf);
+	return rc;
+}
+
+/* The comparison after the faulty run's report, with the normal run's stream open. */
+static int build(store *s, store_sync_stream *sn, int64_t run_faulty, const hang_report *rep,
+		 const dt_sync_event *ev, hr_info *out, dt_err *e)
+{
+	if (!hung(rep))
+		return 0;
+	store_sites sites = { 0 };
+	if (store_sync_sites(s, run_faulty, &sites, e))
+		return -1;
+	int rc = compare_runs(s, sn, run_faulty, out, e);
+	if (!rc)
+		hr_ends(rep, ev, &sites, out);
+	else
+		hr_free(out);
+	store_sites_free(&sites);
+	return rc;
+}
+
+int hr_build_report(store *s, int64_t run_normal, int64_t run_faulty, const hang_report *rep,
+		    const dt_sync_event *ev, hr_info *out, dt_err *e)
+{
+	memset(out, 0, sizeof *out);
+	store_sync_stream *sn;
+	if (store_sync_stream_open(s, run_normal, &sn, e))
+		return -1;
+	if (!sn)
+		return 0;
+	int rc = build(s, sn, run_faulty, rep, ev, out, e);
+	store_sync_stream_close(sn);
+	return rc;
+}
+
+int hr_build(store *s, int64_t run_normal, int64_t run_faulty, hr_info *out, dt_err *e)
+{
+	memset(out, 0, sizeof *out);
+	ord_stream *st = NULL;
+	store_sync_stream *sn = NULL;
+	if (ord_stream_open(s, run_faulty, &st, e))
+		return -1;
+	if (!st)
+		return 0;
+	int rc = store_sync_stream_open(s, run_normal, &sn, e);
+	if (rc || !sn) {
+		ord_stream_close(st);
+		return rc;
+	}
+	size_t nnames = 0;
+	const char *const *names = store_func_names(s, &nnames);
+	hang_scan *h = hang_scan_new(names, nnames, ord_stream_ntraces(st));
+	const dt_sync_event *v;
+	while (!(rc = ord_stream_next(st, &v, e)) && v)
+		if ((rc = hang_scan_push(h, ord_stream_trace(st), v, e)))
+			break;
+	ord_stream_close(st);
+	hang_report rep;
+	memset(&rep, 0, sizeof rep);
+	dt_sync_event *ev = NULL;
+	size_t nev = 0;
+	if (!rc && !(rc = hang_scan_report(h, &rep, &ev, &nev, e)))
+		rc = build(s, sn, run_faulty, &rep, ev, out, e);
+	hang_scan_free(h);
+	hang_report_free(&rep);
+	free(ev);
+	store_sync_stream_close(sn);
+	return rc ? -1 : 0;
 }
 
 const hr_thread *hr_find(const hr_info *h, int proc, int thread)

@@ -27,6 +27,7 @@
 
 #include "analysis/argchange.h"
 #include "import/sync_event.h"
+#include "order/hang.h"
 #include "store/store.h"
 
 enum hr_cmp { HR_SAME = 0, HR_PREFIX = 1, HR_DIVERGED = 2 };
@@ -55,8 +56,18 @@ typedef struct hr_info {
 } hr_info;
 
 /* Compares the sync records of the two runs when the faulty one hung (a thread left inside a
- * call). out->n is 0 when there is nothing to compare. */
+ * call). out->n is 0 when there is nothing to compare. The faulty run's hang report is made
+ * as `difftrace hang` streams it (order/hangscan.h), and each thread's entries are compared
+ * with its counterpart's a chunk of both at a time (store_sync_stream.h): memory for the
+ * report and a chunk of each thread, not for the records. */
 int hr_build(store *s, int64_t run_normal, int64_t run_faulty, hr_info *out, dt_err *e);
+/* hr_build with the faulty run's report made already (rep, and ev the events its indices
+ * refer to). */
+int hr_build_report(store *s, int64_t run_normal, int64_t run_faulty, const hang_report *rep,
+		    const dt_sync_event *ev, hr_info *out, dt_err *e);
+/* hr_build of both records loaded whole (store_sync_list) and the faulty run's report by
+ * hang_analyze: the same result, memory for both records (`difftrace hang --whole`). */
+int hr_build_whole(store *s, int64_t run_normal, int64_t run_faulty, hr_info *out, dt_err *e);
 /* Compares two threads' entry sequences (pure: events of one thread each, in seq order, any
  * phase; only entries count). Sets cmp, at, nn, nf, en, ef. */
 void hr_compare(const dt_sync_event *a, size_t na, const dt_sync_event *b, size_t nb,

@@ -72,8 +72,9 @@ static const char hang_help[] =
 	"  --rules FILE   the ordering rules (difftrace-rules(5)); default: the shipped ones\n"
 	"  --max-held N   the causality filter's bound on held events (default 1048576): rules\n"
 	"                 that hold more are reported as never releasing\n"
-	"  --whole        read the whole record at once, as before the report streamed (memory\n"
-	"                 for every event): the same report, to check the streamed one\n"
+	"  --whole        read the whole record (and the normal run's) at once, as before the\n"
+	"                 report streamed (memory for every event): the same report, to check\n"
+	"                 the streamed one\n"
 	"  -h, --help     this help\n";
 
 static const char *fname(store *s, uint32_t f)
@@ -654,7 +655,9 @@ static int hang_cause_of(store *s, const store_run *run, const char *normal,
 		store_run nr = { 0 };
 		if (store_run_get(s, normal, &nr, e))
 			return -1;
-		int rc = hr_build(s, nr.id, run->id, hr, e);
+		/* odd: the report streamed (otherwise the whole record's, hang --whole) */
+		int rc = odd ? hr_build_report(s, nr.id, run->id, rep, ev, hr, e)
+			     : hr_build_whole(s, nr.id, run->id, hr, e);
 		store_run_free(&nr);
 		if (rc)
 			return -1;
