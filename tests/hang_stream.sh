@@ -62,9 +62,15 @@ for rec in "steadym steady 3 3000" "stuckm stuck 3 3000" "ringm ring 3 3000"; do
 	"$MK" "$T/$name" "$@" || fail "mk_sync_rec $*"
 	expect_status 0 "$DT" import --run "$name" "$T/$name"
 done
+# the same program started with a larger size (every send and receive with another count: a
+# changed input, left out of the comparison in both paths)
+"$MK" "$T/size64" size 64 || fail "mk_sync_rec size 64"
+expect_status 0 "$DT" import --run size64 "$T/size64"
+"$MK" "$T/size5000" size 5000 || fail "mk_sync_rec size 5000"
+expect_status 0 "$DT" import --run size5000 "$T/size5000"
 for pair in "ok hung" "ok tag" "tag peer" "peer count" "count tag" "hung ok" "chain0 chain" \
 	"steady stuck" "ring stuck" "ring killed" "steady killed" "stuck stuck" "steadym stuckm" \
-	"ringm stuckm" "stuckm stuck" "stuck stuckm" "hung peer"; do
+	"ringm stuckm" "stuckm stuck" "stuck stuckm" "size64 size5000" "hung peer"; do
 	# shellcheck disable=SC2086
 	set -- $pair
 	for f in text json; do

@@ -5,12 +5,49 @@
 #include "analysis/argchange.h"
 #include "util/util.h"
 
+static size_t ac_hash(uint64_t func, uint64_t key, int64_t from, int64_t to, size_t trace)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+	const uint64_t v[5] = { func, key, (uint64_t)from, (uint64_t)to, (uint64_t)trace };
+	for (int i = 0; i < 5; i++) {
+		h ^= v[i];
+		h *= 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	return (size_t)h;
+}
+
+/* The hash of seen's entries made anew at twice the size (a load of at most a half). */
+static void ac_rehash(ac_set *seen)
+{
+	free(seen->idx);
+	seen->nidx = seen->nidx ? 2 * seen->nidx : 256;
+	seen->idx = xcalloc(seen->nidx, sizeof *seen->idx);
+	for (size_t i = 0; i < seen->n; i++) {
+		const ac_change *x = &seen->c[i];
+		size_t h = ac_hash(x->func, x->key, x->from, x->to, x->traces) & (seen->nidx - 1);
+		while (seen->idx[h])
+			h = (h + 1) & (seen->nidx - 1);
+		seen->idx[h] = i + 1;
+	}
+}
+
 /* seen: one entry per (func, key, from, to, trace), its count of traces 1; decided: traces */
 void ac_see(ac_set *seen, uint64_t func, uint64_t key, int64_t from, int64_t to, size_t trace,
 	    uint64_t ex)
 {
+	if (2 * (seen->n + 1) > seen->nidx)
+		ac_rehash(seen);
+	size_t h = ac_hash(func, key, from, to, trace) & (seen->nidx - 1);
+	for (; seen->idx[h]; h = (h + 1) & (seen->nidx - 1)) {
+		const ac_change *x = &seen->c[seen->idx[h] - 1];
+		if (x->func == func && x->key == key && x->from == from && x->to == to &&
+		    x->traces == trace)
+			return;
+	}
 	GROW(seen->c, seen->cap, seen->n + 1);
-	seen->c[seen->n++] = (ac_change){ func, key, from, to, trace, ex };
+	seen->c[seen->n] = (ac_change){ func, key, from, to, trace, ex };
+	seen->idx[h] = ++seen->n;
 }
 
 static int cmp_change(const void *p, const void *q)
@@ -72,5 +109,6 @@ const ac_change *ac_back(const ac_set *c, uint64_t func, uint64_t key, int64_t t
 void ac_free(ac_set *c)
 {
 	free(c->c);
+	free(c->idx);
 	memset(c, 0, sizeof *c);
 }

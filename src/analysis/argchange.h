@@ -25,9 +25,13 @@ typedef struct ac_change {
 typedef struct ac_set {
 	ac_change *c; /* by func, key, from */
 	size_t n, cap;
+	size_t *idx;  /* while seeing: a hash of the entries (their index + 1), so that each
+		       * (func, key, from, to, trace) is kept once however often it is seen */
+	size_t nidx;
 } ac_set;
 
-/* One argument of a call seen in trace `trace` (traces seen in increasing order). */
+/* One argument of a call seen in trace `trace` (traces seen in increasing order); kept once
+ * per (func, key, from, to, trace): memory of the distinct values, not of the calls. */
 void ac_see(ac_set *seen, uint64_t func, uint64_t key, int64_t from, int64_t to, size_t trace,
 	    uint64_t ex);
 /* The common changes of what was seen into out (seen is emptied). */

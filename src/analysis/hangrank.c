@@ -306,16 +306,31 @@ static int next_entry(cursor *c, const dt_sync_event **out, dt_err *e)
 	}
 }
 
-/* hr_compare of two threads streamed (a normal, b faulty): the entries in common at the start,
- * the first that differ, how many each has. */
-static int compare_stream(cursor *a, cursor *b, hr_thread *t, dt_err *e)
+/* see_args of two threads streamed (a normal, b faulty), into seen. */
+static int see_stream(cursor *a, cursor *b, size_t trace, ac_set *seen, dt_err *e)
+{
+	const dt_sync_event *x, *y;
+	for (;;) {
+		if (next_entry(a, &x, e) || next_entry(b, &y, e))
+			return -1;
+		if (!x || !y || x->func != y->func)
+			return 0;
+		for (size_t k = 0; k < HR_NFIELDS; k++)
+			ac_see(seen, x->func, k, field(x, k), field(y, k), trace, 0);
+	}
+}
+
+/* hr_compare_but of two threads streamed (a normal, b faulty; c the arguments every thread
+ * changed alike): the entries in common at the start, the first that differ, how many each
+ * has. */
+static int compare_stream(cursor *a, cursor *b, const ac_set *c, hr_thread *t, dt_err *e)
 {
 	const dt_sync_event *x, *y;
 	uint64_t pre = 0;
 	for (;;) {
 		if (next_entry(a, &x, e) || next_entry(b, &y, e))
 			return -1;
-		if (!x || !y || !hr_same_call(x, y))
+		if (!x || !y || !same_call_but(x, y, c))
 			break;
 		pre++;
 	}
@@ -339,15 +354,20 @@ static int compare_stream(cursor *a, cursor *b, hr_thread *t, dt_err *e)
 	return 0;
 }
 
-/* Each thread of the faulty run with a counterpart in the normal one (sn: its open stream),
- * compared a chunk at a time. */
-static int compare_runs(store *s, store_sync_stream *sn, int64_t run_faulty, hr_info *out,
-			dt_err *e)
+/* Each thread of the faulty run with a counterpart in the normal one, a chunk at a time: with
+ * seen, their arguments into it (see_args), else compared (with out->args left out). */
+static int pair_runs(store *s, int64_t run_normal, int64_t run_faulty, ac_set *seen,
+		     hr_info *out, dt_err *e)
 {
-	store_sync_stream *sf;
-	if (store_sync_stream_open(s, run_faulty, &sf, e))
+	store_sync_stream *sn, *sf;
+	if (store_sync_stream_open(s, run_normal, &sn, e))
 		return -1;
-	size_t nf = store_sync_stream_ntraces(sf), nn = store_sync_stream_ntraces(sn), cap = 0;
+	if (store_sync_stream_open(s, run_faulty, &sf, e)) {
+		store_sync_stream_close(sn);
+		return -1;
+	}
+	size_t nf = sf ? store_sync_stream_ntraces(sf) : 0;
+	size_t nn = sn ? store_sync_stream_ntraces(sn) : 0, cap = 0;
 	size_t a = 0, aend = 0;
 	int32_t ap = 0, at = 0;
 	if (nn)
@@ -360,20 +380,38 @@ static int compare_runs(store *s, store_sync_stream *sn, int64_t run_faulty, hr_
 			thread_of(sn, a, &ap, &at, &aend);
 		if (a == nn || ap != bp || at != bt)
 			continue;
+		cursor ca = { sn, a, aend, NULL, 0, 0 }, cb = { sf, b, bend, NULL, 0, 0 };
+		if (seen) {
+			rc = see_stream(&ca, &cb, b, seen, e);
+			continue;
+		}
 		GROW(out->t, cap, out->n + 1);
 		hr_thread *t = &out->t[out->n++];
 		memset(t, 0, sizeof *t);
 		t->proc = bp;
 		t->thread = bt;
-		cursor ca = { sn, a, aend, NULL, 0, 0 }, cb = { sf, b, bend, NULL, 0, 0 };
-		rc = compare_stream(&ca, &cb, t, e);
+		rc = compare_stream(&ca, &cb, &out->args, t, e);
 	}
 	store_sync_stream_close(sf);
+	store_sync_stream_close(sn);
 	return rc;
 }
 
+/* The arguments every thread changed alike (a changed input), then the comparison with them
+ * left out: two passes over both runs, as hr_build_whole makes them over the whole records. */
+static int compare_runs(store *s, int64_t run_normal, int64_t run_faulty, hr_info *out,
+			dt_err *e)
+{
+	ac_set seen = { 0 };
+	int rc = pair_runs(s, run_normal, run_faulty, &seen, out, e);
+	if (!rc)
+		ac_decide(&seen, &out->args);
+	ac_free(&seen);
+	return rc ? rc : pair_runs(s, run_normal, run_faulty, NULL, out, e);
+}
+
 /* The comparison after the faulty run's report, with the normal run's stream open. */
-static int build(store *s, store_sync_stream *sn, int64_t run_faulty, const hang_report *rep,
+static int build(store *s, int64_t run_normal, int64_t run_faulty, const hang_report *rep,
 		 const dt_sync_event *ev, hr_info *out, dt_err *e)
 {
 	if (!hung(rep))
@@ -381,7 +419,7 @@ static int build(store *s, store_sync_stream *sn, int64_t run_faulty, const hang
 	store_sites sites = { 0 };
 	if (store_sync_sites(s, run_faulty, &sites, e))
 		return -1;
-	int rc = compare_runs(s, sn, run_faulty, out, e);
+	int rc = compare_runs(s, run_normal, run_faulty, out, e);
 	if (!rc)
 		hr_ends(rep, ev, &sites, out);
 	else
@@ -399,7 +437,7 @@ int hr_build_report(store *s, int64_t run_normal, int64_t run_faulty, const hang
 		return -1;
 	if (!sn)
 		return 0;
-	int rc = build(s, sn, run_faulty, rep, ev, out, e);
+	int rc = build(s, run_normal, run_faulty, rep, ev, out, e);
 	store_sync_stream_close(sn);
 	return rc;
 }
@@ -431,7 +469,7 @@ int hr_build(store *s, int64_t run_normal, int64_t run_faulty, hr_info *out, dt_
 	dt_sync_event *ev = NULL;
 	size_t nev = 0;
 	if (!rc && !(rc = hang_scan_report(h, &rep, &ev, &nev, e)))
-		rc = build(s, sn, run_faulty, &rep, ev, out, e);
+		rc = build(s, run_normal, run_faulty, &rep, ev, out, e);
 	hang_scan_free(h);
 	hang_report_free(&rep);
 	free(ev);
