@@ -236,26 +236,7 @@ void sync_file_event(const sync_file *f, uint64_t i, dt_sync_event *ev, unsigned
 		r = &v1;
 	}
 	/* else read where it is: records start at a multiple of 16 bytes of the mapping */
-	memset(ev, 0, sizeof *ev);
-	ev->seq = (uint32_t)i;
-	ev->phase = r->phase;
-	ev->ts = r->ts;
-	ev->comm = r->comm;
-	ev->dest = r->dest;
-	ev->stag = r->stag;
-	ev->src = r->src;
-	ev->rtag = r->rtag;
-	ev->root = r->root;
-	ev->count = r->count;
-	ev->datatype = r->datatype;
-	ev->op = r->op;
-	ev->req = r->req;
-	ev->obj = r->obj;
-	ev->objseq = r->objseq;
-	ev->team = r->team;
-	ev->tnum = r->tnum;
-	ev->csize = r->csize;
-	sync_record_rma(r, ev);
+	sync_record_event(r, i, ev);
 	*call = r->call;
 	*site = f->rsize < sizeof *r ? 0 : (uint64_t)r->site_hi << 32 | r->site_lo;
 }

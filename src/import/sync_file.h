@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "import/sink.h"
 #include "record/syncfmt.h"
@@ -73,6 +74,32 @@ static inline void sync_record_rma(const dts_record *r, dt_sync_event *ev)
 		ev->rassert = r->index < 0 ? 0 : r->index;
 		ev->lock = r->flags;
 	}
+}
+
+/* Record i of a thread as a sync event (the importer's and the live reader's): every field
+ * but func (the call code is r->call, which each maps its own way), host and site. */
+static inline void sync_record_event(const dts_record *r, uint64_t i, dt_sync_event *ev)
+{
+	memset(ev, 0, sizeof *ev);
+	ev->seq = (uint32_t)i;
+	ev->phase = r->phase;
+	ev->ts = r->ts;
+	ev->comm = r->comm;
+	ev->dest = r->dest;
+	ev->stag = r->stag;
+	ev->src = r->src;
+	ev->rtag = r->rtag;
+	ev->root = r->root;
+	ev->count = r->count;
+	ev->datatype = r->datatype;
+	ev->op = r->op;
+	ev->req = r->req;
+	ev->obj = r->obj;
+	ev->objseq = r->objseq;
+	ev->team = r->team;
+	ev->tnum = r->tnum;
+	ev->csize = r->csize;
+	sync_record_rma(r, ev);
 }
 
 #endif

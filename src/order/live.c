@@ -274,27 +274,8 @@ static int open_header(lfile *f, dt_err *e)
 
 static void ev_from(const dts_record *r, uint64_t i, dt_sync_event *ev)
 {
-	memset(ev, 0, sizeof *ev);
-	ev->seq = (uint32_t)i;
-	ev->phase = r->phase;
+	sync_record_event(r, i, ev);
 	ev->func = r->call;
-	ev->ts = r->ts;
-	ev->comm = r->comm;
-	ev->dest = r->dest;
-	ev->stag = r->stag;
-	ev->src = r->src;
-	ev->rtag = r->rtag;
-	ev->root = r->root;
-	ev->count = r->count;
-	ev->datatype = r->datatype;
-	ev->op = r->op;
-	ev->req = r->req;
-	ev->obj = r->obj;
-	ev->objseq = r->objseq;
-	ev->team = r->team;
-	ev->tnum = r->tnum;
-	ev->csize = r->csize;
-	sync_record_rma(r, ev);
 }
 
 static int is_acquire(uint32_t c)
