@@ -99,6 +99,11 @@ grep -q 'depart from the normal run.s at call 606 of 605: MPI_Recv' "$T/out" ||
 	{ cat "$T/out" >&2; fail "hang --normal steady stuck: no departure"; }
 
 # the cases the records above make, said
+"$DT" hang tag >"$T/out" || fail "hang tag"
+head -n 1 "$T/out" | grep -q '^most likely cause: 2.0, 3.0 (tied): a tag mismatch between threads that wait for each other, 2.0 waits for tag 11 from 3; 3.0 sent tag 10 to 2 (unreceived): one of the two has it wrong$' ||
+	{ cat "$T/out" >&2; fail "hang tag: the cause is not the mismatch's two threads"; }
+"$DT" hang --format json tag >"$T/out" || fail "hang --format json tag"
+grep -q '"why": "mismatch", "pts": \["2.0", "3.0"\]' "$T/out" || { cat "$T/out" >&2; fail "hang tag: json cause"; }
 "$DT" hang peer >"$T/out" || fail "hang peer"
 grep -q 'peer mismatch: 2.0 waits for tag 10 from 3; 1.0 sent tag 10 to 2' "$T/out" ||
 	{ cat "$T/out" >&2; fail "hang peer: no peer mismatch"; }

@@ -11,8 +11,8 @@
 
 const char *hang_cause_name(int why)
 {
-	static const char *const n[] = { "none", "diverged", "abort",	"held",
-					 "coll", "odd",	     "cycle",	"waited" };
+	static const char *const n[] = { "none", "diverged", "abort",  "held",	  "coll",
+					 "odd",	 "cycle",    "waited", "mismatch" };
 	return why >= 0 && (size_t)why < sizeof n / sizeof *n ? n[why] : "?";
 }
 
@@ -209,14 +209,36 @@ static int same_place(const hang_thread *a, const hang_thread *b)
 	return a->state == b->state && a->func == b->func && a->occurrence == b->occurrence;
 }
 
-/* 4: among the threads of the first cycle's strongly connected part, those with the fewest
- * threads of the run alike (in the same call, its same occurrence: the one rank that received
- * where the others wait in a collective) when they differ; else every one of them, tied. */
+static int in_knot(const hang_cycle *cy, size_t t)
+{
+	for (size_t i = 0; i < cy->nknot; i++)
+		if (cy->knot[i] == t)
+			return 1;
+	return 0;
+}
+
+/* 4: among the threads of the first cycle's strongly connected part: a blocked receive and
+ * the sender of its near-match (the send with another tag, peer or size that no receive
+ * took), tied: one of the two has it wrong, and which one the record alone cannot say; else
+ * those with the fewest threads of the run alike (in the same call, its same occurrence: the
+ * one rank that received where the others wait in a collective) when they differ; else every
+ * one of them, tied. */
 static int in_cycle(const hang_report *r, hang_cause *c)
 {
 	if (!r->ncycles)
 		return 0;
 	const hang_cycle *cy = &r->cycles[0];
+	for (size_t k = 0; k < r->nnears; k++) {
+		const hang_near *m = &r->nears[k];
+		if (m->sender == SIZE_MAX || m->sender == m->thread || !in_knot(cy, m->thread) ||
+		    !in_knot(cy, m->sender))
+			continue;
+		add(c, m->thread < m->sender ? m->thread : m->sender);
+		add(c, m->thread < m->sender ? m->sender : m->thread);
+		c->cycle = 0;
+		c->near = k;
+		return c->why = HANG_C_NEAR;
+	}
 	size_t m = cy->nknot, *alike = xcalloc(m ? m : 1, sizeof *alike), lo = SIZE_MAX, hi = 0;
 	for (size_t i = 0; i < m; i++) {
 		for (size_t j = 0; j < r->nthreads; j++)
@@ -363,6 +385,15 @@ void hang_cause_text(store *s, const hang_report *r, const dt_sync_event *ev,
 		snprintf(buf + k, cap - k,
 			 ": in a collective of %zu members, %s where %zu others have %s",
 			 c->members, a, c->members - c->n, b);
+		break;
+	}
+	case HANG_C_NEAR: {
+		const hang_near *m = &r->nears[c->near];
+		hang_near_text(r, ev, m, sync_type_name, a, sizeof a);
+		snprintf(buf + k, cap - k,
+			 ": a %s mismatch between threads that wait for each other, %s: one of the "
+			 "two has it wrong",
+			 hang_near_name(m->kind), a);
 		break;
 	}
 	case HANG_C_ODD:

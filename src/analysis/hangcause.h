@@ -34,6 +34,8 @@ enum hang_cause_why {
 	HANG_C_ODD,       /* in a cycle, in another call than the rest of it */
 	HANG_C_CYCLE,     /* in a cycle of threads alike */
 	HANG_C_WAITED,    /* the most waited-for */
+	HANG_C_NEAR,      /* in a cycle, the receive and the sender of a near-match (a tag, peer
+			   * or count mismatch): one of the two has it wrong */
 };
 
 typedef struct hang_cause {
@@ -41,7 +43,8 @@ typedef struct hang_cause {
 	size_t *threads;  /* indices into hang_report.threads, tied for first */
 	size_t n;
 	size_t waiters;   /* HELD, WAITED: threads that wait for each */
-	size_t cycle;     /* ODD, CYCLE: the index of the cycle */
+	size_t cycle;     /* ODD, CYCLE, NEAR: the index of the cycle */
+	size_t near;      /* NEAR: the index of the near-match in hang_report.nears */
 	const hr_thread *cmp; /* DIVERGED: the first one's comparison (in the hr_info given) */
 	size_t odd, usual;    /* COLL: the entry of the first odd member, and of one of the rest */
 	size_t members;       /* COLL: the members of that collective */

@@ -722,8 +722,23 @@ static size_t unrec_to(const hang_msg *u, size_t n, int32_t to, int32_t from, in
 static void add_near(ctx *c, size_t *cap, size_t t, int kind, size_t recv, size_t send)
 {
 	hang_report *r = c->r;
+	/* the sender's thread by its P.T (the report's threads are in P.T order) */
+	const dt_sync_event *x = &c->ev[send];
+	size_t lo = 0, hi = r->nthreads, from = SIZE_MAX;
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+		const hang_thread *h = &r->threads[m];
+		if (h->proc == x->proc && h->thread == x->thread) {
+			from = m;
+			break;
+		}
+		if (h->proc < x->proc || (h->proc == x->proc && h->thread < x->thread))
+			lo = m + 1;
+		else
+			hi = m;
+	}
 	GROW(r->nears, *cap, r->nnears + 1);
-	r->nears[r->nnears++] = (hang_near){ t, kind, recv, send };
+	r->nears[r->nnears++] = (hang_near){ t, kind, recv, send, from };
 }
 
 /* One blocked receive (event v, of thread t): a match with another count or datatype, or a

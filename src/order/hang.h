@@ -91,6 +91,8 @@ typedef struct hang_near {
 	int kind;      /* enum hang_near_kind */
 	size_t recv;   /* the receive's event (an Irecv's exit when it waits for a request) */
 	size_t send;   /* the unreceived send's entry event */
+	size_t sender; /* the sending thread, an index into hang_report.threads; SIZE_MAX when
+			* not known */
 } hang_near;
 
 typedef struct hang_report {
