@@ -62,13 +62,32 @@ static const struct verb {
 	{ "export", cmd_export },
 };
 
+/* head, msg escaped (it quotes names and excerpts from the input, or the command line), then
+ * tail, to standard error in one write: an MPI launcher that ends the job when a process
+ * fails may forward the first write of a process and drop the rest */
+static void err_line(const char *head, const char *msg, const char *tail)
+{
+	dt_buf b = { 0 };
+	buf_put(&b, head, strlen(head));
+	esc_append(&b, msg, strlen(msg), 0);
+	buf_put(&b, tail, strlen(tail));
+	fflush(stderr);
+	for (size_t off = 0; off < b.len;) {
+		ssize_t w = write(STDERR_FILENO, b.p + off, b.len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	buf_free(&b);
+}
+
 int cli_fail(const dt_err *e)
 {
 	char msg[1400];
 	dt_err_format(e, msg, sizeof msg);
-	fputs("difftrace: ", stderr);
-	esc_fputs(msg, stderr); /* messages quote names and excerpts from the input */
-	fputc('\n', stderr);
+	err_line("difftrace: ", msg, "\n");
 	return e->status == DT_EUSAGE ? 2 : 1;
 }
 
@@ -76,12 +95,12 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char msg[1024];
+	char msg[1024], head[64], tail[96];
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "difftrace %s: ", cmd);
-	esc_fputs(msg, stderr); /* it quotes the command line, which may quote trace names */
-	fprintf(stderr, "\n(see 'difftrace %s --help')\n", cmd);
+	snprintf(head, sizeof head, "difftrace %s: ", cmd);
+	snprintf(tail, sizeof tail, "\n(see 'difftrace %s --help')\n", cmd);
+	err_line(head, msg, tail);
 	return 2;
 }
 
