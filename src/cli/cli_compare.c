@@ -891,6 +891,19 @@ struct rank_view {
 	char setting[256];
 };
 
+/* ,"key": {"what": text, "traces": n}, or null when there is none (have 0) */
+static void json_common(const char *key, const char *what, const char *text, int have, size_t n)
+{
+	printf(",\n  \"%s\": ", key);
+	if (!have) {
+		printf("null");
+		return;
+	}
+	printf("{\"%s\": ", what);
+	cli_json_str(text);
+	printf(", \"traces\": %zu}", n);
+}
+
 static void rank_json(const struct rank_view *r)
 {
 	const rk_rank *k = &r->use->k; /* the ranking shown */
@@ -915,36 +928,16 @@ static void rank_json(const struct rank_view *r)
 	printf(",\n  \"other_calls_compared\": %s", r->own_calls ? "true" : "false");
 	printf(",\n  \"time_changed\": %zu", k->v.nslow);
 	printf(",\n  \"data_changed\": %zu", k->v.ndata);
-	printf(",\n  \"common_change\": ");
-	if (k->v.ncommon) {
-		char cc[512];
+	char cc[1024] = "";
+	if (k->v.ncommon)
 		vd_common_text(r->s, &k->v, cc, sizeof cc);
-		printf("{\"calls\": ");
-		cli_json_str(cc);
-		printf(", \"traces\": %zu}", k->v.ncommon);
-	} else {
-		printf("null");
-	}
-	printf(",\n  \"common_args\": ");
-	if (k->v.args.n) {
-		char cc[1024];
+	json_common("common_change", "calls", cc, k->v.ncommon != 0, k->v.ncommon);
+	if (k->v.args.n)
 		vd_args_text(r->s, &k->v.args, cc, sizeof cc);
-		printf("{\"change\": ");
-		cli_json_str(cc);
-		printf(", \"traces\": %zu}", k->v.nargs);
-	} else {
-		printf("null");
-	}
-	printf(",\n  \"common_own_change\": ");
-	if (k->v.nown_common) {
-		char cc[512];
+	json_common("common_args", "change", cc, k->v.args.n != 0, k->v.nargs);
+	if (k->v.nown_common)
 		vd_cc_text(r->s, &k->v.own_common, cc, sizeof cc);
-		printf("{\"calls\": ");
-		cli_json_str(cc);
-		printf(", \"traces\": %zu}", k->v.nown_common);
-	} else {
-		printf("null");
-	}
+	json_common("common_own_change", "calls", cc, k->v.nown_common != 0, k->v.nown_common);
 	if (isnan(r->b))
 		printf(",\n  \"bscore\": null");
 	else

@@ -719,24 +719,26 @@ static size_t unrec_to(const hang_msg *u, size_t n, int32_t to, int32_t from, in
 	return SIZE_MAX;
 }
 
-static void add_near(ctx *c, size_t *cap, size_t t, int kind, size_t recv, size_t send)
+size_t hang_thread_find(const hang_report *r, int32_t proc, int32_t thread)
 {
-	hang_report *r = c->r;
-	/* the sender's thread by its P.T (the report's threads are in P.T order) */
-	const dt_sync_event *x = &c->ev[send];
-	size_t lo = 0, hi = r->nthreads, from = SIZE_MAX;
+	size_t lo = 0, hi = r->nthreads;
 	while (lo < hi) {
 		size_t m = lo + (hi - lo) / 2;
 		const hang_thread *h = &r->threads[m];
-		if (h->proc == x->proc && h->thread == x->thread) {
-			from = m;
-			break;
-		}
-		if (h->proc < x->proc || (h->proc == x->proc && h->thread < x->thread))
+		if (h->proc == proc && h->thread == thread)
+			return m;
+		if (h->proc < proc || (h->proc == proc && h->thread < thread))
 			lo = m + 1;
 		else
 			hi = m;
 	}
+	return SIZE_MAX;
+}
+
+static void add_near(ctx *c, size_t *cap, size_t t, int kind, size_t recv, size_t send)
+{
+	hang_report *r = c->r;
+	size_t from = hang_thread_find(r, c->ev[send].proc, c->ev[send].thread);
 	GROW(r->nears, *cap, r->nnears + 1);
 	r->nears[r->nnears++] = (hang_near){ t, kind, recv, send, from };
 }

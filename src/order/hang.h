@@ -169,6 +169,8 @@ size_t hang_pending(const dt_sync_event *ev, size_t n, const char *const *names,
 		    const hang_report *r, dt_sync_event **out, size_t **thread_of);
 const char *hang_why_name(int why);
 const char *hang_near_name(int kind); /* "tag", "peer", "count" */
+/* The index of thread P.T in r->threads (in P.T order), SIZE_MAX when r has none. */
+size_t hang_thread_find(const hang_report *r, int32_t proc, int32_t thread);
 /* A near-match in words, "2.0 waits for tag 11 from 3; 3.0 sent tag 10 to 2 (unreceived)",
  * into b (n bytes); type_name names a datatype code (NULL: by its number). */
 void hang_near_text(const hang_report *r, const dt_sync_event *ev, const hang_near *m,

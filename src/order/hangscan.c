@@ -1088,14 +1088,6 @@ static int instance_odd(const hang_scan *h, const size_t *ord, const struct mcur
 	return 2 * best > n && best < n;
 }
 
-static size_t thread_index(const hang_report *r, int32_t proc, int32_t thread)
-{
-	for (size_t t = 0; t < r->nthreads; t++)
-		if (r->threads[t].proc == proc && r->threads[t].thread == thread)
-			return t;
-	return SIZE_MAX;
-}
-
 static void want(hang_scan *h, int i, const size_t *ord, const struct mcur *c)
 {
 	const struct clist *l = &h->cl[ord[c->li]];
@@ -1150,7 +1142,7 @@ void hang_scan_odd(hang_scan *h, const hang_report *r, hang_coll_odd *odd)
 					const struct clist *l = &h->cl[ord[act[i].li]];
 					if (!odd->n)
 						want(h, 0, ord, &act[i]);
-					size_t t = thread_index(r, l->proc, l->thread);
+					size_t t = hang_thread_find(r, l->proc, l->thread);
 					if (t == SIZE_MAX)
 						continue;
 					odd->threads = xrealloc(odd->threads,

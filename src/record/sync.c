@@ -702,8 +702,10 @@ static size_t req_hash(uint64_t k)
 	return (size_t)k & (REQ_SLOTS - 1);
 }
 
-/* Gives a new request its number (not under g.mu). */
-static uint64_t req_add(MPI_Request r, int slot, int is_recv)
+/* Gives a new request its number (not under g.mu); a nonblocking send's buffer is kept with
+ * it, for the payload digest at its completion (done_fields). */
+static uint64_t req_add_buf(MPI_Request r, int slot, int is_recv, const void *buf, int count,
+			    MPI_Datatype type)
 {
 	uint64_t k = req_key(r), id = atomic_fetch_add(&g.next_req, 1);
 	if (r == MPI_REQUEST_NULL || !k)
@@ -712,11 +714,16 @@ static uint64_t req_add(MPI_Request r, int slot, int is_recv)
 	size_t h = req_hash(k);
 	for (size_t i = 0; i < REQ_SLOTS; i++, h = (h + 1) & (REQ_SLOTS - 1))
 		if (!g.reqs[h].key || g.reqs[h].key == k) {
-			g.reqs[h] = (struct req_ent){ .key = k, .id = id, .comm_slot = slot, .is_recv = is_recv };
+			g.reqs[h] = (struct req_ent){ k, id, slot, is_recv, buf, count, type };
 			break;
 		}
 	pthread_mutex_unlock(&g.mu);
 	return id;
+}
+
+static uint64_t req_add(MPI_Request r, int slot, int is_recv)
+{
+	return req_add_buf(r, slot, is_recv, NULL, 0, MPI_DATATYPE_NULL);
 }
 
 /* Looks a request up; with del, removes it (backward-shift deletion keeps probing exact). */

@@ -158,10 +158,9 @@ void mpi_isend_(void *buf, fint *count, fint *type, fint *dest, fint *tag, fint 
 	payload(&r, fbuf(buf), *count, PMPI_Type_f2c(*type));
 	emit(&r, 0);
 	fn(buf, count, type, dest, tag, comm, req, ierr);
-	if (*ierr == MPI_SUCCESS && g.enabled) {
-		r.req = req_add(PMPI_Request_f2c(*req), slot, 0);
-		req_keep_buf(PMPI_Request_f2c(*req), fbuf(buf), *count, PMPI_Type_f2c(*type));
-	}
+	if (*ierr == MPI_SUCCESS && g.enabled)
+		r.req = req_add_buf(PMPI_Request_f2c(*req), slot, 0, fbuf(buf), *count,
+				    PMPI_Type_f2c(*type));
 	emit(&r, 1);
 }
 void ompi_isend_f(void *buf, fint *count, fint *type, fint *dest, fint *tag, fint *comm,

@@ -167,7 +167,7 @@ SEND(Rsend)
 		return rc;                                                                    \
 	}
 #define ISEND(name)                                                                           \
-	SEND_REQ(name, 1, (r.req = req_add(*request, slot, 0), req_keep_buf(*request, buf, count, datatype)))
+	SEND_REQ(name, 1, r.req = req_add_buf(*request, slot, 0, buf, count, datatype))
 ISEND(Isend)
 ISEND(Issend)
 ISEND(Ibsend)

@@ -25,26 +25,6 @@ static ALWAYS_INLINE void payload(dts_record *r, const void *buf, int count, MPI
 	r->digest_hi = (uint32_t)(d >> 32);
 }
 
-/* With --payload, keeps a nonblocking send's buffer with its request (req_add made it), for
- * the digest of the buffer when the request completes (done_fields). */
-static void req_keep_buf(MPI_Request h, const void *buf, int count, MPI_Datatype t)
-{
-	uint64_t k = req_key(h);
-	if (__builtin_expect(!g_payload, 1) || h == MPI_REQUEST_NULL || !k || !buf ||
-	    buf == MPI_BOTTOM || count <= 0)
-		return;
-	pthread_mutex_lock(&g.mu);
-	size_t i = req_hash(k);
-	for (size_t n = 0; n < REQ_SLOTS && g.reqs[i].key; n++, i = (i + 1) & (REQ_SLOTS - 1))
-		if (g.reqs[i].key == k) {
-			g.reqs[i].buf = buf;
-			g.reqs[i].count = count;
-			g.reqs[i].type = t;
-			break;
-		}
-	pthread_mutex_unlock(&g.mu);
-}
-
 /* A collective's contribution: buf (NULL or MPI_IN_PLACE: none) of n elements of type t. */
 static ALWAYS_INLINE void coll_payload(dts_record *r, const void *buf, int n, MPI_Datatype t)
 {
