@@ -131,12 +131,7 @@ else
 	done
 fi
 
-DT=${DIFFTRACE:-}
-[ -n "$DT" ] || { [ -x "$top/build/difftrace" ] && DT=$top/build/difftrace; } ||
-	DT=$(command -v difftrace) || die "no difftrace (build it: sh scripts/build.sh build)"
-RECORD=${DIFFTRACE_RECORD:-}
-[ -n "$RECORD" ] || RECORD=$(dirname "$DT")/difftrace-record
-[ -x "$RECORD" ] || RECORD=$(command -v difftrace-record) || die "no difftrace-record"
+. "$top/scripts/find_tools.sh"
 MPICC=${MPICC:-$(command -v mpicc || true)}
 MPIRUN=${MPIRUN:-$(command -v mpirun || true)}
 [ -n "$MPICC" ] || die "mpicc not found (apt-get install libopenmpi-dev)"

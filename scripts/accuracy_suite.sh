@@ -63,12 +63,7 @@ else
 	done
 fi
 
-DT=${DIFFTRACE:-}
-[ -n "$DT" ] || { [ -x "$top/build/difftrace" ] && DT=$top/build/difftrace; } ||
-	DT=$(command -v difftrace) || die "no difftrace (build it: sh scripts/build.sh build)"
-RECORD=${DIFFTRACE_RECORD:-}
-[ -n "$RECORD" ] || RECORD=$(dirname "$DT")/difftrace-record
-[ -x "$RECORD" ] || RECORD=$(command -v difftrace-record) || die "no difftrace-record"
+. "$top/scripts/find_tools.sh"
 MPICC=${MPICC:-$(command -v mpicc || true)}
 MPICXX=${MPICXX:-$(command -v mpicxx || true)}
 MPIF90=${MPIF90:-$(command -v mpif90 || true)}
