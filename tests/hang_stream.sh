@@ -10,7 +10,7 @@
 # within 40 MB of address space (ulimit -v; it needs 16 MB, the executable and its libraries
 # 10 of them), where the whole record loaded at once took 250 MB (the build of the commit
 # before fails there), and from its directory (imported privately, each .dts file mapped
-# while it is read: 34 MB here) within 100 MB. Against a normal run (hang --normal), each
+# while it is read: 34 MB of address space here) within 100 MB. Against a normal run (hang --normal), each
 # thread's calls are compared with its counterpart's a chunk of both at a time: the report and
 # every field of the comparison (tests/hr_dump) are those of both records loaded whole
 # (--whole), on pairs of the records above; the large record against a normal one as long is

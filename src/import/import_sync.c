@@ -151,6 +151,7 @@ static int push_file(sync_dir *d, sync_file *sf, dt_sink *s, int as_events,
 			nb = ne = 0;
 			if (!more)
 				break;
+			sync_file_release(sf, i);
 		}
 		dt_sync_event *ev = &d->batch[nb];
 		unsigned call;

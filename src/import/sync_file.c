@@ -1,4 +1,5 @@
 /* sync_file.c: one file of the sync record, mapped read-only and checked. */
+#define _DEFAULT_SOURCE /* madvise */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <errno.h>
@@ -167,6 +168,22 @@ int sync_file_start(sync_file *f, const char *path, dt_err *e)
 fail:
 	sync_file_close(f);
 	return -1;
+}
+
+void sync_file_release(sync_file *f, uint64_t i)
+{
+	if (!f->map)
+		return;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t end = DTS_HEADER_SIZE + (size_t)i * f->rsize;
+	if (end > f->size)
+		end = f->size;
+	end -= end % page;
+	/* in steps of a few MB: each call is a system call and a TLB flush */
+	if (end < f->released + ((size_t)4 << 20))
+		return;
+	(void)madvise((void *)(f->map + f->released), end - f->released, MADV_DONTNEED);
+	f->released = end;
 }
 
 int sync_file_check(sync_file *f, uint64_t i, dt_err *e)

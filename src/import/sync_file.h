@@ -31,6 +31,7 @@ typedef struct sync_file {
 				* for records (a full disk, or a thread stopped just then) */
 	uint64_t max;          /* the records the file has room for */
 	int checked;           /* the records are counted (nrec, torn_at final) */
+	size_t released;       /* the mapping's bytes given back before this offset */
 } sync_file;
 
 /* Whether S is the name of a sync file, <pid>.<tid>.dts or <pid>.<tid>-<k>.dts (k > 1: a
@@ -46,6 +47,10 @@ int sync_file_start(sync_file *f, const char *path, dt_err *e);
  * bad data (e names the file and its offset). */
 int sync_file_check(sync_file *f, uint64_t i, dt_err *e);
 void sync_file_close(sync_file *f);
+/* Gives back the mapped pages wholly before record i (read already): a reader that goes through
+ * a large file once keeps a few pages of it mapped, not the file (they are read again from the
+ * page cache if asked for). */
+void sync_file_release(sync_file *f, uint64_t i);
 /* Record i (checked) as a sync event; func is left 0, call set to its code and site to its
  * call site (sync_file_site's). */
 void sync_file_event(const sync_file *f, uint64_t i, dt_sync_event *ev, unsigned *call,
