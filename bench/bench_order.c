@@ -70,7 +70,7 @@ static void streaming(const ord_rules *r, uint64_t total, int policy, size_t max
 {
 	synth s;
 	synth_init(&s, NPROC, NTHR, PER_HOST, SKEW, DRIFT, 11);
-	ord_filter_opts o = { policy, NULL, 0, max_held };
+	ord_filter_opts o = { policy, NULL, 0, max_held, 0 };
 	uint64_t sum = 0;
 	ord_filter *f = ord_filter_new(r, &o, emit_none, &sum);
 	uint64_t done = 0;
@@ -432,7 +432,7 @@ int main(int argc, char **argv)
 	printf("2. in memory, %zu events (thread CPU time)\n", m);
 	/* the filter */
 	collect c = { malloc(m * sizeof *c.it), 0 };
-	ord_filter_opts o = { ORD_MINIMAL, NULL, 0, 0 };
+	ord_filter_opts o = { ORD_MINIMAL, NULL, 0, 0, 0 };
 	double t0 = now();
 	ord_filter *f = ord_filter_new(r, &o, collect_one, &c);
 	dt_err e;

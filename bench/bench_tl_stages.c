@@ -81,7 +81,7 @@ int main(int argc, char **argv)
 		if (ord_rules_load_default(rules, &e) || ord_rules_bind(rules, names, (uint32_t)nn, &e))
 			die(&e);
 		t[4] = now_ms();
-		ord_filter_opts fo = { ORD_CONCURRENT, off, nhost, 0 };
+		ord_filter_opts fo = { ORD_CONCURRENT, off, nhost, 0, 0 };
 		ord_item *it;
 		size_t nit;
 		char *held = NULL;

@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < run.n; i++)
 		in[i] = run.ev[arrival[i]];
 	for (int p = 0; p < 3; p++) {
-		ord_filter_opts o = { p, NULL, 0, 256 };
+		ord_filter_opts o = { p, NULL, 0, 256, 0 };
 		ord_item *it = NULL;
 		size_t nout = 0;
 		char *held = NULL;

@@ -31,7 +31,7 @@ int main(void)
 	dt_sync_event *in = malloc(s.n * sizeof *in);
 	for (size_t i = 0; i < s.n; i++)
 		in[i] = s.ev[arr[i]];
-	ord_filter_opts o = { ORD_CONCURRENT, NULL, 0, 0 };
+	ord_filter_opts o = { ORD_CONCURRENT, NULL, 0, 0, 0 };
 	ord_item *it = NULL;
 	size_t nit = 0;
 	char *held = NULL;

@@ -38,7 +38,7 @@ static ord_item *run(const ord_rules *r, synth *s, const uint64_t *arr, int poli
 	dt_sync_event *in = malloc(s->n * sizeof *in);
 	for (size_t i = 0; i < s->n; i++)
 		in[i] = s->ev[arr[i]];
-	ord_filter_opts o = { policy, NULL, 0, 0 };
+	ord_filter_opts o = { policy, NULL, 0, 0, 0 };
 	ord_item *it;
 	dt_err e;
 	dt_err_clear(&e);
@@ -290,7 +290,7 @@ static void missing_send(const ord_rules *r)
 	for (size_t i = 0; i < s.n; i++)
 		if (!(s.ev[i].proc == 0 && s.ev[i].seq <= 1))
 			ev[m++] = s.ev[i];
-	ord_filter_opts o = { ORD_MINIMAL, NULL, 0, 0 };
+	ord_filter_opts o = { ORD_MINIMAL, NULL, 0, 0, 0 };
 	ord_item *it;
 	size_t n;
 	char *held = NULL;
@@ -324,7 +324,7 @@ static void never_releases(void)
 	synth_init(&s, 4, 1, 1, 0, 0, 3);
 	for (int i = 0; i < 200; i++)
 		synth_round(&s, 0);
-	ord_filter_opts o = { ORD_MINIMAL, NULL, 0, 100 };
+	ord_filter_opts o = { ORD_MINIMAL, NULL, 0, 100, 0 };
 	ord_item *it;
 	size_t n;
 	dt_err_clear(&e);
@@ -372,7 +372,7 @@ static void user_rules(void)
 		ev[i].func = i < 2 ? SY_SEND : SY_BARRIER;
 		ev[i].ts = i < 2 ? 100 + i : 150 + i - 2;
 	}
-	ord_filter_opts o = { ORD_TIMESTAMP, NULL, 0, 0 };
+	ord_filter_opts o = { ORD_TIMESTAMP, NULL, 0, 0, 0 };
 	ord_item *it;
 	size_t n;
 	dt_err_clear(&e);
@@ -411,7 +411,7 @@ static void bounded(const ord_rules *r)
 {
 	synth s;
 	synth_init(&s, 8, 2, 2, 20000, 20, 4);
-	ord_filter_opts o = { ORD_MINIMAL, NULL, 0, 256 };
+	ord_filter_opts o = { ORD_MINIMAL, NULL, 0, 256, 0 };
 	ord_filter *f = ord_filter_new(r, &o, NULL, NULL);
 	uint64_t *arr = NULL;
 	size_t mid = 0, peak = 0;

@@ -230,7 +230,7 @@ static size_t one(const ord_rules *r, uint64_t seed, int policy)
 		synth_round(&s, rnd(&g) % 3 ? -1 : (int)(rnd(&g) % 13));
 	uint64_t *arr = malloc(s.n * sizeof *arr);
 	synth_arrival(&s, 0, s.n, (int64_t)(rnd(&g) % 100000), arr);
-	ord_filter_opts o = { policy, NULL, 0, 0 };
+	ord_filter_opts o = { policy, NULL, 0, 0, 0 };
 	outs out = { 0 };
 	ord_filter *f = ord_filter_new(r, &o, keep, &out);
 	int failed = 0;

@@ -52,7 +52,7 @@ int main(void)
 	synth_round(&s, 2);  /* 2, through Irecv(ANY_SOURCE) + Wait */
 	synth_round(&s, 3);  /* a barrier */
 	synth_round(&s, 11); /* a region with a critical section */
-	ord_filter_opts o = { ORD_TIMESTAMP, NULL, 0, 0 };
+	ord_filter_opts o = { ORD_TIMESTAMP, NULL, 0, 0, 0 };
 	ord_item *it;
 	size_t n;
 	CHECK_EQ_INT(ord_order(r, &o, s.ev, s.n, &it, &n, NULL, &e), 0);

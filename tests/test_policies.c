@@ -98,7 +98,7 @@ static void feed_ign(const ord_rules *r, int policy, const hev *h, size_t n, got
 		     uint64_t *ignored, dt_sync_event *made)
 {
 	memset(g, 0, sizeof *g);
-	ord_filter_opts o = { policy, NULL, 0, 0 };
+	ord_filter_opts o = { policy, NULL, 0, 0, 0 };
 	ord_filter *f = ord_filter_new(r, &o, collect, g);
 	uint32_t seq[8][4] = { { 0 } };
 	for (size_t i = 0; i < n; i++) {

@@ -407,7 +407,7 @@ static void *tl_compute(tui_task *k, void *arg, store *s)
 	free(ck);
 	m->rules = ord_rules_new();
 	char *held = NULL;
-	ord_filter_opts fo = { ORD_CONCURRENT, off, nhost, 0 };
+	ord_filter_opts fo = { ORD_CONCURRENT, off, nhost, 0, 0 };
 	rc = ord_rules_load_default(m->rules, &e);
 	if (!rc)
 		rc = ord_rules_bind(m->rules, names, (uint32_t)nnames, &e);

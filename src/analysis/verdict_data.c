@@ -187,7 +187,7 @@ static void causal(store *s, const dt_sync_event *ef, size_t nf, const int64_t *
 	ord_arrival(ef, nf, off, idx);
 	for (size_t i = 0; i < nf; i++)
 		arr[i] = ef[idx[i]];
-	ord_filter_opts fo = { ORD_MINIMAL, off, nhost, 0 };
+	ord_filter_opts fo = { ORD_MINIMAL, off, nhost, 0, 0 };
 	int ok = !ord_rules_load_default(r, &e) && !ord_rules_bind(r, names, (uint32_t)nnames, &e);
 	fo.policy = r->policy;
 	if (ok && !ord_order(r, &fo, arr, nf, &items, &nitems, NULL, &e)) {

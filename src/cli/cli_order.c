@@ -198,7 +198,7 @@ static int order_streamed(store *s, const store_run *run, ord_rules *rules, int 
 		policy = rules->policy;
 	size_t nhost;
 	const int64_t *off = ord_stream_offsets(st, &nhost);
-	ord_filter_opts fo = { policy, off, nhost, max_held };
+	ord_filter_opts fo = { policy, off, nhost, max_held, 0 };
 	ord_filter *f = ord_filter_new(rules, &fo, emit_row, k);
 	/* the raw output, not written to yet, gets the escaping stream's buffer (a pipe's
 	 * default of 4 KiB took a write system call every few rows) */
@@ -338,7 +338,7 @@ int cmd_order(cli *c, int argc, char **argv)
 	}
 
 	arr = cli_sync_arrival(ev, n, ck, nck, &off, &nhost);
-	ord_filter_opts fo = { policy, off, nhost, max_held };
+	ord_filter_opts fo = { policy, off, nhost, max_held, 0 };
 	uint64_t nign = 0;
 	if (ord_order_ignoring(rules, &fo, arr, n, &items, &nitems, &held, &nign, &e))
 		goto fail;

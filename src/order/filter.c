@@ -8,6 +8,7 @@
  * timestamps of the last few instances (for the timestamp policy's bound), and the parked
  * queues; count indexes (#KIND(...)) are entries of the same table. */
 #include "order/filter.h"
+#include "order/retired.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,6 +118,9 @@ struct ord_filter {
 	uint64_t ignored; /* events of threads that were off, not delivered */
 	size_t held, peak;
 	uint64_t next_sweep;
+	/* instance keys idle for retire_after deliveries, put aside with their numbers */
+	ord_retired *retired;
+	uint64_t retire_after;
 	/* per kind: whether some rule reads its facts (an atom KIND(...)); the facts of a kind no
 	 * rule reads and that is not numbered by counting are never looked up */
 	uint8_t *kread;
@@ -221,6 +225,8 @@ static uint32_t fact(ord_filter *f, const int64_t *k, int nk, const ord_kind *ki
 	e->ihw = kind ? ord_initial(kind, k + 1) : ORD_NONE_HW;
 	e->hw = e->ihw;
 	e->tsmax = NOTS;
+	if (f->retired)
+		(void)ord_retired_take(f->retired, k, nk, &e->hw, &e->cnt);
 	if (f->ring)
 		for (int i = 0; i < RING; i++)
 			f->ring[f->nent].n[i] = ORD_NONE_HW;
@@ -229,21 +235,45 @@ static uint32_t fact(ord_filter *f, const int64_t *k, int nk, const ord_kind *ki
 	return (uint32_t)f->nent++;
 }
 
-/* Count indexes (#KIND(...)) have one entry per value of their given positions, which for a
- * collective or a region includes its instance number: left alone they would grow with the run.
- * An entry nobody waits for and nobody read or counted in the last 8 x max_held deliveries is
- * dropped (an event that still needed it would be held and reported, never released early). */
+/* The entries of a long run: instance keys (a message envelope, a lock, a collective's
+ * communicator) are numbered, and a record whose messages each have a tag of their own makes a
+ * key per message; count indexes (#KIND(...)) have one entry per value of their given
+ * positions, which for a collective or a region includes its instance number. An entry nobody
+ * waits for and nobody read, numbered or counted in the last retire_after deliveries is put
+ * aside with its numbers (retired.h, about 20 bytes instead of 140) and taken back, numbers
+ * and all, when its key comes again: the output is that of a filter that keeps every entry.
+ * Under the timestamp policy, whose bounds read the adjusted times of an entry's last
+ * instances, nothing is put aside: a count index nobody used in the last 8 x max_held
+ * deliveries is dropped (an event that still needed it would be held and reported, never
+ * released early), and the instance keys stay. */
+static int idle_drop(const ord_filter *f, const fent *e, uint64_t cutoff, uint64_t rcutoff)
+{
+	if (e->waiters)
+		return 0;
+	if (!f->retired)
+		return (e->k[0] >> 40) && e->last < cutoff;
+	if (e->last >= rcutoff)
+		return 0;
+	if (e->hw == e->ihw && !e->cnt)
+		return 1; /* as a new entry would be: nothing to keep */
+	return ord_retired_put(f->retired, e->k, e->nk, e->hw, e->cnt) == 0;
+}
+
 static void sweep(ord_filter *f)
 {
 	uint64_t horizon = 8 * (uint64_t)f->o.max_held;
-	f->next_sweep = f->index + horizon;
-	if (f->index < horizon)
+	uint64_t every = horizon;
+	if (f->retired && f->retire_after / 2 < every)
+		every = f->retire_after / 2 ? f->retire_after / 2 : 1;
+	f->next_sweep = f->index + every;
+	uint64_t cutoff = f->index < horizon ? 0 : f->index - horizon;
+	uint64_t rcutoff = f->index < f->retire_after ? 0 : f->index - f->retire_after;
+	if (!cutoff && !rcutoff)
 		return;
-	uint64_t cutoff = f->index - horizon;
 	size_t o = 0;
 	for (size_t i = 0; i < f->nent; i++) {
 		fent *e = &f->ent[i];
-		if ((e->k[0] >> 40) && !e->waiters && e->last < cutoff)
+		if (idle_drop(f, e, cutoff, rcutoff))
 			continue;
 		if (o != i) {
 			f->ent[o] = *e;
@@ -857,6 +887,13 @@ ord_filter *ord_filter_new(const ord_rules *r, const ord_filter_opts *o, ord_emi
 	f->emit = emit;
 	f->ctx = ctx;
 	f->lastout = NOTS;
+	if (f->o.policy != ORD_TIMESTAMP && f->o.retire_after != UINT64_MAX) {
+		f->retired = ord_retired_new();
+		f->retire_after = f->o.retire_after ? f->o.retire_after : ORD_RETIRE_AFTER;
+		f->next_sweep = f->retire_after / 2;
+	} else {
+		f->next_sweep = 8 * (uint64_t)f->o.max_held;
+	}
 	f->recent = xcalloc((size_t)1 << RECENT_BITS, sizeof *f->recent);
 	f->kread = xcalloc((size_t)r->nkind + 1, 1);
 	for (int i = 0; i < r->nrule; i++)
@@ -894,6 +931,7 @@ void ord_filter_free(ord_filter *f)
 	free(f->wn);
 	free(f->link);
 	free(f->step);
+	ord_retired_free(f->retired);
 	free(f);
 }
 
@@ -1034,7 +1072,8 @@ size_t ord_filter_bytes(const ord_filter *f)
 	size_t b = sizeof *f + f->capq * sizeof *f->q + f->qslotcap * 4 + f->capent * sizeof *f->ent +
 		   (f->ring ? f->capent * sizeof *f->ring : 0) +
 		   f->slotcap * 4 + ((size_t)1 << RECENT_BITS) * sizeof *f->recent + f->capwn * sizeof *f->wn + f->linkcap * sizeof *f->link +
-		   (f->capready + f->capcur) * 4 + f->capstep * sizeof *f->step;
+		   (f->capready + f->capcur) * 4 + f->capstep * sizeof *f->step +
+		   (f->retired ? ord_retired_bytes(f->retired) : 0);
 	for (uint32_t i = 0; i < f->nq; i++)
 		b += f->q[i].cap * sizeof(qev);
 	return b;

@@ -2,8 +2,9 @@
  * many threads, in any order that keeps each thread's own order; an event whose rules
  * (rules.h) are not yet satisfied waits in its thread's hold queue; the heads of the queues are
  * checked in rounds and released in an order that agrees with the rules, under one of three
- * policies. Memory is bounded by the disorder of the input (the held events), plus one small
- * entry per distinct key the rules number (peer, tag, lock, collective instance).
+ * policies. Memory is bounded by the disorder of the input (the held events), plus an entry
+ * per key the rules number (peer, tag, lock, collective instance) used in the last 65,536
+ * deliveries, and about 20 bytes per older key (put aside, its numbers kept exactly).
  *
  * No I/O: events in (one at a time or an array), ordered events out through a callback. */
 #ifndef DT_ORDER_FILTER_H
@@ -36,7 +37,11 @@ typedef struct ord_filter_opts {
 	size_t nhost;
 	size_t max_held;          /* held events beyond which the rules are reported as never
 				   * releasing (ord_filter_push fails); 0 for 1<<20 */
+	uint64_t retire_after;    /* deliveries after which an idle numbered key is put aside
+				   * (filter.c, sweep); 0 for ORD_RETIRE_AFTER, UINT64_MAX never */
 } ord_filter_opts;
+
+#define ORD_RETIRE_AFTER ((uint64_t)1 << 14)
 
 typedef struct ord_filter ord_filter;
 

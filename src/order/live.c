@@ -684,7 +684,7 @@ live *live_open(const char *dir)
 		dt_err_format(&e, b, sizeof b);
 		l->stopped = xstrdup(b);
 	} else {
-		ord_filter_opts o = { ORD_MINIMAL, NULL, 0, 0 };
+		ord_filter_opts o = { ORD_MINIMAL, NULL, 0, 0, 0 };
 		l->filter = ord_filter_new(l->rules, &o, on_deliver, l);
 	}
 	return l;

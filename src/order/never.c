@@ -98,7 +98,7 @@ int hang_never(dt_sync_event **ev, size_t n, const char *const *names, size_t nn
 	int64_t *off = ord_host_offsets(all, n + np, ck, nck, &nhost);
 	size_t *idx = xmalloc((n + np ? n + np : 1) * sizeof *idx);
 	ord_arrival(all, n + np, off, idx);
-	ord_filter_opts fo = { ORD_MINIMAL, off, nhost, max_held };
+	ord_filter_opts fo = { ORD_MINIMAL, off, nhost, max_held, 0 };
 	ord_filter *f = ord_filter_new(rules, &fo, drop_out, NULL);
 	dt_err fe;
 	dt_err_clear(&fe);
@@ -163,7 +163,7 @@ int hang_never_stream(store *s, int64_t run_id, const char *const *names, size_t
 		}
 		size_t nhost;
 		const int64_t *off = ord_stream_offsets(st, &nhost);
-		ord_filter_opts fo = { ORD_MINIMAL, off, nhost, max_held };
+		ord_filter_opts fo = { ORD_MINIMAL, off, nhost, max_held, 0 };
 		ord_filter *f = ord_filter_new(rules, &fo, drop_out, NULL);
 		dt_err fe;
 		dt_err_clear(&fe);
