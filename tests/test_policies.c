@@ -4,7 +4,9 @@
  *  - adjusted timestamps are monotone in the order of delivery, each moved by just enough;
  *  - maximal concurrency releases a round as soon as the heads of the round are decided,
  *    while events are still being pushed;
- *  - a thread's events before its start and after its end are ignored (`start` and `end`). */
+ *  - a thread's events before its start and after its end are ignored (`start` and `end`);
+ *  - a fork makes the queues of the threads it starts (`fork`): a round of maximal concurrency
+ *    waits for a forked worker that has sent nothing yet. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,10 @@
 #include "order/filter.h"
 #include "order/rules.h"
 #include "synth_sync.h"
+
+/* The synthetic streams' functions, and MPI_Finalize. */
+enum { SY_FINALIZE = SY_NFUNC };
+static const char *names[SY_NFUNC + 1];
 
 /* A hand-made event: who, what, when, and the peers of a point to point call. */
 typedef struct hev {
@@ -42,7 +48,7 @@ static dt_sync_event make(const hev *h, uint32_t seq)
 		e.src = h->peer, e.rtag = h->tag;
 	if (h->func == SY_BARRIER)
 		e.csize = 2; /* the two processes of these streams */
-	if (h->func >= SY_PARALLEL) {
+	if (h->func >= SY_PARALLEL && h->func < SY_NFUNC) {
 		e.obj = h->func == SY_PARALLEL || h->func == SY_TASK ? 0x100 : 0x300;
 		e.objseq = (uint64_t)h->objseq;
 		e.tnum = h->tnum;
@@ -78,7 +84,7 @@ static ord_rules *rules_of(const char *extra, int shipped)
 	dt_err_clear(&e);
 	if ((shipped && ord_rules_load_default(r, &e)) ||
 	    (extra && ord_rules_parse(r, extra, strlen(extra), "extra.rules", &e)) ||
-	    ord_rules_bind(r, synth_names, SY_NFUNC, &e)) {
+	    ord_rules_bind(r, names, SY_NFUNC + 1, &e)) {
 		char b[1024];
 		dt_err_format(&e, b, sizeof b);
 		fprintf(stderr, "cannot load the rules: %s\n", b);
@@ -315,8 +321,90 @@ static void thread_life(void)
 	ord_rules_free(r);
 }
 
+/* The order out of g (the input's indices) judged by the checker, written apart from the filter:
+ * 0 when it accepts it. */
+static int checked(const ord_rules *r, const dt_sync_event *ev, size_t n, const got *g)
+{
+	uint64_t order[64];
+	for (size_t i = 0; i < g->n && i < 64; i++)
+		order[i] = g->id[i];
+	dt_err e;
+	dt_err_clear(&e);
+	int rc = ord_check(r, ev, n, order, g->n < 64 ? g->n : 64, NULL, &e);
+	if (rc)
+		fprintf(stderr, "the checker refuses the order: %s\n", e.msg);
+	return rc;
+}
+
+/* Section 5: "THREAD_FORK t ct ... An internal buffer is created for the child thread": the
+ * child's queue exists from its parent's fork, so a round waits for a child that has sent
+ * nothing yet. The shipped OpenMP rules say it with `fork TEAM starts team - 1`: the master's
+ * part of a region (tnum 0, with the team's size, 2) announces one worker of its process, which
+ * the worker's start (its part's entry, tnum 1) satisfies. Process 0: the fork (GOMP_parallel's
+ * entry), the master's part, the worker's part, the join. */
+static void fork_queues(void)
+{
+	enum { EN = DT_SYNC_ENTER, EX = DT_SYNC_EXIT };
+	static const hev h[] = {
+		{ 0, 0, SY_PARALLEL, EN, 1, 0, 0, 1, 0, -1 }, /* 0: the fork (size asked: default) */
+		{ 0, 0, SY_TASK, EN, 2, 0, 0, 1, 0, 2 },      /* 1: the master's part: team of 2 */
+		{ 0, 0, SY_TASK, EX, 3, 0, 0, 1, 0, 2 },      /* 2 */
+		{ 0, 1, SY_TASK, EN, 4, 0, 0, 1, 1, 2 },      /* 3: the worker's start */
+		{ 0, 1, SY_TASK, EX, 5, 0, 0, 1, 1, 2 },      /* 4: its end */
+		{ 0, 0, SY_PARALLEL, EX, 6, 0, 0, 1, 0, 2 },  /* 5: the join */
+	};
+	/* by hand, push by push, under maximal concurrency:
+	 * 0: the only queue has a head, valid: step 0 = {0}
+	 * 1: the master's part announces a worker: a queue without a head, so wait
+	 * 2: wait (the worker has still sent nothing)
+	 * 3: the worker's start: every queue has a head: 1 and 3 (its fork is out) are valid:
+	 *    step 1 = {1, 3}; the worker's queue is empty: wait
+	 * 4: heads 2 and 4, valid: step 2 = {2, 4}; the worker is off after its end
+	 * 5: the join, its worker's part ended: step 3 = {5}
+	 * (before, 1 and 2 went out at once in steps of their own, as the worker did not exist) */
+	static const size_t want_after[] = { 1, 1, 1, 3, 5, 6 };
+	static const uint64_t want_step[] = { 0, 1, 2, 1, 2, 3 }; /* by event */
+	ord_rules *r = rules(NULL);
+	got g;
+	size_t after[6];
+	dt_sync_event ev[6];
+	feed_ign(r, ORD_CONCURRENT, h, 6, &g, after, NULL, ev);
+	CHECK_EQ_INT(g.n, 6);
+	for (size_t i = 0; i < 6; i++)
+		CHECK_EQ_INT(after[i], want_after[i]);
+	for (size_t i = 0; i < 6 && i < g.n; i++)
+		CHECK_EQ_INT(g.step[i], want_step[g.id[i]]);
+	CHECK_EQ_INT(checked(r, ev, 6, &g), 0);
+	/* the worker's start arriving before the announcement (the stream keeps only each
+	 * thread's order): it is counted when the announcement comes. Events 0, 3, 1, 2, 4, 5
+	 * pushed: step 0 = {0}; 3 waits for the master's queue; 1 comes: step 1 = {3, 1}; 2 waits
+	 * for the worker; 4: step 2 = {2, 4}; step 3 = {5} */
+	static const size_t byq[] = { 0, 3, 1, 2, 4, 5 };
+	hev h2[6];
+	for (size_t i = 0; i < 6; i++)
+		h2[i] = h[byq[i]];
+	static const size_t want2_after[] = { 1, 1, 3, 3, 5, 6 };
+	static const uint64_t want2_step[] = { 0, 1, 1, 2, 2, 3 }; /* by position in h2 */
+	feed_ign(r, ORD_CONCURRENT, h2, 6, &g, after, NULL, ev);
+	CHECK_EQ_INT(g.n, 6);
+	for (size_t i = 0; i < 6; i++)
+		CHECK_EQ_INT(after[i], want2_after[i]);
+	for (size_t i = 0; i < 6 && i < g.n; i++)
+		CHECK_EQ_INT(g.step[i], want2_step[g.id[i]]);
+	CHECK_EQ_INT(checked(r, ev, 6, &g), 0);
+	/* minimal intervention is not concerned: each event out as it comes */
+	feed_ign(r, ORD_MINIMAL, h, 6, &g, after, NULL, ev);
+	CHECK_EQ_INT(g.n, 6);
+	for (size_t i = 0; i < 6; i++)
+		CHECK_EQ_INT(after[i], i + 1);
+	ord_rules_free(r);
+}
+
 int main(void)
 {
+	memcpy(names, synth_names, sizeof synth_names);
+	names[SY_FINALIZE] = "MPI_Finalize";
+	fork_queues();
 	thread_life();
 	timestamps_monotone();
 	concurrent_online();
