@@ -6,7 +6,8 @@
  *    while events are still being pushed;
  *  - a thread's events before its start and after its end are ignored (`start` and `end`);
  *  - a fork makes the queues of the threads it starts (`fork`): a round of maximal concurrency
- *    waits for a forked worker that has sent nothing yet. */
+ *    waits for a forked worker that has sent nothing yet;
+ *  - a rank whose MPI_Finalize returned holds back no round. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -400,11 +401,67 @@ static void fork_queues(void)
 	ord_rules_free(r);
 }
 
+/* Section 5, THREAD_EXIT, for a rank: the shipped MPI rules end a rank's MPI life when its
+ * MPI_Finalize returns (`end FINALIZED within MPI_CALL`). Process 1 finalizes first; process 0
+ * goes on with a critical section and finalizes in turn. Before, process 1's empty queue held
+ * back every round until the drain. After the end, an MPI call of process 1 is ignored and
+ * anything else (an OpenMP call) turns it on again. */
+static void rank_end(void)
+{
+	enum { EN = DT_SYNC_ENTER, EX = DT_SYNC_EXIT };
+	static const hev h[] = {
+		{ 1, 0, SY_FINALIZE, EN, 1, 0, 0, 0, 0, 0 },   /* 0 */
+		{ 1, 0, SY_FINALIZE, EX, 2, 0, 0, 0, 0, 0 },   /* 1: process 1 ends after it */
+		{ 0, 0, SY_CRIT_START, EN, 3, 0, 0, 0, 0, 1 }, /* 2 */
+		{ 0, 0, SY_CRIT_START, EX, 4, 0, 0, 1, 0, 1 }, /* 3 */
+		{ 0, 0, SY_CRIT_END, EN, 5, 0, 0, 1, 0, 1 },   /* 4 */
+		{ 0, 0, SY_CRIT_END, EX, 6, 0, 0, 1, 0, 1 },   /* 5 */
+		{ 1, 0, SY_SEND, EN, 7, 0, 9, 0, 0, 0 },       /* 6: an MPI call after the end */
+		{ 1, 0, SY_CRIT_START, EN, 8, 0, 0, 0, 0, 1 }, /* 7: on again */
+		{ 0, 0, SY_FINALIZE, EN, 9, 0, 0, 0, 0, 0 },   /* 8 */
+		{ 1, 0, SY_CRIT_START, EX, 10, 0, 0, 1, 0, 1 }, /* 9 */
+	};
+	/* by hand, push by push, under maximal concurrency:
+	 * 0: step 0 = {0}; 1: step 1 = {1}, process 1 is off: no queue waits
+	 * 2, 3, 4, 5: process 0 alone: steps 2, 3, 4, 5 of one event each
+	 * 6: ignored; 7: process 1 on again with a head, process 0 empty: wait
+	 * 8: heads 7 and 8: step 6 = {7, 8}; 9: process 0 empty: wait; at the drain, step 7 = {9}
+	 * (before: everything after 1 waited for process 1, until the drain) */
+	static const size_t want_after[] = { 1, 2, 3, 4, 5, 6, 6, 6, 8, 8 };
+	static const uint64_t want_step[] = { 0, 1, 2, 3, 4, 5, 99, 6, 6, 7 }; /* by event */
+	static const uint64_t want_order[] = { 0, 1, 2, 3, 4, 5 };
+	ord_rules *r = rules(NULL);
+	got g;
+	size_t after[10];
+	uint64_t ign = 0;
+	dt_sync_event ev[10];
+	feed_ign(r, ORD_CONCURRENT, h, 10, &g, after, &ign, ev);
+	CHECK_EQ_INT(ign, 1);
+	CHECK_EQ_INT(g.n, 9);
+	for (size_t i = 0; i < 10; i++)
+		CHECK_EQ_INT(after[i], want_after[i]);
+	for (size_t i = 0; i < 9 && i < g.n; i++) {
+		CHECK(g.id[i] != 6);
+		CHECK_EQ_INT(g.step[i], want_step[g.id[i] % 10]);
+		if (i < 6)
+			CHECK_EQ_INT(g.id[i], want_order[i]);
+	}
+	/* the checker agrees, and refuses the ignored MPI call delivered */
+	CHECK_EQ_INT(checked(r, ev, 10, &g), 0);
+	static const uint64_t bad[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK(ord_check(r, ev, 10, bad, 10, NULL, &e) != 0);
+	CHECK(strstr(e.msg, "position 6: 1.0 #2 MPI_Send enter is delivered while its thread is off") != NULL);
+	ord_rules_free(r);
+}
+
 int main(void)
 {
 	memcpy(names, synth_names, sizeof synth_names);
 	names[SY_FINALIZE] = "MPI_Finalize";
 	fork_queues();
+	rank_end();
 	thread_life();
 	timestamps_monotone();
 	concurrent_online();

@@ -202,8 +202,9 @@ static void depth(void)
 }
 
 /* The statements of a thread's life in the shipped rules: a region's master part announces its
- * workers (`fork`), a worker's part starts it; a `fork` with no `start` to count the threads it
- * announces is refused. */
+ * workers (`fork`), a worker's part starts it, MPI_Finalize's exit ends a rank's MPI life with
+ * the MPI calls as the scope of what is ignored after it; a `fork` with no `start` to count the
+ * threads it announces is refused. */
 static void lives(void)
 {
 	ord_rules *r = ord_rules_new();
@@ -235,6 +236,21 @@ static void lives(void)
 	CHECK_EQ_INT(ord_thread_forks(r, &ev), 0);
 	ev.tnum = 2;
 	CHECK_EQ_INT(ord_thread_mark(r, &ev), ORD_TM_START | ORD_TM_SCOPE);
+	ev = synth_tmpl();
+	ev.func = SY_NFUNC, ev.phase = DT_SYNC_EXIT;
+	CHECK_EQ_INT(ord_thread_mark(r, &ev), ORD_TM_END);
+	int scope = ord_thread_end_scope(r, &ev);
+	CHECK(scope >= 0);
+	if (scope >= 0) {
+		CHECK_EQ_STR(r->kind[scope].name, "MPI_CALL");
+		ev.func = SY_SEND, ev.phase = DT_SYNC_ENTER, ev.dest = 1, ev.stag = 3;
+		CHECK(ord_is_instance(r, &ev, scope));
+		/* a scope only: not among the kinds of an order */
+		ord_inst in[8];
+		CHECK_EQ_INT(ord_instances(r, &ev, UINT32_MAX, in, 8), 1);
+		ev.func = SY_CRIT_START;
+		CHECK(!ord_is_instance(r, &ev, scope));
+	}
 	ord_rules_free(r);
 }
 
