@@ -32,4 +32,23 @@ printf 'event E(proc) on exit /^MPI_Barrier$/;\nend E;\n' >"$T/end.rules"
 expect_status 0 "$DT" order --rules "$T/end.rules" --check ok
 expect_err "6 of the 34 sync events of run 'ok' ignored"
 grep -q 'MPI_Finalize' "$T/out" && fail "end: $(cat "$T/out")"
+# `end ... within`: after the end only the scope's events are ignored; an MPI_Finalize is out of
+# a scope of sends, and turns its thread on again: nothing ignored
+printf 'event E(proc) on exit /^MPI_Barrier$/;\nevent S(proc) on enter|exit /^MPI_Send$/;\nend E within S;\n' >"$T/endw.rules"
+expect_status 0 "$DT" order --rules "$T/endw.rules" --check ok
+grep -q 'ignored' "$T/err" && fail "end within: $(cat "$T/err")"
+expect_err "the order of 34 events passes the checker"
+[ "$(grep -c 'MPI_Finalize' "$T/out")" -eq 6 ] || fail "end within: $(cat "$T/out")"
+# with a scope of MPI_Finalize, the 6 events are ignored as with `end E`
+printf 'event E(proc) on exit /^MPI_Barrier$/;\nevent F(proc) on enter|exit /^MPI_Finalize$/;\nend E within F;\n' >"$T/endf.rules"
+expect_status 0 "$DT" order --rules "$T/endf.rules" --check ok
+expect_err "6 of the 34 sync events of run 'ok' ignored"
+# `fork`: the rounds of maximal concurrency wait for the announced threads; the checker accepts
+# the order, and a fork with no start to count its threads is refused
+printf 'event B(proc) on enter /^MPI_Barrier$/;\nevent I(proc) on exit /^MPI_Init$/;\nstart B;\nfork I starts 1;\n' >"$T/fork.rules"
+expect_status 0 "$DT" order --rules "$T/fork.rules" --policy concurrent --check ok
+expect_err "the order of 12 events passes the checker (policy concurrent)"
+printf 'event I(proc) on exit /^MPI_Init$/;\nfork I starts 1;\n' >"$T/fork2.rules"
+expect_status 1 "$DT" order --rules "$T/fork2.rules" ok
+expect_err "fork2.rules:2: \`fork I\` announces threads that start, but the rule set has no \`start\` statement"
 pass

@@ -4,7 +4,10 @@
  *  - adjusted timestamps are monotone in the order of delivery, each moved by just enough;
  *  - maximal concurrency releases a round as soon as the heads of the round are decided,
  *    while events are still being pushed;
- *  - a thread's events before its start and after its end are ignored (`start` and `end`). */
+ *  - a thread's events before its start and after its end are ignored (`start` and `end`);
+ *  - a fork makes the queues of the threads it starts (`fork`): a round of maximal concurrency
+ *    waits for a forked worker that has sent nothing yet;
+ *  - a rank whose MPI_Finalize returned holds back no round. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,10 @@
 #include "order/filter.h"
 #include "order/rules.h"
 #include "synth_sync.h"
+
+/* The synthetic streams' functions, and MPI_Finalize. */
+enum { SY_FINALIZE = SY_NFUNC };
+static const char *names[SY_NFUNC + 1];
 
 /* A hand-made event: who, what, when, and the peers of a point to point call. */
 typedef struct hev {
@@ -42,7 +49,7 @@ static dt_sync_event make(const hev *h, uint32_t seq)
 		e.src = h->peer, e.rtag = h->tag;
 	if (h->func == SY_BARRIER)
 		e.csize = 2; /* the two processes of these streams */
-	if (h->func >= SY_PARALLEL) {
+	if (h->func >= SY_PARALLEL && h->func < SY_NFUNC) {
 		e.obj = h->func == SY_PARALLEL || h->func == SY_TASK ? 0x100 : 0x300;
 		e.objseq = (uint64_t)h->objseq;
 		e.tnum = h->tnum;
@@ -78,7 +85,7 @@ static ord_rules *rules_of(const char *extra, int shipped)
 	dt_err_clear(&e);
 	if ((shipped && ord_rules_load_default(r, &e)) ||
 	    (extra && ord_rules_parse(r, extra, strlen(extra), "extra.rules", &e)) ||
-	    ord_rules_bind(r, synth_names, SY_NFUNC, &e)) {
+	    ord_rules_bind(r, names, SY_NFUNC + 1, &e)) {
 		char b[1024];
 		dt_err_format(&e, b, sizeof b);
 		fprintf(stderr, "cannot load the rules: %s\n", b);
@@ -315,8 +322,146 @@ static void thread_life(void)
 	ord_rules_free(r);
 }
 
+/* The order out of g (the input's indices) judged by the checker, written apart from the filter:
+ * 0 when it accepts it. */
+static int checked(const ord_rules *r, const dt_sync_event *ev, size_t n, const got *g)
+{
+	uint64_t order[64];
+	for (size_t i = 0; i < g->n && i < 64; i++)
+		order[i] = g->id[i];
+	dt_err e;
+	dt_err_clear(&e);
+	int rc = ord_check(r, ev, n, order, g->n < 64 ? g->n : 64, NULL, &e);
+	if (rc)
+		fprintf(stderr, "the checker refuses the order: %s\n", e.msg);
+	return rc;
+}
+
+/* Section 5: "THREAD_FORK t ct ... An internal buffer is created for the child thread": the
+ * child's queue exists from its parent's fork, so a round waits for a child that has sent
+ * nothing yet. The shipped OpenMP rules say it with `fork TEAM starts team - 1`: the master's
+ * part of a region (tnum 0, with the team's size, 2) announces one worker of its process, which
+ * the worker's start (its part's entry, tnum 1) satisfies. Process 0: the fork (GOMP_parallel's
+ * entry), the master's part, the worker's part, the join. */
+static void fork_queues(void)
+{
+	enum { EN = DT_SYNC_ENTER, EX = DT_SYNC_EXIT };
+	static const hev h[] = {
+		{ 0, 0, SY_PARALLEL, EN, 1, 0, 0, 1, 0, -1 }, /* 0: the fork (size asked: default) */
+		{ 0, 0, SY_TASK, EN, 2, 0, 0, 1, 0, 2 },      /* 1: the master's part: team of 2 */
+		{ 0, 0, SY_TASK, EX, 3, 0, 0, 1, 0, 2 },      /* 2 */
+		{ 0, 1, SY_TASK, EN, 4, 0, 0, 1, 1, 2 },      /* 3: the worker's start */
+		{ 0, 1, SY_TASK, EX, 5, 0, 0, 1, 1, 2 },      /* 4: its end */
+		{ 0, 0, SY_PARALLEL, EX, 6, 0, 0, 1, 0, 2 },  /* 5: the join */
+	};
+	/* by hand, push by push, under maximal concurrency:
+	 * 0: the only queue has a head, valid: step 0 = {0}
+	 * 1: the master's part announces a worker: a queue without a head, so wait
+	 * 2: wait (the worker has still sent nothing)
+	 * 3: the worker's start: every queue has a head: 1 and 3 (its fork is out) are valid:
+	 *    step 1 = {1, 3}; the worker's queue is empty: wait
+	 * 4: heads 2 and 4, valid: step 2 = {2, 4}; the worker is off after its end
+	 * 5: the join, its worker's part ended: step 3 = {5}
+	 * (before, 1 and 2 went out at once in steps of their own, as the worker did not exist) */
+	static const size_t want_after[] = { 1, 1, 1, 3, 5, 6 };
+	static const uint64_t want_step[] = { 0, 1, 2, 1, 2, 3 }; /* by event */
+	ord_rules *r = rules(NULL);
+	got g;
+	size_t after[6];
+	dt_sync_event ev[6];
+	feed_ign(r, ORD_CONCURRENT, h, 6, &g, after, NULL, ev);
+	CHECK_EQ_INT(g.n, 6);
+	for (size_t i = 0; i < 6; i++)
+		CHECK_EQ_INT(after[i], want_after[i]);
+	for (size_t i = 0; i < 6 && i < g.n; i++)
+		CHECK_EQ_INT(g.step[i], want_step[g.id[i]]);
+	CHECK_EQ_INT(checked(r, ev, 6, &g), 0);
+	/* the worker's start arriving before the announcement (the stream keeps only each
+	 * thread's order): it is counted when the announcement comes. Events 0, 3, 1, 2, 4, 5
+	 * pushed: step 0 = {0}; 3 waits for the master's queue; 1 comes: step 1 = {3, 1}; 2 waits
+	 * for the worker; 4: step 2 = {2, 4}; step 3 = {5} */
+	static const size_t byq[] = { 0, 3, 1, 2, 4, 5 };
+	hev h2[6];
+	for (size_t i = 0; i < 6; i++)
+		h2[i] = h[byq[i]];
+	static const size_t want2_after[] = { 1, 1, 3, 3, 5, 6 };
+	static const uint64_t want2_step[] = { 0, 1, 1, 2, 2, 3 }; /* by position in h2 */
+	feed_ign(r, ORD_CONCURRENT, h2, 6, &g, after, NULL, ev);
+	CHECK_EQ_INT(g.n, 6);
+	for (size_t i = 0; i < 6; i++)
+		CHECK_EQ_INT(after[i], want2_after[i]);
+	for (size_t i = 0; i < 6 && i < g.n; i++)
+		CHECK_EQ_INT(g.step[i], want2_step[g.id[i]]);
+	CHECK_EQ_INT(checked(r, ev, 6, &g), 0);
+	/* minimal intervention is not concerned: each event out as it comes */
+	feed_ign(r, ORD_MINIMAL, h, 6, &g, after, NULL, ev);
+	CHECK_EQ_INT(g.n, 6);
+	for (size_t i = 0; i < 6; i++)
+		CHECK_EQ_INT(after[i], i + 1);
+	ord_rules_free(r);
+}
+
+/* Section 5, THREAD_EXIT, for a rank: the shipped MPI rules end a rank's MPI life when its
+ * MPI_Finalize returns (`end FINALIZED within MPI_CALL`). Process 1 finalizes first; process 0
+ * goes on with a critical section and finalizes in turn. Before, process 1's empty queue held
+ * back every round until the drain. After the end, an MPI call of process 1 is ignored and
+ * anything else (an OpenMP call) turns it on again. */
+static void rank_end(void)
+{
+	enum { EN = DT_SYNC_ENTER, EX = DT_SYNC_EXIT };
+	static const hev h[] = {
+		{ 1, 0, SY_FINALIZE, EN, 1, 0, 0, 0, 0, 0 },   /* 0 */
+		{ 1, 0, SY_FINALIZE, EX, 2, 0, 0, 0, 0, 0 },   /* 1: process 1 ends after it */
+		{ 0, 0, SY_CRIT_START, EN, 3, 0, 0, 0, 0, 1 }, /* 2 */
+		{ 0, 0, SY_CRIT_START, EX, 4, 0, 0, 1, 0, 1 }, /* 3 */
+		{ 0, 0, SY_CRIT_END, EN, 5, 0, 0, 1, 0, 1 },   /* 4 */
+		{ 0, 0, SY_CRIT_END, EX, 6, 0, 0, 1, 0, 1 },   /* 5 */
+		{ 1, 0, SY_SEND, EN, 7, 0, 9, 0, 0, 0 },       /* 6: an MPI call after the end */
+		{ 1, 0, SY_CRIT_START, EN, 8, 0, 0, 0, 0, 1 }, /* 7: on again */
+		{ 0, 0, SY_FINALIZE, EN, 9, 0, 0, 0, 0, 0 },   /* 8 */
+		{ 1, 0, SY_CRIT_START, EX, 10, 0, 0, 1, 0, 1 }, /* 9 */
+	};
+	/* by hand, push by push, under maximal concurrency:
+	 * 0: step 0 = {0}; 1: step 1 = {1}, process 1 is off: no queue waits
+	 * 2, 3, 4, 5: process 0 alone: steps 2, 3, 4, 5 of one event each
+	 * 6: ignored; 7: process 1 on again with a head, process 0 empty: wait
+	 * 8: heads 7 and 8: step 6 = {7, 8}; 9: process 0 empty: wait; at the drain, step 7 = {9}
+	 * (before: everything after 1 waited for process 1, until the drain) */
+	static const size_t want_after[] = { 1, 2, 3, 4, 5, 6, 6, 6, 8, 8 };
+	static const uint64_t want_step[] = { 0, 1, 2, 3, 4, 5, 99, 6, 6, 7 }; /* by event */
+	static const uint64_t want_order[] = { 0, 1, 2, 3, 4, 5 };
+	ord_rules *r = rules(NULL);
+	got g;
+	size_t after[10];
+	uint64_t ign = 0;
+	dt_sync_event ev[10];
+	feed_ign(r, ORD_CONCURRENT, h, 10, &g, after, &ign, ev);
+	CHECK_EQ_INT(ign, 1);
+	CHECK_EQ_INT(g.n, 9);
+	for (size_t i = 0; i < 10; i++)
+		CHECK_EQ_INT(after[i], want_after[i]);
+	for (size_t i = 0; i < 9 && i < g.n; i++) {
+		CHECK(g.id[i] != 6);
+		CHECK_EQ_INT(g.step[i], want_step[g.id[i] % 10]);
+		if (i < 6)
+			CHECK_EQ_INT(g.id[i], want_order[i]);
+	}
+	/* the checker agrees, and refuses the ignored MPI call delivered */
+	CHECK_EQ_INT(checked(r, ev, 10, &g), 0);
+	static const uint64_t bad[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	dt_err e;
+	dt_err_clear(&e);
+	CHECK(ord_check(r, ev, 10, bad, 10, NULL, &e) != 0);
+	CHECK(strstr(e.msg, "position 6: 1.0 #2 MPI_Send enter is delivered while its thread is off") != NULL);
+	ord_rules_free(r);
+}
+
 int main(void)
 {
+	memcpy(names, synth_names, sizeof synth_names);
+	names[SY_FINALIZE] = "MPI_Finalize";
+	fork_queues();
+	rank_end();
 	thread_life();
 	timestamps_monotone();
 	concurrent_online();

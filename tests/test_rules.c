@@ -57,9 +57,15 @@ static void errors(void)
 	EXPECT_ERR("event S(comm) on enter /x/;\nevent S(proc) on enter /y/;\n", "t.rules:2:7: event kind 'S' is already declared");
 	EXPECT_ERR("event S(comm) on enter /x/;\ninitial S(_, _);\n", "t.rules:2:15: the n of an initial fact must be a number");
 	EXPECT_ERR("policy fastest;\n", "t.rules:1:8: unknown policy 'fastest'");
-	EXPECT_ERR("bogus S;\n", "t.rules:1:1: expected event, rule, initial, policy, start or end, found 'bogus'");
+	EXPECT_ERR("bogus S;\n", "t.rules:1:1: expected event, rule, initial, policy, start, end or fork, found 'bogus'");
 	EXPECT_ERR("start S;\n", "t.rules:1:7: unknown event kind 'S'");
-	EXPECT_ERR("event S(comm) on enter /x/;\nend S within S;\n", "t.rules:2:7: expected ';', found 'within'");
+	EXPECT_ERR("event S(comm) on enter /x/;\nend S within S extra;\n", "t.rules:2:16: expected ';', found 'extra'");
+	EXPECT_ERR("event S(comm) on enter /x/;\nfork S team - 1;\n", "t.rules:2:8: expected `starts` and a number");
+	EXPECT_ERR("event S(comm) on enter /x/;\nfork S starts (team == 1);\n",
+		   "t.rules:2:21: a fork starts a number of threads, not a condition");
+	EXPECT_ERR("event S(comm) on enter /x/;\nfork S starts S(comm, 1);\n",
+		   "t.rules:2:15: a fork's number reads the event's own fields only");
+	EXPECT_ERR("event S(comm) on enter /x/;\nfork T starts 1;\n", "t.rules:2:6: unknown event kind 'T'");
 	EXPECT_ERR("event S(comm) on enter /x/;\nstart S within T;\n", "t.rules:2:16: unknown event kind 'T'");
 	EXPECT_ERR("event S(comm) on exit /^MPI_Wait$/ via /^MPI_Irecv$/;\nend S;\n",
 		   "t.rules:2:5: kind 'S' matches through `via`");
@@ -195,10 +201,64 @@ static void depth(void)
 	free(t);
 }
 
+/* The statements of a thread's life in the shipped rules: a region's master part announces its
+ * workers (`fork`), a worker's part starts it, MPI_Finalize's exit ends a rank's MPI life with
+ * the MPI calls as the scope of what is ignored after it; a `fork` with no `start` to count the
+ * threads it announces is refused. */
+static void lives(void)
+{
+	ord_rules *r = ord_rules_new();
+	dt_err e;
+	dt_err_clear(&e);
+	const char *t = "event S(proc) on enter /^MPI_Send$/;\nfork S starts 2;\n";
+	CHECK_EQ_INT(ord_rules_parse(r, t, strlen(t), "t.rules", &e), 0);
+	CHECK(ord_rules_bind(r, synth_names, SY_NFUNC, &e) != 0);
+	CHECK(strstr(e.msg, "t.rules:2: `fork S` announces threads that start, but the rule set has "
+			    "no `start` statement") != NULL);
+	ord_rules_free(r);
+	r = ord_rules_new();
+	dt_err_clear(&e);
+	const char *names[SY_NFUNC + 1];
+	memcpy(names, synth_names, sizeof synth_names);
+	names[SY_NFUNC] = "MPI_Finalize";
+	if (ord_rules_load_default(r, &e) || ord_rules_bind(r, names, SY_NFUNC + 1, &e)) {
+		fprintf(stderr, "loading the shipped rules failed: %s\n", e.msg);
+		check_failures++;
+		ord_rules_free(r);
+		return;
+	}
+	dt_sync_event ev = synth_tmpl();
+	ev.func = SY_TASK, ev.phase = DT_SYNC_ENTER, ev.obj = 0x100, ev.objseq = 1, ev.team = 4;
+	ev.tnum = 0;
+	CHECK_EQ_INT(ord_thread_mark(r, &ev), ORD_TM_FORK);
+	CHECK_EQ_INT(ord_thread_forks(r, &ev), 3);
+	ev.team = -1; /* not known: none announced */
+	CHECK_EQ_INT(ord_thread_forks(r, &ev), 0);
+	ev.tnum = 2;
+	CHECK_EQ_INT(ord_thread_mark(r, &ev), ORD_TM_START | ORD_TM_SCOPE);
+	ev = synth_tmpl();
+	ev.func = SY_NFUNC, ev.phase = DT_SYNC_EXIT;
+	CHECK_EQ_INT(ord_thread_mark(r, &ev), ORD_TM_END);
+	int scope = ord_thread_end_scope(r, &ev);
+	CHECK(scope >= 0);
+	if (scope >= 0) {
+		CHECK_EQ_STR(r->kind[scope].name, "MPI_CALL");
+		ev.func = SY_SEND, ev.phase = DT_SYNC_ENTER, ev.dest = 1, ev.stag = 3;
+		CHECK(ord_is_instance(r, &ev, scope));
+		/* a scope only: not among the kinds of an order */
+		ord_inst in[8];
+		CHECK_EQ_INT(ord_instances(r, &ev, UINT32_MAX, in, 8), 1);
+		ev.func = SY_CRIT_START;
+		CHECK(!ord_is_instance(r, &ev, scope));
+	}
+	ord_rules_free(r);
+}
+
 int main(void)
 {
 	errors();
 	depth();
 	shipped();
+	lives();
 	CHECK_DONE();
 }

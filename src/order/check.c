@@ -211,20 +211,24 @@ static uint64_t thread_places(const ord_rules *r, const dt_sync_event *ev, size_
 		th[i] = (pair){ ev[i].proc, (uint64_t)(uint32_t)ev[i].thread, i };
 	qsort(th, n, sizeof *th, pair_cmp);
 	uint64_t nth = 0, next = 0;
-	int off = 0;
+	int off = 0, scope = -1; /* scope: after an `end ... within`, what stays ignored */
 	for (size_t i = 0; i < n; i++) {
 		int same = i && th[i].a == th[i - 1].a && th[i].b == th[i - 1].b;
 		if (i && !same)
 			nth++;
 		if (!same)
 			next = 0;
-		unsigned m = ord_thread_mark(r, &ev[th[i].v]);
-		if (!same)
+		const dt_sync_event *x = &ev[th[i].v];
+		unsigned m = ord_thread_mark(r, x);
+		if (!same) {
 			off = !(m & ORD_TM_START) && (m & ORD_TM_SCOPE);
-		if (off && !(m & ORD_TM_START)) {
+			scope = -1;
+		}
+		if (off && !(m & ORD_TM_START) && (scope < 0 || ord_is_instance(r, x, scope))) {
 			ign[th[i].v] = 1;
 		} else {
 			off = (m & ORD_TM_END) != 0;
+			scope = off ? ord_thread_end_scope(r, x) : -1;
 			rank[th[i].v] = next++;
 		}
 		tid[th[i].v] = nth;

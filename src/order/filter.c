@@ -47,8 +47,17 @@ typedef struct oq {
 	uint32_t gen;
 	uint8_t inready;
 	uint8_t seen, off; /* its first event came; the thread is off (`start`, `end`) */
+	int32_t offscope;  /* off after an `end ... within SCOPE`: the scope kind, else -1 */
 	int64_t lastts;
 } oq;
+
+/* The threads a process's forks announced (`fork`) less those that started since: while above
+ * 0, so many queues without a head, which hold back the rounds of maximal concurrency. */
+typedef struct pent {
+	int32_t proc;
+	uint8_t used;
+	int64_t bal;
+} pent;
 
 typedef struct lent {
 	int32_t proc;
@@ -113,7 +122,10 @@ struct ord_filter {
 	size_t nstep, capstep;
 	uint64_t index, stepno;
 	int64_t lastout; /* ORD_TIMESTAMP: the adjusted timestamp of the last event delivered */
-	uint32_t nempty; /* queues without a head: while there is one, a round is not decided */
+	uint64_t nempty; /* queues without a head, and the announced threads not yet started
+			  * (`fork`): while there is one, a round is not decided */
+	pent *pend;      /* per process, open addressing */
+	size_t pendcap, npend;
 	int whole;       /* ORD_CONCURRENT: the rounds only at ord_filter_drain */
 	uint64_t ignored; /* events of threads that were off, not delivered */
 	size_t held, peak;
@@ -333,6 +345,7 @@ static uint32_t queue_of(ord_filter *f, int32_t p, int32_t t)
 	q->proc = p;
 	q->thread = t;
 	q->lastts = NOTS;
+	q->offscope = -1;
 	f->nempty++;
 	f->qslot[j] = f->nq + 1;
 	return f->nq++;
@@ -932,6 +945,7 @@ void ord_filter_free(ord_filter *f)
 	free(f->link);
 	free(f->step);
 	ord_retired_free(f->retired);
+	free(f->pend);
 	free(f);
 }
 
@@ -941,9 +955,87 @@ static void set_off(ord_filter *f, uint32_t qi, int off)
 	oq *q = &f->q[qi];
 	if (q->off == off)
 		return;
-	if (!q->len)
-		f->nempty += off ? (uint32_t)-1 : 1;
+	if (!q->len) {
+		if (off)
+			f->nempty--;
+		else
+			f->nempty++;
+	}
 	q->off = (uint8_t)off;
+	q->offscope = -1;
+}
+
+static size_t pend_slot(const ord_filter *f, int32_t proc)
+{
+	size_t j = mix(11, (uint64_t)(uint32_t)proc) & (f->pendcap - 1);
+	while (f->pend[j].used && f->pend[j].proc != proc)
+		j = (j + 1) & (f->pendcap - 1);
+	return j;
+}
+
+/* Process proc's announced threads not yet started move by d (`fork`: up, a start: down); the
+ * part above 0 counts among the empty queues. */
+static void pend_add(ord_filter *f, int32_t proc, int64_t d)
+{
+	if ((f->npend + 1) * 2 > f->pendcap) {
+		pent *old = f->pend;
+		size_t oc = f->pendcap;
+		f->pendcap = oc ? oc * 2 : 64;
+		f->pend = xcalloc(f->pendcap, sizeof *f->pend);
+		for (size_t i = 0; i < oc; i++)
+			if (old[i].used)
+				f->pend[pend_slot(f, old[i].proc)] = old[i];
+		free(old);
+	}
+	pent *p = &f->pend[pend_slot(f, proc)];
+	if (!p->used) {
+		p->used = 1;
+		p->proc = proc;
+		p->bal = 0;
+		f->npend++;
+	}
+	int64_t was = p->bal > 0 ? p->bal : 0;
+	/* (a start before its fork arrives is credited: the stream keeps only each thread's own
+	 * order; the balance is kept within +-2^40, far beyond any real team) */
+	p->bal += d;
+	if (p->bal > ((int64_t)1 << 40))
+		p->bal = (int64_t)1 << 40;
+	if (p->bal < -((int64_t)1 << 40))
+		p->bal = -((int64_t)1 << 40);
+	int64_t now = p->bal > 0 ? p->bal : 0;
+	f->nempty += (uint64_t)(now - was);
+}
+
+/* The thread's life, decided in its own order as its events arrive (the paper's section 5): off
+ * before its start when its first event is in a start's scope, and after its end until a start
+ * (or, after an end with a scope, an event outside it); a fork announces threads that will
+ * start. Returns 1 when e is ignored (its thread is off). */
+static int life_step(ord_filter *f, uint32_t qi, const dt_sync_event *e, unsigned life)
+{
+	oq *q = &f->q[qi];
+	if (!q->seen)
+		set_off(f, qi, !(life & ORD_TM_START) && (life & ORD_TM_SCOPE));
+	q->seen = 1;
+	if (q->off && !(life & ORD_TM_START) &&
+	    (q->offscope < 0 || ord_is_instance(f->r, e, q->offscope))) {
+		f->ignored++;
+		return 1;
+	}
+	set_off(f, qi, 0);
+	if (f->r->nfork) {
+		if (life & ORD_TM_START)
+			pend_add(f, e->proc, -1);
+		if (life & ORD_TM_FORK)
+			pend_add(f, e->proc, ord_thread_forks(f->r, e));
+	}
+	return 0;
+}
+
+/* After an end: the thread is off, and what is ignored after it is the end's scope. */
+static void life_end(ord_filter *f, uint32_t qi, const dt_sync_event *e)
+{
+	set_off(f, qi, 1);
+	f->q[qi].offscope = ord_thread_end_scope(f->r, e);
 }
 
 int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *err)
@@ -968,20 +1060,9 @@ int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *
 		sweep(f); /* between rounds: no entry index is held anywhere */
 	uint32_t qi = queue_of(f, e->proc, e->thread);
 	oq *q = &f->q[qi];
-	/* the thread's life, decided in its own order as its events arrive (the paper's section
-	 * 5): off before its start when its first event is in a start's scope, and after its end
-	 * until a start; what comes while it is off is ignored */
 	unsigned life = ord_thread_mark(f->r, e);
-	if (f->r->nstart || f->r->nend) {
-		if (!q->seen)
-			set_off(f, qi, !(life & ORD_TM_START) && (life & ORD_TM_SCOPE));
-		q->seen = 1;
-		if (q->off && !(life & ORD_TM_START)) {
-			f->ignored++;
-			return 0;
-		}
-		set_off(f, qi, 0);
-	}
+	if ((f->r->nstart || f->r->nend || f->r->nfork) && life_step(f, qi, e, life))
+		return 0;
 	q->seen = 1;
 	int ended = (life & ORD_TM_END) != 0;
 	int parked = 0;
@@ -1000,7 +1081,7 @@ int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *
 			take_numbers(f, in, own, n);
 			deliver_ev(f, qi, e, id, in, own, n, bound);
 			if (ended)
-				set_off(f, qi, 1);
+				life_end(f, qi, e);
 			run_minimal(f);
 			return 0;
 		}
@@ -1024,7 +1105,7 @@ int ord_filter_push(ord_filter *f, const dt_sync_event *e, uint64_t id, dt_err *
 	if (++f->held > f->peak)
 		f->peak = f->held;
 	if (ended)
-		set_off(f, qi, 1);
+		life_end(f, qi, e);
 	if (parked) {
 		park(f, qi);
 		return 0;

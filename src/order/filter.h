@@ -54,7 +54,8 @@ void ord_filter_free(ord_filter *f);
 void ord_filter_set_whole(ord_filter *f);
 /* Adds one event (copied). ORD_MINIMAL and ORD_TIMESTAMP release what became valid before
  * returning; ORD_CONCURRENT releases the rounds whose heads are decided (every thread's queue
- * has a head: a thread without one could still send an event valid in the round), the rest on
+ * has a head: a thread without one could still send an event valid in the round; the threads a
+ * `fork` announced count as queues without a head until they start), the rest on
  * ord_filter_drain (all of them there after ord_filter_set_whole). Fails (DT_EDATA, a one-line message
  * naming the first held thread's event and rule) when more than max_held events are held:
  * ord_filter_explain then says which and why for every held thread. */

@@ -187,7 +187,7 @@ typedef struct parser {
 	const char *pname[ORD_MAXKEY + 1];
 	size_t plen[ORD_MAXKEY + 1];
 	int np;
-	int fields_only; /* in `if`: no atoms, no params */
+	int fields_only; /* in `if` (1) or a fork's number (2): no atoms, no params */
 	int nest;        /* parse_primary calls on the stack */
 } parser;
 
@@ -363,7 +363,8 @@ static int parse_primary1(parser *P, ord_expr **out)
 	}
 	if (is(L, "#")) {
 		if (P->fields_only)
-			return lex_err(L, "an `if` reads the event's own fields only%s", "");
+			return lex_err(L, "%s reads the event's own fields only",
+				       P->fields_only == 2 ? "a fork's number" : "an `if`");
 		if (next(L))
 			return -1;
 		return parse_atom(P, out, 1);
@@ -391,7 +392,8 @@ static int parse_primary1(parser *P, ord_expr **out)
 		q++;
 	if (q < L->end && *q == '(') {
 		if (P->fields_only)
-			return lex_err(L, "an `if` reads the event's own fields only%s", "");
+			return lex_err(L, "%s reads the event's own fields only",
+				       P->fields_only == 2 ? "a fork's number" : "an `if`");
 		return parse_atom(P, out, 0);
 	}
 	for (int i = 0; i < P->np; i++)
@@ -765,7 +767,7 @@ static int life_kind(parser *P, int *out)
 	return next(L);
 }
 
-/* `start KIND [within SCOPE];` and `end KIND;` */
+/* `start KIND [within SCOPE];` and `end KIND [within SCOPE];` */
 static int parse_life(parser *P, int start)
 {
 	lex *L = &P->L;
@@ -773,7 +775,7 @@ static int parse_life(parser *P, int start)
 	int k, w = -1;
 	if (life_kind(P, &k))
 		return -1;
-	if (start && is(L, "within")) {
+	if (is(L, "within")) {
 		if (next(L) || life_kind(P, &w))
 			return -1;
 	}
@@ -784,8 +786,45 @@ static int parse_life(parser *P, int start)
 		r->within[r->nstart++] = w;
 	} else {
 		r->end = xrealloc(r->end, (size_t)(r->nend + 1) * sizeof *r->end);
-		r->end[r->nend++] = k;
+		r->endwithin = xrealloc(r->endwithin, (size_t)(r->nend + 1) * sizeof *r->endwithin);
+		r->end[r->nend] = k;
+		r->endwithin[r->nend++] = w;
 	}
+	return expect(L, ";");
+}
+
+/* `fork KIND starts NUMBER;` (NUMBER read from the event's fields, as an `if` reads them) */
+static int parse_fork(parser *P)
+{
+	lex *L = &P->L;
+	ord_rules *r = P->r;
+	int line = L->tline, k;
+	if (life_kind(P, &k))
+		return -1;
+	if (!is(L, "starts"))
+		return name_err(P, "expected `starts` and a number after the fork's kind, found '%s'");
+	if (next(L))
+		return -1;
+	ord_expr *x = NULL;
+	P->fields_only = 2;
+	P->np = 0;
+	int rc = parse_sum(P, &x);
+	P->fields_only = 0;
+	if (!rc && !isint(x))
+		rc = dt_err_lc(L->e, P->file, x->line, x->col,
+			       "a fork starts a number of threads, not a condition");
+	if (rc) {
+		expr_free(x);
+		return -1;
+	}
+	r->fork = xrealloc(r->fork, (size_t)(r->nfork + 1) * sizeof *r->fork);
+	r->forkn = xrealloc(r->forkn, (size_t)(r->nfork + 1) * sizeof *r->forkn);
+	r->forkline = xrealloc(r->forkline, (size_t)(r->nfork + 1) * sizeof *r->forkline);
+	r->forkfile = xrealloc(r->forkfile, (size_t)(r->nfork + 1) * sizeof *r->forkfile);
+	r->fork[r->nfork] = k;
+	r->forkn[r->nfork] = x;
+	r->forkline[r->nfork] = line;
+	r->forkfile[r->nfork++] = xstrdup(P->file);
 	return expect(L, ";");
 }
 
@@ -878,6 +917,9 @@ int ord_rules_parse(ord_rules *r, const char *text, size_t len, const char *file
 			int st = is(L, "start");
 			if (next(L) || parse_life(&P, st))
 				return -1;
+		} else if (is(L, "fork")) {
+			if (next(L) || parse_fork(&P))
+				return -1;
 		} else if (is(L, "policy")) {
 			if (next(L))
 				return -1;
@@ -891,7 +933,8 @@ int ord_rules_parse(ord_rules *r, const char *text, size_t len, const char *file
 			if (next(L) || expect(L, ";"))
 				return -1;
 		} else {
-			return name_err(&P, "expected event, rule, initial, policy, start or end, found '%s'");
+			return name_err(&P, "expected event, rule, initial, policy, start, end or fork, "
+					    "found '%s'");
 		}
 	}
 	return 0;
@@ -1041,6 +1084,7 @@ static void unbind(ord_rules *r)
 	free(r->fphases);
 	free(r->flife);
 	free(r->klife);
+	free(r->kscope);
 	free(r->fpstart);
 	free(r->fpb);
 	free(r->via);
@@ -1052,6 +1096,7 @@ static void unbind(ord_rules *r)
 	r->fphases = NULL;
 	r->flife = NULL;
 	r->klife = NULL;
+	r->kscope = NULL;
 	r->fpstart = NULL;
 	r->fpb = NULL;
 	r->via = NULL;
@@ -1091,6 +1136,15 @@ void ord_rules_free(ord_rules *r)
 	free(r->start);
 	free(r->within);
 	free(r->end);
+	free(r->endwithin);
+	for (int i = 0; i < r->nfork; i++) {
+		expr_free(r->forkn[i]);
+		free(r->forkfile[i]);
+	}
+	free(r->fork);
+	free(r->forkn);
+	free(r->forkline);
+	free(r->forkfile);
 	for (int i = 0; i < r->nfiles; i++)
 		free(r->files[i]);
 	free(r->files);
@@ -1102,9 +1156,52 @@ static int re_match(void *re, const char *name, pcre2_match_data *md)
 	return pcre2_match(re, (PCRE2_SPTR)name, strlen(name), 0, 0, md, NULL) >= 0;
 }
 
+/* Marks in used[] the kinds x reads (atoms and counts). */
+static void kinds_read(const ord_expr *x, uint8_t *used)
+{
+	if (!x)
+		return;
+	if (x->op == ORD_X_ATOM || x->op == ORD_X_COUNT) {
+		used[x->kind] = 1;
+		for (int i = 0; i < x->narg; i++)
+			kinds_read(x->arg[i], used);
+	}
+	kinds_read(x->a, used);
+	kinds_read(x->b, used);
+}
+
+/* r->kscope: the kinds that are only scopes of `within` (klife set before). */
+static void scope_kinds(ord_rules *r)
+{
+	r->kscope = xcalloc((size_t)r->nkind + 1, 1);
+	for (int s = 0; s < r->nstart; s++)
+		if (r->within[s] >= 0)
+			r->kscope[r->within[s]] = 1;
+	for (int s = 0; s < r->nend; s++)
+		if (r->endwithin[s] >= 0)
+			r->kscope[r->endwithin[s]] = 1;
+	uint8_t *used = xcalloc((size_t)r->nkind + 1, 1);
+	for (int i = 0; i < r->nrule; i++)
+		kinds_read(r->rule[i].cond, used);
+	for (int k = 0; k < r->nkind; k++) {
+		if (r->kind[k].seq == ORD_SEQ_AS)
+			used[r->kind[k].seqarg] = 1;
+		if (r->kind[k].nrules || (r->klife[k] & (ORD_TM_START | ORD_TM_END | ORD_TM_FORK)))
+			used[k] = 1;
+	}
+	for (int k = 0; k < r->nkind; k++)
+		if (used[k])
+			r->kscope[k] = 0;
+	free(used);
+}
+
 int ord_rules_bind(ord_rules *r, const char *const *names, uint32_t nnames, dt_err *e)
 {
 	unbind(r);
+	if (r->nfork && !r->nstart)
+		return dt_errf(e, DT_EDATA, "%s:%d: `fork %s` announces threads that start, but the "
+			       "rule set has no `start` statement to say which events start them",
+			       r->forkfile[0], r->forkline[0], r->kind[r->fork[0]].name);
 	/* distinct via patterns (by text) */
 	for (int k = 0; k < r->nkind; k++)
 		for (int i = 0; i < r->kind[k].non; i++) {
@@ -1132,6 +1229,9 @@ int ord_rules_bind(ord_rules *r, const char *const *names, uint32_t nnames, dt_e
 	}
 	for (int s = 0; s < r->nend; s++)
 		r->klife[r->end[s]] |= ORD_TM_END;
+	for (int s = 0; s < r->nfork; s++)
+		r->klife[r->fork[s]] |= ORD_TM_FORK;
+	scope_kinds(r);
 	size_t cap = 0, n = 0;
 	pcre2_match_data *md = pcre2_match_data_create(4, NULL);
 	for (uint32_t f = 0; f < nnames; f++) {
@@ -1260,7 +1360,7 @@ int ord_instances(const ord_rules *r, const dt_sync_event *e, uint32_t via_func,
 	int n = 0, last = -1;
 	for (uint32_t i = r->fpstart[pi]; i < r->fpstart[pi + 1]; i++) {
 		const ord_bound *b = &r->fpb[i];
-		if (b->kind == last)
+		if (b->kind == last || r->kscope[b->kind])
 			continue;
 		if (b->via >= 0 && !(vias >> b->via & 1))
 			continue;
@@ -1288,7 +1388,7 @@ int ord_instances(const ord_rules *r, const dt_sync_event *e, uint32_t via_func,
 
 unsigned ord_thread_mark(const ord_rules *r, const dt_sync_event *e)
 {
-	if (!r->nstart && !r->nend)
+	if (!r->nstart && !r->nend && !r->nfork)
 		return 0;
 	unsigned m = 0;
 	for (int s = 0; s < r->nstart; s++)
@@ -1307,17 +1407,52 @@ unsigned ord_thread_mark(const ord_rules *r, const dt_sync_event *e)
 		const ord_kind *k = &r->kind[b->kind];
 		if (k->cond && !eval_fields(k->cond, e))
 			continue;
-		if (k->seq == ORD_SEQ_AS) { /* an instance only with its earlier kind: ask in full */
-			ord_inst in[16];
-			int n = ord_instances(r, e, UINT32_MAX, in, 16), found = 0;
-			for (int j = 0; j < n; j++)
-				found |= in[j].kind == b->kind;
-			if (!found)
-				continue;
-		}
+		/* an instance only with its earlier kind */
+		if (k->seq == ORD_SEQ_AS && !ord_is_instance(r, e, k->seqarg))
+			continue;
 		m |= life;
 	}
 	return m;
+}
+
+int ord_is_instance(const ord_rules *r, const dt_sync_event *e, int k)
+{
+	if (e->func >= r->nfunc)
+		return 0;
+	size_t pi = (size_t)e->func * 3 + (e->phase == DT_SYNC_ENTER ? 0 : e->phase == DT_SYNC_EXIT ? 1 : 2);
+	const ord_kind *kd = &r->kind[k];
+	for (uint32_t i = r->fpstart[pi]; i < r->fpstart[pi + 1]; i++)
+		if (r->fpb[i].kind == k && r->fpb[i].via < 0)
+			return (!kd->cond || eval_fields(kd->cond, e)) &&
+			       (kd->seq != ORD_SEQ_AS || ord_is_instance(r, e, kd->seqarg));
+	return 0;
+}
+
+int ord_thread_end_scope(const ord_rules *r, const dt_sync_event *e)
+{
+	int scope = -2;
+	for (int s = 0; s < r->nend; s++) {
+		if (!ord_is_instance(r, e, r->end[s]))
+			continue;
+		if (scope == -2 || scope == r->endwithin[s])
+			scope = r->endwithin[s];
+		else
+			scope = -1; /* ends of different scopes: everything */
+	}
+	return scope < 0 ? -1 : scope;
+}
+
+int64_t ord_thread_forks(const ord_rules *r, const dt_sync_event *e)
+{
+	int64_t n = 0;
+	for (int s = 0; s < r->nfork; s++) {
+		if (!ord_is_instance(r, e, r->fork[s]))
+			continue;
+		int64_t v = ord_eval_int(r->forkn[s], e, NULL);
+		if (v > 0)
+			n += v < ((int64_t)1 << 20) ? v : ((int64_t)1 << 20);
+	}
+	return n;
 }
 
 int64_t ord_initial(const ord_kind *k, const int64_t *key)

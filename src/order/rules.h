@@ -155,11 +155,19 @@ typedef struct ord_rules {
 	int ncix;
 	int policy;           /* the last `policy` statement, ORD_MINIMAL by default */
 	/* a thread's life (the paper's section 5): `start KIND [within SCOPE]` (start[i], and
-	 * within[i] the scope kind or -1 for every event) and `end KIND` */
+	 * within[i] the scope kind or -1 for every event) and `end KIND [within SCOPE]` (end[i],
+	 * endwithin[i] likewise) */
 	int *start, *within;
 	int nstart;
-	int *end;
+	int *end, *endwithin;
 	int nend;
+	/* `fork KIND starts NUMBER`: an instance of fork[i] announces forkn[i] (read from its
+	 * fields) threads of its process that will start (forkline[i], forkfile[i]: where) */
+	int *fork;
+	ord_expr **forkn;
+	int *forkline;
+	char **forkfile;
+	int nfork;
 	char **files;         /* the files read, in order */
 	int nfiles;
 	/* vias: every distinct via pattern, by index */
@@ -172,9 +180,13 @@ typedef struct ord_rules {
 	uint64_t *fvia;       /* per function, bit v: via pattern v matches its name */
 	uint8_t *fdefines;    /* per function: its exit makes a request a via can name */
 	uint8_t *fphases;     /* per function: the ORD_PH_* of its entries in fb, or'ed */
-	uint8_t *flife;       /* per function: some entry's kind is named by `start`, `within` or
-			       * `end` (ord_thread_mark looks no further for the others) */
+	uint8_t *flife;       /* per function: some entry's kind is named by `start`, a start's
+			       * `within`, `end` or `fork` (ord_thread_mark looks no further for
+			       * the others) */
 	uint8_t *klife;       /* per kind: the ORD_TM_* its instances mean */
+	uint8_t *kscope;      /* per kind: only a `within` scope (no rule has it as head or reads
+			       * it, nothing shares its n, not itself a start, end or fork):
+			       * ord_instances leaves it out, the lives alone read it */
 	uint32_t *fpstart;    /* per function and phase (enter, exit, done: f * 3 + p), its entries
 			       * of that phase in fpb, in the order of fb */
 	ord_bound *fpb;
@@ -223,17 +235,28 @@ typedef struct ord_inst {
 	int kind;
 	int64_t t[ORD_MAXKEY + 1];
 } ord_inst;
-/* The kinds e is an instance of, in declaration order (at most max). via_func is the function
+/* The kinds e is an instance of, in declaration order (at most max), less the kinds that are
+ * only scopes of `within` (which make no difference to an order). via_func is the function
  * of the request e completes, UINT32_MAX when none. n is not set (t[nkey] = 0): the caller
  * numbers them (ORD_SEQ_COUNT), reads the field (ORD_SEQ_FIELD), or copies (ORD_SEQ_AS). */
 int ord_instances(const ord_rules *r, const dt_sync_event *e, uint32_t via_func, ord_inst *out,
 		  int max);
-/* What e means for its thread's life (`start` and `end`): ORD_TM_START when it is an instance
- * of a start kind (it turns its thread on), ORD_TM_END of an end kind (it turns it off after
- * itself), ORD_TM_SCOPE when it is in the scope of a start statement (a thread whose first
- * event is in scope and no start begins off). 0 when the rules have neither. */
-enum { ORD_TM_START = 1, ORD_TM_END = 2, ORD_TM_SCOPE = 4 };
+/* What e means for its thread's life (`start`, `end` and `fork`): ORD_TM_START when it is an
+ * instance of a start kind (it turns its thread on), ORD_TM_END of an end kind (it turns it off
+ * after itself), ORD_TM_SCOPE when it is in the scope of a start statement (a thread whose
+ * first event is in scope and no start begins off), ORD_TM_FORK of a fork kind (it announces
+ * threads of its process that will start). 0 when the rules have none of these statements. */
+enum { ORD_TM_START = 1, ORD_TM_END = 2, ORD_TM_SCOPE = 4, ORD_TM_FORK = 8 };
 unsigned ord_thread_mark(const ord_rules *r, const dt_sync_event *e);
+/* For an event marked ORD_TM_END: the scope of what is ignored after it, -1 for every event (an
+ * `end` without `within`, or one of several), else the scope kind: an event after the end that
+ * is not an instance of it turns the thread on again. */
+int ord_thread_end_scope(const ord_rules *r, const dt_sync_event *e);
+/* For an event marked ORD_TM_FORK: how many threads of its process it announces (the sum of its
+ * fork statements' numbers, each counted when above 0 and at most 2^20). */
+int64_t ord_thread_forks(const ord_rules *r, const dt_sync_event *e);
+/* Whether e is an instance of kind k (a kind without `via`). */
+int ord_is_instance(const ord_rules *r, const dt_sync_event *e, int k);
 /* Value of an integer expression (fields, params, arithmetic); not for atoms. */
 int64_t ord_eval_int(const ord_expr *x, const dt_sync_event *e, const int64_t *param);
 /* Initial n of a key (the highest initial fact matching it), or ORD_NONE_HW. */
