@@ -105,6 +105,23 @@ expect_err "the order of 188 events passes the checker"
 expect_status 0 "$DT" hang faulty
 grep -q '^ *0\.0 *in MPI_Recv' "$T/out" || fail "hang: 0.0: $(cat "$T/out")"
 grep -q '^ *1\.0 *in MPI_Barrier' "$T/out" || fail "hang: 1.0: $(cat "$T/out")"
+# the receive and the barrier that never returned have no source, tag or communicator (OTF2
+# writes them at the end of the call): the receive waits for any process, the barrier for
+# those not in it, and the send to rank 0 that nobody received is the receive's near-match
+head -n 1 "$T/out" | grep -q '^most likely cause: 0\.0, 1\.0 (tied): .*1\.0 sent tag 8 to 0 (unreceived)' ||
+	fail "hang: the cause: $(cat "$T/out")"
+grep -q '^ *0\.0 *waits for 1\.0 (receive: MPI_Recv)' "$T/out" || fail "hang: the receive: $(cat "$T/out")"
+grep -q '^ *1\.0 *waits for 0\.0 (collective: MPI_Barrier)' "$T/out" ||
+	fail "hang: the barrier: $(cat "$T/out")"
+grep -q '^  envelope mismatch: 0\.0 waits for a message whose source and tag the record does not have; 1\.0 sent tag 8 to 0 (unreceived)$' "$T/out" ||
+	fail "hang: the mismatch: $(cat "$T/out")"
+"$DT" hang --whole faulty > "$T/whole" || fail "hang --whole"
+cmp -s "$T/out" "$T/whole" || fail "hang --whole differs: $(diff "$T/out" "$T/whole")"
+# against the normal run, the receive without arguments is the normal run's receive: the
+# send with tag 8 departs
+expect_status 0 "$DT" hang --normal normal faulty
+head -n 1 "$T/out" | grep -q '^most likely cause: 1\.0: .*MPI_Send\[tag=8\] where the normal run has MPI_Send\[tag=7\]$' ||
+	fail "hang --normal: the cause: $(cat "$T/out")"
 
 # ---- the same store on one thread, three, and under mpirun ----
 dump() { # RUN: what the store holds of a run, as the commands print it, and its clocks
