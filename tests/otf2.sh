@@ -25,7 +25,7 @@ fi
 # ---- the user's path: import the archives' directories, rank, hang ----
 expect_status 0 "$DT" import "$T/normal"
 grep -q "^imported run 'normal' (otf2): 4 traces" "$T/out" || fail "normal: $(cat "$T/out")"
-grep -q flagged "$T/out" && fail "a whole archive flagged: $(cat "$T/out")"
+grep -q 'flagged\|left out' "$T/out" && fail "a whole archive flagged: $(cat "$T/out")"
 expect_status 0 "$DT" import "$T/faulty/traces.otf2"
 grep -q "^imported run 'faulty' (otf2): 4 traces.*flagged: open-frames" "$T/out" ||
 	fail "faulty: $(cat "$T/out")"
@@ -155,6 +155,14 @@ fi
 "$MK" "$T/odd" normal --empty --metric || fail "mk_otf2 --empty --metric"
 expect_status 0 "$DT" import --run odd "$T/odd"
 grep -q "5 traces.*flagged: empty" "$T/out" || fail "odd: $(cat "$T/out")"
+# the summary says what the notes say of records left out for their kind (a metric record
+# of each rank), flagged or not
+grep -q "flagged: empty; 2 records of kinds difftrace does not map left out (see 'difftrace traces odd')$" \
+	"$T/out" || fail "odd: the metric record: $(cat "$T/out")"
+"$MK" "$T/metric" normal --metric || fail "mk_otf2 --metric"
+expect_status 0 "$DT" import --run metric "$T/metric"
+grep -q "^imported run 'metric' (otf2): 4 traces, .* stored; 2 records of kinds difftrace does not map left out (see 'difftrace traces metric')$" \
+	"$T/out" || fail "metric: $(cat "$T/out")"
 expect_status 0 "$DT" traces odd
 grep -q 'note: the archive has no events for location 8589934593 (OMP thread 2)' "$T/out" ||
 	fail "the empty location: $(cat "$T/out")"
