@@ -2,10 +2,10 @@
 # bench_otf2.sh [ITERS]: how fast `difftrace import` reads an OTF2 archive, against
 # `otf2-print` (otf2-tools) reading the same archive, both whole commands. The archives are
 # tests/mk_otf2's MPI + OpenMP run of 4 locations, its compute and ring repeated ITERS times
-# (default 100000: 8.4 M records, 105 MB; 2 of 3 region records are MPI and OpenMP calls,
+# (default 100000: 9.2 M records, 116 MB; 2 of 3 region records are MPI and OpenMP calls,
 # each a sync event too), and the same 4 locations with calls of one user function only
-# (mk_otf2 calls: 40 records an iteration, 4 M). Each figure is the best of 3 of the wall time and
-# of the CPU time (user + system), with the largest resident set, from /usr/bin/time;
+# (mk_otf2 calls: 80 records an iteration, 8 M, 92 MB). Each figure is the best of 3 of the
+# wall time and of the CPU time (user + system), with the largest resident set, from /usr/bin/time;
 # otf2-print's output goes to /dev/null. The import is timed on one thread (--jobs 1) and
 # with the default --jobs, into a fresh store each time.
 set -eu

@@ -14,9 +14,10 @@ static const char *const names[] = {
 	NULL,	      "MPI_Init",    "MPI_Recv",      "MPI_Ssend",    "MPI_Ibarrier",
 	"MPI_Wait",   "MPI_Barrier", "MPI_Comm_split", "MPI_Allreduce", "MPI_Abort",
 	"MPI_Send",   "MPI_Recv_init", "MPI_Start", "MPI_Isend",  "MPI_Waitall",
+	"MPI_Irecv",
 };
 enum { INIT = 1, RECV, SSEND, IBARRIER, WAIT, BARRIER, SPLIT, ALLREDUCE, ABORT, SEND, RECV_INIT,
-       START, ISEND, WAITALL };
+       START, ISEND, WAITALL, IRECV };
 #define NN (sizeof names / sizeof *names)
 
 /* a run's events, built thread by thread in (proc, thread, seq) order */
@@ -372,6 +373,106 @@ static void test_cross_thread(void)
 	hang_report_free(&r);
 }
 
+/* A send of process p to process to with tag g, entry and exit. */
+static void send_to(int32_t p, int32_t to, int32_t g)
+{
+	for (int ph = DT_SYNC_ENTER; ph <= DT_SYNC_EXIT; ph++) {
+		dt_sync_event *v = add(p, ph, SEND);
+		v->dest = to;
+		v->stag = g;
+	}
+}
+
+/* An entry as an OTF2 archive gives it for a call that never returned: no communicator,
+ * source or tag (they come with the call's completion). */
+static dt_sync_event *bare(int32_t p, uint32_t f)
+{
+	dt_sync_event *v = add(p, DT_SYNC_ENTER, f);
+	v->comm = DT_SYNC_NONE;
+	v->count = DT_SYNC_NONE;
+	v->csize = 0;
+	return v;
+}
+
+/* A receive and a collective whose entries lack what the call waits for (OTF2's tag mismatch
+ * of tests/otf2.sh): the receive waits for any other process, and a send to it that no
+ * receive took is its near-match; the collective waits for the processes not in the same
+ * call; the two wait for each other, and the cause names both. */
+static void test_unnamed(void)
+{
+	n = 0;
+	call(0, INIT);
+	send_to(0, 1, 7);
+	bare(0, RECV);
+	call(1, INIT);
+	dt_sync_event *v = add(1, DT_SYNC_ENTER, RECV);
+	v->src = 0;
+	v->rtag = 7;
+	v = add(1, DT_SYNC_EXIT, RECV);
+	v->src = 0;
+	v->rtag = 7;
+	send_to(1, 0, 8);
+	bare(1, BARRIER);
+	call(2, INIT);
+	bare(2, BARRIER); /* in the same call: not waited for */
+	hang_report r;
+	hang_cause c;
+	analyze(&r, NULL, &c);
+	CHECK(has_edge(&r, 0, 1, HANG_W_RECV));
+	CHECK(has_edge(&r, 0, 2, HANG_W_RECV));
+	CHECK(has_edge(&r, 1, 0, HANG_W_COLL));
+	CHECK(!has_edge(&r, 1, 2, HANG_W_COLL));
+	CHECK(has_edge(&r, 2, 0, HANG_W_COLL));
+	CHECK_EQ_INT(r.nnears, 1);
+	if (r.nnears) {
+		CHECK_EQ_INT(r.nears[0].kind, HANG_NEAR_UNNAMED);
+		CHECK_EQ_INT(r.threads[r.nears[0].sender].proc, 1);
+		CHECK_EQ_STR(hang_near_name(r.nears[0].kind), "envelope");
+	}
+	CHECK_EQ_INT(c.why, HANG_C_NEAR);
+	CHECK_EQ_INT(c.n, 2);
+	char b[1024];
+	hang_cause_text(NULL, &r, ev, &c, b, sizeof b);
+	CHECK(strstr(b, "0.0, 1.0 (tied): a send that no receive took") == b);
+	CHECK(strstr(b, "0.0 waits for a message whose source and tag the record does not have; "
+			"1.0 sent tag 8 to 0 (unreceived)") != NULL);
+	hang_cause_free(&c);
+	hang_report_free(&r);
+	/* a wait for an Irecv's request without a source: any process, and the near-match */
+	n = 0;
+	call(0, INIT);
+	add(0, DT_SYNC_ENTER, IRECV);
+	add(0, DT_SYNC_EXIT, IRECV)->req = 5;
+	add(0, DT_SYNC_ENTER, WAIT)->req = 5;
+	call(1, INIT);
+	send_to(1, 0, 4);
+	add(1, DT_SYNC_ENTER, BARRIER);
+	analyze(&r, NULL, &c);
+	CHECK(has_edge(&r, 0, 1, HANG_W_REQUEST));
+	CHECK_EQ_INT(r.nnears, 1);
+	if (r.nnears)
+		CHECK_EQ_INT(r.nears[0].kind, HANG_NEAR_UNNAMED);
+	hang_cause_free(&c);
+	hang_report_free(&r);
+	/* a thread inside a call that waits for no thread: no cause, and not "nothing hung" */
+	n = 0;
+	call(0, INIT);
+	add(0, DT_SYNC_ENTER, RECV)->src = DT_SYNC_PROC_NULL;
+	analyze(&r, NULL, &c);
+	CHECK_EQ_INT(c.why, HANG_C_NONE);
+	hang_cause_text(NULL, &r, ev, &c, b, sizeof b);
+	CHECK_EQ_STR(b, "none found (the threads inside calls wait for no thread the record names)");
+	hang_cause_free(&c);
+	hang_report_free(&r);
+	n = 0;
+	call(0, INIT);
+	analyze(&r, NULL, &c);
+	hang_cause_text(NULL, &r, ev, &c, b, sizeof b);
+	CHECK_EQ_STR(b, "none found (no thread stopped inside a call)");
+	hang_cause_free(&c);
+	hang_report_free(&r);
+}
+
 /* Streamed events out of order are refused as the whole record's are: a thread in two
  * traces, a seq that goes back, an event without a process. */
 static void test_stream_refuses(void)
@@ -407,6 +508,7 @@ int main(void)
 	test_held_abort();
 	test_persistent();
 	test_cross_thread();
+	test_unnamed();
 	test_stream_refuses();
 	CHECK_DONE();
 }

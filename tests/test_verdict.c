@@ -182,6 +182,18 @@ static void test_hang_compare(void)
 	hr_compare(n, 6, prefix, 3, &t);
 	CHECK_EQ_INT(t.cmp, HR_PREFIX);
 	CHECK(t.at == 2 && t.nf == 2 && t.ef.func == 0 && t.en.func == 3);
+	/* stopped inside the second call, whose entry has no arguments (an OTF2 archive's: they
+	 * come when the call completes): the same call, a victim */
+	memcpy(prefix, n, sizeof prefix);
+	prefix[2].comm = prefix[2].root = prefix[2].stag = DT_SYNC_NONE;
+	prefix[2].count = DT_SYNC_NONE;
+	hr_compare(n, 6, prefix, 3, &t);
+	CHECK_EQ_INT(t.cmp, HR_PREFIX);
+	CHECK_EQ_INT((int)t.at, 2);
+	/* an argument given where the normal run has it otherwise still departs */
+	prefix[2].root = 1;
+	hr_compare(n, 6, prefix, 3, &t);
+	CHECK_EQ_INT(t.cmp, HR_DIVERGED);
 }
 
 /* An argument every trace making the call changed alike is common (argchange.h); one trace

@@ -277,6 +277,7 @@ static void find(const hang_report *r, const dt_sync_event *ev, size_t n,
 		hung |= r->threads[t].state == HANG_IN_CALL;
 	if (!hung)
 		return;
+	out->inside = 1;
 	out->normal = hr && hr->n;
 	size_t *in = xcalloc(r->nthreads ? r->nthreads : 1, sizeof *in);
 	unsigned char *waits = xcalloc(r->nthreads ? r->nthreads : 1, 1);
@@ -325,8 +326,8 @@ void hang_cause_text(store *s, const hang_report *r, const dt_sync_event *ev,
 	buf[0] = 0;
 	if (c->why == HANG_C_NONE || !c->n) {
 		snprintf(buf, cap, "none found (%s)",
-			 c->why == HANG_C_NONE ? "no thread stopped inside a call"
-					       : "no thread waits for another");
+			 !c->inside ? "no thread stopped inside a call"
+				    : "the threads inside calls wait for no thread the record names");
 		return;
 	}
 	for (size_t i = 0; i < c->n && k < cap; i++) {
@@ -390,10 +391,17 @@ void hang_cause_text(store *s, const hang_report *r, const dt_sync_event *ev,
 	case HANG_C_NEAR: {
 		const hang_near *m = &r->nears[c->near];
 		hang_near_text(r, ev, m, sync_type_name, a, sizeof a);
-		snprintf(buf + k, cap - k,
-			 ": a %s mismatch between threads that wait for each other, %s: one of the "
-			 "two has it wrong",
-			 hang_near_name(m->kind), a);
+		if (m->kind == HANG_NEAR_UNNAMED)
+			snprintf(buf + k, cap - k,
+				 ": a send that no receive took, to a process waiting in a receive, "
+				 "between threads that wait for each other, %s: one of the two has it "
+				 "wrong",
+				 a);
+		else
+			snprintf(buf + k, cap - k,
+				 ": a %s mismatch between threads that wait for each other, %s: one "
+				 "of the two has it wrong",
+				 hang_near_name(m->kind), a);
 		break;
 	}
 	case HANG_C_ODD:

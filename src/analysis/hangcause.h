@@ -13,7 +13,8 @@
  *      returned from MPI_Finalize while others wait for it), the most waited-for first;
  *   5. in a wait-for cycle, the threads in another call than the rest of their cycle (a
  *      collective one rank skipped); a cycle of threads alike is a tie of all of them;
- *   6. else the threads most waited for.
+ *   6. else the threads most waited for; none when the threads inside calls wait for no
+ *      thread the record names.
  * Without a normal run the second step is skipped: a tie the report says it cannot break
  * alone. Pure: a hang report and a comparison in, indices into the report's threads out. */
 #ifndef DT_HANGCAUSE_H
@@ -25,7 +26,8 @@
 #include "order/hang.h"
 
 enum hang_cause_why {
-	HANG_C_NONE = 0,  /* no thread stopped inside a call: nothing hung */
+	HANG_C_NONE = 0,  /* none found: no thread stopped inside a call (nothing hung), or
+			   * those inside calls wait for no thread the record names */
 	HANG_C_DIVERGED,  /* its calls depart from the normal run's */
 	HANG_C_ABORT,     /* it called MPI_Abort, or an MPI error aborted the run there */
 	HANG_C_HELD,      /* others wait for it, it waits for nobody */
@@ -49,6 +51,7 @@ typedef struct hang_cause {
 	size_t odd, usual;    /* COLL: the entry of the first odd member, and of one of the rest */
 	size_t members;       /* COLL: the members of that collective */
 	int normal;           /* compared with a normal run */
+	int inside;           /* a thread stopped inside a call */
 } hang_cause;
 
 /* The first instance of a collective whose members disagree (step 3), found beforehand (a

@@ -43,11 +43,25 @@ const char *hr_field_name(size_t k)
 	return k < HR_NFIELDS ? n[k] : "?";
 }
 
-/* The same call, an argument of it changed as every thread changed it (c) aside. */
+/* An entry with none of the fields (as a call without arguments has it): an OTF2 archive
+ * writes a receive's source and tag and a collective's communicator when the call completes,
+ * so the entry of one that never returned has none of them. It is compared by its call. */
+static int bare(const dt_sync_event *x)
+{
+	for (size_t k = 0; k < HR_NFIELDS; k++)
+		if (field(x, k) != (k < 9 ? DT_SYNC_NONE : 0))
+			return 0;
+	return 1;
+}
+
+/* The same call, an argument of it changed as every thread changed it (c) aside; an entry
+ * without arguments (bare) is the same as any of its call. */
 static int same_call_but(const dt_sync_event *a, const dt_sync_event *b, const ac_set *c)
 {
 	if (a->func != b->func)
 		return 0;
+	if (bare(a) || bare(b))
+		return 1;
 	for (size_t k = 0; k < HR_NFIELDS; k++) {
 		int64_t x = field(a, k), y = field(b, k);
 		if (x != y && !ac_is_common(c, a->func, k, x, y))
@@ -90,7 +104,7 @@ static void see_args(const dt_sync_event *a, size_t na, const dt_sync_event *b, 
 			j++;
 		if (i == na || j == nb || a[i].func != b[j].func)
 			return;
-		for (size_t k = 0; k < HR_NFIELDS; k++)
+		for (size_t k = 0; k < HR_NFIELDS && !bare(&a[i]) && !bare(&b[j]); k++)
 			ac_see(seen, a[i].func, k, field(&a[i], k), field(&b[j], k), trace, 0);
 		i++;
 		j++;
@@ -315,7 +329,7 @@ static int see_stream(cursor *a, cursor *b, size_t trace, ac_set *seen, dt_err *
 			return -1;
 		if (!x || !y || x->func != y->func)
 			return 0;
-		for (size_t k = 0; k < HR_NFIELDS; k++)
+		for (size_t k = 0; k < HR_NFIELDS && !bare(x) && !bare(y); k++)
 			ac_see(seen, x->func, k, field(x, k), field(y, k), trace, 0);
 	}
 }

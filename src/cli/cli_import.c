@@ -287,6 +287,33 @@ static int import_samples(store *s, int64_t run_id, char *const *paths, int n,
 	return 0;
 }
 
+/* The records an OTF2 import left out for their kind, which flag no trace: each trace's note
+ * says how many ("3 records of kinds difftrace does not map (metrics ...) left out"); [0]
+ * those difftrace does not map, [1] those the OTF2 library does not know. */
+static void left_out_kinds(store *s, int64_t run_id, uint64_t n[2])
+{
+	static const char *const what[2] = { " of kinds difftrace does not map",
+					     " of kinds this OTF2 library does not know" };
+	store_trace *t = NULL;
+	size_t nt = 0;
+	dt_err e;
+	dt_err_clear(&e);
+	n[0] = n[1] = 0;
+	if (store_trace_list(s, run_id, &t, &nt, &e))
+		return;
+	for (size_t i = 0; i < nt; i++)
+		for (const char *p = t[i].note; p && *p;) { /* "N record(s) of kinds ...; ..." */
+			char *end;
+			unsigned long long k = strtoull(p, &end, 10);
+			const char *x = strstr(end, " of kinds "), *next = strstr(p, "; ");
+			for (int w = 0; w < 2 && end != p && x && (!next || x < next); w++)
+				if (!strncmp(x, what[w], strlen(what[w])))
+					n[w] += k;
+			p = next ? next + 2 : NULL;
+		}
+	store_traces_free(t, nt);
+}
+
 /* The summary of the run imported as name, on standard output (warnings on standard error). */
 static void import_summary(store *s, const char *name, int quiet, int samples_only,
 			   const struct import_samples *sm)
@@ -317,8 +344,18 @@ static void import_summary(store *s, const char *name, int quiet, int samples_on
 			       sr.format, (long long)sr.ntraces,
 			       cli_count((uint64_t)sr.nevents, a, sizeof a),
 			       cli_bytes(sr.bytes, b, sizeof b));
+			uint64_t lo[2] = { 0, 0 };
+			if (!strcmp(sr.format, "otf2"))
+				left_out_kinds(s, sr.id, lo);
 			if (sr.flags)
-				printf("; flagged: %s (see 'difftrace traces %s')", f, sr.name);
+				printf("; flagged: %s", f);
+			for (int w = 0; w < 2; w++)
+				if (lo[w])
+					printf("; %s record%s of kinds %s left out", cli_count(lo[w], a, sizeof a),
+					       lo[w] == 1 ? "" : "s",
+					       w ? "the OTF2 library does not know" : "difftrace does not map");
+			if (sr.flags || lo[0] || lo[1])
+				printf(" (see 'difftrace traces %s')", sr.name);
 			putchar('\n');
 			if (samples_only)
 				printf("no traces: the program ended or was stopped before its first MPI "

@@ -301,14 +301,36 @@ static size_t thread_of_event(const ctx *c, int32_t p, size_t i)
 	return SIZE_MAX;
 }
 
+/* A collective whose communicator the record does not name (OTF2 writes it when the call
+ * completes; a recorder that could not number it): it counts among no communicator's
+ * collectives, and waits for the MPI thread of every other process not inside the same call
+ * (the members it waits for cannot be told from the others). */
+static void unnamed_coll_edges(ctx *c, size_t t, const dt_sync_event *v)
+{
+	int32_t me = c->r->threads[t].proc;
+	for (int32_t p = 0; p <= c->maxproc; p++) {
+		size_t u = mpi_of(c, p);
+		if (p == me || u == SIZE_MAX)
+			continue;
+		const dt_sync_event *o = open_call(c, u);
+		if (!o || o->func != v->func)
+			edge(c, t, u, HANG_W_COLL);
+	}
+}
+
 /* Edges of a collective (v its entry, or a nonblocking one's exit that thread t waits on):
  * to the members of its communicator that have not entered the same one (the k-th on that
  * communicator, blocking or not), or entered another there. */
 static void coll_edges(ctx *c, size_t t, const dt_sync_event *v)
 {
 	int32_t me = c->r->threads[t].proc;
-	if (v->comm == 1 || v->comm < 0)
-		return; /* MPI_COMM_SELF, or a communicator the recorder could not number */
+	if (v->comm == 1)
+		return; /* MPI_COMM_SELF */
+	if (v->comm < 0) {
+		if (v == open_call(c, t))
+			unnamed_coll_edges(c, t, v);
+		return; /* a nonblocking one's request: which members, not told */
+	}
 	uint64_t k = 0;
 	if (c->kcoll) {
 		k = c->kcoll[v - c->ev];
@@ -329,6 +351,16 @@ static void coll_edges(ctx *c, size_t t, const dt_sync_event *v)
 	for (size_t i = 0; i < m->n; i++)
 		if (m->procs[i] != me)
 			edge(c, t, mpi_of(c, m->procs[i]), HANG_W_COLL);
+}
+
+/* A receive whose source the record does not have: an OTF2 archive writes it when the call
+ * completes, so a receive that never returned has none (nor its tag). An Irecv's request
+ * without a source has no destination either. */
+static int unnamed_source(const ctx *c, const dt_sync_event *v)
+{
+	int k = kind_of(c, v->func);
+	return v->src == DT_SYNC_NONE &&
+	       (k == K_RECV || (k == K_ISTART && v->dest == DT_SYNC_NONE));
 }
 
 static void peer_edge(ctx *c, size_t t, int32_t peer, int why)
@@ -381,8 +413,9 @@ static void wait_edges(ctx *c, size_t t, const dt_sync_event *w)
 			coll_edges(c, t, v);
 			continue;
 		}
-		if (v->src != DT_SYNC_NONE)
-			peer_edge(c, t, v->src, HANG_W_REQUEST);
+		if (v->src != DT_SYNC_NONE || unnamed_source(c, v))
+			peer_edge(c, t, unnamed_source(c, v) ? DT_SYNC_ANY_SOURCE : v->src,
+				  HANG_W_REQUEST);
 		if (v->dest != DT_SYNC_NONE)
 			peer_edge(c, t, v->dest, HANG_W_REQUEST);
 	}
@@ -750,10 +783,18 @@ static void near_one(ctx *c, size_t *cap, size_t t, const dt_sync_event *v,
 {
 	int32_t me = c->r->threads[t].proc, src = v->src, tag = v->rtag;
 	size_t recv = (size_t)(v - c->ev);
+	size_t i;
+	if (unnamed_source(c, v)) {
+		/* what it waits for is not recorded: a send to it that no receive took did not
+		 * fit it, in its source, its tag or its communicator */
+		if ((i = unrec_to(byto, nu, me, -1, -1)) != SIZE_MAX)
+			add_near(c, cap, t, HANG_NEAR_UNNAMED, recv, byto[i].ev);
+		return;
+	}
 	if (src == DT_SYNC_PROC_NULL || src == DT_SYNC_NONE)
 		return;
 	int32_t s = src >= 0 ? src : -1, g = tag >= 0 ? tag : -1;
-	size_t i = unrec_to(byto, nu, me, s, g);
+	i = unrec_to(byto, nu, me, s, g);
 	if (i != SIZE_MAX) {
 		/* it matches: say so only when the sizes differ */
 		const dt_sync_event *x = &c->ev[byto[i].ev];
@@ -853,7 +894,8 @@ static void near_of(ctx *c, hang_msg *snd, size_t nu)
 			size_t before = c->r->nnears;
 			for (size_t q = 0; q < o->n && c->r->nnears == before; q++) {
 				const dt_sync_event *x = &c->ev[o->ev[q]];
-				if ((!v->req || x->req == v->req) && x->src != DT_SYNC_NONE)
+				if ((!v->req || x->req == v->req) &&
+				    (x->src != DT_SYNC_NONE || unnamed_source(c, x)))
 					near_one(c, &cap, t, x, byto, byfrom, nu);
 			}
 		}
@@ -864,7 +906,10 @@ static void near_of(ctx *c, hang_msg *snd, size_t nu)
 
 const char *hang_near_name(int kind)
 {
-	return kind == HANG_NEAR_TAG ? "tag" : kind == HANG_NEAR_PEER ? "peer" : "count";
+	return kind == HANG_NEAR_TAG	 ? "tag"
+	       : kind == HANG_NEAR_PEER	 ? "peer"
+	       : kind == HANG_NEAR_COUNT ? "count"
+					 : "envelope";
 }
 
 static void peer_word(char *b, size_t n, int32_t p)
@@ -893,6 +938,14 @@ void hang_near_text(const hang_report *r, const dt_sync_event *ev, const hang_ne
 	const hang_thread *h = &r->threads[m->thread];
 	const dt_sync_event *v = &ev[m->recv], *x = &ev[m->send];
 	char from[32], tag[32], cw[80] = "", xw[80] = "";
+	if (m->kind == HANG_NEAR_UNNAMED) {
+		snprintf(b, n,
+			 "%" PRId32 ".%" PRId32 " waits for a message whose source and tag the record "
+			 "does not have; %" PRId32 ".%" PRId32 " sent tag %" PRId32 " to %" PRId32
+			 " (unreceived)",
+			 h->proc, h->thread, x->proc, x->thread, x->stag, x->dest);
+		return;
+	}
 	peer_word(from, sizeof from, v->src);
 	if (v->rtag == DT_SYNC_ANY_TAG)
 		snprintf(tag, sizeof tag, "any tag");
@@ -1118,8 +1171,9 @@ static void graph(ctx *c)
 			continue;
 		int k = kind_of(c, v->func);
 		switch (k) {
-		case K_RECV:
-			peer_edge(c, t, v->src, HANG_W_RECV);
+		case K_RECV: /* a source not recorded: any of them, as MPI_ANY_SOURCE */
+			peer_edge(c, t, unnamed_source(c, v) ? DT_SYNC_ANY_SOURCE : v->src,
+				  HANG_W_RECV);
 			if (v->dest != DT_SYNC_NONE)
 				peer_edge(c, t, v->dest, HANG_W_SEND);
 			break;

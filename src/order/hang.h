@@ -5,15 +5,18 @@
  * the innermost call it was inside at the end and which occurrence of that call it was;
  * groups the threads by (call, occurrence) as STAT groups stack traces; and builds a wait-for
  * graph between threads with its cycles:
- *   - a blocking receive (MPI_Recv, MPI_Probe, MPI_Sendrecv) waits for its source, a blocking
- *     send for its destination; MPI_Wait* waits for the peers of the process's requests not
+ *   - a blocking receive (MPI_Recv, MPI_Probe, MPI_Sendrecv) waits for its source (every
+ *     other process when the record lacks it: an OTF2 archive writes it, and the tag, when
+ *     the call completes), a blocking send for its destination; MPI_Wait* waits for the peers of the process's requests not
  *     completed yet, and for a nonblocking collective's request (MPI_Ibarrier ...) for the
  *     members of its communicator not in it;
  *   - a collective waits for the members of its communicator that have not entered the same
  *     collective (the n-th on that communicator, blocking or not) yet; the members of a
  *     communicator made by the program are the processes with events on it and those that
  *     made it (the exit of MPI_Comm_split, _dup, _create, _split_type names it in obj);
- *     MPI_Finalize waits for the processes that are not in it;
+ *     a collective whose communicator the record lacks (OTF2's again) counts on none and
+ *     waits for the processes not inside the same call; MPI_Finalize waits for the
+ *     processes that are not in it;
  *   - a lock or critical-section acquire waits for the thread holding it;
  *   - GOMP_barrier waits for the team members not in the barrier; GOMP_parallel (the join)
  *     for the members that have not finished their part of the region.
@@ -84,6 +87,9 @@ enum hang_near_kind {
 	HANG_NEAR_TAG,   /* from its source, with another tag */
 	HANG_NEAR_PEER,  /* its tag from another process, or from its source to another one */
 	HANG_NEAR_COUNT, /* its source and tag, another count or datatype */
+	HANG_NEAR_UNNAMED, /* a receive whose source and tag the record does not have (an OTF2
+			    * archive's, which writes them when the call completes): a send to
+			    * its process that no receive took did not fit it */
 };
 
 typedef struct hang_near {
@@ -168,7 +174,7 @@ void hang_report_free(hang_report *r);
 size_t hang_pending(const dt_sync_event *ev, size_t n, const char *const *names, size_t nnames,
 		    const hang_report *r, dt_sync_event **out, size_t **thread_of);
 const char *hang_why_name(int why);
-const char *hang_near_name(int kind); /* "tag", "peer", "count" */
+const char *hang_near_name(int kind); /* "tag", "peer", "count", "envelope" */
 /* The index of thread P.T in r->threads (in P.T order), SIZE_MAX when r has none. */
 size_t hang_thread_find(const hang_report *r, int32_t proc, int32_t thread);
 /* A near-match in words, "2.0 waits for tag 11 from 3; 3.0 sent tag 10 to 2 (unreceived)",
