@@ -369,38 +369,6 @@ static int nothing_differs(const struct rank *d)
 	return d->dv.none;
 }
 
-/* The interface's analyses for the diagnosis (diagnosis.h): under its setting, or under every
- * call, computed in the background when they are not cached. */
-static int src_params(tui *t, int every, tui_params *p)
-{
-	*p = *tui_get_params(t);
-	if (every)
-		snprintf(p->filter, sizeof p->filter, "%s", AN_FALLBACK_FILTER);
-	return 0;
-}
-
-static int src_id(void *ctx, const char *run, int every, int64_t *id, dt_err *e)
-{
-	tui *t = ctx;
-	tui_params p;
-	src_params(t, every, &p);
-	int r = tui_analysis_id_as(t, run, &p, id);
-	if (r < 0)
-		dt_errf(e, DT_EDATA, "the analysis of %s could not be read", run);
-	return r;
-}
-
-static int src_get(void *ctx, const char *run, int every, const an_result **out, dt_err *e)
-{
-	tui *t = ctx;
-	tui_params p;
-	src_params(t, every, &p);
-	int r = tui_analysis_as(t, run, &p, out);
-	if (r < 0)
-		dt_errf(e, DT_EDATA, "the analysis of %s could not be read", run);
-	return r;
-}
-
 static struct where where_of(const struct rank *d, size_t cur)
 {
 	struct where w = { L_STATE, { 0, 0 }, { 0, 0 }, 0, 0 };
@@ -489,7 +457,8 @@ static int rank_open(tui *t, view *v)
 		/* the ranking is kept for the next time, unless an analysis is being saved in the
 		 * background: the interface would wait for its write lock */
 		char what[128];
-		const dg_source src = { t, by_id ? src_id : NULL, src_get };
+		dg_source src;
+		tui_diag_source(t, by_id, &src);
 		const dg_opts o = { d->normal, d->faulty, CLU_WARD, 0, 0,
 				    tui_job_progress(t, what, sizeof what) < 0 };
 		int g = dg_rank(tui_store(t), &src, &o, &d->dv, &e);

@@ -4,10 +4,12 @@
 #include <string.h>
 
 #include "analysis/diagnosis.h"
+#include "analysis/diff.h"
 #include "analysis/timing.h"
 #include "analysis/verdict_common.h"
 #include "analysis/verdict_data.h"
 #include "analysis/verdict_own.h"
+#include "store/store_analysis.h"
 #include "util/util.h"
 
 int dg_every_call(const char *alias)
@@ -269,4 +271,69 @@ int dg_outliers(const an_result *r, rank_outlier *out, dt_err *e)
 	free(cls);
 	free(j);
 	return rc;
+}
+
+/* Whether the two traces' entries under one setting (every: every call) differ: 1 with *differs
+ * and alias (the setting's filter), 0 pending, -1. */
+static int pair_differs(store *s, const dg_source *src, const char *const run[2], const int p[2],
+			const int t[2], int every, int *differs, char *alias, size_t cap, dt_err *e)
+{
+	nlr_entry *v[2] = { NULL, NULL };
+	size_t n[2] = { 0, 0 };
+	int rc = -1;
+	for (int i = 0; i < 2; i++) {
+		const an_result *r;
+		int g = (src->objects ? src->objects : src->get)(src->ctx, run[i], every, &r, e);
+		if (g <= 0) {
+			rc = g;
+			goto out;
+		}
+		int obj = analysis_object(r, p[i], t[i]);
+		if (obj < 0) {
+			dt_errf(e, DT_EDATA, "no trace %d.%d in run %s (see 'difftrace traces %s')",
+				p[i], t[i], run[i], run[i]);
+			goto out;
+		}
+		if (store_analysis_get_trace(s, r->meta.id, obj, NULL, NULL, &v[i], &n[i], NULL,
+					     NULL, e))
+			goto out;
+		if (!i)
+			snprintf(alias, cap, "%s", r->filter_alias);
+	}
+	diff_script ds = { 0 };
+	if (diff_nlr(v[0], n[0], v[1], n[1], NULL, &ds, e))
+		goto out;
+	*differs = 0;
+	for (size_t i = 0; i < ds.n; i++)
+		*differs |= ds.h[i].kind != DIFF_SAME;
+	diff_script_free(&ds);
+	rc = 1;
+out:
+	free(v[0]);
+	free(v[1]);
+	return rc;
+}
+
+int dg_diff_setting(store *s, const dg_source *src, const char *const run[2], const int p[2],
+		    const int t[2], enum clu_linkage linkage, int keep, dg_diff *d, dt_err *e)
+{
+	memset(d, 0, sizeof *d);
+	char alias[256], every_alias[256];
+	int differs;
+	int g = pair_differs(s, src, run, p, t, 0, &differs, alias, sizeof alias, e);
+	if (g <= 0 || differs)
+		return g;
+	if (!dg_every_call(alias)) {
+		g = pair_differs(s, src, run, p, t, 1, &differs, every_alias, sizeof every_alias, e);
+		if (g <= 0)
+			return g;
+		if (differs) {
+			d->every = 1;
+			snprintf(d->blind, sizeof d->blind, "%s", alias);
+			return 1;
+		}
+	}
+	(void)linkage;
+	(void)keep;
+	return 1;
 }

@@ -39,6 +39,9 @@ typedef struct dg_source {
 	int (*id)(void *ctx, const char *run, int every, int64_t *id, dt_err *e);
 	/* The analysis loaded whole; it is the source's, and must outlive the verdict. */
 	int (*get)(void *ctx, const char *run, int every, const an_result **r, dt_err *e);
+	/* The analysis with its traces at least (analysis_load_objects), for what needs only
+	 * them (a diff); NULL: get. */
+	int (*objects)(void *ctx, const char *run, int every, const an_result **r, dt_err *e);
 } dg_source;
 
 typedef struct dg_opts {
@@ -74,6 +77,23 @@ typedef struct dg_verdict {
  * analyses are being computed elsewhere (nothing to free), -1 on error. */
 int dg_rank(store *s, const dg_source *src, const dg_opts *o, dg_verdict *v, dt_err *e);
 void dg_free(dg_verdict *v);
+
+/* The setting a diff of two traces is shown under when none was asked for (`diff` without
+ * --filter, the interface's :diff and the diff opened on a ranked trace) (difftrace(1) under
+ * diff):
+ *   - the setting's filter sees the two differ: that setting;
+ *   - it sees them identical, and every call (AN_FALLBACK_FILTER) does not: every call, as
+ *     rank ranks them when its filter is blind (every 1, blind the setting's filter). */
+typedef struct dg_diff {
+	int every;       /* shown under every call */
+	char blind[256]; /* then the setting's filter, which saw the two traces identical */
+} dg_diff;
+
+/* The decision above for run[0]:p[0].t[0] against run[1]:p[1].t[1], the analyses from src
+ * (linkage and keep as in dg_opts, for the verdict). 1 with *d, 0 while an analysis is being
+ * computed elsewhere, -1 on error (a trace that does not exist: e says which). */
+int dg_diff_setting(store *s, const dg_source *src, const char *const run[2], const int p[2],
+		    const int t[2], enum clu_linkage linkage, int keep, dg_diff *d, dt_err *e);
 
 /* One run alone (rank --run): its r->n traces in out, least like their own class first
  * (rank_outliers over the analysis's classes). 0, or -1 (e set). */
