@@ -12,7 +12,9 @@
  * Opened without a setting (view_diff_open: :diff, Enter on a trace ranked under the
  * interface's filter), the traces are shown under the one the diagnosis chooses, as `diff`
  * without --filter shows them (dg_diff_setting): every call when the interface's filter sees
- * them identical and every call does not, the header naming that filter. */
+ * them identical and every call does not, the header naming that filter; and two traces whose
+ * calls are alike under every filter, which rank puts first for their data or their time, say
+ * so in the header instead of "identical". */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <curses.h>
 #include <pcre2.h>
@@ -89,7 +91,8 @@ struct diff {
 	int own_as;
 	uint64_t *len[2];      /* and how many it stands for */
 	/* No setting passed: the one the diagnosis chose (dg_diff_setting) for the interface's
-	 * parameters asked, every call when its filter saw the traces identical. */
+	 * parameters asked, every call when its filter saw the traces identical, and what rank
+	 * found of traces whose calls are alike. */
 	dg_diff dd;
 	int decided;
 	tui_params asked;
@@ -367,6 +370,7 @@ static int decide(tui *t, struct diff *d)
 	tui_diag_source(t, !store_readonly(d->s), &src);
 	const char *const run[2] = { d->run[0], d->run[1] };
 	char what[128];
+	/* the verdict's ranking is kept unless an analysis is being saved in the background */
 	int g = dg_diff_setting(d->s, &src, run, d->p, d->t, CLU_WARD,
 				tui_job_progress(t, what, sizeof what) < 0, &d->dd, &e);
 	if (g < 0)
@@ -693,6 +697,8 @@ static void diff_header(tui *t, view *v, tui_out *o)
 	if (ch + d->st.left + d->st.right)
 		out_printf(o, ST_HEADER, ":  %zu changed, %zu only left, %zu only right", ch, d->st.left,
 			   d->st.right);
+	else if (!d->own_as && d->dd.found[0])
+		out_printf(o, ST_WARN, ":  %s", d->dd.found);
 	else
 		out_text(o, ST_HEADER, ":  identical");
 	if (!d->own_as && d->dd.every)

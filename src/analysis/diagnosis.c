@@ -314,6 +314,35 @@ out:
 	return rc;
 }
 
+/* What the verdict of run[1] against run[0] found of trace P.T when its calls are alike: its
+ * sent data, its time (vd_same_reason), into d->found. 1, or 0 pending; a verdict that cannot
+ * be made (a sync record that cannot be read) leaves the diff as it is, and says nothing. */
+static int verdict_of(store *s, const dg_source *src, const char *const run[2], int p, int t,
+		      enum clu_linkage linkage, int keep, dg_diff *d)
+{
+	const dg_opts o = { run[0], run[1], linkage, 0, 0, keep };
+	dg_verdict v;
+	dt_err e;
+	dt_err_clear(&e);
+	int g = dg_rank(s, src, &o, &v, &e);
+	if (g <= 0)
+		return g < 0 ? 1 : 0;
+	const dg_ranked *u = v.use;
+	for (size_t q = 0; q < u->k.v.n; q++) {
+		const vd_item *x = &u->k.v.it[q];
+		rank_key k = u->k.j.keys[x->i];
+		if (k.proc != p || k.thread != t)
+			continue;
+		static const char head[] = "calls identical under every filter; ";
+		snprintf(d->found, sizeof d->found, "%s", head);
+		if (!vd_same_reason(s, x, d->found + strlen(head), sizeof d->found - strlen(head)))
+			d->found[0] = 0;
+		break;
+	}
+	dg_free(&v);
+	return 1;
+}
+
 int dg_diff_setting(store *s, const dg_source *src, const char *const run[2], const int p[2],
 		    const int t[2], enum clu_linkage linkage, int keep, dg_diff *d, dt_err *e)
 {
@@ -333,7 +362,8 @@ int dg_diff_setting(store *s, const dg_source *src, const char *const run[2], co
 			return 1;
 		}
 	}
-	(void)linkage;
-	(void)keep;
+	/* the same trace of two runs: rank's verdict on it */
+	if (strcmp(run[0], run[1]) && p[0] == p[1] && t[0] == t[1])
+		return verdict_of(s, src, run, p[0], t[0], linkage, keep, d);
 	return 1;
 }

@@ -79,14 +79,20 @@ int dg_rank(store *s, const dg_source *src, const dg_opts *o, dg_verdict *v, dt_
 void dg_free(dg_verdict *v);
 
 /* The setting a diff of two traces is shown under when none was asked for (`diff` without
- * --filter, the interface's :diff and the diff opened on a ranked trace) (difftrace(1) under
- * diff):
+ * --filter, the interface's :diff and the diff opened on a ranked trace), and what it says of
+ * two traces whose calls are alike (difftrace(1) under diff):
  *   - the setting's filter sees the two differ: that setting;
  *   - it sees them identical, and every call (AN_FALLBACK_FILTER) does not: every call, as
- *     rank ranks them when its filter is blind (every 1, blind the setting's filter). */
+ *     rank ranks them when its filter is blind (every 1, blind the setting's filter);
+ *   - every call sees them identical too: the same trace P.T of two runs may still be the one
+ *     rank puts first for the data it sent or for its time (rules 5 and 6 of dg_rank, run[0]
+ *     the normal run): found says so ("calls identical under every filter; sent data
+ *     differs: MPI_Send to 1 tag 5, the 1st, first in causal order"). */
 typedef struct dg_diff {
 	int every;       /* shown under every call */
 	char blind[256]; /* then the setting's filter, which saw the two traces identical */
+	char found[640]; /* identical under every call: what rank's verdict found of the trace,
+			    else "" */
 } dg_diff;
 
 /* The decision above for run[0]:p[0].t[0] against run[1]:p[1].t[1], the analyses from src

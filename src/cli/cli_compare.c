@@ -62,7 +62,9 @@ static const char diff_help[] =
 	"\n"
 	"Without --filter, two traces the default filter sees as identical are compared under\n"
 	"every call (filter everything) when that sees a difference, as rank ranks them: a first\n"
-	"line (\"filter\" and \"filter_blind\" in JSON) says so.\n"
+	"line (\"filter\" and \"filter_blind\" in JSON) says so. The same trace of two runs,\n"
+	"identical under every call too, that rank puts first for its sent data or its time\n"
+	"says what rank found instead of (identical) (\"verdict\" in JSON).\n"
 	"A call whose function the binary's debug information (-g) places in the source shows\n"
 	"where it is defined: NAME @FILE:LINE (the file's last component; in JSON \"file\" and\n"
 	"\"line\" with the whole path).\n"
@@ -406,7 +408,7 @@ static const char *const hunk_kind[] = { "same", "only_a", "only_b", "count" };
 static void diff_json(store *s, const store_srclines *const lines[2], const nlr_table *t,
 		      const char *const run[2], const int p[2], const int th[2],
 		      nlr_entry *const v[2], const size_t n[2], const diff_script *ds,
-		      const char *filter, const char *blind)
+		      const char *filter, const char *blind, const char *found)
 {
 	diff_row *rows;
 	size_t nrows;
@@ -426,6 +428,11 @@ static void diff_json(store *s, const store_srclines *const lines[2], const nlr_
 	printf(", \"filter_blind\": ");
 	if (blind)
 		cli_json_str(blind);
+	else
+		printf("null");
+	printf(", \"verdict\": ");
+	if (found)
+		cli_json_str(found);
 	else
 		printf("null");
 	printf(",\n \"changed\": %zu, \"only_a\": %zu, \"only_b\": %zu, \"identical\": %s,",
@@ -603,7 +610,8 @@ int cmd_diff(cli *c, int argc, char **argv)
 		goto out;
 	src.s = s;
 	/* No filter asked for: the setting the diagnosis chooses (diagnosis.h), as rank ranks the
-	 * traces: every call when the filter sees no difference. */
+	 * traces: every call when the filter sees no difference, and what the verdict found of
+	 * traces whose calls are alike under every filter. */
 	if (!a.p.filter && !a.p.nfilter_files) {
 		const dg_source from = { &src, cli_src_id, cli_src_get, NULL };
 		const char *const rr[2] = { run[0], run[1] };
@@ -613,6 +621,7 @@ int cmd_diff(cli *c, int argc, char **argv)
 	if (diff_load(&src, dd.every, run, p, t, res, v, n, &ds, &e))
 		goto out;
 	const char *blind = dd.blind[0] ? dd.blind : NULL;
+	const char *found = dd.found[0] ? dd.found : NULL;
 	if (!(loops = store_loops(s, &e)))
 		goto out;
 	diff_k_hints(loops, run, p, t, res, v, n);
@@ -635,10 +644,13 @@ int cmd_diff(cli *c, int argc, char **argv)
 		printf("# filter %s sees no difference between these traces; every call does: shown "
 		       "under filter " AN_FALLBACK_FILTER " (as rank ranks them; --filter chooses)\n",
 		       esc_str(blind, en[0], sizeof en[0]));
+	if (found && d.style != 'j' && d.style != 'y')
+		printf("# %s\n", found); /* side by side: in its header, for "identical" */
+	d.r.same = found;
 	if (d.style == 'j') {
 		const char *const rn[2] = { run[0], run[1] };
 		diff_json(s, (const store_srclines *const *)lines, loops, rn, p, t, v, n, &ds,
-			  res[0]->filter_alias, blind);
+			  res[0]->filter_alias, blind, found);
 		if (ferror(stdout)) {
 			dt_errf(&e, DT_EDATA, "cannot write the diff: output error");
 			goto out;
