@@ -1,5 +1,6 @@
 /* diagnosis.c: the verdict of a faulty run against a normal one (diagnosis.h), for `rank` and
  * the interface's ranking view alike. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -183,6 +184,51 @@ static void input_is_common(vd_rank *v)
 	vd_order(v->it, v->n);
 }
 
+/* The order by JSM_D row sums (--score jsmd, the paper's; jsmd-self, with the self term):
+ * running traces first, as items with tied positions. */
+static void jsmd_items(rank_jsmd *j, vd_rank *v, int self)
+{
+	if (!self)
+		rank_jsmd_pure(j);
+	rank_item *it = xmalloc((j->n ? j->n : 1) * sizeof *it);
+	size_t m = rank_order(j, j->n, it);
+	vd_item *o = xmalloc((m ? m : 1) * sizeof *o);
+	for (size_t r = 0; r < m; r++) {
+		for (size_t q = 0; q < v->n; q++)
+			if (v->it[q].i == it[r].i)
+				o[r] = v->it[q];
+		if (!self)
+			o[r].rowsum = it[r].score;
+		o[r].score = o[r].rowsum;
+		int tie = r && nearbyint(o[r].score * 1e9) == nearbyint(o[r - 1].score * 1e9) &&
+			  o[r].running == o[r - 1].running;
+		o[r].pos = tie ? o[r - 1].pos : r + 1;
+	}
+	free(v->it);
+	v->it = o;
+	v->n = m;
+	free(it);
+}
+
+/* What the front-ends list of the ranking shown u: its traces in JSM_D's order under --score
+ * jsmd, and the pairs whose similarity changed (v->pairs). */
+static void shown(const dg_opts *o, dg_ranked *u, dg_verdict *v)
+{
+	if (o->jsmd)
+		jsmd_items(&u->k.j, &u->k.v, o->self);
+	size_t np;
+	v->pairs = xmalloc((o->pairs ? o->pairs : 1) * sizeof *v->pairs);
+	if (u->k.j.cd) { /* JSM_D whole */
+		np = rank_jsmd_top_pairs(&u->k.j, o->pairs, v->pairs);
+	} else { /* the cache's, the first of the same order */
+		np = o->pairs < u->k.npairs ? o->pairs : u->k.npairs;
+		memcpy(v->pairs, u->k.pairs, np * sizeof *v->pairs);
+	}
+	while (np && v->pairs[np - 1].score <= 1e-12)
+		np--; /* pairs whose similarity did not change are not listed */
+	v->npairs = np;
+}
+
 int dg_rank(store *s, const dg_source *src, const dg_opts *o, dg_verdict *v, dt_err *e)
 {
 	memset(v, 0, sizeof *v);
@@ -248,6 +294,7 @@ int dg_rank(store *s, const dg_source *src, const dg_opts *o, dg_verdict *v, dt_
 		else if (g5) /* the change every trace made is the input, the slow one the bug */
 			input_is_common(&u->k.v);
 	}
+	shown(o, v->use == &v->every ? &v->every : &v->set, v);
 	return 1;
 fail:
 	dg_free(v);
@@ -258,6 +305,9 @@ void dg_free(dg_verdict *v)
 {
 	ranked_free(&v->set);
 	ranked_free(&v->every);
+	free(v->pairs);
+	v->pairs = NULL;
+	v->npairs = 0;
 	v->use = NULL;
 }
 
@@ -320,7 +370,7 @@ out:
 static int verdict_of(store *s, const dg_source *src, const char *const run[2], int p, int t,
 		      enum clu_linkage linkage, int keep, dg_diff *d)
 {
-	const dg_opts o = { run[0], run[1], linkage, 0, 0, keep };
+	const dg_opts o = { .normal = run[0], .faulty = run[1], .linkage = linkage, .keep = keep };
 	dg_verdict v;
 	dt_err e;
 	dt_err_clear(&e);

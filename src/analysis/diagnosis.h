@@ -16,7 +16,9 @@
  *   4. the filter singles out no trace (verdict_own.h): the calls it drops are compared and
  *      order each class (other names the filter);
  *   5. no calls differ at all: the traces whose own functions took longer than their peers'
- *      (timing.h) come first, with the function and its factor (v->use->k.v.nslow).
+ *      (timing.h) come first, with the function and its factor (v->use->k.v.nslow);
+ * Then what is listed: under --score jsmd the traces in JSM_D's order, and the pairs whose
+ * similarity changed (v->pairs), so that the front-ends only print them.
  * An analysis the front-end computes elsewhere (the interface's background) is reported as
  * pending, and the verdict is the filter's until it is there. */
 #ifndef DT_DIAGNOSIS_H
@@ -47,9 +49,13 @@ typedef struct dg_source {
 typedef struct dg_opts {
 	const char *normal, *faulty;
 	enum clu_linkage linkage;
-	int jsmd;   /* --score jsmd: stays under the setting's filter when it is blind */
+	/* --score jsmd: stays under the setting's filter when it is blind, and the traces are in
+	 * the order of JSM_D's row sums (rank_order, running traces first; needs matrix), ties
+	 * sharing a position; self (jsmd-self): each row sum plus the trace's own change */
+	int jsmd, self;
 	int matrix; /* JSM_D is needed whole (its full order, more pairs than the cache keeps) */
 	int keep;   /* keep a ranking computed in the store's cache */
+	size_t pairs; /* the pairs the front-end lists, at most */
 } dg_opts;
 
 /* One ranking of the two runs under one filter. */
@@ -71,6 +77,12 @@ typedef struct dg_verdict {
 	char other[256];      /* the filter whose dropped calls ordered the classes (rule 3) */
 	int pending;          /* an analysis of every call is being computed: rules 2-3 wait */
 	int none;             /* no difference found in the ranking shown */
+	/* The pairs of the ranking shown whose similarity changed (JSM_D above 1e-12), at most
+	 * o->pairs, in rank_jsmd_top_pairs's order: from JSM_D when the ranking has it whole
+	 * (matrix), else the first of the cache's, pairs[q] then being use->k.pairs[q] (with its
+	 * pair_jn and pair_jf). */
+	rank_pair *pairs;
+	size_t npairs;
 } dg_verdict;
 
 /* The verdict of o->faulty against o->normal: 1 with *v (dg_free it), 0 while the setting's own

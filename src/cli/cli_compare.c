@@ -754,32 +754,6 @@ static int needs_matrix(const struct rank_opts *ro)
 	return ro->jsmd || ro->top > RANK_CACHE_PAIRS;
 }
 
-/* The order by JSM_D row sums (--score jsmd, the paper's; jsmd-self, with the self term):
- * running traces first, as items with tied positions. */
-static void jsmd_items(rank_jsmd *j, vd_rank *v, int self)
-{
-	if (!self)
-		rank_jsmd_pure(j);
-	rank_item *it = xmalloc((j->n ? j->n : 1) * sizeof *it);
-	size_t m = rank_order(j, j->n, it);
-	vd_item *o = xmalloc((m ? m : 1) * sizeof *o);
-	for (size_t r = 0; r < m; r++) {
-		for (size_t q = 0; q < v->n; q++)
-			if (v->it[q].i == it[r].i)
-				o[r] = v->it[q];
-		if (!self)
-			o[r].rowsum = it[r].score;
-		o[r].score = o[r].rowsum;
-		int tie = r && nearbyint(o[r].score * 1e9) == nearbyint(o[r - 1].score * 1e9) &&
-			  o[r].running == o[r - 1].running;
-		o[r].pos = tie ? o[r - 1].pos : r + 1;
-	}
-	free(v->it);
-	v->it = o;
-	v->n = m;
-	free(it);
-}
-
 static const char *change_word(int c)
 {
 	return c == VD_DIVERGED ? "diverged" : c == VD_STOPPED ? "stopped-early" : "identical";
@@ -1020,22 +994,9 @@ static int rank_text(const struct rank_view *r, dt_err *e)
 		       r->own_calls ? "each with its other calls changed first, " : "");
 	}
 	rank_rows_out(r->s, r->use, r->top, 't');
-	rank_pair *pr = xmalloc((r->top ? r->top : 1) * sizeof *pr);
-	size_t np;
-	if (k->j.cd) { /* JSM_D whole */
-		np = rank_jsmd_top_pairs(&k->j, r->top, pr);
-	} else { /* the cache's, the first of the same order */
-		np = r->top < k->npairs ? r->top : k->npairs;
-		memcpy(pr, k->pairs, np * sizeof *pr);
-	}
-	while (np && pr[np - 1].score <= 1e-12)
-		np--; /* pairs whose similarity did not change are not listed */
+	size_t np = r->top < r->dv->npairs ? r->top : r->dv->npairs;
 	printf("\nmost changed pairs (JSM_D):\n");
-	int w = rank_pairs_render(stdout, pr, np, k->j.keys, e);
-	free(pr);
-	if (w)
-		return -1;
-	return 0;
+	return rank_pairs_render(stdout, r->dv->pairs, np, k->j.keys, e) ? -1 : 0;
 }
 
 static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
@@ -1045,15 +1006,15 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 	src.s = s;
 	src.a = a;
 	const dg_source from = { &src, cli_src_id, cli_src_get, NULL };
-	const dg_opts o = { ro->normal, ro->faulty, a->p.linkage, ro->jsmd, needs_matrix(ro), 1 };
+	const dg_opts o = { .normal = ro->normal, .faulty = ro->faulty, .linkage = a->p.linkage,
+			    .jsmd = ro->jsmd, .self = ro->self, .matrix = needs_matrix(ro), .keep = 1,
+			    .pairs = (size_t)ro->top };
 	dg_verdict dv;
 	if (dg_rank(s, &from, &o, &dv, e) != 1) {
 		cli_src_free(&src);
 		return -1;
 	}
-	dg_ranked *use = dv.use == &dv.every ? &dv.every : &dv.set;
-	if (ro->jsmd)
-		jsmd_items(&use->k.j, &use->k.v, ro->self);
+	const dg_ranked *use = dv.use;
 	struct rank_view r = { s, a, ro, &dv, use, dv.blind[0] ? dv.blind : NULL,
 			       dv.other[0] ? dv.other : NULL, use->k.j.n, 0, dv.none,
 			       use->k.bscore, "" };
