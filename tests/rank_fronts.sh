@@ -3,8 +3,8 @@
 # interface's ranking view (headless) give the same order, positions and reasons on the same
 # stores: a blind filter (only the program's own functions changed), a communication change,
 # a tie among MPI_Test noise broken by the calls the filter drops, and a hung run with a
-# hang-safe record; the diff of the trace they put first is not identical, from the command
-# line or the view. After
+# hang-safe record; their pairs whose similarity changed too; the diff of the trace they put
+# first is not identical, from the command line or the view. After
 # the view ranked under every call and a diff was opened from it, `:rank` of another pair in
 # the same session is what `difftrace rank` says of that pair. The sweep table: `rank --sweep`
 # and the view's table over the settings it cached give the same rows (B-score, processes and
@@ -68,6 +68,19 @@ same() { # NORMAL FAULTY WHAT
 	diff "$T/cli" "$T/view" > "$T/d" || fail "$3: rank and the view differ: $(cat "$T/d")"
 }
 
+# pairs NORMAL FAULTY WHAT: rank's pairs (as many as it lists traces) are the view's first, in
+# $T/screen; neither lists a pair whose similarity did not change
+pairs() {
+	expect_status 0 "$DT" rank --top 100 "$1" "$2"
+	sed -n '/^most changed pairs/,$p' "$T/out" | awk 'NR > 2 { print $1, $2, $3, $4 }' > "$T/pc"
+	awk '/# PAIR/ { on = 1; next } on && !NF { exit } on { sub(/^>/, ""); print $1, $2, $3, $4 }' \
+		"$T/screen" | head -n "$(wc -l < "$T/pc")" > "$T/pv"
+	diff "$T/pc" "$T/pv" > "$T/d" || fail "$3: rank's pairs and the view's differ: $(cat "$T/d")"
+	grep -q ' 0\.000$' "$T/pc" "$T/pv" && fail "$3: a pair that did not change: $(cat "$T/screen")"
+	[ "$2" != order ] || [ "$(wc -l < "$T/pc")" = 3 ] || fail "$3: rank's pairs: $(cat "$T/out")"
+	return 0
+}
+
 for pair in "normal own blind filter" "normal order communication" "nn nx own-calls tie" \
 	"sn sh hung run"; do
 	set -- $pair
@@ -75,6 +88,7 @@ for pair in "normal own blind filter" "normal order communication" "nn nx own-ca
 	shift 2
 	view : "\"rank $n $f\"" Enter wait
 	same "$n" "$f" "$*"
+	pairs "$n" "$f" "$*"
 	# the diff of the trace both put first is never identical, from either
 	first=$(head -1 "$T/cli" | cut -d' ' -f2)
 	expect_status 0 "$DT" diff "$n:$first" "$f:$first"

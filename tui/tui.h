@@ -146,6 +146,10 @@ int tui_analysis_id_as(tui *t, const char *run, const tui_params *p, int64_t *id
  * same return values and lifetime as tui_analysis. */
 int tui_analysis_objects(tui *t, const char *run, const an_result **r);
 int tui_analysis_objects_as(tui *t, const char *run, const tui_params *p, const an_result **r);
+/* The interface's analyses as the diagnosis takes them (diagnosis.h): under the current
+ * parameters, or under every call; by_id 0: no ids (a read-only store keeps no ranking). */
+struct dg_source;
+void tui_diag_source(tui *t, int by_id, struct dg_source *out);
 /* Progress of the background job: -1 when none, else 0..100. */
 int tui_job_progress(tui *t, char *what, size_t n);
 /* 1 while the background analysis waits for the store's write lock (another program writes). */
@@ -220,8 +224,9 @@ int view_trace_open_as(tui *t, const tui_params *as, const char *run, int p, int
 int view_lattice_open(tui *t, const char *run);
 int view_rank_open(tui *t, const char *normal, const char *faulty);
 int view_diff_open(tui *t, const char *run_a, int pa, int ta, const char *run_b, int pb, int tb);
-/* The same under the setting as (NULL: the interface's), which the view keeps: a diff opened
- * from a ranking made under another filter than the interface's. */
+/* The same under the setting as, which the view keeps: a diff opened from a ranking made under
+ * another filter than the interface's. NULL (view_diff_open): the one the diagnosis chooses
+ * for the interface's (dg_diff_setting), as `diff` without --filter. */
 int view_diff_open_as(tui *t, const tui_params *as, const char *run_a, int pa, int ta,
 		      const char *run_b, int pb, int tb);
 int view_report_open(tui *t, const char *run_a, int pa, int ta, const char *run_b, int pb, int tb);

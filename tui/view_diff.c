@@ -7,7 +7,14 @@
  * is shown under it on both sides, indented, nested loops too. Long common runs can be folded
  * into "... N identical entries ..." lines. Search (/ ? n N) looks in both panes, the focused
  * one (Tab) first on each line, and says which pane matched; H L and Left Right scroll the
- * focused pane sideways (as in tig's diff view; q and h go back). */
+ * focused pane sideways (as in tig's diff view; q and h go back).
+ *
+ * Opened without a setting (view_diff_open: :diff, Enter on a trace ranked under the
+ * interface's filter), the traces are shown under the one the diagnosis chooses, as `diff`
+ * without --filter shows them (dg_diff_setting): every call when the interface's filter sees
+ * them identical and every call does not, the header naming that filter; and two traces whose
+ * calls are alike under every filter, which rank puts first for their data or their time, say
+ * so in the header instead of "identical". */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <curses.h>
 #include <pcre2.h>
@@ -15,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/diagnosis.h"
 #include "analysis/diff.h"
 #include "analysis/evtimes.h"
 #include "analysis/nlr.h"
@@ -82,6 +90,12 @@ struct diff {
 				  made under another), else the interface's */
 	int own_as;
 	uint64_t *len[2];      /* and how many it stands for */
+	/* No setting passed: the one the diagnosis chose (dg_diff_setting) for the interface's
+	 * parameters asked, every call when its filter saw the traces identical, and what rank
+	 * found of traces whose calls are alike. */
+	dg_diff dd;
+	int decided;
+	tui_params asked;
 };
 
 static const tui_keyhelp keys[] = {
@@ -341,14 +355,50 @@ static void relayout(struct diff *d, view *v)
 	v->cur = state ? 0 : line_of_row(d, row);
 }
 
+/* The setting of a diff opened without one, as `diff` without --filter chooses it
+ * (dg_diff_setting), made again when the interface's parameters changed: 1, 0 while analyses
+ * are being computed, -1 with d->err set. */
+static int decide(tui *t, struct diff *d)
+{
+	const tui_params *tp = tui_get_params(t);
+	if (d->decided && !memcmp(&d->asked, tp, sizeof *tp))
+		return 1;
+	d->decided = 0;
+	dt_err e;
+	dt_err_clear(&e);
+	dg_source src;
+	tui_diag_source(t, !store_readonly(d->s), &src);
+	const char *const run[2] = { d->run[0], d->run[1] };
+	char what[128];
+	/* the verdict's ranking is kept unless an analysis is being saved in the background */
+	int g = dg_diff_setting(d->s, &src, run, d->p, d->t, CLU_WARD,
+				tui_job_progress(t, what, sizeof what) < 0, &d->dd, &e);
+	if (g < 0)
+		snprintf(d->err, sizeof d->err, "%s", e.msg);
+	if (g == 1) {
+		d->decided = 1;
+		d->asked = *tp;
+	}
+	return g;
+}
+
 static int diff_open(tui *t, view *v)
 {
 	struct diff *d = v->data;
 	const an_result *r[2] = { NULL, NULL };
 	/* the traces' rows are all it needs of the analyses: not their matrices */
 	const tui_params *tp = d->own_as ? &d->as : tui_get_params(t);
-	int sa = tui_analysis_objects_as(t, d->run[0], tp, &r[0]);
-	int sb = tui_analysis_objects_as(t, d->run[1], tp, &r[1]);
+	tui_params every;
+	int sd = d->own_as ? 1 : decide(t, d), sa = sd, sb = sd;
+	if (sd == 1 && !d->own_as && d->dd.every) {
+		every = *tp;
+		snprintf(every.filter, sizeof every.filter, "%s", AN_FALLBACK_FILTER);
+		tp = &every;
+	}
+	if (sd == 1) {
+		sa = tui_analysis_objects_as(t, d->run[0], tp, &r[0]);
+		sb = tui_analysis_objects_as(t, d->run[1], tp, &r[1]);
+	}
 	if (sa == 1 && sb == 1 && d->state == 1 && r[0] == d->r[0] && r[1] == d->r[1]) {
 		relayout(d, v); /* the same analyses: keep what is open and where the cursor is */
 		return 0;
@@ -356,7 +406,7 @@ static int diff_open(tui *t, view *v)
 	data_free(d);
 	d->ndl = 0;
 	d->state = sa < 0 || sb < 0 ? -1 : sa == 1 && sb == 1 ? 1 : 0;
-	if (d->state < 0)
+	if (d->state < 0 && sd == 1)
 		snprintf(d->err, sizeof d->err, "no diff: the analysis of %s failed",
 			 sa < 0 ? d->run[0] : d->run[1]);
 	if (d->state == 1 && load(d, r)) {
@@ -364,7 +414,8 @@ static int diff_open(tui *t, view *v)
 		d->state = -1;
 	}
 	if (d->state < 0 && !d->opened) {
-		if (sa >= 0 && sb >= 0) /* else tui_analysis said why */
+		/* else tui_analysis said why */
+		if ((sa >= 0 && sb >= 0) || (sd < 0 && strncmp(d->err, "the analysis of ", 16)))
 			tui_msg(t, ST_WARN, "%s", d->err);
 		return -1;
 	}
@@ -646,8 +697,14 @@ static void diff_header(tui *t, view *v, tui_out *o)
 	if (ch + d->st.left + d->st.right)
 		out_printf(o, ST_HEADER, ":  %zu changed, %zu only left, %zu only right", ch, d->st.left,
 			   d->st.right);
+	else if (!d->own_as && d->dd.found[0])
+		out_printf(o, ST_WARN, ":  %s", d->dd.found);
 	else
 		out_text(o, ST_HEADER, ":  identical");
+	if (!d->own_as && d->dd.every)
+		out_printf(o, ST_WARN,
+			   "  (filter %s sees no difference; every call does: under filter "
+			   AN_FALLBACK_FILTER ")", d->dd.blind);
 }
 
 /* ---- keys ---- */

@@ -112,7 +112,7 @@ struct rank {
 	double b;                  /* NAN: fewer than 3 matched traces */
 	rank_item *it;             /* all matched traces, most changed first */
 	double topscore; /* the largest score, for the bars (running traces may come first) */
-	rank_pair *pr;
+	const rank_pair *pr;       /* dv's pairs */
 	size_t npr;
 	char *only_n, *only_f;     /* compact P.T ranges */
 	struct sweep_row *sw;
@@ -319,7 +319,6 @@ static void comparison_free(struct rank *d)
 	d->have_j = 0;
 	d->k = NULL;
 	free(d->it);
-	free(d->pr);
 	free(d->only_n);
 	free(d->only_f);
 	d->it = NULL;
@@ -355,11 +354,8 @@ static void lay_out(tui *t, struct rank *d)
 	d->topscore = 0;
 	for (size_t i = 0; i < n; i++)
 		d->topscore = d->it[i].score > d->topscore ? d->it[i].score : d->topscore;
-	d->npr = d->k->npairs < PAIRS_MAX ? d->k->npairs : PAIRS_MAX;
-	d->pr = xmalloc(PAIRS_MAX * sizeof *d->pr);
-	memcpy(d->pr, d->k->pairs, d->npr * sizeof *d->pr);
-	while (d->npr && d->pr[d->npr - 1].score <= 1e-12)
-		d->npr--; /* pairs whose similarity did not change are no suspects */
+	d->pr = dv->pairs; /* the diagnosis's: those whose similarity changed */
+	d->npr = dv->npairs;
 	d->only_n = keys_text(d->k->j.only_normal, d->k->j.n_only_normal);
 	d->only_f = keys_text(d->k->j.only_faulty, d->k->j.n_only_faulty);
 }
@@ -367,38 +363,6 @@ static void lay_out(tui *t, struct rank *d)
 static int nothing_differs(const struct rank *d)
 {
 	return d->dv.none;
-}
-
-/* The interface's analyses for the diagnosis (diagnosis.h): under its setting, or under every
- * call, computed in the background when they are not cached. */
-static int src_params(tui *t, int every, tui_params *p)
-{
-	*p = *tui_get_params(t);
-	if (every)
-		snprintf(p->filter, sizeof p->filter, "%s", AN_FALLBACK_FILTER);
-	return 0;
-}
-
-static int src_id(void *ctx, const char *run, int every, int64_t *id, dt_err *e)
-{
-	tui *t = ctx;
-	tui_params p;
-	src_params(t, every, &p);
-	int r = tui_analysis_id_as(t, run, &p, id);
-	if (r < 0)
-		dt_errf(e, DT_EDATA, "the analysis of %s could not be read", run);
-	return r;
-}
-
-static int src_get(void *ctx, const char *run, int every, const an_result **out, dt_err *e)
-{
-	tui *t = ctx;
-	tui_params p;
-	src_params(t, every, &p);
-	int r = tui_analysis_as(t, run, &p, out);
-	if (r < 0)
-		dt_errf(e, DT_EDATA, "the analysis of %s could not be read", run);
-	return r;
 }
 
 static struct where where_of(const struct rank *d, size_t cur)
@@ -489,9 +453,11 @@ static int rank_open(tui *t, view *v)
 		/* the ranking is kept for the next time, unless an analysis is being saved in the
 		 * background: the interface would wait for its write lock */
 		char what[128];
-		const dg_source src = { t, by_id ? src_id : NULL, src_get };
-		const dg_opts o = { d->normal, d->faulty, CLU_WARD, 0, 0,
-				    tui_job_progress(t, what, sizeof what) < 0 };
+		dg_source src;
+		tui_diag_source(t, by_id, &src);
+		const dg_opts o = { .normal = d->normal, .faulty = d->faulty, .linkage = CLU_WARD,
+				    .keep = tui_job_progress(t, what, sizeof what) < 0,
+				    .pairs = PAIRS_MAX };
 		int g = dg_rank(tui_store(t), &src, &o, &d->dv, &e);
 		if (g == 0) /* the analyses were there a moment ago: shown when they are again */
 			g = dt_errf(&e, DT_EDATA, "the analyses of %s and %s are being computed",

@@ -1,13 +1,16 @@
 /* diagnosis.c: the verdict of a faulty run against a normal one (diagnosis.h), for `rank` and
  * the interface's ranking view alike. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/diagnosis.h"
+#include "analysis/diff.h"
 #include "analysis/timing.h"
 #include "analysis/verdict_common.h"
 #include "analysis/verdict_data.h"
 #include "analysis/verdict_own.h"
+#include "store/store_analysis.h"
 #include "util/util.h"
 
 int dg_every_call(const char *alias)
@@ -181,6 +184,51 @@ static void input_is_common(vd_rank *v)
 	vd_order(v->it, v->n);
 }
 
+/* The order by JSM_D row sums (--score jsmd, the paper's; jsmd-self, with the self term):
+ * running traces first, as items with tied positions. */
+static void jsmd_items(rank_jsmd *j, vd_rank *v, int self)
+{
+	if (!self)
+		rank_jsmd_pure(j);
+	rank_item *it = xmalloc((j->n ? j->n : 1) * sizeof *it);
+	size_t m = rank_order(j, j->n, it);
+	vd_item *o = xmalloc((m ? m : 1) * sizeof *o);
+	for (size_t r = 0; r < m; r++) {
+		for (size_t q = 0; q < v->n; q++)
+			if (v->it[q].i == it[r].i)
+				o[r] = v->it[q];
+		if (!self)
+			o[r].rowsum = it[r].score;
+		o[r].score = o[r].rowsum;
+		int tie = r && nearbyint(o[r].score * 1e9) == nearbyint(o[r - 1].score * 1e9) &&
+			  o[r].running == o[r - 1].running;
+		o[r].pos = tie ? o[r - 1].pos : r + 1;
+	}
+	free(v->it);
+	v->it = o;
+	v->n = m;
+	free(it);
+}
+
+/* What the front-ends list of the ranking shown u: its traces in JSM_D's order under --score
+ * jsmd, and the pairs whose similarity changed (v->pairs). */
+static void shown(const dg_opts *o, dg_ranked *u, dg_verdict *v)
+{
+	if (o->jsmd)
+		jsmd_items(&u->k.j, &u->k.v, o->self);
+	size_t np;
+	v->pairs = xmalloc((o->pairs ? o->pairs : 1) * sizeof *v->pairs);
+	if (u->k.j.cd) { /* JSM_D whole */
+		np = rank_jsmd_top_pairs(&u->k.j, o->pairs, v->pairs);
+	} else { /* the cache's, the first of the same order */
+		np = o->pairs < u->k.npairs ? o->pairs : u->k.npairs;
+		memcpy(v->pairs, u->k.pairs, np * sizeof *v->pairs);
+	}
+	while (np && v->pairs[np - 1].score <= 1e-12)
+		np--; /* pairs whose similarity did not change are not listed */
+	v->npairs = np;
+}
+
 int dg_rank(store *s, const dg_source *src, const dg_opts *o, dg_verdict *v, dt_err *e)
 {
 	memset(v, 0, sizeof *v);
@@ -246,6 +294,7 @@ int dg_rank(store *s, const dg_source *src, const dg_opts *o, dg_verdict *v, dt_
 		else if (g5) /* the change every trace made is the input, the slow one the bug */
 			input_is_common(&u->k.v);
 	}
+	shown(o, v->use == &v->every ? &v->every : &v->set, v);
 	return 1;
 fail:
 	dg_free(v);
@@ -256,6 +305,9 @@ void dg_free(dg_verdict *v)
 {
 	ranked_free(&v->set);
 	ranked_free(&v->every);
+	free(v->pairs);
+	v->pairs = NULL;
+	v->npairs = 0;
 	v->use = NULL;
 }
 
@@ -269,4 +321,99 @@ int dg_outliers(const an_result *r, rank_outlier *out, dt_err *e)
 	free(cls);
 	free(j);
 	return rc;
+}
+
+/* Whether the two traces' entries under one setting (every: every call) differ: 1 with *differs
+ * and alias (the setting's filter), 0 pending, -1. */
+static int pair_differs(store *s, const dg_source *src, const char *const run[2], const int p[2],
+			const int t[2], int every, int *differs, char *alias, size_t cap, dt_err *e)
+{
+	nlr_entry *v[2] = { NULL, NULL };
+	size_t n[2] = { 0, 0 };
+	int rc = -1;
+	for (int i = 0; i < 2; i++) {
+		const an_result *r;
+		int g = (src->objects ? src->objects : src->get)(src->ctx, run[i], every, &r, e);
+		if (g <= 0) {
+			rc = g;
+			goto out;
+		}
+		int obj = analysis_object(r, p[i], t[i]);
+		if (obj < 0) {
+			dt_errf(e, DT_EDATA, "no trace %d.%d in run %s (see 'difftrace traces %s')",
+				p[i], t[i], run[i], run[i]);
+			goto out;
+		}
+		if (store_analysis_get_trace(s, r->meta.id, obj, NULL, NULL, &v[i], &n[i], NULL,
+					     NULL, e))
+			goto out;
+		if (!i)
+			snprintf(alias, cap, "%s", r->filter_alias);
+	}
+	diff_script ds = { 0 };
+	if (diff_nlr(v[0], n[0], v[1], n[1], NULL, &ds, e))
+		goto out;
+	*differs = 0;
+	for (size_t i = 0; i < ds.n; i++)
+		*differs |= ds.h[i].kind != DIFF_SAME;
+	diff_script_free(&ds);
+	rc = 1;
+out:
+	free(v[0]);
+	free(v[1]);
+	return rc;
+}
+
+/* What the verdict of run[1] against run[0] found of trace P.T when its calls are alike: its
+ * sent data, its time (vd_same_reason), into d->found. 1, or 0 pending; a verdict that cannot
+ * be made (a sync record that cannot be read) leaves the diff as it is, and says nothing. */
+static int verdict_of(store *s, const dg_source *src, const char *const run[2], int p, int t,
+		      enum clu_linkage linkage, int keep, dg_diff *d)
+{
+	const dg_opts o = { .normal = run[0], .faulty = run[1], .linkage = linkage, .keep = keep };
+	dg_verdict v;
+	dt_err e;
+	dt_err_clear(&e);
+	int g = dg_rank(s, src, &o, &v, &e);
+	if (g <= 0)
+		return g < 0 ? 1 : 0;
+	const dg_ranked *u = v.use;
+	for (size_t q = 0; q < u->k.v.n; q++) {
+		const vd_item *x = &u->k.v.it[q];
+		rank_key k = u->k.j.keys[x->i];
+		if (k.proc != p || k.thread != t)
+			continue;
+		static const char head[] = "calls identical under every filter; ";
+		snprintf(d->found, sizeof d->found, "%s", head);
+		if (!vd_same_reason(s, x, d->found + strlen(head), sizeof d->found - strlen(head)))
+			d->found[0] = 0;
+		break;
+	}
+	dg_free(&v);
+	return 1;
+}
+
+int dg_diff_setting(store *s, const dg_source *src, const char *const run[2], const int p[2],
+		    const int t[2], enum clu_linkage linkage, int keep, dg_diff *d, dt_err *e)
+{
+	memset(d, 0, sizeof *d);
+	char alias[256], every_alias[256];
+	int differs;
+	int g = pair_differs(s, src, run, p, t, 0, &differs, alias, sizeof alias, e);
+	if (g <= 0 || differs)
+		return g;
+	if (!dg_every_call(alias)) {
+		g = pair_differs(s, src, run, p, t, 1, &differs, every_alias, sizeof every_alias, e);
+		if (g <= 0)
+			return g;
+		if (differs) {
+			d->every = 1;
+			snprintf(d->blind, sizeof d->blind, "%s", alias);
+			return 1;
+		}
+	}
+	/* the same trace of two runs: rank's verdict on it */
+	if (strcmp(run[0], run[1]) && p[0] == p[1] && t[0] == t[1])
+		return verdict_of(s, src, run, p[0], t[0], linkage, keep, d);
+	return 1;
 }

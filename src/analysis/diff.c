@@ -749,13 +749,14 @@ int diff_render_side(FILE *f, const nlr_entry *a, const nlr_entry *b, const diff
 	size_t n;
 	diff_stats st;
 	diff_rows(s, &r, &n, &st);
-	char la[512], lb[512];
+	char la[512], lb[1024];
 	snprintf(la, sizeof la, "A: %s", o->label_a ? o->label_a : "A");
 	if (st.count + st.replace + st.left + st.right)
 		snprintf(lb, sizeof lb, "B: %s  (%zu changed, %zu only in A, %zu only in B)",
 			 o->label_b ? o->label_b : "B", st.count + st.replace, st.left, st.right);
 	else
-		snprintf(lb, sizeof lb, "B: %s  (identical)", o->label_b ? o->label_b : "B");
+		snprintf(lb, sizeof lb, "B: %s  (%s)", o->label_b ? o->label_b : "B",
+			 o->same ? o->same : "identical");
 	/* the header may run past the width: it is read, not aligned */
 	side_line(f, o, la, ' ', lb, lw, (size_t)-1);
 	lines l1 = { 0 }, l2 = { 0 };

@@ -119,6 +119,9 @@ typedef struct diff_render_opts {
 	int context; /* entries of context around changes: unified hunks, changes, fold (default 3) */
 	const char *cut; /* side by side: the mark of a cut line, one column ("~"; "…" in a UTF-8 locale) */
 	int color;   /* side by side and unified: ANSI colours as git diff's */
+	/* side by side: the header's word for two traces without a change (NULL: "identical"),
+	 * when more is known of them (what rank found of a trace whose calls are alike) */
+	const char *same;
 } diff_render_opts;
 
 /* width 130, context 3, no labels ("A", "B"), no names, no expansion, no folding, every row. */

@@ -391,6 +391,21 @@ uint32_t vd_stop_call(const vd_item *it, int *from_sync, int *outside)
 	return *from_sync ? it->s_func : it->last_f;
 }
 
+int vd_same_reason(store *s, const vd_item *it, char *buf, size_t cap)
+{
+	if (it->change != VD_SAME || (!it->data && !it->slow))
+		return 0;
+	if (it->data) {
+		vd_data_reason(s, it, buf, cap);
+	} else {
+		char b[128];
+		name_of(s, it->slow_f, b, sizeof b);
+		snprintf(buf, cap, "%s: %.1fx its normal time, peers %.1fx (%.3f s more than theirs)",
+			 b, it->slow_x, it->slow_peers, (double)it->slow_gain / 1e9);
+	}
+	return 1;
+}
+
 void vd_reason(store *s, const vd_item *it, char *buf, size_t cap)
 {
 	char a[128], b[128];
@@ -406,17 +421,11 @@ void vd_reason(store *s, const vd_item *it, char *buf, size_t cap)
 	k = 0;
 	switch (it->change) {
 	case VD_SAME:
-		if (it->data) {
+		if (it->data || it->slow) {
 			k = (size_t)snprintf(buf, cap, "calls identical; ");
 			if (k < cap)
-				vd_data_reason(s, it, buf + k, cap - k);
+				vd_same_reason(s, it, buf + k, cap - k);
 			k = strlen(buf);
-		} else if (it->slow) {
-			name_of(s, it->slow_f, b, sizeof b);
-			k = (size_t)snprintf(buf, cap,
-					     "calls identical; %s: %.1fx its normal time, peers %.1fx "
-					     "(%.3f s more than theirs)",
-					     b, it->slow_x, it->slow_peers, (double)it->slow_gain / 1e9);
 		} else {
 			k = (size_t)snprintf(buf, cap, "identical");
 		}

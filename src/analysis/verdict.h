@@ -180,5 +180,10 @@ void vd_cc_text(store *s, const cc_set *c, char *buf, size_t cap);
  * MPI_Allreduce[...]", "stopped early in MPI_Finalize after 812 of 1000 kept events",
  * "identical"; plus "; running at the stop". Names are escaped. */
 void vd_reason(store *s, const vd_item *it, char *buf, size_t cap);
+/* What differs in a trace whose calls are identical (change VD_SAME) but which the verdict
+ * marked for its data or its time: "sent data differs: MPI_Send to 1 tag 5, the 1st, first in
+ * causal order", "work: 3.0x its normal time, peers 1.0x (0.200 s more than theirs)"; 1, or 0
+ * (buf untouched) when it was not marked. */
+int vd_same_reason(store *s, const vd_item *it, char *buf, size_t cap);
 
 #endif

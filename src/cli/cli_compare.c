@@ -62,7 +62,9 @@ static const char diff_help[] =
 	"\n"
 	"Without --filter, two traces the default filter sees as identical are compared under\n"
 	"every call (filter everything) when that sees a difference, as rank ranks them: a first\n"
-	"line (\"filter\" and \"filter_blind\" in JSON) says so.\n"
+	"line (\"filter\" and \"filter_blind\" in JSON) says so. The same trace of two runs,\n"
+	"identical under every call too, that rank puts first for its sent data or its time\n"
+	"says what rank found instead of (identical) (\"verdict\" in JSON).\n"
 	"A call whose function the binary's debug information (-g) places in the source shows\n"
 	"where it is defined: NAME @FILE:LINE (the file's last component; in JSON \"file\" and\n"
 	"\"line\" with the whole path).\n"
@@ -406,7 +408,7 @@ static const char *const hunk_kind[] = { "same", "only_a", "only_b", "count" };
 static void diff_json(store *s, const store_srclines *const lines[2], const nlr_table *t,
 		      const char *const run[2], const int p[2], const int th[2],
 		      nlr_entry *const v[2], const size_t n[2], const diff_script *ds,
-		      const char *filter, const char *blind)
+		      const char *filter, const char *blind, const char *found)
 {
 	diff_row *rows;
 	size_t nrows;
@@ -426,6 +428,11 @@ static void diff_json(store *s, const store_srclines *const lines[2], const nlr_
 	printf(", \"filter_blind\": ");
 	if (blind)
 		cli_json_str(blind);
+	else
+		printf("null");
+	printf(", \"verdict\": ");
+	if (found)
+		cli_json_str(found);
 	else
 		printf("null");
 	printf(",\n \"changed\": %zu, \"only_a\": %zu, \"only_b\": %zu, \"identical\": %s,",
@@ -457,86 +464,95 @@ static void diff_json(store *s, const store_srclines *const lines[2], const nlr_
 }
 
 /* Whether the edit script changes anything. */
-static int diff_changes(const diff_script *ds)
+/* The command line's analyses for the diagnosis (diagnosis.h): computed on the spot under a's
+ * setting, or under every call, and kept until the command ends (each once: the runs' names
+ * are the caller's, and outlive it). */
+struct cli_src {
+	store *s;
+	const cli_an *a;
+	struct {
+		const char *run;
+		int every;
+		an_result r;
+	} got[4]; /* two runs, under the setting and under every call */
+	size_t n;
+};
+
+/* b: a's setting, or with every call's filter (its filter files its own copy's) */
+static void cli_src_setting(const struct cli_src *c, int every, cli_an *b)
 {
-	for (size_t i = 0; i < ds->n; i++)
-		if (ds->h[i].kind != DIFF_SAME)
-			return 1;
-	return 0;
+	*b = *c->a;
+	b->p.filter_files = b->files;
+	if (every)
+		b->p.filter = AN_FALLBACK_FILTER;
 }
 
-/* The two traces' NLR entries under a's analyses of their runs, and their edit script. have[i]
- * says which of res[i] was loaded (and must be freed with v[i]), whatever is returned. */
-static int diff_load(store *s, const cli_an *a, char *const run[2], const int p[2],
-		     const int t[2], an_result res[2], int have[2], nlr_entry *v[2], size_t n[2],
+static int cli_src_id(void *ctx, const char *run, int every, int64_t *id, dt_err *e)
+{
+	struct cli_src *c = ctx;
+	cli_an b;
+	cli_src_setting(c, every, &b);
+	int reused;
+	return cli_an_id(&b, c->s, run, id, &reused, e) ? -1 : 1;
+}
+
+static int cli_src_get(void *ctx, const char *run, int every, const an_result **r, dt_err *e)
+{
+	struct cli_src *c = ctx;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->got[i].every == every && !strcmp(c->got[i].run, run)) {
+			*r = &c->got[i].r;
+			return 1;
+		}
+	if (c->n == sizeof c->got / sizeof *c->got)
+		return dt_errf(e, DT_EDATA, "internal error: more analyses than a ranking uses");
+	cli_an b;
+	cli_src_setting(c, every, &b);
+	if (cli_an_get(&b, c->s, run, &c->got[c->n].r, e))
+		return -1;
+	c->got[c->n].run = run;
+	c->got[c->n].every = every;
+	*r = &c->got[c->n++].r;
+	return 1;
+}
+
+static void cli_src_free(struct cli_src *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		analysis_result_free(&c->got[i].r);
+	c->n = 0;
+}
+
+/* The two traces' NLR entries under the analyses of their runs from src (every: under every
+ * call), res[i] the analyses, and their edit script. */
+static int diff_load(struct cli_src *src, int every, char *const run[2], const int p[2],
+		     const int t[2], const an_result *res[2], nlr_entry *v[2], size_t n[2],
 		     diff_script *ds, dt_err *e)
 {
 	for (int i = 0; i < 2; i++) {
-		if (cli_an_get(a, s, run[i], &res[i], e))
+		if (cli_src_get(src, run[i], every, &res[i], e) < 0)
 			return -1;
-		have[i] = 1;
-		if (trace_entries(s, &res[i], p[i], t[i], run[i], &v[i], &n[i], e))
+		if (trace_entries(src->s, res[i], p[i], t[i], run[i], &v[i], &n[i], e))
 			return -1;
 	}
 	return diff_nlr(v[0], n[0], v[1], n[1], NULL, ds, e);
 }
 
-/* The two traces under every call (AN_FALLBACK_FILTER) instead of the filter of res: when that
- * diff sees a difference, res, v, n and ds are replaced by it and 1 is returned; else (or when
- * it cannot be made) they stay, 0. */
-static int diff_every_call(store *s, const cli_an *a, char *const run[2], const int p[2],
-			   const int t[2], an_result res[2], nlr_entry *v[2], size_t n[2],
-			   diff_script *ds)
-{
-	cli_an b = *a;
-	b.p.filter_files = b.files;
-	b.p.filter = AN_FALLBACK_FILTER;
-	an_result rb[2];
-	int hb[2] = { 0, 0 }, moved = 0;
-	nlr_entry *vb[2] = { NULL, NULL };
-	size_t nb[2] = { 0, 0 };
-	diff_script db = { 0 };
-	dt_err e;
-	dt_err_clear(&e); /* every call could not be compared: the filter's diff stands */
-	if (diff_load(s, &b, run, p, t, rb, hb, vb, nb, &db, &e) == 0 && diff_changes(&db)) {
-		for (int i = 0; i < 2; i++) {
-			analysis_result_free(&res[i]);
-			free(v[i]);
-			res[i] = rb[i];
-			v[i] = vb[i];
-			n[i] = nb[i];
-			hb[i] = 0;
-			vb[i] = NULL;
-		}
-		diff_script_free(ds);
-		*ds = db;
-		db = (diff_script){ 0 };
-		moved = 1;
-	}
-	for (int i = 0; i < 2; i++) {
-		if (hb[i])
-			analysis_result_free(&rb[i]);
-		free(vb[i]);
-	}
-	diff_script_free(&db);
-	return moved;
-}
-
 /* A trace K folds nothing in, though a larger K would: said on stderr (nlr_suggest_k). */
 static void diff_k_hints(nlr_table *loops, char *const run[2], const int p[2], const int t[2],
-			 const an_result res[2], nlr_entry *const v[2], const size_t n[2])
+			 const an_result *const res[2], nlr_entry *const v[2], const size_t n[2])
 {
 	for (int i = 0; i < 2; i++) {
 		size_t body;
 		dt_err ign;
 		dt_err_clear(&ign);
-		unsigned kk = nlr_suggest_k(loops, v[i], n[i], (unsigned)res[i].meta.k, NLR_KMAX,
+		unsigned kk = nlr_suggest_k(loops, v[i], n[i], (unsigned)res[i]->meta.k, NLR_KMAX,
 					    SUGGEST_MAX_EVENTS, &body, &ign);
 		if (kk)
 			fprintf(stderr,
 				"difftrace diff: K %d folds nothing in %s %d.%d, but it repeats a body "
 				"of %zu calls: -K %u folds it\n",
-				res[i].meta.k, run[i], p[i], t[i], body, kk);
+				res[i]->meta.k, run[i], p[i], t[i], body, kk);
 	}
 }
 
@@ -581,28 +597,31 @@ int cmd_diff(cli *c, int argc, char **argv)
 	dt_err e;
 	dt_err_clear(&e);
 	store *s = NULL;
-	an_result res[2];
-	int have[2] = { 0, 0 };
+	const an_result *res[2];
 	nlr_entry *v[2] = { NULL, NULL };
 	size_t n[2] = { 0, 0 };
 	nlr_table *loops = NULL;
 	diff_script ds = { 0 };
 	store_srclines *lines[2] = { NULL, NULL };
 	int rc = 1;
-	const char *blind = NULL; /* the default filter, when it saw no difference */
-	char blind_name[256];
+	struct cli_src src = { NULL, &a, { { 0 } }, 0 };
+	dg_diff dd = { 0 };
 	if (cli_open_store(c, STORE_OPEN_EXISTING, &s, &e))
 		goto out;
-	if (diff_load(s, &a, run, p, t, res, have, v, n, &ds, &e))
-		goto out;
-	/* As `rank` does: when the default filter sees no difference, every call may; a trace the
-	 * ranking put first under every call is then shown under every call, not as identical. */
-	if (!a.p.filter && !a.p.nfilter_files && !diff_changes(&ds) &&
-	    !dg_every_call(res[0].filter_alias)) {
-		snprintf(blind_name, sizeof blind_name, "%s", res[0].filter_alias);
-		if (diff_every_call(s, &a, run, p, t, res, v, n, &ds))
-			blind = blind_name;
+	src.s = s;
+	/* No filter asked for: the setting the diagnosis chooses (diagnosis.h), as rank ranks the
+	 * traces: every call when the filter sees no difference, and what the verdict found of
+	 * traces whose calls are alike under every filter. */
+	if (!a.p.filter && !a.p.nfilter_files) {
+		const dg_source from = { &src, cli_src_id, cli_src_get, NULL };
+		const char *const rr[2] = { run[0], run[1] };
+		if (dg_diff_setting(s, &from, rr, p, t, a.p.linkage, 1, &dd, &e) != 1)
+			goto out;
 	}
+	if (diff_load(&src, dd.every, run, p, t, res, v, n, &ds, &e))
+		goto out;
+	const char *blind = dd.blind[0] ? dd.blind : NULL;
+	const char *found = dd.found[0] ? dd.found : NULL;
 	if (!(loops = store_loops(s, &e)))
 		goto out;
 	diff_k_hints(loops, run, p, t, res, v, n);
@@ -613,7 +632,7 @@ int cmd_diff(cli *c, int argc, char **argv)
 	if (d.r.color && d.style != 'j')
 		cli_raw_stdout(c);
 	for (int i = 0; i < 2; i++)
-		if (store_srclines_load(s, res[i].meta.run_id, &lines[i], &e))
+		if (store_srclines_load(s, res[i]->meta.run_id, &lines[i], &e))
 			goto out;
 	struct two ctx = { s, loops, { lines[0], lines[1] }, { 0 } };
 	d.r.label_a = la;
@@ -625,10 +644,13 @@ int cmd_diff(cli *c, int argc, char **argv)
 		printf("# filter %s sees no difference between these traces; every call does: shown "
 		       "under filter " AN_FALLBACK_FILTER " (as rank ranks them; --filter chooses)\n",
 		       esc_str(blind, en[0], sizeof en[0]));
+	if (found && d.style != 'j' && d.style != 'y')
+		printf("# %s\n", found); /* side by side: in its header, for "identical" */
+	d.r.same = found;
 	if (d.style == 'j') {
 		const char *const rn[2] = { run[0], run[1] };
 		diff_json(s, (const store_srclines *const *)lines, loops, rn, p, t, v, n, &ds,
-			  res[0].filter_alias, blind);
+			  res[0]->filter_alias, blind, found);
 		if (ferror(stdout)) {
 			dt_errf(&e, DT_EDATA, "cannot write the diff: output error");
 			goto out;
@@ -647,11 +669,10 @@ out:
 	store_srclines_free(lines[1]);
 	diff_script_free(&ds);
 	for (int i = 0; i < 2; i++) {
-		if (have[i])
-			analysis_result_free(&res[i]);
 		free(v[i]);
 		free(run[i]);
 	}
+	cli_src_free(&src);
 	nlr_table_free(loops);
 	store_close(s);
 	return rc ? cli_fail(&e) : 0;
@@ -731,80 +752,6 @@ static void print_keys(const char *what, const rank_key *k, size_t n)
 static int needs_matrix(const struct rank_opts *ro)
 {
 	return ro->jsmd || ro->top > RANK_CACHE_PAIRS;
-}
-
-/* The command line's analyses for the diagnosis (diagnosis.h): computed on the spot under a's
- * setting, or under every call, and kept until the command ends. */
-struct cli_src {
-	store *s;
-	const cli_an *a;
-	an_result r[4]; /* the setting's two, every call's two */
-	size_t n;
-};
-
-/* b: a's setting, or with every call's filter (its filter files its own copy's) */
-static void cli_src_setting(const struct cli_src *c, int every, cli_an *b)
-{
-	*b = *c->a;
-	b->p.filter_files = b->files;
-	if (every)
-		b->p.filter = AN_FALLBACK_FILTER;
-}
-
-static int cli_src_id(void *ctx, const char *run, int every, int64_t *id, dt_err *e)
-{
-	struct cli_src *c = ctx;
-	cli_an b;
-	cli_src_setting(c, every, &b);
-	int reused;
-	return cli_an_id(&b, c->s, run, id, &reused, e) ? -1 : 1;
-}
-
-static int cli_src_get(void *ctx, const char *run, int every, const an_result **r, dt_err *e)
-{
-	struct cli_src *c = ctx;
-	if (c->n == sizeof c->r / sizeof *c->r)
-		return dt_errf(e, DT_EDATA, "internal error: more analyses than a ranking uses");
-	cli_an b;
-	cli_src_setting(c, every, &b);
-	if (cli_an_get(&b, c->s, run, &c->r[c->n], e))
-		return -1;
-	*r = &c->r[c->n++];
-	return 1;
-}
-
-static void cli_src_free(struct cli_src *c)
-{
-	for (size_t i = 0; i < c->n; i++)
-		analysis_result_free(&c->r[i]);
-	c->n = 0;
-}
-
-
-/* The order by JSM_D row sums (--score jsmd, the paper's; jsmd-self, with the self term):
- * running traces first, as items with tied positions. */
-static void jsmd_items(rank_jsmd *j, vd_rank *v, int self)
-{
-	if (!self)
-		rank_jsmd_pure(j);
-	rank_item *it = xmalloc((j->n ? j->n : 1) * sizeof *it);
-	size_t m = rank_order(j, j->n, it);
-	vd_item *o = xmalloc((m ? m : 1) * sizeof *o);
-	for (size_t r = 0; r < m; r++) {
-		for (size_t q = 0; q < v->n; q++)
-			if (v->it[q].i == it[r].i)
-				o[r] = v->it[q];
-		if (!self)
-			o[r].rowsum = it[r].score;
-		o[r].score = o[r].rowsum;
-		int tie = r && nearbyint(o[r].score * 1e9) == nearbyint(o[r - 1].score * 1e9) &&
-			  o[r].running == o[r - 1].running;
-		o[r].pos = tie ? o[r - 1].pos : r + 1;
-	}
-	free(v->it);
-	v->it = o;
-	v->n = m;
-	free(it);
 }
 
 static const char *change_word(int c)
@@ -1047,22 +994,9 @@ static int rank_text(const struct rank_view *r, dt_err *e)
 		       r->own_calls ? "each with its other calls changed first, " : "");
 	}
 	rank_rows_out(r->s, r->use, r->top, 't');
-	rank_pair *pr = xmalloc((r->top ? r->top : 1) * sizeof *pr);
-	size_t np;
-	if (k->j.cd) { /* JSM_D whole */
-		np = rank_jsmd_top_pairs(&k->j, r->top, pr);
-	} else { /* the cache's, the first of the same order */
-		np = r->top < k->npairs ? r->top : k->npairs;
-		memcpy(pr, k->pairs, np * sizeof *pr);
-	}
-	while (np && pr[np - 1].score <= 1e-12)
-		np--; /* pairs whose similarity did not change are not listed */
+	size_t np = r->top < r->dv->npairs ? r->top : r->dv->npairs;
 	printf("\nmost changed pairs (JSM_D):\n");
-	int w = rank_pairs_render(stdout, pr, np, k->j.keys, e);
-	free(pr);
-	if (w)
-		return -1;
-	return 0;
+	return rank_pairs_render(stdout, r->dv->pairs, np, k->j.keys, e) ? -1 : 0;
 }
 
 static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
@@ -1071,16 +1005,16 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 	memset(&src, 0, sizeof src);
 	src.s = s;
 	src.a = a;
-	const dg_source from = { &src, cli_src_id, cli_src_get };
-	const dg_opts o = { ro->normal, ro->faulty, a->p.linkage, ro->jsmd, needs_matrix(ro), 1 };
+	const dg_source from = { &src, cli_src_id, cli_src_get, NULL };
+	const dg_opts o = { .normal = ro->normal, .faulty = ro->faulty, .linkage = a->p.linkage,
+			    .jsmd = ro->jsmd, .self = ro->self, .matrix = needs_matrix(ro), .keep = 1,
+			    .pairs = (size_t)ro->top };
 	dg_verdict dv;
 	if (dg_rank(s, &from, &o, &dv, e) != 1) {
 		cli_src_free(&src);
 		return -1;
 	}
-	dg_ranked *use = dv.use == &dv.every ? &dv.every : &dv.set;
-	if (ro->jsmd)
-		jsmd_items(&use->k.j, &use->k.v, ro->self);
+	const dg_ranked *use = dv.use;
 	struct rank_view r = { s, a, ro, &dv, use, dv.blind[0] ? dv.blind : NULL,
 			       dv.other[0] ? dv.other : NULL, use->k.j.n, 0, dv.none,
 			       use->k.bscore, "" };
