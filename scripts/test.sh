@@ -39,12 +39,12 @@ suite gcc-sanitizers CC=gcc --enable-sanitizers
 suite clang CC=clang
 # the tests where the MPI matters, a second time under MPICH (the second MPI family configure
 # found; skipped without it): the recorder, the hang report, the example, the import in a job,
-# Fortran, C++, the sampler, the timeout under the launcher, the one-sided calls and the first
-# calls of threads under uftrace
+# Fortran, C++, the sampler, the timeout under the launcher, the one-sided calls, the first
+# calls of threads under uftrace and the MPI constants' names
 mpich_tests="tests/sync_record.sh tests/sync_hang.sh tests/hang_cause.sh tests/example_ilcs.sh
 	tests/import_mpi.sh tests/inject.sh tests/fortran.sh tests/cxx.sh tests/blame_record.sh
 	tests/record_timeout.sh tests/rank_data.sh tests/rank_rma.sh tests/sync_payload.sh
-	tests/record_first_calls.sh"
+	tests/record_first_calls.sh tests/mpi_constants.sh"
 echo "== clang, under MPICH: $(echo $mpich_tests)"
 if [ -f "$out/clang/Makefile" ]; then
 	# shellcheck disable=SC2086

@@ -24,7 +24,7 @@
 
 /* Bumped whenever a change in the pipeline changes its results: cached analyses of another
  * version are recomputed. */
-#define ANALYSIS_VERSION "difftrace-analysis-5"
+#define ANALYSIS_VERSION "difftrace-analysis-6"
 
 /* The defaults of every command and of the interface: the MPI and OpenMP calls, each MPI call
  * with its identifying arguments (`.args`), frequencies by order of magnitude, loop bodies of up

@@ -73,8 +73,8 @@ static int rel_of(int v, int proc, int np)
 	return d > np / 2 ? d - np : d;
 }
 
-/* Calls fn for each peer of name: its key and value (ANY_SOURCE and other negative values are
- * no peers). */
+/* Calls fn for each peer of name: its key and value (ANY, PROC_NULL and negative values are no
+ * peers). */
 static void each_peer(const char *name, void (*fn)(void *, int, int), void *ctx)
 {
 	for (const char *q = strchr(name, '['); q && *q; q++) {
@@ -171,11 +171,10 @@ void peers_rewrite(const peers *p, const char *name, int proc, dt_buf *out)
 		if (end != q && (*end == ',' || *end == ']')) {
 			char v[32];
 			int n;
-			if (x == -1)
-				n = snprintf(v, sizeof v, "ANY");
-			else if (x >= 0 && x < (1L << 30) && (rel >> k & 1) &&
+			if (x >= 0 && x < (1L << 30) && (rel >> k & 1) &&
 				 rel_of((int)x, proc, p->nprocs))
-				/* "rank-1", not "-1": that is MPI_ANY_SOURCE in Open MPI */
+				/* "rank-1", not "-1": that is MPI_ANY_SOURCE in Open MPI, MPI_PROC_NULL
+				 * in MPICH */
 				n = snprintf(v, sizeof v, "rank%+d", rel_of((int)x, proc, p->nprocs));
 			else if (x >= 0 && x < (1L << 30) && (rel >> k & 1))
 				n = snprintf(v, sizeof v, "rank");

@@ -3,11 +3,13 @@
  * With `.args` an MPI call becomes NAME[args], e.g. MPI_Isend[count=1,datatype=DOUBLE,dest=3,
  * tag=7,comm=WORLD]. An absolute peer makes every rank of a ring or a pairwise exchange a class
  * of its own; relative to the caller (dest=rank+1, source=rank-1, the nearest way round the ranks;
- * never a bare -1, which MPI_ANY_SOURCE is in Open MPI) a
+ * never a bare -1, which is MPI_ANY_SOURCE in Open MPI and MPI_PROC_NULL in MPICH) a
  * regular pattern is one call. A root, a master or MPI_ANY_SOURCE is the other way round. So,
  * per kind of call (the function with its other arguments), a run writes its peers relative
  * unless that gives more distinct peers over the run than the absolute ranks (a master, a
- * root); MPI_ANY_SOURCE (-1) is written ANY. On a tie, relative: a run cut short that kept
+ * root). The importer has written MPI_ANY_SOURCE and MPI_PROC_NULL as ANY and PROC_NULL
+ * (import/mpi_family.h): words, and negative numbers (the constants of an MPI it could not
+ * tell), are no peers and stay as they are. On a tie, relative: a run cut short that kept
  * one rank of a ring or an exchange still names its peers as a whole run does. Nothing here
  * reads the store. */
 #ifndef DT_PEERS_H

@@ -26,6 +26,7 @@
 
 #include "import/import.h"
 #include "import/import_sync.h"
+#include "import/mpi_family.h"
 #include "import/srcmap.h"
 #include "import/uftrace_data.h"
 #include "util/names.h"
@@ -566,9 +567,30 @@ static const char *mpich_handle(uint64_t v)
 	return NULL;
 }
 
+/* Whether an argument named nm is a peer or a tag, which MPI constants can stand for. */
+static int mpi_peer_or_tag(const char *nm)
+{
+	return !strcmp(nm, "source") || !strcmp(nm, "dest") || !strcmp(nm, "tag") ||
+	       !strcmp(nm, "recvtag");
+}
+
+/* Whether the call's tag is a receive's (MPI_ANY_TAG is a receive's): it has a source and no
+ * destination. */
+static int mpi_fn_receives(const mpi_fn *mf)
+{
+	int src = 0, dst = 0;
+	for (size_t i = 0; i < sizeof mf->args / sizeof *mf->args; i++) {
+		src |= mf->args[i] && !strcmp(mf->args[i], "source");
+		dst |= mf->args[i] && !strcmp(mf->args[i], "dest");
+	}
+	return src && !dst;
+}
+
 /* Rewrites the argument text at t->argtext+off (`arg3=1, arg4=0x55..`): hexadecimal values that
  * are the address of a data symbol become its name (Open MPI's handles are such addresses), and
- * the arguments of the MPI calls of mpi_fns get their names (`count=1, datatype=INT`). A
+ * the arguments of the MPI calls of mpi_fns get their names (`count=1, datatype=INT`); a peer
+ * or a tag that is MPI_ANY_SOURCE, MPI_PROC_NULL or MPI_ANY_TAG in the MPI the process loaded
+ * becomes ANY or PROC_NULL (mpi_family.h). A
  * communicator that is no such symbol (one the program made: MPI_Comm_split, MPI_Comm_dup) is
  * a heap address that differs between runs and ranks: it becomes COMM#N, N its order of first
  * use in this thread. */
@@ -581,6 +603,7 @@ static int tidy_args(ufi_trace *t, ufd_data *d, const mpi_fn *mf, int sess, uint
 		return 0;
 	dt_buf out = { 0 };
 	size_t i = 0;
+	int fam = -2; /* the process's MPI family, asked at the first negative peer or tag */
 	while (i < inlen) {
 		/* one item: NAME=VALUE; a quoted value may hold ", " */
 		size_t eq = i;
@@ -654,7 +677,24 @@ static int tidy_args(ufi_trace *t, ufd_data *d, const mpi_fn *mf, int sess, uint
 			comm = ci < t->ncomms;
 		}
 		size_t at = out.len;
-		if (obj) {
+		const char *word = NULL;
+		if (nm && end > v && in[v] == '-' && mpi_peer_or_tag(nm)) {
+			if (fam == -2 && (fam = ufd_mpi_family(d, sess, e)) < 0) {
+				buf_free(&out);
+				return -1;
+			}
+			char num[24];
+			size_t nl = end - v < sizeof num ? end - v : sizeof num - 1;
+			memcpy(num, in + v, nl);
+			num[nl] = 0;
+			char *ne;
+			long x = strtol(num, &ne, 10);
+			if (ne != num && !*ne)
+				word = mpi_const_word(fam, nm, mpi_fn_receives(mf), x);
+		}
+		if (word) {
+			buf_put(&out, word, strlen(word));
+		} else if (obj) {
 			put_object_name(&out, obj);
 		} else if (comm) {
 			buf_put(&out, t->comm_name[ci], strlen(t->comm_name[ci]));

@@ -70,6 +70,7 @@ typedef struct ufd_sess {
 	size_t nranges;
 	struct ufd_dlop *dlops;   /* this session's dlopens, deduplicated, sorted by base */
 	size_t ndlops;
+	int mpi_family;       /* ufd_mpi_family's answer plus one; 0 not asked yet */
 } ufd_sess;
 
 typedef struct ufd_task {
@@ -140,6 +141,10 @@ int ufd_has_srclines(ufd_data *d, int mod);
  * is none, -1 on a bad symbol or map file. .sym files list data symbols too (uftrace 0.13). */
 int ufd_resolve_object(ufd_data *d, int sess, uint64_t ts, uint64_t addr, const char **name,
 		       dt_err *e);
+
+/* The MPI family (mpi_family.h) of the libraries session sess mapped or dlopen()ed:
+ * MPI_FAM_UNKNOWN when none says; -1 on a bad map file. */
+int ufd_mpi_family(ufd_data *d, int sess, dt_err *e);
 
 /* ---- arguments and return values ---------------------------------------------------------- */
 

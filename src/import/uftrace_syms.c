@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "import/mpi_family.h"
 #include "import/uftrace_data.h"
 #include "import/uftrace_int.h"
 
@@ -80,6 +81,27 @@ out:
 	free(buf);
 	free(path);
 	return rc;
+}
+
+int ufd_mpi_family(ufd_data *d, int sess, dt_err *e)
+{
+	if (sess < 0 || (size_t)sess >= d->nsess)
+		return MPI_FAM_UNKNOWN;
+	ufd_sess *s = &d->sess[sess];
+	if (s->mpi_family)
+		return s->mpi_family - 1;
+	if (!s->map_loaded && load_map(d, s, e))
+		return -1;
+	int fam = MPI_FAM_UNKNOWN, f;
+	for (size_t i = 0; i < s->nranges; i++)
+		if ((f = mpi_family_of_lib(d->mods[s->ranges[i].mod].base)) > fam)
+			fam = f;
+	/* an MPI loaded later (a Python program's mpi4py) */
+	for (size_t i = 0; i < s->ndlops; i++)
+		if ((f = mpi_family_of_lib(d->mods[s->dlops[i].mod].base)) > fam)
+			fam = f;
+	s->mpi_family = fam + 1;
+	return fam;
 }
 
 /* ---- symbol files ---------------------------------------------------------------------------- */

@@ -294,9 +294,7 @@ void store_close(store *s)
 	sync_codec_free(s->sync_codec);
 	if (s->db)
 		sqlite3_close_v2(s->db);
-	for (size_t i = 0; i < s->nfnames; i++)
-		free(s->fnames[i]);
-	free(s->fnames);
+	store_fnames_reset(s);
 	free(s->path);
 	free(s);
 }
@@ -306,8 +304,13 @@ void store_fnames_reset(store *s)
 	for (size_t i = 0; i < s->nfnames; i++)
 		free(s->fnames[i]);
 	free(s->fnames);
+	for (size_t i = 0; i < s->nfnames_old; i++)
+		free(s->fnames_old[i]);
+	free(s->fnames_old);
+	s->fnames_old = NULL;
+	s->nfnames_old = 0;
 	s->fnames = NULL;
-	s->nfnames = 0;
+	s->nfnames = s->capfnames = 0;
 	s->fnames_loaded = 0;
 }
 
@@ -674,33 +677,89 @@ int store_trace_gaps(store *s, int64_t trace_id, uint64_t **idx, uint64_t **lost
 
 /* ---- function names ---- */
 
+/* fnames made to hold id. A new array: the old one stays valid until the store closes, since
+ * store_func_names gave it out (a view keeps it while a name it lacks is read again). */
+static void fnames_grow(store *s, uint32_t id)
+{
+	if (id < s->nfnames)
+		return;
+	if (id >= s->capfnames) {
+		/* doubling: the arrays kept add up to less than the last */
+		size_t cap = s->capfnames ? 2 * s->capfnames : 1024;
+		if (cap <= id)
+			cap = (size_t)id + 1;
+		char **a = xcalloc(cap, sizeof *a);
+		if (s->nfnames)
+			memcpy(a, s->fnames, s->nfnames * sizeof *a);
+		if (s->fnames) {
+			s->fnames_old = xrealloc(s->fnames_old,
+						 (s->nfnames_old + 1) * sizeof *s->fnames_old);
+			s->fnames_old[s->nfnames_old++] = s->fnames;
+		}
+		s->fnames = a;
+		s->capfnames = cap;
+	}
+	s->nfnames = (size_t)id + 1;
+}
+
 void store_fnames_add(store *s, uint32_t id, const char *name, size_t len)
 {
 	if (!s->fnames_loaded)
 		return; /* loaded in full on first use */
-	if (id >= s->nfnames) {
-		s->fnames = xrealloc(s->fnames, (id + 1) * sizeof *s->fnames);
-		memset(s->fnames + s->nfnames, 0, (id + 1 - s->nfnames) * sizeof *s->fnames);
-		s->nfnames = id + 1;
-	}
+	fnames_grow(s, id);
 	free(s->fnames[id]);
 	s->fnames[id] = xstrndup(name, len);
+}
+
+static int64_t data_version(store *s)
+{
+	sqlite3_stmt *st;
+	int64_t v = -1;
+	if (sqlite3_prepare_v2(s->db, "PRAGMA data_version", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* Reads the names of ids from `from` on, and of id `also`, into the slots still empty (a name
+ * given out is never freed while the store is open). */
+static void read_fnames(store *s, int64_t from, int64_t also)
+{
+	sqlite3_stmt *st;
+	s->fnames_dv = data_version(s);
+	if (sqlite3_prepare_v2(s->db, "SELECT id, name FROM functions WHERE id >= ?1 OR id = ?2",
+			       -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, from);
+	sqlite3_bind_int64(st, 2, also);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		if (id <= 0 || id > UINT32_MAX - 1 || ((size_t)id < s->nfnames && s->fnames[id]))
+			continue;
+		fnames_grow(s, (uint32_t)id);
+		s->fnames[id] = xstrndup((const char *)sqlite3_column_text(st, 1),
+					 (size_t)sqlite3_column_bytes(st, 1));
+	}
+	sqlite3_finalize(st);
 }
 
 static void load_fnames(store *s)
 {
 	s->fnames_loaded = 1;
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db, "SELECT id, name FROM functions", -1, &st, NULL) != SQLITE_OK)
-		return;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		if (id <= 0 || id > UINT32_MAX)
-			continue;
-		store_fnames_add(s, (uint32_t)id, (const char *)sqlite3_column_text(st, 1),
-				 (size_t)sqlite3_column_bytes(st, 1));
-	}
-	sqlite3_finalize(st);
+	read_fnames(s, 1, 0);
+}
+
+/* A name missing from the table read: another connection (an interface's background analysis,
+ * an import beside it) may have made it since. Read again only when the database changed. */
+static int fnames_refresh(store *s, int64_t also)
+{
+	int64_t dv = data_version(s);
+	if (dv < 0 || dv == s->fnames_dv)
+		return 0;
+	read_fnames(s, s->nfnames ? (int64_t)s->nfnames : 1, also);
+	return 1;
 }
 
 const char *store_func_name(store *s, uint32_t id)
@@ -711,6 +770,8 @@ const char *store_func_name(store *s, uint32_t id)
 		load_fnames(s);
 	if (id < s->nfnames && s->fnames[id])
 		return s->fnames[id];
+	if (fnames_refresh(s, id) && id < s->nfnames && s->fnames[id])
+		return s->fnames[id];
 	return "?";
 }
 
@@ -718,6 +779,8 @@ const char *const *store_func_names(store *s, size_t *n)
 {
 	if (!s->fnames_loaded)
 		load_fnames(s);
+	else
+		fnames_refresh(s, 0);
 	*n = s->nfnames;
 	return (const char *const *)s->fnames;
 }

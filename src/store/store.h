@@ -102,10 +102,13 @@ int store_trace_list(store *s, int64_t run_id, store_trace **t, size_t *n, dt_er
 int store_run_trace_list(store *s, const char *run, store_trace **t, size_t *n, dt_err *e);
 int store_trace_get(store *s, int64_t run_id, int proc, int thread, store_trace *t, dt_err *e);
 
-/* Function names. The table is loaded once and kept; ids are dense from 1. */
+/* Function names. The table is loaded once and kept; ids are dense from 1. A name missing
+ * from it is read again when another connection has written since (a function made by the
+ * interface's background analysis, or by an import beside it); "?" when there is none. */
 const char *store_func_name(store *s, uint32_t id);
-/* The names by id, names[id] (NULL where no function has that id), for ids < *n. The array
- * belongs to the store and is valid until the next import. */
+/* The names by id, names[id] (NULL where no function has that id), for ids < *n, read again
+ * as store_func_name does. The array belongs to the store and is valid until the next import
+ * (a later, longer array does not free it). */
 const char *const *store_func_names(store *s, size_t *n);
 
 /* ---- writing an import ----

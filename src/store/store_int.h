@@ -9,9 +9,13 @@
 struct store {
 	sqlite3 *db;
 	char *path;
-	char **fnames; /* fnames[id]; loaded on first use, extended by the writer */
-	size_t nfnames;
+	char **fnames; /* fnames[id]; loaded on first use, extended by the writer, and read
+			* again where a name is missing after another connection wrote */
+	size_t nfnames, capfnames;
 	int fnames_loaded;
+	int64_t fnames_dv;   /* PRAGMA data_version when the names were last read */
+	char ***fnames_old;  /* arrays fnames outgrew: store_func_names gave them out */
+	size_t nfnames_old;
 	int readonly;      /* opened read-only: nothing is written to the file */
 	int shadowed;      /* read-only: the analysis cache lives in TEMP tables (store_cache.c) */
 	int staging;       /* an import is being staged in TEMP tables (store_stage.c) */
