@@ -156,3 +156,16 @@ no_footprint() {
 		fail "$1: a difference in the calls or the data: $(cat "$T/out")"
 	grep -Eq '^no difference found under|its normal time' "$T/out" || fail "$1: $(cat "$T/out")"
 }
+
+# peak_kib CMD [ARGS...]: runs the command (its output in $T/out) and prints its peak resident
+# memory in KiB (tests/peak_rss, from wait4: what ulimit -v cannot bound, the pages of a mapped
+# file among them); fails when it fails. Under AddressSanitizer the memory freed is not kept
+# aside (256 MB of quarantine would count in the resident set).
+peak_kib() {
+	[ -x "$abs_top_builddir/tests/peak_rss" ] || fail "tests/peak_rss is not built"
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0" \
+		"$abs_top_builddir/tests/peak_rss" "$@" >"$T/out" 2>"$T/err"
+	_st=$?
+	[ "$_st" = 0 ] || { cat "$T/err" >&2; fail "$*: exit status $_st"; }
+	sed -n 's/^peak_rss \([0-9]*\)$/\1/p' "$T/err" | tail -n 1
+}

@@ -13,28 +13,16 @@
 
 MK="$abs_top_builddir/tests/mk_sync_rec"
 [ -x "$MK" ] || fail "tests/mk_sync_rec is not built"
-PR="$abs_top_builddir/tests/peak_rss"
-[ -x "$PR" ] || fail "tests/peak_rss is not built"
-# under AddressSanitizer, memory freed is kept aside (256 MB) and counts in the resident set
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0"
-export ASAN_OPTIONS
 
 "$MK" "$T/ring" ring 4 100000 || fail "mk_sync_rec ring 4 100000"
 "$MK" "$T/steady" steady 4 100000 || fail "mk_sync_rec steady 4 100000"
 expect_status 0 "$DT" import -q --run ring "$T/ring"
 expect_status 0 "$DT" import -q --run steady "$T/steady"
 
-peak() {
-	"$PR" "$@" >"$T/out" 2>"$T/err"
-	st=$?
-	[ "$st" = 0 ] || { cat "$T/err" >&2; fail "$*: exit status $st"; }
-	sed -n 's/^peak_rss \([0-9]*\)$/\1/p' "$T/err" | tail -n 1
-}
-
 for cmd in order hang watch; do
 	case $cmd in
-	watch) a=$(peak "$DT" watch --once "$T/ring"); b=$(peak "$DT" watch --once "$T/steady") ;;
-	*) a=$(peak "$DT" "$cmd" ring); b=$(peak "$DT" "$cmd" steady) ;;
+	watch) a=$(peak_kib "$DT" watch --once "$T/ring"); b=$(peak_kib "$DT" watch --once "$T/steady") ;;
+	*) a=$(peak_kib "$DT" "$cmd" ring); b=$(peak_kib "$DT" "$cmd" steady) ;;
 	esac
 	echo "$cmd: peak RSS ${a} KiB on a key per message, ${b} KiB on one tag"
 	[ "$a" -lt $((b + 65536)) ] ||

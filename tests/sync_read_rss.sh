@@ -13,27 +13,15 @@
 
 MK="$abs_top_builddir/tests/mk_sync_rec"
 [ -x "$MK" ] || fail "tests/mk_sync_rec is not built"
-PR="$abs_top_builddir/tests/peak_rss"
-[ -x "$PR" ] || fail "tests/peak_rss is not built"
-# under AddressSanitizer, memory freed is kept aside (256 MB) and counts in the resident set
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0"
-export ASAN_OPTIONS
 
 "$MK" "$T/rec" steady 2 300000 || fail "mk_sync_rec steady 2 300000"
 size=$(find "$T/rec" -name '*.dts' -exec du -k {} + | awk '{ if ($1 > m) m = $1 } END { print m }')
 [ "$size" -gt 100000 ] || fail "the made-up .dts files are smaller than expected (${size} KiB)"
 
-peak() {
-	"$PR" "$@" >"$T/out" 2>"$T/err"
-	st=$?
-	[ "$st" = 0 ] || { cat "$T/err" >&2; fail "$*: exit status $st"; }
-	sed -n 's/^peak_rss \([0-9]*\)$/\1/p' "$T/err" | tail -n 1
-}
-
-imp=$(peak "$DT" import -q --jobs 1 --run big "$T/rec")
-base=$(peak "$DT" hang big)
+imp=$(peak_kib "$DT" import -q --jobs 1 --run big "$T/rec")
+base=$(peak_kib "$DT" hang big)
 grep -q 'P 0-1 T 0' "$T/out" || { cat "$T/out" >&2; fail "hang of the imported run: not both processes"; }
-dir=$(peak "$DT" hang "$T/rec")
+dir=$(peak_kib "$DT" hang "$T/rec")
 grep -q 'P 0-1 T 0' "$T/out" || { cat "$T/out" >&2; fail "hang DIR: not both processes"; }
 echo "largest .dts ${size} KiB; peak RSS: hang RUN ${base} KiB, import ${imp} KiB, hang DIR ${dir} KiB"
 bound=$((base + size / 3))
