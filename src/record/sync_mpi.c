@@ -400,19 +400,31 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
 	return rc;
 }
 
+/* Recorded with the number of the request it frees (0: none, as a persistent request not
+ * started): no wait completes it now, and the analyses see it ended. */
 int MPI_Request_free(MPI_Request *request)
 {
 	struct preq p;
-	struct req_ent q;
+	struct req_ent q = { .comm_slot = -1 };
+	dts_record r;
+	rec_init(&r, DTS_MPI_Request_free);
 	/* a persistent request's handle is its own: whatever was started with it goes; another
 	 * handle may be shared (req_add_as): the oldest of its requests is the one freed */
 	if (g.enabled) {
-		if (preq_get(*request, &p, 1))
+		if (preq_get(*request, &p, 1)) {
+			req_find(*request, &q, 0);
 			req_forget(*request);
-		else
+		} else {
 			req_find(*request, &q, 1);
+		}
 	}
-	return PMPI_Request_free(request);
+	r.req = q.id;
+	emit(&r, 0);
+	int rc = PMPI_Request_free(request);
+	if (rc != MPI_SUCCESS)
+		r.req = 0;
+	emit(&r, 1);
+	return rc;
 }
 
 /* A completed request's fields: its number, for a receive the actual source and tag (none
