@@ -8,9 +8,13 @@
 # each call that completes requests (Wait, Waitall, Waitany, Waitsome, Test, Testall,
 # Testsome), frees a pair (MPI_Request_free, recorded with the request it frees), starts
 # persistent requests three times (and frees them, inactive: no request), cancels a receive
-# (its completion has no source or tag) and exchanges again: in `difftrace sync`, each
-# request made is completed, or freed, exactly once, by the request number it was made with,
-# and a receive's completion has the tag it was posted with.
+# (its completion has no source or tag) and exchanges again; last, it completes a receive
+# by PMPI_Wait, which the recorder does not see, and posts another, to which both MPIs give
+# the same handle: as the library has not completed it, the handle is its own, and its wait
+# completes it, not the one before (which stays not completed). In `difftrace sync`, each
+# request made is completed, or freed, exactly once (the one PMPI_Wait completed, never), by
+# the request number it was made with, and a receive's completion has the tag it was posted
+# with.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 need mpi built timeout
@@ -50,8 +54,9 @@ $3 == "<" && $5 ~ /^MPI_(Isend|Irecv|Start)$/ && match($0, / req=[0-9]+/) {
 END {
 	for (i = 1; i <= n; i++) {
 		r = order[i]
-		if (done[r] + 0 != 1)
-			print "request " r " (tag " made[r] ") completed " done[r] + 0 " times"
+		want = made[r] == 12 ? 0 : 1
+		if (done[r] + 0 != want)
+			print "request " r " (tag " made[r] ") completed " done[r] + 0 " times, not " want
 	}
 	print "made " n
 }'
@@ -59,9 +64,9 @@ for p in 0.0 1.0; do
 	expect_status 0 "$DT" sync req "$p"
 	cp "$T/out" "$T/sync.$p"
 	awk "$check" "$T/sync.$p" >"$T/check.$p"
-	# 11 pairs of sends, 2 pairs of receives, 3 x 2 starts, a cancelled receive
-	grep -q '^made 29$' "$T/check.$p" ||
-		{ cat "$T/sync.$p" >&2; fail "$p: not 29 requests made: $(cat "$T/check.$p")"; }
+	# 9 pairs of sends, 2 pairs of receives, 3 x 2 starts, 3 single receives
+	grep -q '^made 31$' "$T/check.$p" ||
+		{ cat "$T/sync.$p" >&2; fail "$p: not 31 requests made: $(cat "$T/check.$p")"; }
 	[ "$(wc -l <"$T/check.$p")" = 1 ] ||
 		{ cat "$T/sync.$p" >&2; fail "$p: $(cat "$T/check.$p")"; }
 	# the first Waitall: 4 completions

@@ -14,6 +14,9 @@
  *   tag 9   Send_init, Recv_init, then three times Startall and Waitall
  *   tag 10  Irecv nobody sends, Cancel, Wait
  *   tag 11  Isend, Isend, Irecv, Irecv, Waitall (after the free and the cancel)
+ *   tag 12  Irecv completed by PMPI_Wait, which the recorder does not see; then
+ *   tag 13  Irecv (the library may give it the same handle: it prints "handle reused"), the
+ *           peer's send only after a barrier, Wait
  * Run it with 2 ranks; it prints "done" when it ends. */
 #include <mpi.h>
 #include <stdio.h>
@@ -109,6 +112,18 @@ int main(int argc, char **argv)
 	MPI_Wait(&q[0], MPI_STATUS_IGNORE);
 
 	exchange(11);
+
+	MPI_Request h;
+	MPI_Irecv(&in, 1, MPI_INT, peer, 12, MPI_COMM_WORLD, &q[0]);
+	MPI_Send(&out, 1, MPI_INT, peer, 12, MPI_COMM_WORLD);
+	h = q[0];
+	PMPI_Wait(&q[0], MPI_STATUS_IGNORE);
+	MPI_Irecv(&in, 1, MPI_INT, peer, 13, MPI_COMM_WORLD, &q[0]);
+	if (rank == 0 && q[0] == h)
+		printf("handle reused\n");
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Send(&out, 1, MPI_INT, peer, 13, MPI_COMM_WORLD);
+	MPI_Wait(&q[0], MPI_STATUS_IGNORE);
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Finalize();
 	if (rank == 0)
