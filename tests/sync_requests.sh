@@ -36,6 +36,7 @@ expect_status 0 "$DT" import -r req "$T/rec"
 
 # made: the exits of the calls that make a request, with their tags; completions: the exits
 # and the one-request records (=) of the calls that complete them
+# shellcheck disable=SC2016
 check='
 $3 == "<" && $5 ~ /^MPI_(Isend|Irecv|Start)$/ && match($0, / req=[0-9]+/) {
 	r = substr($0, RSTART + 5, RLENGTH - 5)
