@@ -86,7 +86,7 @@ report persist
 has persist '^  0\.0 +waits for 1\.0 \(request: MPI_Wait' "the wait on a persistent receive waits for nobody"
 has persist '^  (0\.0 -> 1\.0 -> 0\.0|1\.0 -> 0\.0 -> 1\.0)$' "no cycle through the persistent receive"
 report persist --normal persist-ok
-first persist '^most likely cause: 1\.0: its calls depart from the normal run.s at call 3 of 6: MPI_Barrier where the normal run has MPI_Start\[dest=0,tag=9' \
+first persist '^most likely cause: 1\.0: its calls depart from the normal run.s at call 3 of 7: MPI_Request_free where the normal run has MPI_Start\[dest=0,tag=9' \
 	"with the normal run, the cause is not rank 1, which never started its send"
 expect_status 0 "$DT" sync persist-ok 0.0
 grep -q 'MPI_Start.*src=1 tag=9' "$T/out" || fail "MPI_Start not recorded with its MPI_Recv_init's arguments: $(cat "$T/out")"

@@ -45,7 +45,9 @@
 
 #define CHUNK_BYTES ((size_t)DTS_CHUNK_RECORDS * DTS_RECORD_SIZE)
 #define MAX_COMMS 4096
-#define REQ_SLOTS (1u << 16) /* open requests of the process at once */
+#define REQ_SLOTS (1u << 16) /* slots of the request table (two for a handle's first request) */
+#define REQ_FULL (REQ_SLOTS / 4 * 3) /* slots used at most: probes stay short */
+#define REQ_SAME ((int)(REQ_SLOTS / 8)) /* live requests of one handle at most */
 #define OBJ_SLOTS 4096u      /* locks and critical sections of the process */
 
 /* A communicator the process knows: its run-wide number and its members' world ranks. */
@@ -57,12 +59,13 @@ struct comm_ent {
 
 struct req_ent {
 	uint64_t key; /* the handle's bits; 0 free */
-	uint64_t id;
+	uint64_t nth; /* 0: the handle's entry; else the request's place among the handle's */
+	uint64_t id;  /* the request's number (the handle's entry: the nth of its oldest) */
 	int32_t comm_slot; /* index into g.comms, -1 WORLD, -2 other */
 	int is_recv;
 	/* with --payload, a nonblocking send's buffer, for its digest again at completion */
 	const void *buf;
-	int count;
+	int count; /* the handle's entry: its live requests */
 	MPI_Datatype type;
 };
 
@@ -89,6 +92,7 @@ static struct {
 	_Atomic int ncomms;
 	int ncreated; /* communicators made that this process is a member of */
 	struct req_ent reqs[REQ_SLOTS];
+	size_t nreqs; /* slots used */
 	atomic_ullong next_req;
 	struct obj_ent objs[OBJ_SLOTS];
 	atomic_ullong next_region;
@@ -687,6 +691,14 @@ static void comm_forget(MPI_Comm c)
 
 /* ---- requests ------------------------------------------------------------------------------ */
 
+/* The table of the requests made and not completed yet, by handle. An MPI library may hand
+ * back one handle for several live requests: Open MPI and MPICH give every send they complete
+ * at once the same handle (a preallocated completed request), so a program's Isend, Isend,
+ * Waitall can pass one handle twice. Each handle has its own entry (nth 0: id holds the nth of
+ * its oldest live request, count how many it has) and each of its requests one (nth 1, 2 ...),
+ * at the slot of (handle, nth): adding and taking the oldest are a look-up each, however many
+ * requests share the handle. Open addressing with linear probing; deletion by backward shift
+ * keeps every entry reachable from its home. All under g.mu. */
 static uint64_t req_key(MPI_Request r)
 {
 	uint64_t k = 0;
@@ -702,66 +714,178 @@ static size_t req_hash(uint64_t k)
 	return (size_t)k & (REQ_SLOTS - 1);
 }
 
-/* Gives a new request its number (not under g.mu); a nonblocking send's buffer is kept with
- * it, for the payload digest at its completion (done_fields). */
-static uint64_t req_add_buf(MPI_Request r, int slot, int is_recv, const void *buf, int count,
-			    MPI_Datatype type)
+static size_t req_home(uint64_t k, uint64_t nth)
+{
+	return req_hash(k ^ nth * 0x9e3779b97f4a7c15ULL);
+}
+
+/* The slot of (k, nth), or SIZE_MAX. The table is never full (REQ_FULL), so a probe ends. */
+static size_t req_slot(uint64_t k, uint64_t nth)
+{
+	for (size_t h = req_home(k, nth); g.reqs[h].key; h = (h + 1) & (REQ_SLOTS - 1))
+		if (g.reqs[h].key == k && g.reqs[h].nth == nth)
+			return h;
+	return SIZE_MAX;
+}
+
+/* A free slot for (k, nth), taken. */
+static struct req_ent *req_new(uint64_t k, uint64_t nth)
+{
+	size_t h = req_home(k, nth);
+	while (g.reqs[h].key)
+		h = (h + 1) & (REQ_SLOTS - 1);
+	g.nreqs++;
+	g.reqs[h].key = k;
+	g.reqs[h].nth = nth;
+	return &g.reqs[h];
+}
+
+/* Frees slot h: the entries after it that may not lie before their home move back. */
+static void req_drop(size_t h)
+{
+	size_t hole = h, j = h;
+	for (;;) {
+		j = (j + 1) & (REQ_SLOTS - 1);
+		if (!g.reqs[j].key)
+			break;
+		size_t home = req_home(g.reqs[j].key, g.reqs[j].nth);
+		/* move j into the hole unless its home lies cyclically in (hole, j] */
+		if ((j > hole && (home <= hole || home > j)) ||
+		    (j < hole && home <= hole && home > j)) {
+			g.reqs[hole] = g.reqs[j];
+			hole = j;
+		}
+	}
+	g.reqs[hole].key = 0;
+	g.nreqs--;
+}
+
+/* The oldest live request made with handle k, into *out (when out); with del, forgotten. */
+static int req_oldest(uint64_t k, struct req_ent *out, int del)
+{
+	size_t c = req_slot(k, 0);
+	if (c == SIZE_MAX)
+		return 0;
+	uint64_t nth = g.reqs[c].id;
+	size_t e = req_slot(k, nth);
+	if (out && e != SIZE_MAX)
+		*out = g.reqs[e];
+	if (!del)
+		return e != SIZE_MAX;
+	if (e != SIZE_MAX) {
+		req_drop(e);
+		c = req_slot(k, 0); /* the shift may have moved it */
+	}
+	g.reqs[c].id = nth + 1;
+	if (--g.reqs[c].count <= 0)
+		req_drop(c);
+	return e != SIZE_MAX;
+}
+
+/* Forgets every request made with handle k. */
+static void req_forget_all(uint64_t k)
+{
+	while (req_slot(k, 0) != SIZE_MAX)
+		req_oldest(k, NULL, 1);
+}
+
+/* How many live requests handle r has (MPI_REQUEST_NULL: 0). */
+static int req_count(MPI_Request r)
+{
+	uint64_t k = req_key(r);
+	if (r == MPI_REQUEST_NULL || !k)
+		return 0;
+	pthread_mutex_lock(&g.mu);
+	size_t c = req_slot(k, 0);
+	int n = c == SIZE_MAX ? 0 : g.reqs[c].count;
+	pthread_mutex_unlock(&g.mu);
+	return n;
+}
+
+/* Gives a new request its number, after the call that made it (not under g.mu); a
+ * nonblocking send's buffer is kept with it, for the payload digest at its completion
+ * (done_fields). fresh: the requests made before with the handle are gone (their completions
+ * were not seen): so after an MPI_Start, which activates a persistent request that must have
+ * been inactive, and after a call that gave back a handle the library has not completed yet,
+ * as only a completed request's handle is shared. Otherwise they are kept, and the oldest
+ * live request of the handle is the one its next completion completes. */
+static uint64_t req_add_as(MPI_Request r, int slot, int is_recv, const void *buf, int count,
+			   MPI_Datatype type, int fresh)
 {
 	uint64_t k = req_key(r), id = atomic_fetch_add(&g.next_req, 1);
 	if (r == MPI_REQUEST_NULL || !k)
 		return 0;
+	if (!fresh && req_count(r) > 0) {
+		/* a handle with live requests: shared if the library has completed this one
+		 * (asked outside g.mu: the library's progress may run the program's callbacks) */
+		int done = 1;
+		if (PMPI_Request_get_status(r, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
+			fresh = 1;
+	}
 	pthread_mutex_lock(&g.mu);
-	size_t h = req_hash(k);
-	for (size_t i = 0; i < REQ_SLOTS; i++, h = (h + 1) & (REQ_SLOTS - 1))
-		if (!g.reqs[h].key || g.reqs[h].key == k) {
-			g.reqs[h] = (struct req_ent){ k, id, slot, is_recv, buf, count, type };
-			break;
+	if (fresh)
+		req_forget_all(k);
+	size_t c = req_slot(k, 0);
+	if (c != SIZE_MAX && g.reqs[c].count >= REQ_SAME) {
+		req_oldest(k, NULL, 1); /* the oldest gives way */
+		c = req_slot(k, 0);
+	}
+	if (g.nreqs + (c == SIZE_MAX ? 2 : 1) <= REQ_FULL) {
+		if (c == SIZE_MAX) {
+			struct req_ent *h = req_new(k, 0);
+			h->id = 1;
+			h->count = 0;
+			c = (size_t)(h - g.reqs);
 		}
+		uint64_t nth = g.reqs[c].id + (uint64_t)g.reqs[c].count++;
+		struct req_ent *e = req_new(k, nth);
+		e->id = id;
+		e->comm_slot = slot;
+		e->is_recv = is_recv;
+		e->buf = buf;
+		e->count = count;
+		e->type = type;
+	}
 	pthread_mutex_unlock(&g.mu);
 	return id;
 }
 
-static uint64_t req_add(MPI_Request r, int slot, int is_recv)
+static uint64_t req_add_buf(MPI_Request r, int slot, int is_recv, const void *buf, int count,
+			    MPI_Datatype type)
 {
-	return req_add_buf(r, slot, is_recv, NULL, 0, MPI_DATATYPE_NULL);
+	return req_add_as(r, slot, is_recv, buf, count, type, 0);
 }
 
-/* Looks a request up; with del, removes it (backward-shift deletion keeps probing exact). */
+static uint64_t req_add(MPI_Request r, int slot, int is_recv)
+{
+	return req_add_as(r, slot, is_recv, NULL, 0, MPI_DATATYPE_NULL, 0);
+}
+
+/* Looks up the oldest live request made with handle r; with del, forgets it. */
 static int req_find(MPI_Request r, struct req_ent *out, int del)
 {
 	uint64_t k = req_key(r);
 	out->id = 0;
 	out->comm_slot = -1;
 	out->is_recv = 0;
+	out->buf = NULL;
 	if (r == MPI_REQUEST_NULL || !k)
 		return 0;
-	int found = 0;
 	pthread_mutex_lock(&g.mu);
-	size_t h = req_hash(k);
-	for (size_t i = 0; i < REQ_SLOTS && g.reqs[h].key; i++, h = (h + 1) & (REQ_SLOTS - 1))
-		if (g.reqs[h].key == k) {
-			*out = g.reqs[h];
-			found = 1;
-			break;
-		}
-	if (found && del) {
-		size_t hole = h, j = h;
-		for (;;) {
-			j = (j + 1) & (REQ_SLOTS - 1);
-			if (!g.reqs[j].key)
-				break;
-			size_t home = req_hash(g.reqs[j].key);
-			/* move j into the hole unless its home lies cyclically in (hole, j] */
-			if ((j > hole && (home <= hole || home > j)) ||
-			    (j < hole && home <= hole && home > j)) {
-				g.reqs[hole] = g.reqs[j];
-				hole = j;
-			}
-		}
-		g.reqs[hole].key = 0;
-	}
+	int found = req_oldest(k, out, del);
 	pthread_mutex_unlock(&g.mu);
 	return found;
+}
+
+/* Forgets every live request made with handle r (a persistent request freed). */
+static void req_forget(MPI_Request r)
+{
+	uint64_t k = req_key(r);
+	if (r == MPI_REQUEST_NULL || !k)
+		return;
+	pthread_mutex_lock(&g.mu);
+	req_forget_all(k);
+	pthread_mutex_unlock(&g.mu);
 }
 
 /* ---- locks and critical sections ----------------------------------------------------------- */

@@ -378,7 +378,7 @@ int MPI_Start(MPI_Request *request)
 	emit(&r, 0);
 	int rc = PMPI_Start(request);
 	if (rc == MPI_SUCCESS && g.enabled)
-		r.req = req_add(*request, slot, is_recv);
+		r.req = req_add_as(*request, slot, is_recv, NULL, 0, MPI_DATATYPE_NULL, 1);
 	emit(&r, 1);
 	return rc;
 }
@@ -393,32 +393,54 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
 		start_record(&r, array_of_requests[i], &slot, &is_recv);
 		emit(&r, 0);
 		if (g.enabled)
-			r.req = req_add(array_of_requests[i], slot, is_recv);
+			r.req = req_add_as(array_of_requests[i], slot, is_recv, NULL, 0,
+					   MPI_DATATYPE_NULL, 1);
 		emit(&r, 1);
 	}
 	return rc;
 }
 
+/* Recorded with the number of the request it frees (0: none, as a persistent request not
+ * started): no wait completes it now, and the analyses see it ended. */
 int MPI_Request_free(MPI_Request *request)
 {
 	struct preq p;
-	struct req_ent q;
+	struct req_ent q = { .comm_slot = -1 };
+	dts_record r;
+	rec_init(&r, DTS_MPI_Request_free);
+	/* a persistent request's handle is its own: whatever was started with it goes; another
+	 * handle may be shared (req_add_as): the oldest of its requests is the one freed */
 	if (g.enabled) {
-		preq_get(*request, &p, 1);
-		req_find(*request, &q, 1);
+		if (preq_get(*request, &p, 1)) {
+			req_find(*request, &q, 0);
+			req_forget(*request);
+		} else {
+			req_find(*request, &q, 1);
+		}
 	}
-	return PMPI_Request_free(request);
+	r.req = q.id;
+	emit(&r, 0);
+	int rc = PMPI_Request_free(request);
+	if (rc != MPI_SUCCESS)
+		r.req = 0;
+	emit(&r, 1);
+	return rc;
 }
 
-/* A completed request's fields: its number, for a receive the actual source and tag, and for
- * a nonblocking send with --payload the digest of its buffer now (the same as at the call
- * unless the program wrote into the buffer while the send was in flight). */
+/* A completed request's fields: its number, for a receive the actual source and tag (none
+ * when it was cancelled), and for a nonblocking send with --payload the digest of its buffer
+ * now (the same as at the call unless the program wrote into the buffer while the send was in
+ * flight). */
 static void done_fields(dts_record *r, const struct req_ent *q, const MPI_Status *st)
 {
 	r->req = q->id;
 	if (q->buf)
 		coll_payload(r, q->buf, q->count, q->type);
 	r->src = r->rtag = -1;
+	int cancelled = 0;
+	/* a cancelled receive took no message: its status's source and tag mean nothing */
+	if (q->is_recv && st && PMPI_Test_cancelled(st, &cancelled) == MPI_SUCCESS && cancelled)
+		return;
 	if (q->is_recv && st) {
 		int s = q->comm_slot;
 		r->src = s == -1 ? st->MPI_SOURCE : s >= 0 && st->MPI_SOURCE >= 0 &&
@@ -492,13 +514,23 @@ static int reqs_get(struct reqs *a, int n, MPI_Request *v, MPI_Status *st, int d
 	if (n > 32) {
 		a->q = malloc((size_t)n * sizeof *a->q);
 		a->h = malloc((size_t)n * sizeof *a->h);
-		if (!a->q || !a->h)
-			return -1;
 	}
-	if (st == MPI_STATUSES_IGNORE) {
+	if (st == MPI_STATUSES_IGNORE)
 		a->st = n > 32 ? malloc((size_t)n * sizeof *a->st) : a->st_s;
-		if (!a->st)
-			return -1;
+	if (!a->q || !a->h || !a->st) {
+		/* not recorded; a wait still forgets its requests, lest their handles, reused,
+		 * find them */
+		for (int i = 0; del && g.enabled && i < n; i++) {
+			struct req_ent q;
+			req_find(v[i], &q, 1);
+		}
+		if (a->q != a->q_s)
+			free(a->q);
+		if (a->h != a->h_s)
+			free(a->h);
+		if (a->st != st && a->st != a->st_s)
+			free(a->st);
+		return -1;
 	}
 	for (int i = 0; i < n; i++) {
 		a->h[i] = v[i];

@@ -121,7 +121,7 @@ static inline uint32_t dts_commit(uint64_t seq)
 	X(omp_set_lock) X(omp_unset_lock) X(omp_set_nest_lock) X(omp_unset_nest_lock)      \
 	X(MPI_Send_init) X(MPI_Ssend_init) X(MPI_Bsend_init) X(MPI_Rsend_init)              \
 	X(MPI_Recv_init) X(MPI_Start) \
-	DTS_RMA_CALLS(X)
+	DTS_RMA_CALLS(X) X(MPI_Request_free)
 
 /* The one-sided calls (difftrace-sync(5): codes from 68). obj is the window's run-wide
  * number, comm its communicator's, csize its size; dest the target's (or the locked rank's)
