@@ -703,6 +703,22 @@ static void load_fnames(store *s)
 	sqlite3_finalize(st);
 }
 
+/* The name of function id read from the store: one another connection added since the names
+ * were loaded (an analysis made in the background names its calls with their arguments). */
+static const char *fname_read(store *s, uint32_t id)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "SELECT name FROM functions WHERE id = ?1", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		store_fnames_add(s, id, (const char *)sqlite3_column_text(st, 0),
+				 (size_t)sqlite3_column_bytes(st, 0));
+	sqlite3_finalize(st);
+	return id < s->nfnames ? s->fnames[id] : NULL;
+}
+
 const char *store_func_name(store *s, uint32_t id)
 {
 	if (id == DT_RET)
@@ -711,7 +727,8 @@ const char *store_func_name(store *s, uint32_t id)
 		load_fnames(s);
 	if (id < s->nfnames && s->fnames[id])
 		return s->fnames[id];
-	return "?";
+	const char *nm = id ? fname_read(s, id) : NULL;
+	return nm ? nm : "?";
 }
 
 const char *const *store_func_names(store *s, size_t *n)
