@@ -36,12 +36,12 @@ ED
 chmod +x "$T/ed"
 export VISUAL='' EDITOR="$T/ed"
 
-# tui KEYS...: runs the keys headless at 30x200 on the pair, the screen in $T/dump
+# tui KEYS...: runs the keys headless at 30x260 on the pair, the screen in $T/dump
 tui() {
 	printf '%s\n' "$@" > "$T/script"
 	rm -f "$T/edited"
 	expect_status 0 "$DT" tui --normal normal --faulty faulty --script "$T/script" \
-		--dump "$T/dump" --size 30x200
+		--dump "$T/dump" --size 30x260
 }
 has() { grep -Eq -- "$1" "$T/dump" || { cat "$T/dump" >&2; fail "$2"; }; }
 edited() { # WHAT: the editor ran on the extra send's line

@@ -421,7 +421,9 @@ uint32_t vd_change_site(const vd_item *it)
 		return it->s_ef.site;
 	if (it->change == VD_STOPPED || it->tier == 1) /* where it stopped */
 		return vd_stop_call(it, &sync, &outside) && sync ? it->s_site : 0;
-	return it->change == VD_DIVERGED ? it->at_site : 0;
+	if (it->change != VD_DIVERGED)
+		return 0;
+	return it->beyond ? it->c_site : it->at_site;
 }
 
 int vd_fill_sites(store *s, const an_result *rf, const char *format, const rank_key *keys,
@@ -429,9 +431,12 @@ int vd_fill_sites(store *s, const an_result *rf, const char *format, const rank_
 {
 	for (size_t k = 0; k < m; k++) {
 		vd_item *x = &it[k];
-		x->at_site = 0;
-		if (x->change != VD_DIVERGED || x->s_only || x->ended || x->spun || x->common ||
-		    x->beyond || x->at >= x->kept_f)
+		x->at_site = x->c_site = 0;
+		int at = !(x->change != VD_DIVERGED || x->s_only || x->ended || x->spun ||
+			   x->common || x->beyond || x->at >= x->kept_f);
+		int beyond = x->change == VD_DIVERGED && x->beyond && x->c_ev_f &&
+			     x->c_pos < x->kept_f;
+		if (!at && !beyond)
 			continue;
 		store_trace t;
 		if (store_trace_get(s, rf->meta.run_id, keys[x->i].proc, keys[x->i].thread, &t, e))
@@ -443,8 +448,10 @@ int vd_fill_sites(store *s, const an_result *rf, const char *format, const rank_
 		store_trace_free(&t);
 		if (rc < 0)
 			return -1;
-		if (rc == 1 && site)
+		if (rc == 1 && site && at)
 			x->at_site = site[x->at];
+		if (rc == 1 && site && beyond)
+			x->c_site = site[x->c_pos];
 		free(site);
 	}
 	return 0;
@@ -512,9 +519,11 @@ void vd_reason_sites(store *s, const vd_item *it, const store_sites *sites, char
 			name_of(s, it->c_ev_f, b, sizeof b);
 			k = (size_t)snprintf(buf, cap,
 					     "beyond the change its peers share: diverged at "
-					     "call %llu: %s where the normal run has %s",
+					     "call %llu: %s%s where the normal run has %s",
 					     (unsigned long long)it->c_at + 1,
-					     it->c_ev_f ? b : "(end)", it->c_ev_n ? a : "(end)");
+					     it->c_ev_f ? b : "(end)",
+					     at_site(sites, it->c_site, w, sizeof w),
+					     it->c_ev_n ? a : "(end)");
 		} else if (it->ended) {
 			k = (size_t)snprintf(buf, cap, "ended after %llu of %llu kept events, nothing else "
 					     "changed",

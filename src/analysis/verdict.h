@@ -94,6 +94,7 @@ typedef struct vd_item {
 	int input;
 	uint64_t c_at;
 	uint32_t c_ev_n, c_ev_f;
+	uint64_t c_pos;    /* beyond: c_ev_f's position among the faulty trace's kept events */
 	/* When no trace's calls differ, the time of its own functions (timing.h): slow 1 when a
 	 * function's time grew beyond its peers' (slow_f, its factor slow_x against the peers'
 	 * slow_peers, slow_gain ns gained beyond theirs); ranked first among the identical. */
@@ -112,8 +113,9 @@ typedef struct vd_item {
 	dt_sync_event d_ef, d_en;
 	size_t pos;        /* 1-based; tied items share it */
 	/* Not kept with the ranking (rankcache.h): set for the items shown by vd_fill_sites. The
-	 * site id (the faulty run's sites) of the kept event where it diverged (at), 0 unknown. */
-	uint32_t at_site;
+	 * site ids (the faulty run's sites, 0 unknown) of the kept event where it diverged (at),
+	 * and of the call where it went beyond the change its peers share (c_pos). */
+	uint32_t at_site, c_site;
 } vd_item;
 
 typedef struct vd_rank {
@@ -189,9 +191,9 @@ void vd_reason(store *s, const vd_item *it, char *buf, size_t cap);
  * faulty run's): "MPI_Send[...] at extra.c:14 (extra) where the normal run has ..." */
 void vd_reason_sites(store *s, const vd_item *it, const store_sites *sites, char *buf,
 		     size_t cap);
-/* Sets at_site of the items it[0..m) whose reason names the kept event where they diverged:
- * the faulty trace (keys[it->i], of analysis rf of a run recorded in format) mapped back to its
- * calls (evsites.h). */
+/* Sets at_site and c_site of the items it[0..m) whose reason names the kept event where they
+ * diverged (or went beyond the common change): the faulty trace (keys[it->i], of analysis rf
+ * of a run recorded in format) mapped back to its calls (evsites.h). */
 int vd_fill_sites(store *s, const an_result *rf, const char *format, const rank_key *keys,
 		  vd_item *it, size_t m, dt_err *e);
 /* The site id of the call where trace it changed, as its reason names it first and the
