@@ -411,8 +411,8 @@ static int load_sites(struct diff *d, int s, char *why, size_t nwhy)
 		int obj = analysis_object(d->r[s], d->p[s], d->t[s]);
 		int r = !d->sites[s].n || obj < 0
 				? 1
-				: evsites_kept_run(d->s, d->r[s], d->run[s], obj, &d->ksite[s], why,
-						   nwhy, &e);
+				: evsites_kept_run(d->s, d->r[s], d->run[s], obj, NULL, 0,
+						   &d->ksite[s], why, nwhy, &e);
 		if (r < 0)
 			dt_err_format(&e, why, nwhy);
 		d->sstate[s] = r == 1 ? 1 : -1;
@@ -982,13 +982,34 @@ static void edit_key(tui *t, struct diff *d, view *v)
 		return;
 	}
 	/* a call of the sync record: where the program made it; else its function's definition */
-	char why[300];
-	if (d->sites[s].n && !load_sites(d, s, why, sizeof why) && why[0])
+	char why[300] = "";
+	uint32_t site = 0;
+	int obj = analysis_object(d->r[s], d->p[s], d->t[s]);
+	if (d->sites[s].n && d->sstate[s] == 0 && obj >= 0 && l->kind == D_ROW &&
+	    d->r[s]->nfiltered[obj] > SITES_AT_DRAW) {
+		/* a long trace: the sites of its kept events were not read, this row's is */
+		if (!d->pos[s])
+			entry_positions(d, s);
+		const diff_row *r = &d->rows[l->row];
+		uint64_t pos = d->pos[s][s ? r->b : r->a];
+		uint32_t *one = NULL;
+		dt_err e;
+		dt_err_clear(&e);
+		int rc = evsites_kept_run(d->s, d->r[s], d->run[s], obj, &pos, 1, &one, why,
+					  sizeof why, &e);
+		if (rc < 0)
+			dt_err_format(&e, why, sizeof why);
+		site = rc == 1 && one ? one[0] : 0;
+		free(one);
+	} else if (d->sites[s].n) {
+		load_sites(d, s, why, sizeof why);
+		site = row_site(d, l, s);
+	}
+	if (why[0])
 		tui_msg(t, ST_WARN, "no call site: %s", why);
-	uint32_t site = row_site(d, l, s);
-	if (site)
+	else if (site)
 		tui_site_edit(t, &d->sites[s], site, 1);
-	else if (!d->sites[s].n || d->sstate[s] == 1)
+	else
 		tui_src_edit(t, d->lines[s], store_func_name(d->s, x.sym));
 }
 

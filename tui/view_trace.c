@@ -392,8 +392,8 @@ static int load_sites(tui *t, struct trace *d)
 		dt_err e;
 		dt_err_clear(&e);
 		d->swhy[0] = 0;
-		int r = d->sites.n ? evsites_kept_run(tui_store(t), d->r, d->run, d->obj, &d->ksite,
-						      d->swhy, sizeof d->swhy, &e)
+		int r = d->sites.n ? evsites_kept_run(tui_store(t), d->r, d->run, d->obj, NULL, 0,
+						      &d->ksite, d->swhy, sizeof d->swhy, &e)
 				   : 1;
 		if (r < 0)
 			dt_err_format(&e, d->swhy, sizeof d->swhy);
@@ -1211,12 +1211,30 @@ static void edit_key(tui *t, struct trace *d, view *v)
 		return;
 	}
 	/* a call of the sync record: where the program made it; else its function's definition */
-	if (d->sites.n && !load_sites(t, d) && d->swhy[0])
-		tui_msg(t, ST_WARN, "no call site: %s", d->swhy);
-	uint32_t site = line_site(d, l);
-	if (site)
+	uint32_t site = 0;
+	char why[300] = "";
+	if (d->sites.n && d->sstate == 0 && d->r->nfiltered[d->obj] > DEPTH_AT_OPEN) {
+		/* a long trace: the sites of its kept events were not read, this one's is */
+		dt_err e;
+		dt_err_clear(&e);
+		uint64_t pos = l->fpos;
+		uint32_t *one = NULL;
+		int r = evsites_kept_run(tui_store(t), d->r, d->run, d->obj, &pos, 1, &one, why,
+					 sizeof why, &e);
+		if (r < 0)
+			dt_err_format(&e, why, sizeof why);
+		site = r == 1 && one ? one[0] : 0;
+		free(one);
+	} else if (d->sites.n) {
+		if (!load_sites(t, d))
+			snprintf(why, sizeof why, "%s", d->swhy);
+		site = line_site(d, l);
+	}
+	if (why[0])
+		tui_msg(t, ST_WARN, "no call site: %s", why);
+	else if (site)
 		tui_site_edit(t, &d->sites, site, 1);
-	else if (!d->sites.n || d->sstate == 1)
+	else
 		tui_src_edit(t, d->lines, store_func_name(tui_store(t), l->e.sym));
 }
 

@@ -170,8 +170,8 @@ out:
 }
 
 int evsites_kept_trace(store *s, const char *filter, const char *alias, int64_t run_id,
-		       const char *format, const store_trace *t, uint64_t want, uint32_t **site,
-		       char *why, size_t nwhy, dt_err *e)
+		       const char *format, const store_trace *t, uint64_t want, const uint64_t *only,
+		       size_t nonly, uint32_t **site, char *why, size_t nwhy, dt_err *e)
 {
 	*site = NULL;
 	uint64_t *idx, *raw = NULL;
@@ -181,11 +181,12 @@ int evsites_kept_trace(store *s, const char *filter, const char *alias, int64_t 
 		return -1;
 	int rc = 1;
 	if (n) {
-		rc = evtimes_raw_trace(s, filter, alias, t, want, &raw, why, nwhy, e);
+		rc = evtimes_raw_trace(s, filter, alias, t, want, only, nonly, &raw, why, nwhy, e);
 		if (rc == 1) {
-			*site = xcalloc(want ? want : 1, sizeof **site);
+			size_t nk = only ? nonly : (size_t)want;
+			*site = xcalloc(nk ? nk : 1, sizeof **site);
 			/* both ascending: one pass */
-			for (size_t i = 0, q = 0; i < want; i++) {
+			for (size_t i = 0, q = 0; i < nk; i++) {
 				while (q < n && idx[q] < raw[i])
 					q++;
 				if (q < n && idx[q] == raw[i])
@@ -199,24 +200,28 @@ int evsites_kept_trace(store *s, const char *filter, const char *alias, int64_t 
 	return rc;
 }
 
-int evsites_kept(store *s, const an_result *r, const char *format, int obj, uint32_t **site,
-		 char *why, size_t nwhy, dt_err *e)
+int evsites_kept(store *s, const an_result *r, const char *format, int obj,
+		 const uint64_t *only, size_t nonly, uint32_t **site, char *why, size_t nwhy,
+		 dt_err *e)
 {
 	*site = NULL;
 	if (obj < 0 || (size_t)obj >= r->n)
 		return dt_errf(e, DT_EUSAGE, "no such trace in the analysis");
 	return evsites_kept_trace(s, r->meta.filter, r->filter_alias, r->meta.run_id, format,
-				  &r->traces[obj], r->nfiltered[obj], site, why, nwhy, e);
+				  &r->traces[obj], r->nfiltered[obj], only, nonly, site, why, nwhy,
+				  e);
 }
 
-int evsites_kept_run(store *s, const an_result *r, const char *run, int obj, uint32_t **site,
-		     char *why, size_t nwhy, dt_err *e)
+int evsites_kept_run(store *s, const an_result *r, const char *run, int obj,
+		     const uint64_t *only, size_t nonly, uint32_t **site, char *why, size_t nwhy,
+		     dt_err *e)
 {
 	store_run rr;
 	*site = NULL;
 	if (store_run_get_lite(s, run, &rr, e))
 		return -1;
-	int rc = evsites_kept(s, r, rr.format ? rr.format : "", obj, site, why, nwhy, e);
+	int rc = evsites_kept(s, r, rr.format ? rr.format : "", obj, only, nonly, site, why, nwhy,
+			      e);
 	store_run_free(&rr);
 	return rc;
 }

@@ -26,20 +26,23 @@ int evsites_raw(store *s, int64_t run_id, const char *format, const store_trace 
 		uint64_t **idx, uint32_t **sid, size_t *n, dt_err *e);
 
 /* The site id of each event analysis r kept of its trace obj (0: none), into *site
- * (r->nfiltered[obj] entries, malloc'ed; NULL when the trace has no site at all). 1 when
- * read; 0 with *why set when the kept events cannot be mapped (the filter keeps others now,
- * too many events); -1 on error. format is the run's. */
-int evsites_kept(store *s, const an_result *r, const char *format, int obj, uint32_t **site,
-		 char *why, size_t nwhy, dt_err *e);
+ * (r->nfiltered[obj] entries, malloc'ed; NULL when the trace has no site at all); with only
+ * (nonly positions of kept events, ascending), of those alone (nonly entries; any number of
+ * kept events is followed). 1 when read; 0 with *why set when the kept events cannot be
+ * mapped (the filter keeps others now, too many events); -1 on error. format is the run's. */
+int evsites_kept(store *s, const an_result *r, const char *format, int obj,
+		 const uint64_t *only, size_t nonly, uint32_t **site, char *why, size_t nwhy,
+		 dt_err *e);
 
 /* The same of trace t of run run_id under filter (an analysis's canonical form, named alias),
  * which keeps want events of it: for an analysis known only by its head (analysis.h). */
 int evsites_kept_trace(store *s, const char *filter, const char *alias, int64_t run_id,
-		       const char *format, const store_trace *t, uint64_t want, uint32_t **site,
-		       char *why, size_t nwhy, dt_err *e);
+		       const char *format, const store_trace *t, uint64_t want, const uint64_t *only,
+		       size_t nonly, uint32_t **site, char *why, size_t nwhy, dt_err *e);
 
 /* The same for a run named run, whose format is read from the store. */
-int evsites_kept_run(store *s, const an_result *r, const char *run, int obj, uint32_t **site,
-		     char *why, size_t nwhy, dt_err *e);
+int evsites_kept_run(store *s, const an_result *r, const char *run, int obj,
+		     const uint64_t *only, size_t nonly, uint32_t **site, char *why, size_t nwhy,
+		     dt_err *e);
 
 #endif

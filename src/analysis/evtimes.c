@@ -37,13 +37,20 @@ struct open_call {
 	unsigned n;
 };
 
+/* Which kept events walk_trace gives the position in the trace of: all (only NULL), or the
+ * nonly ones listed in only (ascending). */
+struct rawsel {
+	const uint64_t *only;
+	size_t nonly;
+};
+
 /* One pass over trace t's events under filter (an analysis's canonical form, named alias),
  * which keeps want of them: the times of the kept events into out (when not NULL), the call
  * depth of each into *depth (when not NULL), the position of its event in the trace into *raw
- * (when not NULL). */
+ * (when not NULL: of the kept events sel selects). */
 static int walk_trace(store *s, const char *filter, const char *alias, const store_trace *t,
-		      uint64_t want, evtimes *out, uint16_t **depth, uint64_t **raw, char *why,
-		      size_t nwhy, dt_err *e)
+		      uint64_t want, evtimes *out, uint16_t **depth, uint64_t **raw,
+		      struct rawsel sel, char *why, size_t nwhy, dt_err *e)
 {
 	evtimes scratch;
 	int times = out != NULL; /* depths alone: no 16 bytes of times per event */
@@ -59,7 +66,7 @@ static int walk_trace(store *s, const char *filter, const char *alias, const sto
 			 t->thread);
 		return 0;
 	}
-	if (want > EVTIMES_MAX) {
+	if (want > EVTIMES_MAX && (times || depth || !sel.only)) {
 		snprintf(why, nwhy, "trace %d.%d keeps too many events to %s (%llu, more than %u)",
 			 t->proc, t->thread,
 			 depth ? "follow its calls" : raw ? "map to their calls" : "time",
@@ -100,8 +107,12 @@ static int walk_trace(store *s, const char *filter, const char *alias, const sto
 	out->t0 = t->first_ts;
 	if (depth)
 		dep = xmalloc((want ? want : 1) * sizeof *dep);
+	size_t q = 0; /* the next of sel.only */
 	if (raw)
-		rw = xmalloc((want ? want : 1) * sizeof *rw);
+		rw = xmalloc((sel.only ? (sel.nonly ? sel.nonly : 1) : want ? want : 1) *
+			     sizeof *rw);
+	for (size_t k = 0; rw && sel.only && k < sel.nonly; k++)
+		rw[k] = UINT64_MAX; /* past the end */
 	if (store_cursor_open(s, t, 0, &c, e))
 		goto out;
 	ev = xmalloc(BLOCK * sizeof *ev);
@@ -122,8 +133,10 @@ static int walk_trace(store *s, const char *filter, const char *alias, const sto
 			}
 			for (size_t j = 0; times && j < m; j++)
 				out->start[pos + j] = out->end[pos + j] = ts[i];
-			for (size_t j = 0; rw && j < m; j++)
+			for (size_t j = 0; rw && !sel.only && j < m; j++)
 				rw[pos + j] = at;
+			for (; rw && sel.only && q < sel.nonly && sel.only[q] < pos + m; q++)
+				rw[q] = at;
 			if (ev[i] != DT_RET) {
 				GROW(stack, capstack, nstack + 1);
 				stack[nstack++] = (struct open_call){ pos, (unsigned)m };
@@ -192,8 +205,9 @@ static int walk(store *s, const an_result *r, int obj, evtimes *out, uint16_t **
 		*raw = NULL;
 	if (obj < 0 || (size_t)obj >= r->n)
 		return dt_errf(e, DT_EUSAGE, "no such trace in the analysis");
+	struct rawsel all = { NULL, 0 };
 	return walk_trace(s, r->meta.filter, r->filter_alias, &r->traces[obj], r->nfiltered[obj],
-			  out, depth, raw, why, nwhy, e);
+			  out, depth, raw, all, why, nwhy, e);
 }
 
 int evtimes_load(store *s, const an_result *r, int obj, evtimes *out, char *why, size_t nwhy,
@@ -223,7 +237,9 @@ int evtimes_raw(store *s, const an_result *r, int obj, uint64_t **raw, size_t *n
 }
 
 int evtimes_raw_trace(store *s, const char *filter, const char *alias, const store_trace *t,
-		      uint64_t want, uint64_t **raw, char *why, size_t nwhy, dt_err *e)
+		      uint64_t want, const uint64_t *only, size_t nonly, uint64_t **raw,
+		      char *why, size_t nwhy, dt_err *e)
 {
-	return walk_trace(s, filter, alias, t, want, NULL, NULL, raw, why, nwhy, e);
+	struct rawsel sel = { only, nonly };
+	return walk_trace(s, filter, alias, t, want, NULL, NULL, raw, sel, why, nwhy, e);
 }

@@ -441,17 +441,32 @@ int vd_fill_sites(store *s, const an_result *rf, const char *format, const rank_
 		store_trace t;
 		if (store_trace_get(s, rf->meta.run_id, keys[x->i].proc, keys[x->i].thread, &t, e))
 			return -1;
+		/* the one or two kept events named, ascending */
+		uint64_t pos[2];
+		size_t np = 0;
+		if (at)
+			pos[np++] = x->at;
+		if (beyond && (!np || pos[0] != x->c_pos))
+			pos[np++] = x->c_pos;
+		if (np == 2 && pos[0] > pos[1]) {
+			uint64_t tmp = pos[0];
+			pos[0] = pos[1];
+			pos[1] = tmp;
+		}
 		uint32_t *site = NULL;
 		char why[300];
 		int rc = evsites_kept_trace(s, rf->meta.filter, rf->filter_alias, rf->meta.run_id,
-					    format, &t, x->kept_f, &site, why, sizeof why, e);
+					    format, &t, x->kept_f, pos, np, &site, why, sizeof why,
+					    e);
 		store_trace_free(&t);
 		if (rc < 0)
 			return -1;
-		if (rc == 1 && site && at)
-			x->at_site = site[x->at];
-		if (rc == 1 && site && beyond)
-			x->c_site = site[x->c_pos];
+		for (size_t q = 0; rc == 1 && site && q < np; q++) {
+			if (at && pos[q] == x->at)
+				x->at_site = site[q];
+			if (beyond && pos[q] == x->c_pos)
+				x->c_site = site[q];
+		}
 		free(site);
 	}
 	return 0;
