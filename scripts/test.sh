@@ -44,7 +44,8 @@ suite clang CC=clang
 mpich_tests="tests/sync_record.sh tests/sync_hang.sh tests/hang_cause.sh tests/example_ilcs.sh
 	tests/import_mpi.sh tests/inject.sh tests/fortran.sh tests/cxx.sh tests/blame_record.sh
 	tests/record_timeout.sh tests/rank_data.sh tests/rank_rma.sh tests/sync_payload.sh
-	tests/record_first_calls.sh tests/mpi_constants.sh tests/sync_requests.sh tests/sync_halo.sh"
+	tests/record_first_calls.sh tests/mpi_constants.sh tests/sync_requests.sh tests/sync_halo.sh
+	tests/rank_site.sh"
 echo "== clang, under MPICH: $(echo $mpich_tests)"
 if [ -f "$out/clang/Makefile" ]; then
 	# shellcheck disable=SC2086

@@ -62,7 +62,9 @@ has ring '^  0\.0 -> 3\.0 -> 2\.0 -> 1\.0 -> 0\.0$' "the ring of four not printe
 first ring '^most likely cause: 0\.0, 1\.0, 2\.0, 3\.0 \(tied\): 4 threads that wait for each other, all in MPI_Recv \(1st\)' \
 	"the ring alone is not a tie of its four"
 report ring --normal ring-ok
-first ring '^most likely cause: 0\.0: its calls depart from the normal run.s at call 2 of 4: MPI_Recv\[source=3,tag=7[^]]*\] where the normal run has MPI_Ssend' \
+# the call the cause names, with where the program made it
+S=' at culprits\.c:[0-9]+ \([a-z_]+\)'
+first ring "^most likely cause: 0\\.0: its calls depart from the normal run.s at call 2 of 4: MPI_Recv\\[source=3,tag=7[^]]*\\]$S where the normal run has MPI_Ssend" \
 	"with the normal run, the cause is not rank 0, which received first"
 expect_status 1 "$DT" hang --normal nosuchrun ring
 
@@ -75,7 +77,7 @@ has split '^  0\.0 +waits for 2\.0 \(collective: MPI_Barrier comm=[0-9]*[2-9]' \
 	"the barrier of the split communicator waits for nobody"
 has split '^  (0\.0 -> 2\.0 -> 0\.0|2\.0 -> 0\.0 -> 2\.0)$' "no cycle through the split communicator"
 report split --normal split-ok
-first split '^most likely cause: 2\.0: its calls depart from the normal run.s at call 3 of 6: MPI_Barrier\[comm=0\] where the normal run has MPI_Barrier\[comm=' \
+first split "^most likely cause: 2\\.0: its calls depart from the normal run.s at call 3 of 6: MPI_Barrier\\[comm=0\\]$S where the normal run has MPI_Barrier\\[comm=" \
 	"with the normal run, the cause is not rank 2, which skipped its barrier"
 
 # persistent requests: rank 0's MPI_Wait on its MPI_Start of an MPI_Recv_init waits for rank
@@ -86,7 +88,7 @@ report persist
 has persist '^  0\.0 +waits for 1\.0 \(request: MPI_Wait' "the wait on a persistent receive waits for nobody"
 has persist '^  (0\.0 -> 1\.0 -> 0\.0|1\.0 -> 0\.0 -> 1\.0)$' "no cycle through the persistent receive"
 report persist --normal persist-ok
-first persist '^most likely cause: 1\.0: its calls depart from the normal run.s at call 3 of 7: MPI_Request_free where the normal run has MPI_Start\[dest=0,tag=9' \
+first persist "^most likely cause: 1\\.0: its calls depart from the normal run.s at call 3 of 7: MPI_Request_free$S where the normal run has MPI_Start\\[dest=0,tag=9" \
 	"with the normal run, the cause is not rank 1, which never started its send"
 expect_status 0 "$DT" sync persist-ok 0.0
 grep -q 'MPI_Start.*src=1 tag=9' "$T/out" || fail "MPI_Start not recorded with its MPI_Recv_init's arguments: $(cat "$T/out")"
@@ -94,7 +96,7 @@ grep -q 'MPI_Start.*src=1 tag=9' "$T/out" || fail "MPI_Start not recorded with i
 # rank 1 sends to rank 99: an MPI error, the run aborts (not a timeout, not a deadlock)
 run abort abort
 report abort
-first abort '^most likely cause: 1\.0: an MPI error in MPI_Send\[dest=99,tag=5.*\], MPI_ERR_RANK \(error code [0-9]+\): the run aborted$' \
+first abort "^most likely cause: 1\\.0: an MPI error in MPI_Send\\[dest=99,tag=5.*\\]$S, MPI_ERR_RANK \\(error code [0-9]+\\): the run aborted\$" \
 	"the abort and its reason not named"
 has abort '^run abort: 4 threads with sync events, aborted \(flags' "the run is not said to have aborted"
 grep -q 'stopped by difftrace-record --timeout' "$T/abort.hang" && fail "the abort is called a timeout"

@@ -3,7 +3,8 @@
 # `hang` names it as file:line (function), the innermost frame of the program, in text and
 # JSON: tests/sync/sites.c, built -O2 -g, hangs with ranks 0 and 1 in MPI_Recv in exchange()
 # and rank 2 in main's MPI_Barrier; the lines are the ones the source marks. A tag mismatch's
-# receive and send are named with their sites too. Built without -g,
+# receive and send are named with their sites too, and the most likely cause names the site of
+# the call it names (also against a normal run, and in rank's reasons). Built without -g,
 # the report says so once and names function+offset. The Fortran program's sites (through
 # the Fortran bindings) are in tests/fortran.sh; a file of version 1 in tests/test_sync.c.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
@@ -39,6 +40,9 @@ has() { # REGEX WHAT
 
 rec g hang -O2 -g
 expect_status 0 "$DT" hang g
+# the most likely cause names where the call it names was made
+has "^most likely cause: 0\.0, 1\.0 \(tied\): 2 threads that wait for each other, all in MPI_Recv \(1st\) at sites\.c:$recv \(exchange\) \(" \
+	"the cause has no site"
 has "^  P 0-1 T 0 +in MPI_Recv \(1st\) at sites\.c:$recv \(exchange\)$" \
 	"ranks 0 and 1: not in MPI_Recv at sites.c:$recv (exchange)"
 has "^  2\.0 +in MPI_Barrier \(1st\) at sites\.c:$barrier \(main\)$" \
@@ -56,12 +60,19 @@ done
 has "\{\"pt\": \"2\.0\", \"state\": \"in-call\", \"call\": \"MPI_Barrier\", .*\"site\": \{\"file\": \"[^\"]*/sites\.c\", \"line\": $barrier, \"function\": \"main\"\}" \
 	"json: 2.0 has no site sites.c:$barrier (main)"
 has '"sites_note": "",' "json: a note on a -g program"
+has "\"cause\": \{\"why\": \"cycle\", .*\"text\": \"[^\"]* at sites\.c:$recv \(exchange\) [^\"]*\", \"site\": \{\"file\": \"[^\"]*/sites\.c\", \"line\": $recv, \"function\": \"exchange\"\}" \
+	"json: the cause has no site"
 # sync and order name the site of each call's entry
 expect_status 0 "$DT" sync g
 has "^0\.0 +[0-9]+ +> +[0-9.]+ +MPI_Recv +.* at sites\.c:$recv \(exchange\)$" "sync: no site on 0.0's MPI_Recv"
 has "^2\.0 +[0-9]+ +> +[0-9.]+ +MPI_Barrier +.* at sites\.c:$barrier \(main\)$" "sync: no site on 2.0's MPI_Barrier"
 expect_status 0 "$DT" sync --format csv g
 has "^0,0,[0-9]+,0,[0-9]+,MPI_Recv,.*,[^,]*/sites\.c,$recv,exchange$" "sync csv: no site"
+expect_status 0 "$DT" sync --format json g
+has "\{\"proc\": 0, \"thread\": 0, .*\"phase\": \"enter\", .*\"call\": \"MPI_Recv\", .*\"site\": \{\"file\": \"[^\"]*/sites\.c\", \"line\": $recv, \"function\": \"exchange\"\}\}" \
+	"sync json: no site on 0.0's MPI_Recv"
+has "\{\"proc\": 2, \"thread\": 0, .*\"phase\": \"enter\", .*\"call\": \"MPI_Barrier\", .*\"site\": \{\"file\": \"[^\"]*/sites\.c\", \"line\": $barrier, \"function\": \"main\"\}\}" \
+	"sync json: no site on 2.0's MPI_Barrier"
 expect_status 0 "$DT" order g
 has " 1\.0 #[0-9]+ MPI_Recv enter .* at sites\.c:$recv \(exchange\)$" "order: no site on 1.0's MPI_Recv"
 expect_status 0 "$DT" order --format json g
@@ -102,9 +113,27 @@ expect_status 0 "$DT" hang tag
 has '^  tag mismatch: 1\.0 waits for tag 0 from 0; 0\.0 sent tag 7 to 1 \(unreceived\)$' "tag: no mismatch"
 has "^    the receive at sites\.c:$recv \(exchange\)$" "tag: the receive's site"
 has "^    the send at sites\.c:$send \(exchange\)$" "tag: the send's site"
+has "^most likely cause: .*tag mismatch.*; the receive at sites\.c:$recv \(exchange\); the send at sites\.c:$send \(exchange\)$" \
+	"tag: the cause does not say where the two calls were made"
 expect_status 0 "$DT" hang --format json tag
 has "\"kind\": \"tag\", .*\"receive_site\": \{\"file\": \"[^\"]*/sites\.c\", \"line\": $recv, \"function\": \"exchange\"\}, \"send_site\": \{\"file\": \"[^\"]*/sites\.c\", \"line\": $send, " \
 	"json: the mismatch's sites"
+has "\"cause\": \{\"why\": \"mismatch\", .*\"site\": \{\"file\": \"[^\"]*/sites\.c\", \"line\": $recv, \"function\": \"exchange\"\}" \
+	"json: the mismatch cause's site is not the receive's"
+# against the normal run: the call that departs from it, where it was made, in hang's cause
+# and in rank's reason (the hang-safe record's call that broke the pattern)
+expect_status 0 "$DT" hang --normal ok tag
+has "^most likely cause: 0\.0: its calls depart from the normal run.s at call [0-9]+ of [0-9]+: MPI_Send\[tag=7\] at sites\.c:$send \(exchange\) where the normal run has MPI_Send\[tag=0\]$" \
+	"hang --normal: the departing call has no site"
+expect_status 0 "$DT" hang --normal ok --format json tag
+has "\"cause\": \{\"why\": \"diverged\", .*\"site\": \{\"file\": \"[^\"]*/sites\.c\", \"line\": $send, \"function\": \"exchange\"\}" \
+	"hang --normal json: the cause's site is not the send's"
+expect_status 0 "$DT" rank --normal ok --faulty tag
+has "^ +1 +0\.0 .*hang-safe record, call [0-9]+ of [0-9]+: MPI_Send\[tag=7\] at sites\.c:$send \(exchange\) where the normal run has MPI_Send\[tag=0\]" \
+	"rank: the call that broke the pattern has no site"
+expect_status 0 "$DT" rank --normal ok --faulty tag --format json
+has "\"trace\": \"0\.0\", .*\"site\": \{\"file\": \"[^\"]*/sites\.c\", \"line\": $send, \"function\": \"exchange\"\}" \
+	"rank json: 0.0's site is not the send's"
 
 # a store of schema 11 (before the sites): read as before, without them
 if command -v sqlite3 >/dev/null; then

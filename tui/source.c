@@ -22,6 +22,26 @@ store_srclines *tui_src_load(tui *t, const char *run)
 	return l;
 }
 
+void tui_sites_load(tui *t, const char *run, store_sites *out, char *format, size_t nformat)
+{
+	store *s = tui_store(t);
+	dt_err e;
+	dt_err_clear(&e);
+	store_run r;
+	memset(out, 0, sizeof *out);
+	if (format && nformat)
+		format[0] = 0;
+	if (store_run_get_lite(s, run, &r, &e))
+		return;
+	if (format && nformat)
+		snprintf(format, nformat, "%s", r.format ? r.format : "");
+	if (store_sync_sites(s, r.id, out, &e)) {
+		store_sites_free(out);
+		memset(out, 0, sizeof *out);
+	}
+	store_run_free(&r);
+}
+
 void tui_src_suffix(tui_out *o, const store_srclines *l, const char *name)
 {
 	const char *file;

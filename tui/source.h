@@ -18,9 +18,12 @@ void tui_src_suffix(tui_out *o, const store_srclines *l, const char *name);
 void tui_src_edit(tui *t, const store_srclines *l, const char *name);
 
 /* The same for a sync call: the editor on its site (id in sites), or why not (call 0: the line
- * names no call; no site; a program without -g). Shared by the hang and timeline views. */
+ * names no call; no site; a program without -g). Shared by every view that names a call. */
 void tui_site_edit(tui *t, const store_sites *sites, uint32_t id, int call);
 /* Appends "  at FILE:LINE (FUNCTION)" (dimmed) when id is a site of sites. */
 void tui_site_suffix(tui_out *o, const store_sites *sites, uint32_t id);
+/* The call sites of run into *out (none when it has none or they cannot be read), and its
+ * format into format (nformat bytes) when not NULL. */
+void tui_sites_load(tui *t, const char *run, store_sites *out, char *format, size_t nformat);
 
 #endif

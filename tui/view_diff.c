@@ -24,12 +24,14 @@
 
 #include "analysis/diagnosis.h"
 #include "analysis/diff.h"
+#include "analysis/evsites.h"
 #include "analysis/evtimes.h"
 #include "analysis/nlr.h"
 #include "source.h"
 #include "store/store_analysis.h"
 #include "tui.h"
 #include "tui_int.h" /* tui_help: ? and Enter before any search */
+#include "util/esc.h"
 #include "util/util.h"
 
 /* Entries kept next to each change when common runs are folded, as the CLI's --fold. */
@@ -96,6 +98,9 @@ struct diff {
 	dg_diff dd;
 	int decided;
 	tui_params asked;
+	store_sites sites[2];  /* each run's call sites (store_sync.h) */
+	int sstate[2];         /* the kept events' sites: 0 not read, 1 read, -1 none */
+	uint32_t *ksite[2];    /* the site of each kept event (evsites.h), NULL when none has one */
 };
 
 static const tui_keyhelp keys[] = {
@@ -110,7 +115,8 @@ static const tui_keyhelp keys[] = {
 	{ "R", "the report of the two traces: calls, total and self time per function" },
 	{ "T", "the timeline of the right trace's run at its first diverging event" },
 	{ "D", "time column in both panes: since the trace's start, duration, none" },
-	{ "e", "the source of the focused pane's call in $EDITOR (+LINE FILE)" },
+	{ "e", "the source of the focused pane's call in $EDITOR (+LINE FILE): where the program "
+	       "made it (a call of the sync record), else its function's definition" },
 	{ NULL, NULL },
 };
 
@@ -139,6 +145,9 @@ static void data_free(struct diff *d)
 		free(d->pos[i]);
 		free(d->len[i]);
 		d->pos[i] = d->len[i] = NULL;
+		free(d->ksite[i]);
+		d->ksite[i] = NULL;
+		d->sstate[i] = 0;
 	}
 	d->tmode = 0;
 	free(d->rows);
@@ -436,6 +445,49 @@ static const char *fname(void *ctx, uint32_t fid)
 	return store_func_name(ctx, fid);
 }
 
+static void entry_positions(struct diff *d, int s);
+
+/* Kept events up to this many have their call sites read when a diff line is first drawn;
+ * a longer trace reads them at e. */
+#define SITES_AT_DRAW (1u << 20)
+
+/* Reads where the program made each kept event of side s (the sync record's call sites); 1
+ * when they are there. */
+static int load_sites(struct diff *d, int s, char *why, size_t nwhy)
+{
+	if (d->sstate[s] == 0) {
+		dt_err e;
+		dt_err_clear(&e);
+		why[0] = 0;
+		int obj = analysis_object(d->r[s], d->p[s], d->t[s]);
+		int r = !d->sites[s].n || obj < 0
+				? 1
+				: evsites_kept_run(d->s, d->r[s], d->run[s], obj, NULL, 0,
+						   &d->ksite[s], why, nwhy, &e);
+		if (r < 0)
+			dt_err_format(&e, why, nwhy);
+		d->sstate[s] = r == 1 ? 1 : -1;
+		if (r == 1 && d->ksite[s] && !d->pos[s])
+			entry_positions(d, s);
+	}
+	return d->sstate[s] == 1;
+}
+
+/* The call site of side s of row line l (0: none known, or not read yet). */
+static uint32_t row_site(const struct diff *d, const dline *l, int s)
+{
+	if (l->kind != D_ROW || d->sstate[s] != 1 || !d->ksite[s] || !d->pos[s])
+		return 0;
+	const diff_row *r = &d->rows[l->row];
+	if (!has_side(r, s))
+		return 0;
+	size_t i = s ? r->b : r->a;
+	int obj = analysis_object(d->r[s], d->p[s], d->t[s]);
+	if (obj < 0 || i >= d->n[s] || d->pos[s][i] >= d->r[s]->nfiltered[obj])
+		return 0;
+	return d->ksite[s][d->pos[s][i]];
+}
+
 /* The text of one side of a line: the entry (indented on body lines), and for a closed loop a
  * preview of its body, so that "L1^20 | L2^20" says what differs before it is opened. */
 static int side_text(const struct diff *d, const dline *l, int side, char *txt, size_t n,
@@ -462,7 +514,13 @@ static int side_text(const struct diff *d, const dline *l, int side, char *txt, 
 	nlr_token(txt + ind, n - (size_t)ind, x, fname, d->s);
 	const char *file;
 	int line;
-	if (!nlr_is_loop(x) &&
+	const store_site *site = l->kind == D_ROW && !nlr_is_loop(x)
+					 ? store_site_get(&d->sites[side], row_site(d, l, side))
+					 : NULL;
+	if (site) {
+		char b[1800], w[1800];
+		snprintf(pre, npre, "  at %s", esc_str(store_site_str(site, b, sizeof b), w, sizeof w));
+	} else if (!nlr_is_loop(x) &&
 	    store_srclines_find(d->lines[side], store_func_name(d->s, x.sym), &file, &line)) {
 		const char *base = strrchr(file, '/');
 		snprintf(pre, npre, "  %s:%d", base ? base + 1 : file, line);
@@ -649,6 +707,11 @@ static void diff_line(tui *t, view *v, size_t i, tui_out *o)
 	const diff_row *r = &d->rows[l->row];
 	char txt[2][512], pre[2][512];
 	int has[2];
+	for (int s = 0; s < 2; s++) { /* the call sites, on the first line drawn */
+		int obj = d->r[s] ? analysis_object(d->r[s], d->p[s], d->t[s]) : -1;
+		if (!d->sstate[s] && obj >= 0 && d->r[s]->nfiltered[obj] <= SITES_AT_DRAW)
+			load_sites(d, s, pre[s], sizeof pre[s]);
+	}
 	for (int s = 0; s < 2; s++)
 		has[s] = side_text(d, l, s, txt[s], sizeof txt[s], pre[s], sizeof pre[s]);
 	/* a changed pair: the words that differ */
@@ -938,7 +1001,7 @@ static void time_key(tui *t, struct diff *d)
 		if (r < 0)
 			dt_err_format(&e, why[s], sizeof why[s]);
 		d->tstate[s] = r == 1 ? 1 : -1;
-		if (r == 1)
+		if (r == 1 && !d->pos[s])
 			entry_positions(d, s);
 	}
 	if (d->tstate[0] < 0 && d->tstate[1] < 0) {
@@ -975,7 +1038,36 @@ static void edit_key(tui *t, struct diff *d, view *v)
 		tui_msg(t, ST_WARN, "a loop, not a call: open it (Enter) and choose a call");
 		return;
 	}
-	tui_src_edit(t, d->lines[s], store_func_name(d->s, x.sym));
+	/* a call of the sync record: where the program made it; else its function's definition */
+	char why[300] = "";
+	uint32_t site = 0;
+	int obj = analysis_object(d->r[s], d->p[s], d->t[s]);
+	if (d->sites[s].n && d->sstate[s] == 0 && obj >= 0 && l->kind == D_ROW &&
+	    d->r[s]->nfiltered[obj] > SITES_AT_DRAW) {
+		/* a long trace: the sites of its kept events were not read, this row's is */
+		if (!d->pos[s])
+			entry_positions(d, s);
+		const diff_row *r = &d->rows[l->row];
+		uint64_t pos = d->pos[s][s ? r->b : r->a];
+		uint32_t *one = NULL;
+		dt_err e;
+		dt_err_clear(&e);
+		int rc = evsites_kept_run(d->s, d->r[s], d->run[s], obj, &pos, 1, &one, why,
+					  sizeof why, &e);
+		if (rc < 0)
+			dt_err_format(&e, why, sizeof why);
+		site = rc == 1 && one ? one[0] : 0;
+		free(one);
+	} else if (d->sites[s].n) {
+		load_sites(d, s, why, sizeof why);
+		site = row_site(d, l, s);
+	}
+	if (why[0])
+		tui_msg(t, ST_WARN, "no call site: %s", why);
+	else if (site)
+		tui_site_edit(t, &d->sites[s], site, 1);
+	else
+		tui_src_edit(t, d->lines[s], store_func_name(d->s, x.sym));
 }
 
 static int diff_key(tui *t, view *v, int k)
@@ -1078,6 +1170,8 @@ static void diff_close(view *v)
 	data_free(d);
 	store_srclines_free(d->lines[0]);
 	store_srclines_free(d->lines[1]);
+	store_sites_free(&d->sites[0]);
+	store_sites_free(&d->sites[1]);
 	free(d->dl);
 	if (d->re)
 		pcre2_code_free(d->re);
@@ -1112,6 +1206,8 @@ int view_diff_open_as(tui *t, const tui_params *as, const char *run_a, int pa, i
 	d->focus = 1; /* the faulty side is the one searched first */
 	d->lines[0] = tui_src_load(t, run_a);
 	d->lines[1] = tui_src_load(t, run_b);
+	tui_sites_load(t, run_a, &d->sites[0], NULL, 0);
+	tui_sites_load(t, run_b, &d->sites[1], NULL, 0);
 	return tui_push(t, &diff_ops, d, "difftrace: diff %s %d.%d | %s %d.%d%s%s%s", run_a, pa,
 			ta, run_b, pb, tb, as ? " under filter " : "", as ? as->filter : "",
 			as ? ", as ranked" : "")

@@ -24,15 +24,17 @@
 #include "store/store_sync.h"
 #include "source.h"
 #include "tui.h"
+#include "util/esc.h"
 #include "util/ptrange.h"
 #include "util/util.h"
 
 enum hkind { H_MSG, H_SUMMARY, H_BLANK, H_TITLE, H_GROUP, H_EDGE, H_NONE, H_HELD, H_CYCLE,
-	     H_NEAR, H_NEVER, H_STOPPED, H_CAUSE };
+	     H_NEAR, H_NEARAT, H_NEVER, H_STOPPED, H_CAUSE };
 
 struct hline {
 	int kind;
-	size_t i, j; /* group, first edge and end of its run, thread and lock, cycle */
+	size_t i, j; /* group, first edge and end of its run, thread and lock, cycle; a
+		      * mismatch and which of its calls (0 the receive, 1 the send) */
 };
 
 /* The report of a run, computed in the background and then read only. */
@@ -67,7 +69,8 @@ struct hang {
 static const tui_keyhelp keys[] = {
 	{ "Enter", "the timeline at the last event of the line's (first) thread" },
 	{ "T", "the timeline of the run from its start" },
-	{ "e", "the editor ($VISUAL, $EDITOR) where the line's call was made" },
+	{ "e", "the editor ($VISUAL, $EDITOR) where the line's call was made (a mismatch: its "
+	       "receive; the lines below it: the receive, the send)" },
 	{ "", "groups: P.T ranges of the threads in the same call (the" },
 	{ "", "  how-manieth call of it in the thread), as difftrace hang" },
 	{ NULL, NULL },
@@ -133,7 +136,8 @@ static void *hang_compute(tui_task *k, void *arg, store *s)
 		return h;
 	}
 	hang_cause_find(&h->r, h->ev, h->n, NULL, names, nn, &h->cause);
-	hang_cause_text(s, &h->r, h->ev, &h->cause, h->cause_text, sizeof h->cause_text);
+	hang_cause_text_sites(s, &h->r, h->ev, &h->cause, &h->sites, h->cause_text,
+			      sizeof h->cause_text);
 	if (tui_task_cancelled(k))
 		return h;
 	tui_task_stage(k, "putting the open calls' completions through the causality filter");
@@ -231,8 +235,15 @@ static int hang_open(tui *t, view *v)
 		push(d, H_BLANK, 0, 0);
 		push(d, H_TITLE, 4, 0);
 	}
-	for (size_t i = 0; i < r->nnears; i++)
+	for (size_t i = 0; i < r->nnears; i++) {
+		/* where the program made the two calls, as difftrace hang says */
+		const hang_near *m = &r->nears[i];
 		push(d, H_NEAR, i, 0);
+		if (store_site_get(&d->res->sites, d->ev[m->recv].site))
+			push(d, H_NEARAT, i, 0);
+		if (store_site_get(&d->res->sites, d->ev[m->send].site))
+			push(d, H_NEARAT, i, 1);
+	}
 	int held = 0;
 	for (size_t i = 0; i < r->nthreads; i++)
 		for (size_t k = 0; k < r->threads[i].nheld; k++) {
@@ -304,6 +315,10 @@ static uint32_t line_site(const struct hang *d, size_t i)
 		return d->ev[d->rp->threads[l->i].held[l->j]].site;
 	if (l->kind == H_NEVER)
 		return d->res->held[l->i].ev.site;
+	if (l->kind == H_NEAR || l->kind == H_NEARAT) {
+		const hang_near *m = &d->rp->nears[l->i];
+		return d->ev[l->kind == H_NEARAT && l->j ? m->send : m->recv].site;
+	}
 	if (l->kind != H_GROUP && l->kind != H_EDGE)
 		return 0;
 	size_t th = line_thread(d, i);
@@ -453,6 +468,15 @@ static void hang_line(tui *t, view *v, size_t i, tui_out *o)
 		out_text(o, ST_NORMAL, txt);
 		break;
 	}
+	case H_NEARAT: {
+		const store_site *site = store_site_get(&d->res->sites, line_site(d, i));
+		char st[1800], w[1800];
+		out_text(o, ST_NORMAL, l->j ? "  the send" : "  the receive");
+		if (site)
+			out_printf(o, ST_DIM, " at %s",
+				   esc_str(store_site_str(site, st, sizeof st), w, sizeof w));
+		break;
+	}
 	case H_NEVER: {
 		const ord_held *h = &d->res->held[l->i];
 		out_printf(o, ST_HEADER, "%d.%d ", h->ev.proc, h->ev.thread);
@@ -505,6 +529,7 @@ static size_t line_thread(const struct hang *d, size_t i)
 	case H_CAUSE: return d->res->cause.n ? d->res->cause.threads[0] : SIZE_MAX;
 	case H_CYCLE: return d->rp->cycles[l->i].threads[0];
 	case H_NEAR: return d->rp->nears[l->i].thread;
+	case H_NEARAT: return l->j ? d->rp->nears[l->i].sender : d->rp->nears[l->i].thread;
 	case H_NEVER: {
 		const ord_held *h = &d->res->held[l->i];
 		return h->id != SIZE_MAX ? d->res->thread_of[h->id] : SIZE_MAX;
@@ -535,7 +560,8 @@ static int hang_key(tui *t, view *v, int k)
 	if (k == 'e' && d->state == 1) {
 		uint32_t site = line_site(d, v->cur);
 		int kind = v->cur < d->nln ? d->ln[v->cur].kind : H_MSG;
-		int call = kind == H_GROUP || kind == H_EDGE || kind == H_HELD || kind == H_NEVER;
+		int call = kind == H_GROUP || kind == H_EDGE || kind == H_HELD || kind == H_NEVER ||
+			   kind == H_NEAR || kind == H_NEARAT;
 		if (kind == H_GROUP && !d->rp->threads[line_thread(d, v->cur)].func)
 			call = 0;
 		tui_site_edit(t, &d->res->sites, site, call);

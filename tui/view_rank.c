@@ -136,6 +136,8 @@ struct rank {
 	 * ranked under every call is shown under every call, the interface's own unchanged). */
 	tui_params used;
 	store_srclines *lines[2];  /* where the normal and faulty runs' functions are defined */
+	store_sites sites;         /* the faulty run's call sites */
+	char format[32];           /* the faulty run's format */
 };
 
 static const tui_keyhelp keys[] = {
@@ -147,7 +149,8 @@ static const tui_keyhelp keys[] = {
 	{ "T", "trace (pair: its second): the timeline at its first diverging" },
 	{ "", "  event, in the faulty run's sync record" },
 	{ "S", "where each thread of the faulty run is stuck (hang report)" },
-	{ "e", "trace: the source of the call where it changed, in $EDITOR" },
+	{ "e", "trace: the source of the call where it changed, in $EDITOR: where the program "
+	       "made it (a call of the sync record), else its function's definition" },
 	{ "Tab  BTab", "next / previous section" },
 	{ "", "traces as rank orders them: diverged, then stopped" },
 	{ "", "  early, then identical (score 0); 3= marks a" },
@@ -331,6 +334,25 @@ static void comparison_free(struct rank *d)
 	d->asked_idn = d->asked_idf = 0;
 }
 
+/* The first traces whose kept event where they diverged is mapped to its call site when the
+ * ranking is laid out; e maps any other. */
+#define SITES_AT_OPEN 64u
+
+/* Where the traces it[from, to) of the ranking diverged (vd_fill_sites), when the faulty run
+ * has call sites. */
+static void fill_sites(tui *t, struct rank *d, size_t from, size_t to)
+{
+	dt_err e;
+	dt_err_clear(&e);
+	if (d->sites.n && to > from &&
+	    vd_fill_sites(tui_store(t), d->rf, d->format, d->k->j.keys, d->k->v.it + from,
+			  to - from, &e)) {
+		char m[600];
+		dt_err_format(&e, m, sizeof m);
+		tui_msg(t, ST_WARN, "no call sites: %s", m);
+	}
+}
+
 /* What the lines show, from the diagnosis in d->dv. */
 static void lay_out(tui *t, struct rank *d)
 {
@@ -348,6 +370,7 @@ static void lay_out(tui *t, struct rank *d)
 		snprintf(d->used.filter, sizeof d->used.filter, "%s", AN_FALLBACK_FILTER);
 	d->b = d->k->bscore;
 	size_t n = d->k->j.n;
+	fill_sites(t, d, 0, n < SITES_AT_OPEN ? n : SITES_AT_OPEN);
 	d->it = xmalloc((n ? n : 1) * sizeof *d->it);
 	for (size_t i = 0; i < n; i++)
 		d->it[i] = (rank_item){ d->k->v.it[i].i, d->k->v.it[i].score };
@@ -766,10 +789,10 @@ static void rank_line(tui *t, view *v, size_t i, tui_out *o)
 		out_printf(o, x->change ? ST_WARN : ST_DIM, "  %llu %s %llu  ", en,
 			   x->change ? "->" : "==", ef);
 		char why[512];
-		vd_reason(tui_store(t), x, why, sizeof why);
+		vd_reason_sites(tui_store(t), x, &d->sites, why, sizeof why);
 		out_text(o, x->change ? ST_WARN : ST_DIM, why);
 		const char *fn = changed_call(t, x);
-		if (fn)
+		if (fn && !vd_change_site(x)) /* else the reason says where the call was made */
 			tui_src_suffix(o, lines_of(d, fn), fn);
 		break;
 	}
@@ -919,7 +942,13 @@ static int rank_key_fn(tui *t, view *v, int k)
 			tui_msg(t, ST_WARN, "no call where trace changed (identical, or it ended early)");
 			return 1;
 		}
-		tui_src_edit(t, lines_of(d, fn), fn);
+		/* where the program made the call, when the sync record has it */
+		fill_sites(t, d, l->i, l->i + 1);
+		uint32_t site = vd_change_site(&d->k->v.it[l->i]);
+		if (site)
+			tui_site_edit(t, &d->sites, site, 1);
+		else
+			tui_src_edit(t, lines_of(d, fn), fn);
 		return 1;
 	}
 	if (k == 't' && l) {
@@ -941,6 +970,7 @@ static void rank_close(view *v)
 	sweep_free(d);
 	store_srclines_free(d->lines[0]);
 	store_srclines_free(d->lines[1]);
+	store_sites_free(&d->sites);
 	free(d->ln);
 	free(d);
 }
@@ -961,6 +991,7 @@ int view_rank_open(tui *t, const char *normal, const char *faulty)
 	d->blind = "";
 	d->lines[0] = tui_src_load(t, normal);
 	d->lines[1] = tui_src_load(t, faulty);
+	tui_sites_load(t, faulty, &d->sites, d->format, sizeof d->format);
 	if (!tui_push(t, &rank_ops, d, "difftrace: ranking %s against %s", d->faulty, d->normal))
 		return -1; /* d is freed */
 	tui_set_pair(t, d->normal, d->faulty);

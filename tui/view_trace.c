@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/evsites.h"
 #include "analysis/evtimes.h"
 #include "analysis/nlr.h"
 #include "source.h"
@@ -82,6 +83,10 @@ struct trace {
 	int table;           /* showing the loop table instead of the tree */
 	size_t tree_cur, tree_top;
 	store_srclines *lines; /* where the run's functions are defined */
+	store_sites sites;   /* the run's call sites (store_sync.h) */
+	int sstate;          /* the kept events' sites: 0 not read, 1 read, -1 none (swhy) */
+	uint32_t *ksite;     /* the site of each kept event (evsites.h), NULL when none has one */
+	char swhy[300];
 	int tmode;           /* the time column: 0 none, 1 since the trace's start, 2 duration */
 	int tstate;          /* the times: 0 not read, 1 read, -1 none (twhy says why) */
 	evtimes tm;
@@ -112,7 +117,9 @@ static const tui_keyhelp keys[] = {
 	       "functions with their arguments and times, beside this tree of kept calls" },
 	{ "D", "time column: since the trace's start, duration, none (recordings with" },
 	{ "", "  timestamps; a loop line: all its iterations, a line in a body: the first)" },
-	{ "e", "the call's source in $EDITOR (+LINE FILE; programs built with -g)" },
+	{ "e", "the call's source in $EDITOR (+LINE FILE; programs built with -g): where the "
+	       "program made it (an MPI or OpenMP call of the sync record), else its function's "
+	       "definition" },
 	{ NULL, NULL },
 };
 
@@ -149,6 +156,9 @@ static void free_data(struct trace *d)
 	free(d->t.l);
 	free(d->dep);
 	d->dep = NULL;
+	free(d->ksite);
+	d->ksite = NULL;
+	d->sstate = 0;
 	d->ndep = 0;
 	d->dstate = 0;
 	d->v = NULL;
@@ -374,6 +384,33 @@ static int load_depths(tui *t, struct trace *d)
 	return d->dstate == 1;
 }
 
+/* Reads where the program made each kept event (the sync record's call sites); 1 when they
+ * are there. */
+static int load_sites(tui *t, struct trace *d)
+{
+	if (d->sstate == 0) {
+		dt_err e;
+		dt_err_clear(&e);
+		d->swhy[0] = 0;
+		int r = d->sites.n ? evsites_kept_run(tui_store(t), d->r, d->run, d->obj, NULL, 0,
+						      &d->ksite, d->swhy, sizeof d->swhy, &e)
+				   : 1;
+		if (r < 0)
+			dt_err_format(&e, d->swhy, sizeof d->swhy);
+		d->sstate = r == 1 ? 1 : -1;
+	}
+	return d->sstate == 1;
+}
+
+/* The call site of line l's call (0: none known). */
+static uint32_t line_site(const struct trace *d, const struct tline *l)
+{
+	if (d->sstate != 1 || !d->ksite || nlr_is_loop(l->e) || d->obj < 0 ||
+	    l->fpos >= d->r->nfiltered[d->obj])
+		return 0;
+	return d->ksite[l->fpos];
+}
+
 static int load(tui *t, struct trace *d)
 {
 	dt_err e;
@@ -404,8 +441,10 @@ static int load(tui *t, struct trace *d)
 	d->numw = w;
 	build_tree(d, 0);
 	d->aid = d->r->meta.id;
-	if (d->r->nfiltered[d->obj] <= DEPTH_AT_OPEN)
+	if (d->r->nfiltered[d->obj] <= DEPTH_AT_OPEN) {
 		load_depths(t, d);
+		load_sites(t, d);
+	}
 	return 0;
 fail:
 	dt_err_format(&e, d->why, sizeof d->why);
@@ -616,7 +655,11 @@ static void tree_line(tui *t, const struct trace *d, size_t i, tui_out *o)
 			count_text(n, sizeof n, l->nhid);
 			out_printf(o, ST_DIM, "  %s call%s folded", n, l->nhid == 1 ? "" : "s");
 		}
-		tui_src_suffix(o, d->lines, store_func_name(tui_store(t), l->e.sym));
+		uint32_t site = line_site(d, l);
+		if (site)
+			tui_site_suffix(o, &d->sites, site);
+		else
+			tui_src_suffix(o, d->lines, store_func_name(tui_store(t), l->e.sym));
 		if (l->hid) {
 			size_t k = 0;
 			out_text(o, ST_DIM, "  (");
@@ -1167,7 +1210,32 @@ static void edit_key(tui *t, struct trace *d, view *v)
 		tui_msg(t, ST_WARN, "a loop, not a call: unfold it (Enter) and choose a call");
 		return;
 	}
-	tui_src_edit(t, d->lines, store_func_name(tui_store(t), l->e.sym));
+	/* a call of the sync record: where the program made it; else its function's definition */
+	uint32_t site = 0;
+	char why[300] = "";
+	if (d->sites.n && d->sstate == 0 && d->r->nfiltered[d->obj] > DEPTH_AT_OPEN) {
+		/* a long trace: the sites of its kept events were not read, this one's is */
+		dt_err e;
+		dt_err_clear(&e);
+		uint64_t pos = l->fpos;
+		uint32_t *one = NULL;
+		int r = evsites_kept_run(tui_store(t), d->r, d->run, d->obj, &pos, 1, &one, why,
+					 sizeof why, &e);
+		if (r < 0)
+			dt_err_format(&e, why, sizeof why);
+		site = r == 1 && one ? one[0] : 0;
+		free(one);
+	} else if (d->sites.n) {
+		if (!load_sites(t, d))
+			snprintf(why, sizeof why, "%s", d->swhy);
+		site = line_site(d, l);
+	}
+	if (why[0])
+		tui_msg(t, ST_WARN, "no call site: %s", why);
+	else if (site)
+		tui_site_edit(t, &d->sites, site, 1);
+	else
+		tui_src_edit(t, d->lines, store_func_name(tui_store(t), l->e.sym));
 }
 
 static int trace_key(tui *t, view *v, int k)
@@ -1247,6 +1315,7 @@ static void trace_close(view *v)
 {
 	struct trace *d = v->data;
 	store_srclines_free(d->lines);
+	store_sites_free(&d->sites);
 	free_data(v->data);
 	free(v->data);
 }
@@ -1273,6 +1342,7 @@ int view_trace_open_as(tui *t, const tui_params *as, const char *run, int p, int
 	d->thr = thr;
 	d->obj = -1;
 	d->lines = tui_src_load(t, run);
+	tui_sites_load(t, run, &d->sites, NULL, 0);
 	return tui_push(t, &trace_ops, d, "difftrace: trace %d.%d of %s, nested loops%s%s%s", p,
 			thr, run, as ? " under filter " : "", as ? as->filter : "",
 			as ? ", as ranked" : "")

@@ -197,6 +197,17 @@ int cc_reduced_same(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, 
 	}
 }
 
+size_t cc_reduced_index(const uint32_t *v, size_t n, const cc_set *c, uint64_t at)
+{
+	size_t i = 0;
+	for (uint64_t k = 0;; k++) {
+		if (!next_kept(v, n, &i, c))
+			return n;
+		if (k == at)
+			return i - 1;
+	}
+}
+
 size_t cc_most_shared(const cc_set *cs, const int *flag, size_t n, cc_set *out)
 {
 	size_t best = 0;

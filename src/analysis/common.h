@@ -45,6 +45,9 @@ void cc_common(const cc_set *ds, const int64_t *cls, size_t n, cc_set *out);
  * the first that differ (0 past the end). */
 int cc_reduced_same(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, const cc_set *c,
 		    uint64_t *at, uint32_t *ev_a, uint32_t *ev_b);
+/* The position in v of its call number at (from 0) once every return and the calls of c's
+ * functions are dropped, as cc_reduced_same counts them; n past the end. */
+size_t cc_reduced_index(const uint32_t *v, size_t n, const cc_set *c, uint64_t at);
 /* Of the n traces whose flag is set, the common change (cs[k]) shared by the most of them
  * (the same functions), copied into out; returns how many share it (0: none flagged, out
  * empty). For a header: "3 traces changed only as their peers did (+2 strtol)". */

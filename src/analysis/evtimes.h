@@ -38,6 +38,19 @@ void evtimes_free(evtimes *t);
 int evtimes_depth(store *s, const an_result *r, int obj, uint16_t **depth, size_t *n, char *why,
 		  size_t nwhy, dt_err *e);
 
+/* The position in the trace of the event each kept event comes from (a filter may keep copies
+ * of one event), *raw of *n entries (malloc'ed). 1, 0 with *why set, or -1, as evtimes_load. */
+int evtimes_raw(store *s, const an_result *r, int obj, uint64_t **raw, size_t *n, char *why,
+		size_t nwhy, dt_err *e);
+
+/* The same of trace t under filter (an analysis's canonical form, named alias for people),
+ * which keeps want events of it: for an analysis known only by its head (analysis.h). With
+ * only (nonly positions of kept events, ascending), *raw has the position of those alone, and
+ * any number of kept events is followed. */
+int evtimes_raw_trace(store *s, const char *filter, const char *alias, const store_trace *t,
+		      uint64_t want, const uint64_t *only, size_t nonly, uint64_t **raw,
+		      char *why, size_t nwhy, dt_err *e);
+
 /* "12.345 us"-style text of a span of ns nanoseconds, at most 10 columns. */
 void evtimes_fmt(uint64_t ns, char *buf, size_t n);
 

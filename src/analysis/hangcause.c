@@ -305,6 +305,50 @@ void hang_cause_find_odd(const hang_report *r, const hang_coll_odd *odd, const h
 	find(r, NULL, 0, odd, hr, names, nnames, out);
 }
 
+/* " at FILE:LINE (FUNCTION)" of site id of sites, escaped, into w (n bytes); "" when none. */
+static const char *at_site(const store_sites *sites, uint32_t id, char *w, size_t n)
+{
+	const store_site *site = sites ? store_site_get(sites, id) : NULL;
+	char b[1800];
+	w[0] = 0;
+	if (site && n > 4) {
+		memcpy(w, " at ", 5);
+		esc_str(store_site_str(site, b, sizeof b), w + 4, n - 4);
+	}
+	return w;
+}
+
+uint32_t hang_cause_site(const hang_report *r, const dt_sync_event *ev, const hang_cause *c)
+{
+	if (c->why == HANG_C_NONE || !c->n)
+		return 0;
+	const hang_thread *h = &r->threads[c->threads[0]];
+	switch (c->why) {
+	case HANG_C_DIVERGED:
+		return c->cmp ? c->cmp->ef.site : 0;
+	case HANG_C_COLL:
+		return ev ? ev[c->odd].site : 0;
+	case HANG_C_NEAR:
+		return ev ? ev[r->nears[c->near].recv].site : 0;
+	case HANG_C_ABORT: {
+		if (!ev)
+			return 0;
+		const dt_sync_event *x = &ev[h->entry];
+		const dt_sync_event *in = x->op >= 0 && h->entry > 0 ? x - 1 : NULL;
+		if (in && in->proc == x->proc && in->thread == x->thread &&
+		    in->phase == DT_SYNC_ENTER)
+			return in->site;
+		return x->op < 0 ? x->site : 0;
+	}
+	case HANG_C_HELD:
+	case HANG_C_ODD:
+	case HANG_C_CYCLE:
+		return ev && h->state == HANG_IN_CALL ? ev[h->entry].site : 0;
+	default: /* the cause names no call */
+		return 0;
+	}
+}
+
 /* "MPI_Recv (1st)", "no recorded call", "MPI_Finalize (returned)" */
 static void place(store *s, const hang_thread *h, char *b, size_t n)
 {
@@ -322,6 +366,14 @@ static void place(store *s, const hang_thread *h, char *b, size_t n)
 void hang_cause_text(store *s, const hang_report *r, const dt_sync_event *ev,
 		     const hang_cause *c, char *buf, size_t cap)
 {
+	hang_cause_text_sites(s, r, ev, c, NULL, buf, cap);
+}
+
+void hang_cause_text_sites(store *s, const hang_report *r, const dt_sync_event *ev,
+			   const hang_cause *c, const store_sites *sites, char *buf, size_t cap)
+{
+	char w[220];
+	at_site(sites, hang_cause_site(r, ev, c), w, sizeof w);
 	size_t k = 0;
 	buf[0] = 0;
 	if (c->why == HANG_C_NONE || !c->n) {
@@ -351,15 +403,15 @@ void hang_cause_text(store *s, const hang_report *r, const dt_sync_event *ev,
 		hr_event_text(s, &c->cmp->en, &c->cmp->ef, a, sizeof a);
 		snprintf(buf + k, cap - k,
 			 ": its calls depart from the normal run's at call %" PRIu64 " of %" PRIu64
-			 ": %s where the normal run has %s",
-			 c->cmp->at + 1, c->cmp->nn, b, a);
+			 ": %s%s where the normal run has %s",
+			 c->cmp->at + 1, c->cmp->nn, b, w, a);
 		break;
 	case HANG_C_ABORT: {
 		const dt_sync_event *x = &ev[h->entry];
 		if (x->op < 0) {
 			snprintf(buf + k, cap - k,
-				 ": it called MPI_Abort (error code %" PRId64 "): the run aborted",
-				 x->count);
+				 ": it called MPI_Abort%s (error code %" PRId64 "): the run aborted",
+				 w, x->count);
 			break;
 		}
 		/* the call the error came from: the entry just before, still open */
@@ -370,46 +422,50 @@ void hang_cause_text(store *s, const hang_report *r, const dt_sync_event *ev,
 		if (in)
 			hr_event_text(s, in, NULL, a, sizeof a);
 		snprintf(buf + k, cap - k,
-			 ": an MPI error%s%s, %s (error code %" PRId64 "): the run aborted",
-			 in ? " in " : "", in ? a : "", sync_err_name(x->op), x->count);
+			 ": an MPI error%s%s%s, %s (error code %" PRId64 "): the run aborted",
+			 in ? " in " : "", in ? a : "", in ? w : "", sync_err_name(x->op), x->count);
 		break;
 	}
 	case HANG_C_HELD:
 		place(s, h, a, sizeof a);
-		snprintf(buf + k, cap - k, ": %zu thread%s wait%s for it and it waits for nobody: %s",
-			 c->waiters, c->waiters == 1 ? "" : "s", c->waiters == 1 ? "s" : "", a);
+		snprintf(buf + k, cap - k,
+			 ": %zu thread%s wait%s for it and it waits for nobody: %s%s", c->waiters,
+			 c->waiters == 1 ? "" : "s", c->waiters == 1 ? "s" : "", a, w);
 		break;
 	case HANG_C_COLL: {
 		const dt_sync_event *x = &ev[c->odd], *y = &ev[c->usual];
 		hr_event_text(s, x, y, a, sizeof a);
 		hr_event_text(s, y, x, b, sizeof b);
 		snprintf(buf + k, cap - k,
-			 ": in a collective of %zu members, %s where %zu others have %s",
-			 c->members, a, c->members - c->n, b);
+			 ": in a collective of %zu members, %s%s where %zu others have %s",
+			 c->members, a, w, c->members - c->n, b);
 		break;
 	}
 	case HANG_C_NEAR: {
 		const hang_near *m = &r->nears[c->near];
 		hang_near_text(r, ev, m, sync_type_name, a, sizeof a);
+		char w2[220];
+		at_site(sites, ev ? ev[m->send].site : 0, w2, sizeof w2);
 		if (m->kind == HANG_NEAR_UNNAMED)
 			snprintf(buf + k, cap - k,
 				 ": a send that no receive took, to a process waiting in a receive, "
 				 "between threads that wait for each other, %s: one of the two has it "
-				 "wrong",
-				 a);
+				 "wrong%s%s%s%s",
+				 a, w[0] ? "; the receive" : "", w, w2[0] ? "; the send" : "", w2);
 		else
 			snprintf(buf + k, cap - k,
 				 ": a %s mismatch between threads that wait for each other, %s: one "
-				 "of the two has it wrong",
-				 hang_near_name(m->kind), a);
+				 "of the two has it wrong%s%s%s%s",
+				 hang_near_name(m->kind), a, w[0] ? "; the receive" : "", w,
+				 w2[0] ? "; the send" : "", w2);
 		break;
 	}
 	case HANG_C_ODD:
 		place(s, h, a, sizeof a);
 		snprintf(buf + k, cap - k,
-			 ": of the %zu threads that wait for each other, the one%s %s where fewest "
-			 "threads are",
-			 r->cycles[c->cycle].nknot, c->n == 1 ? "" : "s", a);
+			 ": of the %zu threads that wait for each other, the one%s %s%s where "
+			 "fewest threads are",
+			 r->cycles[c->cycle].nknot, c->n == 1 ? "" : "s", a, w);
 		break;
 	case HANG_C_CYCLE: {
 		const hang_cycle *cy = &r->cycles[c->cycle];
@@ -418,9 +474,9 @@ void hang_cause_text(store *s, const hang_report *r, const dt_sync_event *ev,
 			alike &= same_place(&r->threads[cy->knot[0]], &r->threads[cy->knot[i]]);
 		place(s, h, a, sizeof a);
 		snprintf(buf + k, cap - k,
-			 ": %zu threads that wait for each other, %s%s (%s)",
+			 ": %zu threads that wait for each other, %s%s%s (%s)",
 			 cy->nknot, alike ? "all " : "in different calls that as many threads are in",
-			 alike ? a : "",
+			 alike ? a : "", alike ? w : "",
 			 c->normal ? "the normal run does not tell them apart"
 				   : "a normal run, --normal RUN, tells them apart");
 		break;

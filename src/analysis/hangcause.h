@@ -24,6 +24,7 @@
 
 #include "analysis/hangrank.h"
 #include "order/hang.h"
+#include "store/store_sync.h"
 
 enum hang_cause_why {
 	HANG_C_NONE = 0,  /* none found: no thread stopped inside a call (nothing hung), or
@@ -81,6 +82,14 @@ const char *hang_cause_name(int why);
  * wait for it and it waits for nobody: in no recorded call (computing or spinning)"); ev the
  * run's events as given to hang_analyze, names escaped. */
 void hang_cause_text(store *s, const hang_report *r, const dt_sync_event *ev,
-		     const hang_cause *c, char *buf, size_t cap); /* "diverged", "abort", "held", "odd", "cycle", ... */
+		     const hang_cause *c, char *buf, size_t cap);
+/* The same, naming where the program made the call it names (" at heat.c:55 (halo_exchange)")
+ * when sites (the run's) has it. */
+void hang_cause_text_sites(store *s, const hang_report *r, const dt_sync_event *ev,
+			   const hang_cause *c, const store_sites *sites, char *buf, size_t cap);
+/* The site id of the call the cause names (0: none, or not known): the call that departs from
+ * the normal run, the odd member's collective, the blocked receive of a mismatch, the call
+ * that aborted, or the call of the first thread it names. */
+uint32_t hang_cause_site(const hang_report *r, const dt_sync_event *ev, const hang_cause *c); /* "diverged", "abort", "held", "odd", "cycle", ... */
 
 #endif

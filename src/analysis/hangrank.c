@@ -188,8 +188,10 @@ static void hr_ends(const hang_report *rep, const dt_sync_event *ev, const store
 		char b[1800];
 		const store_site *site =
 			t->func ? store_site_get(sites, ev[rep->threads[r].entry].site) : NULL;
-		if (site)
+		if (site) {
 			esc_str(store_site_str(site, b, sizeof b), t->where, sizeof t->where);
+			t->site = ev[rep->threads[r].entry].site;
+		}
 	}
 	free(in);
 	free(outd);

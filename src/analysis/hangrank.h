@@ -45,6 +45,7 @@ typedef struct hr_thread {
 	uint64_t occurrence;  /* which call of func that is */
 	char where[200];      /* where the program made that call, "file:line (function)",
 			       * escaped; "" when not known */
+	uint32_t site;        /* and its site id (the faulty run's sites), 0 when not known */
 } hr_thread;
 
 typedef struct hr_info {

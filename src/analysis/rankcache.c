@@ -120,6 +120,7 @@ static void put_sev(dt_buf *b, const dt_sync_event *x)
 	buf_svar(b, x->rassert);
 	buf_svar(b, x->lock);
 	buf_uvar(b, x->digest);
+	buf_uvar(b, x->site);
 }
 
 static int sev_zero(const dt_sync_event *x)
@@ -185,6 +186,7 @@ void rk_encode(const rk_rank *r, dt_buf *b)
 			size_t wl = z ? (size_t)(z - x->s_where) : sizeof x->s_where - 1;
 			buf_uvar(b, wl);
 			buf_put(b, x->s_where, wl);
+			buf_uvar(b, x->s_site);
 			put_sev(b, &x->s_en);
 			put_sev(b, &x->s_ef);
 		} else {
@@ -303,6 +305,7 @@ static void get_sev(rd *d, dt_sync_event *x)
 	x->rassert = (int32_t)get_s(d);
 	x->lock = (int32_t)get_s(d);
 	x->digest = get_u(d);
+	x->site = (uint32_t)get_u(d);
 }
 
 int rk_decode(const uint8_t *p, size_t len, rk_rank *r)
@@ -368,6 +371,7 @@ int rk_decode(const uint8_t *p, size_t len, rk_rank *r)
 				x->s_where[wl] = 0;
 				d.pos += wl;
 			}
+			x->s_site = (uint32_t)get_u(&d);
 			get_sev(&d, &x->s_en);
 			get_sev(&d, &x->s_ef);
 		}

@@ -23,10 +23,11 @@
 #include "analysis/verdict.h"
 #include "store/store.h"
 
-#define RANK_CACHE_VERSION "rank-cache-5" /* 2: B-scores of classes over 256 traces fixed;
+#define RANK_CACHE_VERSION "rank-cache-6" /* 2: B-scores of classes over 256 traces fixed;
 					       * 3: where a hung thread's call was made;
 					       * 4: the one-sided calls' arguments and the digest;
-					       * 5: arguments every thread changed alike left out */
+					       * 5: arguments every thread changed alike left out;
+					       * 6: the site ids of the hang-safe record's calls */
 /* Pairs kept: the first of rank_jsmd_top_pairs's order (all of them when there are fewer). */
 #define RANK_CACHE_PAIRS 1000
 

@@ -6,11 +6,13 @@
 #include <string.h>
 
 #include "analysis/hangrank.h"
+#include "analysis/evsites.h"
 #include "analysis/nlr.h"
 #include "analysis/verdict.h"
 #include "analysis/verdict_data.h"
 #include "import/sink.h"
 #include "order/hang.h"
+#include "util/esc.h"
 #include "util/util.h"
 
 void vd_compare(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, vd_item *it)
@@ -188,6 +190,7 @@ static int vd_hang_tiers(store *s, const an_result *rn, const an_result *rf, con
 		x->s_state = t->state;
 		x->s_func = t->func;
 		memcpy(x->s_where, t->where, sizeof x->s_where);
+		x->s_site = t->site;
 		x->s_en = t->en;
 		x->s_ef = t->ef;
 		if (t->cmp == HR_DIVERGED)
@@ -334,18 +337,33 @@ static void name_of(store *s, uint32_t f, char *buf, size_t cap)
 	buf[k < cap ? k : cap - 1] = 0;
 }
 
-/* The hang-safe record's reason, then "; " (the trace comparison's follows); 0 when none. */
-static size_t tier_reason(store *s, const vd_item *it, char *buf, size_t cap)
+/* " at FILE:LINE (FUNCTION)" of site id of sites, escaped, into w (n bytes); "" when none. */
+static const char *at_site(const store_sites *sites, uint32_t id, char *w, size_t n)
 {
-	char a[160], b[160];
+	const store_site *site = sites ? store_site_get(sites, id) : NULL;
+	char b[1800];
+	w[0] = 0;
+	if (site && n > 4) {
+		memcpy(w, " at ", 5);
+		esc_str(store_site_str(site, b, sizeof b), w + 4, n - 4);
+	}
+	return w;
+}
+
+/* The hang-safe record's reason, then "; " (the trace comparison's follows); 0 when none. */
+static size_t tier_reason(store *s, const vd_item *it, const store_sites *sites, char *buf,
+			  size_t cap)
+{
+	char a[160], b[160], w[220];
 	if (it->tier == 2) {
 		hr_event_text(s, &it->s_ef, &it->s_en, b, sizeof b);
 		hr_event_text(s, &it->s_en, &it->s_ef, a, sizeof a);
 		return (size_t)snprintf(buf, cap,
-					"hang-safe record, call %llu of %llu: %s where the normal run "
+					"hang-safe record, call %llu of %llu: %s%s where the normal run "
 					"has %s; ",
 					(unsigned long long)it->s_at + 1,
-					(unsigned long long)it->s_nn, b, a);
+					(unsigned long long)it->s_nn, b,
+					at_site(sites, it->s_ef.site, w, sizeof w), a);
 	}
 	if (it->tier == 1) {
 		if (it->s_state == HANG_IN_CALL)
@@ -408,8 +426,72 @@ int vd_same_reason(store *s, const vd_item *it, char *buf, size_t cap)
 
 void vd_reason(store *s, const vd_item *it, char *buf, size_t cap)
 {
-	char a[128], b[128];
-	size_t k = cap ? tier_reason(s, it, buf, cap) : 0;
+	vd_reason_sites(s, it, NULL, buf, cap);
+}
+
+uint32_t vd_change_site(const vd_item *it)
+{
+	int sync, outside;
+	if (it->tier == 2 && it->s_ef.site) /* the call that broke the pattern */
+		return it->s_ef.site;
+	if (it->change == VD_STOPPED || it->tier == 1) /* where it stopped */
+		return vd_stop_call(it, &sync, &outside) && sync ? it->s_site : 0;
+	if (it->change != VD_DIVERGED)
+		return 0;
+	return it->beyond ? it->c_site : it->at_site;
+}
+
+int vd_fill_sites(store *s, const an_result *rf, const char *format, const rank_key *keys,
+		  vd_item *it, size_t m, dt_err *e)
+{
+	for (size_t k = 0; k < m; k++) {
+		vd_item *x = &it[k];
+		x->at_site = x->c_site = 0;
+		int at = !(x->change != VD_DIVERGED || x->s_only || x->ended || x->spun ||
+			   x->common || x->beyond || x->at >= x->kept_f);
+		int beyond = x->change == VD_DIVERGED && x->beyond && x->c_ev_f &&
+			     x->c_pos < x->kept_f;
+		if (!at && !beyond)
+			continue;
+		store_trace t;
+		if (store_trace_get(s, rf->meta.run_id, keys[x->i].proc, keys[x->i].thread, &t, e))
+			return -1;
+		/* the one or two kept events named, ascending */
+		uint64_t pos[2];
+		size_t np = 0;
+		if (at)
+			pos[np++] = x->at;
+		if (beyond && (!np || pos[0] != x->c_pos))
+			pos[np++] = x->c_pos;
+		if (np == 2 && pos[0] > pos[1]) {
+			uint64_t tmp = pos[0];
+			pos[0] = pos[1];
+			pos[1] = tmp;
+		}
+		uint32_t *site = NULL;
+		char why[300];
+		int rc = evsites_kept_trace(s, rf->meta.filter, rf->filter_alias, rf->meta.run_id,
+					    format, &t, x->kept_f, pos, np, &site, why, sizeof why,
+					    e);
+		store_trace_free(&t);
+		if (rc < 0)
+			return -1;
+		for (size_t q = 0; rc == 1 && site && q < np; q++) {
+			if (at && pos[q] == x->at)
+				x->at_site = site[q];
+			if (beyond && pos[q] == x->c_pos)
+				x->c_site = site[q];
+		}
+		free(site);
+	}
+	return 0;
+}
+
+void vd_reason_sites(store *s, const vd_item *it, const store_sites *sites, char *buf,
+		     size_t cap)
+{
+	char a[128], b[128], w[220];
+	size_t k = cap ? tier_reason(s, it, sites, buf, cap) : 0;
 	if (k >= cap)
 		return;
 	if (it->s_only) {
@@ -461,9 +543,11 @@ void vd_reason(store *s, const vd_item *it, char *buf, size_t cap)
 			name_of(s, it->c_ev_f, b, sizeof b);
 			k = (size_t)snprintf(buf, cap,
 					     "beyond the change its peers share: diverged at "
-					     "call %llu: %s where the normal run has %s",
+					     "call %llu: %s%s where the normal run has %s",
 					     (unsigned long long)it->c_at + 1,
-					     it->c_ev_f ? b : "(end)", it->c_ev_n ? a : "(end)");
+					     it->c_ev_f ? b : "(end)",
+					     at_site(sites, it->c_site, w, sizeof w),
+					     it->c_ev_n ? a : "(end)");
 		} else if (it->ended) {
 			k = (size_t)snprintf(buf, cap, "ended after %llu of %llu kept events, nothing else "
 					     "changed",
@@ -479,8 +563,9 @@ void vd_reason(store *s, const vd_item *it, char *buf, size_t cap)
 					     it->running ? "; running at the stop" : "");
 		} else if (it->at >= it->kept_n) {
 			name_of(s, it->ev_f, b, sizeof b);
-			k = (size_t)snprintf(buf, cap, "went on after all %llu kept events: %s",
-					     (unsigned long long)it->kept_n, b);
+			k = (size_t)snprintf(buf, cap, "went on after all %llu kept events: %s%s",
+					     (unsigned long long)it->kept_n, b,
+					     at_site(sites, it->at_site, w, sizeof w));
 		} else {
 			name_of(s, it->ev_n, a, sizeof a);
 			if (it->at >= it->kept_f) /* cannot happen: that is stopped early */
@@ -488,10 +573,11 @@ void vd_reason(store *s, const vd_item *it, char *buf, size_t cap)
 			else
 				name_of(s, it->ev_f, b, sizeof b);
 			k = (size_t)snprintf(buf, cap,
-					     "diverged at kept event %llu of %llu: %s where the normal "
+					     "diverged at kept event %llu of %llu: %s%s where the normal "
 					     "run has %s",
 					     (unsigned long long)it->at + 1,
-					     (unsigned long long)it->kept_n, b, a);
+					     (unsigned long long)it->kept_n, b,
+					     at_site(sites, it->at_site, w, sizeof w), a);
 		}
 		break;
 	}

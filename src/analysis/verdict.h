@@ -41,6 +41,7 @@
 #include "analysis/common.h"
 #include "analysis/nlr.h"
 #include "import/sync_event.h"
+#include "store/store_sync.h"
 
 enum vd_change { VD_SAME = 0, VD_STOPPED = 1, VD_DIVERGED = 2 };
 
@@ -69,6 +70,7 @@ typedef struct vd_item {
 	int s_state;             /* where it is at the end (enum hang_state) */
 	uint32_t s_func;         /* the call it is in at the end */
 	char s_where[200];       /* where the program made it (hangrank.h), escaped; "" unknown */
+	uint32_t s_site;         /* and its site id (the faulty run's sites), 0 unknown */
 	dt_sync_event s_en, s_ef; /* the first entries that differ */
 	/* The calls the filter drops (verdict_own.h), consulted when the filter's comparison does
 	 * not single out a trace: own 1 when they differ from the counterpart's (0: identical, or
@@ -92,6 +94,7 @@ typedef struct vd_item {
 	int input;
 	uint64_t c_at;
 	uint32_t c_ev_n, c_ev_f;
+	uint64_t c_pos;    /* beyond: c_ev_f's position among the faulty trace's kept events */
 	/* When no trace's calls differ, the time of its own functions (timing.h): slow 1 when a
 	 * function's time grew beyond its peers' (slow_f, its factor slow_x against the peers'
 	 * slow_peers, slow_gain ns gained beyond theirs); ranked first among the identical. */
@@ -109,6 +112,10 @@ typedef struct vd_item {
 	uint64_t d_nth;
 	dt_sync_event d_ef, d_en;
 	size_t pos;        /* 1-based; tied items share it */
+	/* Not kept with the ranking (rankcache.h): set for the items shown by vd_fill_sites. The
+	 * site ids (the faulty run's sites, 0 unknown) of the kept event where it diverged (at),
+	 * and of the call where it went beyond the change its peers share (c_pos). */
+	uint32_t at_site, c_site;
 } vd_item;
 
 typedef struct vd_rank {
@@ -185,5 +192,18 @@ void vd_reason(store *s, const vd_item *it, char *buf, size_t cap);
  * causal order", "work: 3.0x its normal time, peers 1.0x (0.200 s more than theirs)"; 1, or 0
  * (buf untouched) when it was not marked. */
 int vd_same_reason(store *s, const vd_item *it, char *buf, size_t cap);
+/* The same, naming where the program made each call it names that has a site of sites (the
+ * faulty run's): "MPI_Send[...] at extra.c:14 (extra) where the normal run has ..." */
+void vd_reason_sites(store *s, const vd_item *it, const store_sites *sites, char *buf,
+		     size_t cap);
+/* Sets at_site and c_site of the items it[0..m) whose reason names the kept event where they
+ * diverged (or went beyond the common change): the faulty trace (keys[it->i], of analysis rf
+ * of a run recorded in format) mapped back to its calls (evsites.h). */
+int vd_fill_sites(store *s, const an_result *rf, const char *format, const rank_key *keys,
+		  vd_item *it, size_t m, dt_err *e);
+/* The site id of the call where trace it changed, as its reason names it first and the
+ * interface opens it (0: none known): the hang-safe record's call that broke the pattern,
+ * the call it stopped in, or the kept event where it diverged. */
+uint32_t vd_change_site(const vd_item *it);
 
 #endif

@@ -137,10 +137,12 @@ int vd_common_apply(store *s, int64_t fn, int64_t ff, const rank_key *keys, vd_r
 			continue;
 		x->beyond = 0;
 		if (cc_reduced_same(ea[k], na[k], eb[k], nb[k], &cs[k], &x->c_at, &x->c_ev_n,
-				    &x->c_ev_f))
+				    &x->c_ev_f)) {
 			x->common = flag[k] = 1;
-		else
+		} else {
 			x->beyond = any = 1;
+			x->c_pos = cc_reduced_index(eb[k], nb[k], &cs[k], x->c_at);
+		}
 	}
 	/* the header's: the common change that explains the most traces */
 	cc_free(&v->common);

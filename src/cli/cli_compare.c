@@ -765,7 +765,8 @@ static const char *tier_word(int t)
 	return t == 2 ? "broke-pattern" : t == 1 ? "waited-for" : "";
 }
 
-static void rank_rows_out(store *s, const dg_ranked *r, size_t top, int fmt)
+static void rank_rows_out(store *s, const dg_ranked *r, const store_sites *sites, size_t top,
+			  int fmt)
 {
 	const vd_rank *v = &r->k.v;
 	size_t m = top < v->n ? top : v->n;
@@ -787,7 +788,7 @@ static void rank_rows_out(store *s, const dg_ranked *r, size_t top, int fmt)
 		snprintf(pos, sizeof pos, "%zu%s", x->pos, tied ? "=" : "");
 		snprintf(kept, sizeof kept, "%llu->%llu", (unsigned long long)x->kept_n,
 			 (unsigned long long)x->kept_f);
-		vd_reason(s, x, why, sizeof why);
+		vd_reason_sites(s, x, sites, why, sizeof why);
 		if (fmt == 't') {
 			printf("%4s  %-9s  %9.3f  %-10s  %s\n", pos, t, x->score, kept, why);
 		} else if (fmt == 'c') {
@@ -801,12 +802,14 @@ static void rank_rows_out(store *s, const dg_ranked *r, size_t top, int fmt)
 			printf("%s\n    {\"position\": %zu, \"tied\": %s, \"trace\": \"%s\", "
 			       "\"score\": %.6f, \"jsmd_row_sum\": %.6f, \"change\": \"%s\", "
 			       "\"kept_normal\": %llu, \"kept_faulty\": %llu, \"diverges_at\": %llu, "
-			       "\"running\": %s, \"hang_record\": %s%s%s, \"reason\": ",
+			       "\"running\": %s, \"hang_record\": %s%s%s, \"site\": ",
 			       q ? "," : "", x->pos, tied ? "true" : "false", t, x->score, x->rowsum,
 			       change_word(x->change), (unsigned long long)x->kept_n,
 			       (unsigned long long)x->kept_f, (unsigned long long)x->at,
 			       x->running ? "true" : "false", x->tier ? "\"" : "",
 			       x->tier ? tier_word(x->tier) : "null", x->tier ? "\"" : "");
+			cli_site_json_value(sites, vd_change_site(x));
+			printf(", \"reason\": ");
 			cli_json_str(why);
 			putchar('}');
 		}
@@ -830,6 +833,7 @@ struct rank_view {
 	const struct rank_opts *ro;
 	const dg_verdict *dv;
 	const dg_ranked *use;       /* the ranking shown */
+	const store_sites *sites;   /* the faulty run's call sites */
 	const char *blind;          /* the filter that saw nothing, when ranked under every call */
 	const char *own_calls;      /* the filter whose dropped calls ordered the classes */
 	size_t n, top;
@@ -892,7 +896,7 @@ static void rank_json(const struct rank_view *r)
 	keys_json("only_normal", k->j.only_normal, k->j.n_only_normal);
 	keys_json("only_faulty", k->j.only_faulty, k->j.n_only_faulty);
 	printf(",\n");
-	rank_rows_out(r->s, r->use, r->none ? 0 : r->top, 'j');
+	rank_rows_out(r->s, r->use, r->sites, r->none ? 0 : r->top, 'j');
 	printf("\n}\n");
 }
 
@@ -993,10 +997,26 @@ static int rank_text(const struct rank_view *r, dt_err *e)
 		       tiers ? "the hang-safe record's pattern broken, then waited for, then " : "",
 		       r->own_calls ? "each with its other calls changed first, " : "");
 	}
-	rank_rows_out(r->s, r->use, r->top, 't');
+	rank_rows_out(r->s, r->use, r->sites, r->top, 't');
 	size_t np = r->top < r->dv->npairs ? r->top : r->dv->npairs;
 	printf("\nmost changed pairs (JSM_D):\n");
 	return rank_pairs_render(stdout, r->dv->pairs, np, k->j.keys, e) ? -1 : 0;
+}
+
+/* The faulty run's call sites, and the sites of the kept events where the first top traces of
+ * the ranking diverged (vd_fill_sites). */
+static int rank_sites(store *s, const char *faulty, dg_ranked *use, size_t top, store_sites *out,
+		      dt_err *e)
+{
+	store_run run;
+	if (store_run_get_lite(s, faulty, &run, e))
+		return -1;
+	int rc = store_sync_sites(s, run.id, out, e);
+	if (!rc && out->n && top)
+		rc = vd_fill_sites(s, use->rf, run.format ? run.format : "", use->k.j.keys,
+				   use->k.v.it, top < use->k.v.n ? top : use->k.v.n, e);
+	store_run_free(&run);
+	return rc;
 }
 
 static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
@@ -1014,20 +1034,27 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 		cli_src_free(&src);
 		return -1;
 	}
-	const dg_ranked *use = dv.use;
-	struct rank_view r = { s, a, ro, &dv, use, dv.blind[0] ? dv.blind : NULL,
+	dg_ranked *use = dv.use == &dv.every ? &dv.every : &dv.set;
+	store_sites sites = { 0 };
+	struct rank_view r = { s, a, ro, &dv, use, &sites, dv.blind[0] ? dv.blind : NULL,
 			       dv.other[0] ? dv.other : NULL, use->k.j.n, 0, dv.none,
 			       use->k.bscore, "" };
 	r.top = ro->top < r.n ? (size_t)ro->top : r.n;
+	if (rank_sites(s, ro->faulty, use, r.none ? 0 : r.top, &sites, e)) {
+		dg_free(&dv);
+		cli_src_free(&src);
+		return -1;
+	}
 	snprintf(r.setting, sizeof r.setting, "%s/%s", use->rn->filter_alias,
 		 use->rn->meta.attrs);
 	int rc = 0;
 	if (ro->fmt == 'j')
 		rank_json(&r);
 	else if (ro->fmt == 'c')
-		rank_rows_out(s, use, r.none ? 0 : r.top, 'c');
+		rank_rows_out(s, use, &sites, r.none ? 0 : r.top, 'c');
 	else
 		rc = rank_text(&r, e);
+	store_sites_free(&sites);
 	dg_free(&dv);
 	cli_src_free(&src);
 	if (!rc && ferror(stdout))

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/evsites.h"
 #include "cli/cli.h"
 #include "import/sink.h"
 #include "store/store_srcline.h"
-#include "store/store_sync_stream.h"
 #include "util/esc.h"
 #include "util/util.h"
 #include <unistd.h>
@@ -270,9 +270,7 @@ struct tree {
 	size_t p_argcap;
 	int p_has_args;
 	/* where the program made the calls the sync record has: the events at sidx[k] (sorted)
-	 * have site sid[k]; the events of a --sync-only trace are the record's entries and exits
-	 * (DONE records left out), those of a uftrace trace its calls matched to the record's
-	 * entries of the same thread and function in order (match_sites) */
+	 * have site sid[k] (evsites_raw) */
 	uint64_t *sidx;
 	uint32_t *sid;
 	size_t nsite, ksite;
@@ -298,152 +296,21 @@ static void out_site(struct tree *tr, uint64_t idx)
 	out_put(tr->o, " */", 3);
 }
 
-static void site_add(struct tree *tr, size_t *cap, uint64_t idx, uint32_t id)
-{
-	if (!id)
-		return;
-	if (tr->nsite == *cap) {
-		*cap = *cap ? 2 * *cap : 64;
-		tr->sidx = xrealloc(tr->sidx, *cap * sizeof *tr->sidx);
-		tr->sid = xrealloc(tr->sid, *cap * sizeof *tr->sid);
-	}
-	tr->sidx[tr->nsite] = idx;
-	tr->sid[tr->nsite++] = id;
-}
-
-struct fsite {
-	uint32_t f, site;
-	uint64_t k; /* the entry's position in the record, or the call's in the trace */
-};
-
-static int by_func(const void *a, const void *b)
-{
-	const struct fsite *x = a, *y = b;
-	if (x->f != y->f)
-		return x->f < y->f ? -1 : 1;
-	return x->k < y->k ? -1 : x->k > y->k;
-}
-
-static int by_func_only(const void *a, const void *b)
-{
-	const struct fsite *x = a, *y = b;
-	return x->f < y->f ? -1 : x->f > y->f;
-}
-
-/* The calls of uftrace trace trc matched to the record's entries ent[0..ne) of its thread,
- * function by function in order: the k-th call of MPI_Send is the k-th entry of MPI_Send. A
- * function is matched when the trace has no more of its calls than the record (a blocked call
- * a trace recording lost is the record's last), unless the tracer lost records. */
-static int match_sites(store *s, const store_trace *trc, struct fsite *ent, size_t ne,
-		       struct tree *tr, dt_err *e)
-{
-	if (!ne || (trc->flags & DT_TF_LOST))
-		return 0;
-	qsort(ent, ne, sizeof *ent, by_func);
-	store_cursor *cur;
-	if (store_cursor_open(s, trc, 0, &cur, e))
-		return -1;
-	struct fsite *calls = NULL;
-	size_t nc = 0, cap = 0;
-	uint32_t *ev = xmalloc(SHOW_BLOCK * sizeof *ev);
-	uint64_t *ts = xmalloc(SHOW_BLOCK * sizeof *ts), idx = 0;
-	int64_t k;
-	while ((k = store_cursor_next(cur, ev, ts, SHOW_BLOCK, e)) > 0)
-		for (int64_t i = 0; i < k; i++, idx++) {
-			struct fsite key = { ev[i], 0, 0 };
-			if (ev[i] == DT_RET || !bsearch(&key, ent, ne, sizeof *ent, by_func_only))
-				continue;
-			GROW(calls, cap, nc + 1);
-			calls[nc++] = (struct fsite){ ev[i], 0, idx };
-		}
-	store_cursor_close(cur);
-	free(ev);
-	free(ts);
-	if (k < 0) {
-		free(calls);
-		return -1;
-	}
-	qsort(calls, nc, sizeof *calls, by_func); /* by function, each in the trace's order */
-	for (size_t i = 0, j = 0; i < nc;) {
-		size_t i2 = i, j2;
-		while (i2 < nc && calls[i2].f == calls[i].f)
-			i2++;
-		while (j < ne && ent[j].f < calls[i].f)
-			j++;
-		for (j2 = j; j2 < ne && ent[j2].f == calls[i].f;)
-			j2++;
-		if (i2 - i <= j2 - j)
-			for (size_t q = 0; q < i2 - i; q++)
-				calls[i + q].site = ent[j + q].site;
-		i = i2;
-		j = j2;
-	}
-	for (size_t i = 0; i < nc; i++) /* back in the trace's order */
-		calls[i].f = 0;
-	qsort(calls, nc, sizeof *calls, by_func);
-	size_t scap = 0;
-	for (size_t i = 0; i < nc; i++)
-		site_add(tr, &scap, calls[i].k, calls[i].site);
-	free(calls);
-	return 0;
-}
-
-/* The sites of trace p.t: of a run recorded by the sync recorder alone (format "sync"), its
- * events' own; of a uftrace run with a sync record, its calls matched to the record's. */
+/* The sites of trace p.t (evsites.h) and their texts. */
 static int load_sites(store *s, const store_run *run, const store_trace *trc, struct tree *tr,
 		      dt_err *e)
 {
-	int sync = !strcmp(run->format, "sync");
-	if (!sync && strcmp(run->format, "uftrace"))
+	if (evsites_raw(s, run->id, run->format ? run->format : "", trc, &tr->sidx, &tr->sid,
+			&tr->nsite, e))
+		return -1;
+	if (!tr->nsite)
 		return 0;
 	store_sites sites = { 0 };
-	store_sync_stream *ss = NULL;
-	struct fsite *ent = NULL;
-	size_t cap = 0, ne = 0, ncap = 0;
-	int rc = 0;
-	if (store_sync_sites(s, run->id, &sites, e) ||
-	    (sites.n && store_sync_stream_open(s, run->id, &ss, e))) {
-		rc = -1;
-		goto out;
-	}
-	/* this trace's events alone, a chunk at a time */
-	size_t k = 0, nt = ss ? store_sync_stream_ntraces(ss) : 0;
-	for (; k < nt; k++) {
-		int32_t p, t, h;
-		store_sync_stream_trace(ss, k, &p, &t, &h);
-		if (p == trc->proc && t == trc->thread)
-			break;
-	}
-	for (const dt_sync_event *ev; k < nt;) {
-		size_t n;
-		if (store_sync_stream_next(ss, k, &ev, &n, e)) {
-			rc = -1;
-			goto out;
-		}
-		if (!n)
-			break;
-		for (size_t i = 0; i < n; i++) {
-			const dt_sync_event *x = &ev[i];
-			if (x->phase == DT_SYNC_DONE)
-				continue;
-			if (sync) {
-				site_add(tr, &cap, ne++, x->site);
-			} else if (x->phase == DT_SYNC_ENTER) {
-				GROW(ent, ncap, ne + 1);
-				ent[ne] = (struct fsite){ x->func, x->site, ne }, ne++;
-			}
-		}
-	}
-	if (sites.n) {
-		if (!sync)
-			rc = match_sites(s, trc, ent, ne, tr, e);
-		tr->site_text = cli_site_texts(&sites, &tr->nsite_text);
-	}
-out:
-	store_sync_stream_close(ss);
-	free(ent);
+	if (store_sync_sites(s, run->id, &sites, e))
+		return -1;
+	tr->site_text = cli_site_texts(&sites, &tr->nsite_text);
 	store_sites_free(&sites);
-	return rc;
+	return 0;
 }
 
 static const char spaces[2 * MAX_INDENT] =

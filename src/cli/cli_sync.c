@@ -47,7 +47,8 @@ static const char hang_help[] =
 	"the members of a collective unlike the rest\n"
 	"(another collective, root, op or count); one that others wait for and that waits for\n"
 	"nobody; in a wait-for cycle, a blocked receive and the sender of its near-match (a\n"
-	"tag, peer or size mismatch), tied, else the odd ones out; else the most waited-for.\n"
+	"tag, peer or size mismatch), tied, else the odd ones out; else the most waited-for;\n"
+	"the call it names with where the program made it.\n"
 	"Then where each thread of RUN was when it ended (a hang stopped with difftrace-record\n"
 	"--timeout, a kill, a crash or an abort), or of the recording in DIR (difftrace-record's\n"
 	"output, while the program runs or after it ended, not imported: its sync record as far\n"
@@ -322,7 +323,7 @@ struct hang_view {
 /* The most likely cause (hangcause.h), as text after "most likely cause: " */
 static void cause_line(const struct hang_view *hv, char *b, size_t n)
 {
-	hang_cause_text(hv->s, hv->rep, hv->ev, hv->cause, b, n);
+	hang_cause_text_sites(hv->s, hv->rep, hv->ev, hv->cause, hv->sites, b, n);
 }
 
 static void cause_json(const struct hang_view *hv)
@@ -336,6 +337,7 @@ static void cause_json(const struct hang_view *hv)
 	}
 	printf("], \"text\": ");
 	cli_json_str(b);
+	cli_site_json(hv->sites, hang_cause_site(hv->rep, hv->ev, hv->cause));
 	printf(", \"common_args\": ");
 	if (hv->hr && hv->hr->args.n) {
 		char a[1024];
