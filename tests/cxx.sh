@@ -2,7 +2,8 @@
 # C++ (issue 21, item 3): tests/cxx/stencil.cc, MPI + OpenMP with templates and namespaces, in
 # which rank 2 skips a smoothing with "bug". Its names are demangled at import, so show, diff,
 # rank and blame print grid::Field<double>::smooth(int), not _ZN4grid5FieldIdE6smoothEi; the
-# filters match the demangled names; import --no-demangle keeps the mangled ones.
+# filters match the demangled names; import --no-demangle keeps the mangled ones. hang names
+# the call sites of tests/cxx/hang.cc demangled, built with -g and without.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 need mpi uftrace built timeout
@@ -68,6 +69,35 @@ grep -q 'grid::Field<double>::smooth(int)\|operator new(unsigned long)\|std::' "
 expect_status 0 "$DT" import --no-demangle -r raw "$T/normal"
 expect_status 0 "$DT" show raw 0.0
 grep -qF '_ZN4grid5FieldIdE6smoothEi' "$T/out" || { cat "$T/out" >&2; fail "--no-demangle demangled"; }
+
+# hang names the call sites of a C++ program as the traces name its functions, demangled: by
+# the DWARF's linkage names with -g (a member function of a class template, a function template
+# inlined into main), by the symbols without
+HSRC="$abs_top_srcdir/tests/cxx/hang.cc"
+recv=$(grep -n 'SITE:recv' "$HSRC" | cut -d: -f1)
+barrier=$(grep -n 'SITE:barrier' "$HSRC" | cut -d: -f1)
+if [ -z "$recv" ] || [ -z "$barrier" ]; then fail "no SITE: marks in $HSRC"; fi
+hung() { # NAME CXXFLAGS...: build hang.cc, record it until the timeout, import it, hang it
+	name=$1
+	shift
+	"$MPICXX" "$@" -o "$T/$name.bin" "$HSRC" >"$T/cc.log" 2>&1 ||
+		{ cat "$T/cc.log" >&2; fail "$MPICXX failed"; }
+	# shellcheck disable=SC2086
+	timeout -k 5 150 "$MPIRUN" $flags "$RECORD" --sync-only --timeout 3 -o "$T/$name" -- \
+		"$T/$name.bin" </dev/null >"$T/$name.log" 2>&1
+	[ -d "$T/$name/rank-2/sync" ] || { cat "$T/$name.log" >&2; fail "$name: no sync record"; }
+	expect_status 0 "$DT" import -r "$name" "$T/$name"
+	expect_status 0 "$DT" hang "$name"
+}
+hung hang-g -O2 -g
+grep -Eq "^  P 0-1 T 0 +in MPI_Recv \(1st\) at hang\.cc:$recv \(ns::Box<int>::get\(int\)\)$" "$T/out" ||
+	{ cat "$T/out" >&2; fail "-g: the receive's site is not ns::Box<int>::get(int)"; }
+grep -Eq "^  2\.0 +in MPI_Barrier \(1st\) at hang\.cc:$barrier \(void ns::wait_all<int>\(\)\)$" "$T/out" ||
+	{ cat "$T/out" >&2; fail "-g: the inlined barrier's site is not ns::wait_all<int>"; }
+hung hang-nog -O2
+grep -Eq '^  P 0-1 T 0 +in MPI_Recv \(1st\) at ns::Box<int>::get\(int\)\+0x[0-9a-f]+$' "$T/out" ||
+	{ cat "$T/out" >&2; fail "no -g: the receive's site is not ns::Box<int>::get(int)+offset"; }
+grep -q '_Z' "$T/out" && { cat "$T/out" >&2; fail "hang has mangled names"; }
 
 # blame names the functions of its samples alike
 if [ -f "$abs_top_builddir/libdifftrace-sample.so" ]; then

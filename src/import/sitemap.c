@@ -13,6 +13,7 @@
 
 #include "import/sitemap.h"
 #include "record/syncfmt.h"
+#include "util/names.h"
 #include "util/util.h"
 
 /* A mapping of a process's module map: [lo, hi) maps the file path from offset off. */
@@ -159,27 +160,52 @@ static int file_vaddr(Dwfl_Module *mod, uint64_t off, uint64_t *vaddr)
 	return -1;
 }
 
-/* The name of the innermost function (an inlined one's own) at pc, from the DWARF scopes. */
-static const char *scope_name(Dwfl_Module *mod, Dwarf_Addr pc)
+/* name demangled when it is a C++ name (util/names.h), into out (cap bytes): 1 if it was */
+static int demangled(const char *name, char *out, size_t cap)
+{
+	char *d = name ? dt_name_demangle(name, strlen(name)) : NULL;
+	if (d)
+		snprintf(out, cap, "%s", d);
+	free(d);
+	return d != NULL;
+}
+
+/* The name of the innermost function (an inlined one's own) at pc, from the DWARF scopes,
+ * into out (cap bytes): a C++ function's by its linkage name demangled (ns::Box<int>::get(int),
+ * where DW_AT_name is get), a C or Fortran function's by DW_AT_name. 0 when found. */
+static int scope_name(Dwfl_Module *mod, Dwarf_Addr pc, char *out, size_t cap)
 {
 	Dwarf_Addr bias = 0;
 	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias);
 	Dwarf_Die *scopes = NULL;
 	int n = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : 0;
-	const char *name = NULL;
-	for (int i = 0; i < n && !name; i++) {
+	int found = 0;
+	for (int i = 0; i < n && !found; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
 			continue;
+		/* through DW_AT_abstract_origin and DW_AT_specification: a member function's
+		 * linkage name is on its declaration in the class */
 		Dwarf_Attribute at;
-		name = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_name, &at));
+		Dwarf_Die *d = &scopes[i];
+		const char *link = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_linkage_name, &at));
+		if (!link)
+			link = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &at));
+		const char *name = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &at));
+		if (demangled(link, out, cap) || demangled(name, out, cap))
+			found = 1;
+		else if (name) {
+			snprintf(out, cap, "%s", name);
+			found = 1;
+		}
 	}
 	free(scopes);
-	return name;
+	return found ? 0 : -1;
 }
 
 /* What the code at vaddr of module x is (vaddr a return address: the call is the byte before):
- * 0 and out filled when it is in the module. */
+ * 0 and out filled when it is in the module. Functions are named as the traces name them,
+ * C++ names demangled. */
 static int resolve(struct module *x, uint64_t vaddr, char *file, size_t nfile, unsigned *line,
 		   char *func, size_t nfunc)
 {
@@ -190,14 +216,18 @@ static int resolve(struct module *x, uint64_t vaddr, char *file, size_t nfile, u
 	GElf_Off off = 0;
 	GElf_Sym sym;
 	const char *sname = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL);
+	char *dname = sname ? dt_name_demangle(sname, strlen(sname)) : NULL;
+	if (dname)
+		sname = dname;
 	Dwfl_Line *ln = dwfl_module_getsrc(mod, pc);
 	int lno = 0;
 	const char *src = ln ? dwfl_lineinfo(ln, NULL, &lno, NULL, NULL, NULL) : NULL;
 	if (src && lno > 0) {
-		const char *fn = scope_name(mod, pc);
 		snprintf(file, nfile, "%s", src);
 		*line = (unsigned)lno;
-		snprintf(func, nfunc, "%s", fn ? fn : sname ? sname : "?");
+		if (scope_name(mod, pc, func, nfunc) != 0)
+			snprintf(func, nfunc, "%s", sname ? sname : "?");
+		free(dname);
 		return 0;
 	}
 	/* no line: the module has no debug information. The offset is the return address's,
@@ -210,6 +240,7 @@ static int resolve(struct module *x, uint64_t vaddr, char *file, size_t nfile, u
 		snprintf(func, nfunc, "%s+0x%" PRIx64, sname, (uint64_t)(off + 1));
 	else
 		snprintf(func, nfunc, "%s+0x%" PRIx64, base, vaddr);
+	free(dname);
 	return 0;
 }
 
