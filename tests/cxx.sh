@@ -3,7 +3,8 @@
 # which rank 2 skips a smoothing with "bug". Its names are demangled at import, so show, diff,
 # rank and blame print grid::Field<double>::smooth(int), not _ZN4grid5FieldIdE6smoothEi; the
 # filters match the demangled names; import --no-demangle keeps the mangled ones. hang names
-# the call sites of tests/cxx/hang.cc demangled, built with -g and without.
+# the call sites of tests/cxx/hang.cc demangled, built with -g and without; blame names the
+# inlined comm::reduce_sum<double> in full and finds it in the blame index.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 need mpi uftrace built timeout
@@ -118,6 +119,15 @@ if [ -f "$abs_top_builddir/libdifftrace-sample.so" ]; then
 		grep -q 'no source in the blame index for.*smooth' "$T/out" &&
 			fail "blame: the index has no smooth: $(cat "$T/out")"
 		grep -q 'by the data flow' "$T/out" || fail "blame: no data flow: $(cat "$T/out")"
+		# comm::reduce_sum<double>, inlined into main, is named in full and found in the
+		# index: its MPI_Allreduce's result flows to main's total
+		grep -q 'no source in the blame index for.*reduce_sum' "$T/out" &&
+			fail "blame: the index has no reduce_sum: $(cat "$T/out")"
+		DIFFTRACE_BLAME_PATH="$abs_top_srcdir/blame" expect_status 0 "$DT" blame --why 'total (main)' samp
+		grep -qF '<- <return> (comm::reduce_sum) <- r, line ' "$T/out" ||
+			fail "blame --why total: not through comm::reduce_sum: $(cat "$T/out")"
+		grep -qF ' in double comm::reduce_sum<double>(double)' "$T/out" ||
+			fail "blame --why total: the inlined frame is not named in full: $(cat "$T/out")"
 		grep -q '_ZN' "$T/out" && fail "blame with the index: mangled names: $(cat "$T/out")"
 	fi
 fi

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "import/dwarf_vars.h"
 #include "import/sitemap.h"
 #include "record/syncfmt.h"
 #include "util/names.h"
@@ -160,19 +161,8 @@ static int file_vaddr(Dwfl_Module *mod, uint64_t off, uint64_t *vaddr)
 	return -1;
 }
 
-/* name demangled when it is a C++ name (util/names.h), into out (cap bytes): 1 if it was */
-static int demangled(const char *name, char *out, size_t cap)
-{
-	char *d = name ? dt_name_demangle(name, strlen(name)) : NULL;
-	if (d)
-		snprintf(out, cap, "%s", d);
-	free(d);
-	return d != NULL;
-}
-
 /* The name of the innermost function (an inlined one's own) at pc, from the DWARF scopes,
- * into out (cap bytes): a C++ function's by its linkage name demangled (ns::Box<int>::get(int),
- * where DW_AT_name is get), a C or Fortran function's by DW_AT_name. 0 when found. */
+ * into out (cap bytes), as dv_func_name() names it. 0 when found. */
 static int scope_name(Dwfl_Module *mod, Dwarf_Addr pc, char *out, size_t cap)
 {
 	Dwarf_Addr bias = 0;
@@ -182,22 +172,8 @@ static int scope_name(Dwfl_Module *mod, Dwarf_Addr pc, char *out, size_t cap)
 	int found = 0;
 	for (int i = 0; i < n && !found; i++) {
 		int tag = dwarf_tag(&scopes[i]);
-		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
-			continue;
-		/* through DW_AT_abstract_origin and DW_AT_specification: a member function's
-		 * linkage name is on its declaration in the class */
-		Dwarf_Attribute at;
-		Dwarf_Die *d = &scopes[i];
-		const char *link = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_linkage_name, &at));
-		if (!link)
-			link = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &at));
-		const char *name = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &at));
-		if (demangled(link, out, cap) || demangled(name, out, cap))
-			found = 1;
-		else if (name) {
-			snprintf(out, cap, "%s", name);
-			found = 1;
-		}
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+			found = dv_func_name(&scopes[i], out, cap) == 0;
 	}
 	free(scopes);
 	return found ? 0 : -1;
