@@ -38,14 +38,15 @@ suite() { # name, configure options...
 suite gcc-sanitizers CC=gcc --enable-sanitizers
 suite clang CC=clang
 # the tests where the MPI matters, a second time under MPICH (the second MPI family configure
-# found; skipped without it): the recorder, the hang report, the example, the import in a job,
-# Fortran, C++, the sampler, the timeout under the launcher, the one-sided calls, the first
-# calls of threads under uftrace and the MPI constants' names
+# found; skipped without it): the recorder, the hang report (of a store, of a recording in
+# progress), the ranking of hung runs, the example, the import in a job, Fortran, C++, the
+# sampler, the timeout under the launcher, the one-sided calls, the first calls of threads
+# under uftrace, the MPI constants' names, requests sharing a handle and the call sites
 mpich_tests="tests/sync_record.sh tests/sync_hang.sh tests/hang_cause.sh tests/example_ilcs.sh
 	tests/import_mpi.sh tests/inject.sh tests/fortran.sh tests/cxx.sh tests/blame_record.sh
 	tests/record_timeout.sh tests/rank_data.sh tests/rank_rma.sh tests/sync_payload.sh
 	tests/record_first_calls.sh tests/mpi_constants.sh tests/sync_requests.sh tests/sync_halo.sh
-	tests/rank_site.sh"
+	tests/rank_site.sh tests/hang_live.sh tests/rank_hangs.sh"
 echo "== clang, under MPICH: $(echo $mpich_tests)"
 if [ -f "$out/clang/Makefile" ]; then
 	# shellcheck disable=SC2086

@@ -2,7 +2,9 @@
 # C++ (issue 21, item 3): tests/cxx/stencil.cc, MPI + OpenMP with templates and namespaces, in
 # which rank 2 skips a smoothing with "bug". Its names are demangled at import, so show, diff,
 # rank and blame print grid::Field<double>::smooth(int), not _ZN4grid5FieldIdE6smoothEi; the
-# filters match the demangled names; import --no-demangle keeps the mangled ones.
+# filters match the demangled names; import --no-demangle keeps the mangled ones. hang names
+# the call sites of tests/cxx/hang.cc demangled, built with -g and without; blame names the
+# inlined comm::reduce_sum<double> in full and finds it in the blame index.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 need mpi uftrace built timeout
@@ -69,6 +71,35 @@ expect_status 0 "$DT" import --no-demangle -r raw "$T/normal"
 expect_status 0 "$DT" show raw 0.0
 grep -qF '_ZN4grid5FieldIdE6smoothEi' "$T/out" || { cat "$T/out" >&2; fail "--no-demangle demangled"; }
 
+# hang names the call sites of a C++ program as the traces name its functions, demangled: by
+# the DWARF's linkage names with -g (a member function of a class template, a function template
+# inlined into main), by the symbols without
+HSRC="$abs_top_srcdir/tests/cxx/hang.cc"
+recv=$(grep -n 'SITE:recv' "$HSRC" | cut -d: -f1)
+barrier=$(grep -n 'SITE:barrier' "$HSRC" | cut -d: -f1)
+if [ -z "$recv" ] || [ -z "$barrier" ]; then fail "no SITE: marks in $HSRC"; fi
+hung() { # NAME CXXFLAGS...: build hang.cc, record it until the timeout, import it, hang it
+	name=$1
+	shift
+	"$MPICXX" "$@" -o "$T/$name.bin" "$HSRC" >"$T/cc.log" 2>&1 ||
+		{ cat "$T/cc.log" >&2; fail "$MPICXX failed"; }
+	# shellcheck disable=SC2086
+	timeout -k 5 150 "$MPIRUN" $flags "$RECORD" --sync-only --timeout 3 -o "$T/$name" -- \
+		"$T/$name.bin" </dev/null >"$T/$name.log" 2>&1
+	[ -d "$T/$name/rank-2/sync" ] || { cat "$T/$name.log" >&2; fail "$name: no sync record"; }
+	expect_status 0 "$DT" import -r "$name" "$T/$name"
+	expect_status 0 "$DT" hang "$name"
+}
+hung hang-g -O2 -g
+grep -Eq "^  P 0-1 T 0 +in MPI_Recv \(1st\) at hang\.cc:$recv \(ns::Box<int>::get\(int\)\)$" "$T/out" ||
+	{ cat "$T/out" >&2; fail "-g: the receive's site is not ns::Box<int>::get(int)"; }
+grep -Eq "^  2\.0 +in MPI_Barrier \(1st\) at hang\.cc:$barrier \(void ns::wait_all<int>\(\)\)$" "$T/out" ||
+	{ cat "$T/out" >&2; fail "-g: the inlined barrier's site is not ns::wait_all<int>"; }
+hung hang-nog -O2
+grep -Eq '^  P 0-1 T 0 +in MPI_Recv \(1st\) at ns::Box<int>::get\(int\)\+0x[0-9a-f]+$' "$T/out" ||
+	{ cat "$T/out" >&2; fail "no -g: the receive's site is not ns::Box<int>::get(int)+offset"; }
+grep -q '_Z' "$T/out" && { cat "$T/out" >&2; fail "hang has mangled names"; }
+
 # blame names the functions of its samples alike
 if [ -f "$abs_top_builddir/libdifftrace-sample.so" ]; then
 	rec samp --sample=timer --sync-only -- "$APP"
@@ -88,6 +119,15 @@ if [ -f "$abs_top_builddir/libdifftrace-sample.so" ]; then
 		grep -q 'no source in the blame index for.*smooth' "$T/out" &&
 			fail "blame: the index has no smooth: $(cat "$T/out")"
 		grep -q 'by the data flow' "$T/out" || fail "blame: no data flow: $(cat "$T/out")"
+		# comm::reduce_sum<double>, inlined into main, is named in full and found in the
+		# index: its MPI_Allreduce's result flows to main's total
+		grep -q 'no source in the blame index for.*reduce_sum' "$T/out" &&
+			fail "blame: the index has no reduce_sum: $(cat "$T/out")"
+		DIFFTRACE_BLAME_PATH="$abs_top_srcdir/blame" expect_status 0 "$DT" blame --why 'total (main)' samp
+		grep -qF '<- <return> (comm::reduce_sum) <- r, line ' "$T/out" ||
+			fail "blame --why total: not through comm::reduce_sum: $(cat "$T/out")"
+		grep -qF ' in double comm::reduce_sum<double>(double)' "$T/out" ||
+			fail "blame --why total: the inlined frame is not named in full: $(cat "$T/out")"
 		grep -q '_ZN' "$T/out" && fail "blame with the index: mangled names: $(cat "$T/out")"
 	fi
 fi

@@ -142,18 +142,20 @@ pos=$(awk '/most changed traces/ { on = 1; next } on && $2 == "2.1" { print $1; 
 [ -n "$pos" ] || fail "2.1 is not in the top 3: $(cat "$T/out")"
 echo "2.1 ranks #$pos under the defaults"
 
-# (not under MPICH: when the first rank's program is killed at the timeout, Hydra kills every
-# rank's process group at once, and another rank's uftrace may not have written its data; the
-# hang tests under MPICH record the sync record, which is whole: see difftrace-record(1))
-[ "$ompi" = 1 ] || pass
 # a hung run recorded with --timeout: every rank stays importable and is flagged. Rank 2's
 # worker 1 spins; the others wait for it in a collective. The ranks that hit the timeout and
-# those the launcher stops because of them are both flushed before they are killed.
+# those the launcher stops because of them are both flushed before they are killed, and the
+# first to end waits until every rank's uftrace has written all its files (MPICH's Hydra
+# kills every rank's process group as soon as one rank ends)
 run rec-hang 60 "$RECORD" --timeout 10 -o "$T/hang" -- "$ILCS" --bug infinite-loop --proc 2 \
 	--thread 1 --iter 3
 [ $rc != 0 ] || fail "the hung run ended by itself"
 grep -q 'still running after 10 s; flushing the trace' "$T/rec-hang.err" ||
 	fail "no timeout message: $(cat "$T/rec-hang.err")"
+for r in 0 1 2 3; do
+	[ -f "$T/hang/rank-$r/difftrace-done" ] && [ -f "$T/hang/rank-$r/ilcs.sym" ] ||
+		fail "rank $r's uftrace did not end: $(ls "$T/hang/rank-$r")"
+done
 expect_status 0 "$DT" import --run hang "$T/hang"
 grep -q 'timed-out' "$T/out" || fail "the hung run is not flagged: $(cat "$T/out")"
 expect_status 0 "$DT" traces --format csv hang

@@ -97,6 +97,17 @@ crun env DIFFTRACE_INJECT_LIB="$(lib inject openmpi)" "$RECORD" --sync-only \
 	--inject 'send:call=1:count=+1' -o "$T/wrong" -- "$T/app-mpich" ok >"$T/w3.log" 2>&1
 grep -q "difftrace-inject: the program loads the MPI library .*libmpich" "$T/w3.log" ||
 	{ cat "$T/w3.log" >&2; fail "the injector did not refuse"; }
+# ... and the sampler (built with libunwind), whose MPI wrappers ask the MPI for a type's size
+# (PMPI_Type_size of Open MPI given MPICH's MPI_INT: a segmentation fault)
+if [ -f "$(lib sample mpich)" ]; then
+	orun env DIFFTRACE_SAMPLE_LIB="$(lib sample mpich)" "$RECORD" --sample=timer --sync-only \
+		-o "$T/wrong4" -- "$T/app-ompi" ok >"$T/w4.log" 2>&1 &&
+		fail "the Open MPI program ran with MPICH's sampler"
+	grep -q "difftrace-sample: the program loads the MPI library .*libmpi\.so.*, but $(lib sample mpich) was built for .*libdifftrace-sample\.so, libdifftrace-sample-mpich\.so" "$T/w4.log" ||
+		{ cat "$T/w4.log" >&2; fail "the sampler did not refuse"; }
+	grep -qE 'Segmentation|signal 11' "$T/w4.log" && { cat "$T/w4.log" >&2; fail "a crash"; }
+	[ -d "$T/wrong4/rank-0/sample" ] && fail "something was sampled"
+fi
 
 # a build with one family's libraries refuses a program of the other before it starts
 mkdir "$T/one"

@@ -17,8 +17,8 @@ APP="$T/kinds"
 "$MPICC" -fopenmp -O1 -o "$APP" "$abs_top_srcdir/examples/kinds.c" >"$T/cc.log" 2>&1 ||
 	{ cat "$T/cc.log" >&2; fail "mpicc failed"; }
 cd "$T" || fail "cd $T"
-flags="-np 4"
-"$MPIRUN" --version 2>&1 | grep -q 'Open MPI' && flags="$flags --oversubscribe"
+flags="-np 4" ompi=
+"$MPIRUN" --version 2>&1 | grep -q 'Open MPI' && flags="$flags --oversubscribe" ompi=1
 
 # rec NAME TIMEOUT [ARGS...]: record kinds.c into $T/NAME and import it as run NAME
 rec() {
@@ -69,8 +69,17 @@ reason() { # BUG REGEX: the text ranking's first row says REGEX
 S=' at [^ ]+( \([^)]*\))?'
 first early-exit 2.0 broke-pattern
 reason early-exit "hang-safe record, call [0-9]+ of [0-9]+: MPI_Win_free$S where the normal run has GOMP_parallel"
-first bcast-root 2.0 broke-pattern
-reason bcast-root "MPI_Bcast\\[root=1\\]$S where the normal run has MPI_Bcast\\[root=0\\]"
+if [ -n "$ompi" ]; then
+	first bcast-root 2.0 broke-pattern
+	reason bcast-root "MPI_Bcast\\[root=1\\]$S where the normal run has MPI_Bcast\\[root=0\\]"
+else
+	# MPICH completes a broadcast whose ranks name different roots (the data is wrong, nothing
+	# hangs): the run ends, no record is cut, and the rank whose arguments differ is first
+	first bcast-root 2.0 ''
+	grep -q 'checksum' "$T/bcast-root.log" ||
+		{ cat "$T/bcast-root.log" >&2; fail "bcast-root: the run did not end under MPICH"; }
+	reason bcast-root "MPI_Bcast\\[root=1\\]($S)?, normally MPI_Bcast\\[root=0\\]"
+fi
 first farm-drop 2.0 broke-pattern
 reason farm-drop 'where the normal run has MPI_Send\[dest=0,tag=4'
 first tag 2.0 broke-pattern

@@ -1,10 +1,41 @@
 /* dwarf_vars.c: program variables from DWARF (dwarf_vars.h). */
 #define _GNU_SOURCE
 #include <dwarf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "import/dwarf_vars.h"
+#include "util/names.h"
+
+/* name demangled when it is a C++ name (util/names.h), into out (cap bytes): 1 if it was */
+static int demangled(const char *name, char *out, size_t cap)
+{
+	char *d = name ? dt_name_demangle(name, strlen(name)) : NULL;
+	if (d)
+		snprintf(out, cap, "%s", d);
+	free(d);
+	return d != NULL;
+}
+
+int dv_func_name(Dwarf_Die *f, char *out, size_t cap)
+{
+	/* dwarf_attr_integrate follows DW_AT_abstract_origin and DW_AT_specification: a member
+	 * function's linkage name is on its declaration in the class */
+	Dwarf_Attribute at;
+	const char *link = dwarf_formstring(dwarf_attr_integrate(f, DW_AT_linkage_name, &at));
+	if (!link)
+		link = dwarf_formstring(dwarf_attr_integrate(f, DW_AT_MIPS_linkage_name, &at));
+	const char *name = dwarf_formstring(dwarf_attr_integrate(f, DW_AT_name, &at));
+	/* a name that is itself mangled: gcc names an OpenMP region's function by its parent's
+	 * symbol (_ZN4grid5FieldIdE6smoothEi._omp_fn.0) */
+	if (demangled(link, out, cap) || demangled(name, out, cap))
+		return 0;
+	if (!name)
+		return -1;
+	snprintf(out, cap, "%s", name);
+	return 0;
+}
 
 static void type_name(Dwarf_Die *t, dt_buf *out, int depth)
 {

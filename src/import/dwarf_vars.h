@@ -18,6 +18,13 @@
 int dv_pc_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int n, int max, int blocks,
 		 int depth);
 
+/* The name of function DIE f (a subprogram or an inlined subroutine, through its abstract
+ * origin and specification) as the traces name it, into out (cap bytes): a C++ function's
+ * linkage name demangled ("double comm::reduce_sum<double>(double)", where DW_AT_name is
+ * reduce_sum<double>), else DW_AT_name (a C or Fortran function's). 0, or -1 when f has no
+ * name. */
+int dv_func_name(Dwarf_Die *f, char *out, size_t cap);
+
 /* Appends the C spelling of type DIE t to out ("double[4096]", "struct cell*"), unterminated. */
 void dv_type_name(Dwarf_Die *t, dt_buf *out);
 

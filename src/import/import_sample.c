@@ -445,11 +445,14 @@ static size_t symbolize_chain(dt_blame_data *d, struct symtab *s, uint64_t pc, i
 		int line = d->locs[real].line;
 		char *file = xstrdup(d->locs[real].file);
 		for (int i = nfn - 1; i > 0 && dwarf_tag(&fn[i]) == DW_TAG_inlined_subroutine; i--) {
+			/* named as symbolize() names a function (a C++ one demangled in full,
+			 * comm::reduce_sum<double>, not reduce_sum<double>): the blame index finds
+			 * it by that name */
 			Dwarf_Attribute at;
-			const char *name = dwarf_attr_integrate(&fn[i], DW_AT_name, &at)
-						   ? dwarf_formstring(&at)
-						   : NULL;
-			v[n++] = loc_intern_inl(d, s, name ? name : "?", file, line, rmod, in_main, 1);
+			char name[512];
+			if (dv_func_name(&fn[i], name, sizeof name) != 0)
+				snprintf(name, sizeof name, "?");
+			v[n++] = loc_intern_inl(d, s, name, file, line, rmod, in_main, 1);
 			/* its caller's line: the call's */
 			Dwarf_Word w = 0;
 			line = dwarf_attr(&fn[i], DW_AT_call_line, &at) && dwarf_formudata(&at, &w) == 0

@@ -11,8 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "import/dwarf_vars.h"
 #include "import/sitemap.h"
 #include "record/syncfmt.h"
+#include "util/names.h"
 #include "util/util.h"
 
 /* A mapping of a process's module map: [lo, hi) maps the file path from offset off. */
@@ -159,27 +161,27 @@ static int file_vaddr(Dwfl_Module *mod, uint64_t off, uint64_t *vaddr)
 	return -1;
 }
 
-/* The name of the innermost function (an inlined one's own) at pc, from the DWARF scopes. */
-static const char *scope_name(Dwfl_Module *mod, Dwarf_Addr pc)
+/* The name of the innermost function (an inlined one's own) at pc, from the DWARF scopes,
+ * into out (cap bytes), as dv_func_name() names it. 0 when found. */
+static int scope_name(Dwfl_Module *mod, Dwarf_Addr pc, char *out, size_t cap)
 {
 	Dwarf_Addr bias = 0;
 	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias);
 	Dwarf_Die *scopes = NULL;
 	int n = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : 0;
-	const char *name = NULL;
-	for (int i = 0; i < n && !name; i++) {
+	int found = 0;
+	for (int i = 0; i < n && !found; i++) {
 		int tag = dwarf_tag(&scopes[i]);
-		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
-			continue;
-		Dwarf_Attribute at;
-		name = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_name, &at));
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+			found = dv_func_name(&scopes[i], out, cap) == 0;
 	}
 	free(scopes);
-	return name;
+	return found ? 0 : -1;
 }
 
 /* What the code at vaddr of module x is (vaddr a return address: the call is the byte before):
- * 0 and out filled when it is in the module. */
+ * 0 and out filled when it is in the module. Functions are named as the traces name them,
+ * C++ names demangled. */
 static int resolve(struct module *x, uint64_t vaddr, char *file, size_t nfile, unsigned *line,
 		   char *func, size_t nfunc)
 {
@@ -190,14 +192,18 @@ static int resolve(struct module *x, uint64_t vaddr, char *file, size_t nfile, u
 	GElf_Off off = 0;
 	GElf_Sym sym;
 	const char *sname = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL);
+	char *dname = sname ? dt_name_demangle(sname, strlen(sname)) : NULL;
+	if (dname)
+		sname = dname;
 	Dwfl_Line *ln = dwfl_module_getsrc(mod, pc);
 	int lno = 0;
 	const char *src = ln ? dwfl_lineinfo(ln, NULL, &lno, NULL, NULL, NULL) : NULL;
 	if (src && lno > 0) {
-		const char *fn = scope_name(mod, pc);
 		snprintf(file, nfile, "%s", src);
 		*line = (unsigned)lno;
-		snprintf(func, nfunc, "%s", fn ? fn : sname ? sname : "?");
+		if (scope_name(mod, pc, func, nfunc) != 0)
+			snprintf(func, nfunc, "%s", sname ? sname : "?");
+		free(dname);
 		return 0;
 	}
 	/* no line: the module has no debug information. The offset is the return address's,
@@ -210,6 +216,7 @@ static int resolve(struct module *x, uint64_t vaddr, char *file, size_t nfile, u
 		snprintf(func, nfunc, "%s+0x%" PRIx64, sname, (uint64_t)(off + 1));
 	else
 		snprintf(func, nfunc, "%s+0x%" PRIx64, base, vaddr);
+	free(dname);
 	return 0;
 }
 

@@ -7,7 +7,8 @@
  * MPICH every rank aborted at its first call ("Invalid communicator"), under Open MPI it would
  * crash. difftrace-record chooses the matching library from the program's libmpi; this check,
  * from the library's constructor, catches what it cannot see (a script that runs the program,
- * a library named by DIFFTRACE_SYNC_LIB): before main(), the program has not started.
+ * a library named by DIFFTRACE_SYNC_LIB, DIFFTRACE_INJECT_LIB or DIFFTRACE_SAMPLE_LIB):
+ * before main(), the program has not started.
  *
  * Included by one file of each library; needs _GNU_SOURCE (dladdr) and <mpi.h>. */
 #ifndef DT_RECORD_ABIGUARD_H
@@ -24,7 +25,8 @@
 #define ABI_PROBE "PMPI_Get_library_version"
 
 /* Exits 2 with a message naming both libraries when the ABI_PROBE the program's global scope
- * gives is not the one of this library's own libmpi. `who` prefixes the message. */
+ * gives is not the one of this library's own libmpi. `who` ("difftrace-sync") prefixes the
+ * message and names the libraries of its kind (libdifftrace-sync.so, ...-mpich.so). */
 static void abi_guard(const char *who)
 {
 	Dl_info me, ours, theirs;
@@ -45,9 +47,8 @@ static void abi_guard(const char *who)
 			 "%s: the program loads the MPI library %s, but %s was built for %s, "
 			 "whose handles the program's MPI does not know: not started. "
 			 "difftrace-record chooses the library of the program's MPI family "
-			 "(libdifftrace-sync.so, libdifftrace-sync-mpich.so; --mpi names the "
-			 "family)\n",
-			 who, theirs.dli_fname, me.dli_fname, ours.dli_fname);
+			 "(lib%s.so, lib%s-mpich.so; --mpi names the family)\n",
+			 who, theirs.dli_fname, me.dli_fname, ours.dli_fname, who, who);
 	if (n > 0) {
 		ssize_t w = write(STDERR_FILENO, buf,
 				  (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);

@@ -541,6 +541,11 @@ stop_traced() { # why
 	# written them, so the bound costs nothing when it is quick.
 	wait_gone "$child" 30
 	kill -KILL "$child" 2>/dev/null
+	done_mark
+}
+# done_mark: this rank's uftrace has ended, its files are all written (wait_siblings)
+done_mark() {
+	[ "$sync" = 2 ] || : > "$dir/difftrace-done" 2>/dev/null || true
 }
 "$@" &
 child=$!
@@ -550,17 +555,18 @@ fi
 # The deadline is by the clock (wait_gone): counting rounds of 'sleep 0.1' ran late on a
 # loaded node, by half the timeout and more.
 trap 'stop_traced "stopped by a signal"; exit 143' TERM INT HUP
-# wait_siblings S: until every rank directory of the recording has uftrace's info file (its
-# uftrace has written everything), or S seconds by the clock. The ranks of a hung job reach
-# their timeouts together; the first wrapper to end with 124 makes the launcher stop the
-# others' process groups, uftrace's too, which would then leave no info file.
+# wait_siblings S: until the uftrace of every rank of the recording has ended (its wrapper
+# left difftrace-done: uftrace writes its symbol files after its info file), or S seconds by
+# the clock. The ranks of a hung job reach their timeouts together; the first wrapper to end
+# with 124 makes the launcher stop the others' process groups, uftrace's too, which would
+# then leave no info file, or no symbol files (MPICH's Hydra kills them at once).
 wait_siblings() {
 	send=$(($(now_cs) + $1 * 100))
 	while [ "$(now_cs)" -lt "$send" ]; do
 		missing=0
 		for d in "$out"/rank-*; do
 			[ -d "$d" ] || continue
-			[ -f "$d/info" ] || [ -f "$d/uftrace.data/info" ] || missing=1
+			[ -f "$d/difftrace-done" ] || missing=1
 		done
 		[ "$missing" = 0 ] && break
 		sleep 0.2
@@ -576,5 +582,6 @@ if kill -0 "$child" 2>/dev/null; then
 fi
 wait "$child"
 st=$?
+done_mark
 [ -z "$filt" ] || wait "$filt"
 exit $st

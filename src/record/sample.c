@@ -47,6 +47,7 @@
 #include <papi.h>
 #endif
 
+#include "abiguard.h"
 #include "samplefmt.h"
 #include "syncfmt.h"
 
@@ -1463,6 +1464,8 @@ static void in_child(void)
 __attribute__((constructor)) static void sample_init(void)
 {
 	resolve();
+	/* after resolve(): the guard's dlopen allocates, through the wrappers above */
+	abi_guard("difftrace-sample");
 	const char *d = getenv("DIFFTRACE_SAMPLE_DIR");
 	if (!d || !*d || strlen(d) >= sizeof g.dir)
 		return;
