@@ -1,6 +1,7 @@
 #!/bin/sh
 # The interface's framework, headless: the runs view, classes, traces, help, search, writing a
 # view, ':' commands, changing the filter (the analysis is recomputed in the background), an
+# analysis first computed under another linkage shown under ward as the commands show it, an
 # 80x24 screen, NO_COLOR and a non-UTF-8 locale.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
@@ -142,6 +143,11 @@ SIZE=40x120 ui j Enter wait
 has 'classes of faulty'
 NO_COLOR=1 LANG=C LC_ALL=C ui Resize j Enter wait
 has '4 classes of traces'
+# an analysis first computed under another linkage shows its classes under the interface's,
+# ward, as the commands show it under theirs
+expect_status 0 "$DT" analyze --force --linkage single normal
+ui : '"classes normal"' Enter wait
+has 'clusters (ward linkage on 1 - Jaccard)'
 # Q quits from anywhere; the program ends by itself when the script ends
 ui j Enter wait Q
 pass

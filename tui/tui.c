@@ -1003,21 +1003,7 @@ static void tui_free(tui *t)
 	while (t->top)
 		pop(t);
 	tui_tasks_end(t);
-	for (size_t i = 0; i < t->noc; i++) {
-		analysis_result_free(&t->oc[i]->r);
-		free(t->oc[i]);
-	}
-	free(t->oc);
-	for (size_t i = 0; i < t->nac; i++) {
-		analysis_result_free(&t->ac[i]->r);
-		free(t->ac[i]);
-	}
-	free(t->ac);
-	for (size_t i = 0; i < t->ndone; i++) {
-		analysis_result_free(&t->done[i]->r);
-		free(t->done[i]);
-	}
-	free(t->done);
+	tui_analyses_free(t);
 	free(t->queue);
 	tui_out_free(&t->line);
 	if (t->search)
@@ -1056,6 +1042,7 @@ int tui_main(const tui_opts *o)
 	}
 	if (dflt)
 		snprintf(t->params.filter, sizeof t->params.filter, "%s", dflt);
+	tui_analyses_init(t);
 	setlocale(LC_ALL, "");
 	const char *cs = nl_langinfo(CODESET);
 	t->utf8 = cs && !strcmp(cs, "UTF-8");

@@ -129,7 +129,9 @@ view *tui_push(tui *t, const view_ops *ops, void *data, const char *title_fmt, .
 	__attribute__((format(printf, 4, 5)));
 /* A one-line message at the bottom (errors in ST_WARN). */
 void tui_msg(tui *t, int style, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* The cached analysis of run under the current parameters: 1 and *r when it is ready (the
+/* The analyses come from the interface's cache of them (an_lookup.h, as the command line's):
+ * the same analysis of a run under a setting as `difftrace` reads, computed in the background.
+ * The cached analysis of run under the current parameters: 1 and *r when it is ready (the
  * result belongs to the interface and stays valid until it ends; do not free it), 0 when it is
  * being computed in the background (the view shows that and is reopened when it is done), -1 on
  * error (message set). */
@@ -146,8 +148,9 @@ int tui_analysis_id_as(tui *t, const char *run, const tui_params *p, int64_t *id
  * same return values and lifetime as tui_analysis. */
 int tui_analysis_objects(tui *t, const char *run, const an_result **r);
 int tui_analysis_objects_as(tui *t, const char *run, const tui_params *p, const an_result **r);
-/* The interface's analyses as the diagnosis takes them (diagnosis.h): under the current
- * parameters, or under every call; by_id 0: no ids (a read-only store keeps no ranking). */
+/* The interface's analyses as the diagnosis takes them (diagnosis.h): its cache under the
+ * current parameters (every call: al_every); by_id 0: no ids (a read-only store keeps no
+ * ranking). */
 struct dg_source;
 void tui_diag_source(tui *t, int by_id, struct dg_source *out);
 /* Progress of the background job: -1 when none, else 0..100. */

@@ -9,6 +9,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "analysis/an_lookup.h"
 #include "analysis/analysis.h"
 
 /* ---- the interface's state, shared by the framework's files ---- */
@@ -18,6 +19,7 @@
 #define TUI_GUTTER 2
 
 
+/* An analysis the job computed in memory over a read-only store, for t->cache (tui_poll_job). */
 struct acache {
 	char run[128];
 	tui_params p;
@@ -49,10 +51,8 @@ struct tui {
 	char search_text[256];
 	int search_dir;   /* 1 after '/', -1 after '?': n goes that way, N the other */
 	tui_params params;
-	struct acache **ac; /* never freed before the end, so views may keep pointers */
-	size_t nac;
-	struct acache **oc; /* analyses read without their matrix (tui_analysis_objects), the same */
-	size_t noc;
+	al_cache cache; /* the analyses shown (an_lookup.h): kept to the end, so views may keep
+			   pointers */
 	char *normal, *faulty;
 	unsigned long count; /* a count typed before a motion (5j, 10G), as in less and vim; 0 none */
 	int quit;
@@ -114,6 +114,9 @@ int tui_tasks_running(tui *t);
 void tui_tasks_end(tui *t);
 void tui_wait_job(tui *t, int tasks);
 int tui_poll_job(tui *t);
+/* The cache of analyses, whose misses start the job; and at the end, freeing it. */
+void tui_analyses_init(tui *t);
+void tui_analyses_free(tui *t);
 
 /* Opens the help screen for the view on top. */
 void tui_help(tui *t);

@@ -21,12 +21,15 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "analysis/diagnosis.h"
 #include "analysis/filter.h"
 #include "tui.h"
 #include "tui_int.h"
 #include "util/util.h"
 
-/* ---- analyses and the background job ---- */
+/* ---- analyses and the background job ----
+ * The analyses come from an_lookup.h, as the command line's: the interface's cache (t->cache)
+ * finds them, and when one is not cached starts the job, which computes it with al_compute. */
 
 static int params_eq(const tui_params *a, const tui_params *b)
 {
@@ -63,6 +66,33 @@ static void job_notice(void *arg, const char *msg)
 	pthread_mutex_unlock(&t->mu);
 }
 
+/* One job on the job's connection s: the analysis computed (al_compute); over a read-only store
+ * loaded there too (only this connection sees it), into *c. */
+static int job_one(tui *t, store *s, const struct job *j, struct acache **c, dt_err *e)
+{
+	an_params p;
+	int64_t id;
+	int reused;
+	*c = NULL;
+	if (to_an_params(&j->p, &p, e))
+		return -1;
+	p.progress = job_progress;
+	p.progress_arg = t;
+	if (al_compute(s, j->run, &p, &id, &reused, e))
+		return -1;
+	if (!store_readonly(s))
+		return 0;
+	*c = xcalloc(1, sizeof **c);
+	if (al_load(s, id, &p, &(*c)->r, e)) {
+		free(*c);
+		*c = NULL;
+		return -1;
+	}
+	snprintf((*c)->run, sizeof (*c)->run, "%s", j->run);
+	(*c)->p = j->p;
+	return 0;
+}
+
 static void *job_thread(void *arg)
 {
 	tui *t = arg;
@@ -92,29 +122,9 @@ static void *job_thread(void *arg)
 		pthread_mutex_unlock(&t->mu);
 		store_wait_rearm(s); /* each job says again when it waits */
 
-		an_params p;
-		store_run run;
-		int64_t id;
-		int reused;
 		dt_err_clear(&e);
-		int r = to_an_params(&j.p, &p, &e);
-		p.progress = job_progress;
-		p.progress_arg = t;
-		if (!r && !(r = store_run_get_lite(s, j.run, &run, &e))) {
-			r = analysis_run(s, &run, &p, &id, &reused, &e);
-			store_run_free(&run);
-		}
-		struct acache *c = NULL;
-		if (!r && store_readonly(s)) { /* not saved: only this connection sees it */
-			c = xcalloc(1, sizeof *c);
-			if ((r = analysis_load(s, id, &c->r, &e)) != 0) {
-				free(c);
-				c = NULL;
-			} else {
-				snprintf(c->run, sizeof c->run, "%s", j.run);
-				c->p = j.p;
-			}
-		}
+		struct acache *c;
+		int r = job_one(t, s, &j, &c, &e);
 		pthread_mutex_lock(&t->mu);
 		if (c) {
 			t->done = xrealloc(t->done, (t->ndone + 1) * sizeof *t->done);
@@ -161,6 +171,38 @@ static void job_start(tui *t, const char *run, const tui_params *tp)
 	}
 }
 
+/* The cache's compute (an_lookup.h): an analysis not cached is computed in the background. */
+static int cache_compute(void *ctx, const char *run, const an_params *p, int64_t *id, dt_err *e)
+{
+	(void)id;
+	(void)e;
+	tui_params tp = { { 0 }, { 0 }, p->k };
+	snprintf(tp.filter, sizeof tp.filter, "%s", p->filter ? p->filter : "");
+	attrs_mode_name_args(p->mode, p->args, tp.attrs, sizeof tp.attrs);
+	job_start(ctx, run, &tp);
+	return 0;
+}
+
+void tui_analyses_init(tui *t)
+{
+	al_cache_init(&t->cache, t->s);
+	t->cache.compute = cache_compute;
+	t->cache.ctx = t;
+	t->cache.later = 1;
+}
+
+void tui_analyses_free(tui *t)
+{
+	al_cache_free(&t->cache);
+	for (size_t i = 0; i < t->ndone; i++) {
+		analysis_result_free(&t->done[i]->r);
+		free(t->done[i]);
+	}
+	free(t->done);
+	t->done = NULL;
+	t->ndone = 0;
+}
+
 int tui_job_waiting(tui *t)
 {
 	pthread_mutex_lock(&t->mu);
@@ -191,70 +233,27 @@ int tui_job_progress(tui *t, char *what, size_t n)
 	return r;
 }
 
+/* An answer of the cache: an error said on the status line. */
+static int said(tui *t, int r, const dt_err *e)
+{
+	if (r < 0)
+		tui_msg(t, ST_WARN, "%s", e->msg);
+	return r;
+}
+
 int tui_analysis(tui *t, const char *run, const an_result **out)
 {
 	return tui_analysis_as(t, run, &t->params, out);
-}
-
-/* The entry of cache c (n entries) for run under tp: 1 with *hit; 0 when there is none; -1
- * when another difftrace removed the run since (rm), said on the status line. */
-static int cache_find(tui *t, struct acache *const *c, size_t n, const char *run,
-		      const tui_params *tp, struct acache **hit)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(c[i]->run, run) && params_eq(&c[i]->p, tp)) {
-			dt_err e;
-			dt_err_clear(&e);
-			if (store_run_exists(t->s, run, &e) == 0) {
-				tui_msg(t, ST_WARN, "run %s was removed", run);
-				return -1;
-			}
-			*hit = c[i];
-			return 1;
-		}
-	return 0;
 }
 
 int tui_analysis_as(tui *t, const char *run, const tui_params *tp, const an_result **out)
 {
 	dt_err e;
 	dt_err_clear(&e);
-	struct acache *hit;
-	int f = cache_find(t, t->ac, t->nac, run, tp, &hit);
-	if (f) {
-		if (f > 0)
-			*out = &hit->r;
-		return f;
-	}
 	an_params p;
-	store_run sr;
-	int64_t id;
-	if (to_an_params(tp, &p, &e) || store_run_get_lite(t->s, run, &sr, &e)) {
-		tui_msg(t, ST_WARN, "%s", e.msg);
-		return -1;
-	}
-	int r = analysis_lookup(t->s, &sr, &p, &id, &e);
-	store_run_free(&sr);
-	if (r < 0) {
-		tui_msg(t, ST_WARN, "%s", e.msg);
-		return -1;
-	}
-	if (r == 0) {
-		job_start(t, run, tp);
-		return 0;
-	}
-	struct acache *c = xcalloc(1, sizeof *c);
-	if (analysis_load(t->s, id, &c->r, &e)) {
-		free(c);
-		tui_msg(t, ST_WARN, "%s", e.msg);
-		return -1;
-	}
-	snprintf(c->run, sizeof c->run, "%s", run);
-	c->p = *tp;
-	t->ac = xrealloc(t->ac, (t->nac + 1) * sizeof *t->ac);
-	t->ac[t->nac++] = c;
-	*out = &c->r;
-	return 1;
+	if (to_an_params(tp, &p, &e))
+		return said(t, -1, &e);
+	return said(t, al_get(&t->cache, run, &p, out, &e), &e);
 }
 
 int tui_analysis_id(tui *t, const char *run, int64_t *id)
@@ -266,28 +265,10 @@ int tui_analysis_id_as(tui *t, const char *run, const tui_params *tp, int64_t *i
 {
 	dt_err e;
 	dt_err_clear(&e);
-	struct acache *hit;
-	int f = cache_find(t, t->ac, t->nac, run, tp, &hit);
-	if (f) {
-		if (f > 0)
-			*id = hit->r.meta.id;
-		return f;
-	}
 	an_params p;
-	store_run sr;
-	if (to_an_params(tp, &p, &e) || store_run_get_lite(t->s, run, &sr, &e)) {
-		tui_msg(t, ST_WARN, "%s", e.msg);
-		return -1;
-	}
-	int r = analysis_lookup(t->s, &sr, &p, id, &e);
-	store_run_free(&sr);
-	if (r < 0) {
-		tui_msg(t, ST_WARN, "%s", e.msg);
-		return -1;
-	}
-	if (r == 0)
-		job_start(t, run, tp);
-	return r;
+	if (to_an_params(tp, &p, &e))
+		return said(t, -1, &e);
+	return said(t, al_id(&t->cache, run, &p, id, &e), &e);
 }
 
 int tui_analysis_objects(tui *t, const char *run, const an_result **out)
@@ -300,32 +281,22 @@ int tui_analysis_objects_as(tui *t, const char *run, const tui_params *tp,
 {
 	dt_err e;
 	dt_err_clear(&e);
-	struct acache *hit;
-	int f = cache_find(t, t->oc, t->noc, run, tp, &hit);
-	if (f) {
-		if (f > 0)
-			*out = &hit->r;
-		return f;
-	}
-	for (size_t i = 0; i < t->nac; i++) /* loaded whole already */
-		if (!strcmp(t->ac[i]->run, run) && params_eq(&t->ac[i]->p, tp))
-			return tui_analysis_as(t, run, tp, out);
-	int64_t id;
-	int r = tui_analysis_id_as(t, run, tp, &id);
-	if (r != 1)
-		return r;
-	struct acache *c = xcalloc(1, sizeof *c);
-	if (analysis_load_objects(t->s, id, &c->r, &e)) {
-		free(c);
+	an_params p;
+	if (to_an_params(tp, &p, &e))
+		return said(t, -1, &e);
+	return said(t, al_objects(&t->cache, run, &p, out, &e), &e);
+}
+
+void tui_diag_source(tui *t, int by_id, dg_source *out)
+{
+	dt_err e;
+	dt_err_clear(&e);
+	memset(out, 0, sizeof *out);
+	out->cache = &t->cache;
+	if (to_an_params(&t->params, &out->p, &e))
 		tui_msg(t, ST_WARN, "%s", e.msg);
-		return -1;
-	}
-	snprintf(c->run, sizeof c->run, "%s", run);
-	c->p = *tp;
-	t->oc = xrealloc(t->oc, (t->noc + 1) * sizeof *t->oc);
-	t->oc[t->noc++] = c;
-	*out = &c->r;
-	return 1;
+	out->by_id = by_id;
+	out->objects = 1;
 }
 
 /* ---- the views' background tasks ---- */
@@ -485,9 +456,15 @@ int tui_poll_job(tui *t)
 	snprintf(err, sizeof err, "%s", t->job_err);
 	t->job_err[0] = 0;
 	int unsaved = t->ndone > 0;
-	for (size_t i = 0; i < t->ndone; i++) {
-		t->ac = xrealloc(t->ac, (t->nac + 1) * sizeof *t->ac);
-		t->ac[t->nac++] = t->done[i];
+	for (size_t i = 0; i < t->ndone; i++) { /* computed in memory: the cache's now */
+		an_params p;
+		dt_err e;
+		dt_err_clear(&e);
+		if (to_an_params(&t->done[i]->p, &p, &e) == 0)
+			al_add(&t->cache, t->done[i]->run, &p, &t->done[i]->r);
+		else
+			analysis_result_free(&t->done[i]->r);
+		free(t->done[i]);
 	}
 	t->ndone = 0;
 	fin |= t->task_finished;

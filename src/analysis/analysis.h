@@ -7,7 +7,8 @@
  * connection and its own loop table); the loop tables are merged in trace order, so loop ids do
  * not depend on the number of threads. An analysis with the same parameters and code version is
  * reused unless forced. analysis_load reads a cached analysis for the commands and the
- * interface, which never recompute. */
+ * interface, which never recompute; both find, compute and load the analysis of a run under a
+ * setting through an_lookup.h. */
 #ifndef DT_ANALYSIS_H
 #define DT_ANALYSIS_H
 

@@ -29,13 +29,24 @@ static void ranked_free(dg_ranked *r)
 	memset(r, 0, sizeof *r);
 }
 
+/* The setting (every 0) or every call. */
+static void setting(const dg_source *src, int every, an_params *p)
+{
+	if (every)
+		al_every(&src->p, p);
+	else
+		*p = src->p;
+}
+
 /* Both ids, or both analyses: 1, 0 pending, -1 error. */
 static int both_ids(const dg_source *src, const dg_opts *o, int every, int64_t id[2], dt_err *e)
 {
-	int a = src->id(src->ctx, o->normal, every, &id[0], e);
+	an_params p;
+	setting(src, every, &p);
+	int a = al_id(src->cache, o->normal, &p, &id[0], e);
 	if (a < 0)
 		return -1;
-	int b = src->id(src->ctx, o->faulty, every, &id[1], e);
+	int b = al_id(src->cache, o->faulty, &p, &id[1], e);
 	if (b < 0)
 		return -1;
 	return a && b;
@@ -44,10 +55,12 @@ static int both_ids(const dg_source *src, const dg_opts *o, int every, int64_t i
 static int both(const dg_source *src, const dg_opts *o, int every, const an_result *r[2],
 		dt_err *e)
 {
-	int a = src->get(src->ctx, o->normal, every, &r[0], e);
+	an_params p;
+	setting(src, every, &p);
+	int a = al_get(src->cache, o->normal, &p, &r[0], e);
 	if (a < 0)
 		return -1;
-	int b = src->get(src->ctx, o->faulty, every, &r[1], e);
+	int b = al_get(src->cache, o->faulty, &p, &r[1], e);
 	if (b < 0)
 		return -1;
 	return a && b;
@@ -59,7 +72,7 @@ static int rank_under(store *s, const dg_source *src, const dg_opts *o, int ever
 		      dt_err *e)
 {
 	memset(r, 0, sizeof *r);
-	if (src->id && !o->matrix) {
+	if (src->by_id && !o->matrix) {
 		int64_t id[2];
 		int g = both_ids(src, o, every, id, e);
 		if (g <= 0)
@@ -119,7 +132,7 @@ static int other_calls(store *s, const dg_source *src, const dg_opts *o, dg_verd
 {
 	int64_t id[2];
 	int g;
-	if (src->id) {
+	if (src->by_id) {
 		g = both_ids(src, o, 1, id, e);
 	} else {
 		const an_result *a[2];
@@ -333,7 +346,9 @@ static int pair_differs(store *s, const dg_source *src, const char *const run[2]
 	int rc = -1;
 	for (int i = 0; i < 2; i++) {
 		const an_result *r;
-		int g = (src->objects ? src->objects : src->get)(src->ctx, run[i], every, &r, e);
+		an_params sp;
+		setting(src, every, &sp);
+		int g = (src->objects ? al_objects : al_get)(src->cache, run[i], &sp, &r, e);
 		if (g <= 0) {
 			rc = g;
 			goto out;

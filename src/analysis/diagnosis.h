@@ -26,24 +26,22 @@
 
 #include <stdint.h>
 
+#include "analysis/an_lookup.h"
 #include "analysis/analysis.h"
 #include "analysis/rankcache.h"
 #include "store/store.h"
 
-/* Where the analyses come from: computed on the spot (the command line) or in the background
- * (the interface). Each returns 1 when the analysis is there, 0 while it is being computed
- * elsewhere, -1 on error (e set). every: under AN_FALLBACK_FILTER with the setting's other
- * parameters, instead of the setting's own filter. */
+/* Where the analyses come from: the front-end's cache of them (an_lookup.h), which computes
+ * them on the spot (the command line) or in the background (the interface), and its setting.
+ * The analysis of every call is the setting's under AN_FALLBACK_FILTER (al_every). */
 typedef struct dg_source {
-	void *ctx;
-	/* The id of run's analysis, without loading it; NULL when ids cannot be used (analyses
-	 * made in memory over a read-only store): the ranking cache is then not read. */
-	int (*id)(void *ctx, const char *run, int every, int64_t *id, dt_err *e);
-	/* The analysis loaded whole; it is the source's, and must outlive the verdict. */
-	int (*get)(void *ctx, const char *run, int every, const an_result **r, dt_err *e);
-	/* The analysis with its traces at least (analysis_load_objects), for what needs only
-	 * them (a diff); NULL: get. */
-	int (*objects)(void *ctx, const char *run, int every, const an_result **r, dt_err *e);
+	al_cache *cache;
+	an_params p;
+	/* ids may be used: the ranking cache is read and kept. 0 over a read-only store's
+	 * analyses made in memory by another connection (the interface's). */
+	int by_id;
+	/* a diff's decision reads the analyses' traces only (al_objects), not them whole */
+	int objects;
 } dg_source;
 
 typedef struct dg_opts {

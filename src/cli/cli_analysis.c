@@ -123,20 +123,23 @@ int cli_an_get(const cli_an *a, store *s, const char *run, an_result *r, dt_err 
 	return cli_an_get2(a, s, run, r, &reused, e);
 }
 
-int cli_an_id(const cli_an *a, store *s, const char *run, int64_t *id, int *reused, dt_err *e)
+/* Found or computed with a progress line on a terminal (an_lookup.h). */
+static int compute(store *s, const char *run, const an_params *ap, int64_t *id, int *reused,
+		   dt_err *e)
 {
-	store_run sr;
-	if (store_run_get_lite(s, run, &sr, e))
-		return -1;
 	progress pg;
 	progress_init(&pg);
-	an_params p = a->p;
+	an_params p = *ap;
 	p.progress = show;
 	p.progress_arg = &pg;
-	int rc = analysis_run(s, &sr, &p, id, reused, e);
+	int rc = al_compute(s, run, &p, id, reused, e);
 	progress_end(&pg);
-	store_run_free(&sr);
-	return rc ? -1 : 0;
+	return rc;
+}
+
+int cli_an_id(const cli_an *a, store *s, const char *run, int64_t *id, int *reused, dt_err *e)
+{
+	return compute(s, run, &a->p, id, reused, e);
 }
 
 int cli_an_get2(const cli_an *a, store *s, const char *run, an_result *r, int *reused, dt_err *e)
@@ -144,12 +147,18 @@ int cli_an_get2(const cli_an *a, store *s, const char *run, an_result *r, int *r
 	int64_t id;
 	if (cli_an_id(a, s, run, &id, reused, e))
 		return -1;
-	if (analysis_load(s, id, r, e))
-		return -1;
-	/* a different linkage or cut than the cached one: recluster from the cached similarity */
-	if (analysis_relink(r, a->p.linkage, a->p.kcut, e)) {
-		analysis_result_free(r);
-		return -1;
-	}
-	return 0;
+	return al_load(s, id, &a->p, r, e);
+}
+
+static int cache_compute(void *ctx, const char *run, const an_params *p, int64_t *id, dt_err *e)
+{
+	int reused;
+	return compute(ctx, run, p, id, &reused, e) ? -1 : 1;
+}
+
+void cli_an_cache(store *s, al_cache *c)
+{
+	al_cache_init(c, s);
+	c->compute = cache_compute;
+	c->ctx = s;
 }

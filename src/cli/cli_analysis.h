@@ -1,8 +1,9 @@
 /* cli_analysis.h: the options every analysis verb shares (--filter, --attrs, -K ...), and
- * getting the analysis of a run computed or from the cache. */
+ * getting the analysis of a run computed or from the cache (an_lookup.h) with a progress line. */
 #ifndef DT_CLI_ANALYSIS_H
 #define DT_CLI_ANALYSIS_H
 
+#include "analysis/an_lookup.h"
 #include "analysis/analysis.h"
 #include "cli/cli.h"
 
@@ -32,5 +33,8 @@ int cli_an_get(const cli_an *a, store *s, const char *run, an_result *r, dt_err 
 int cli_an_id(const cli_an *a, store *s, const char *run, int64_t *id, int *reused, dt_err *e);
 /* The same, saying whether the analysis came from the cache. */
 int cli_an_get2(const cli_an *a, store *s, const char *run, an_result *r, int *reused, dt_err *e);
+/* A cache of analyses (an_lookup.h) that computes them here, with the progress line; for the
+ * diagnosis (diagnosis.h). al_cache_free it. */
+void cli_an_cache(store *s, al_cache *c);
 
 #endif

@@ -463,76 +463,19 @@ static void diff_json(store *s, const store_srclines *const lines[2], const nlr_
 	printf("%s}\n}\n", first ? "" : "\n ");
 }
 
-/* Whether the edit script changes anything. */
-/* The command line's analyses for the diagnosis (diagnosis.h): computed on the spot under a's
- * setting, or under every call, and kept until the command ends (each once: the runs' names
- * are the caller's, and outlive it). */
-struct cli_src {
-	store *s;
-	const cli_an *a;
-	struct {
-		const char *run;
-		int every;
-		an_result r;
-	} got[4]; /* two runs, under the setting and under every call */
-	size_t n;
-};
-
-/* b: a's setting, or with every call's filter (its filter files its own copy's) */
-static void cli_src_setting(const struct cli_src *c, int every, cli_an *b)
-{
-	*b = *c->a;
-	b->p.filter_files = b->files;
-	if (every)
-		b->p.filter = AN_FALLBACK_FILTER;
-}
-
-static int cli_src_id(void *ctx, const char *run, int every, int64_t *id, dt_err *e)
-{
-	struct cli_src *c = ctx;
-	cli_an b;
-	cli_src_setting(c, every, &b);
-	int reused;
-	return cli_an_id(&b, c->s, run, id, &reused, e) ? -1 : 1;
-}
-
-static int cli_src_get(void *ctx, const char *run, int every, const an_result **r, dt_err *e)
-{
-	struct cli_src *c = ctx;
-	for (size_t i = 0; i < c->n; i++)
-		if (c->got[i].every == every && !strcmp(c->got[i].run, run)) {
-			*r = &c->got[i].r;
-			return 1;
-		}
-	if (c->n == sizeof c->got / sizeof *c->got)
-		return dt_errf(e, DT_EDATA, "internal error: more analyses than a ranking uses");
-	cli_an b;
-	cli_src_setting(c, every, &b);
-	if (cli_an_get(&b, c->s, run, &c->got[c->n].r, e))
-		return -1;
-	c->got[c->n].run = run;
-	c->got[c->n].every = every;
-	*r = &c->got[c->n++].r;
-	return 1;
-}
-
-static void cli_src_free(struct cli_src *c)
-{
-	for (size_t i = 0; i < c->n; i++)
-		analysis_result_free(&c->got[i].r);
-	c->n = 0;
-}
-
 /* The two traces' NLR entries under the analyses of their runs from src (every: under every
  * call), res[i] the analyses, and their edit script. */
-static int diff_load(struct cli_src *src, int every, char *const run[2], const int p[2],
+static int diff_load(const dg_source *src, int every, char *const run[2], const int p[2],
 		     const int t[2], const an_result *res[2], nlr_entry *v[2], size_t n[2],
 		     diff_script *ds, dt_err *e)
 {
+	an_params sp = src->p;
+	if (every)
+		al_every(&src->p, &sp);
 	for (int i = 0; i < 2; i++) {
-		if (cli_src_get(src, run[i], every, &res[i], e) < 0)
+		if (al_get(src->cache, run[i], &sp, &res[i], e) < 0)
 			return -1;
-		if (trace_entries(src->s, res[i], p[i], t[i], run[i], &v[i], &n[i], e))
+		if (trace_entries(src->cache->s, res[i], p[i], t[i], run[i], &v[i], &n[i], e))
 			return -1;
 	}
 	return diff_nlr(v[0], n[0], v[1], n[1], NULL, ds, e);
@@ -604,18 +547,19 @@ int cmd_diff(cli *c, int argc, char **argv)
 	diff_script ds = { 0 };
 	store_srclines *lines[2] = { NULL, NULL };
 	int rc = 1;
-	struct cli_src src = { NULL, &a, { { 0 } }, 0 };
+	al_cache cache;
+	al_cache_init(&cache, NULL);
+	const dg_source src = { &cache, a.p, 1, 0 };
 	dg_diff dd = { 0 };
 	if (cli_open_store(c, STORE_OPEN_EXISTING, &s, &e))
 		goto out;
-	src.s = s;
+	cli_an_cache(s, &cache);
 	/* No filter asked for: the setting the diagnosis chooses (diagnosis.h), as rank ranks the
 	 * traces: every call when the filter sees no difference, and what the verdict found of
 	 * traces whose calls are alike under every filter. */
 	if (!a.p.filter && !a.p.nfilter_files) {
-		const dg_source from = { &src, cli_src_id, cli_src_get, NULL };
 		const char *const rr[2] = { run[0], run[1] };
-		if (dg_diff_setting(s, &from, rr, p, t, a.p.linkage, 1, &dd, &e) != 1)
+		if (dg_diff_setting(s, &src, rr, p, t, a.p.linkage, 1, &dd, &e) != 1)
 			goto out;
 	}
 	if (diff_load(&src, dd.every, run, p, t, res, v, n, &ds, &e))
@@ -672,7 +616,7 @@ out:
 		free(v[i]);
 		free(run[i]);
 	}
-	cli_src_free(&src);
+	al_cache_free(&cache);
 	nlr_table_free(loops);
 	store_close(s);
 	return rc ? cli_fail(&e) : 0;
@@ -1021,17 +965,15 @@ static int rank_sites(store *s, const char *faulty, dg_ranked *use, size_t top, 
 
 static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 {
-	struct cli_src src;
-	memset(&src, 0, sizeof src);
-	src.s = s;
-	src.a = a;
-	const dg_source from = { &src, cli_src_id, cli_src_get, NULL };
+	al_cache cache;
+	cli_an_cache(s, &cache);
+	const dg_source from = { &cache, a->p, 1, 0 };
 	const dg_opts o = { .normal = ro->normal, .faulty = ro->faulty, .linkage = a->p.linkage,
 			    .jsmd = ro->jsmd, .self = ro->self, .matrix = needs_matrix(ro), .keep = 1,
 			    .pairs = (size_t)ro->top };
 	dg_verdict dv;
 	if (dg_rank(s, &from, &o, &dv, e) != 1) {
-		cli_src_free(&src);
+		al_cache_free(&cache);
 		return -1;
 	}
 	dg_ranked *use = dv.use == &dv.every ? &dv.every : &dv.set;
@@ -1056,7 +998,7 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 		rc = rank_text(&r, e);
 	store_sites_free(&sites);
 	dg_free(&dv);
-	cli_src_free(&src);
+	al_cache_free(&cache);
 	if (!rc && ferror(stdout))
 		rc = dt_errf(e, DT_EDATA, "cannot write the ranking: output error");
 	return rc;
