@@ -7,7 +7,7 @@ pkgs="gcc make autoconf automake pkg-config libsqlite3-dev libzstd-dev libpcre2-
       uftrace openmpi-bin libopenmpi-dev libdw-dev libunwind-dev libpapi-dev libclang-dev
       mpich libmpich-dev gfortran"
 if [ "$what" = test ]; then
-	pkgs="$pkgs clang sqlite3 mandoc groff-base tmux"
+	pkgs="$pkgs clang sqlite3 mandoc groff-base tmux strace"
 fi
 missing=""
 for p in $pkgs; do
