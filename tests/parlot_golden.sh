@@ -13,6 +13,10 @@ for d in "$SHARED"/data/parlot/*/; do
 	DIFFTRACE_DB="$T/$name.db"   # one store per data set, so its function table is its own
 	expect_status 0 "$DT" import --parlot-token-names --run "$name" "$d/ptrace"
 	grep -q "(parlot)" "$T/out" || fail "$name not detected as parlot: $(cat "$T/out")"
+	# what the import cannot check, said once under the summary (the compressed variant's
+	# wording; robust_inputs.sh has the uncompressed one)
+	[ "$(grep -c '^ParLOT files carry no checksum: a damaged byte is found where it breaks the codec.s framing or rules, else it reads as another call$' "$T/out")" = 1 ] ||
+		fail "$name: what the import cannot check is not said once: $(cat "$T/out")"
 	ntxt=$(ls "$d/texTrace" | wc -l)
 	"$DT" traces --format csv "$name" | tail -n +2 > "$T/traces"
 	[ "$(wc -l < "$T/traces")" -eq "$ntxt" ] || fail "$name: $(wc -l < "$T/traces") traces, expected $ntxt"
