@@ -5,7 +5,7 @@
 # (tests/mk_sync_rec.c): a deadlock, a tag and a count mismatch, a ring of sends hung by a
 # larger size; and with a normal run, whether the view was given it (:hang RUN NORMAL) or
 # found it in the pair the interface ranks (S from the ranking view, or from the runs view
-# after marking the runs 1 and 2), which its title says.
+# after marking the runs 1 and 2), which its title says; a normal run not in the store is said.
 . "${abs_top_srcdir:-.}/tests/lib.sh"
 
 MK="$abs_top_builddir/tests/mk_sync_rec"
@@ -75,6 +75,11 @@ same "send cycle, normal given" s2 s1 -- : '"hang s2 s1"' Enter
 grep -q '^A .*count 1000 -> 2000 in MPI_Recv, MPI_Send' "$T/cli" ||
 	fail "s2 --normal s1: no changed input: $(cat "$T/out")"
 same "send cycle, the pair marked" s2 s1 -- / '"s1"' Enter 1 / '"s2"' Enter 2 S
+# a normal run not in the store: said, and no view opens
+printf '%s\n' : '"hang hung nosuch"' Enter > "$T/keys"
+expect_status 0 "$DT" tui --script "$T/keys" --dump "$T/screen" --size 24x120
+grep -q "^normal run: no run named 'nosuch'" "$T/screen" || fail "an unknown normal run: $(cat "$T/screen")"
+grep -q '^difftrace: where each thread' "$T/screen" && fail "a view on an unknown normal run"
 # a run that is not the pair's faulty one has no normal run
 same "another run than the pair's" tag -- : '"rank ok hung"' Enter wait : '"hang tag"' Enter
 pass
