@@ -680,8 +680,8 @@ static void command(tui *t, const char *line)
 			view_report_open(t, ra, pa, ta, rb, pb, tb);
 	} else if (!strcmp(w[0], "timeline") && n == 2) {
 		view_timeline_open(t, w[1], (tui_tl_at){ -1, -1, -1 });
-	} else if (!strcmp(w[0], "hang") && n == 2) {
-		view_hang_open(t, w[1]);
+	} else if (!strcmp(w[0], "hang") && (n == 2 || n == 3)) {
+		view_hang_open(t, w[1], n == 3 ? w[2] : NULL);
 	} else if (!strcmp(w[0], "blamediff") && n == 3) {
 		view_blame_change_open(t, w[1], w[2]);
 	} else if (!strcmp(w[0], "blame") && n >= 2) {
@@ -725,7 +725,7 @@ static void command(tui *t, const char *line)
 	} else {
 		tui_msg(t, ST_WARN,
 			"unknown command ':%s' (runs, classes RUN, trace RUN P.T, lattice RUN, jsm RUN [delta], "
-			"rank NORMAL FAULTY, diff RUN:P.T RUN:P.T, report RUN:P.T RUN:P.T, timeline RUN, hang RUN, "
+			"rank NORMAL FAULTY, diff RUN:P.T RUN:P.T, report RUN:P.T RUN:P.T, timeline RUN, hang RUN [NORMAL], "
 			"blame RUN [FUNC]..., blamediff NORMAL FAULTY, filters, filter SPEC, attrs MODE, "
 			"K N, w FILE, dump FILE, q)",
 			line);

@@ -247,8 +247,9 @@ int view_timeline_diverge(tui *t, const char *run_a, int pa, int ta, const char 
 			  int tb);
 /* Whether run has a sync record: 1 yes, 0 no, -1 error (message set). */
 int tui_has_sync(tui *t, const char *run);
-/* The hang report of a run (view_hang.c). */
-int view_hang_open(tui *t, const char *run);
+/* The hang report of a run (view_hang.c), its cause weighed against normal when not NULL;
+ * NULL: the interface's normal run when run is the faulty run of its pair. */
+int view_hang_open(tui *t, const char *run, const char *normal);
 /* Variable blame of run at main and the points (difftrace blame). */
 int view_blame_open(tui *t, const char *run, char *const *points, size_t np);
 /* The variables whose share of the blame changed most between two runs, per rank. */

@@ -1,11 +1,11 @@
-/* view_hang.c: the hang report of a run (src/order/hang.c, as `difftrace hang` prints it):
- * its most likely cause (analysis/hangcause.h, from the run alone: the view has no normal
- * run), the threads grouped by where they are at the end (the call they are inside and which of its
- * calls it is, with their P.T ranges, STAT-like), the wait-for graph (who waits for whom and
- * why), the mismatches (a blocked receive and a send alike but for its tag, peer or count),
- * the locks and critical sections held, the calls that can never complete (order/never.h:
- * held by the causality filter at the end, with the rule), and the cycles of the graph
- * (deadlocks).
+/* view_hang.c: the hang report of a run, the one `difftrace hang` prints (analysis/hangdiag.h):
+ * its most likely cause (analysis/hangcause.h), weighed against a normal run when the view has
+ * one (given, or the normal run of the pair the interface ranks), the threads grouped by
+ * where they are at the end (the call they are inside and which of its calls it is, with
+ * their P.T ranges, STAT-like), the wait-for graph (who waits for whom and why), the
+ * mismatches (a blocked receive and a send alike but for its tag, peer or count), the locks
+ * and critical sections held, the calls that can never complete (order/never.h: held by the
+ * causality filter at the end, with the rule), and the cycles of the graph (deadlocks).
  * A line that names a call says where the program made it (file:line (function)), and e opens
  * the editor there. Enter on a group, an edge, a lock or a cycle opens the timeline at the
  * last event of its (first) thread. Computed in the background (a tui_task, kept for the session): the view opens
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "import/sync_file.h"
-#include "analysis/hangcause.h"
+#include "analysis/hangdiag.h"
 #include "order/args.h"
 #include "order/hang.h"
 #include "order/never.h"
@@ -29,7 +29,7 @@
 #include "util/util.h"
 
 enum hkind { H_MSG, H_SUMMARY, H_BLANK, H_TITLE, H_GROUP, H_EDGE, H_NONE, H_HELD, H_CYCLE,
-	     H_NEAR, H_NEARAT, H_NEVER, H_STOPPED, H_CAUSE };
+	     H_NEAR, H_NEARAT, H_NEVER, H_STOPPED, H_CAUSE, H_ARGS };
 
 struct hline {
 	int kind;
@@ -37,7 +37,8 @@ struct hline {
 		      * mismatch and which of its calls (0 the receive, 1 the send) */
 };
 
-/* The report of a run, computed in the background and then read only. */
+/* The report of a run (analysis/hangdiag.h, as `difftrace hang` makes it), computed in the
+ * background and then read only. */
 struct hres {
 	int state; /* 1 ready, -1 no report (msg says why) */
 	char msg[600];
@@ -47,13 +48,17 @@ struct hres {
 	ord_held *held; /* the calls that can never complete */
 	size_t nheld, *thread_of;
 	char *stopped;  /* the filter's error, or NULL */
-	hang_cause cause; /* the most likely cause, from this run alone */
+	hang_cause cause; /* the most likely cause */
 	char cause_text[1024];
 	store_sites sites; /* where the calls were made */
+	hr_info hr;        /* the comparison with the normal run (hr.n 0: none), which the
+			    * cause weighed */
+	char args_text[1024]; /* the arguments every thread changed alike against it */
 };
 
 struct hang {
 	char run[128];
+	char normal[128]; /* the normal run the cause is weighed against, "" when none */
 	int state; /* 0 computing, 1 ready, -1 no report (msg says why) */
 	char msg[600];
 	unsigned flags;
@@ -88,6 +93,7 @@ static void hres_free(void *p)
 	if (!h)
 		return;
 	hang_cause_free(&h->cause);
+	hr_free(&h->hr);
 	hang_report_free(&h->r);
 	ord_held_free(h->held, h->nheld);
 	free(h->thread_of);
@@ -100,58 +106,55 @@ static void hres_free(void *p)
 struct hang_arg {
 	char run[128];
 	int64_t id;
+	char normal[128]; /* the normal run, "" when none */
 };
 
-/* In the background (tui_task): the run's sync events and the report. */
+static int hang_step(void *k, const char *what)
+{
+	tui_task_stage(k, "%s", what);
+	return tui_task_cancelled(k);
+}
+
+/* In the background (tui_task): the report, as `difftrace hang` makes it (hangdiag.h), and
+ * with the same normal run when the view has one. */
 static void *hang_compute(tui_task *k, void *arg, store *s)
 {
 	const struct hang_arg *a = arg;
 	struct hres *h = xcalloc(1, sizeof *h);
 	dt_err e;
 	dt_err_clear(&e);
-	tui_task_stage(k, "reading the sync events");
-	if (store_sync_list(s, a->id, &h->ev, &h->n, &e)) {
+	hang_diag d;
+	hang_diag_opts o = { .normal = a->normal[0] ? a->normal : NULL, .step = hang_step,
+			     .ctx = k };
+	int rc = hang_diagnose(s, a->id, &o, &d, &e);
+	if (rc < 0) {
 		h->state = -1;
 		snprintf(h->msg, sizeof h->msg, "no hang report: %s", e.msg);
-		return h;
-	}
-	if (!h->n) {
+	} else if (!rc && !d.n) {
 		h->state = -1;
 		snprintf(h->msg, sizeof h->msg,
 			 "run %s has no sync record: no hang report. Record it with difftrace-record "
 			 "(without --no-sync): its MPI and OpenMP calls are then written before they "
 			 "can block.", a->run);
-		return h;
+	} else if (!rc) {
+		/* the report moves into the view's result */
+		h->ev = d.ev;
+		h->n = d.n;
+		h->r = d.rep;
+		h->held = d.held;
+		h->nheld = d.nheld;
+		h->thread_of = d.thread_of;
+		h->stopped = d.stopped;
+		h->cause = d.cause;
+		h->sites = d.sites;
+		h->hr = d.hr;
+		memcpy(h->cause_text, d.cause_text, sizeof h->cause_text);
+		memcpy(h->args_text, d.args_text, sizeof h->args_text);
+		free(d.odd.threads);
+		memset(&d, 0, sizeof d);
+		h->state = 1;
 	}
-	if (tui_task_cancelled(k))
-		return h;
-	if (store_sync_sites(s, a->id, &h->sites, &e)) /* the report goes on without them */
-		dt_err_clear(&e);
-	tui_task_stage(k, "finding where each thread is among %zu sync events", h->n);
-	size_t nn;
-	const char *const *names = store_func_names(s, &nn);
-	if (hang_analyze(h->ev, h->n, names, nn, &h->r, &e)) {
-		h->state = -1;
-		snprintf(h->msg, sizeof h->msg, "no hang report: %s", e.msg);
-		return h;
-	}
-	hang_cause_find(&h->r, h->ev, h->n, NULL, names, nn, &h->cause);
-	hang_cause_text_sites(s, &h->r, h->ev, &h->cause, &h->sites, h->cause_text,
-			      sizeof h->cause_text);
-	if (tui_task_cancelled(k))
-		return h;
-	tui_task_stage(k, "putting the open calls' completions through the causality filter");
-	store_sync_clock *ck = NULL;
-	size_t nck = 0;
-	if (store_sync_clocks(s, a->id, &ck, &nck, &e) ||
-	    hang_never(&h->ev, h->n, names, nn, &h->r, ck, nck, NULL, 0, &h->held, &h->nheld,
-		       &h->thread_of, &h->stopped, &e)) {
-		/* the rest of the report stands */
-		free(h->stopped);
-		h->stopped = xstrdup(e.msg);
-	}
-	free(ck);
-	h->state = 1;
+	hang_diag_free(&d);
 	return h;
 }
 
@@ -170,19 +173,27 @@ static int hang_open(tui *t, view *v)
 		store *s = tui_store(t);
 		dt_err e;
 		dt_err_clear(&e);
-		store_run run;
+		store_run run, nr = { 0 };
 		if (store_run_get_lite(s, d->run, &run, &e)) {
 			tui_msg(t, ST_WARN, "%s", e.msg);
+			return -1;
+		}
+		if (d->normal[0] && store_run_get_lite(s, d->normal, &nr, &e)) {
+			tui_msg(t, ST_WARN, "normal run: %s", e.msg);
+			store_run_free(&run);
 			return -1;
 		}
 		d->flags = run.flags;
 		struct hang_arg *a = xcalloc(1, sizeof *a);
 		snprintf(a->run, sizeof a->run, "%s", d->run);
+		snprintf(a->normal, sizeof a->normal, "%s", d->normal);
 		a->id = run.id;
-		char key[512]; /* the run as imported (see view_timeline.c) */
-		snprintf(key, sizeof key, "hang\n%" PRId64 "\n%s\n%s", run.id,
-			 run.created ? run.created : "", d->run);
+		char key[1024]; /* the runs as imported (see view_timeline.c) */
+		snprintf(key, sizeof key, "hang\n%" PRId64 "\n%s\n%s\n%" PRId64 "\n%s\n%s", run.id,
+			 run.created ? run.created : "", d->run, d->normal[0] ? nr.id : 0,
+			 nr.created ? nr.created : "", d->normal);
 		store_run_free(&run);
+		store_run_free(&nr);
 		if (!(d->task = tui_task_get(t, key, &hang_task_ops, a)))
 			return -1;
 	}
@@ -213,10 +224,13 @@ static int hang_open(tui *t, view *v)
 	}
 	const hang_report *r = d->rp;
 	push(d, H_CAUSE, 0, 0);
+	if (d->res->args_text[0])
+		push(d, H_ARGS, 0, 0);
 	push(d, H_BLANK, 0, 0);
 	push(d, H_SUMMARY, 0, 0);
 	push(d, H_BLANK, 0, 0);
 	push(d, H_TITLE, 0, 0);
+	size_t first = d->nln; /* the cursor on the first group */
 	for (size_t i = 0; i < r->ngroups; i++)
 		push(d, H_GROUP, i, 0);
 	push(d, H_BLANK, 0, 0);
@@ -266,8 +280,7 @@ static int hang_open(tui *t, view *v)
 	for (size_t i = 0; i < r->ncycles; i++)
 		push(d, H_CYCLE, i, 0);
 	v->nlines = d->nln;
-	/* the cursor on the first group */
-	v->cur = 5 < d->nln ? 5 : 0; /* after the cause, the summary and a title */
+	v->cur = first < d->nln ? first : 0;
 	return 0;
 }
 
@@ -501,6 +514,12 @@ static void hang_line(tui *t, view *v, size_t i, tui_out *o)
 		out_text(o, ST_WARN, "most likely cause: ");
 		out_text(o, ST_NORMAL, d->res->cause_text);
 		break;
+	case H_ARGS:
+		out_text(o, ST_NORMAL, "  every thread that makes these calls changed them alike against "
+			 "the normal run: ");
+		out_text(o, ST_WARN, d->res->args_text);
+		out_text(o, ST_NORMAL, ": a changed input, left out of the comparison");
+		break;
 	case H_STOPPED:
 		out_text(o, ST_WARN, "the causality filter stopped: ");
 		out_text(o, ST_NORMAL, d->res->stopped);
@@ -582,10 +601,19 @@ static const view_ops hang_ops = {
 	.key = hang_key, .close = hang_close,
 };
 
-int view_hang_open(tui *t, const char *run)
+int view_hang_open(tui *t, const char *run, const char *normal)
 {
 	struct hang *d = xcalloc(1, sizeof *d);
 	snprintf(d->run, sizeof d->run, "%s", run);
+	const char *pn, *pf;
+	if (!normal && tui_get_pair(t, &pn, &pf) && pn && pf && !strcmp(pf, run))
+		normal = pn; /* the pair the interface ranks: run is its faulty one */
+	if (normal && strcmp(normal, run))
+		snprintf(d->normal, sizeof d->normal, "%s", normal);
+	if (d->normal[0])
+		return tui_push(t, &hang_ops, d,
+				"difftrace: where each thread of %s is at the end, against the normal "
+				"run %s", d->run, d->normal) ? 0 : -1;
 	return tui_push(t, &hang_ops, d, "difftrace: where each thread of %s is at the end", d->run)
 		       ? 0
 		       : -1;

@@ -28,7 +28,7 @@ static const tui_keyhelp common[] = {
 	{ "H L", "scroll left, right, by the words of the selected line" },
 	{ ":", "command line: runs, classes RUN, trace RUN P.T, lattice RUN, jsm RUN [delta], "
 	       "rank NORMAL FAULTY, diff RUN:P.T RUN:P.T, report RUN:P.T RUN:P.T, timeline RUN, "
-	       "hang RUN, blame RUN [FUNC]..., blamediff NORMAL FAULTY, filters, "
+	       "hang RUN [NORMAL], blame RUN [FUNC]..., blamediff NORMAL FAULTY, filters, "
 	       "filter SPEC, attrs MODE, K N, "
 	       "w FILE, dump FILE, help, q" },
 	{ "w", "write this view to a text file" },

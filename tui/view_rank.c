@@ -929,7 +929,7 @@ static int rank_key_fn(tui *t, view *v, int k)
 		return 1;
 	}
 	if (k == 'S') {
-		view_hang_open(t, d->faulty);
+		view_hang_open(t, d->faulty, d->normal);
 		return 1;
 	}
 	if (k == 'e' && l) {

@@ -206,7 +206,7 @@ static int runs_key(tui *t, view *v, int k)
 		view_timeline_open(t, run, (tui_tl_at){ -1, -1, -1 });
 		return 1;
 	case 'S':
-		view_hang_open(t, run);
+		view_hang_open(t, run, NULL);
 		return 1;
 	case 'b':
 		view_blame_open(t, run, NULL, 0);

@@ -984,7 +984,7 @@ static int rank_two(store *s, cli_an *a, const struct rank_opts *ro, dt_err *e)
 	r.top = ro->top < r.n ? (size_t)ro->top : r.n;
 	if (rank_sites(s, ro->faulty, use, r.none ? 0 : r.top, &sites, e)) {
 		dg_free(&dv);
-		cli_src_free(&src);
+		al_cache_free(&cache);
 		return -1;
 	}
 	snprintf(r.setting, sizeof r.setting, "%s/%s", use->rn->filter_alias,

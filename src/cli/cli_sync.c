@@ -1,5 +1,6 @@
 /* cli_sync.c: `difftrace sync`, the sync events of a run (difftrace-sync(5)), and
- * `difftrace hang`, where each thread of a stopped run is and who waits for whom. */
+ * `difftrace hang`, where each thread of a stopped run is and who waits for whom: the report
+ * of analysis/hangdiag.h, as text or JSON. */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,15 +12,10 @@
 #include "cli/cli_syncrun.h"
 #include "util/esc.h"
 #include "import/sync_file.h"
-#include "analysis/hangcause.h"
+#include "analysis/hangdiag.h"
 #include "order/args.h"
-#include "order/arrival.h"
 #include "order/filter.h"
 #include "order/hang.h"
-#include "order/hangscan.h"
-#include "order/never.h"
-#include "order/rules.h"
-#include "order/stream.h"
 #include "store/store_sync.h"
 #include "util/ptrange.h"
 #include "util/util.h"
@@ -274,27 +270,6 @@ static void where_text(store *s, const dt_sync_event *ev, const hang_thread *h, 
 	printf(" (%s)", ordinal(h->occurrence, b, sizeof b));
 }
 
-/* The calls that can never complete (order/never.h), with the run's clocks. */
-static int never_released(store *s, const store_run *run, dt_sync_event **ev, size_t n,
-			  const hang_report *rep, const char *rules_file, size_t max_held,
-			  ord_held **held, size_t *nheld, size_t **thread_of, char **stopped,
-			  dt_err *e)
-{
-	size_t nnames, nck = 0;
-	const char *const *names = store_func_names(s, &nnames);
-	store_sync_clock *ck = NULL;
-	*held = NULL;
-	*nheld = 0;
-	*stopped = NULL;
-	*thread_of = NULL;
-	if (store_sync_clocks(s, run->id, &ck, &nck, e))
-		return -1;
-	int rc = hang_never(ev, n, names, nnames, rep, ck, nck, rules_file, max_held, held, nheld,
-			    thread_of, stopped, e);
-	free(ck);
-	return rc;
-}
-
 /* A rule's place "dir/file.rules:12" as "file.rules:12". */
 static const char *base_of(const char *p)
 {
@@ -309,40 +284,26 @@ struct hang_view {
 	const store_run *run;
 	const char *live;         /* a recording in progress, imported privately; NULL for a run */
 	const char *fl;           /* the run's flags, as text */
-	const dt_sync_event *ev;
-	const hang_report *rep;
-	const ord_held *held;     /* the calls that can never complete */
-	size_t nheld;
-	const size_t *thread_of;
-	const char *stopped;      /* why the causality filter stopped, or NULL */
-	const hang_cause *cause;  /* the most likely cause */
-	const store_sites *sites; /* where the calls were made */
-	const hr_info *hr;        /* the comparison with the normal run (n 0: none) */
+	const hang_diag *d;       /* the report (analysis/hangdiag.h) */
+	const dt_sync_event *ev;  /* d's events, */
+	const hang_report *rep;   /* its report, */
+	const store_sites *sites; /* and where the calls were made */
 };
-
-/* The most likely cause (hangcause.h), as text after "most likely cause: " */
-static void cause_line(const struct hang_view *hv, char *b, size_t n)
-{
-	hang_cause_text_sites(hv->s, hv->rep, hv->ev, hv->cause, hv->sites, b, n);
-}
 
 static void cause_json(const struct hang_view *hv)
 {
-	char b[1024];
-	cause_line(hv, b, sizeof b);
-	printf("{\"why\": \"%s\", \"pts\": [", hang_cause_name(hv->cause->why));
-	for (size_t i = 0; i < hv->cause->n; i++) {
-		const hang_thread *h = &hv->rep->threads[hv->cause->threads[i]];
+	const hang_cause *c = &hv->d->cause;
+	printf("{\"why\": \"%s\", \"pts\": [", hang_cause_name(c->why));
+	for (size_t i = 0; i < c->n; i++) {
+		const hang_thread *h = &hv->rep->threads[c->threads[i]];
 		printf("%s\"%d.%d\"", i ? ", " : "", h->proc, h->thread);
 	}
 	printf("], \"text\": ");
-	cli_json_str(b);
-	cli_site_json(hv->sites, hang_cause_site(hv->rep, hv->ev, hv->cause));
+	cli_json_str(hv->d->cause_text);
+	cli_site_json(hv->sites, hang_cause_site(hv->rep, hv->ev, &hv->d->cause));
 	printf(", \"common_args\": ");
-	if (hv->hr && hv->hr->args.n) {
-		char a[1024];
-		hr_args_text(hv->s, &hv->hr->args, a, sizeof a);
-		cli_json_str(a);
+	if (hv->d->args_text[0]) {
+		cli_json_str(hv->d->args_text);
 	} else {
 		printf("null");
 	}
@@ -399,10 +360,10 @@ static void hang_json(const struct hang_view *hv)
 	store *s = hv->s;
 	const dt_sync_event *ev = hv->ev;
 	const hang_report *rep_ = hv->rep;
-	const ord_held *held = hv->held;
-	size_t nheld = hv->nheld;
-	const size_t *thread_of = hv->thread_of;
-	const char *stopped = hv->stopped, *live = hv->live, *fl = hv->fl, *arg = hv->arg;
+	const ord_held *held = hv->d->held;
+	size_t nheld = hv->d->nheld;
+	const size_t *thread_of = hv->d->thread_of;
+	const char *stopped = hv->d->stopped, *live = hv->live, *fl = hv->fl, *arg = hv->arg;
 	const store_run *run_ = hv->run;
 	printf("{\"run\": ");
 	cli_json_str(live ? "" : run_->name);
@@ -495,21 +456,16 @@ static void hang_text(const struct hang_view *hv)
 	store *s = hv->s;
 	const dt_sync_event *ev = hv->ev;
 	const hang_report *rep_ = hv->rep;
-	const ord_held *held = hv->held;
-	size_t nheld = hv->nheld;
-	const size_t *thread_of = hv->thread_of;
-	const char *stopped = hv->stopped, *live = hv->live, *fl = hv->fl, *arg = hv->arg;
+	const ord_held *held = hv->d->held;
+	size_t nheld = hv->d->nheld;
+	const size_t *thread_of = hv->d->thread_of;
+	const char *stopped = hv->d->stopped, *live = hv->live, *fl = hv->fl, *arg = hv->arg;
 	const store_run *run_ = hv->run;
-	char cb[1024];
-	cause_line(hv, cb, sizeof cb);
-	printf("most likely cause: %s\n", cb); /* escaped by hang_cause_text */
-	if (hv->hr && hv->hr->args.n) {
-		char a[1024];
-		hr_args_text(hv->s, &hv->hr->args, a, sizeof a);
+	printf("most likely cause: %s\n", hv->d->cause_text); /* escaped by hang_cause_text */
+	if (hv->d->args_text[0])
 		printf("  every thread that makes these calls changed them alike against the normal "
 		       "run: %s: a changed input, left out of the comparison\n",
-		       a);
-	}
+		       hv->d->args_text);
 	putchar('\n');
 	if (live) {
 		printf("recording ");
@@ -519,7 +475,7 @@ static void hang_text(const struct hang_view *hv)
 		printf("run %s", run_->name);
 	}
 	printf(": %zu threads with sync events", rep_->nthreads);
-	int aborted = hv->cause->why == HANG_C_ABORT;
+	int aborted = hv->d->cause.why == HANG_C_ABORT;
 	if (aborted)
 		printf(", aborted"); /* the cause says where and why */
 	else if (run_->flags & DT_TF_TIMEOUT)
@@ -645,85 +601,6 @@ static void hang_text(const struct hang_view *hv)
 	}
 }
 
-/* The most likely cause, against the normal run when one is named (not for a recording in
- * progress: its events are in a private store). */
-static int hang_cause_of(store *s, const store_run *run, const char *normal,
-			 const char *live, const dt_sync_event *ev, size_t n,
-			 const hang_report *rep, const hang_coll_odd *odd, hr_info *hr,
-			 hang_cause *cause, dt_err *e)
-{
-	if (normal && live) {
-		dt_errf(e, DT_EUSAGE, "--normal needs an imported run, not a recording's directory");
-		return -1;
-	}
-	if (normal) {
-		store_run nr = { 0 };
-		if (store_run_get(s, normal, &nr, e))
-			return -1;
-		/* odd: the report streamed (otherwise the whole record's, hang --whole) */
-		int rc = odd ? hr_build_report(s, nr.id, run->id, rep, ev, hr, e)
-			     : hr_build_whole(s, nr.id, run->id, hr, e);
-		store_run_free(&nr);
-		if (rc)
-			return -1;
-	}
-	size_t nnames = 0;
-	const char *const *names = store_func_names(s, &nnames);
-	if (odd)
-		hang_cause_find_odd(rep, odd, hr, names, nnames, cause);
-	else
-		hang_cause_find(rep, ev, n, hr, names, nnames, cause);
-	return 0;
-}
-
-/* The report of a run streamed from the store (order/hangscan.h): a pass for the analysis,
- * then one through the causality filter with the open calls' completions after each thread's
- * last event (and the capture of the cause's collective). *ev: the events the report refers
- * to; *n the run's events (0: none). */
-static int hang_streamed(store *s, const store_run *run, const char *rules_file,
-			 size_t max_held, hang_report *rep, dt_sync_event **ev, size_t *n,
-			 size_t *nev, ord_held **held, size_t *nheld, size_t **thread_of,
-			 char **stopped, hang_coll_odd *odd, dt_err *e)
-{
-	size_t nnames = 0;
-	const char *const *names = store_func_names(s, &nnames);
-	ord_stream *st = NULL;
-	*n = 0;
-	if (ord_stream_open(s, run->id, &st, e))
-		return -1;
-	if (!st)
-		return 0;
-	hang_scan *h = hang_scan_new(names, nnames, ord_stream_ntraces(st));
-	const dt_sync_event *v;
-	int rc;
-	while (!(rc = ord_stream_next(st, &v, e)) && v)
-		if ((rc = hang_scan_push(h, ord_stream_trace(st), v, e)))
-			break;
-	ord_stream_close(st);
-	*n = (size_t)hang_scan_count(h);
-	if (rc || !*n) {
-		hang_scan_free(h);
-		return rc ? -1 : 0;
-	}
-	dt_sync_event *pend = NULL;
-	size_t *trace = NULL;
-	rc = -1;
-	if (hang_scan_report(h, rep, ev, nev, e))
-		goto out;
-	size_t np = hang_scan_pending(h, rep, *ev, &pend, thread_of, &trace);
-	hang_scan_odd(h, rep, odd);
-	if (hang_never_stream(s, run->id, names, nnames, pend, np, trace, *n, rules_file,
-			      max_held, hang_scan_capture, h, held, nheld, stopped, e))
-		goto out;
-	hang_scan_odd_events(h, odd, ev, nev);
-	rc = 0;
-out:
-	free(pend);
-	free(trace);
-	hang_scan_free(h);
-	return rc;
-}
-
 int cmd_hang(cli *c, int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -760,19 +637,10 @@ int cmd_hang(cli *c, int argc, char **argv)
 	dt_err_clear(&e);
 	store *s = NULL;
 	store_run run = { 0 };
-	dt_sync_event *ev = NULL;
-	size_t n = 0, nnames = 0;
-	hang_report rep;
-	memset(&rep, 0, sizeof rep);
-	hr_info hr = { 0 };
-	hang_cause cause = { 0 };
-	hang_coll_odd odd = { 0 };
-	ord_held *held = NULL;
-	size_t nheld = 0, *thread_of = NULL;
-	char *stopped = NULL;
+	hang_diag d;
+	memset(&d, 0, sizeof d);
 	int rc = 1;
 	char *live = NULL; /* a recording in progress, imported privately */
-	store_sites sites = { 0 };
 	if (cli_open_run(c, argv[optind], &s, &run, &e)) {
 		/* not a run: a recording's directory, read as far as it is written */
 		struct stat st;
@@ -781,33 +649,27 @@ int cmd_hang(cli *c, int argc, char **argv)
 		dt_err_clear(&e);
 		if (cli_live_open(argv[optind], &live, &s, &run, &e))
 			goto out;
+		/* its events are in a private store, without the normal run */
+		if (normal) {
+			dt_errf(&e, DT_EUSAGE,
+				"--normal needs an imported run, not a recording's directory");
+			goto out;
+		}
 	}
-	size_t nev = 0;
-	if (whole ? store_sync_list(s, run.id, &ev, &n, &e)
-		  : hang_streamed(s, &run, rules_file, max_held, &rep, &ev, &n, &nev, &held, &nheld,
-				  &thread_of, &stopped, &odd, &e))
+	hang_diag_opts ho = { .normal = normal, .rules_file = rules_file, .max_held = max_held,
+			      .whole = whole };
+	if (hang_diagnose(s, run.id, &ho, &d, &e))
 		goto out;
-	if (!n) {
+	if (!d.n) {
 		dt_errf(&e, DT_EDATA,
 			"run '%s' has no sync events (record it with difftrace-record, without "
 			"--no-sync)",
 			run.name);
 		goto out;
 	}
-	const char *const *names = store_func_names(s, &nnames);
-	if (store_sync_sites(s, run.id, &sites, &e))
-		goto out;
-	if (whole && (hang_analyze(ev, n, names, nnames, &rep, &e) ||
-		      never_released(s, &run, &ev, n, &rep, rules_file, max_held, &held, &nheld,
-				     &thread_of, &stopped, &e)))
-		goto out;
-	if (hang_cause_of(s, &run, normal, live, ev, n, &rep, whole ? NULL : &odd, &hr, &cause,
-			  &e))
-		goto out;
 	char fl[200];
 	dt_flags_str(run.flags, fl, sizeof fl);
-	struct hang_view hv = { s,    argv[optind], &run,   live,    fl,	   ev,	   &rep,
-				held, nheld,	    thread_of, stopped, &cause, &sites, &hr };
+	struct hang_view hv = { s, argv[optind], &run, live, fl, &d, d.ev, &d.rep, &d.sites };
 	if (fmt == OUT_JSON)
 		hang_json(&hv);
 	else
@@ -818,15 +680,7 @@ int cmd_hang(cli *c, int argc, char **argv)
 	}
 	rc = 0;
 out:
-	ord_held_free(held, nheld);
-	free(thread_of);
-	free(stopped);
-	hang_cause_free(&cause);
-	free(odd.threads);
-	hr_free(&hr);
-	hang_report_free(&rep);
-	store_sites_free(&sites);
-	free(ev);
+	hang_diag_free(&d);
 	store_run_free(&run);
 	store_close(s);
 	cli_live_close(live);
