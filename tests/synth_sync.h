@@ -138,7 +138,9 @@ static inline dt_sync_event synth_tmpl(void)
 	return e;
 }
 
-/* One round of the run; `kind` picks the pattern (0..12), -1 for the round's turn. */
+/* One round of the run; `kind` picks the pattern (0..13), -1 for the round's turn (0..12:
+ * 13, two tags on one channel received in the other order, only when asked for, so that the
+ * runs of the tests that take turns stay what they were). */
 static inline void synth_round(synth *s, int kind)
 {
 	int P = s->nproc;
@@ -163,6 +165,22 @@ static inline void synth_round(synth *s, int kind)
 			x = synth_tmpl();
 			x.comm = 0, x.dest = lo, x.stag = 6;
 			synth_call(s, hi, 0, SY_SEND, T + 5, T + 6, &x);
+		}
+		s->T += 10;
+	} else if (kind == 13) { /* two tags on one channel, received in the other order: sends
+				   * of tag 21 then 22 that complete at once, receives of 22 then 21 */
+		for (int i = 0; i + 1 < P; i += 2) {
+			int lo = i, hi = i + 1;
+			dt_sync_event x = synth_tmpl();
+			x.comm = 0, x.dest = hi, x.stag = 21, x.count = 2;
+			synth_call(s, lo, 0, SY_SEND, T + 1, T + 2, &x);
+			x.stag = 22;
+			synth_call(s, lo, 0, SY_SEND, T + 3, T + 4, &x);
+			x = synth_tmpl();
+			x.comm = 0, x.src = lo, x.rtag = 22, x.count = 2;
+			synth_call(s, hi, 0, SY_RECV, T + 1, T + 5, &x);
+			x.rtag = 21;
+			synth_call(s, hi, 0, SY_RECV, T + 6, T + 7, &x);
 		}
 		s->T += 10;
 	} else if (kind == 1 || kind == 2) { /* ring: Irecv + Isend + Waitall, or Irecv + Send + Wait */
