@@ -209,8 +209,8 @@ case " $bugs " in
 esac
 # record_bug B HOW SECS
 record_bug() {
-	case $2 in
 	# shellcheck disable=SC2086
+	case $2 in
 	ilcs) prog=$ilcs; record "$1" "$3" -- $ilcs_args --bug "$1" --proc 2 --thread 1 --iter 3 ;;
 	kinds) prog=$kinds; record "$1" "$3" -- --bug "${1#kinds-}" --proc 2 --thread 1 --iter 3 ;;
 	*) prog=$ilcs; record "$1" "$3" --inject "$2" -- ;;
