@@ -475,6 +475,55 @@ static void test_unnamed(void)
 
 /* Streamed events out of order are refused as the whole record's are: a thread in two
  * traces, a seq that goes back, an event without a process. */
+/* An Irecv posted and not completed took the send of its envelope, as MPI matches a message
+ * with the first posted receive it fits: rank 0 waits (MPI_Waitall) on receives from 1 and
+ * from 2, both tag 5; rank 1 sent its message and waits in a barrier, rank 2 never sent.
+ * 1.0's send is not unreceived, so the receive from 2 has no near-match (the streamed and the
+ * whole report named a peer mismatch with it, which the cause line then put first); with
+ * other sizes the receive from 1 and 1.0's send are a count mismatch. */
+static void irecv_pair(int32_t count1)
+{
+	n = 0;
+	call(0, INIT);
+	for (int32_t from = 1; from <= 2; from++)
+		for (int ph = DT_SYNC_ENTER; ph <= DT_SYNC_EXIT; ph++) {
+			dt_sync_event *v = add(0, ph, IRECV);
+			v->src = from;
+			v->rtag = 5;
+			v->count = from == 1 ? count1 : 1;
+			if (ph == DT_SYNC_EXIT)
+				v->req = (uint64_t)from;
+		}
+	add(0, DT_SYNC_ENTER, WAITALL);
+	call(1, INIT);
+	send_to(1, 0, 5);
+	add(1, DT_SYNC_ENTER, BARRIER);
+	call(2, INIT);
+	add(2, DT_SYNC_ENTER, BARRIER);
+}
+
+static void test_posted_take(void)
+{
+	hang_report r;
+	hang_cause c;
+	irecv_pair(1);
+	analyze(&r, NULL, &c);
+	CHECK(has_edge(&r, 0, 2, HANG_W_REQUEST));
+	CHECK_EQ_INT(r.nnears, 0);
+	CHECK(c.why != HANG_C_NEAR);
+	hang_cause_free(&c);
+	hang_report_free(&r);
+	irecv_pair(4);
+	analyze(&r, NULL, &c);
+	CHECK_EQ_INT(r.nnears, 1);
+	if (r.nnears) {
+		CHECK_EQ_INT(r.nears[0].kind, HANG_NEAR_COUNT);
+		CHECK_EQ_INT(r.threads[r.nears[0].sender].proc, 1);
+	}
+	hang_cause_free(&c);
+	hang_report_free(&r);
+}
+
 static void test_stream_refuses(void)
 {
 	dt_err e;
@@ -509,6 +558,7 @@ int main(void)
 	test_persistent();
 	test_cross_thread();
 	test_unnamed();
+	test_posted_take();
 	test_stream_refuses();
 	CHECK_DONE();
 }

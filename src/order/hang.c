@@ -873,6 +873,68 @@ static void near_matches(ctx *c)
 }
 
 /* The near-matches, from the unreceived sends (by cmp_msg_ft; taken). */
+static int cmp_size_t(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* A receive posted and not completed (an open MPI_Irecv) took the first send of its envelope
+ * that came to it, in the order the receives were posted, as MPI matches a message with the
+ * first posted receive it fits: such a send is not unreceived, and a wait on that receive's
+ * process blocks on another request. took[2 k] is the receive's event, took[2 k + 1] the send's;
+ * the sends taken are removed from byto and byfrom (*nu updated). */
+static size_t *posted_take(ctx *c, hang_msg *byto, hang_msg *byfrom, size_t *nu, size_t *ntook)
+{
+	size_t n = *nu, cap = 0, nt = 0;
+	size_t *took = NULL;
+	unsigned char *tk = xcalloc(n ? n : 1, 1);
+	for (size_t t = 0; n && t < c->r->nthreads; t++) {
+		int32_t p = c->r->threads[t].proc;
+		if (t && c->r->threads[t - 1].proc == p)
+			continue; /* once a process */
+		const struct open_reqs *o = open_reqs_of(c, p);
+		for (size_t q = 0; q < o->n; q++) {
+			const dt_sync_event *x = &c->ev[o->ev[q]];
+			if (kind_of(c, x->func) != K_ISTART || x->src == DT_SYNC_NONE ||
+			    x->src == DT_SYNC_PROC_NULL || x->dest >= 0 || unnamed_source(c, x))
+				continue;
+			int32_t from = x->src >= 0 ? x->src : -1, tag = x->rtag >= 0 ? x->rtag : -1;
+			hang_msg key = { INT32_MIN, p, INT32_MIN, 0 };
+			for (size_t i = lower(byto, n, sizeof *byto, &key, cmp_msg_tf);
+			     i < n && byto[i].to == p; i++)
+				if (!tk[i] && (from < 0 || byto[i].from == from) &&
+				    (tag < 0 || byto[i].tag == tag)) {
+					tk[i] = 1;
+					GROW(took, cap, 2 * nt + 2);
+					took[2 * nt] = o->ev[q];
+					took[2 * nt + 1] = byto[i].ev;
+					nt++;
+					break;
+				}
+		}
+	}
+	if (nt) {
+		size_t *gone = xmalloc(nt * sizeof *gone), m = 0, k = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (tk[i])
+				gone[k++] = byto[i].ev;
+			else
+				byto[m++] = byto[i];
+		}
+		qsort(gone, nt, sizeof *gone, cmp_size_t);
+		m = 0;
+		for (size_t i = 0; i < n; i++)
+			if (!bsearch(&byfrom[i].ev, gone, nt, sizeof *gone, cmp_size_t))
+				byfrom[m++] = byfrom[i];
+		free(gone);
+		*nu = m;
+	}
+	free(tk);
+	*ntook = nt;
+	return took;
+}
+
 static void near_of(ctx *c, hang_msg *snd, size_t nu)
 {
 	hang_msg *byfrom = snd, *byto = xmalloc((nu ? nu : 1) * sizeof *byto);
@@ -880,8 +942,9 @@ static void near_of(ctx *c, hang_msg *snd, size_t nu)
 		memcpy(byto, byfrom, nu * sizeof *byto);
 	if (nu)
 		qsort(byto, nu, sizeof *byto, cmp_msg_tf);
+	size_t ntook = 0, *took = posted_take(c, byto, byfrom, &nu, &ntook);
 	size_t cap = 0;
-	for (size_t t = 0; nu && t < c->r->nthreads; t++) {
+	for (size_t t = 0; (nu || ntook) && t < c->r->nthreads; t++) {
 		const dt_sync_event *v = open_call(c, t);
 		if (!v)
 			continue;
@@ -894,12 +957,25 @@ static void near_of(ctx *c, hang_msg *snd, size_t nu)
 			size_t before = c->r->nnears;
 			for (size_t q = 0; q < o->n && c->r->nnears == before; q++) {
 				const dt_sync_event *x = &c->ev[o->ev[q]];
-				if ((!v->req || x->req == v->req) &&
-				    (x->src != DT_SYNC_NONE || unnamed_source(c, x)))
+				if ((v->req && x->req != v->req) ||
+				    (x->src == DT_SYNC_NONE && !unnamed_source(c, x)))
+					continue;
+				size_t w = 0;
+				while (w < ntook && took[2 * w] != o->ev[q])
+					w++;
+				if (w == ntook) {
 					near_one(c, &cap, t, x, byto, byfrom, nu);
+					continue;
+				}
+				/* it took a send: a mismatch only when their sizes differ */
+				const dt_sync_event *y = &c->ev[took[2 * w + 1]];
+				if ((x->count >= 0 && y->count >= 0 && x->count != y->count) ||
+				    (x->datatype >= 0 && y->datatype >= 0 && x->datatype != y->datatype))
+					add_near(c, &cap, t, HANG_NEAR_COUNT, o->ev[q], took[2 * w + 1]);
 			}
 		}
 	}
+	free(took);
 	free(byto);
 	free(byfrom);
 }
