@@ -346,7 +346,7 @@ for b in $bugs; do
 			# "no difference found" lists no trace: all of the run's tie at 0, so that the
 			# baselines (a random pick, always 0.0) still count this bug
 			[ "$(wc -l <"$work/rank.csv")" -gt 1 ] ||
-				"$DT" traces "$b" 2>>"$log" | awk 'NR > 1 { print "1," $1 ",0" }' >>"$work/rank.csv"
+				"$DT" traces "$b" 2>>"$log" | awk 'NR > 1 { print "1," $1 ",0,identical" }' >>"$work/rank.csv"
 			# shellcheck disable=SC2046
 			set -- $(position "$faulty" <"$work/rank.csv")
 			bs=$(sed -n 's/^# B-score[^:]*: \([0-9.]*\).*/\1/p' "$work/rank.out")
