@@ -305,19 +305,6 @@ void hang_cause_find_odd(const hang_report *r, const hang_coll_odd *odd, const h
 	find(r, NULL, 0, odd, hr, names, nnames, out);
 }
 
-/* " at FILE:LINE (FUNCTION)" of site id of sites, escaped, into w (n bytes); "" when none. */
-static const char *at_site(const store_sites *sites, uint32_t id, char *w, size_t n)
-{
-	const store_site *site = sites ? store_site_get(sites, id) : NULL;
-	char b[1800];
-	w[0] = 0;
-	if (site && n > 4) {
-		memcpy(w, " at ", 5);
-		esc_str(store_site_str(site, b, sizeof b), w + 4, n - 4);
-	}
-	return w;
-}
-
 uint32_t hang_cause_site(const hang_report *r, const dt_sync_event *ev, const hang_cause *c)
 {
 	if (c->why == HANG_C_NONE || !c->n)
@@ -373,7 +360,7 @@ void hang_cause_text_sites(store *s, const hang_report *r, const dt_sync_event *
 			   const hang_cause *c, const store_sites *sites, char *buf, size_t cap)
 {
 	char w[220];
-	at_site(sites, hang_cause_site(r, ev, c), w, sizeof w);
+	store_site_at(sites, hang_cause_site(r, ev, c), w, sizeof w);
 	size_t k = 0;
 	buf[0] = 0;
 	if (c->why == HANG_C_NONE || !c->n) {
@@ -445,7 +432,7 @@ void hang_cause_text_sites(store *s, const hang_report *r, const dt_sync_event *
 		const hang_near *m = &r->nears[c->near];
 		hang_near_text(r, ev, m, sync_type_name, a, sizeof a);
 		char w2[220];
-		at_site(sites, ev ? ev[m->send].site : 0, w2, sizeof w2);
+		store_site_at(sites, ev ? ev[m->send].site : 0, w2, sizeof w2);
 		if (m->kind == HANG_NEAR_UNNAMED)
 			snprintf(buf + k, cap - k,
 				 ": a send that no receive took, to a process waiting in a receive, "

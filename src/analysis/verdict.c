@@ -337,19 +337,6 @@ static void name_of(store *s, uint32_t f, char *buf, size_t cap)
 	buf[k < cap ? k : cap - 1] = 0;
 }
 
-/* " at FILE:LINE (FUNCTION)" of site id of sites, escaped, into w (n bytes); "" when none. */
-static const char *at_site(const store_sites *sites, uint32_t id, char *w, size_t n)
-{
-	const store_site *site = sites ? store_site_get(sites, id) : NULL;
-	char b[1800];
-	w[0] = 0;
-	if (site && n > 4) {
-		memcpy(w, " at ", 5);
-		esc_str(store_site_str(site, b, sizeof b), w + 4, n - 4);
-	}
-	return w;
-}
-
 /* The hang-safe record's reason, then "; " (the trace comparison's follows); 0 when none. */
 static size_t tier_reason(store *s, const vd_item *it, const store_sites *sites, char *buf,
 			  size_t cap)
@@ -363,7 +350,7 @@ static size_t tier_reason(store *s, const vd_item *it, const store_sites *sites,
 					"has %s; ",
 					(unsigned long long)it->s_at + 1,
 					(unsigned long long)it->s_nn, b,
-					at_site(sites, it->s_ef.site, w, sizeof w), a);
+					store_site_at(sites, it->s_ef.site, w, sizeof w), a);
 	}
 	if (it->tier == 1) {
 		if (it->s_state == HANG_IN_CALL)
@@ -546,7 +533,7 @@ void vd_reason_sites(store *s, const vd_item *it, const store_sites *sites, char
 					     "call %llu: %s%s where the normal run has %s",
 					     (unsigned long long)it->c_at + 1,
 					     it->c_ev_f ? b : "(end)",
-					     at_site(sites, it->c_site, w, sizeof w),
+					     store_site_at(sites, it->c_site, w, sizeof w),
 					     it->c_ev_n ? a : "(end)");
 		} else if (it->ended) {
 			k = (size_t)snprintf(buf, cap, "ended after %llu of %llu kept events, nothing else "
@@ -565,7 +552,7 @@ void vd_reason_sites(store *s, const vd_item *it, const store_sites *sites, char
 			name_of(s, it->ev_f, b, sizeof b);
 			k = (size_t)snprintf(buf, cap, "went on after all %llu kept events: %s%s",
 					     (unsigned long long)it->kept_n, b,
-					     at_site(sites, it->at_site, w, sizeof w));
+					     store_site_at(sites, it->at_site, w, sizeof w));
 		} else {
 			name_of(s, it->ev_n, a, sizeof a);
 			if (it->at >= it->kept_f) /* cannot happen: that is stopped early */
@@ -577,7 +564,7 @@ void vd_reason_sites(store *s, const vd_item *it, const store_sites *sites, char
 					     "run has %s",
 					     (unsigned long long)it->at + 1,
 					     (unsigned long long)it->kept_n, b,
-					     at_site(sites, it->at_site, w, sizeof w), a);
+					     store_site_at(sites, it->at_site, w, sizeof w), a);
 		}
 		break;
 	}

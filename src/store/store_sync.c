@@ -6,6 +6,7 @@
 #include "store/store_int.h"
 #include "store/store_sync.h"
 #include "store/sync_codec.h"
+#include "util/esc.h"
 #include "util/util.h"
 
 int store_sync_hosts(store *s, int64_t run_id, char ***names, size_t *n, dt_err *e)
@@ -298,6 +299,19 @@ const char *store_site_str(const store_site *site, char *b, size_t n)
 	const char *f = strrchr(site->file, '/');
 	snprintf(b, n, "%s:%u (%s)", f ? f + 1 : site->file, site->line, site->func);
 	return b;
+}
+
+const char *store_site_at(const store_sites *sites, uint32_t id, char *w, size_t n)
+{
+	const store_site *site = store_site_get(sites, id);
+	char b[1800];
+	if (n)
+		w[0] = 0;
+	if (site && n > 4) {
+		memcpy(w, " at ", 5);
+		esc_str(store_site_str(site, b, sizeof b), w + 4, n - 4);
+	}
+	return w;
 }
 
 const char *store_sites_note(const store_sites *t)

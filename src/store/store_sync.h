@@ -53,6 +53,9 @@ const store_site *store_site_get(const store_sites *t, uint32_t id);
  * "" for none. Into b (n bytes), which is returned; names are the trace's data: the caller
  * escapes them for display. */
 const char *store_site_str(const store_site *site, char *b, size_t n);
+/* " at FILE:LINE (FUNCTION)" of site id of sites (NULL: none), escaped for people, into w (n
+ * bytes); "" when it has none. Returns w. */
+const char *store_site_at(const store_sites *sites, uint32_t id, char *w, size_t n);
 /* The note to print once when sites lack lines: "", or why. */
 const char *store_sites_note(const store_sites *t);
 
