@@ -169,3 +169,19 @@ peak_kib() {
 	[ "$_st" = 0 ] || { cat "$T/err" >&2; fail "$*: exit status $_st"; }
 	sed -n 's/^peak_rss \([0-9]*\)$/\1/p' "$T/err" | tail -n 1
 }
+
+# site_line SRC MARK: the line of SRC that carries the comment SITE:MARK (the call sites a test
+# expects in a made-up MPI program); fails when there is none.
+site_line() {
+	_l=$(grep -n "SITE:$2" "$1" | cut -d: -f1)
+	[ -n "$_l" ] || fail "no SITE:$2 mark in $1"
+	echo "$_l"
+}
+
+# site_prog SRC NAME: SRC built -O2 -g as $T/NAME for the call-site tests, which need the sync
+# recorder (skipped without it).
+site_prog() {
+	[ -f "$abs_top_builddir/libdifftrace-sync.so" ] ||
+		skip "libdifftrace-sync.so not built (no mpicc at configure time)"
+	"$MPICC" -O2 -g -o "$T/$2" "$1" >"$T/cc.log" 2>&1 || { cat "$T/cc.log" >&2; fail "mpicc failed"; }
+}

@@ -11,14 +11,11 @@
 command -v tmux >/dev/null || skip "tmux is not installed"
 need mpi built timeout
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-[ -f "$abs_top_builddir/libdifftrace-sync.so" ] ||
-	skip "libdifftrace-sync.so not built (no mpicc at configure time)"
 SRC="$abs_top_srcdir/tests/sync/sites.c"
-recv=$(grep -n 'SITE:recv' "$SRC" | cut -d: -f1)
-barrier=$(grep -n 'SITE:barrier' "$SRC" | cut -d: -f1)
-if [ -z "$recv" ] || [ -z "$barrier" ]; then fail "no SITE: marks in $SRC"; fi
+recv=$(site_line "$SRC" recv) || exit 1
+barrier=$(site_line "$SRC" barrier) || exit 1
 cd "$T" || fail "cd $T"
-"$MPICC" -O2 -g -o "$T/sites" "$SRC" >"$T/cc.log" 2>&1 || { cat "$T/cc.log" >&2; fail "mpicc failed"; }
+site_prog "$SRC" sites
 flags="-np 3"
 "$MPIRUN" --version 2>&1 | grep -q 'Open MPI' && flags="$flags --oversubscribe"
 # shellcheck disable=SC2086
@@ -37,7 +34,7 @@ chmod +x "$T/ed"
 # a tag mismatch, headless: the hang view's mismatch is followed by where its receive and its
 # send were made, as difftrace hang prints them; e on the mismatch opens the receive, on the
 # send's line the send; the most likely cause names both sites too
-send=$(grep -n 'SITE:send' "$SRC" | cut -d: -f1)
+send=$(site_line "$SRC" send) || exit 1
 # shellcheck disable=SC2086
 timeout -k 5 150 "$MPIRUN" $flags "$RECORD" --sync-only --timeout 3 -o "$T/tagrec" -- "$T/sites" tag \
 	</dev/null >"$T/tagrec.log" 2>&1

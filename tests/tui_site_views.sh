@@ -9,14 +9,11 @@
 
 need mpi built timeout uftrace
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-[ -f "$abs_top_builddir/libdifftrace-sync.so" ] ||
-	skip "libdifftrace-sync.so not built (no mpicc at configure time)"
 SRC="$abs_top_srcdir/tests/sync/extra.c"
-extra=$(grep -n 'SITE:extra' "$SRC" | cut -d: -f1)
-barrier=$(grep -n 'SITE:barrier' "$SRC" | cut -d: -f1)
-if [ -z "$extra" ] || [ -z "$barrier" ]; then fail "no SITE: marks in $SRC"; fi
+extra=$(site_line "$SRC" extra) || exit 1
+barrier=$(site_line "$SRC" barrier) || exit 1
 cd "$T" || fail "cd $T"
-"$MPICC" -O2 -g -o "$T/extra" "$SRC" >"$T/cc.log" 2>&1 || { cat "$T/cc.log" >&2; fail "mpicc failed"; }
+site_prog "$SRC" extra
 flags="-np 3"
 "$MPIRUN" --version 2>&1 | grep -q 'Open MPI' && flags="$flags --oversubscribe"
 for run in normal faulty; do

@@ -506,6 +506,16 @@ struct reqs {
 	MPI_Status st_s[32];
 };
 
+static void reqs_free(struct reqs *a, MPI_Status *st)
+{
+	if (a->q != a->q_s)
+		free(a->q);
+	if (a->h != a->h_s)
+		free(a->h);
+	if (a->st != st && a->st != a->st_s)
+		free(a->st);
+}
+
 static int reqs_get(struct reqs *a, int n, MPI_Request *v, MPI_Status *st, int del)
 {
 	a->q = a->q_s;
@@ -524,12 +534,7 @@ static int reqs_get(struct reqs *a, int n, MPI_Request *v, MPI_Status *st, int d
 			struct req_ent q;
 			req_find(v[i], &q, 1);
 		}
-		if (a->q != a->q_s)
-			free(a->q);
-		if (a->h != a->h_s)
-			free(a->h);
-		if (a->st != st && a->st != a->st_s)
-			free(a->st);
+		reqs_free(a, st);
 		return -1;
 	}
 	for (int i = 0; i < n; i++) {
@@ -539,16 +544,6 @@ static int reqs_get(struct reqs *a, int n, MPI_Request *v, MPI_Status *st, int d
 			req_find(v[i], &a->q[i], del);
 	}
 	return 0;
-}
-
-static void reqs_free(struct reqs *a, MPI_Status *st)
-{
-	if (a->q != a->q_s)
-		free(a->q);
-	if (a->h != a->h_s)
-		free(a->h);
-	if (a->st != st && a->st != a->st_s)
-		free(a->st);
 }
 
 /* One DONE record per request i completed. */
